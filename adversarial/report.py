@@ -1,0 +1,220 @@
+"""Render a :class:`~adversarial.suite.RobustnessReport` as JSON, Markdown and a PNG chart.
+
+``write_report(report, out_dir)`` writes ``report.json`` (layout: :meth:`RobustnessReport.to_dict`),
+``report.md`` (a summary matrix, the full table, violations, coverage and one example per
+perturbation), ``report.png`` (per perturbation, the % change of every score, with the region that
+meets the declared expectation shaded) and ``per_item.jsonl`` (base and perturbed scores per item).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from typing import Optional
+
+from .perturbations import INVARIANT, MEANING_DAMAGING, MEANING_PRESERVING
+from .suite import FAIL, NA, PASS, RobustnessReport, ScoreCheck
+
+_MARK = {PASS: "✓", NA: "–"}
+_EXP = {INVARIANT: "≈", "decrease": "↓"}
+
+
+def _pct(x: Optional[float]) -> str:
+    return "n/a" if x is None else f"{x:+.1f}%"
+
+
+def _num(x: Optional[float], nd: int = 3) -> str:
+    return "n/a" if x is None else f"{x:.{nd}f}"
+
+
+def _mark(c: ScoreCheck) -> str:
+    if c.verdict == FAIL:
+        return "✗" if c.gated else "(✗)"
+    return _MARK.get(c.verdict, "?")
+
+
+def _cell(c: ScoreCheck) -> str:
+    val = _pct(c.pct_change) if c.pct_change is not None else (f"{c.mean_change:+.3f}" if c.mean_change is not None else "n/a")
+    return f"{_EXP[c.expected]} {val} {_mark(c)}"
+
+
+def _expect_text(c: ScoreCheck) -> str:
+    if c.expected == INVARIANT:
+        return f"invariant (±{c.tolerance_pct:g}%)"
+    return f"decrease (≤ −{c.tolerance_pct:g}%)"
+
+
+def render_markdown(report: RobustnessReport, mode: str = "gated", detail: bool = True) -> str:
+    """The report as Markdown. ``detail=False`` gives only the header, the summary matrix and the
+    violations (what the CLI prints to the log).
+
+    Raises:
+        ValueError: unknown ``mode`` (see :meth:`RobustnessReport.violations`).
+    """
+    viol = report.violations(mode)
+    all_fail = report.violations("all")
+    s = report.settings
+    lines = [
+        f"# Robustness report: {report.scorer}",
+        "",
+        f"{report.n_items} items, seed {report.seed}, {s['n_boot']} bootstrap resamples, "
+        f"absolute floor {s['abs_tol']:g}, at least {s['min_n']} items per verdict; "
+        f"gate mode `{mode}`: **{'PASSED' if not viol else f'FAILED ({len(viol)} violation(s))'}** "
+        f"({len(all_fail)} check(s) violated in all, gated or not).",
+        "",
+        "Cells: expected effect (≈ invariant, ↓ decrease), % change of the mean score on the items the "
+        "perturbation applied to (perturbed vs base), and the verdict: ✓ meets the expectation, "
+        "✗ violates a gated check, (✗) violates a reported (not gated) check, – not enough data.",
+        "",
+    ]
+    base = " | ".join(f"{sc}" for sc in report.scores)
+    lines += [f"| perturbation | kind | coverage | {base} |",
+              "|---|---|---|" + "---|" * len(report.scores)]
+    lines.append("| *(base mean)* | | | " + " | ".join(_num(report.base_means.get(sc)) for sc in report.scores) + " |")
+    for p in report.perturbations:
+        cov = "unavailable" if p.unavailable else f"{p.n_applied}/{p.n_items}"
+        kind = "preserving" if p.kind == MEANING_PRESERVING else "damaging"
+        lines.append(f"| {p.name} | {kind} | {cov} | " + " | ".join(_cell(p.checks[sc]) for sc in report.scores) + " |")
+    lines.append("")
+    if viol:
+        lines += ["## Violations", ""]
+        lines += [f"- **{c.perturbation} / {c.score}** (expected {_expect_text(c)}): {c.reason}" for c in viol]
+        lines.append("")
+    unavailable = [p for p in report.perturbations if p.unavailable]
+    if unavailable:
+        lines += ["## Unavailable perturbations", ""]
+        lines += [f"- **{p.name}**: {p.unavailable}" for p in unavailable]
+        lines.append("")
+    if not detail:
+        return "\n".join(lines)
+
+    other = [c for c in all_fail if c not in viol]
+    if other:
+        lines += ["## Other violated checks (reported, not gating)", ""]
+        lines += [f"- {c.perturbation} / {c.score} (expected {_expect_text(c)}): {c.reason}" for c in other]
+        lines.append("")
+    lines += ["## All checks", "",
+              "Δ = mean perturbed − mean base over the items scored both ways; CI95 = percentile bootstrap "
+              "95% interval of Δ; pass rate = share of items meeting the expectation one by one.", "",
+              "| perturbation | score | expected | gated | base | perturbed | Δ | %Δ | CI95 of Δ | pass rate | n | skipped | failed | verdict |",
+              "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for c in report.checks():
+        ci = f"[{c.ci95[0]:+.3f}, {c.ci95[1]:+.3f}]" if c.ci95 else "n/a"
+        pr = "n/a" if c.pass_rate is None else f"{100 * c.pass_rate:.0f}%"
+        md = "n/a" if c.mean_change is None else f"{c.mean_change:+.3f}"
+        lines.append(f"| {c.perturbation} | {c.score} | {_expect_text(c)} | {'yes' if c.gated else 'no'} | "
+                     f"{_num(c.mean_base)} | {_num(c.mean_perturbed)} | {md} | {_pct(c.pct_change)} | {ci} | {pr} | "
+                     f"{c.n} | {c.n_skipped} | {c.n_failed} | {c.verdict} |")
+    lines += ["", "## Coverage and skip reasons", ""]
+    for p in report.perturbations:
+        reasons = "; ".join(f"{r} ({k})" for r, k in sorted(p.skip_reasons.items(), key=lambda x: -x[1])) or "none"
+        lines.append(f"- **{p.name}** ({p.description}): applied to {p.n_applied}/{p.n_items} "
+                     f"({100 * p.coverage:.0f}%); skipped: {reasons}")
+    lines += ["", "## One example per perturbation", ""]
+    for p in report.perturbations:
+        if not p.example:
+            continue
+        before = p.example["before"].replace("\n", " / ")
+        after = p.example["after"].replace("\n", " / ")
+        lines += [f"**{p.name}** (item `{p.example['id']}`)", "", f"- before: {before}", f"- after: {after}", ""]
+    return "\n".join(lines)
+
+
+def render_png(report: RobustnessReport, path: str, mode: str = "gated", title: Optional[str] = None) -> None:
+    """Draw the chart: one row per perturbation (meaning-preserving above, meaning-damaging below),
+    one bar per score giving the % change of its mean; behind each bar, the region that meets the
+    declared expectation is shaded green (invariant: ±tolerance; decrease: below −tolerance);
+    violations are marked with a red ✗ (gated) or an orange ✗ (not gated). Values beyond the axis
+    are clipped and printed.
+
+    Raises:
+        ImportError: matplotlib is not installed.
+    """
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.patches import Patch
+
+    scores = report.scores
+    groups = [(MEANING_PRESERVING, [p for p in report.perturbations if p.kind == MEANING_PRESERVING]),
+              (MEANING_DAMAGING, [p for p in report.perturbations if p.kind == MEANING_DAMAGING])]
+    groups = [(k, ps) for k, ps in groups if ps]
+    nb = len(scores)
+    heights = [max(1, len(ps)) * (0.28 * nb + 0.35) for _, ps in groups]
+    fig, axes = plt.subplots(len(groups), 1, figsize=(11, 1.4 + sum(heights)), squeeze=False,
+                             gridspec_kw={"height_ratios": heights})
+    colors = plt.get_cmap("tab10").colors
+    lo, hi = -100.0, 60.0
+    bar_h = 0.8 / nb
+    for (kind, ps), ax in zip(groups, axes[:, 0]):
+        for gi, p in enumerate(ps):
+            for j, sc in enumerate(scores):
+                c = p.checks[sc]
+                y = gi + (j - (nb - 1) / 2) * bar_h
+                tol = c.tolerance_pct
+                if c.expected == INVARIANT:
+                    ax.add_patch(plt.Rectangle((-tol, y - bar_h / 2), 2 * tol, bar_h, color="#cdeccd", zorder=0, lw=0))
+                else:
+                    ax.add_patch(plt.Rectangle((lo, y - bar_h / 2), -tol - lo, bar_h, color="#cdeccd", zorder=0, lw=0))
+                v = c.pct_change
+                if v is None:
+                    ax.text(0.5, y, "n/a", va="center", fontsize=6, color="grey")
+                    continue
+                vc = min(max(v, lo), hi)
+                ax.barh(y, vc, height=bar_h * 0.9, color=colors[j % 10], zorder=2)
+                if vc != v:
+                    ax.text(vc, y, f" {v:+.0f}%", va="center", ha="left" if v > 0 else "right", fontsize=6, zorder=3)
+                if c.verdict == FAIL:
+                    ax.text(vc + (3 if vc >= 0 else -3), y, "✗", va="center", ha="center", fontsize=8, zorder=4,
+                            color="red" if c.gated else "darkorange", fontweight="bold")
+        ax.set_yticks(range(len(ps)))
+        ax.set_yticklabels([f"{p.name}\n({'≈' if p.expected == INVARIANT else '↓'} expected, {p.n_applied}/{p.n_items})"
+                            for p in ps], fontsize=8)
+        ax.set_ylim(len(ps) - 0.5, -0.5)
+        ax.set_xlim(lo - 2, hi + 2)
+        ax.axvline(0, color="black", lw=0.8, zorder=1)
+        for gi in range(len(ps) - 1):
+            ax.axhline(gi + 0.5, color="#dddddd", lw=0.6, zorder=1)
+        ax.set_title(f"{kind} perturbations", fontsize=10, loc="left")
+        ax.grid(axis="x", color="#eeeeee", zorder=0)
+        ax.set_axisbelow(True)
+    axes[-1, 0].set_xlabel("% change of the mean score (perturbed vs base)")
+    handles = [Patch(color=colors[j % 10], label=sc) for j, sc in enumerate(scores)]
+    handles.append(Patch(color="#cdeccd", label="meets the expectation"))
+    fig.legend(handles=handles, loc="upper right", ncol=min(len(handles), 5), fontsize=8, frameon=False)
+    verdict = "PASSED" if report.passed(mode) else f"FAILED ({len(report.violations(mode))} gated violations)"
+    fig.suptitle(title or f"Robustness of {report.scorer}: {report.n_items} items, seed {report.seed}; gate {verdict}",
+                 x=0.01, ha="left", fontsize=10)
+    fig.tight_layout(rect=(0, 0, 1, 1 - 0.9 / (1.4 + sum(heights))))
+    fig.savefig(path, dpi=130)
+    plt.close(fig)
+
+
+def write_report(report: RobustnessReport, out_dir: str, mode: str = "gated", png: bool = True,
+                 stem: str = "report") -> dict[str, str]:
+    """Write ``<stem>.json``, ``<stem>.md``, ``<stem>.png`` (unless ``png=False``) and
+    ``<stem>_per_item.jsonl`` (``per_item.jsonl`` when ``stem`` is ``report``) into ``out_dir``
+    (created). Returns {"json", "md", "png"?, "per_item"} -> path."""
+    os.makedirs(out_dir, exist_ok=True)
+    paths = {"json": os.path.join(out_dir, f"{stem}.json"), "md": os.path.join(out_dir, f"{stem}.md"),
+             "per_item": os.path.join(out_dir, "per_item.jsonl" if stem == "report" else f"{stem}_per_item.jsonl")}
+    with open(paths["json"], "w", encoding="utf-8") as f:
+        json.dump(report.to_dict(mode), f, indent=2, allow_nan=False, default=_json_default)
+        f.write("\n")
+    with open(paths["md"], "w", encoding="utf-8") as f:
+        f.write(render_markdown(report, mode) + "\n")
+    with open(paths["per_item"], "w", encoding="utf-8") as f:
+        for rec in report.per_item:
+            f.write(json.dumps(rec, allow_nan=False) + "\n")
+    if png:
+        paths["png"] = os.path.join(out_dir, f"{stem}.png")
+        render_png(report, paths["png"], mode)
+    return paths
+
+
+def _json_default(o):
+    if isinstance(o, float) and not math.isfinite(o):  # pragma: no cover - guarded by allow_nan
+        return None
+    raise TypeError(f"not JSON serialisable: {type(o).__name__}")

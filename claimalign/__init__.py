@@ -1,0 +1,26 @@
+"""claimalign: Hungarian alignment of claim / evidence sets and its similarity backends.
+
+* :func:`align` -- Algorithm 1 of *Examining the Metrics for Document-Level Claim Extraction in
+  Czech and Slovak* (zero-padded n x n similarity matrix, Hungarian assignment, score / n),
+  with precision-style (/|C1|) and recall-style (/|C2|) normalisations.
+* :mod:`claimalign.similarity` -- edit, METEOR, embedding cosine, BERTScore, NLI (both
+  directions) and G-Eval LLM-judge similarities behind one protocol.
+* :func:`align_sets`, :func:`claim_count_difference`, :func:`max_pool`, :func:`agreement`.
+* :func:`hu_meteor`, :func:`hu_meteor_batch` -- AVeriTeC's Hungarian METEOR evidence score.
+
+Imports nothing from ``ev2r``; heavy libraries load on first use only.
+"""
+
+from .align import AlignmentResult, align
+from .averitec import (HU_METEOR_VARIANTS, averitec_comparison_strings, hu_meteor, hu_meteor_batch,
+                       hu_meteor_strings, parse_qa_text)
+from .sets import AgreementResult, agreement, align_sets, claim_count_difference, max_pool
+from .similarity import SIMILARITY_NAMES, Similarity, get_similarity
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "AlignmentResult", "align", "align_sets", "claim_count_difference", "max_pool", "AgreementResult",
+    "agreement", "hu_meteor", "hu_meteor_batch", "hu_meteor_strings", "HU_METEOR_VARIANTS",
+    "averitec_comparison_strings", "parse_qa_text", "Similarity", "SIMILARITY_NAMES", "get_similarity",
+]

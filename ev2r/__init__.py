@@ -1,0 +1,45 @@
+"""ev2r: evaluate the evidence that automated fact-checking systems retrieve (the Ev2R metric).
+
+Ev2R (Akhtar, Schlichtkrull, Vlachos 2024, arXiv 2411.05375) combines a reference-based score
+(precision/recall/F1 over atomic facts) and a proxy-reference score (P(gold verdict | claim,
+predicted evidence) from an NLI verifier): Ev2R = alpha * F1 + (1 - alpha) * proxy.
+
+Public API (imports are light; models load on first use):
+
+* :func:`ev2r.api.build_scorer` -> :class:`ev2r.metric.Ev2RScorer` (``score``, ``corpus``)
+* :func:`ev2r.io.read_items`, :class:`ev2r.types.Item`
+* :func:`ev2r.verify.load_verifier`
+"""
+
+__version__ = "0.1.0"
+
+__all__ = ["__version__", "build_scorer", "read_items", "load_verifier", "evaluate_module_path"]
+
+
+def build_scorer(*args, **kwargs):
+    """See :func:`ev2r.api.build_scorer`."""
+    from .api import build_scorer as _build
+
+    return _build(*args, **kwargs)
+
+
+def read_items(*args, **kwargs):
+    """See :func:`ev2r.io.read_items`."""
+    from .io import read_items as _read
+
+    return _read(*args, **kwargs)
+
+
+def load_verifier(*args, **kwargs):
+    """See :func:`ev2r.verify.load_verifier`."""
+    from .verify import load_verifier as _load
+
+    return _load(*args, **kwargs)
+
+
+def evaluate_module_path() -> str:
+    """Path of the ``evaluate`` metric module shipped in the package, for
+    ``evaluate.load(ev2r.evaluate_module_path())``."""
+    from pathlib import Path
+
+    return str(Path(__file__).parent / "hf_metric" / "ev2r_metric.py")

@@ -1,0 +1,116 @@
+"""High-level entry points: build a configured :class:`~ev2r.metric.Ev2RScorer` and score.
+
+>>> from ev2r.api import build_scorer                                  # doctest: +SKIP
+>>> scorer = build_scorer()          # bundled verifier, rule-based facts, alpha 0.5
+>>> scores = scorer.score(items); summary = scorer.corpus(scores)
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Callable, Optional, Sequence
+
+from .decompose import RuleBasedDecomposer
+from .metric import SCORE_NAMES, Ev2RScorer
+from .types import Item
+
+DECOMPOSERS = ("rules", "replay", "llm")
+BASELINE_SCORERS = ("hu-meteor",)
+
+
+@functools.lru_cache(maxsize=4)
+def _cached_verifier(spec: str, device: str, batch_size: int):
+    from .verify import load_verifier
+
+    return load_verifier(spec, device=device, batch_size=batch_size)
+
+
+def get_verifier(spec: str = "bundled", device: Optional[str] = None, batch_size: int = 32):
+    """A (process-wide cached) verifier for ``spec``: ``"bundled"``, a checkpoint path or hub id."""
+    from .verify import default_device
+
+    return _cached_verifier(spec, device or default_device(), batch_size)
+
+
+def build_scorer(verifier: object = "bundled", decomposer: str = "rules", alpha: float = 0.5,
+                 threshold: float = 0.5, support: str = "threshold", proxy_target: str = "gold",
+                 replay: Optional[str] = None, replay_model: Optional[str] = None,
+                 llm_options: Optional[dict] = None, baselines: Sequence[str] = (),
+                 progress: Optional[Callable] = None, device: Optional[str] = None,
+                 batch_size: int = 32) -> Ev2RScorer:
+    """Build an :class:`Ev2RScorer`.
+
+    Args:
+        verifier: ``"bundled"``, a checkpoint path / hub id, or a verifier object.
+        decomposer: ``"rules"`` (offline default), ``"replay"`` (needs ``replay``) or ``"llm"``
+            (OpenAI-compatible server; ``llm_options`` go to :class:`ev2r.llm.LLMReferenceScorer`).
+        alpha: Ev2R weight of F1 in [0, 1] (Akhtar et al. 2024, sec. 3.3).
+        threshold, support: how a P(entailment) becomes support (see :mod:`ev2r.reference`).
+        proxy_target: ``"gold"`` or ``"human"`` (labelled comparison only; see :mod:`ev2r.proxy`).
+        baselines: extra per-item columns; ``"hu-meteor"`` adds ``hu_meteor`` and ``hu_meteor_q``.
+
+    Raises:
+        ValueError: an unknown option value, naming the option and the allowed values.
+    """
+    from .proxy import NLIProxyScorer
+    from .reference import NLIReferenceScorer
+
+    if decomposer not in DECOMPOSERS:
+        raise ValueError(f"decomposer: {decomposer!r} is not one of {DECOMPOSERS}")
+    for b in baselines:
+        if b not in BASELINE_SCORERS:
+            raise ValueError(f"scorer: {b!r} is not one of {BASELINE_SCORERS}")
+    ver = get_verifier(verifier, device=device, batch_size=batch_size) if isinstance(verifier, str) else verifier
+    if decomposer == "rules":
+        ref = NLIReferenceScorer(ver, RuleBasedDecomposer(), threshold=threshold, support=support)
+    elif decomposer == "replay":
+        if not replay:
+            raise ValueError("replay: --decomposer replay needs --replay FILE (recorded LLM outputs)")
+        from .replay import ReplayReferenceScorer
+
+        ref = ReplayReferenceScorer(replay, model=replay_model)
+    else:
+        from .llm import LLMReferenceScorer
+
+        ref = LLMReferenceScorer(**(llm_options or {}))
+    extras = {}
+    if "hu-meteor" in baselines:
+        extras.update(hu_meteor_columns())
+    return Ev2RScorer(ref, NLIProxyScorer(ver, target=proxy_target), alpha=alpha,
+                      verifier_name=getattr(ver, "name", type(ver).__name__), extra_scorers=extras,
+                      progress=progress)
+
+
+def hu_meteor_columns() -> dict[str, Callable]:
+    """Per-item Hungarian METEOR (AVeriTeC's evidence score) columns: question+answer and
+    question-only, from :func:`claimalign.hu_meteor`."""
+    from claimalign import hu_meteor
+
+    def pairs(ev):
+        return [(p.question, p.answer) for p in ev.pairs]
+
+    def column(variant: str):
+        def fn(items: Sequence[Item]):
+            return [hu_meteor(pairs(it.predicted_evidence), pairs(it.reference_evidence), variant=variant)
+                    if it.reference_evidence.pairs else None for it in items]
+        fn.signature = f"hu-meteor-{variant}"
+        return fn
+
+    return {"hu_meteor": column("qa"), "hu_meteor_q": column("q")}
+
+
+def make_item_scorer(verifier: object = "bundled", decomposer: str = "rules", alpha: float = 0.5, **kwargs):
+    """The scorer protocol of :mod:`adversarial`: ``items -> list[dict[score name, float | None]]``
+    with keys precision, recall, f1, proxy, ev2r (None where an item failed)."""
+    scorer = build_scorer(verifier=verifier, decomposer=decomposer, alpha=alpha, **kwargs)
+
+    def score_items(items: Sequence[Item]) -> list[dict]:
+        out = []
+        for s in scorer.score(items):
+            row = {k: getattr(s, k) for k in SCORE_NAMES}
+            row.update(s.extra_scores)
+            out.append(row)
+        return out
+
+    score_items.scorer = scorer  # type: ignore[attr-defined]
+    return score_items

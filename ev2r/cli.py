@@ -1,0 +1,200 @@
+"""The ``ev2r`` command line.
+
+    ev2r score INPUT [-o OUT.jsonl] [--json] [--model M] [--decomposer rules|replay|llm]
+                     [--replay FILE] [--replay-model M] [--scorer hu-meteor] [--alpha A]
+    ev2r verify INPUT.jsonl -o OUT.jsonl [--model M]
+    ev2r align A.jsonl B.jsonl [-o OUT.jsonl] [--similarity ...]
+    ev2r robustness INPUT [-o DIR] [--sample N] [--seed S]
+    ev2r rank SCORES.jsonl [--system-field system] [--score-field ev2r] -o OUT.json
+    ev2r train-verifier --data-dir DIR --out DIR [...]
+
+Exit status: 0 success, 2 unusable input or options (the message names the row and field).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Optional, Sequence
+
+
+def _add_verifier_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--model", default="bundled",
+                   help="NLI verifier: 'bundled' (default), a local checkpoint or a Hugging Face id "
+                        "(e.g. MoritzLaurer/DeBERTa-v3-large-mnli-fever-anli-ling-wanli; needs a network)")
+    p.add_argument("--device", default=None, help="torch device (default: $EV2R_DEVICE, else cuda if available, else cpu)")
+    p.add_argument("--batch-size", type=int, default=32, help="verifier batch size (default 32)")
+
+
+def _fmt(v) -> str:
+    return "n/a" if v is None else f"{v:.4f}"
+
+
+def cmd_score(args) -> int:
+    from .api import build_scorer
+    from .io import read_items, write_jsonl
+
+    items = read_items(args.input, references=args.references, limit=args.limit)
+    bar = None
+    if not args.no_progress and len(items) > 1:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=len(items), unit="item", desc="ev2r score", file=sys.stderr,
+                   disable=None)  # disable=None: no bar when stderr is not a terminal
+
+    def progress(done, total):
+        if bar is not None:
+            bar.update(done - bar.n)
+
+    llm_options = None
+    if args.decomposer == "llm":
+        llm_options = {"base_url": args.llm_base_url, "model": args.llm_model, "cache_dir": args.llm_cache,
+                       "offline": args.llm_offline}
+    scorer = build_scorer(verifier=args.model, decomposer=args.decomposer, alpha=args.alpha,
+                          threshold=args.threshold, support=args.support, proxy_target=args.proxy_target,
+                          replay=args.replay, replay_model=args.replay_model, llm_options=llm_options,
+                          baselines=args.scorer or (), progress=progress, device=args.device,
+                          batch_size=args.batch_size)
+    scores = scorer.score(items)
+    if bar is not None:
+        bar.close()
+    summary = scorer.corpus(scores)
+    if args.output:
+        rows = []
+        for s in scores:
+            d = s.to_dict()
+            if not args.with_facts:
+                d.pop("predicted_facts"), d.pop("reference_facts")
+            rows.append(d)
+        write_jsonl(rows, args.output)
+    if args.json:
+        print(json.dumps(summary.to_dict(), ensure_ascii=False))
+    else:
+        print(f"n={summary.n} n_failed={summary.n_failed}" + (f" {summary.failures}" if summary.failures else ""))
+        for k in ("precision", "recall", "f1", "proxy", "ev2r"):
+            print(f"{k:>10}: {_fmt(getattr(summary, k))}")
+        for k, v in summary.extra.items():
+            print(f"{k:>10}: {_fmt(v)}")
+        print(f" signature: {summary.signature}")
+    return 0
+
+
+def cmd_verify(args) -> int:
+    from .io import InputError, read_rows, write_jsonl
+    from .verify import load_verifier
+
+    rows = read_rows(args.input)
+    premises, hypotheses = [], []
+    for n, r in enumerate(rows):
+        if not isinstance(r, dict):
+            raise InputError(f"{args.input}: row {n}: expected a JSON object")
+        prem = r.get("premise", r.get("evidence"))
+        hyp = r.get("hypothesis", r.get("claim"))
+        for field, v in (("premise (or evidence)", prem), ("hypothesis (or claim)", hyp)):
+            if not isinstance(v, str) or not v.strip():
+                raise InputError(f"{args.input}: row {n}: field {field} must be a non-empty string, got {v!r}")
+        premises.append(prem)
+        hypotheses.append(hyp)
+    verifier = load_verifier(args.model, device=args.device or "cpu", batch_size=args.batch_size)
+    probs = verifier.predict(premises, hypotheses)
+    out = []
+    for r, p in zip(rows, probs):
+        d = dict(r)
+        d.update({"entailment": float(p[0]), "neutral": float(p[1]), "contradiction": float(p[2])})
+        out.append(d)
+    write_jsonl(out, args.output)
+    print(f"wrote {len(out)} rows to {args.output} (verifier {verifier.name})", file=sys.stderr)
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from . import __version__
+
+    ap = argparse.ArgumentParser(prog="ev2r", description="Evaluate retrieved fact-checking evidence (Ev2R).")
+    ap.add_argument("--version", action="version", version=f"ev2r {__version__}")
+    sub = ap.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("score", help="score predicted evidence against reference evidence")
+    p.add_argument("input", help="JSONL (id, claim, predicted_evidence, reference_evidence, gold_label), "
+                                 "FEVER/VitaminC JSONL, or AVeriTeC JSON")
+    p.add_argument("-o", "--output", help="write one JSON object per input row")
+    p.add_argument("--json", action="store_true", help="print the corpus summary as one JSON object")
+    p.add_argument("--references", help="AVeriTeC gold JSON to join an AVeriTeC predictions file with")
+    p.add_argument("--limit", type=int, help="score only the first N rows")
+    p.add_argument("--decomposer", choices=["rules", "replay", "llm"], default="rules")
+    p.add_argument("--replay", help="recorded LLM outputs (JSONL) for --decomposer replay")
+    p.add_argument("--replay-model", help="which recorded model to replay (when the file holds several)")
+    p.add_argument("--llm-base-url", help="OpenAI-compatible server for --decomposer llm")
+    p.add_argument("--llm-model", help="model name on that server")
+    p.add_argument("--llm-cache", help="on-disk cache folder for LLM answers")
+    p.add_argument("--llm-offline", action="store_true", help="serve LLM answers only from the cache")
+    p.add_argument("--scorer", action="append", choices=["hu-meteor"],
+                   help="add a baseline column: hu-meteor adds hu_meteor (question+answer) and hu_meteor_q")
+    p.add_argument("--alpha", type=float, default=0.5, help="Ev2R weight of F1 (default 0.5)")
+    p.add_argument("--threshold", type=float, default=0.5, help="P(entailment) at which a fact is supported")
+    p.add_argument("--support", choices=["threshold", "soft"], default="threshold")
+    p.add_argument("--proxy-target", choices=["gold", "human"], default="gold",
+                   help="gold verdict (default) or the annotators' verdict (authors' variant, comparison only)")
+    p.add_argument("--with-facts", action="store_true", help="include atomic facts and their support in -o rows")
+    p.add_argument("--no-progress", action="store_true")
+    _add_verifier_args(p)
+    p.set_defaults(func=cmd_score)
+
+    p = sub.add_parser("verify", help="NLI probabilities for premise/hypothesis rows")
+    p.add_argument("input", help="JSONL rows with premise/hypothesis (or evidence/claim)")
+    p.add_argument("-o", "--output", required=True)
+    _add_verifier_args(p)
+    p.set_defaults(func=cmd_verify)
+
+    try:
+        from claimalign.cli import add_align_arguments, run_align
+    except ImportError:  # pragma: no cover - claimalign ships with ev2r
+        add_align_arguments = run_align = None
+    if add_align_arguments is not None:
+        p = sub.add_parser("align", help="Hungarian alignment of two sets of claims per row")
+        add_align_arguments(p)
+        p.set_defaults(func=run_align)
+
+    try:
+        from adversarial.cli import add_robustness_arguments, run_robustness
+    except ImportError:  # pragma: no cover
+        add_robustness_arguments = run_robustness = None
+    if add_robustness_arguments is not None:
+        p = sub.add_parser("robustness", help="perturbation suite and robustness report")
+        add_robustness_arguments(p)
+        p.set_defaults(func=run_robustness)
+
+    try:
+        from .rank import add_rank_arguments, run_rank
+    except ImportError:
+        add_rank_arguments = run_rank = None
+    if add_rank_arguments is not None:
+        p = sub.add_parser("rank", help="rank systems from per-item scores (Bradley-Terry, Elo)")
+        add_rank_arguments(p)
+        p.set_defaults(func=run_rank)
+
+    p = sub.add_parser("train-verifier", help="train the bundled NLI verifier (see ev2r.training)",
+                       add_help=False)
+    p.set_defaults(func=None)
+    return ap
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] == "train-verifier":
+        from .training import main as train_main
+
+        return train_main(argv[1:])
+    args = build_parser().parse_args(argv)
+    from .io import InputError
+
+    try:
+        return int(args.func(args) or 0)
+    except (InputError, ValueError, FileNotFoundError) as e:
+        print(f"ev2r {args.command}: error: {e}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

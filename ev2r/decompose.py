@@ -1,0 +1,89 @@
+"""Evidence -> atomic facts: the :class:`Decomposer` protocol and the offline rule-based backend.
+
+Ev2R's reference-based scorer (Akhtar et al. 2024, sec. 3.1) decomposes predicted and reference
+evidence into atomic facts. The paper prompts an LLM (see :mod:`ev2r.llm` for that backend and
+:mod:`ev2r.replay` for recorded LLM outputs). The default here needs no model and no network:
+
+* one unit per question/answer pair, the question kept as context;
+* the answer split into sentences with ``pysbd`` (rule-based, no downloaded data);
+* each fact rendered as ``"<question> <answer sentence>"`` so that a short answer ("Yes.",
+  "3,33,87,677 from a 2011 census.") still carries what it answers.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Protocol, runtime_checkable
+
+from .types import AtomicFact, Evidence
+
+RULES_DECOMPOSER_ID = "rules-v1"
+
+
+@runtime_checkable
+class Decomposer(Protocol):
+    """Turns evidence into atomic facts.
+
+    ``name`` identifies the backend and its version in the metric signature.
+    ``decompose(evidence, claim)`` returns the facts in evidence order; ``claim`` is context an
+    LLM backend may use, rule-based backends ignore it. Raises on unusable input.
+    """
+
+    name: str
+
+    def decompose(self, evidence: Evidence, claim: str = "") -> list[AtomicFact]: ...
+
+
+@functools.lru_cache(maxsize=1)
+def _segmenter():
+    import pysbd
+
+    return pysbd.Segmenter(language="en", clean=False)
+
+
+def split_sentences(text: str) -> list[str]:
+    """Split English text into sentences with pysbd (no downloaded data). Empty text -> []."""
+    text = (text or "").strip()
+    if not text:
+        return []
+    out = []
+    for piece in text.split("\n"):
+        piece = piece.strip()
+        if piece:
+            out.extend(s.strip() for s in _segmenter().segment(piece) if s.strip())
+    return out
+
+
+class RuleBasedDecomposer:
+    """Offline default: one fact per answer sentence, prefixed by its question.
+
+    Args:
+        keep_question: prefix every fact with its question (default True).
+        min_chars: sentences shorter than this (after stripping) are merged into the previous
+            fact of the same pair, so fragments such as ``"[43]"`` do not become facts.
+
+    Output: ``list[AtomicFact]`` with ``pair_index`` set. An evidence pair whose answer is empty
+    yields no fact (blanked evidence is no evidence).
+    """
+
+    name = RULES_DECOMPOSER_ID
+
+    def __init__(self, keep_question: bool = True, min_chars: int = 12):
+        if min_chars < 0:
+            raise ValueError(f"min_chars: must be >= 0, got {min_chars}")
+        self.keep_question = keep_question
+        self.min_chars = min_chars
+
+    def decompose(self, evidence: Evidence, claim: str = "") -> list[AtomicFact]:
+        facts: list[AtomicFact] = []
+        for k, pair in enumerate(evidence.pairs):
+            sentences: list[str] = []
+            for s in split_sentences(pair.answer):
+                if sentences and len(s) < self.min_chars:
+                    sentences[-1] = f"{sentences[-1]} {s}"
+                else:
+                    sentences.append(s)
+            for s in sentences:
+                text = f"{pair.question} {s}" if (self.keep_question and pair.question) else s
+                facts.append(AtomicFact(text=text, pair_index=k))
+        return facts

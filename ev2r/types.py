@@ -1,0 +1,200 @@
+"""Data types shared by the metric, its backends and the CLI.
+
+* :class:`QAPair` / :class:`Evidence`: evidence as AVeriTeC renders it, a list of
+  question/answer pairs (``Question: <q>\\nAnswer: <a>`` blocks separated by a blank line), or
+  plain text (FEVER / VitaminC sentences) held as one pair with an empty question.
+* :class:`Item`: one scoring unit (claim, predicted evidence, reference evidence, gold verdict).
+* :class:`AtomicFact`: one atomic fact with the question/answer pair it came from.
+* :class:`ItemScore` / :class:`CorpusScore`: results; an item that failed keeps ``status`` and
+  ``error`` and has ``None`` scores, never 0 or NaN.
+
+Item statuses: ``ok``; ``parse_error``, ``api_error``, ``timeout`` (LLM backends);
+``replay_missing`` / ``replay_inconsistent`` (replay backend); ``error`` (anything else).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass, field, replace
+from typing import Any, Iterable, Optional, Sequence
+
+from .labels import Verdict
+
+STATUS_OK = "ok"
+
+
+@dataclass(frozen=True)
+class QAPair:
+    """One question/answer pair of evidence. ``question`` may be empty (plain-text evidence)."""
+
+    question: str
+    answer: str
+
+    def render(self) -> str:
+        """``Question: <q>\\nAnswer: <a>``, or just the answer when there is no question."""
+        if not self.question:
+            return self.answer
+        return f"Question: {self.question}\nAnswer: {self.answer}"
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """Evidence as an ordered tuple of :class:`QAPair` (AVeriTeC) or one plain-text pair."""
+
+    pairs: tuple[QAPair, ...]
+
+    @classmethod
+    def from_text(cls, text: str) -> "Evidence":
+        """Parse AVeriTeC-rendered text (``Question: ...\\nAnswer: ...`` blocks). Text without a
+        ``Question:`` marker becomes one pair with an empty question. Duplicate questions are kept
+        (the input is taken as given)."""
+        text = (text or "").strip()
+        if not text:
+            return cls(())
+        if not re.search(r"(?m)^\s*Question\s*:", text):
+            return cls((QAPair("", text),))
+        pairs = []
+        for block in re.split(r"(?m)^\s*(?=Question\s*:)", text):
+            block = block.strip()
+            if not block:
+                continue
+            m = re.match(r"Question\s*:\s*(.*?)(?:\n\s*Answer\s*:\s*(.*))?$", block, re.S)
+            if m is None:  # text before the first "Question:" marker
+                pairs.append(QAPair("", block))
+                continue
+            pairs.append(QAPair(m.group(1).strip(), (m.group(2) or "").strip()))
+        return cls(tuple(pairs))
+
+    @classmethod
+    def from_pairs(cls, pairs: Iterable[Any], field_name: str = "evidence") -> "Evidence":
+        """From a list of ``{"question", "answer"}`` dicts (or :class:`QAPair`).
+
+        Raises:
+            ValueError: an element is not a mapping with string ``question`` and ``answer``.
+        """
+        out = []
+        for k, p in enumerate(pairs):
+            if isinstance(p, QAPair):
+                out.append(p)
+                continue
+            if not isinstance(p, dict) or not isinstance(p.get("answer", None), str):
+                raise ValueError(f"{field_name}[{k}]: expected {{'question': str, 'answer': str}}, got {p!r}")
+            q = p.get("question", "") or ""
+            if not isinstance(q, str):
+                raise ValueError(f"{field_name}[{k}].question: expected a string, got {q!r}")
+            out.append(QAPair(q.strip(), p["answer"].strip()))
+        return cls(tuple(out))
+
+    def render(self) -> str:
+        """Blocks joined by a blank line (the AVeriTeC convention)."""
+        return "\n\n".join(p.render() for p in self.pairs)
+
+    @property
+    def is_empty(self) -> bool:
+        return all(not p.answer.strip() and not p.question.strip() for p in self.pairs)
+
+
+@dataclass(frozen=True)
+class Item:
+    """One item to score.
+
+    Attributes:
+        id: the input row's identifier (results are joined to inputs on it, or on ``row``).
+        claim: the claim text.
+        predicted_evidence: evidence the system retrieved.
+        reference_evidence: gold evidence (may be empty for reference-free use).
+        gold_label: the claim's gold verdict, or None when unknown (proxy is then not computed).
+        predicted_label: the system's verdict, if given (carried through, not scored).
+        row: 0-based position in the input file (held-out rating files can repeat an ``id``).
+        extra: any other input fields, carried through untouched.
+    """
+
+    id: str
+    claim: str
+    predicted_evidence: Evidence
+    reference_evidence: Evidence
+    gold_label: Optional[Verdict] = None
+    predicted_label: Optional[Verdict] = None
+    row: int = 0
+    extra: dict = field(default_factory=dict, compare=False, hash=False)
+
+    def with_predicted(self, evidence: Evidence) -> "Item":
+        """A copy with other predicted evidence (used by perturbations; the item is immutable)."""
+        return replace(self, predicted_evidence=evidence)
+
+
+@dataclass(frozen=True)
+class AtomicFact:
+    """One atomic fact. ``pair_index`` is the index of the :class:`QAPair` it came from (or None)."""
+
+    text: str
+    pair_index: Optional[int] = None
+
+
+@dataclass
+class FactSupport:
+    """A fact with the verifier's judgement against the other side's evidence.
+
+    ``probability`` is the support probability in [0, 1] (None for recorded LLM judgements that
+    are only yes/no), ``supported`` the decision.
+    """
+
+    fact: str
+    supported: bool
+    probability: Optional[float] = None
+
+
+@dataclass
+class ItemScore:
+    """Per-item result. Scores are in [0, 1], or None when not computed (see ``status``)."""
+
+    id: str
+    row: int
+    precision: Optional[float] = None
+    recall: Optional[float] = None
+    f1: Optional[float] = None
+    proxy: Optional[float] = None
+    ev2r: Optional[float] = None
+    status: str = STATUS_OK
+    error: Optional[str] = None
+    predicted_facts: list[FactSupport] = field(default_factory=list)
+    reference_facts: list[FactSupport] = field(default_factory=list)
+    extra_scores: dict[str, Optional[float]] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return self.status == STATUS_OK
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        extra = d.pop("extra_scores")
+        d.update(extra)
+        return d
+
+
+@dataclass
+class CorpusScore:
+    """Corpus summary: means over items whose status is ``ok`` (and whose value is not None)."""
+
+    n: int
+    n_failed: int
+    precision: Optional[float]
+    recall: Optional[float]
+    f1: Optional[float]
+    proxy: Optional[float]
+    ev2r: Optional[float]
+    signature: str
+    extra: dict[str, Optional[float]] = field(default_factory=dict)
+    failures: dict[str, int] = field(default_factory=dict)
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        extra = d.pop("extra")
+        d.update(extra)
+        return d
+
+
+def mean_or_none(values: Sequence[Optional[float]]) -> Optional[float]:
+    """Mean of the non-None values, or None when there are none (never NaN)."""
+    vals = [float(v) for v in values if v is not None]
+    return sum(vals) / len(vals) if vals else None

