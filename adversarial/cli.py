@@ -132,6 +132,9 @@ def run_robustness(args: argparse.Namespace, scorer: Optional[Scorer] = None,
             scorer_name = "+".join(names)
         else:
             scorer_name = getattr(scorer, "__name__", "scorer")
+    except (ValueError, OSError, ImportError) as e:  # bad option, missing verifier weights or library
+        return fail(str(e))
+    try:
         report = run_suite(items, scorer, perts, seed=args.seed, n_boot=args.n_boot, scorer_name=scorer_name)
     except ValueError as e:
         return fail(str(e))

@@ -379,6 +379,8 @@ def _synonym(wn, word: str) -> Optional[str]:
             name = lm.name()
             if name.lower() == word or "_" in name or "-" in name or not name.isalpha() or not name.islower():
                 continue
+            if name[:3] == word[:3]:  # a derived form (vote -> voting), not a synonym
+                continue
             if lm.count() > best_count:
                 best, best_count = name, lm.count()
         return best

@@ -146,7 +146,8 @@ def render_png(report: RobustnessReport, path: str, mode: str = "gated", title: 
     fig, axes = plt.subplots(len(groups), 1, figsize=(11, 1.4 + sum(heights)), squeeze=False,
                              gridspec_kw={"height_ratios": heights})
     colors = plt.get_cmap("tab10").colors
-    lo, hi = -100.0, 60.0
+    pcts = [c.pct_change for p in report.perturbations for c in p.checks.values() if c.pct_change is not None]
+    lo, hi = -100.0, float(min(60.0, max([20.0] + [v + 8.0 for v in pcts])))
     bar_h = 0.8 / nb
     for (kind, ps), ax in zip(groups, axes[:, 0]):
         for gi, p in enumerate(ps):
@@ -183,11 +184,14 @@ def render_png(report: RobustnessReport, path: str, mode: str = "gated", title: 
     axes[-1, 0].set_xlabel("% change of the mean score (perturbed vs base)")
     handles = [Patch(color=colors[j % 10], label=sc) for j, sc in enumerate(scores)]
     handles.append(Patch(color="#cdeccd", label="meets the expectation"))
-    fig.legend(handles=handles, loc="upper right", ncol=min(len(handles), 5), fontsize=8, frameon=False)
-    verdict = "PASSED" if report.passed(mode) else f"FAILED ({len(report.violations(mode))} gated violations)"
-    fig.suptitle(title or f"Robustness of {report.scorer}: {report.n_items} items, seed {report.seed}; gate {verdict}",
+    total_h = 1.4 + sum(heights)
+    fig.legend(handles=handles, loc="upper left", bbox_to_anchor=(0.01, 1 - 0.4 / total_h),
+               ncol=min(len(handles), 6), fontsize=8, frameon=False)
+    nv = len(report.violations(mode))
+    verdict = f"mode {mode}: " + ("PASSED" if not nv else f"FAILED ({nv} violated check(s); ✗ red: gated, orange: reported)")
+    fig.suptitle(title or f"Robustness of {report.scorer}: {report.n_items} items, seed {report.seed}; {verdict}",
                  x=0.01, ha="left", fontsize=10)
-    fig.tight_layout(rect=(0, 0, 1, 1 - 0.9 / (1.4 + sum(heights))))
+    fig.tight_layout(rect=(0, 0, 1, 1 - 0.75 / total_h))
     fig.savefig(path, dpi=130)
     plt.close(fig)
 

@@ -50,7 +50,18 @@ def cmd_score(args) -> int:
     llm_options = None
     if args.decomposer == "llm":
         llm_options = {"base_url": args.llm_base_url, "model": args.llm_model, "cache_dir": args.llm_cache,
-                       "offline": args.llm_offline}
+                       "offline": args.llm_offline, "concurrency": args.llm_concurrency,
+                       "timeout": args.llm_timeout}
+    if args.dry_run:
+        if args.decomposer != "llm":
+            raise ValueError("--dry-run: only meaningful with --decomposer llm (nothing else calls a paid API)")
+        from .llm import LLMReferenceScorer
+
+        est = LLMReferenceScorer(**llm_options).estimate(items, args.llm_price_in, args.llm_price_out)
+        if bar is not None:
+            bar.close()
+        print(json.dumps(est.to_dict()))
+        return 0
     scorer = build_scorer(verifier=args.model, decomposer=args.decomposer, alpha=args.alpha,
                           threshold=args.threshold, support=args.support, proxy_target=args.proxy_target,
                           replay=args.replay, replay_model=args.replay_model, llm_options=llm_options,
@@ -60,6 +71,9 @@ def cmd_score(args) -> int:
     if bar is not None:
         bar.close()
     summary = scorer.corpus(scores)
+    run = getattr(scorer.reference_scorer, "last_run", None)
+    if run:  # LLM accounting (calls sent, cache hits, tokens) goes to stderr, not into the results
+        print("llm: " + " ".join(f"{k}={v}" for k, v in run.items()), file=sys.stderr)
     if args.output:
         rows = []
         for s in scores:
@@ -129,6 +143,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--llm-model", help="model name on that server")
     p.add_argument("--llm-cache", help="on-disk cache folder for LLM answers")
     p.add_argument("--llm-offline", action="store_true", help="serve LLM answers only from the cache")
+    p.add_argument("--llm-concurrency", type=int, default=4, help="parallel LLM requests (default 4)")
+    p.add_argument("--llm-timeout", type=float, default=120.0, help="seconds per LLM request attempt (default 120)")
+    p.add_argument("--dry-run", action="store_true",
+                   help="with --decomposer llm: print the requests, cached answers, estimated tokens and cost; send nothing")
+    p.add_argument("--llm-price-in", type=float, help="USD per million prompt tokens, for --dry-run's cost")
+    p.add_argument("--llm-price-out", type=float, help="USD per million completion tokens, for --dry-run's cost")
     p.add_argument("--scorer", action="append", choices=["hu-meteor"],
                    help="add a baseline column: hu-meteor adds hu_meteor (question+answer) and hu_meteor_q")
     p.add_argument("--alpha", type=float, default=0.5, help="Ev2R weight of F1 (default 0.5)")

@@ -68,7 +68,7 @@ class RuleBasedDecomposer:
 
     name = RULES_DECOMPOSER_ID
 
-    def __init__(self, keep_question: bool = True, min_chars: int = 12):
+    def __init__(self, keep_question: bool = True, min_chars: int = 8):
         if min_chars < 0:
             raise ValueError(f"min_chars: must be >= 0, got {min_chars}")
         self.keep_question = keep_question

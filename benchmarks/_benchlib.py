@@ -1,0 +1,133 @@
+"""Helpers shared by benchmarks/evidence_pairs.py, verdicts.py and throughput.py: paths relative
+to the repository, the verifier a run used, the machine, the command line, stratified sampling."""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import os
+import platform
+import shlex
+import sys
+from pathlib import Path
+from typing import Optional, Sequence
+
+REPO = Path(__file__).resolve().parents[1]
+DATA = REPO.parent / "shared" / "data"
+RESULTS = REPO / "benchmarks" / "results"
+
+if str(REPO) not in sys.path:
+    sys.path.insert(0, str(REPO))
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+if (DATA / "nltk_data").is_dir():
+    os.environ.setdefault("NLTK_DATA", str(DATA / "nltk_data"))
+
+
+def command() -> str:
+    """The command line that ran this script, relative to the repository root."""
+    script = os.path.relpath(os.path.abspath(sys.argv[0]), REPO)
+    return "python " + " ".join(shlex.quote(a) for a in [script, *sys.argv[1:]])
+
+
+def machine() -> dict:
+    import torch
+
+    from ev2r.metric import _version
+
+    return {"platform": platform.platform(), "python": platform.python_version(), "cpu_count": os.cpu_count(),
+            "torch_threads": torch.get_num_threads(), "torch": _version("torch"),
+            "transformers": _version("transformers"), "device": "cpu",
+            "utc": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")}
+
+
+def model_dir(spec: str) -> Optional[Path]:
+    from ev2r.verify import BUNDLED_DIR
+
+    if spec in ("bundled", "default"):
+        return BUNDLED_DIR
+    p = Path(spec)
+    return p if p.is_dir() else None
+
+
+def training_meta(spec: str) -> dict:
+    d = model_dir(spec)
+    if d is None or not (d / "training_meta.json").exists():
+        return {}
+    try:
+        return json.loads((d / "training_meta.json").read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError):
+        return {}
+
+
+def heldout_percent(spec: str, default: int = 15) -> int:
+    """The VitaminC case-level held-out share the verifier was trained with (its
+    training_meta.json), else ``default``: VitaminC rows outside it were training data."""
+    return int(training_meta(spec).get("args", {}).get("heldout_percent", default))
+
+
+def verifier_info(spec: str, verifier) -> dict:
+    meta = training_meta(spec)
+    args = meta.get("args", {})
+    return {"spec": spec, "name": getattr(verifier, "name", type(verifier).__name__),
+            "training_command": meta.get("command"), "steps": args.get("steps"),
+            "smoke_or_random": bool(args.get("steps") is not None and args.get("steps", 0) < 1000)}
+
+
+def load(spec: str, device: str = "cpu", batch_size: int = 32):
+    from ev2r.verify import load_verifier
+
+    try:
+        return load_verifier(spec, device=device, batch_size=batch_size)
+    except FileNotFoundError as e:
+        raise SystemExit(f"error: {e}\n(the bundled verifier is not in ev2r/models yet: pass --model PATH)")
+
+
+def stratified_sample(rows: Sequence[dict], key, limit: Optional[int], seed: int, keep_all: Sequence = ()) -> list:
+    """Seeded sample of at most ``limit`` rows keeping class proportions of ``key(row)``; classes in
+    ``keep_all`` are kept whole (rare classes), the rest fill the remaining budget proportionally.
+    Input order is kept."""
+    import numpy as np
+
+    if limit is None or limit >= len(rows):
+        return list(rows)
+    rng = np.random.default_rng(seed)
+    groups: dict = {}
+    for i, r in enumerate(rows):
+        groups.setdefault(key(r), []).append(i)
+    chosen = []
+    for k in keep_all:
+        chosen.extend(groups.pop(k, []))
+    budget = max(0, limit - len(chosen))
+    total = sum(len(v) for v in groups.values())
+    for k in sorted(groups, key=str):
+        idx = groups[k]
+        take = min(len(idx), int(round(budget * len(idx) / total))) if total else 0
+        chosen.extend(rng.choice(idx, size=take, replace=False).tolist())
+    return [rows[i] for i in sorted(chosen)]
+
+
+def read_jsonl(path) -> list[dict]:
+    with open(path, encoding="utf-8") as fh:
+        return [json.loads(line) for line in fh if line.strip()]
+
+
+def header(title: str, info: dict) -> str:
+    m = info["machine"]
+    v = info["verifier"]
+    lines = [f"# {title}", "", f"Command: `{info['command']}`", "",
+             f"Machine: {m['platform']}, {m['cpu_count']} CPUs (torch threads {m['torch_threads']}), "
+             f"torch {m['torch']}, transformers {m['transformers']}, {m['utc']}.", "",
+             f"Verifier: `{v['name']}` (`--model {v['spec']}`)"
+             + (f"; trained by `{v['training_command']}`" if v.get("training_command") else "") + "."]
+    if v.get("smoke_or_random"):
+        lines += ["", "**Provisional: a smoke-test checkpoint (few training steps) produced these numbers; rerun "
+                      "with the final bundled verifier.**"]
+    return "\n".join(lines) + "\n"
+
+
+def write(prefix: Path, md: str, data: dict) -> None:
+    prefix.parent.mkdir(parents=True, exist_ok=True)
+    Path(f"{prefix}.md").write_text(md, encoding="utf-8")
+    Path(f"{prefix}.json").write_text(json.dumps(data, indent=2, ensure_ascii=False), encoding="utf-8")
+    print(f"wrote {prefix}.md, {prefix}.json", file=sys.stderr)

@@ -1,0 +1,348 @@
+"""One client for OpenAI-compatible chat-completion servers (OpenAI, vLLM, llama.cpp, Ollama).
+
+:class:`LLMClient` wraps the ``openai`` package and adds what scoring needs:
+
+* **cache first** (:class:`~ev2r.llm.cache.ResponseCache`): a request already answered is never
+  sent again; each answer is stored the moment it arrives, so a killed run resumes;
+* **offline / replay mode** (``offline=True``): answers come only from the cache; the network is
+  refused (no HTTP client is ever built) and a miss gets status ``replay_missing``;
+* **bounded concurrency** (a thread pool of ``concurrency`` workers);
+* **timeouts and retries**: each attempt has a ``timeout``; HTTP 429, 5xx, 408, connection
+  failures and timeouts are retried up to ``max_retries`` times with exponential backoff
+  (``backoff * 2**attempt``, jittered, capped at ``max_backoff``; a 429's ``Retry-After`` is
+  honoured within that cap); other errors (400, 401, 404, 422, ...) fail at once;
+* **deterministic decoding**: ``temperature`` (0 by default) and ``seed`` (0 by default; None to
+  leave it out for servers that reject it) are sent with every request and are part of the key;
+* **accounting**: calls sent, cache hits, retries, token usage reported by the server, and a
+  dry-run estimate (:meth:`LLMClient.estimate`) before anything is sent.
+
+A request never raises out of :meth:`LLMClient.complete_many`: every failure becomes the
+request's :class:`LLMOutcome` status (``api_error``, ``timeout``, ``replay_missing``).
+
+The API key is read from the environment variable ``api_key_env`` (``OPENAI_API_KEY`` by
+default); with a ``base_url`` and no key set, the placeholder ``"EMPTY"`` is sent (local servers
+ignore it). Keys are never written to the cache or to results.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import random
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Optional, Sequence
+
+from .cache import ResponseCache, request_key
+
+STATUS_API_ERROR = "api_error"
+STATUS_TIMEOUT = "timeout"
+STATUS_REPLAY_MISSING = "replay_missing"
+
+ENDPOINT_CHAT = "chat"
+CHARS_PER_TOKEN = 4.0  # dry-run heuristic for English text (OpenAI's rule of thumb)
+TOKENS_PER_MESSAGE = 4  # chat-format overhead per message (role markers)
+
+
+def default_cache_dir() -> Path:
+    """``$EV2R_LLM_CACHE``, else ``$XDG_CACHE_HOME/ev2r/llm``, else ``~/.cache/ev2r/llm``."""
+    env = os.environ.get("EV2R_LLM_CACHE")
+    if env:
+        return Path(env)
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "ev2r" / "llm"
+
+
+@dataclass
+class LLMRequest:
+    """One chat-completion request.
+
+    Attributes:
+        messages: the chat messages (``[{"role": "user", "content": ...}, ...]``), verbatim.
+        params: per-request decoding parameters (``max_tokens``, ``logprobs``, ``top_logprobs``,
+            ...); the client adds ``temperature`` and ``seed``.
+    """
+
+    messages: list
+    params: dict = field(default_factory=dict)
+
+
+@dataclass
+class LLMOutcome:
+    """The result of one request: ``status`` ``ok`` with the server's ``response`` (a dict), or a
+    failure status (``api_error``, ``timeout``, ``replay_missing``) with ``error``."""
+
+    status: str
+    response: Optional[dict] = None
+    error: Optional[str] = None
+    from_cache: bool = False
+    attempts: int = 0
+    key: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "ok"
+
+
+@dataclass
+class CostEstimate:
+    """What a run would send (from :meth:`LLMClient.estimate`; nothing is sent).
+
+    ``prompt_tokens`` is estimated from characters (``CHARS_PER_TOKEN``, plus a per-message
+    overhead) for the requests not in the cache; ``max_completion_tokens`` is the upper bound
+    ``sum(max_tokens)``; ``cost`` (None without prices) uses the prices per million tokens given.
+    Re-asks after unparsable answers are not included (they depend on the answers).
+    """
+
+    n_requests: int
+    n_cached: int
+    n_to_send: int
+    prompt_tokens: int
+    max_completion_tokens: int
+    price_in_per_mtok: Optional[float] = None
+    price_out_per_mtok: Optional[float] = None
+
+    @property
+    def cost(self) -> Optional[float]:
+        if self.price_in_per_mtok is None or self.price_out_per_mtok is None:
+            return None
+        return (self.prompt_tokens * self.price_in_per_mtok
+                + self.max_completion_tokens * self.price_out_per_mtok) / 1e6
+
+    def to_dict(self) -> dict:
+        return {"n_requests": self.n_requests, "n_cached": self.n_cached, "n_to_send": self.n_to_send,
+                "prompt_tokens_est": self.prompt_tokens, "max_completion_tokens": self.max_completion_tokens,
+                "price_in_per_mtok": self.price_in_per_mtok, "price_out_per_mtok": self.price_out_per_mtok,
+                "cost_upper_bound": self.cost}
+
+
+def estimate_tokens(messages: Sequence[dict]) -> int:
+    """Rough prompt-token count: ``ceil(chars / 4) + 4`` per message (no tokenizer download)."""
+    return sum(math.ceil(len(str(m.get("content", ""))) / CHARS_PER_TOKEN) + TOKENS_PER_MESSAGE for m in messages)
+
+
+class LLMClient:
+    """Cached, retrying, bounded-concurrency client of an OpenAI-compatible chat endpoint.
+
+    Args:
+        model: the model name the server expects (also part of every cache key).
+        base_url: endpoint such as ``http://127.0.0.1:8000/v1``; None for the OpenAI API.
+        api_key_env: environment variable holding the key.
+        cache_dir: cache folder; None -> :func:`default_cache_dir`; ``False`` -> no cache.
+        offline: serve only from the cache; never touch the network.
+        concurrency: parallel requests (>= 1).
+        timeout: seconds per attempt (> 0).
+        max_retries: retries after the first attempt for retryable failures (>= 0).
+        backoff: first backoff in seconds (doubles per retry); max_backoff caps it.
+        temperature: sampling temperature (0 = greedy).
+        seed: sampling seed sent to servers that support it; None to omit.
+        client: a ready ``openai.OpenAI``-like object (custom transport); overrides base_url/key.
+
+    Raises:
+        ValueError: an argument out of range; no key for the OpenAI API (only when a request
+            actually has to be sent).
+    """
+
+    def __init__(self, model: str, base_url: Optional[str] = None, api_key_env: str = "OPENAI_API_KEY",
+                 cache_dir: Any = None, offline: bool = False, concurrency: int = 4, timeout: float = 120.0,
+                 max_retries: int = 3, backoff: float = 1.0, max_backoff: float = 30.0,
+                 temperature: float = 0.0, seed: Optional[int] = 0, client: Any = None):
+        if not isinstance(model, str) or not model:
+            raise ValueError(f"model: expected a non-empty model name (--llm-model), got {model!r}")
+        if not isinstance(concurrency, int) or concurrency < 1:
+            raise ValueError(f"concurrency: must be an int >= 1, got {concurrency!r}")
+        if not (isinstance(timeout, (int, float)) and timeout > 0):
+            raise ValueError(f"timeout: must be > 0 seconds, got {timeout!r}")
+        if not isinstance(max_retries, int) or max_retries < 0:
+            raise ValueError(f"max_retries: must be an int >= 0, got {max_retries!r}")
+        if backoff < 0 or max_backoff < 0:
+            raise ValueError("backoff, max_backoff: must be >= 0")
+        if not (0.0 <= float(temperature) <= 2.0):
+            raise ValueError(f"temperature: expected a value in [0, 2], got {temperature!r}")
+        self.model = model
+        self.base_url = base_url
+        self.api_key_env = api_key_env
+        self.offline = bool(offline)
+        self.concurrency = concurrency
+        self.timeout = float(timeout)
+        self.max_retries = max_retries
+        self.backoff = float(backoff)
+        self.max_backoff = float(max_backoff)
+        self.temperature = float(temperature)
+        self.seed = seed
+        if cache_dir is False:
+            self.cache: Optional[ResponseCache] = None
+        else:
+            self.cache = ResponseCache(default_cache_dir() if cache_dir is None else cache_dir)
+        self._client = client
+        self._lock = threading.Lock()
+        self.stats = {"requests": 0, "calls": 0, "cache_hits": 0, "retries": 0, "failures": 0,
+                      "prompt_tokens": 0, "completion_tokens": 0, "cached_prompt_tokens": 0,
+                      "cached_completion_tokens": 0}
+
+    # -- request identity ---------------------------------------------------------------------
+    def full_params(self, request: LLMRequest) -> dict:
+        """Decoding parameters as sent: the request's plus temperature and (when set) seed."""
+        params = dict(request.params)
+        params["temperature"] = self.temperature
+        if self.seed is not None:
+            params["seed"] = self.seed
+        return params
+
+    def key(self, request: LLMRequest) -> str:
+        """The request's cache key (model, full prompt, decoding parameters)."""
+        return request_key(self.model, ENDPOINT_CHAT, request.messages, self.full_params(request))
+
+    def signature_fields(self) -> dict[str, str]:
+        seed = "none" if self.seed is None else str(self.seed)
+        return {"llm": self.model, "decoding": f"t{self.temperature:g}-seed{seed}"}
+
+    # -- the network ----------------------------------------------------------------------------
+    def _get_client(self) -> Any:
+        if self.offline:  # defensive: offline never reaches here
+            raise RuntimeError("offline mode: the network is refused")
+        with self._lock:
+            if self._client is None:
+                from openai import OpenAI  # the only network I/O of the package goes through here
+
+                key = os.environ.get(self.api_key_env)
+                if key is None:
+                    if self.base_url is None:
+                        raise ValueError(f"api_key_env: environment variable {self.api_key_env} is not set "
+                                         "(needed for the OpenAI API; give --llm-base-url for a local server)")
+                    key = "EMPTY"
+                self._client = OpenAI(base_url=self.base_url, api_key=key, timeout=self.timeout, max_retries=0)
+            return self._client
+
+    @staticmethod
+    def _classify(exc: BaseException) -> tuple[str, bool, Optional[float]]:
+        """(status, retryable, retry-after seconds) for an exception from the openai client."""
+        try:
+            import openai
+        except ImportError:  # pragma: no cover - a custom client without openai installed
+            openai = None
+        name = type(exc).__name__
+        if openai is not None:
+            if isinstance(exc, openai.APITimeoutError):
+                return STATUS_TIMEOUT, True, None
+            if isinstance(exc, openai.APIConnectionError):
+                return STATUS_API_ERROR, True, None
+            if isinstance(exc, openai.APIStatusError):
+                code = exc.status_code
+                retry_after = None
+                try:
+                    ra = exc.response.headers.get("retry-after")
+                    retry_after = float(ra) if ra is not None else None
+                except (AttributeError, TypeError, ValueError):
+                    retry_after = None
+                return STATUS_API_ERROR, code in (408, 409, 429) or code >= 500, retry_after
+        if isinstance(exc, TimeoutError) or "Timeout" in name:
+            return STATUS_TIMEOUT, True, None
+        if isinstance(exc, ConnectionError):
+            return STATUS_API_ERROR, True, None
+        return STATUS_API_ERROR, False, None
+
+    def _send(self, request: LLMRequest) -> dict:
+        params = self.full_params(request)
+        resp = self._get_client().chat.completions.create(model=self.model, messages=request.messages,
+                                                           timeout=self.timeout, **params)
+        if isinstance(resp, dict):
+            return resp
+        if hasattr(resp, "model_dump"):
+            return resp.model_dump(mode="json")
+        raise TypeError(f"unexpected response type {type(resp).__name__}")
+
+    def complete(self, request: LLMRequest) -> LLMOutcome:
+        """Answer one request: from the cache, or from the server with retries. Never raises."""
+        key = self.key(request)
+        with self._lock:
+            self.stats["requests"] += 1
+        if self.cache is not None:
+            cached = self.cache.get(key)
+            if cached is not None:
+                self._count_usage(cached, cached=True)
+                return LLMOutcome("ok", cached, from_cache=True, key=key)
+        if self.offline:
+            with self._lock:
+                self.stats["failures"] += 1
+            where = self.cache.directory if self.cache is not None else "(no cache)"
+            return LLMOutcome(STATUS_REPLAY_MISSING, error=f"offline: no cached answer in {where} for key {key[:16]}",
+                              key=key)
+        attempts = 0
+        status, error = STATUS_API_ERROR, "not attempted"
+        while attempts <= self.max_retries:
+            attempts += 1
+            with self._lock:
+                self.stats["calls"] += 1
+            try:
+                response = self._send(request)
+            except Exception as exc:  # classified below; recorded on the outcome, never raised
+                status, retryable, retry_after = self._classify(exc)
+                error = f"{type(exc).__name__}: {exc}"[:500]
+                if not retryable or attempts > self.max_retries:
+                    break
+                delay = min(self.max_backoff, self.backoff * (2 ** (attempts - 1)) * random.uniform(0.5, 1.0))
+                if retry_after is not None:
+                    delay = min(self.max_backoff, max(delay, retry_after))
+                with self._lock:
+                    self.stats["retries"] += 1
+                time.sleep(delay)
+                continue
+            if self.cache is not None:
+                try:
+                    self.cache.put(key, {"model": self.model, "messages": request.messages,
+                                         "params": self.full_params(request)}, response)
+                except OSError as exc:  # the answer is still used; the failure is not silent
+                    import warnings
+
+                    warnings.warn(f"ev2r.llm: could not write cache entry {key[:16]}: {exc}")
+            self._count_usage(response, cached=False)
+            return LLMOutcome("ok", response, attempts=attempts, key=key)
+        with self._lock:
+            self.stats["failures"] += 1
+        return LLMOutcome(status, error=f"{error} (after {attempts} attempt{'s' if attempts > 1 else ''})",
+                          attempts=attempts, key=key)
+
+    def complete_many(self, requests: Sequence[LLMRequest]) -> list[LLMOutcome]:
+        """Answer requests with at most ``concurrency`` in flight; results in input order."""
+        if not requests:
+            return []
+        if self.concurrency == 1 or len(requests) == 1:
+            return [self._safe(r) for r in requests]
+        with ThreadPoolExecutor(max_workers=min(self.concurrency, len(requests))) as pool:
+            return list(pool.map(self._safe, requests))
+
+    def _safe(self, request: LLMRequest) -> LLMOutcome:
+        try:
+            return self.complete(request)
+        except Exception as exc:  # a bug or a cache failure: recorded on the request, never raised
+            return LLMOutcome(STATUS_API_ERROR, error=f"{type(exc).__name__}: {exc}"[:500])
+
+    def _count_usage(self, response: dict, cached: bool) -> None:
+        usage = response.get("usage") or {}
+        pt, ct = usage.get("prompt_tokens") or 0, usage.get("completion_tokens") or 0
+        with self._lock:
+            if cached:
+                self.stats["cache_hits"] += 1
+                self.stats["cached_prompt_tokens"] += int(pt)
+                self.stats["cached_completion_tokens"] += int(ct)
+            else:
+                self.stats["prompt_tokens"] += int(pt)
+                self.stats["completion_tokens"] += int(ct)
+
+    # -- dry run -------------------------------------------------------------------------------
+    def estimate(self, requests: Sequence[LLMRequest], price_in_per_mtok: Optional[float] = None,
+                 price_out_per_mtok: Optional[float] = None) -> CostEstimate:
+        """What sending ``requests`` would cost; sends nothing (cached requests are free)."""
+        n_cached, prompt_tokens, completion = 0, 0, 0
+        for r in requests:
+            if self.cache is not None and self.key(r) in self.cache:
+                n_cached += 1
+                continue
+            prompt_tokens += estimate_tokens(r.messages)
+            completion += int(r.params.get("max_tokens") or 0)
+        return CostEstimate(len(requests), n_cached, len(requests) - n_cached, prompt_tokens, completion,
+                            price_in_per_mtok, price_out_per_mtok)

@@ -1,0 +1,215 @@
+"""Tolerant extraction, strict validation of LLM answers.
+
+Tolerant: the JSON object may sit in a Markdown code fence, after a preamble, or before
+trailing text; fact lists may come as a numbered string or as a JSON list of strings.
+Strict: the object must then hold every key of the reference-based schema (the one recorded in
+``shared/data/ev2r_replay``) with whole-number counts that agree with the enumerated facts and
+with the stated precision/recall (:func:`ev2r.replay.parse_recorded_response` does that check,
+so a live answer and a recorded one are judged by the same rules). Anything else raises
+:class:`ParseError`; the caller records status ``parse_error`` -- never NaN, never a 0 in place
+of a missing score.
+
+The proxy answer is one letter (A-D); :func:`verdict_distribution` reads P(letter) from the
+letter token's ``top_logprobs`` (as G-Eval reads a score token; Liu et al. 2023, sec. 2.3).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from typing import Any, Optional
+
+from ..labels import Verdict
+from ..reference import ReferenceResult
+from ..replay import parse_recorded_response
+
+REFERENCE_KEYS = (
+    "facts in predicted evidence", "fact check predicted evidence", "facts count predicted evidence",
+    "support predicted evidence", "facts in reference evidence", "fact check reference evidence",
+    "facts count reference evidence", "support reference evidence", "precision", "recall",
+)
+_TEXT_KEYS = REFERENCE_KEYS[0:2] + REFERENCE_KEYS[4:6]
+
+#: answer letter -> verdict, in the order of the ``proxy_verdict`` prompt
+VERDICT_LETTERS = {"A": Verdict.SUPPORTED, "B": Verdict.REFUTED, "C": Verdict.NOT_ENOUGH_EVIDENCE,
+                   "D": Verdict.CONFLICTING}
+
+
+class ParseError(ValueError):
+    """An answer that cannot be used; the message says why (it goes to the item's ``error``)."""
+
+
+def response_text(response: dict) -> str:
+    """The generated text of ``choices[0]`` of a chat (or legacy completions) response dict.
+
+    Raises:
+        ParseError: no choices, or no text at all (an empty answer).
+    """
+    choices = response.get("choices") or []
+    if not choices:
+        raise ParseError("the response has no choices")
+    ch = choices[0] or {}
+    msg = ch.get("message") or {}
+    text = msg.get("content") if isinstance(msg, dict) else None
+    if text is None:
+        text = ch.get("text")
+    if not isinstance(text, str) or not text.strip():
+        raise ParseError(f"empty answer (finish_reason={ch.get('finish_reason')!r})")
+    return text
+
+
+_FENCE = re.compile(r"```[a-zA-Z0-9_-]*\s*\n?(.*?)```", re.S)
+
+
+def extract_json_object(text: str) -> dict:
+    """The first JSON object in ``text``: inside a code fence if there is one, else anywhere,
+    ignoring text before and after it.
+
+    Raises:
+        ParseError: no complete JSON object can be decoded (the message shows the text's start).
+    """
+    if not isinstance(text, str):
+        raise ParseError(f"expected text, got {type(text).__name__}")
+    candidates = [m.group(1) for m in _FENCE.finditer(text)] + [text]
+    decoder = json.JSONDecoder()
+    for cand in candidates:
+        for k, m in enumerate(re.finditer(r"\{", cand)):
+            if k >= 200:
+                break
+            try:
+                obj, _ = decoder.raw_decode(cand, m.start())
+            except json.JSONDecodeError:
+                continue
+            if isinstance(obj, dict):
+                return obj
+    snippet = text.strip().replace("\n", " ")[:120]
+    reason = "unterminated (answer cut off?)" if "{" in text else "no '{' in the answer"
+    raise ParseError(f"no JSON object found: {reason}; answer starts {snippet!r}")
+
+
+def _numbered(value: Any, key: str) -> str:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return " ".join(f"{k}. {v.strip()}" for k, v in enumerate(value, 1))
+    raise ParseError(f"{key!r}: expected a numbered string or a list of strings, got {type(value).__name__}")
+
+
+def _has_content(fact: str) -> bool:
+    return bool(re.search(r"[A-Za-z0-9]", fact)) and not re.fullmatch(r"\s*<[^>]*>\s*", fact)
+
+
+def parse_reference_answer(obj: Any) -> ReferenceResult:
+    """Validate a decoded reference-based answer and score it.
+
+    Accepts the recorded schema (:data:`REFERENCE_KEYS`); fact lists may be JSON lists; numbers
+    given as numeric strings ("3", "0.5") are read as numbers.
+
+    Returns:
+        a :class:`~ev2r.reference.ReferenceResult` with status ``ok``.
+
+    Raises:
+        ParseError: a missing key, a wrong type, a placeholder instead of facts, or counts that
+            disagree with the facts or with the stated precision/recall.
+    """
+    if not isinstance(obj, dict):
+        raise ParseError(f"expected a JSON object, got {type(obj).__name__}")
+    missing = [k for k in REFERENCE_KEYS if k not in obj]
+    if missing:
+        raise ParseError(f"missing keys {missing}")
+    resp = dict(obj)
+    for k in _TEXT_KEYS:
+        resp[k] = _numbered(resp[k], k)
+    for k in REFERENCE_KEYS:
+        v = resp[k]
+        if k in _TEXT_KEYS:
+            continue
+        if isinstance(v, str):
+            try:
+                v = float(v.strip())
+            except ValueError:
+                raise ParseError(f"{k!r}: expected a number, got {resp[k]!r}") from None
+            if k.startswith(("facts count", "support")) and v.is_integer():
+                v = int(v)
+        if v is None or isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+            raise ParseError(f"{k!r}: expected a number, got {resp[k]!r}")
+        resp[k] = v
+    res = parse_recorded_response(resp)
+    if res.status != "ok":
+        raise ParseError(res.error or "inconsistent answer")
+    for side, facts in (("predicted", res.predicted_facts), ("reference", res.reference_facts)):
+        bad = [f.fact for f in facts if not _has_content(f.fact)]
+        if bad:
+            raise ParseError(f"{side}: placeholder facts instead of content ({bad[:2]!r})")
+    return res
+
+
+def parse_reference_response(response: dict) -> ReferenceResult:
+    """:func:`response_text` -> :func:`extract_json_object` -> :func:`parse_reference_answer`."""
+    return parse_reference_answer(extract_json_object(response_text(response)))
+
+
+# -- proxy: P(verdict) from the letter token's log-probabilities ---------------------------------
+def _letter(token: str) -> Optional[str]:
+    t = token.strip().strip(".):*(").strip()
+    return t if t in VERDICT_LETTERS else None
+
+
+def _token_stream(response: dict) -> list[tuple[str, float, dict[str, float]]]:
+    choices = response.get("choices") or []
+    if not choices:
+        raise ParseError("the response has no choices")
+    lp = (choices[0] or {}).get("logprobs")
+    if not lp:
+        raise ParseError("the response carries no logprobs (the server must support logprobs/top_logprobs)")
+    stream = []
+    if lp.get("content") is not None:
+        for item in lp["content"]:
+            tops: dict[str, float] = {}
+            for t in item.get("top_logprobs") or []:
+                tops.setdefault(str(t.get("token")), float(t.get("logprob")))
+            stream.append((str(item.get("token")), float(item.get("logprob")), tops))
+        return stream
+    tokens = lp.get("tokens")
+    if tokens is None:
+        raise ParseError("logprobs has neither 'content' (chat) nor 'tokens' (completions)")
+    tlps = lp.get("token_logprobs") or [None] * len(tokens)
+    tops_l = lp.get("top_logprobs") or [None] * len(tokens)
+    for tok, tlp, tops in zip(tokens, tlps, tops_l):
+        stream.append((str(tok), float(tlp) if tlp is not None else -math.inf,
+                       {str(k): float(v) for k, v in (tops or {}).items()}))
+    return stream
+
+
+def verdict_distribution(response: dict) -> dict[Verdict, float]:
+    """P(verdict) for the four verdicts, from the first generated token that is a letter A-D.
+
+    The letter's ``top_logprobs`` alternatives that are also letters (after stripping spaces and
+    ``.):*(``) are pooled per letter and softmax-normalised over the four; a letter absent from
+    the top list gets 0 (below the server's cut-off).
+
+    Raises:
+        ParseError: no logprobs, or no generated token is a letter A-D.
+    """
+    stream = _token_stream(response)
+    for tok, tok_lp, tops in stream:
+        letter = _letter(tok)
+        if letter is None:
+            continue
+        pooled: dict[str, list[float]] = {}
+        for t, lp in tops.items():
+            k = _letter(t)
+            if k is not None and math.isfinite(lp):
+                pooled.setdefault(k, []).append(lp)
+        if tok not in tops and math.isfinite(tok_lp):
+            pooled.setdefault(letter, []).append(tok_lp)
+        logits = {}
+        for k, lps in pooled.items():
+            m = max(lps)
+            logits[k] = m + math.log(sum(math.exp(x - m) for x in lps))
+        top = max(logits.values())
+        z = sum(math.exp(v - top) for v in logits.values())
+        return {v: (math.exp(logits[k] - top) / z if k in logits else 0.0) for k, v in VERDICT_LETTERS.items()}
+    text = "".join(t for t, _, _ in stream)
+    raise ParseError(f"no generated token is a verdict letter A-D (generated {text[:80]!r})")

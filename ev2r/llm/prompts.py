@@ -1,0 +1,76 @@
+"""Prompt templates shipped as package data (``ev2r/prompts/*.txt``) and their hashes.
+
+A prompt is a :class:`string.Template` (``$claim``, ``$predicted_evidence``, ...), so the JSON
+example inside it needs no brace escaping. Its identity in a score signature is
+``<name>@<first 12 hex of sha256(file bytes)>``: editing a prompt changes the signature, and the
+full prompt text also enters every cache key (:mod:`ev2r.llm.cache`).
+
+Shipped prompts:
+
+* ``reference_prf`` -- one call per item: atomic facts of both sides, a check of each fact
+  against the other side, counts, precision and recall, answered as the JSON object whose keys
+  are those of the authors' recorded answers (``shared/data/ev2r_replay``; Akhtar et al. 2024,
+  sec. 3.1). Our own wording, written in the spirit of the paper's reference-based prompt.
+  Fields: ``$claim``, ``$predicted_evidence``, ``$reference_evidence``.
+* ``proxy_verdict`` -- the verdict as one letter (A supported, B refuted, C not enough
+  evidence, D conflicting); P(verdict) is read from that letter token's log-probabilities
+  (proxy-reference score, sec. 3.2). Fields: ``$claim``, ``$evidence``.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import string
+from dataclasses import dataclass
+from importlib import resources
+
+PROMPT_NAMES = ("reference_prf", "proxy_verdict")
+
+
+@dataclass(frozen=True)
+class Prompt:
+    """A loaded prompt template.
+
+    Attributes:
+        name: file stem (``reference_prf``) or ``"custom"`` for a template given as text.
+        text: the template text.
+        sha256: hex digest of the UTF-8 text.
+    """
+
+    name: str
+    text: str
+    sha256: str
+
+    @property
+    def id(self) -> str:
+        """``name@hash12``, the prompt's identity in signatures."""
+        return f"{self.name}@{self.sha256[:12]}"
+
+    def render(self, **fields: str) -> str:
+        """Fill the template.
+
+        Raises:
+            KeyError: a ``$field`` of the template was not given.
+        """
+        return string.Template(self.text).substitute(**fields)
+
+
+def prompt_from_text(text: str, name: str = "custom") -> Prompt:
+    """A :class:`Prompt` from template text (for users who bring their own wording)."""
+    if not isinstance(text, str) or not text.strip():
+        raise ValueError("prompt: expected a non-empty template string")
+    return Prompt(name, text, hashlib.sha256(text.encode("utf-8")).hexdigest())
+
+
+@functools.lru_cache(maxsize=None)
+def load_prompt(name: str) -> Prompt:
+    """Load a shipped prompt by name (one of :data:`PROMPT_NAMES`).
+
+    Raises:
+        ValueError: unknown name (the message lists the shipped ones).
+    """
+    if name not in PROMPT_NAMES:
+        raise ValueError(f"prompt: {name!r} is not one of the shipped prompts {PROMPT_NAMES}")
+    text = (resources.files("ev2r") / "prompts" / f"{name}.txt").read_text(encoding="utf-8")
+    return Prompt(name, text, hashlib.sha256(text.encode("utf-8")).hexdigest())

@@ -1,0 +1,467 @@
+"""Rank systems from per-item scores: pairwise battles -> Bradley-Terry (MLE) + online Elo.
+
+Input: rows ``{id, <system field>, <score field>}`` -- one score per (item, system), e.g. the
+per-item Ev2R scores ``ev2r score -o`` writes, one file per system. Each item on which two
+systems both have a score is one *battle* between them (FactArena-style arena ranking of
+fact-checking systems, arXiv 2601.02669; Chatbot Arena, Chiang et al. 2024, arXiv 2403.04132):
+
+* system a **wins** when ``score_a - score_b > margin``; ``|score_a - score_b| <= margin`` is a
+  **tie** (``margin`` >= 0, default 0: equal scores tie).
+
+Bradley-Terry: ``P(a beats b) = 1 / (1 + exp(theta_b - theta_a))``. The strengths maximise the
+likelihood with ties counted as half a win for each side (Rao & Kupper's simple convention):
+
+    NLL(theta) = - sum_{a != b} W[a, b] * log sigmoid(theta_a - theta_b) + l2/2 * ||theta||^2
+    W[a, b] = wins of a over b + 0.5 * ties between a and b
+
+minimised with ``scipy.optimize.minimize`` (trust-region Newton, analytic gradient and Hessian). theta is only defined up
+to a constant: ratings are reported centred on a mean of 1000 within each connected component
+(a choice that does not depend on names or order) on the Elo scale ``rating = 1000 + 400 *
+log10(e) * theta``: a 400-point gap means 10:1 odds. The fit depends on the battles only through
+``W``, so it is invariant to the order of battles and of input rows, and renaming systems renames
+the ratings.
+
+A finite MLE exists only when, in every split of a component into two groups, each group beats
+or ties the other at least once (Zermelo 1929; Ford 1957): the "beats or ties" graph must be
+strongly connected. When it is not (a system wins or loses every battle), a warning is emitted
+and a weak L2 penalty ``l2_fallback`` keeps the ratings finite. When the comparison graph itself
+is disconnected (some systems never meet on a common item), ratings of different components are
+not comparable: a warning names the components and each is centred on 1000 separately.
+
+Confidence intervals: percentile bootstrap over **items** (items resampled with replacement,
+battles rebuilt from the resampled items), seeded, ``n_bootstrap`` replicates (default 1000).
+
+Elo (for comparison): online updates ``R_a += K (S_a - E_a)`` with ``E_a = 1 / (1 + 10^((R_b -
+R_a)/400))``, start 1000, K = 4 by default (Chatbot Arena), over the battle list in
+``elo_orders`` random orders (default 20, seed ``seed``) and averaged, which reduces, but does not
+remove, its dependence on battle order.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import warnings
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Optional, Sequence
+
+import numpy as np
+
+ELO_SCALE = 400.0 / math.log(10.0)  # theta (natural log odds) -> Elo points
+BASE_RATING = 1000.0
+
+
+class RankingWarning(UserWarning):
+    """Disconnected comparisons or a non-existent MLE (see module docstring)."""
+
+
+@dataclass
+class Battles:
+    """Pairwise outcomes of ``systems`` (sorted names) on ``items`` (sorted ids).
+
+    ``per_item[i]`` is a (k, k) array: ``per_item[i][a, b]`` = 1 when a beat b on item i, 0.5
+    for a tie (both ``[a, b]`` and ``[b, a]``), else 0. ``played[i][a, b]`` = 1 when a and b met.
+    ``wins``/``ties`` are totals (ties symmetric). ``sequence`` lists battles ``(item, a, b,
+    outcome)`` with outcome 1 (a wins), 0.5 (tie), in canonical order (items, then system pairs).
+    """
+
+    systems: list[str]
+    items: list[str]
+    per_item: np.ndarray
+    played: np.ndarray
+    sequence: list[tuple[str, int, int, float]] = field(default_factory=list)
+
+    @property
+    def wins(self) -> np.ndarray:
+        return (self.per_item == 1.0).sum(0).astype(float)
+
+    @property
+    def ties(self) -> np.ndarray:
+        return (self.per_item == 0.5).sum(0).astype(float)
+
+    @property
+    def counts(self) -> np.ndarray:
+        """W[a, b] = wins + ties / 2."""
+        return self.per_item.sum(0)
+
+    @property
+    def n_battles(self) -> int:
+        return int(np.triu(self.played.sum(0), 1).sum())
+
+
+def _check_number(v: Any, where: str, fld: str) -> Optional[float]:
+    if v is None:
+        return None
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        raise ValueError(f"{where}: field {fld!r} must be a number or null, got {v!r}")
+    if not math.isfinite(float(v)):
+        raise ValueError(f"{where}: field {fld!r} must be finite, got {v!r}")
+    return float(v)
+
+
+def scores_table(rows: Iterable[Any], system_field: str = "system", score_field: str = "ev2r",
+                 id_field: str = "id", source: str = "<input>") -> dict[str, dict[str, float]]:
+    """``{item id: {system: score}}`` from rows; rows whose score is null are left out (a failed
+    item does not battle).
+
+    Raises:
+        ValueError: a row that is not an object, lacks ``id_field``/``system_field``/``score_field``,
+            has a non-numeric score, or repeats an (id, system) pair -- naming the row and field.
+    """
+    table: dict[str, dict[str, float]] = {}
+    seen: set[tuple[str, str]] = set()
+    for n, r in enumerate(rows):
+        where = f"{source}: row {n}"
+        if not isinstance(r, dict):
+            raise ValueError(f"{where}: expected a JSON object, got {type(r).__name__}")
+        for f in (id_field, system_field, score_field):
+            if f not in r:
+                raise ValueError(f"{where}: field {f!r} is missing (set --id-field / --system-field / --score-field)")
+        sysname = r[system_field]
+        if not isinstance(sysname, str) or not sysname:
+            raise ValueError(f"{where}: field {system_field!r} must be a non-empty string, got {sysname!r}")
+        score = _check_number(r[score_field], where, score_field)
+        rid = str(r[id_field])
+        if (rid, sysname) in seen:
+            raise ValueError(f"{where}: item {rid!r} has a second score for system {sysname!r} "
+                             f"(field {id_field!r} must be unique per system)")
+        seen.add((rid, sysname))
+        if score is not None:
+            table.setdefault(rid, {})[sysname] = score
+    return table
+
+
+def make_battles(table: dict[str, dict[str, float]], margin: float = 0.0) -> Battles:
+    """All pairwise battles from ``{item: {system: score}}`` (module docstring for the rule).
+
+    Raises:
+        ValueError: ``margin`` < 0, fewer than two systems, or no item scored by two systems.
+    """
+    if not (margin >= 0.0 and math.isfinite(margin)):
+        raise ValueError(f"margin: must be a finite number >= 0, got {margin!r}")
+    systems = sorted({s for d in table.values() for s in d})
+    if len(systems) < 2:
+        raise ValueError(f"system: need at least two systems to rank, found {systems}")
+    index = {s: k for k, s in enumerate(systems)}
+    items = sorted(i for i, d in table.items() if len(d) >= 2)
+    if not items:
+        raise ValueError("id: no item was scored by two or more systems; battles need common item ids")
+    k = len(systems)
+    per_item = np.zeros((len(items), k, k))
+    played = np.zeros((len(items), k, k))
+    seq = []
+    for t, item in enumerate(items):
+        d = table[item]
+        names = sorted(d)
+        for x in range(len(names)):
+            for y in range(x + 1, len(names)):
+                a, b = index[names[x]], index[names[y]]
+                diff = d[names[x]] - d[names[y]]
+                played[t, a, b] = played[t, b, a] = 1
+                if diff > margin:
+                    per_item[t, a, b] = 1.0
+                    seq.append((item, a, b, 1.0))
+                elif -diff > margin:
+                    per_item[t, b, a] = 1.0
+                    seq.append((item, a, b, 0.0))
+                else:
+                    per_item[t, a, b] = per_item[t, b, a] = 0.5
+                    seq.append((item, a, b, 0.5))
+    return Battles(systems, items, per_item, played, seq)
+
+
+def _components(adj: np.ndarray, strong: bool = False) -> list[list[int]]:
+    from scipy.sparse import csr_matrix
+    from scipy.sparse.csgraph import connected_components
+
+    n, labels = connected_components(csr_matrix(adj > 0), directed=strong,
+                                     connection="strong" if strong else "weak")
+    groups: dict[int, list[int]] = {}
+    for i, c in enumerate(labels):
+        groups.setdefault(int(c), []).append(i)
+    return sorted(groups.values(), key=lambda g: g[0])
+
+
+def fit_bradley_terry(counts: np.ndarray, l2: float = 0.0, l2_fallback: float = 1e-2,
+                      warn: bool = True) -> tuple[np.ndarray, dict]:
+    """Bradley-Terry strengths (natural-log scale, centred on 0 per component) by maximum likelihood.
+
+    Args:
+        counts: (k, k) array, ``counts[a, b]`` = wins of a over b + half the ties (>= 0).
+        l2: L2 penalty on theta (0: pure MLE).
+        l2_fallback: penalty used when no finite MLE exists (module docstring), > 0.
+        warn: emit :class:`RankingWarning` for disconnected comparisons / a missing MLE.
+
+    Returns:
+        ``(theta, info)``; ``info`` has ``components`` (lists of indices), ``mle_exists`` and the
+        ``l2`` actually used.
+
+    Raises:
+        ValueError: a non-square or negative ``counts``, or a negative penalty.
+    """
+    from scipy.optimize import minimize
+
+    W = np.asarray(counts, dtype=float)
+    if W.ndim != 2 or W.shape[0] != W.shape[1]:
+        raise ValueError(f"counts: expected a square (k, k) array, got shape {W.shape}")
+    if (W < 0).any() or not np.isfinite(W).all():
+        raise ValueError("counts: must be finite and >= 0")
+    if l2 < 0 or l2_fallback <= 0:
+        raise ValueError(f"l2: must be >= 0 (l2_fallback > 0), got {l2}, {l2_fallback}")
+    k = W.shape[0]
+    np.fill_diagonal(W, 0.0)
+    N = W + W.T
+    comps = _components(N)
+    strong = _components(W, strong=True)
+    mle_exists = len(strong) == len(comps)
+    used = l2
+    if not mle_exists and l2 == 0:
+        used = l2_fallback
+        if warn:
+            warnings.warn(f"no finite Bradley-Terry MLE: some systems win (or lose) every battle against the rest "
+                          f"of their component; using an L2 penalty of {used:g}", RankingWarning, stacklevel=2)
+
+    # NLL is invariant to shifting all strengths of a component; the term 1/2 (sum_c theta)^2 per
+    # component pins each component's mean at 0 without moving the optimum (a shift-free choice).
+    C = np.zeros((len(comps), k))
+    for c, comp in enumerate(comps):
+        C[c, comp] = 1.0
+    pin = C.T @ C
+
+    def nll(theta):
+        d = theta[:, None] - theta[None, :]
+        # -W * log sigmoid(d) = W * softplus(-d)
+        val = float((W * np.logaddexp(0.0, -d)).sum()) + 0.5 * used * float(theta @ theta) \
+            + 0.5 * float(theta @ pin @ theta)
+        p = 1.0 / (1.0 + np.exp(-d))
+        g = W * (1.0 - p)  # d/d theta_a of W[a,b] log sig(theta_a - theta_b)
+        grad = -(g.sum(1) - g.sum(0)) + used * theta + pin @ theta
+        return val, grad
+
+    def hess(theta):
+        d = theta[:, None] - theta[None, :]
+        p = 1.0 / (1.0 + np.exp(-d))
+        v = N * p * (1.0 - p)  # symmetric
+        H = -v
+        np.fill_diagonal(H, v.sum(1))
+        return H + used * np.eye(k) + pin
+
+    theta = np.zeros(k)
+    if k > 1 and W.sum() > 0:
+        res = minimize(nll, np.zeros(k), jac=True, hess=hess, method="trust-exact", options={"gtol": 1e-9})
+        theta = res.x
+    for comp in comps:
+        theta[comp] -= theta[comp].mean()
+    return theta, {"components": comps, "mle_exists": mle_exists, "l2": used}
+
+
+def to_rating(theta: np.ndarray) -> np.ndarray:
+    """Natural-log strengths -> Elo-scale ratings centred on 1000."""
+    return BASE_RATING + ELO_SCALE * np.asarray(theta, dtype=float)
+
+
+def elo_online(sequence: Sequence[tuple[Any, int, int, float]], k_systems: int, k_factor: float = 4.0,
+               orders: int = 20, seed: int = 0) -> np.ndarray:
+    """Online Elo over ``sequence`` (battles ``(item, a, b, outcome for a)``) averaged over
+    ``orders`` seeded random orders (module docstring). Returns ratings (start 1000).
+
+    Raises:
+        ValueError: ``k_factor`` <= 0 or ``orders`` < 1.
+    """
+    if not k_factor > 0:
+        raise ValueError(f"elo_k: must be > 0, got {k_factor}")
+    if orders < 1:
+        raise ValueError(f"elo_orders: must be >= 1, got {orders}")
+    rng = np.random.default_rng(seed)
+    arr = np.array([(a, b, s) for _, a, b, s in sequence], dtype=float).reshape(-1, 3)
+    total = np.zeros(k_systems)
+    for _ in range(orders):
+        r = np.full(k_systems, BASE_RATING)
+        for a, b, s in arr[rng.permutation(len(arr))]:
+            a, b = int(a), int(b)
+            e = 1.0 / (1.0 + 10.0 ** ((r[b] - r[a]) / 400.0))
+            r[a] += k_factor * (s - e)
+            r[b] -= k_factor * (s - e)
+        total += r
+    return total / orders
+
+
+def rank_systems(table: dict[str, dict[str, float]], margin: float = 0.0, n_bootstrap: int = 1000,
+                 seed: int = 0, elo_k: float = 4.0, elo_orders: int = 20, l2: float = 0.0) -> dict:
+    """Rank systems from ``{item: {system: score}}``: Bradley-Terry ratings with bootstrap 95%
+    intervals, online Elo, battle counts and warnings (see the module docstring).
+
+    Returns a JSON-ready dict: ``ratings`` (system -> ``rating``, ``ci95`` [lo, hi], ``elo``,
+    ``mean_score``, ``n_items``, ``wins``, ``losses``, ``ties``), ``ranking`` (systems by rating),
+    ``components``, ``warnings``, ``settings``, ``n_items``, ``n_battles``.
+
+    Raises:
+        ValueError: bad settings or unusable input (see :func:`make_battles`).
+    """
+    if n_bootstrap < 0:
+        raise ValueError(f"bootstrap: must be >= 0, got {n_bootstrap}")
+    battles = make_battles(table, margin)
+    systems = battles.systems
+    k = len(systems)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        theta, info = fit_bradley_terry(battles.counts, l2=l2)
+    notes = [str(w.message) for w in caught]
+    if len(info["components"]) > 1:
+        names = [[systems[i] for i in comp] for comp in info["components"]]
+        notes.insert(0, "the comparison graph is disconnected (systems in different components never scored the "
+                        "same item); ratings are only comparable within a component: "
+                        + "; ".join("{" + ", ".join(c) + "}" for c in names))
+    for msg in notes:
+        warnings.warn(msg, RankingWarning, stacklevel=2)
+    rating = to_rating(theta)
+    ci = np.full((k, 2), np.nan)
+    n_fallback = 0
+    if n_bootstrap > 0:
+        rng = np.random.default_rng(seed)
+        n = len(battles.items)
+        boots = np.empty((n_bootstrap, k))
+        flat = battles.per_item.reshape(n, -1)
+        for b in range(n_bootstrap):
+            w = np.bincount(rng.integers(0, n, n), minlength=n).astype(float)
+            counts = (w @ flat).reshape(k, k)
+            th, inf = fit_bradley_terry(counts, l2=l2, warn=False)
+            n_fallback += not inf["mle_exists"]
+            boots[b] = to_rating(th)
+        ci = np.percentile(boots, [2.5, 97.5], axis=0).T
+    elo = elo_online(battles.sequence, k, k_factor=elo_k, orders=elo_orders, seed=seed)
+    wins, ties = battles.wins, battles.ties
+    ratings = {}
+    for i, s in enumerate(systems):
+        vals = [d[s] for d in table.values() if s in d]
+        ratings[s] = {
+            "rating": round(float(rating[i]), 3),
+            "ci95": [round(float(ci[i, 0]), 3), round(float(ci[i, 1]), 3)] if n_bootstrap else None,
+            "elo": round(float(elo[i]), 3),
+            "mean_score": round(float(np.mean(vals)), 6),
+            "n_items": len(vals),
+            "wins": int(wins[i].sum()), "losses": int(wins[:, i].sum()), "ties": int(ties[i].sum()),
+        }
+    order = sorted(systems, key=lambda s: (-ratings[s]["rating"], s))
+    return {
+        "ratings": ratings,
+        "ranking": order,
+        "components": [[systems[i] for i in comp] for comp in info["components"]],
+        "warnings": notes,
+        "n_items": len(battles.items),
+        "n_battles": battles.n_battles,
+        "settings": {"margin": margin, "ties": "half win", "model": "bradley-terry-mle", "scale": "elo 400*log10, mean 1000",
+                     "l2": l2, "l2_used": info["l2"], "bootstrap": n_bootstrap, "bootstrap_unit": "item",
+                     "bootstrap_fallback_l2": n_fallback, "seed": seed, "elo_k": elo_k,
+                     "elo_orders": elo_orders, "elo_start": BASE_RATING},
+    }
+
+
+# -- output ---------------------------------------------------------------------------------------
+def ranking_table(result: dict, score_field: str = "score") -> str:
+    """Markdown table of a :func:`rank_systems` result, best first."""
+    lines = [f"| rank | system | BT rating | 95% CI | Elo | mean {score_field} | items | W / L / T |",
+             "|---:|---|---:|---|---:|---:|---:|---|"]
+    for n, s in enumerate(result["ranking"], 1):
+        r = result["ratings"][s]
+        ci = f"[{r['ci95'][0]:.1f}, {r['ci95'][1]:.1f}]" if r.get("ci95") else "n/a"
+        lines.append(f"| {n} | {s} | {r['rating']:.1f} | {ci} | {r['elo']:.1f} | {r['mean_score']:.4f} | "
+                     f"{r['n_items']} | {r['wins']} / {r['losses']} / {r['ties']} |")
+    return "\n".join(lines) + "\n"
+
+
+def forest_plot(result: dict, path: str, title: str = "Bradley-Terry ratings (95% bootstrap CI)") -> None:
+    """Forest plot (PNG): BT rating and CI per system, best at the top, Elo as a hollow marker."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    order = result["ranking"][::-1]
+    y = np.arange(len(order))
+    r = np.array([result["ratings"][s]["rating"] for s in order])
+    fig, ax = plt.subplots(figsize=(7, 0.5 * len(order) + 1.5))
+    if all(result["ratings"][s].get("ci95") for s in order):
+        lo = np.array([result["ratings"][s]["ci95"][0] for s in order])
+        hi = np.array([result["ratings"][s]["ci95"][1] for s in order])
+        ax.errorbar(r, y, xerr=[r - lo, hi - r], fmt="o", color="C0", capsize=3, label="Bradley-Terry (95% CI)")
+    else:
+        ax.plot(r, y, "o", color="C0", label="Bradley-Terry")
+    ax.plot([result["ratings"][s]["elo"] for s in order], y, "D", mfc="none", color="C1", label="Elo (online, averaged)")
+    ax.axvline(BASE_RATING, color="grey", lw=0.8, ls=":")
+    ax.set_yticks(y, order)
+    ax.set_xlabel("rating (Elo scale)")
+    ax.set_title(title)
+    ax.legend(loc="best", fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+# -- CLI ------------------------------------------------------------------------------------------
+def add_rank_arguments(parser) -> None:
+    """Arguments of ``ev2r rank``."""
+    parser.add_argument("inputs", nargs="+", metavar="SCORES.jsonl",
+                        help="per-item score rows (id, system, score); SYSTEM=PATH sets the system of every row "
+                             "of PATH (e.g. the -o output of `ev2r score`, which has no system field)")
+    parser.add_argument("-o", "--output", required=True, help="write the ranking as JSON")
+    parser.add_argument("--system-field", default="system", help="field naming the system (default: system)")
+    parser.add_argument("--score-field", default="ev2r", help="field holding the score (default: ev2r)")
+    parser.add_argument("--id-field", default="id", help="field identifying the item (default: id)")
+    parser.add_argument("--margin", type=float, default=0.0,
+                        help="a win needs a score difference > MARGIN, else a tie (default 0)")
+    parser.add_argument("--bootstrap", type=int, default=1000, help="bootstrap replicates over items (default 1000)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the bootstrap and of the Elo orders")
+    parser.add_argument("--elo-k", type=float, default=4.0, help="Elo K factor (default 4)")
+    parser.add_argument("--elo-orders", type=int, default=20, help="random battle orders Elo is averaged over")
+    parser.add_argument("--l2", type=float, default=0.0, help="L2 penalty on BT strengths (default 0: pure MLE)")
+    parser.add_argument("--table", help="also write a Markdown ranking table")
+    parser.add_argument("--plot", help="also write a forest plot (PNG)")
+
+
+def _read_rows(spec: str, system_field: str) -> tuple[list, str]:
+    from .io import read_rows
+
+    system = None
+    path = spec
+    if "=" in spec and not __import__("os").path.exists(spec):
+        system, path = spec.split("=", 1)
+        if not system:
+            raise ValueError(f"inputs: {spec!r}: empty system name before '='")
+    rows = read_rows(path)
+    if system is not None:
+        rows = [dict(r, **{system_field: system}) if isinstance(r, dict) else r for r in rows]
+    return rows, path
+
+
+def run_rank(args) -> int:
+    """``ev2r rank``: read score rows, rank, write JSON (and table / plot). Returns 0."""
+    import sys
+
+    table: dict[str, dict[str, float]] = {}
+    for spec in args.inputs:
+        rows, path = _read_rows(spec, args.system_field)
+        part = scores_table(rows, args.system_field, args.score_field, args.id_field, source=path)
+        for item, d in part.items():
+            for s, v in d.items():
+                if s in table.get(item, {}):
+                    raise ValueError(f"{path}: item {item!r} has a second score for system {s!r}")
+                table.setdefault(item, {})[s] = v
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RankingWarning)
+        result = rank_systems(table, margin=args.margin, n_bootstrap=args.bootstrap, seed=args.seed,
+                              elo_k=args.elo_k, elo_orders=args.elo_orders, l2=args.l2)
+    for w in result["warnings"]:
+        print(f"ev2r rank: warning: {w}", file=sys.stderr)
+    result["settings"].update({"score_field": args.score_field, "system_field": args.system_field,
+                               "inputs": list(args.inputs)})
+    with open(args.output, "w", encoding="utf-8") as fh:
+        json.dump(result, fh, indent=2, ensure_ascii=False)
+    text = ranking_table(result, args.score_field)
+    if args.table:
+        with open(args.table, "w", encoding="utf-8") as fh:
+            fh.write(text)
+    if args.plot:
+        forest_plot(result, args.plot)
+    print(text, end="")
+    return 0

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Create ./.venv (if missing) and install ev2r with every optional backend and the test tools.
+# torch is pinned to the CPU build that the project's machines carry; an unpinned torch pulls CUDA.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PY=${PYTHON:-python3}
+if [ ! -x .venv/bin/python ]; then
+  "$PY" -m venv .venv
+fi
+. .venv/bin/activate
+python -m pip install --quiet --upgrade pip
+python -m pip install --quiet "torch==2.13.0"
+python -m pip install --quiet -e ".[all]"
+# The local LLM server used by the LLM-path tests (llama.cpp, built from source: a few minutes).
+if [ "${EV2R_SKIP_LLM_SERVER:-0}" != "1" ]; then
+  python -m pip install --quiet -r requirements-llm-server.txt
+fi
+echo "ev2r installed in $(pwd)/.venv"

@@ -1,0 +1,101 @@
+"""``ev2r robustness``: files written, report.json layout, exit codes, the CI gate."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+import pytest
+
+from adversarial.cli import add_robustness_arguments, run_robustness
+from adversarial.report import render_markdown
+from adversarial.suite import run_suite
+
+from adv_helpers import constant_scorer, coverage_scorer, make_items
+
+FAST = ["reorder_pairs", "duplicate_pair", "blank_answers", "drop_half_pairs", "off_topic_pair", "negate_answers",
+        "number_change"]
+
+
+@pytest.fixture
+def input_file(tmp_path):
+    path = tmp_path / "items.jsonl"
+    with open(path, "w") as f:
+        for it in make_items(12):
+            f.write(json.dumps({"id": it.id, "claim": it.claim, "predicted_evidence": it.predicted_evidence.render(),
+                                "reference_evidence": it.reference_evidence.render(), "gold_label": "refuted"}) + "\n")
+    return path
+
+
+def parse(*argv):
+    return add_robustness_arguments(argparse.ArgumentParser()).parse_args([str(a) for a in argv])
+
+
+def test_cli_writes_report_and_passes(input_file, tmp_path, capsys):
+    out = tmp_path / "rep"
+    args = parse(input_file, "-o", out, "--perturbations", ",".join(FAST), "--n-boot", 200, "--seed", 1)
+    assert run_robustness(args, scorer=coverage_scorer) == 0
+    rep = json.loads((out / "report.json").read_text())
+    assert rep["passed"] is True and rep["n_items"] == 12 and rep["seed"] == 1
+    assert list(rep["perturbations"]) == FAST
+    cell = rep["perturbations"]["blank_answers"]["scores"]["recall"]
+    for key in ("mean_base", "mean_perturbed", "pct_change", "ci95", "expected", "pass_rate", "n", "n_skipped"):
+        assert key in cell
+    assert cell["expected"] == "decrease" and cell["mean_perturbed"] == 0.0 and cell["pass_rate"] == 1.0
+    assert rep["perturbations"]["off_topic_pair"]["scores"]["recall"]["expected"] == "invariant"
+    md = (out / "report.md").read_text()
+    assert "| blank_answers | damaging | 12/12 |" in md and "## All checks" in md
+    assert (out / "report.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert len((out / "per_item.jsonl").read_text().splitlines()) == 12 * len(FAST)
+    log = capsys.readouterr().out
+    assert "**PASSED**" in log and "| perturbation | kind | coverage |" in log
+
+
+def test_cli_gate_fails_on_broken_scorer(input_file, tmp_path, capsys):
+    args = parse(input_file, "-o", tmp_path / "r", "--perturbations", "blank_answers,duplicate_pair", "--n-boot", 200,
+                 "--no-png")
+    assert run_robustness(args, scorer=constant_scorer) == 1
+    captured = capsys.readouterr()
+    assert "FAILED" in captured.out and "blank_answers / precision" in captured.out
+    assert "blank_answers/precision" in captured.err
+    rep = json.loads((tmp_path / "r" / "report.json").read_text())
+    assert rep["passed"] is False and {v["perturbation"] for v in rep["violations"]} == {"blank_answers"}
+    args.fail_on_violation = "none"
+    assert run_robustness(args, scorer=constant_scorer) == 0
+
+
+def test_cli_sample_is_seeded(input_file, tmp_path):
+    a = parse(input_file, "-o", tmp_path / "a", "--sample", 5, "--seed", 3, "--perturbations", "duplicate_pair",
+              "--n-boot", 200, "--no-png")
+    b = parse(input_file, "-o", tmp_path / "b", "--sample", 5, "--seed", 3, "--perturbations", "duplicate_pair",
+              "--n-boot", 200, "--no-png")
+    assert run_robustness(a, scorer=coverage_scorer) == run_robustness(b, scorer=coverage_scorer) == 0
+    ra, rb = (json.loads((tmp_path / d / "report.json").read_text()) for d in "ab")
+    assert ra["n_items"] == 5 and ra == rb
+
+
+@pytest.mark.parametrize("extra,msg", [
+    (["--sample", "0"], "--sample"),
+    (["--perturbations", "nope"], "unknown perturbation 'nope'"),
+    (["--scorer", "nope"], "unknown scorer 'nope'"),
+])
+def test_cli_unusable_options_exit_2(input_file, tmp_path, capsys, extra, msg):
+    args = parse(input_file, "-o", tmp_path / "r", *extra)
+    assert run_robustness(args, scorer=None if "--scorer" in extra else coverage_scorer) == 2
+    assert msg in capsys.readouterr().err
+
+
+def test_cli_unreadable_input_exit_2(tmp_path, capsys):
+    assert run_robustness(parse(tmp_path / "missing.jsonl", "-o", tmp_path / "r"), scorer=coverage_scorer) == 2
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"id": 1, "claim": ""}\n')
+    assert run_robustness(parse(bad, "-o", tmp_path / "r"), scorer=coverage_scorer) == 2
+    assert "cannot read" in capsys.readouterr().err
+
+
+def test_markdown_marks_gated_and_reported_violations():
+    rep = run_suite(make_items(8), constant_scorer, ["blank_answers", "negate_answers"], n_boot=200)
+    md = render_markdown(rep)
+    assert "↓ +0.0% ✗" in md  # gated: blank_answers on precision
+    assert "↓ +0.0% (✗)" in md  # reported: negate_answers
+    assert "## Other violated checks (reported, not gating)" in md

@@ -1,0 +1,130 @@
+"""The suite runner: statistics on hand-made scorers, the gate, protocol errors."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+
+import pytest
+
+from adversarial import perturbations as P
+from adversarial.resources import ResourceMissingError
+from adversarial.suite import run_suite
+from ev2r.labels import normalize_verdict
+from ev2r.types import Evidence
+
+from adv_helpers import constant_scorer, coverage_scorer, first_pair_scorer, make_items
+
+STRUCTURAL = ["reorder_pairs", "duplicate_pair", "blank_answers", "drop_half_pairs", "off_topic_pair"]
+
+
+def n_pairs_scorer(items):
+    return [{"s": len(it.predicted_evidence.pairs) / 10} for it in items]
+
+
+def test_statistics_hand_checked():
+    items = make_items(12)  # 3, 4, 3, 4, ... pairs
+    rep = run_suite(items, n_pairs_scorer, ["duplicate_pair", "drop_half_pairs"], n_boot=200)
+    dup = rep.perturbations[0].checks["s"]
+    assert dup.n == 12 and dup.n_skipped == 0 and dup.n_failed == 0
+    assert dup.mean_base == pytest.approx(0.35) and dup.mean_perturbed == pytest.approx(0.45)
+    assert dup.mean_change == pytest.approx(0.1) and dup.pct_change == pytest.approx(100 * 0.1 / 0.35)
+    assert dup.ci95 == pytest.approx((0.1, 0.1))
+    assert dup.expected == "invariant" and dup.pass_rate == 0.0 and dup.verdict == "fail" and dup.gated
+    half = rep.perturbations[1].checks["s"]
+    assert half.mean_change == pytest.approx(-0.15) and half.pct_change == pytest.approx(-100 * 0.15 / 0.35)
+    assert -0.2 <= half.ci95[0] <= half.ci95[1] <= -0.1
+    assert half.expected == "decrease" and half.pass_rate == 1.0 and half.verdict == "pass" and not half.gated
+    assert [c.perturbation for c in rep.violations("gated")] == ["duplicate_pair"]
+    assert rep.violations("none") == [] and not rep.passed("all")
+
+
+def test_none_scores_are_excluded_and_counted():
+    def scorer(items):
+        return [{"s": None if it.id == "c0" and len(it.predicted_evidence.pairs) != 3 else 0.5} for it in items]
+
+    rep = run_suite(make_items(6), scorer, ["duplicate_pair"], n_boot=200)
+    c = rep.perturbations[0].checks["s"]
+    assert c.n == 5 and c.n_failed == 1 and c.mean_base == 0.5 and c.verdict == "pass"
+
+
+def test_skips_counted_and_min_n():
+    items = make_items(4)
+    items[0] = items[0].with_predicted(type(items[0].predicted_evidence)(items[0].predicted_evidence.pairs[:1]))
+    rep = run_suite(items, n_pairs_scorer, ["reorder_pairs"], n_boot=200, min_n=4)
+    s = rep.perturbations[0]
+    assert s.n_applied == 3 and s.n_skipped == 1 and s.skip_reasons == {"fewer than 2 pairs": 1}
+    assert s.coverage == 0.75 and s.checks["s"].n_skipped == 1
+    assert s.checks["s"].verdict == "n/a" and "only 3" in s.checks["s"].reason
+
+
+def test_sound_scorer_passes_the_gate():
+    rep = run_suite(make_items(12), coverage_scorer, STRUCTURAL, n_boot=200)
+    assert rep.passed("gated"), [(c.perturbation, c.score, c.reason) for c in rep.violations()]
+    blank = {s: c for s, c in rep.perturbations[2].checks.items()}
+    assert blank["recall"].mean_perturbed == 0.0 and blank["recall"].pct_change == -100.0
+
+
+def test_broken_scorers_fail_the_gate():
+    const = run_suite(make_items(12), constant_scorer, STRUCTURAL, n_boot=200)
+    failed = {(c.perturbation, c.score) for c in const.violations("gated")}
+    assert {("blank_answers", "precision"), ("blank_answers", "recall"), ("drop_half_pairs", "recall"),
+            ("off_topic_pair", "precision")} <= failed
+    # the relevant pair first, then two pairs the reference does not hold: order matters to this scorer
+    items = [it.with_predicted(Evidence(it.reference_evidence.pairs[:1] + make_items(12)[(k + 6) % 12].reference_evidence.pairs[:2]))
+             for k, it in enumerate(make_items(12))]
+    items = [replace(it, reference_evidence=Evidence(it.reference_evidence.pairs[:1])) for it in items]
+    assert coverage_scorer(items)[0]["recall"] == 1.0
+    order = run_suite(items, first_pair_scorer, ["reorder_pairs"], n_boot=200)
+    assert {c.score for c in order.violations("gated")} == {"precision", "recall", "f1"}
+
+
+def test_deterministic_report():
+    a = run_suite(make_items(8), coverage_scorer, seed=7, n_boot=200).to_dict()
+    b = run_suite(make_items(8), coverage_scorer, seed=7, n_boot=200).to_dict()
+    assert a == b
+    assert not math.isnan(a["base_means"]["f1"])
+
+
+def test_unavailable_perturbation_is_reported():
+    def needs_data(item, rng):
+        raise ResourceMissingError("WordNet data not found: set NLTK_DATA")
+
+    p = P.Perturbation("needs_data", needs_data, P.MEANING_PRESERVING, "test", P.Expectation("invariant", 5, True))
+    rep = run_suite(make_items(4), coverage_scorer, [p], n_boot=200)
+    s = rep.perturbations[0]
+    assert s.unavailable.startswith("WordNet data not found") and s.n_applied == 0
+    assert all(c.verdict == "n/a" for c in s.checks.values()) and rep.passed("all")
+
+
+@pytest.mark.parametrize("bad,match", [
+    (lambda items: [{"s": 1.0}], "expected a list of 4 dicts"),
+    (lambda items: [{"s": float("nan")} for _ in items], "NaN; a failed score must be None"),
+    (lambda items: [{"s": "high"} for _ in items], "expected a float or None"),
+    (lambda items: [{} for _ in items], "no score names"),
+])
+def test_scorer_protocol_errors(bad, match):
+    with pytest.raises(ValueError, match=match):
+        run_suite(make_items(4), bad, ["duplicate_pair"], n_boot=200)
+
+
+def test_argument_errors():
+    with pytest.raises(ValueError, match="items"):
+        run_suite([], coverage_scorer)
+    with pytest.raises(ValueError, match="seed"):
+        run_suite(make_items(2), coverage_scorer, seed=-1)
+    with pytest.raises(ValueError, match="scores: 'bleu' is not returned"):
+        run_suite(make_items(2), coverage_scorer, scores=["bleu"])
+    with pytest.raises(ValueError, match="unknown perturbation"):
+        run_suite(make_items(2), coverage_scorer, ["nope"])
+
+
+def test_runs_with_the_ev2r_item_scorer_and_a_fake_verifier(keyword_verifier):
+    api = pytest.importorskip("ev2r.api")
+    scorer = api.make_item_scorer(verifier=keyword_verifier, decomposer="rules", alpha=0.5)
+    items = [replace(it, gold_label=normalize_verdict("refuted")) for it in make_items(6)]
+    rep = run_suite(items, scorer, ["duplicate_pair", "blank_answers"], n_boot=200)
+    assert rep.scores[:5] == ["precision", "recall", "f1", "proxy", "ev2r"]
+    assert rep.base_means["precision"] == pytest.approx(1.0) and rep.base_means["recall"] == pytest.approx(1.0)
+    blank = rep.perturbations[1].checks
+    assert blank["recall"].verdict == "pass" and blank["recall"].pct_change < -50

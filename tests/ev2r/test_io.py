@@ -1,0 +1,89 @@
+import json
+
+import pytest
+
+from ev2r.io import InputError, read_items
+from ev2r.labels import Verdict
+from ev2r.types import Evidence, QAPair
+
+
+def write(tmp_path, rows, name="in.jsonl"):
+    p = tmp_path / name
+    p.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    return p
+
+
+def test_evidence_text_round_trip():
+    text = "Question: Who won?\nAnswer: Smith won.\n\nQuestion: When?\nAnswer: In 2010."
+    ev = Evidence.from_text(text)
+    assert ev.pairs == (QAPair("Who won?", "Smith won."), QAPair("When?", "In 2010."))
+    assert Evidence.from_text(ev.render()) == ev
+    assert Evidence.from_text("Plain sentence.").pairs == (QAPair("", "Plain sentence."),)
+    assert Evidence.from_text("  ").pairs == ()
+
+
+def test_ev2r_jsonl_text_and_list_evidence(tmp_path):
+    p = write(tmp_path, [
+        {"id": "a", "claim": "C1", "predicted_evidence": "Question: Q\nAnswer: A", "reference_evidence": "Question: Q\nAnswer: B",
+         "gold_label": "Refuted", "human_label": "supported"},
+        {"id": "b", "claim": "C2", "predicted_evidence": [{"question": "Q", "answer": "A"}],
+         "reference_evidence": [{"question": "Q2", "answer": "B2"}], "gold_label": "NOT ENOUGH INFO", "predicted_label": "supported"},
+    ])
+    items = read_items(p)
+    assert [i.id for i in items] == ["a", "b"] and [i.row for i in items] == [0, 1]
+    assert items[0].gold_label is Verdict.REFUTED and items[0].extra["human_label"] == "supported"
+    assert items[1].predicted_evidence.pairs == (QAPair("Q", "A"),)
+    assert items[1].gold_label is Verdict.NOT_ENOUGH_EVIDENCE and items[1].predicted_label is Verdict.SUPPORTED
+
+
+def test_fever_and_vitaminc_rows(tmp_path):
+    p = write(tmp_path, [{"unique_id": "u1", "claim": "X is Y.", "evidence": "X is Y indeed.", "label": "SUPPORTS"},
+                         {"claim": "Z.", "reference_evidence": "R.", "candidate_evidence": "C.", "reference_label": "REFUTES",
+                          "candidate_label": "SUPPORTS", "equivalent": 0}])
+    a, b = read_items(p)
+    assert a.id == "u1" and a.reference_evidence.pairs == () and a.gold_label is Verdict.SUPPORTED
+    assert b.id == "1" and b.predicted_evidence.render() == "C." and b.reference_evidence.render() == "R."
+    assert b.gold_label is Verdict.REFUTED and b.extra == {"equivalent": 0}
+
+
+def test_averitec_predictions_joined_with_gold(tmp_path):
+    gold = [{"claim": "G0", "label": "Supported", "questions": [{"question": "Q0", "answers": [
+        {"answer": "No", "answer_type": "Boolean", "boolean_explanation": "It never happened."}]}]},
+            {"claim": "G1", "label": "Refuted", "questions": [{"question": "Q1", "answers": [{"answer": "A1"}]},
+                                                               {"question": "Q1", "answers": [{"answer": "dup"}]}]}]
+    preds = [{"claim_id": 1, "claim": "G1", "evidence": [{"question": "P", "answer": "PA"}], "pred_label": "Refuted"}]
+    gp = tmp_path / "gold.json"; gp.write_text(json.dumps(gold))
+    pp = tmp_path / "pred.json"; pp.write_text(json.dumps(preds))
+    (item,) = read_items(pp, references=gp)
+    assert item.id == "1" and item.gold_label is Verdict.REFUTED
+    assert item.reference_evidence.pairs == (QAPair("Q1", "A1"),)  # duplicate question dropped
+    with pytest.raises(InputError, match="no predicted evidence"):
+        read_items(gp)
+    gold_only = [dict(gold[0], evidence=[{"question": "P", "answer": "x"}])]
+    gp2 = tmp_path / "g2.json"; gp2.write_text(json.dumps(gold_only))
+    assert read_items(gp2)[0].reference_evidence.pairs == (QAPair("Q0", "No. It never happened."),)
+
+
+@pytest.mark.parametrize("row, match", [
+    ({"id": 7, "predicted_evidence": "x", "reference_evidence": "y"}, r"row 0 \(id '7'\): field 'claim'"),
+    ({"id": 7, "claim": "c", "predicted_evidence": "x", "reference_evidence": "y", "gold_label": "maybe"}, r"gold_label.*allowed"),
+    ({"id": 7, "claim": "c", "predicted_evidence": 5, "reference_evidence": "y"}, r"predicted_evidence"),
+    ({"id": 7, "claim": "c", "predicted_evidence": [{"question": "q"}], "reference_evidence": "y"}, r"predicted_evidence\[0\]"),
+    ({"id": 7, "claim": "c"}, r"no evidence field"),
+])
+def test_bad_rows_name_row_and_field(tmp_path, row, match):
+    with pytest.raises(InputError, match=match):
+        read_items(write(tmp_path, [row]))
+
+
+def test_bad_json_names_line(tmp_path):
+    p = tmp_path / "x.jsonl"
+    p.write_text('{"claim": "a", "evidence": "b"}\n{oops\n')
+    with pytest.raises(InputError, match="line 2"):
+        read_items(p)
+
+
+def test_real_human_eval_subset_reads_all_rows(shared_data):
+    items = read_items(shared_data / "ev2r_human_eval/averitec_manual_eval_subset.jsonl")
+    assert len(items) == 86 and all(i.gold_label is not None for i in items)
+    assert all(i.predicted_evidence.pairs and i.reference_evidence.pairs for i in items)

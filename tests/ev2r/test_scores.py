@@ -1,0 +1,166 @@
+"""Hand-computed precision / recall / F1 / proxy / Ev2R values with a deterministic fake verifier."""
+
+import math
+
+import numpy as np
+import pytest
+
+from ev2r.decompose import RuleBasedDecomposer, split_sentences
+from ev2r.labels import Verdict
+from ev2r.metric import Ev2RScorer, ev2r_combine
+from ev2r.proxy import NLIProxyScorer
+from ev2r.reference import NLIReferenceScorer, f1_score, prf_from_support
+from ev2r.types import Evidence, Item, QAPair
+
+
+class TableVerifier:
+    """Returns a fixed distribution per (premise, hypothesis); neutral for unknown pairs."""
+
+    name = "table"
+
+    def __init__(self, table):
+        self.table = table
+
+    def predict(self, premises, hypotheses):
+        return np.array([self.table.get((p, h), [0.0, 1.0, 0.0]) for p, h in zip(premises, hypotheses)],
+                        dtype=float).reshape(-1, 3)
+
+
+def ev(*pairs):
+    return Evidence(tuple(QAPair(q, a) for q, a in pairs))
+
+
+def test_f1_and_combine_hand_values():
+    assert f1_score(0.5, 1.0) == pytest.approx(2 / 3)
+    assert f1_score(0.0, 0.0) == 0.0
+    assert ev2r_combine(0.5, 1.0) == 0.75
+    assert ev2r_combine(0.5, 1.0, alpha=1.0) == 0.5
+    assert ev2r_combine(0.6, 0.2, alpha=0.25) == pytest.approx(0.25 * 0.6 + 0.75 * 0.2)
+    with pytest.raises(ValueError, match="alpha"):
+        ev2r_combine(0.5, 0.5, alpha=1.5)
+    with pytest.raises(ValueError, match="precision"):
+        f1_score(float("nan"), 0.5)
+
+
+def test_prf_edge_cases_never_nan():
+    assert prf_from_support([], [1, 0]) == (0.0, 0.5, 0.0)
+    assert prf_from_support([1, 1], []) == (1.0, None, None)
+
+
+def test_rule_based_decomposer_keeps_question_and_splits_sentences():
+    facts = RuleBasedDecomposer().decompose(ev(("Who won?", "Smith won the race. He was 30 years old."), ("Empty?", "")))
+    assert [f.text for f in facts] == ["Who won? Smith won the race.", "Who won? He was 30 years old."]
+    assert [f.pair_index for f in facts] == [0, 0]
+    assert split_sentences("Dr. Smith said 5.18 beds. In the U.S. it was fine.") == [
+        "Dr. Smith said 5.18 beds.", "In the U.S. it was fine."]
+
+
+def test_reference_scores_hand_computed():
+    # predicted: 2 pairs -> 3 facts; reference: 2 pairs -> 2 facts
+    pred = ev(("Q1", "A is big. B is small."), ("Q2", "C is red."))
+    ref = ev(("R1", "A is big."), ("R2", "D is blue."))
+    P = [p.render() for p in ref.pairs]
+    Rp = [p.render() for p in pred.pairs]
+    table = {
+        (P[0], "Q1 A is big."): [0.9, 0.05, 0.05],   # supported by R1
+        (P[1], "Q1 A is big."): [0.2, 0.7, 0.1],
+        (P[1], "Q1 B is small."): [0.49, 0.5, 0.01],  # just under the threshold
+        (P[0], "Q2 C is red."): [0.0, 0.0, 1.0],
+        (Rp[0], "R1 A is big."): [0.8, 0.1, 0.1],     # reference fact 1 supported
+        (Rp[1], "R2 D is blue."): [0.3, 0.6, 0.1],
+    }
+    item = Item(id="x", claim="A is big.", predicted_evidence=pred, reference_evidence=ref, gold_label=Verdict.SUPPORTED)
+    (res,) = NLIReferenceScorer(TableVerifier(table), RuleBasedDecomposer()).score_reference([item])
+    assert res.status == "ok"
+    assert [f.supported for f in res.predicted_facts] == [True, False, False]
+    assert res.precision == pytest.approx(1 / 3) and res.recall == pytest.approx(1 / 2)
+    assert res.f1 == pytest.approx(2 * (1 / 3) * (1 / 2) / (1 / 3 + 1 / 2))
+    (soft,) = NLIReferenceScorer(TableVerifier(table), RuleBasedDecomposer(), support="soft").score_reference([item])
+    assert soft.precision == pytest.approx((0.9 + 0.49 + 0.0) / 3)  # max P(e) over reference pairs
+    assert soft.recall == pytest.approx((0.8 + 0.3) / 2)
+
+
+def test_proxy_aggregates_pairs_and_maps_verdicts():
+    pred = ev(("Q1", "a"), ("Q2", "b"))
+    r = [p.render() for p in pred.pairs]
+    table = {(r[0], "claim"): [0.6, 0.3, 0.1], (r[1], "claim"): [0.1, 0.2, 0.7]}
+    ver = TableVerifier(table)
+    # max e = 0.6, min n = 0.2, max c = 0.7 -> normalised by 1.5
+    items = [Item(id=str(k), claim="claim", predicted_evidence=pred, reference_evidence=ev(), gold_label=v)
+             for k, v in enumerate(Verdict)]
+    res = NLIProxyScorer(ver).score_proxy(items)
+    vals = [x.proxy for x in res]
+    assert vals[0] == pytest.approx(0.6 / 1.5)   # supported
+    assert vals[1] == pytest.approx(0.7 / 1.5)   # refuted
+    assert vals[2] == pytest.approx(0.2 / 1.5)   # not enough evidence
+    assert vals[3] == pytest.approx(2 * 0.6 / 1.5)  # conflicting: 2 * min(e, c)
+
+
+def test_proxy_empty_evidence_is_neutral_and_missing_label_is_status():
+    empty = Item(id="e", claim="c", predicted_evidence=ev(("Q", "")), reference_evidence=ev(), gold_label=Verdict.NOT_ENOUGH_EVIDENCE)
+    nolabel = Item(id="n", claim="c", predicted_evidence=ev(("Q", "x")), reference_evidence=ev())
+    a, b = NLIProxyScorer(TableVerifier({})).score_proxy([empty, nolabel])
+    assert a.proxy == 1.0 and a.status == "ok"
+    assert b.proxy is None and b.status == "no_label" and "gold_label" in b.error
+
+
+def test_human_target_variant_reads_human_label():
+    pred = ev(("Q", "x"))
+    table = {(pred.pairs[0].render(), "c"): [0.7, 0.2, 0.1]}
+    item = Item(id="h", claim="c", predicted_evidence=pred, reference_evidence=ev(), gold_label=Verdict.REFUTED,
+                extra={"human_label": "supported"})
+    gold, = NLIProxyScorer(TableVerifier(table), target="gold").score_proxy([item])
+    human, = NLIProxyScorer(TableVerifier(table), target="human").score_proxy([item])
+    assert gold.proxy == pytest.approx(0.1) and human.proxy == pytest.approx(0.7)
+
+
+def test_ev2r_item_and_corpus_with_failures(keyword_verifier):
+    good = Item(id="g", claim="Paris is the capital of France.",
+                predicted_evidence=ev(("What is the capital of France?", "Paris is the capital of France.")),
+                reference_evidence=ev(("What is the capital of France?", "Paris is the capital of France.")),
+                gold_label=Verdict.SUPPORTED)
+    noref = Item(id="n", claim="c", predicted_evidence=ev(("Q", "x")), reference_evidence=ev(), gold_label=Verdict.REFUTED)
+    scorer = Ev2RScorer(NLIReferenceScorer(keyword_verifier, RuleBasedDecomposer()), NLIProxyScorer(keyword_verifier),
+                        verifier_name=keyword_verifier.name)
+    s = scorer.score([good, noref])
+    assert (s[0].precision, s[0].recall, s[0].f1) == (1.0, 1.0, 1.0)
+    assert s[0].proxy == pytest.approx(0.9) and s[0].ev2r == pytest.approx(0.95)
+    assert s[1].status == "no_reference" and s[1].ev2r is None and s[1].precision is None and s[1].proxy is not None
+    c = scorer.corpus(s)
+    assert (c.n, c.n_failed, c.failures) == (2, 1, {"no_reference": 1})
+    assert c.ev2r == pytest.approx(0.95) and c.proxy == pytest.approx(0.9)
+    for key in ("ref:nli", "decomp:rules-v1", "support:p>=0.5", "verifier:keyword-fake", "proxy:nli-gold", "map:v1", "alpha:0.5"):
+        assert key in c.signature
+    assert not any(isinstance(v, float) and math.isnan(v) for v in c.to_dict().values())
+
+
+def test_scoring_is_deterministic_and_pure(keyword_verifier):
+    item = Item(id="g", claim="X is not here.", predicted_evidence=ev(("Q", "X is here.")),
+                reference_evidence=ev(("Q", "X is here today.")), gold_label=Verdict.REFUTED)
+    before = repr(item)
+    scorer = Ev2RScorer(NLIReferenceScorer(keyword_verifier, RuleBasedDecomposer()), NLIProxyScorer(keyword_verifier))
+    a = scorer.score([item])[0].to_dict()
+    b = scorer.score([item])[0].to_dict()
+    assert a == b and repr(item) == before
+    assert a["proxy"] == pytest.approx(0.9)  # "not" in claim -> contradiction -> P(refuted)
+
+
+def test_decomposer_failure_recorded_on_item_only(keyword_verifier):
+    class Exploding(RuleBasedDecomposer):
+        def decompose(self, evidence, claim=""):
+            if claim == "boom":
+                raise RuntimeError("bad")
+            return super().decompose(evidence, claim)
+
+    items = [Item(id="1", claim="boom", predicted_evidence=ev(("Q", "a b")), reference_evidence=ev(("Q", "a b")), gold_label=Verdict.SUPPORTED),
+             Item(id="2", claim="fine", predicted_evidence=ev(("Q", "a b")), reference_evidence=ev(("Q", "a b")), gold_label=Verdict.SUPPORTED)]
+    scorer = Ev2RScorer(NLIReferenceScorer(keyword_verifier, Exploding()), NLIProxyScorer(keyword_verifier))
+    s = scorer.score(items)
+    assert s[0].status == "error" and "RuntimeError: bad" in s[0].error and s[0].f1 is None
+    assert s[1].status == "ok" and s[1].f1 == 1.0
+
+
+@pytest.mark.parametrize("kwargs, match", [({"threshold": 1.0}, "threshold"), ({"support": "fuzzy"}, "support")])
+def test_bad_options(keyword_verifier, kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        NLIReferenceScorer(keyword_verifier, RuleBasedDecomposer(), **kwargs)

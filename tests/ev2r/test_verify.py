@@ -1,0 +1,81 @@
+"""The HF verifier on a tiny randomly initialised BERT: label order from config.id2label,
+deduplication, long-premise windows, input errors."""
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+transformers = pytest.importorskip("transformers")
+
+from ev2r.verify import HFNLIVerifier, aggregate_windows  # noqa: E402
+
+
+def make_model(tmp_path, id2label, name="tiny"):
+    from conftest import build_tiny_nli_model
+
+    return build_tiny_nli_model(tmp_path / name, id2label)
+
+
+def direct_probs(model, tok, p, h):
+    enc = tok([p], [h], return_tensors="pt", truncation=True, max_length=128)
+    with torch.no_grad():
+        return model(**enc).logits.softmax(-1)[0].numpy()
+
+
+def test_label_order_read_from_config(tmp_path):
+    path, model, tok = make_model(tmp_path, {0: "CONTRADICTION", 1: "ENTAILMENT", 2: "NEUTRAL"})
+    ver = HFNLIVerifier(str(path), batch_size=2)
+    prem = ["The cat sat on the mat.", "A man plays guitar.", "The cat sat on the mat."]
+    hyp = ["A cat is sitting.", "Nobody plays.", "A cat is sitting."]
+    out = ver.predict(prem, hyp)
+    assert out.shape == (3, 3)
+    np.testing.assert_allclose(out.sum(1), 1.0, atol=1e-6)
+    d = direct_probs(model.eval(), tok, prem[1], hyp[1])
+    np.testing.assert_allclose(out[1], [d[1], d[2], d[0]], atol=1e-5)  # (entail, neutral, contra)
+    np.testing.assert_allclose(out[0], out[2])
+    assert ver.n_model_pairs == 2  # the duplicate pair ran once
+    assert ver.name.startswith("tiny@")
+
+
+def test_two_way_and_unnamed_labels_rejected(tmp_path):
+    path, _, _ = make_model(tmp_path, {0: "entailment", 1: "not_entailment"}, "twoway")
+    with pytest.raises(ValueError, match="not_entailment"):
+        HFNLIVerifier(str(path)).predict(["a"], ["b"])
+    path, _, _ = make_model(tmp_path, {0: "LABEL_0", 1: "LABEL_1", 2: "LABEL_2"}, "unnamed")
+    with pytest.raises(ValueError, match="label_order"):
+        HFNLIVerifier(str(path)).predict(["a"], ["b"])
+    out = HFNLIVerifier(str(path), label_order=("entailment", "neutral", "contradiction")).predict(["a"], ["b"])
+    assert out.shape == (1, 3)
+
+
+def test_long_premise_windows(tmp_path):
+    path, _, _ = make_model(tmp_path, {0: "entailment", 1: "neutral", 2: "contradiction"})
+    long = " ".join(f"word{k} is here." for k in range(200))
+    for policy in ("max", "mean", "truncate"):
+        ver = HFNLIVerifier(str(path), max_length=64, long_premise=policy, stride=8)
+        out = ver.predict([long], ["word3 is here."])
+        assert out.shape == (1, 3) and abs(out.sum() - 1) < 1e-6
+        assert (ver.n_model_pairs == 1) == (policy == "truncate")
+
+
+def test_aggregate_windows_hand_values():
+    w = np.array([[0.6, 0.3, 0.1], [0.1, 0.2, 0.7]])
+    np.testing.assert_allclose(aggregate_windows(w, "max"), np.array([0.6, 0.2, 0.7]) / 1.5)
+    np.testing.assert_allclose(aggregate_windows(w, "mean"), [0.35, 0.25, 0.4])
+    np.testing.assert_allclose(aggregate_windows(w, "truncate"), w[0])
+    with pytest.raises(ValueError, match="policy"):
+        aggregate_windows(w, "median")
+
+
+@pytest.mark.parametrize("args, match", [((["a"], ["b", "c"]), "lengths differ"), (("a", ["b"]), "single string"),
+                                         (([1], ["b"]), r"premises\[0\]")])
+def test_predict_input_errors(args, match):
+    with pytest.raises(ValueError, match=match):
+        HFNLIVerifier("unused").predict(*args)
+
+
+def test_constructor_errors():
+    with pytest.raises(ValueError, match="long_premise"):
+        HFNLIVerifier("x", long_premise="median")
+    with pytest.raises(ValueError, match="batch_size"):
+        HFNLIVerifier("x", batch_size=0)

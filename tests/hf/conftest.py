@@ -1,0 +1,101 @@
+"""Test setup for the evaluate / datasets integration: offline hub settings, a network block and
+a tiny deterministic stand-in verifier (no model)."""
+
+import os
+import re
+import socket
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+# before evaluate / datasets are imported: they read these at import time
+os.environ["HF_EVALUATE_OFFLINE"] = "1"
+os.environ["HF_DATASETS_OFFLINE"] = "1"
+os.environ["HF_HUB_OFFLINE"] = "1"
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+SHARED_DATA = (REPO_ROOT / ".." / "shared" / "data").resolve()
+EXAMPLE = REPO_ROOT / "examples" / "averitec_sample.jsonl"
+
+_WORD = re.compile(r"[a-z0-9]+")
+
+
+class OverlapVerifier:
+    """Stand-in verifier: P(entailment) grows with the share of hypothesis words found in the
+    premise; a 'not' on one side only means contradiction. Rows sum to 1."""
+
+    name = "overlap-fake"
+
+    def __init__(self):
+        self.calls = 0
+
+    def predict(self, premises, hypotheses):
+        self.calls += 1
+        out = np.zeros((len(premises), 3))
+        for k, (p, h) in enumerate(zip(premises, hypotheses)):
+            pw, hw = set(_WORD.findall(p.lower())), set(_WORD.findall(h.lower()))
+            r = len(pw & hw) / max(1, len(hw))
+            if ("not" in pw) != ("not" in hw):
+                out[k] = (0.05, 0.15, 0.8)
+            else:
+                e = 0.05 + 0.9 * r
+                out[k] = (e, (1 - e) * 0.7, (1 - e) * 0.3)
+        return out
+
+
+@pytest.fixture
+def fake_verifier():
+    return OverlapVerifier()
+
+
+@pytest.fixture
+def patched_verifier(monkeypatch):
+    """``build_scorer(verifier=<any string>)`` (CLI --model, evaluate verifier=) gets the fake."""
+    import ev2r.api
+
+    fake = OverlapVerifier()
+    monkeypatch.setattr(ev2r.api, "get_verifier", lambda spec, device=None, batch_size=32: fake)
+    return fake
+
+
+@pytest.fixture
+def no_network(monkeypatch):
+    """Any socket connection to a non-loopback address raises."""
+    real_connect = socket.socket.connect
+
+    def guarded(self, address):
+        host = address[0] if isinstance(address, tuple) else address
+        if isinstance(host, str) and (host.startswith("127.") or host in ("::1", "localhost")) \
+                or self.family == getattr(socket, "AF_UNIX", None):
+            return real_connect(self, address)
+        raise OSError(f"network blocked in tests: connect to {address!r}")
+
+    monkeypatch.setattr(socket.socket, "connect", guarded)
+    yield
+
+
+def real_model_spec():
+    """The bundled verifier when its weights are in the package, else the smoke checkpoint."""
+    from ev2r.verify import BUNDLED_DIR
+
+    if (BUNDLED_DIR / "config.json").exists():
+        return "bundled"
+    if Path("/tmp/smoke/config.json").exists():
+        return "/tmp/smoke"
+    return None
+
+
+ROWS = [
+    {"id": "a", "claim": "Paris is the capital of France.", "predicted_evidence": "Question: What is the capital of France?\nAnswer: Paris is the capital of France.",
+     "reference_evidence": "Question: Which city is France's capital?\nAnswer: The capital of France is Paris.", "gold_label": "Supported"},
+    {"id": "b", "claim": "The moon is made of cheese.", "predicted_evidence": "The moon is not made of cheese. It is rock.",
+     "reference_evidence": "Question: What is the moon made of?\nAnswer: Rock and dust.\n\nQuestion: Is it cheese?\nAnswer: No, it is not cheese.",
+     "gold_label": "refuted"},
+    {"id": "c", "claim": "It rained in Leeds on Monday.", "predicted_evidence": "",
+     "reference_evidence": "Weather records show rain in Leeds on Monday.", "gold_label": "NOT ENOUGH INFO"},
+    {"id": "d", "claim": "A claim with no reference.", "predicted_evidence": "Some text about a claim.",
+     "reference_evidence": "", "gold_label": "supported"},
+    {"id": "e", "claim": "Cats sleep a lot.", "predicted_evidence": "Cats sleep up to 16 hours a day.",
+     "reference_evidence": "Cats sleep for most of the day.", "gold_label": None},
+]

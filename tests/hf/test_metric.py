@@ -1,0 +1,217 @@
+"""The evaluate module: offline load, compute / add_batch, options, same numbers as the CLI."""
+
+import json
+import math
+import os
+import subprocess
+import sys
+
+import pytest
+
+import ev2r
+from ev2r.hf_metric.core import build_items, compute_ev2r
+
+from .conftest import EXAMPLE, REPO_ROOT, ROWS, real_model_spec
+
+evaluate = pytest.importorskip("evaluate")
+
+KEYS = ("ev2r", "precision", "recall", "f1", "proxy")
+
+
+def columns(rows):
+    return dict(predictions=[r["predicted_evidence"] for r in rows], references=[r["reference_evidence"] for r in rows],
+                claims=[r["claim"] for r in rows], labels=[r["gold_label"] for r in rows])
+
+
+def cli_summary(tmp_path, rows, *extra):
+    from ev2r.cli import main
+
+    path = tmp_path / "in.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    import contextlib
+    import io
+
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        assert main(["score", str(path), "--json", "--no-progress", "--model", "fake", *extra]) == 0
+    return json.loads(buf.getvalue())
+
+
+def same(a, b):
+    return (a is None and b is None) or (a is not None and b is not None and math.isclose(a, b, abs_tol=1e-12))
+
+
+def test_module_path_exists_and_is_in_package():
+    path = ev2r.evaluate_module_path()
+    assert os.path.isfile(path) and path.endswith(os.path.join("ev2r", "hf_metric", "ev2r_metric.py"))
+
+
+def test_load_offline_with_network_blocked(no_network):
+    metric = evaluate.load(ev2r.evaluate_module_path())
+    assert metric.name == "ev2r"
+    assert set(metric.features) == {"predictions", "references", "claims", "labels"}
+    assert "2411.05375" in metric.citation and "Ev2R" in metric.description
+    assert ">>> metric.compute(" in metric.inputs_description
+
+
+@pytest.mark.slow  # a fresh interpreter imports torch/transformers: ~10-30 s on 2 busy cores
+def test_load_in_fresh_process_offline_network_blocked(tmp_path):
+    """A clean interpreter with only the offline env vars and a socket guard loads and computes."""
+    script = f"""
+import socket
+def guarded(self, address):
+    raise OSError("network blocked: " + repr(address))
+socket.socket.connect = guarded
+import evaluate, ev2r, numpy as np
+class V:
+    name = "v"
+    def predict(self, p, h):
+        return np.tile([0.9, 0.05, 0.05], (len(p), 1))
+m = evaluate.load(ev2r.evaluate_module_path(), verifier=V())
+r = m.compute(predictions=["a b"], references=["a b"], claims=["a b"], labels=["supported"])
+print(round(r["ev2r"], 6))
+"""
+    env = dict(os.environ, HF_EVALUATE_OFFLINE="1", HF_DATASETS_OFFLINE="1", HF_HUB_OFFLINE="1",
+               HF_HOME=str(tmp_path / "hf"), PYTHONPATH=str(REPO_ROOT))
+    out = subprocess.run([sys.executable, "-c", script], env=env, cwd=tmp_path, capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip().splitlines()[-1] == "0.95"
+
+
+def test_docstring_examples_run(no_network):
+    import doctest
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("ev2r_metric_doc", ev2r.evaluate_module_path())
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    test = doctest.DocTestParser().get_doctest(mod._KWARGS_DESCRIPTION, {}, "ev2r_metric", None, 0)
+    runner = doctest.DocTestRunner()
+    runner.run(test)
+    assert runner.failures == 0 and runner.tries >= 6
+
+
+def test_compute_equals_cli(tmp_path, patched_verifier, no_network):
+    cli = cli_summary(tmp_path, ROWS)
+    metric = evaluate.load(ev2r.evaluate_module_path(), verifier="fake")
+    res = metric.compute(**columns(ROWS))
+    for k in KEYS:
+        assert same(res[k], cli[k]), (k, res[k], cli[k])
+    assert res["n"] == cli["n"] == 5 and res["n_failed"] == cli["n_failed"]
+    assert res["signature"] == cli["signature"]
+    assert res["failures"] == cli["failures"]
+
+
+def test_add_batch_equals_compute(tmp_path, patched_verifier, no_network):
+    cli = cli_summary(tmp_path, ROWS)
+    metric = evaluate.load(ev2r.evaluate_module_path(), verifier="fake")
+    cols = columns(ROWS)
+    for s in (0, 2, 4):
+        metric.add_batch(**{k: v[s:s + 2] for k, v in cols.items()})
+    res = metric.compute()
+    for k in KEYS:
+        assert same(res[k], cli[k]), k
+
+
+def test_add_single_items(patched_verifier):
+    metric = evaluate.load(ev2r.evaluate_module_path(), verifier="fake")
+    cols = columns(ROWS)
+    for k in range(len(ROWS)):
+        metric.add(prediction=cols["predictions"][k], reference=cols["references"][k], claims=cols["claims"][k],
+                   labels=cols["labels"][k])
+    res = metric.compute()
+    ref = compute_ev2r(**cols, verifier="fake")
+    for k in KEYS:
+        assert same(res[k], ref[k]), k
+
+
+@pytest.mark.parametrize("where", ["load", "compute"])
+def test_options_reach_scorer(tmp_path, patched_verifier, where):
+    cli = cli_summary(tmp_path, ROWS, "--alpha", "0.2", "--threshold", "0.7")
+    opts = {"alpha": 0.2, "threshold": 0.7}
+    if where == "load":
+        metric = evaluate.load(ev2r.evaluate_module_path(), verifier="fake", **opts)
+        res = metric.compute(**columns(ROWS))
+    else:
+        metric = evaluate.load(ev2r.evaluate_module_path(), verifier="fake")
+        res = metric.compute(**columns(ROWS), **opts)
+    assert "alpha:0.2" in res["signature"] and "p>=0.7" in res["signature"]
+    for k in KEYS:
+        assert same(res[k], cli[k]), k
+
+
+def test_compute_option_overrides_load_option(patched_verifier):
+    metric = evaluate.load(ev2r.evaluate_module_path(), verifier="fake", alpha=0.2)
+    res = metric.compute(**columns(ROWS[:2]), alpha=1.0)
+    assert "alpha:1|" in res["signature"]
+    assert math.isclose(res["ev2r"], res["f1"])
+
+
+def test_verifier_object_and_model_alias(fake_verifier):
+    metric = evaluate.load(ev2r.evaluate_module_path(), model=fake_verifier)
+    res = metric.compute(**columns(ROWS[:2]), return_items=True, ids=["x", "y"])
+    assert fake_verifier.calls > 0
+    assert [r["id"] for r in res["items"]] == ["x", "y"]
+    assert "verifier:overlap-fake" in res["signature"]
+
+
+def test_hand_values(fake_verifier):
+    # P(e) = 0.05 + 0.9 * word overlap; identical texts: overlap 1 -> P(e) = 0.95, every fact supported
+    res = compute_ev2r(["the sky is blue"], ["the sky is blue"], ["the sky is blue"], ["supported"],
+                       verifier=fake_verifier)
+    assert res["f1"] == 1.0 and math.isclose(res["proxy"], 0.95) and math.isclose(res["ev2r"], 0.975)
+    # "not" on one side only: contradiction 0.8 -> refuted proxy 0.8; no fact supported -> F1 0
+    res = compute_ev2r(["the sky is not blue"], ["the sky is blue"], ["the sky is blue"], ["refuted"],
+                       verifier=fake_verifier)
+    assert res["f1"] == 0.0 and math.isclose(res["proxy"], 0.8) and math.isclose(res["ev2r"], 0.4)
+
+
+def test_bad_inputs_name_the_field(fake_verifier):
+    metric = evaluate.load(ev2r.evaluate_module_path(), verifier=fake_verifier)
+    with pytest.raises(ValueError, match="labels"):
+        compute_ev2r(["a"], ["a"], ["a"], ["a", "b"], verifier=fake_verifier)
+    with pytest.raises(ValueError, match="gold_label"):
+        metric.compute(predictions=["a"], references=["a"], claims=["a"], labels=["maybe"])
+    with pytest.raises(ValueError, match="claim"):
+        compute_ev2r(["a"], ["a"], [""], ["supported"], verifier=fake_verifier)
+    with pytest.raises(ValueError, match="alphabet: unknown ev2r option"):
+        metric.compute(predictions=["a"], references=["a"], claims=["a"], labels=["supported"], alphabet=1)
+    with pytest.raises(ValueError, match="alpha"):
+        metric.compute(predictions=["a"], references=["a"], claims=["a"], labels=["supported"], alpha=2.0)
+    with pytest.raises(ValueError, match="unknown ev2r option"):
+        evaluate.load(ev2r.evaluate_module_path(), verifier=fake_verifier, temperature=3)
+
+
+def test_build_items_matches_cli_reader():
+    from ev2r.io import item_from_row
+
+    items = build_items(**columns(ROWS), ids=[r["id"] for r in ROWS])
+    for k, (it, row) in enumerate(zip(items, ROWS)):
+        assert it == item_from_row(row, k)
+
+
+@pytest.mark.slow
+def test_real_model_compute_equals_cli(tmp_path, no_network):
+    spec = real_model_spec()
+    if spec is None or not EXAMPLE.exists():
+        pytest.skip("no bundled or smoke verifier / example file")
+    from ev2r.cli import main
+    import contextlib
+    import io
+
+    rows = [json.loads(line) for line in EXAMPLE.read_text(encoding="utf-8").splitlines()[:4]]
+    path = tmp_path / "in.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        assert main(["score", str(path), "--json", "--no-progress", "--model", spec, "--device", "cpu"]) == 0
+    cli = json.loads(buf.getvalue())
+    metric = evaluate.load(ev2r.evaluate_module_path(), verifier=spec, device="cpu")
+    res = metric.compute(predictions=[r["predicted_evidence"] for r in rows],
+                         references=[r["reference_evidence"] for r in rows],
+                         claims=[r["claim"] for r in rows], labels=[r["gold_label"] for r in rows],
+                         ids=[r["id"] for r in rows])
+    for k in KEYS:
+        assert same(res[k], cli[k]), k
+    assert res["signature"] == cli["signature"]

@@ -1,0 +1,229 @@
+"""The client and the LLM scorers against a scripted OpenAI-compatible server on loopback:
+retries, timeouts, concurrency, cache/resume, offline replay, re-asks, statuses, dry run."""
+
+import json
+import math
+
+import pytest
+
+from ev2r.labels import Verdict
+from ev2r.llm import LLMClient, LLMProxyScorer, LLMReferenceScorer, LLMRequest
+from ev2r.metric import Ev2RScorer
+from ev2r.types import Evidence, Item
+
+from llm_helpers import GOOD, chat_response
+
+
+def make_items(n):
+    return [Item(id=f"i{k}", claim=f"Claim number {k} about Kerala.",
+                 predicted_evidence=Evidence.from_text(f"Question: Q{k}?\nAnswer: Predicted answer {k}."),
+                 reference_evidence=Evidence.from_text(f"Question: R{k}?\nAnswer: Reference answer {k}."),
+                 gold_label=Verdict.REFUTED, row=k) for k in range(n)]
+
+
+def client(server, tmp_path, **kw):
+    opts = dict(model="fake-model", base_url=server.base_url, cache_dir=tmp_path / "cache", backoff=0.01,
+                timeout=5.0, max_retries=2)
+    opts.update(kw)
+    return LLMClient(**opts)
+
+
+def req(text="hi", **params):
+    return LLMRequest([{"role": "user", "content": text}], {"max_tokens": 8, **params})
+
+
+def test_retries_on_429_and_5xx_then_succeeds(fake_server, tmp_path):
+    script = iter([429, 503])
+    fake_server.responder = lambda body: ((next(script, 200)), chat_response("ok") if True else None, 0)
+    c = client(fake_server, tmp_path)
+    out = c.complete(req())
+    assert out.ok and out.attempts == 3 and c.stats["retries"] == 2
+    assert c.stats["prompt_tokens"] == 10 and c.stats["completion_tokens"] == 5
+    sent = fake_server.requests[-1]
+    assert sent["temperature"] == 0.0 and sent["seed"] == 0 and sent["model"] == "fake-model"
+
+
+def test_gives_up_after_bounded_retries_and_does_not_retry_400(fake_server, tmp_path):
+    fake_server.responder = lambda body: (500, {"error": "boom"}, 0)
+    out = client(fake_server, tmp_path).complete(req())
+    assert out.status == "api_error" and out.attempts == 3 and "after 3 attempts" in out.error
+    fake_server.requests.clear()
+    fake_server.responder = lambda body: (400, {"error": "bad request"}, 0)
+    out = client(fake_server, tmp_path).complete(req("other"))
+    assert out.status == "api_error" and out.attempts == 1 and len(fake_server.requests) == 1
+
+
+def test_slow_response_is_a_timeout(fake_server, tmp_path):
+    fake_server.responder = lambda body: (200, chat_response("late"), 1.5)
+    out = client(fake_server, tmp_path, timeout=0.3, max_retries=1).complete(req())
+    assert out.status == "timeout" and out.attempts == 2
+
+
+def test_concurrency_is_bounded(fake_server, tmp_path):
+    fake_server.responder = lambda body: (200, chat_response("ok"), 0.2)
+    c = client(fake_server, tmp_path, concurrency=2)
+    outs = c.complete_many([req(f"r{k}") for k in range(6)])
+    assert all(o.ok for o in outs)
+    assert fake_server.max_in_flight <= 2
+
+
+def test_rerun_makes_zero_calls_and_offline_refuses_network(fake_server, tmp_path):
+    fake_server.responder = lambda body: (200, chat_response("ok"), 0)
+    reqs = [req(f"r{k}") for k in range(3)]
+    c1 = client(fake_server, tmp_path)
+    assert all(o.ok for o in c1.complete_many(reqs)) and len(fake_server.requests) == 3
+    c2 = client(fake_server, tmp_path)
+    outs = c2.complete_many(reqs)
+    assert all(o.ok and o.from_cache for o in outs) and len(fake_server.requests) == 3
+    assert c2.stats["calls"] == 0 and c2.stats["cache_hits"] == 3 and c2.stats["cached_prompt_tokens"] == 30
+    off = LLMClient(model="fake-model", base_url="http://127.0.0.1:9/v1", cache_dir=tmp_path / "cache", offline=True)
+    outs = off.complete_many(reqs + [req("never asked")])
+    assert [o.status for o in outs] == ["ok", "ok", "ok", "replay_missing"]
+    assert off._client is None and off.stats["calls"] == 0  # no HTTP client was ever built
+
+
+def test_dry_run_estimates_only_what_is_not_cached(fake_server, tmp_path):
+    fake_server.responder = lambda body: (200, chat_response("ok"), 0)
+    c = client(fake_server, tmp_path)
+    c.complete(req("x" * 400))
+    est = c.estimate([req("x" * 400), req("y" * 400, max_tokens=100)], price_in_per_mtok=2.5, price_out_per_mtok=10)
+    assert (est.n_requests, est.n_cached, est.n_to_send) == (2, 1, 1)
+    assert est.prompt_tokens == 104 and est.max_completion_tokens == 100
+    assert math.isclose(est.cost, (104 * 2.5 + 100 * 10) / 1e6)
+    assert len(fake_server.requests) == 1  # the estimate sent nothing
+
+
+def _answer_for(body):
+    """A valid answer for items whose claim mentions an even number, malformed JSON for odd ones."""
+    text = body["messages"][0]["content"]
+    k = int(text.split("Claim number ")[1].split(" ")[0])
+    if len(body["messages"]) > 1:  # a re-ask: answer properly
+        return json.dumps(GOOD)
+    return json.dumps(GOOD) if k % 2 == 0 else '{"facts in predicted evidence": "1. A fact.", "precision": 0.5'
+
+
+def test_reference_scorer_statuses_reasks_and_resume(fake_server, tmp_path):
+    fake_server.responder = lambda body: (200, chat_response(_answer_for(body)), 0)
+    items = make_items(4)
+    sc = LLMReferenceScorer(base_url=fake_server.base_url, model="fake-model", cache_dir=tmp_path / "c",
+                            max_reasks=0, backoff=0.01, concurrency=2)
+    res = sc.score_reference(items)
+    assert [r.status for r in res] == ["ok", "parse_error", "ok", "parse_error"]
+    assert all(r.precision is None and r.recall is None and r.f1 is None for r in res if r.status != "ok")
+    assert "no JSON object" in res[1].error
+    assert sc.last_run["calls"] == 4
+    sig = sc.signature_fields()
+    assert sig["llm"] == "fake-model" and sig["prompt"].startswith("reference_prf@")
+
+    # with one re-ask, the malformed answers are asked again (only those) and fixed
+    sc2 = LLMReferenceScorer(base_url=fake_server.base_url, model="fake-model", cache_dir=tmp_path / "c",
+                             max_reasks=1, backoff=0.01)
+    res2 = sc2.score_reference(items)
+    assert [r.status for r in res2] == ["ok"] * 4
+    assert sc2.last_run["calls"] == 2 and sc2.last_run["cache_hits"] == 4 and sc2.last_run["reasks"] == 2
+    # a third run: zero calls
+    sc3 = LLMReferenceScorer(base_url=fake_server.base_url, model="fake-model", cache_dir=tmp_path / "c", max_reasks=1)
+    assert [r.status for r in sc3.score_reference(items)] == ["ok"] * 4 and sc3.last_run["calls"] == 0
+
+
+def test_partial_failure_keeps_other_items_and_counts_n_failed(fake_server, tmp_path):
+    def responder(body):
+        text = body["messages"][0]["content"]
+        if "Claim number 1 " in text:
+            return 500, {"error": "overloaded"}, 0
+        if "Claim number 2 " in text:
+            return 200, chat_response("not json at all"), 0
+        return 200, chat_response(json.dumps(GOOD)), 0
+
+    fake_server.responder = responder
+    items = make_items(4) + [Item(id="empty", claim="c", predicted_evidence=Evidence(()),
+                                  reference_evidence=Evidence.from_text("Question: q\nAnswer: a"), row=4),
+                             Item(id="noref", claim="c", predicted_evidence=Evidence.from_text("text"),
+                                  reference_evidence=Evidence(()), row=5)]
+    sc = LLMReferenceScorer(base_url=fake_server.base_url, model="fake-model", cache_dir=tmp_path / "c",
+                            max_reasks=0, max_retries=1, backoff=0.01)
+    scorer = Ev2RScorer(sc, proxy_scorer=None)
+    scores = scorer.score(items)
+    assert [s.status for s in scores] == ["ok", "api_error", "parse_error", "ok", "ok", "no_reference"]
+    assert scores[4].precision == 0.0 and scores[4].recall == 0.0  # nothing retrieved, no call made
+    summary = scorer.corpus(scores)
+    assert summary.n == 6 and summary.n_failed == 3
+    assert summary.failures == {"api_error": 1, "parse_error": 1, "no_reference": 1}
+    assert summary.precision == pytest.approx((0.5 + 0.5 + 0.0) / 3)
+    assert "prompt:reference_prf@" in summary.signature and "llm:fake-model" in summary.signature
+
+
+def test_scorer_never_raises_for_the_batch(tmp_path):
+    # nothing listens on this port: every item is an api_error, the call returns normally
+    sc = LLMReferenceScorer(base_url="http://127.0.0.1:9/v1", model="m", cache_dir=tmp_path / "c",
+                            max_retries=1, backoff=0.01, timeout=2.0)
+    res = sc.score_reference(make_items(2))
+    assert [r.status for r in res] == ["api_error", "api_error"]
+    assert "Connection" in res[0].error
+
+
+def test_offline_reference_scorer_serves_recordings(shared_data, tmp_path):
+    from ev2r.replay import ReplayReferenceScorer
+
+    path = shared_data / "ev2r_replay" / "replay_atomic_reference_prec_recall.jsonl"
+    rows = [json.loads(l) for l in open(path, encoding="utf-8")]
+    rows = [r for r in rows if r["model"] == "gpt-4o-2024-05-13"][:10]
+    items = [Item(id=str(r["id"]), claim=r["claim"], predicted_evidence=Evidence.from_text(r["predicted_evidence"]),
+                  reference_evidence=Evidence.from_text(r["reference_evidence"]), row=k) for k, r in enumerate(rows)]
+    items.append(Item(id="not-recorded", claim="c", predicted_evidence=Evidence.from_text("p"),
+                      reference_evidence=Evidence.from_text("r"), row=10))
+    sc = LLMReferenceScorer(model="gpt-4o-2024-05-13", offline=True, cache_dir=tmp_path / "empty",
+                            recorded=path, recorded_model="gpt-4o-2024-05-13")
+    got = sc.score_reference(items)
+    want = ReplayReferenceScorer(path, model="gpt-4o-2024-05-13").score_reference(items[:10])
+    assert [(g.status, g.precision, g.recall) for g in got[:10]] == [(w.status, w.precision, w.recall) for w in want]
+    assert got[10].status == "replay_missing" and sc.client._client is None
+
+
+def _letter_response(letter_probs):
+    tops = [{"token": t, "logprob": math.log(p)} for t, p in letter_probs.items()]
+    first = max(letter_probs, key=letter_probs.get)
+    return chat_response(first, logprobs=[{"token": first, "logprob": math.log(letter_probs[first]),
+                                           "top_logprobs": tops}])
+
+
+def test_llm_proxy_reads_verdict_probability(fake_server, tmp_path):
+    def responder(body):
+        assert body["logprobs"] is True and body["top_logprobs"] == 20
+        if "Claim number 1 " in body["messages"][0]["content"]:
+            return 200, chat_response("I think the answer", logprobs=[
+                {"token": "I", "logprob": -0.1, "top_logprobs": [{"token": "I", "logprob": -0.1}]}]), 0
+        return 200, _letter_response({"A": 0.2, "B": 0.7, "C": 0.1}), 0
+
+    fake_server.responder = responder
+    px = LLMProxyScorer(base_url=fake_server.base_url, model="fake-model", cache_dir=tmp_path / "c", backoff=0.01)
+    res = px.score_proxy(make_items(3))
+    assert res[0].status == "ok" and res[0].proxy == pytest.approx(0.7)
+    assert res[0].distribution == pytest.approx((0.2, 0.7, 0.1, 0.0))
+    assert res[1].status == "parse_error" and res[1].proxy is None
+    assert px.signature_fields()["proxy_prompt"].startswith("proxy_verdict@")
+
+
+def test_bad_options_raise_value_errors():
+    with pytest.raises(ValueError, match="model"):
+        LLMReferenceScorer(base_url="http://127.0.0.1:9/v1")
+    with pytest.raises(ValueError, match="concurrency"):
+        LLMClient(model="m", concurrency=0)
+    with pytest.raises(ValueError, match="max_reasks"):
+        LLMReferenceScorer(model="m", max_reasks=9)
+
+
+def test_cli_dry_run_sends_nothing(fake_server, tmp_path, capsys):
+    from ev2r.cli import main
+
+    rows = [{"id": f"r{k}", "claim": f"Claim {k}", "predicted_evidence": f"Question: q{k}?\nAnswer: a{k}.",
+             "reference_evidence": f"Question: g{k}?\nAnswer: b{k}.", "gold_label": "Refuted"} for k in range(3)]
+    path = tmp_path / "in.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in rows), encoding="utf-8")
+    rc = main(["score", str(path), "--decomposer", "llm", "--llm-model", "gpt-4o", "--llm-base-url",
+               fake_server.base_url, "--llm-cache", str(tmp_path / "c"), "--dry-run",
+               "--llm-price-in", "2.5", "--llm-price-out", "10", "--no-progress"])
+    assert rc == 0 and fake_server.requests == []
+    est = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert est["n_requests"] == 3 and est["n_to_send"] == 3 and est["prompt_tokens_est"] > 300
+    assert est["max_completion_tokens"] == 3 * 1024 and est["cost_upper_bound"] > 0

@@ -1,0 +1,114 @@
+"""Parsing (tolerant extraction, strict validation) and the content-addressed cache."""
+
+import json
+import math
+
+import pytest
+
+from ev2r.labels import Verdict
+from ev2r.llm import ParseError, ResponseCache, load_prompt, parse_reference_answer, request_key
+from ev2r.llm.parse import parse_reference_response, verdict_distribution
+
+from llm_helpers import GOOD
+
+
+def chat(text):
+    return {"choices": [{"message": {"role": "assistant", "content": text}, "finish_reason": "stop"}]}
+
+
+def test_extracts_json_from_fences_preamble_and_trailing_text():
+    blob = json.dumps(GOOD)
+    for text in (blob, f"```json\n{blob}\n```", f"Here you go:\n{blob}\nThat is all {{", f"```\n{blob}```  trailing"):
+        res = parse_reference_response(chat(text))
+        assert res.status == "ok" and res.precision == 0.5 and res.recall == 1.0
+        assert math.isclose(res.f1, 2 / 3)
+        assert [f.supported for f in res.predicted_facts] == [True, False]
+
+
+def test_lists_and_numeric_strings_are_tolerated():
+    obj = dict(GOOD)
+    obj["facts in predicted evidence"] = ["Fact one about Kerala.", "Fact two about Malayalam."]
+    obj["fact check predicted evidence"] = ["Fact one. Supported.", "Fact two. Not supported."]
+    obj["facts count predicted evidence"] = "2"
+    obj["precision"] = "0.5"
+    res = parse_reference_answer(obj)
+    assert res.precision == 0.5 and len(res.predicted_facts) == 2
+
+
+@pytest.mark.parametrize("mutate, needle", [
+    (lambda o: o.pop("recall"), "missing keys"),
+    (lambda o: o.update({"facts count predicted evidence": 3}), "stated 3 facts but 2"),
+    (lambda o: o.update({"precision": 0.9}), "stated precision"),
+    (lambda o: o.update({"support predicted evidence": 1.5}), "not whole numbers"),
+    (lambda o: o.update({"precision": float("nan")}), "expected a number"),
+    (lambda o: o.update({"precision": None}), "expected a number"),
+    (lambda o: o.update({"facts count reference evidence": 0, "facts in reference evidence": "",
+                         "fact check reference evidence": "", "support reference evidence": 0}), "zero facts"),
+])
+def test_invalid_answers_raise_parse_error_never_a_number(mutate, needle):
+    obj = json.loads(json.dumps(GOOD))
+    mutate(obj)
+    with pytest.raises(ParseError, match=needle):
+        parse_reference_answer(obj)
+
+
+def test_unparsable_text_and_echoed_prompt_are_parse_errors():
+    for text in ("", "The evidence supports the claim.", '{"facts in predicted evidence": "1. A', "{not json}"):
+        with pytest.raises(ParseError):
+            parse_reference_response(chat(text))
+    # a base model echoing the prompt must not yield the schema example as a score
+    echo = load_prompt("reference_prf").render(claim="c", predicted_evidence="p", reference_evidence="r")
+    with pytest.raises(ParseError):
+        parse_reference_response(chat(echo))
+    placeholder = dict(GOOD, **{"facts in predicted evidence": "1. ... 2. ...",
+                                "fact check predicted evidence": "1. ... Supported. 2. ... Not supported."})
+    with pytest.raises(ParseError, match="placeholder"):
+        parse_reference_answer(placeholder)
+
+
+def test_verdict_distribution_from_letter_logprobs():
+    resp = {"choices": [{"message": {"content": " B"}, "logprobs": {"content": [
+        {"token": " B", "logprob": math.log(0.6), "top_logprobs": [
+            {"token": " B", "logprob": math.log(0.6)}, {"token": "B", "logprob": math.log(0.1)},
+            {"token": " A", "logprob": math.log(0.2)}, {"token": " the", "logprob": math.log(0.1)}]}]}}]}
+    d = verdict_distribution(resp)
+    assert math.isclose(sum(d.values()), 1.0)
+    assert math.isclose(d[Verdict.REFUTED], 0.7 / 0.9) and math.isclose(d[Verdict.SUPPORTED], 0.2 / 0.9)
+    assert d[Verdict.CONFLICTING] == 0.0
+    with pytest.raises(ParseError, match="no logprobs"):
+        verdict_distribution({"choices": [{"message": {"content": "B"}}]})
+    no_letter = {"choices": [{"logprobs": {"content": [{"token": "The", "logprob": -0.1, "top_logprobs": []}]}}]}
+    with pytest.raises(ParseError, match="verdict letter"):
+        verdict_distribution(no_letter)
+
+
+def test_cache_key_covers_model_prompt_and_decoding():
+    msgs = [{"role": "user", "content": "hello"}]
+    k = request_key("m", "chat", msgs, {"temperature": 0.0, "seed": 0, "max_tokens": 8})
+    assert k == request_key("m", "chat", msgs, {"max_tokens": 8, "seed": 0, "temperature": 0.0})
+    assert k != request_key("m2", "chat", msgs, {"temperature": 0.0, "seed": 0, "max_tokens": 8})
+    assert k != request_key("m", "chat", [{"role": "user", "content": "hello!"}],
+                            {"temperature": 0.0, "seed": 0, "max_tokens": 8})
+    assert k != request_key("m", "chat", msgs, {"temperature": 0.0, "seed": 1, "max_tokens": 8})
+    assert k != request_key("m", "chat", msgs, {"temperature": 0.0, "seed": 0, "max_tokens": 9})
+
+
+def test_cache_roundtrip_and_corrupt_entry_is_a_miss(tmp_path):
+    c = ResponseCache(tmp_path / "c")
+    assert c.get("ab" * 32) is None and len(c) == 0
+    c.put("ab" * 32, {"model": "m"}, {"choices": []})
+    assert c.get("ab" * 32) == {"choices": []} and len(c) == 1
+    assert not list((tmp_path / "c").rglob(".tmp-*"))  # atomic: no temporary files left behind
+    c.path("ab" * 32).write_text('{"key": "ab', encoding="utf-8")  # truncated by hand
+    assert c.get("ab" * 32) is None
+
+
+def test_prompts_are_package_data_with_stable_hash():
+    p = load_prompt("reference_prf")
+    assert p.id.startswith("reference_prf@") and len(p.sha256) == 64
+    text = p.render(claim="C", predicted_evidence="P", reference_evidence="R")
+    assert "C" in text and "$" not in text
+    for key in ("facts in predicted evidence", "support reference evidence", "precision", "recall"):
+        assert f'"{key}"' in p.text
+    with pytest.raises(ValueError, match="shipped prompts"):
+        load_prompt("nope")

@@ -1,0 +1,182 @@
+"""The LLM path against a real OpenAI-compatible server: llama-cpp-python serving the Gemma 3 270M
+base model (GGUF from PyPI) on loopback, started by the fixtures in conftest.py.
+
+The base model rarely writes valid JSON, and with the small ``max_tokens`` used here (the model
+runs at a few tokens per second on CI's 2 cores) its answers are cut off: the reference scorer
+must turn them into ``parse_error`` items, counted in ``n_failed``, never a score. Faults injected:
+the server killed mid-run, a response held past the client's timeout, malformed JSON.
+"""
+
+import math
+import threading
+import time
+
+import pytest
+
+from ev2r.labels import Verdict
+from ev2r.llm import LLMClient, LLMProxyScorer, LLMReferenceScorer, ResponseCache
+from ev2r.metric import Ev2RScorer
+from ev2r.types import Evidence, Item
+
+from llm_helpers import DelayProxy
+
+pytestmark = [pytest.mark.llm, pytest.mark.slow]
+
+MAX_TOKENS = 24  # enough to show the model's (malformed) JSON; small enough for CI's CPUs
+
+
+def items(n, tag="t"):
+    base = [
+        ("The Eiffel Tower is in Berlin.", "Question: Where is the Eiffel Tower?\nAnswer: Paris, France.",
+         "Question: Where is the Eiffel Tower located?\nAnswer: In Paris."),
+        ("Water boils at 50 degrees Celsius.", "Question: At what temperature does water boil?\nAnswer: 100 C.",
+         "Question: What is the boiling point of water?\nAnswer: 100 degrees Celsius at sea level."),
+        ("Kerala has 33 million people.", "Question: What is Kerala's population?\nAnswer: About 33 million.",
+         "Question: What was Kerala's population in 2011?\nAnswer: 3,33,87,677."),
+        ("The moon is made of cheese.", "Question: What is the moon made of?\nAnswer: Rock.",
+         "Question: What is the Moon's composition?\nAnswer: Silicate rock and metal."),
+    ]
+    out = []
+    for k in range(n):
+        claim, pred, ref = base[k % len(base)]
+        out.append(Item(id=f"{tag}{k}", claim=f"{claim} [{tag}{k}]", predicted_evidence=Evidence.from_text(pred),
+                        reference_evidence=Evidence.from_text(ref), gold_label=Verdict.REFUTED, row=k))
+    return out
+
+
+def ref_scorer(server_url, model, cache, **kw):
+    opts = dict(base_url=server_url, model=model, cache_dir=cache, max_tokens=MAX_TOKENS, max_reasks=0,
+                concurrency=1, timeout=120.0, max_retries=1, backoff=0.2)
+    opts.update(kw)
+    return LLMReferenceScorer(**opts)
+
+
+def check_result(r):
+    assert r.status in ("ok", "parse_error"), (r.status, r.error)
+    if r.status == "ok":
+        for v in (r.precision, r.recall, r.f1):
+            assert 0.0 <= v <= 1.0
+    else:
+        assert r.precision is None and r.recall is None and r.f1 is None and r.error
+
+
+def test_decomposition_and_support_through_real_server(llama_server, tmp_path):
+    its = items(3)
+    sc = ref_scorer(llama_server.base_url, llama_server.model, tmp_path / "cache", max_reasks=1)
+    scorer = Ev2RScorer(sc, proxy_scorer=None)
+    scores = scorer.score(its)
+    run1 = dict(sc.last_run)
+    for s in scores:
+        check_result(s)
+    # the 270M base model's truncated, malformed JSON is a parse_error, counted, never a number
+    assert sum(s.status == "parse_error" for s in scores) >= 1
+    summary = scorer.corpus(scores)
+    assert summary.n == 3 and summary.n_failed == sum(not s.ok for s in scores)
+    assert not any(isinstance(v, float) and math.isnan(v) for v in (summary.precision, summary.recall, summary.f1))
+    assert "llm:gemma-3-270m" in summary.signature and "prompt:reference_prf@" in summary.signature
+    # real calls, with token usage reported by the server; parse errors were re-asked once
+    assert run1["calls"] >= 3 and run1["prompt_tokens"] > 100 and run1["completion_tokens"] > 0
+    assert run1["reasks"] == sum(s.status == "parse_error" for s in scores)
+
+    # a re-run makes zero calls and gives the same results
+    sc2 = ref_scorer(llama_server.base_url, llama_server.model, tmp_path / "cache", max_reasks=1)
+    again = sc2.score_reference(its)
+    assert sc2.last_run["calls"] == 0 and sc2.last_run["cache_hits"] == run1["calls"]
+    assert [(r.status, r.precision) for r in again] == [(s.status, s.precision) for s in scores]
+
+
+def test_llm_proxy_reads_logprobs_from_real_server(llama_server, tmp_path):
+    px = LLMProxyScorer(base_url=llama_server.base_url, model=llama_server.model, cache_dir=tmp_path / "c",
+                        concurrency=1, max_tokens=2, top_logprobs=10, timeout=120.0, max_retries=1)
+    res = px.score_proxy(items(2, "p"))
+    for r in res:
+        assert r.status in ("ok", "parse_error"), (r.status, r.error)
+        if r.status == "ok":
+            assert 0.0 <= r.proxy <= 1.0 and math.isclose(sum(r.distribution), 1.0, abs_tol=1e-5)
+        else:
+            assert r.proxy is None and "letter" in r.error
+    # the server really returned token log-probabilities (what the proxy reads)
+    cache = ResponseCache(tmp_path / "c")
+    entries = [cache.get(px.client.key(px.request_for(it))) for it in items(2, "p")]
+    assert all(e["choices"][0]["logprobs"]["content"][0]["top_logprobs"] for e in entries)
+
+
+def test_geval_judge_through_real_server(llama_server):
+    from claimalign.similarity.llm_judge import LLMJudgeError, LLMJudgeSimilarity
+
+    judge = LLMJudgeSimilarity(model=llama_server.model, base_url=llama_server.base_url, max_tokens=3,
+                               top_logprobs=20)
+    pairs = [("The cat sat on the mat.", "A cat was sitting on the mat."),
+             ("Paris is the capital of France.", "Berlin is the capital of Germany.")]
+    outcomes = []
+    for left, right in pairs:
+        try:
+            m = judge.matrix([left], [right])
+            assert m.shape == (1, 1) and 0.0 <= m[0, 0] <= 1.0 and not math.isnan(m[0, 0])
+            outcomes.append("score")
+        except LLMJudgeError as e:  # the base model did not emit a digit: an error, never a default score
+            assert "score" in str(e)
+            outcomes.append("error")
+    assert len(outcomes) == 2
+
+
+def test_server_killed_mid_run_keeps_finished_items_and_resumes(start_llama, llama_server, tmp_path):
+    server = start_llama()
+    its = items(4, "k")
+    cache_dir = tmp_path / "cache"
+    sc = ref_scorer(server.base_url, server.model, cache_dir, max_retries=1, backoff=0.2)
+    box = {}
+    worker = threading.Thread(target=lambda: box.update(res=sc.score_reference(its)))
+    worker.start()
+    cache = ResponseCache(cache_dir)
+    deadline = time.monotonic() + 300
+    while len(cache) < 1 and time.monotonic() < deadline and worker.is_alive():
+        time.sleep(0.1)
+    server.kill()  # SIGKILL mid-run, after the first answer arrived
+    worker.join(timeout=300)
+    assert not worker.is_alive()
+    res = box["res"]
+    assert len(res) == 4
+    done = [r for r in res if r.status != "api_error"]
+    failed = [r for r in res if r.status == "api_error"]
+    assert len(done) >= 1 and len(failed) >= 1, [r.status for r in res]
+    for r in done:
+        check_result(r)
+    for r in failed:
+        assert r.precision is None and ("Connection" in r.error or "connect" in r.error.lower())
+    assert len(cache) == len(done)  # every finished answer is on disk
+
+    # resume against a live server: only the missing items are asked
+    sc2 = ref_scorer(llama_server.base_url, llama_server.model, cache_dir)
+    res2 = sc2.score_reference(its)
+    assert sc2.last_run["cache_hits"] == len(done) and sc2.last_run["calls"] == len(failed)
+    for r in res2:
+        check_result(r)
+    for before, after in zip(res, res2):  # finished items come back unchanged from the cache
+        if before.status != "api_error":
+            assert (after.status, after.precision, after.error) == (before.status, before.precision, before.error)
+
+
+def test_slow_response_times_out_and_other_items_are_kept(llama_server, tmp_path):
+    its = items(3, "s")
+    marker = "[s1]"  # the second item's claim: its requests are held past the client's timeout
+    proxy = DelayProxy(llama_server.base_url, marker, delay=40.0)
+    try:
+        sc = ref_scorer(proxy.base_url, llama_server.model, tmp_path / "cache", timeout=30.0, max_retries=0)
+        res = sc.score_reference(its)
+    finally:
+        proxy.close()
+    assert res[1].status == "timeout" and res[1].precision is None
+    for r in (res[0], res[2]):
+        check_result(r)
+    assert sc.last_run["statuses"].get("timeout") == 1
+    assert len(ResponseCache(tmp_path / "cache")) == 2  # the two answers that came back are kept
+
+
+def test_client_timeout_against_the_real_server(llama_server, tmp_path):
+    c = LLMClient(model=llama_server.model, base_url=llama_server.base_url, cache_dir=tmp_path / "c",
+                  timeout=0.001, max_retries=1, backoff=0.05)
+    from ev2r.llm import LLMRequest
+
+    out = c.complete(LLMRequest([{"role": "user", "content": "Say hi."}], {"max_tokens": 1}))
+    assert out.status == "timeout" and out.attempts == 2 and len(ResponseCache(tmp_path / "c")) == 0
