@@ -165,6 +165,7 @@ def render_png(report: RobustnessReport, path: str, mode: str = "gated", title: 
                     continue
                 vc = min(max(v, lo), hi)
                 ax.barh(y, vc, height=bar_h * 0.9, color=colors[j % 10], zorder=2)
+                ax.plot([vc], [y], marker="|", ms=7, mew=2, color=colors[j % 10], zorder=3)  # shows 0% too
                 if vc != v:
                     ax.text(vc, y, f" {v:+.0f}%", va="center", ha="left" if v > 0 else "right", fontsize=6, zorder=3)
                 if c.verdict == FAIL:
@@ -185,13 +186,13 @@ def render_png(report: RobustnessReport, path: str, mode: str = "gated", title: 
     handles = [Patch(color=colors[j % 10], label=sc) for j, sc in enumerate(scores)]
     handles.append(Patch(color="#cdeccd", label="meets the expectation"))
     total_h = 1.4 + sum(heights)
-    fig.legend(handles=handles, loc="upper left", bbox_to_anchor=(0.01, 1 - 0.4 / total_h),
+    fig.legend(handles=handles, loc="upper left", bbox_to_anchor=(0.01, 1 - 0.5 / total_h),
                ncol=min(len(handles), 6), fontsize=8, frameon=False)
     nv = len(report.violations(mode))
     verdict = f"mode {mode}: " + ("PASSED" if not nv else f"FAILED ({nv} violated check(s); ✗ red: gated, orange: reported)")
     fig.suptitle(title or f"Robustness of {report.scorer}: {report.n_items} items, seed {report.seed}; {verdict}",
-                 x=0.01, ha="left", fontsize=10)
-    fig.tight_layout(rect=(0, 0, 1, 1 - 0.75 / total_h))
+                 x=0.01, y=1 - 0.15 / total_h, ha="left", va="top", fontsize=10)
+    fig.tight_layout(rect=(0, 0, 1, 1 - 0.85 / total_h))
     fig.savefig(path, dpi=130)
     plt.close(fig)
 

@@ -11,7 +11,7 @@ under-generation: an item without a real partner contributes 0 while still count
 Besides the paper's ``/n`` score, the result carries the same total divided by ``|C1|``
 (precision-style, C1 read as the candidate) and by ``|C2|`` (recall-style, C2 read as the
 reference). The recall-style value is what AVeriTeC's Hungarian METEOR reports
-(Schlichtkrull et al., 2023: normalised by the number of reference items).
+(Schlichtkrull et al., 2023, official ``eval.py``: normalised by the number of reference items).
 """
 
 from __future__ import annotations
@@ -115,7 +115,7 @@ def align(similarity_matrix: Any, *, zero_division: float = 0.0) -> AlignmentRes
     the Hungarian algorithm (``scipy.optimize.linear_sum_assignment(S, maximize=True)``)
     gives the pairing; ``score = sum(S[i, pi(i)]) / n``. ``precision = total / |C1|`` and
     ``recall = total / |C2|`` are the same total normalised by one side (AVeriTeC's
-    Hungarian METEOR is the recall-style value, Schlichtkrull et al. 2023, sec. 5).
+    Hungarian METEOR is the recall-style value: Schlichtkrull et al. 2023, official ``eval.py``).
 
     Args:
         similarity_matrix: array-like, shape ``(|C1|, |C2|)``, finite values in [0, 1].

@@ -1,4 +1,4 @@
-"""AVeriTeC's Hungarian METEOR evidence score (Schlichtkrull et al., NeurIPS 2023, sec. 5).
+"""AVeriTeC's Hungarian METEOR evidence score (Schlichtkrull et al., NeurIPS 2023 Datasets & Benchmarks).
 
 The official scorer (``eval.py`` of the AVeriTeC repository, ``compute_pairwise_evidence_score``
 and ``evaluate_questions_only``) does, per claim:
@@ -143,7 +143,7 @@ def hu_meteor(predicted_pairs: Any, reference_pairs: Any, variant: str = "qa",
 
     Returns:
         float in [0, 1]: sum of METEOR over the optimal one-to-one pairing / number of
-        reference items (Schlichtkrull et al., 2023, sec. 5; official ``eval.py``).
+        reference items (Schlichtkrull et al., 2023; official ``eval.py``).
 
     Raises:
         ValueError: a string instead of a list of pairs, malformed pairs, bad ``variant`` /

@@ -45,8 +45,8 @@ class NLISimilarity:
     Mutual entailment is the NLI notion of "same meaning" (bidirectional entailment, as in
     Kuhn et al. 2023, semantic entropy; Pado et al. 2009 for MT evaluation); it is the backend
     meant to separate negation and argument swaps, which lexical and embedding scores rate as
-    near-identical (*Examining the Metrics for Document-Level Claim Extraction...*, sec. on
-    similarity failures). Values in [0, 1]; symmetric for ``mean``/``min``/``max``.
+    near-identical (a failure shown in *Examining the Metrics for Document-Level Claim
+    Extraction in Czech and Slovak*). Values in [0, 1]; symmetric for ``mean``/``min``/``max``.
 
     Args:
         verifier: object with ``predict(premises, hypotheses) -> (n, 3)`` and ``name``

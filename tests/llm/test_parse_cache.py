@@ -98,7 +98,9 @@ def test_cache_roundtrip_and_corrupt_entry_is_a_miss(tmp_path):
     assert c.get("ab" * 32) is None and len(c) == 0
     c.put("ab" * 32, {"model": "m"}, {"choices": []})
     assert c.get("ab" * 32) == {"choices": []} and len(c) == 1
-    assert not list((tmp_path / "c").rglob(".tmp-*"))  # atomic: no temporary files left behind
+    assert not list((tmp_path / "c").rglob(".tmp-*"))  # written to a temporary file, then renamed
+    (c.path("ab" * 32).parent / ".tmp-x.part").write_text("{", encoding="utf-8")  # a write cut off
+    assert len(c) == 1
     c.path("ab" * 32).write_text('{"key": "ab', encoding="utf-8")  # truncated by hand
     assert c.get("ab" * 32) is None
 
