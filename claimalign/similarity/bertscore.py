@@ -60,7 +60,10 @@ class BERTScoreSimilarity:
     def _load(self) -> None:
         if self._scorer is not None:
             return
-        from bert_score import BERTScorer
+        try:
+            from bert_score import BERTScorer
+        except ImportError:
+            raise RuntimeError("the BERTScore similarity needs the 'bert-score' package: pip install bert-score") from None
         from transformers import AutoConfig
 
         path = resolve_encoder(self._model_arg)

@@ -194,7 +194,10 @@ class LLMJudgeSimilarity:
 
     def _get_client(self) -> Any:
         if self._client is None:
-            from openai import OpenAI
+            try:
+                from openai import OpenAI
+            except ImportError:
+                raise RuntimeError("the LLM judge needs the 'openai' package: pip install openai") from None
 
             key = os.environ.get(self.api_key_env)
             if key is None:

@@ -8,6 +8,7 @@ the server killed mid-run, a response held past the client's timeout, malformed 
 """
 
 import math
+import os
 import threading
 import time
 
@@ -23,6 +24,8 @@ from llm_helpers import DelayProxy
 pytestmark = [pytest.mark.llm, pytest.mark.slow]
 
 MAX_TOKENS = 24  # enough to show the model's (malformed) JSON; small enough for CI's CPUs
+SLOW_TIMEOUT = float(os.environ.get("EV2R_TEST_SLOW_TIMEOUT", "60"))  # above a normal answer's latency here
+SLOW_DELAY = SLOW_TIMEOUT + 15.0
 
 
 def items(n, tag="t"):
@@ -76,7 +79,7 @@ def test_decomposition_and_support_through_real_server(llama_server, tmp_path):
     assert "llm:gemma-3-270m" in summary.signature and "prompt:reference_prf@" in summary.signature
     # real calls, with token usage reported by the server; parse errors were re-asked once
     assert run1["calls"] >= 3 and run1["prompt_tokens"] > 100 and run1["completion_tokens"] > 0
-    assert run1["reasks"] == sum(s.status == "parse_error" for s in scores)
+    assert run1["reasks"] >= sum(s.status == "parse_error" for s in scores)
 
     # a re-run makes zero calls and gives the same results
     sc2 = ref_scorer(llama_server.base_url, llama_server.model, tmp_path / "cache", max_reasks=1)
@@ -160,9 +163,10 @@ def test_server_killed_mid_run_keeps_finished_items_and_resumes(start_llama, lla
 def test_slow_response_times_out_and_other_items_are_kept(llama_server, tmp_path):
     its = items(3, "s")
     marker = "[s1]"  # the second item's claim: its requests are held past the client's timeout
-    proxy = DelayProxy(llama_server.base_url, marker, delay=40.0)
-    try:
-        sc = ref_scorer(proxy.base_url, llama_server.model, tmp_path / "cache", timeout=30.0, max_retries=0)
+    proxy = DelayProxy(llama_server.base_url, marker, delay=SLOW_DELAY)
+    try:  # the held request waits while the server answers the other two (concurrency 3)
+        sc = ref_scorer(proxy.base_url, llama_server.model, tmp_path / "cache", timeout=SLOW_TIMEOUT,
+                        max_retries=0, concurrency=3)
         res = sc.score_reference(its)
     finally:
         proxy.close()
