@@ -93,6 +93,8 @@ def main(argv=None) -> int:
     from ev2r.rank import ranking_table
 
     info = {"command": bl.command(), "machine": bl.machine(), "verifier": bl.verifier_info(args.model, verifier)}
+    result["settings"]["inputs"] = [str(scores_path.relative_to(bl.REPO)) if scores_path.is_relative_to(bl.REPO)
+                                    else scores_path.name]
     result.update(info | {"scoring_seconds": round(seconds, 1), "n_input_rows": len(items),
                           "expected_order": ["reference", "reference_half", "baseline", "baseline_first_pair",
                                              "other_claim"]})

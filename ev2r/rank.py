@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import warnings
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Optional, Sequence
@@ -183,7 +184,7 @@ def _components(adj: np.ndarray, strong: bool = False) -> list[list[int]]:
 
 
 def fit_bradley_terry(counts: np.ndarray, l2: float = 0.0, l2_fallback: float = 1e-2,
-                      warn: bool = True) -> tuple[np.ndarray, dict]:
+                      warn: bool = True, x0: Optional[np.ndarray] = None) -> tuple[np.ndarray, dict]:
     """Bradley-Terry strengths (natural-log scale, centred on 0 per component) by maximum likelihood.
 
     Args:
@@ -191,6 +192,7 @@ def fit_bradley_terry(counts: np.ndarray, l2: float = 0.0, l2_fallback: float = 
         l2: L2 penalty on theta (0: pure MLE).
         l2_fallback: penalty used when no finite MLE exists (module docstring), > 0.
         warn: emit :class:`RankingWarning` for disconnected comparisons / a missing MLE.
+        x0: starting strengths (e.g. the full-data fit for bootstrap replicates); default zeros.
 
     Returns:
         ``(theta, info)``; ``info`` has ``components`` (lists of indices), ``mle_exists`` and the
@@ -248,7 +250,8 @@ def fit_bradley_terry(counts: np.ndarray, l2: float = 0.0, l2_fallback: float = 
 
     theta = np.zeros(k)
     if k > 1 and W.sum() > 0:
-        res = minimize(nll, np.zeros(k), jac=True, hess=hess, method="trust-exact", options={"gtol": 1e-9})
+        start = np.zeros(k) if x0 is None else np.asarray(x0, dtype=float)
+        res = minimize(nll, start, jac=True, hess=hess, method="trust-exact", options={"gtol": 1e-9})
         theta = res.x
     for comp in comps:
         theta[comp] -= theta[comp].mean()
@@ -325,7 +328,7 @@ def rank_systems(table: dict[str, dict[str, float]], margin: float = 0.0, n_boot
         for b in range(n_bootstrap):
             w = np.bincount(rng.integers(0, n, n), minlength=n).astype(float)
             counts = (w @ flat).reshape(k, k)
-            th, inf = fit_bradley_terry(counts, l2=l2, warn=False)
+            th, inf = fit_bradley_terry(counts, l2=l2, warn=False, x0=theta)
             n_fallback += not inf["mle_exists"]
             boots[b] = to_rating(th)
         ci = np.percentile(boots, [2.5, 97.5], axis=0).T
@@ -424,7 +427,7 @@ def _read_rows(spec: str, system_field: str) -> tuple[list, str]:
 
     system = None
     path = spec
-    if "=" in spec and not __import__("os").path.exists(spec):
+    if "=" in spec and not os.path.exists(spec):
         system, path = spec.split("=", 1)
         if not system:
             raise ValueError(f"inputs: {spec!r}: empty system name before '='")

@@ -346,8 +346,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     probe = load_probe(Path(__file__).parent / "data" / "negation_probe.jsonl")
     print(f"training pool: {len(train)} pairs {json.dumps(stats)}", flush=True)
     tokenizer = AutoTokenizer.from_pretrained(encoder)
-    model = AutoModelForSequenceClassification.from_pretrained(
-        encoder, num_labels=3, id2label=dict(enumerate(NLI_LABELS)), label2id=LABEL2ID)
+    model = AutoModelForSequenceClassification.from_pretrained(  # fp32 even from an fp16 checkpoint
+        encoder, num_labels=3, id2label=dict(enumerate(NLI_LABELS)), label2id=LABEL2ID, dtype=torch.float32)
     model.to(args.device)
     if not args.no_freeze_embeddings:
         model.base_model.embeddings.word_embeddings.weight.requires_grad_(False)

@@ -5,6 +5,9 @@ example inside it needs no brace escaping. Its identity in a score signature is
 ``<name>@<first 12 hex of sha256(file bytes)>``: editing a prompt changes the signature, and the
 full prompt text also enters every cache key (:mod:`ev2r.llm.cache`).
 
+The fixed instructions come first and the item's fields last, so that servers with prefix
+caching (llama.cpp, vLLM, OpenAI's prompt caching) evaluate the shared part once.
+
 Shipped prompts:
 
 * ``reference_prf`` -- one call per item: atomic facts of both sides, a check of each fact

@@ -11,7 +11,7 @@ datasets = pytest.importorskip("datasets")
 
 from ev2r.hf_datasets import (COLUMNS, dataset_to_items, items_to_dataset, load_averitec, load_fever,  # noqa: E402
                               load_items_dataset, load_vitaminc, score_dataset)
-from ev2r.io import InputError, item_from_row, read_items  # noqa: E402
+from ev2r.io import InputError, read_items  # noqa: E402
 
 
 def write_jsonl(path, rows):

@@ -57,7 +57,7 @@ def test_load_offline_with_network_blocked(no_network):
 @pytest.mark.slow  # a fresh interpreter imports torch/transformers: ~10-30 s on 2 busy cores
 def test_load_in_fresh_process_offline_network_blocked(tmp_path):
     """A clean interpreter with only the offline env vars and a socket guard loads and computes."""
-    script = f"""
+    script = """
 import socket
 def guarded(self, address):
     raise OSError("network blocked: " + repr(address))

