@@ -13,6 +13,11 @@ python -m pip install --quiet "torch==2.13.0"
 python -m pip install --quiet -e ".[all]"
 # The local LLM server used by the LLM-path tests (llama.cpp, built from source: a few minutes).
 if [ "${EV2R_SKIP_LLM_SERVER:-0}" != "1" ]; then
-  python -m pip install --quiet -r requirements-llm-server.txt
+  if ! python -c "import llama_cpp.server" 2>/dev/null; then
+    # portable build; the multimodal module is not used
+    CMAKE_ARGS="${CMAKE_ARGS:--DGGML_NATIVE=OFF -DLLAVA_BUILD=OFF}" python -m pip install --quiet -r requirements-llm-server.txt
+  else
+    python -m pip install --quiet -r requirements-llm-server.txt
+  fi
 fi
 echo "ev2r installed in $(pwd)/.venv"

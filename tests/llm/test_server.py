@@ -82,6 +82,7 @@ def test_decomposition_and_support_through_real_server(llama_server, tmp_path):
     # the 270M base model's truncated, malformed JSON is a parse_error, counted, never a number
     assert sum(s.status == "parse_error" for s in scores) >= 1
     summary = scorer.corpus(scores)
+    print(f"\n[decomposition] statuses={[s.status for s in scores]} n_failed={summary.n_failed} run={run1}")
     assert summary.n == 2 and summary.n_failed == sum(not s.ok for s in scores)
     assert not any(isinstance(v, float) and math.isnan(v) for v in (summary.precision, summary.recall, summary.f1))
     assert "llm:gemma-3-270m" in summary.signature and "prompt:reference_prf@" in summary.signature
@@ -100,6 +101,7 @@ def test_llm_proxy_reads_logprobs_from_real_server(llama_server, tmp_path):
     px = LLMProxyScorer(base_url=llama_server.base_url, model=llama_server.model, cache_dir=tmp_path / "c",
                         concurrency=1, max_tokens=2, top_logprobs=10, timeout=600.0, max_retries=1)
     res = px.score_proxy(items(2, "p"))
+    print(f"\n[proxy] {[(r.status, r.proxy, r.error) for r in res]}")
     for r in res:
         assert r.status in ("ok", "parse_error"), (r.status, r.error)
         if r.status == "ok":
@@ -128,6 +130,7 @@ def test_geval_judge_through_real_server(llama_server):
         except LLMJudgeError as e:  # the base model did not emit a digit: an error, never a default score
             assert "score" in str(e)
             outcomes.append("error")
+    print(f"\n[g-eval judge] {outcomes}")
     assert len(outcomes) == 2
 
 
@@ -147,6 +150,8 @@ def test_server_killed_mid_run_keeps_finished_items_and_resumes(start_llama, lla
     worker.join(timeout=300)
     assert not worker.is_alive()
     res = box["res"]
+    print(f"\n[server killed] statuses={[r.status for r in res]} cached={len(cache)} "
+          f"errors={[r.error for r in res if r.status == 'api_error'][:1]}")
     assert len(res) == 4
     done = [r for r in res if r.status != "api_error"]
     failed = [r for r in res if r.status == "api_error"]
@@ -160,6 +165,8 @@ def test_server_killed_mid_run_keeps_finished_items_and_resumes(start_llama, lla
     # resume against a live server: only the missing items are asked
     sc2 = ref_scorer(llama_server.base_url, llama_server.model, cache_dir)
     res2 = sc2.score_reference(its)
+    print(f"[resume] statuses={[r.status for r in res2]} calls={sc2.last_run['calls']} "
+          f"cache_hits={sc2.last_run['cache_hits']}")
     assert sc2.last_run["cache_hits"] == len(done) and sc2.last_run["calls"] == len(failed)
     for r in res2:
         check_result(r)
@@ -184,6 +191,8 @@ def test_slow_response_times_out_and_other_items_are_kept(llama_server, tmp_path
         res = sc.score_reference(its)
     finally:
         proxy.close()
+    print(f"\n[slow response] latency={latency:.1f}s timeout={timeout:.1f}s statuses={[r.status for r in res]} "
+          f"error={res[1].error}")
     assert res[1].status == "timeout" and res[1].precision is None, (res[1].status, res[1].error)
     for r in (res[0], res[2]):
         check_result(r)
@@ -197,4 +206,5 @@ def test_client_timeout_against_the_real_server(llama_server, tmp_path):
     from ev2r.llm import LLMRequest
 
     out = c.complete(LLMRequest([{"role": "user", "content": "Say hi."}], {"max_tokens": 1}))
+    print(f"\n[client timeout 1 ms] {out.status}: {out.error}")
     assert out.status == "timeout" and out.attempts == 2 and len(ResponseCache(tmp_path / "c")) == 0
