@@ -76,13 +76,11 @@ def no_network(monkeypatch):
 
 
 def real_model_spec():
-    """The bundled verifier when its weights are in the package, else the smoke checkpoint."""
+    """The bundled verifier (its weights ship in the package)."""
     from ev2r.verify import BUNDLED_DIR
 
     if (BUNDLED_DIR / "config.json").exists():
         return "bundled"
-    if Path("/tmp/smoke/config.json").exists():
-        return "/tmp/smoke"
     return None
 
 
