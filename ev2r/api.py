@@ -29,7 +29,16 @@ def get_verifier(spec: str = "bundled", device: Optional[str] = None, batch_size
     """A (process-wide cached) verifier for ``spec``: ``"bundled"``, a checkpoint path or hub id."""
     from .verify import default_device
 
-    return _cached_verifier(spec, device or default_device(), batch_size)
+    device = device or default_device()
+    try:
+        import torch
+
+        torch.device(device)
+    except (RuntimeError, TypeError):
+        raise ValueError(f"--device: {device!r} is not a torch device (e.g. cpu, cuda, cuda:0)") from None
+    if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
+        raise ValueError(f"batch_size: must be an integer >= 1, got {batch_size!r}")
+    return _cached_verifier(spec, device, batch_size)
 
 
 def build_scorer(verifier: object = "bundled", decomposer: str = "rules", alpha: float = 0.5,
@@ -55,6 +64,13 @@ def build_scorer(verifier: object = "bundled", decomposer: str = "rules", alpha:
     from .proxy import NLIProxyScorer
     from .reference import NLIReferenceScorer
 
+    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)):
+        raise ValueError(f"alpha: expected a number in [0, 1], got {alpha!r}")
+    if isinstance(baselines, str):
+        baselines = (baselines,)
+    if not isinstance(verifier, str) and not callable(getattr(verifier, "predict", None)):
+        raise ValueError(f"verifier: expected 'bundled', a checkpoint path / hub id, or an object with "
+                         f"predict(premises, hypotheses), got {type(verifier).__name__}")
     if decomposer not in DECOMPOSERS:
         raise ValueError(f"decomposer: {decomposer!r} is not one of {DECOMPOSERS}")
     for b in baselines:

@@ -211,7 +211,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 
     try:
         return int(args.func(args) or 0)
-    except (InputError, ValueError, FileNotFoundError) as e:
+    except (InputError, ValueError, OSError) as e:
         print(f"ev2r {args.command}: error: {e}", file=sys.stderr)
         return 2
 

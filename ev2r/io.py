@@ -70,7 +70,11 @@ def averitec_questions_to_evidence(questions: Any, where: str, field: str = "que
             answers = [q]
         if not isinstance(answers, list):
             raise InputError(f"{where}: {field}[{k}].answers must be a list")
-        text = " ".join(a for a in (render_averitec_answer(x) for x in answers if isinstance(x, dict)) if a)
+        for j, x in enumerate(answers):
+            if not isinstance(x, dict):
+                raise InputError(f"{where}: {field}[{k}].answers[{j}] must be an object with an 'answer' string, "
+                                 f"got {type(x).__name__}")
+        text = " ".join(a for a in (render_averitec_answer(x) for x in answers) if a)
         pairs.append(QAPair(question, text))
     return Evidence(tuple(pairs))
 
@@ -159,16 +163,27 @@ def item_from_row(row: Any, n: int, path: str = "<input>") -> Item:
 
 def read_rows(path: str | Path) -> list[Any]:
     """Parsed rows of a JSON list file or a JSONL file. Raises :class:`InputError` on bad JSON."""
+    if not isinstance(path, (str, Path)):
+        raise InputError(f"path: expected a file path, got {type(path).__name__}")
     path = Path(path)
     if not path.exists():
         raise InputError(f"{path}: no such file")
-    text = path.read_text(encoding="utf-8")
+    if not path.is_file():
+        raise InputError(f"{path}: not a file")
+    try:
+        text = path.read_text(encoding="utf-8-sig")  # a UTF-8 byte-order mark is accepted
+    except UnicodeDecodeError as e:
+        raise InputError(f"{path}: not UTF-8 text ({e.reason} at byte {e.start})") from None
+    except OSError as e:
+        raise InputError(f"{path}: cannot be read ({e.strerror})") from None
     stripped = text.lstrip()
     if stripped.startswith("["):
         try:
             rows = json.loads(text)
         except json.JSONDecodeError as e:
             raise InputError(f"{path}: not valid JSON ({e.msg} at line {e.lineno})") from None
+        if not rows:
+            raise InputError(f"{path}: no rows (an empty JSON list)")
         return rows
     rows = []
     for n, line in enumerate(text.splitlines(), 1):
@@ -224,7 +239,7 @@ def read_items(path: str | Path, references: Optional[str | Path] = None, limit:
     if not isinstance(rows, list):
         raise InputError(f"{path}: expected a JSON list of rows or JSONL")
     if limit is not None:
-        if limit < 1:
+        if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
             raise InputError(f"limit: must be >= 1, got {limit}")
         rows = rows[:limit]
     if references is not None:

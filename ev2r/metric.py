@@ -111,9 +111,50 @@ class Ev2RScorer:
                 self.progress(len(out), len(items))
         return out
 
+    def _isolated(self, fn, items, make_failure):
+        """Run a batch scorer; if it raises, rerun item by item so that one item's failure is
+        recorded on that item (status ``error``) and the others keep their results."""
+        try:
+            return list(fn(items))
+        except Exception:
+            if len(items) == 1:
+                raise
+        out = []
+        for item in items:
+            try:
+                out.extend(fn([item]))
+            except Exception as e:  # recorded on this item only
+                out.append(make_failure(f"{type(e).__name__}: {e}"))
+        return out
+
     def _score_chunk(self, items: Sequence[Item]) -> list[ItemScore]:
-        refs = self.reference_scorer.score_reference(items)
-        proxies = self.proxy_scorer.score_proxy(items) if self.proxy_scorer is not None else [None] * len(items)
+        from .proxy import ProxyResult
+        from .reference import ReferenceResult
+
+        def ref_fail(msg):
+            return ReferenceResult(status="error", error=f"reference-based scoring failed: {msg}")
+
+        def prox_fail(msg):
+            return ProxyResult(None, None, "error", f"proxy scoring failed: {msg}")
+
+        def guarded(fn, fail):
+            def run(batch):
+                try:
+                    return self._isolated(fn, batch, fail)
+                except Exception as e:  # a single item that raised
+                    return [fail(f"{type(e).__name__}: {e}")]
+            return run
+
+        refs = guarded(self.reference_scorer.score_reference, ref_fail)(items)
+        proxies = (guarded(self.proxy_scorer.score_proxy, prox_fail)(items) if self.proxy_scorer is not None
+                   else [None] * len(items))
+        for k, r in enumerate(refs):  # a verifier returning NaN / out-of-range values fails that item
+            vals = [v for v in (r.precision, r.recall, r.f1) if v is not None]
+            if any(not (0.0 <= v <= 1.0) for v in vals):
+                refs[k] = ref_fail(f"score outside [0, 1] or NaN: {vals}")
+        for k, p in enumerate(proxies):
+            if p is not None and p.proxy is not None and not (0.0 <= p.proxy <= 1.0):
+                proxies[k] = prox_fail(f"proxy outside [0, 1] or NaN: {p.proxy}")
         extras = {}
         for name, fn in self.extra_scorers.items():
             try:

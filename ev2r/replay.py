@@ -88,8 +88,13 @@ def parse_recorded_response(resp: dict) -> ReferenceResult:
     problems: list[str] = []
     values = {}
     for side, score_name in SIDES:
-        facts = split_numbered(resp.get(f"facts in {side} evidence", "") or "")
-        checks = split_numbered(resp.get(f"fact check {side} evidence", "") or "")
+        texts = [resp.get(f"facts in {side} evidence", "") or "", resp.get(f"fact check {side} evidence", "") or ""]
+        if not all(isinstance(t, str) for t in texts):
+            res.status = "replay_inconsistent"
+            res.error = f"{side}: 'facts in'/'fact check' fields must be text, got {[type(t).__name__ for t in texts]}"
+            return res
+        facts = split_numbered(texts[0])
+        checks = split_numbered(texts[1])
         count = _as_count(resp.get(f"facts count {side} evidence"))
         support = _as_count(resp.get(f"support {side} evidence"))
         stated = resp.get(score_name)
@@ -149,9 +154,15 @@ class ReplayReferenceScorer:
                     row = json.loads(line)
                 except json.JSONDecodeError as e:
                     raise ValueError(f"{path}:{n}: not valid JSON ({e.msg})") from None
+                if not isinstance(row, dict):
+                    raise ValueError(f"{path}:{n}: expected a JSON object with model, id, llm_response")
                 for key in ("model", "id", "llm_response"):
                     if key not in row:
                         raise ValueError(f"{path}:{n}: missing field {key!r} (need model, id, llm_response)")
+                if not isinstance(row["model"], str):
+                    raise ValueError(f"{path}:{n}: field 'model' must be a string, got {row['model']!r}")
+                if isinstance(row["id"], (dict, list)) or row["id"] is None:
+                    raise ValueError(f"{path}:{n}: field 'id' must be a string or number, got {row['id']!r}")
                 rows.append(row)
         models = sorted({r["model"] for r in rows})
         if model is None:

@@ -87,3 +87,22 @@ def test_real_human_eval_subset_reads_all_rows(shared_data):
     items = read_items(shared_data / "ev2r_human_eval/averitec_manual_eval_subset.jsonl")
     assert len(items) == 86 and all(i.gold_label is not None for i in items)
     assert all(i.predicted_evidence.pairs and i.reference_evidence.pairs for i in items)
+
+
+def test_odd_files_are_input_errors(tmp_path):
+    (tmp_path / "d").mkdir()
+    with pytest.raises(InputError, match="not a file"):
+        read_items(tmp_path / "d")
+    p = tmp_path / "bin.jsonl"; p.write_bytes(b"\xff\xfe{}")
+    with pytest.raises(InputError, match="not UTF-8"):
+        read_items(p)
+    p = tmp_path / "empty.json"; p.write_text("[]")
+    with pytest.raises(InputError, match="no rows"):
+        read_items(p)
+    p = tmp_path / "bom.jsonl"; p.write_text('\ufeff{"claim": "c", "evidence": "e", "label": "SUPPORTS"}\n', encoding="utf-8")
+    assert read_items(p)[0].claim == "c"
+    p = tmp_path / "ans.jsonl"
+    p.write_text(json.dumps({"claim": "c", "predicted_evidence": [{"question": "Q", "answers": ["a string"]}],
+                             "reference_evidence": "x"}) + "\n")
+    with pytest.raises(InputError, match=r"predicted_evidence\[0\].answers\[0\]"):
+        read_items(p)

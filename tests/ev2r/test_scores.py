@@ -164,3 +164,28 @@ def test_decomposer_failure_recorded_on_item_only(keyword_verifier):
 def test_bad_options(keyword_verifier, kwargs, match):
     with pytest.raises(ValueError, match=match):
         NLIReferenceScorer(keyword_verifier, RuleBasedDecomposer(), **kwargs)
+
+
+def test_verifier_failure_on_one_item_is_recorded_on_that_item_only(keyword_verifier):
+    class Flaky:
+        name = "flaky"
+
+        def predict(self, premises, hypotheses):
+            if any("boom" in h for h in hypotheses):
+                raise RuntimeError("verifier exploded")
+            if any("nan" in h for h in hypotheses):
+                return np.full((len(premises), 3), np.nan)
+            return keyword_verifier.predict(premises, hypotheses)
+
+    mk = lambda i, c: Item(id=i, claim=c, predicted_evidence=ev(("Q", "a b")), reference_evidence=ev(("Q", "a b")),
+                           gold_label=Verdict.SUPPORTED)
+    items = [mk("1", "fine"), mk("2", "boom"), mk("3", "nan here"), mk("4", "fine too")]
+    v = Flaky()
+    scorer = Ev2RScorer(NLIReferenceScorer(v, RuleBasedDecomposer()), NLIProxyScorer(v))
+    s = scorer.score(items)
+    assert [x.status for x in s] == ["ok", "error", "error", "ok"]
+    assert s[0].ok and s[3].ok and s[0].ev2r is not None
+    assert s[1].status == "error" and "verifier exploded" in s[1].error and s[1].proxy is None
+    assert s[2].status == "error" and s[2].proxy is None
+    c = scorer.corpus(s)
+    assert c.n == 4 and c.n_failed == 2 and not math.isnan(c.proxy)
