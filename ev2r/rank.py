@@ -271,7 +271,7 @@ def elo_online(sequence: Sequence[tuple[Any, int, int, float]], k_systems: int, 
     Raises:
         ValueError: ``k_factor`` <= 0 or ``orders`` < 1.
     """
-    if not k_factor > 0:
+    if not (k_factor > 0 and math.isfinite(k_factor)):
         raise ValueError(f"elo_k: must be > 0, got {k_factor}")
     if orders < 1:
         raise ValueError(f"elo_orders: must be >= 1, got {orders}")
