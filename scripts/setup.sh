@@ -13,11 +13,9 @@ python -m pip install --quiet "torch==2.13.0"
 python -m pip install --quiet -e ".[all]"
 # The local LLM server used by the LLM-path tests (llama.cpp, built from source: a few minutes).
 if [ "${EV2R_SKIP_LLM_SERVER:-0}" != "1" ]; then
-  if ! python -c "import llama_cpp.server" 2>/dev/null; then
-    # portable build; the multimodal module is not used
-    CMAKE_ARGS="${CMAKE_ARGS:--DGGML_NATIVE=OFF -DLLAVA_BUILD=OFF}" python -m pip install --quiet -r requirements-llm-server.txt
-  else
-    python -m pip install --quiet -r requirements-llm-server.txt
-  fi
+  # portable build; the multimodal module is not used. A failed build does not stop the set-up:
+  # the tests that need the server then skip and say why.
+  CMAKE_ARGS="${CMAKE_ARGS:--DGGML_NATIVE=OFF -DLLAVA_BUILD=OFF}" python -m pip install --quiet -r requirements-llm-server.txt \
+    || echo "WARNING: llama-cpp-python[server] could not be installed; the LLM-server tests will be skipped" >&2
 fi
 echo "ev2r installed in $(pwd)/.venv"
