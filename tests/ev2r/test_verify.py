@@ -11,7 +11,7 @@ from ev2r.verify import HFNLIVerifier, aggregate_windows  # noqa: E402
 
 
 def make_model(tmp_path, id2label, name="tiny"):
-    from conftest import build_tiny_nli_model
+    from tiny_models import build_tiny_nli_model
 
     return build_tiny_nli_model(tmp_path / name, id2label)
 
