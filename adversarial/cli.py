@@ -65,10 +65,17 @@ def build_scorer(names: Sequence[str], args: argparse.Namespace) -> Scorer:
     """The scorer for ``--scorer`` names (several are combined).
 
     Raises:
-        ValueError: an unknown name, or an ev2r option value ev2r rejects.
+        ValueError: an unknown name, ``--alpha`` outside [0, 1] (for any scorer), or an ev2r option
+            value ev2r rejects.
     """
     from .baselines import combine_scorers, get_baseline
 
+    import math
+
+    alpha = getattr(args, "alpha", 0.5)
+    if not (isinstance(alpha, (int, float)) and math.isfinite(alpha) and 0.0 <= alpha <= 1.0):
+        # checked whatever the scorer, so a bad value is never silently ignored
+        raise ValueError(f"--alpha: must be a number in [0, 1], got {alpha!r}")
     parts = []
     for n in names:
         if n not in SCORERS:

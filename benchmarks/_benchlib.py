@@ -1,4 +1,4 @@
-"""Helpers shared by benchmarks/evidence_pairs.py, verdicts.py and throughput.py: paths relative
+"""Helpers shared by the benchmarks: paths relative
 to the repository, the verifier a run used, the machine, the command line, stratified sampling."""
 
 from __future__ import annotations
@@ -31,6 +31,8 @@ def command() -> str:
 
 
 def machine() -> dict:
+    """The machine a benchmark ran on: platform, Python, CPU count, torch threads and versions, the
+    1-minute load average at the time of the call (other jobs on the machine slow timings), UTC time."""
     import torch
 
     from ev2r.metric import _version
@@ -38,6 +40,7 @@ def machine() -> dict:
     return {"platform": platform.platform(), "python": platform.python_version(), "cpu_count": os.cpu_count(),
             "torch_threads": torch.get_num_threads(), "torch": _version("torch"),
             "transformers": _version("transformers"), "device": "cpu",
+            "load_average_1m": round(os.getloadavg()[0], 2) if hasattr(os, "getloadavg") else None,
             "utc": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")}
 
 

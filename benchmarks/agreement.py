@@ -21,24 +21,18 @@ from __future__ import annotations
 
 import argparse
 import csv
-import datetime
 import json
 import os
-import platform
 import sys
 import time
 from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import _benchlib as bl  # noqa: E402
 
 DIMENSIONS = ("semantic_coverage", "coherence", "redundancy", "consistency", "verdict_agreement", "nei_disagreement")
-
-
-def machine_info() -> dict:
-    return {"platform": platform.platform(), "python": platform.python_version(), "cpu_count": os.cpu_count(),
-            "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")}
 
 
 def load_jsonl(path):
@@ -102,7 +96,7 @@ def main(argv=None) -> int:
     from claimalign import agreement, averitec_comparison_strings, hu_meteor_batch, hu_meteor_strings, parse_qa_text
     from claimalign.similarity import HFNLIAdapter, NLISimilarity, get_similarity
 
-    meta = machine_info()
+    meta = bl.machine()
     cmd = "python " + " ".join([Path(sys.argv[0]).as_posix()] + (argv if argv is not None else sys.argv[1:]))
     record = {"command": cmd, "machine": meta}
 
@@ -188,7 +182,7 @@ def main(argv=None) -> int:
     L += ["", f"Mean Hungarian METEOR on these rows: qa {record['correlation']['mean_score']['qa']:.3f}, "
           f"q-only {record['correlation']['mean_score']['q']:.3f}.", "",
           f"Command: `{cmd}`", f"Machine: {meta['platform']}, {meta['cpu_count']} CPUs, Python {meta['python']}, "
-          f"{meta['date']}"]
+          f"{meta['utc']}"]
     out_dir = Path(args.out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     (out_dir / "agreement.md").write_text("\n".join(L) + "\n", encoding="utf-8")

@@ -15,23 +15,16 @@ Usage (from the repository root):  python benchmarks/align_speed.py [--repeats 3
 from __future__ import annotations
 
 import argparse
-import datetime
 import json
 import os
-import platform
 import sys
 import time
 from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-
-def machine_info() -> dict:
-    return {"platform": platform.platform(), "python": platform.python_version(), "cpu_count": os.cpu_count(),
-            "load_average_1m": os.getloadavg()[0] if hasattr(os, "getloadavg") else None,
-            "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")}
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import _benchlib as bl  # noqa: E402
 
 
 def best_of(fn, repeats):
@@ -100,7 +93,7 @@ def main(argv=None) -> int:
     max_diff = float(np.max(np.abs(v_plain - v_hu)))
     n_pairs = sum(min(len(p), 10) * len(r) for p, r in zip(preds, refs))
 
-    meta = machine_info()
+    meta = bl.machine()
     cmd = "python " + " ".join([Path(sys.argv[0]).as_posix()] + (argv if argv is not None else sys.argv[1:]))
     record = {"command": cmd, "machine": meta, "repeats": args.repeats, "seed": args.seed,
               "align": {"n_matrices": args.n_matrices, "size": args.size, "claimalign_align_s": t_align,
@@ -121,7 +114,7 @@ def main(argv=None) -> int:
          "with empty tokenisation/METEOR caches each time (WordNet already loaded for both).", "",
          f"Command: `{cmd}`",
          f"Machine: {meta['platform']}, {meta['cpu_count']} CPUs (1-min load average {meta['load_average_1m']:.2f}: "
-         f"shared with other jobs), Python {meta['python']}, {meta['date']}"]
+         f"shared with other jobs), Python {meta['python']}, {meta['utc']}"]
     out_dir = Path(args.out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     (out_dir / "align_speed.md").write_text("\n".join(L) + "\n", encoding="utf-8")

@@ -15,17 +15,16 @@ Usage (from the repository root):
 from __future__ import annotations
 
 import argparse
-import datetime
 import json
 import os
-import platform
 import sys
 import time
 from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import _benchlib as bl  # noqa: E402
 
 PAIRS = [
     # (category, left, right)
@@ -51,11 +50,6 @@ PAIRS = [
     ("unrelated", "Alice paid Bob 500 dollars.", "Unemployment fell to 4 percent last year."),
 ]
 CATEGORIES = ("paraphrase", "negation", "argument swap", "unrelated")
-
-
-def machine_info() -> dict:
-    return {"platform": platform.platform(), "python": platform.python_version(), "cpu_count": os.cpu_count(),
-            "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")}
 
 
 def auc(pos, neg) -> float:
@@ -134,12 +128,12 @@ def main(argv=None) -> int:
         lines.append(f"| {c} | {a} | {b} | " + " | ".join(f"{scores[n][k]:.3f}" if n in scores else "n/a"
                                                           for n in columns) + " |")
     cmd = "python " + " ".join([Path(sys.argv[0]).as_posix()] + (argv if argv is not None else sys.argv[1:]))
-    meta = machine_info()
+    meta = bl.machine()
     lines += ["", "## Backends", ""] + [f"- `{n}`: `{names[n]}` ({seconds[n]:.1f} s for {len(PAIRS)} pairs, "
                                          "including model load)" for n in backends]
     lines += [f"- `{n}`: {notes[n]}" for n in notes]
     lines += ["", f"Command: `{cmd}`", f"Machine: {meta['platform']}, {meta['cpu_count']} CPUs, "
-              f"Python {meta['python']}, {meta['date']}"]
+              f"Python {meta['python']}, {meta['utc']}"]
     out_dir = Path(args.out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     (out_dir / "negation.md").write_text("\n".join(lines) + "\n", encoding="utf-8")

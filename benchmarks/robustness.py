@@ -30,8 +30,8 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import _benchlib as bl  # noqa: E402
 from adversarial.baselines import combine_scorers, get_baseline  # noqa: E402
 from adversarial.report import render_markdown, write_report  # noqa: E402
 from adversarial.resources import add_nltk_data_path  # noqa: E402
@@ -114,6 +114,11 @@ def main(argv=None) -> int:
                        scorer_name=" + ".join(n for n in names if not any(f"`{n}`" in x for x in notes)))
     elapsed = time.time() - t0
     paths = write_report(report, args.out, mode="all", stem="robustness")
+    meta = bl.machine()
+    js = json.loads(Path(paths["json"]).read_text(encoding="utf-8"))
+    js["benchmark"] = {"command": bl.command(), "machine": meta, "seconds": round(elapsed, 1),
+                       "verifier": args.verifier, "notes": notes}
+    Path(paths["json"]).write_text(json.dumps(js, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     header = [
         "<!-- written by benchmarks/robustness.py; do not edit by hand -->",
         f"Setting: {len(items)} AVeriTeC dev claims (drawn with seed {args.seed} from `{os.path.basename(args.data)}`), "
@@ -121,6 +126,9 @@ def main(argv=None) -> int:
         f"Command: `python benchmarks/robustness.py --data {args.data} --n {args.n} --seed {args.seed} "
         f"--scorers {args.scorers} --out {args.out}` ({elapsed:.0f} s). Gate mode `all`: every declared "
         "expectation counts here (this is a table, not the CI gate).",
+        "",
+        f"Machine: {meta['platform']}, {meta['cpu_count']} CPUs ({meta['torch_threads']} torch threads, 1-min load "
+        f"average {meta['load_average_1m']}), Python {meta['python']}, torch {meta['torch']}, {meta['utc']}.",
         "",
     ]
     header += [f"- Note: {n}" for n in notes] + ([""] if notes else [])

@@ -224,10 +224,17 @@ def averitec_comparison_strings(example: Mapping[str, Any], variant: str = "qa")
             answers = q.get("answers", [])
             if not isinstance(answers, list):
                 answers = [answers]
-            for a in answers:
+            for j, a in enumerate(answers):
+                where = f"example['questions'][{k}]['answers'][{j}]"
+                if not isinstance(a, Mapping) or not isinstance(a.get("answer"), str):
+                    raise ValueError(f"{where}: expected {{'answer': str, ...}}, got {a!r:.80}")
                 s = q["question"] + " " + a["answer"]
                 if a.get("answer_type") == "Boolean":
-                    s += ". " + a["boolean_explanation"]
+                    expl = a.get("boolean_explanation")
+                    if not isinstance(expl, str):
+                        raise ValueError(f"{where}: a Boolean answer needs a 'boolean_explanation' string, "
+                                         f"got {expl!r:.80}")
+                    s += ". " + expl
                 out.append(s)
             if not answers:
                 out.append(q["question"] + " " + NO_ANSWER)

@@ -13,6 +13,8 @@ import json
 import sys
 from typing import Any, Dict, List, Optional, Sequence, TextIO, Tuple
 
+from ev2r.types import clean_text
+
 from .similarity import SIMILARITY_NAMES, get_similarity
 
 __all__ = ["add_align_arguments", "run_align", "read_claim_rows", "main"]
@@ -37,8 +39,8 @@ def read_claim_rows(path: str, id_field: str, claims_field: str) -> Dict[str, Li
     """``{id: claims}`` from a JSONL file (ids compared as strings).
 
     Raises:
-        ValueError: invalid JSON, a missing field, claims that are not a list of strings, or a
-            repeated id (the message names the file and line).
+        ValueError: invalid JSON, a missing field, claims that are not a list of strings, an empty
+            or whitespace-only claim, or a repeated id (the message names the file and line).
     """
     rows: Dict[str, List[str]] = {}
     with open(path, encoding="utf-8") as fh:
@@ -54,6 +56,10 @@ def read_claim_rows(path: str, id_field: str, claims_field: str) -> Dict[str, Li
             claims = row[claims_field]
             if not isinstance(claims, list) or not all(isinstance(c, str) for c in claims):
                 raise ValueError(f"{path}:{lineno}: field {claims_field!r} must be a list of strings")
+            blank = [k for k, c in enumerate(claims) if not clean_text(c)]
+            if blank:
+                raise ValueError(f"{path}:{lineno}: field {claims_field!r} has empty or whitespace-only claims at "
+                                 f"positions {blank[:5]} (a blank string is not a claim; drop it)")
             key = str(row[id_field])
             if key in rows:
                 raise ValueError(f"{path}:{lineno}: repeated id {key!r}")
@@ -99,8 +105,13 @@ def run_align(args: argparse.Namespace, stdout: Optional[TextIO] = None) -> int:
         print(f"ev2r align: error: {exc}", file=sys.stderr)
         return 2
     records = []
-    for key, ca, cb in joined:
-        res = align_sets(ca, cb, sim)
+    try:
+        results = [(key, ca, cb, align_sets(ca, cb, sim)) for key, ca, cb in joined]
+    except (OSError, LookupError, ImportError) as exc:  # a backend's model or nltk data loads lazily
+        print(f"ev2r align: error: --similarity {args.similarity}: could not load what the backend needs: "
+              f"{type(exc).__name__}: {str(exc).strip().splitlines()[0] if str(exc).strip() else exc!r}", file=sys.stderr)
+        return 2
+    for key, ca, cb, res in results:
         records.append({
             "id": key, "similarity": sim.name, "score": res.score, "precision": res.precision,
             "recall": res.recall, "n_a": res.n_left, "n_b": res.n_right, "count_difference": res.n_left - res.n_right,
@@ -108,7 +119,8 @@ def run_align(args: argparse.Namespace, stdout: Optional[TextIO] = None) -> int:
                       for (i, j), s in zip(res.pairs, res.pair_scores)],
             "unmatched_a": list(res.unmatched_left), "unmatched_b": list(res.unmatched_right),
         })
-    print(f"{'id':<20} {'score':>7} {'prec':>7} {'recall':>7} {'|A|':>4} {'|B|':>4}  (0-100, similarity={sim.name})",
+    print(f"{'id':<20} {'score':>7} {'prec':>7} {'recall':>7} {'|A|':>4} {'|B|':>4}  "
+          f"(printed 0-100; -o writes 0-1; similarity={sim.name})",
           file=out)
     for r in records:
         print(f"{r['id'][:20]:<20} {100 * r['score']:7.2f} {100 * r['precision']:7.2f} {100 * r['recall']:7.2f}"

@@ -76,8 +76,10 @@ def cmd_score(args) -> int:
         print("llm: " + " ".join(f"{k}={v}" for k, v in run.items()), file=sys.stderr)
     if args.output:
         rows = []
-        for s in scores:
+        for item, s in zip(items, scores):
             d = s.to_dict()
+            if item.source_id is not None and str(item.source_id) == s.id:
+                d["id"] = item.source_id  # the id as the input gave it (585 stays a number)
             if not args.with_facts:
                 d.pop("predicted_facts"), d.pop("reference_facts")
             rows.append(d)

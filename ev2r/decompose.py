@@ -15,7 +15,7 @@ from __future__ import annotations
 import functools
 from typing import Protocol, runtime_checkable
 
-from .types import AtomicFact, Evidence
+from .types import AtomicFact, Evidence, clean_text
 
 RULES_DECOMPOSER_ID = "rules-v1"
 
@@ -43,14 +43,14 @@ def _segmenter():
 
 def split_sentences(text: str) -> list[str]:
     """Split English text into sentences with pysbd (no downloaded data). Empty text -> []."""
-    text = (text or "").strip()
+    text = clean_text(text)
     if not text:
         return []
     out = []
     for piece in text.split("\n"):
-        piece = piece.strip()
+        piece = clean_text(piece)
         if piece:
-            out.extend(s.strip() for s in _segmenter().segment(piece) if s.strip())
+            out.extend(c for c in (clean_text(s) for s in _segmenter().segment(piece)) if c)
     return out
 
 

@@ -107,10 +107,13 @@ def _label(value: Any, where: str, field: str):
         raise InputError(f"{where}: {e}") from None
 
 
-def _row_id(row: dict, n: int) -> str:
+def _row_id(row: dict, n: int, path: str = "<input>") -> str:
     for f in ID_FIELDS:
-        if row.get(f) is not None:
-            return str(row[f])
+        v = row.get(f)
+        if v is not None:
+            if isinstance(v, bool) or not isinstance(v, (str, int)) or (isinstance(v, str) and not v.strip()):
+                raise InputError(f"{_where(path, n)}: field {f!r} must be a non-empty string or an integer, got {v!r:.60}")
+            return str(v)
     return str(n)
 
 
@@ -118,7 +121,7 @@ def item_from_row(row: Any, n: int, path: str = "<input>") -> Item:
     """Build an :class:`Item` from one parsed row of any supported schema (module docstring)."""
     if not isinstance(row, dict):
         raise InputError(f"{_where(path, n)}: expected a JSON object, got {type(row).__name__}")
-    rid = _row_id(row, n)
+    rid = _row_id(row, n, path)
     where = _where(path, n, rid)
     claim = row.get("claim")
     if not isinstance(claim, str) or not claim.strip():
@@ -157,8 +160,9 @@ def item_from_row(row: Any, n: int, path: str = "<input>") -> Item:
                          "(ev2r), 'evidence' (FEVER/VitaminC), 'candidate_evidence' (VitaminC pairs) or "
                          "'questions' (AVeriTeC)")
     extra = {k: v for k, v in row.items() if k not in used}
+    source_id = next((row[f] for f in ID_FIELDS if row.get(f) is not None), None)
     return Item(id=rid, claim=claim.strip(), predicted_evidence=pred, reference_evidence=ref,
-                gold_label=gold, predicted_label=plabel, row=n, extra=extra)
+                gold_label=gold, predicted_label=plabel, row=n, extra=extra, source_id=source_id)
 
 
 def read_rows(path: str | Path) -> list[Any]:
@@ -205,12 +209,12 @@ def join_averitec_predictions(preds: Sequence[Any], gold: Sequence[Any], pred_pa
     for n, g in enumerate(gold):
         if not isinstance(g, dict) or "questions" not in g:
             raise InputError(f"{_where(gold_path, n)}: a references row needs 'questions' (AVeriTeC gold format)")
-        by_id[_row_id(g, n)] = g
+        by_id[_row_id(g, n, gold_path)] = g
     out = []
     for n, p in enumerate(preds):
         if not isinstance(p, dict):
             raise InputError(f"{_where(pred_path, n)}: expected a JSON object")
-        key = _row_id(p, n)
+        key = _row_id(p, n, pred_path)
         if key not in by_id:
             raise InputError(f"{_where(pred_path, n, key)}: no gold row with id {key!r} in {gold_path}")
         g = by_id[key]

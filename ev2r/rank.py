@@ -107,7 +107,7 @@ def scores_table(rows: Iterable[Any], system_field: str = "system", score_field:
 
     Raises:
         ValueError: a row that is not an object, lacks ``id_field``/``system_field``/``score_field``,
-            has a non-numeric score, or repeats an (id, system) pair -- naming the row and field.
+            has a null/empty/non-scalar id, a non-numeric score, or repeats an (id, system) pair -- naming the row and field.
     """
     table: dict[str, dict[str, float]] = {}
     seen: set[tuple[str, str]] = set()
@@ -122,7 +122,10 @@ def scores_table(rows: Iterable[Any], system_field: str = "system", score_field:
         if not isinstance(sysname, str) or not sysname:
             raise ValueError(f"{where}: field {system_field!r} must be a non-empty string, got {sysname!r}")
         score = _check_number(r[score_field], where, score_field)
-        rid = str(r[id_field])
+        rid = r[id_field]
+        if isinstance(rid, bool) or not isinstance(rid, (str, int)) or (isinstance(rid, str) and not rid.strip()):
+            raise ValueError(f"{where}: field {id_field!r} must be a non-empty string or an integer, got {rid!r}")
+        rid = str(rid)
         if (rid, sysname) in seen:
             raise ValueError(f"{where}: item {rid!r} has a second score for system {sysname!r} "
                              f"(field {id_field!r} must be unique per system)")
@@ -208,8 +211,8 @@ def fit_bradley_terry(counts: np.ndarray, l2: float = 0.0, l2_fallback: float = 
         raise ValueError(f"counts: expected a square (k, k) array, got shape {W.shape}")
     if (W < 0).any() or not np.isfinite(W).all():
         raise ValueError("counts: must be finite and >= 0")
-    if l2 < 0 or l2_fallback <= 0:
-        raise ValueError(f"l2: must be >= 0 (l2_fallback > 0), got {l2}, {l2_fallback}")
+    if not (np.isfinite(l2) and np.isfinite(l2_fallback)) or l2 < 0 or l2_fallback <= 0:
+        raise ValueError(f"l2: must be a finite number >= 0 (l2_fallback > 0), got {l2}, {l2_fallback}")
     k = W.shape[0]
     np.fill_diagonal(W, 0.0)
     N = W + W.T
@@ -303,6 +306,8 @@ def rank_systems(table: dict[str, dict[str, float]], margin: float = 0.0, n_boot
     """
     if n_bootstrap < 0:
         raise ValueError(f"bootstrap: must be >= 0, got {n_bootstrap}")
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"seed: must be an integer >= 0, got {seed!r}")
     battles = make_battles(table, margin)
     systems = battles.systems
     k = len(systems)

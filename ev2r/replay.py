@@ -137,7 +137,7 @@ class ReplayReferenceScorer:
 
     Raises:
         FileNotFoundError: ``path`` does not exist.
-        ValueError: malformed rows (naming the line), or ``model`` ambiguous/unknown (listing
+        ValueError: malformed rows (naming the line), two rows for one (model, id), or ``model`` ambiguous/unknown (listing
             the models present).
     """
 
@@ -163,8 +163,8 @@ class ReplayReferenceScorer:
                     raise ValueError(f"{path}:{n}: field 'model' must be a string, got {row['model']!r}")
                 if isinstance(row["id"], (dict, list)) or row["id"] is None:
                     raise ValueError(f"{path}:{n}: field 'id' must be a string or number, got {row['id']!r}")
-                rows.append(row)
-        models = sorted({r["model"] for r in rows})
+                rows.append((n, row))
+        models = sorted({r["model"] for _, r in rows})
         if model is None:
             if len(models) != 1:
                 raise ValueError(f"--replay-model: {path} holds several models, choose one of {models}")
@@ -174,9 +174,13 @@ class ReplayReferenceScorer:
         self.model = model
         self.path = path
         self.records: dict[str, dict] = {}
-        for r in rows:
+        for n, r in rows:
             if r["model"] == model:
-                self.records[str(r["id"])] = r
+                key = str(r["id"])
+                if key in self.records:
+                    raise ValueError(f"{path}:{n}: a second recorded response for model {model!r} and id {key!r} "
+                                     "(one response per (model, id); which one to score would be a guess)")
+                self.records[key] = r
         self.name = f"replay:{model}"
 
     def signature_fields(self) -> dict[str, str]:

@@ -22,6 +22,17 @@ from .labels import Verdict
 
 STATUS_OK = "ok"
 
+# Characters that render as nothing: zero-width space/joiners, word joiner, BOM, soft hyphen.
+_INVISIBLE = "\u200b\u200c\u200d\u2060\ufeff\u00ad"
+_EDGE = re.compile(rf"^[\s{_INVISIBLE}]+|[\s{_INVISIBLE}]+$")
+
+
+def clean_text(text: Optional[str]) -> str:
+    """``text`` without leading/trailing whitespace and invisible characters (zero-width space,
+    joiners, BOM, soft hyphen): ``"\u200b "`` -> ``""``, so invisible-only evidence is empty
+    evidence and never becomes an atomic fact. ``None`` -> ``""``."""
+    return _EDGE.sub("", text or "")
+
 
 @dataclass(frozen=True)
 class QAPair:
@@ -48,21 +59,21 @@ class Evidence:
         """Parse AVeriTeC-rendered text (``Question: ...\\nAnswer: ...`` blocks). Text without a
         ``Question:`` marker becomes one pair with an empty question. Duplicate questions are kept
         (the input is taken as given)."""
-        text = (text or "").strip()
+        text = clean_text(text)
         if not text:
             return cls(())
         if not re.search(r"(?m)^\s*Question\s*:", text):
             return cls((QAPair("", text),))
         pairs = []
         for block in re.split(r"(?m)^\s*(?=Question\s*:)", text):
-            block = block.strip()
+            block = clean_text(block)
             if not block:
                 continue
             m = re.match(r"Question\s*:\s*(.*?)(?:\n\s*Answer\s*:\s*(.*))?$", block, re.S)
             if m is None:  # text before the first "Question:" marker
                 pairs.append(QAPair("", block))
                 continue
-            pairs.append(QAPair(m.group(1).strip(), (m.group(2) or "").strip()))
+            pairs.append(QAPair(clean_text(m.group(1)), clean_text(m.group(2))))
         return cls(tuple(pairs))
 
     @classmethod
@@ -82,7 +93,7 @@ class Evidence:
             q = p.get("question", "") or ""
             if not isinstance(q, str):
                 raise ValueError(f"{field_name}[{k}].question: expected a string, got {q!r}")
-            out.append(QAPair(q.strip(), p["answer"].strip()))
+            out.append(QAPair(clean_text(q), clean_text(p["answer"])))
         return cls(tuple(out))
 
     def render(self) -> str:
@@ -91,7 +102,7 @@ class Evidence:
 
     @property
     def is_empty(self) -> bool:
-        return all(not p.answer.strip() and not p.question.strip() for p in self.pairs)
+        return all(not clean_text(p.answer) and not clean_text(p.question) for p in self.pairs)
 
 
 @dataclass(frozen=True)
@@ -107,6 +118,8 @@ class Item:
         predicted_label: the system's verdict, if given (carried through, not scored).
         row: 0-based position in the input file (held-out rating files can repeat an ``id``).
         extra: any other input fields, carried through untouched.
+        source_id: the identifier exactly as the input gave it (e.g. the integer ``585``; ``id``
+            is its string form, used for joining); None when the row had no id field.
     """
 
     id: str
@@ -117,6 +130,7 @@ class Item:
     predicted_label: Optional[Verdict] = None
     row: int = 0
     extra: dict = field(default_factory=dict, compare=False, hash=False)
+    source_id: Any = field(default=None, compare=False, hash=False)
 
     def with_predicted(self, evidence: Evidence) -> "Item":
         """A copy with other predicted evidence (used by perturbations; the item is immutable)."""

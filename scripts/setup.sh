@@ -16,6 +16,9 @@ if [ "${EV2R_SKIP_LLM_SERVER:-0}" != "1" ]; then
   # portable build; the multimodal module is not used. A failed build does not stop the set-up:
   # the tests that need the server then skip and say why.
   CMAKE_ARGS="${CMAKE_ARGS:--DGGML_NATIVE=OFF -DLLAVA_BUILD=OFF}" python -m pip install --quiet -r requirements-llm-server.txt \
-    || echo "WARNING: llama-cpp-python[server] could not be installed; the LLM-server tests will be skipped" >&2
+    || { if [ "${EV2R_REQUIRE_LLM_SERVER:-0}" = "1" ]; then
+           echo "ERROR: llama-cpp-python[server] could not be installed and EV2R_REQUIRE_LLM_SERVER=1" >&2; exit 1
+         fi
+         echo "WARNING: llama-cpp-python[server] could not be installed; the LLM-server tests will be skipped" >&2; }
 fi
 echo "ev2r installed in $(pwd)/.venv"

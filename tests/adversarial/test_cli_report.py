@@ -78,6 +78,8 @@ def test_cli_sample_is_seeded(input_file, tmp_path):
     (["--sample", "0"], "--sample"),
     (["--perturbations", "nope"], "unknown perturbation 'nope'"),
     (["--scorer", "nope"], "unknown scorer 'nope'"),
+    (["--scorer", "edit", "--alpha", "5"], "--alpha: must be a number in [0, 1], got 5.0"),
+    (["--scorer", "edit", "--alpha", "nan"], "--alpha: must be a number in [0, 1]"),
 ])
 def test_cli_unusable_options_exit_2(input_file, tmp_path, capsys, extra, msg):
     args = parse(input_file, "-o", tmp_path / "r", *extra)

@@ -84,6 +84,13 @@ def test_official_comparison_strings():
     assert averitec_comparison_strings({"string_evidence": ["s1"]}, "q") == ["s1"]
     with pytest.raises(ValueError, match="variant"):
         averitec_comparison_strings(ex, "x")
+    with pytest.raises(ValueError, match=r"\['answers'\]\[0\]: expected \{'answer': str"):
+        averitec_comparison_strings({"questions": [{"question": "Q?", "answers": ["plain"]}]}, "qa")
+    with pytest.raises(ValueError, match=r"\['answers'\]\[1\]: expected \{'answer': str"):
+        averitec_comparison_strings({"questions": [{"question": "Q?", "answers": [{"answer": "A"}, {}]}]}, "qa")
+    with pytest.raises(ValueError, match="boolean_explanation"):
+        averitec_comparison_strings({"questions": [{"question": "Q?", "answers": [
+            {"answer": "Yes", "answer_type": "Boolean"}]}]}, "qa")
     assert pair_strings([("Q1?", "A1"), ("", "plain text")], "qa") == ["Q1? A1", "plain text"]
     assert pair_strings([("Q1?", None)], "q") == ["Q1?"]
 

@@ -44,3 +44,22 @@ def test_align_cli_errors(tmp_path, capsys):
     assert "list of strings" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         _args(str(a), str(b), "--similarity", "bleu")
+
+
+def test_align_cli_rejects_blank_claims(tmp_path, capsys):
+    a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    _write(a, [{"id": 1, "claims": ["x", "  ", "\u200b"]}])
+    _write(b, [{"id": 1, "claims": ["x"]}])
+    assert main([str(a), str(b)]) == 2
+    err = capsys.readouterr().err
+    assert "a.jsonl:1" in err and "whitespace-only claims at positions [1, 2]" in err
+
+
+def test_align_cli_missing_encoder_is_a_clear_error(tmp_path, capsys):
+    a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    _write(a, [{"id": 1, "claims": ["x"]}])
+    _write(b, [{"id": 1, "claims": ["y"]}])
+    rc = main([str(a), str(b), "--similarity", "embedding", "--model", str(tmp_path / "no-such-encoder")])
+    assert rc == 2
+    err = capsys.readouterr().err
+    assert err.startswith("ev2r align: error:") and "Traceback" not in err

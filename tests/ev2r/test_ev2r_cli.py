@@ -27,7 +27,8 @@ def test_score_writes_rows_joined_by_id_and_json_summary(tmp_path, capsys, tiny_
     assert "verifier:tiny@" in summary["signature"] and "alpha:0.5" in summary["signature"]
     rows = [json.loads(l) for l in out.read_text().splitlines()]
     src = [json.loads(l) for l in open(SAMPLE)][:4]
-    assert [r["id"] for r in rows] == [str(s["id"]) for s in src]
+    assert [r["id"] for r in rows] == [s["id"] for s in src]  # ids come back as the input gave them
+    assert all(type(r["id"]) is type(s["id"]) for r, s in zip(rows, src))
     for r in rows:
         assert {"id", "precision", "recall", "f1", "proxy", "ev2r", "status"} <= set(r)
         assert r["ev2r"] == pytest.approx(0.5 * r["f1"] + 0.5 * r["proxy"])
@@ -54,6 +55,10 @@ def test_replay_decomposer_from_cli(capsys, tiny_nli_model, shared_data):
 @pytest.mark.parametrize("content, match", [
     ('{"id": 1, "claim": "c", "predicted_evidence": "x", "reference_evidence": "y", "gold_label": "perhaps"}\n', "gold_label"),
     ('not json\n', "line 1"),
+    ('{"id": {"a": 1}, "claim": "c", "predicted_evidence": "x", "reference_evidence": "y"}\n',
+     "field 'id' must be a non-empty string or an integer"),
+    ('{"id": "", "claim": "c", "predicted_evidence": "x", "reference_evidence": "y"}\n',
+     "field 'id' must be a non-empty string or an integer"),
 ])
 def test_unusable_input_exits_nonzero_with_named_field(tmp_path, capsys, content, match, tiny_nli_model):
     p = tmp_path / "bad.jsonl"

@@ -83,3 +83,13 @@ def test_replay_model_choice_errors(shared_data):
         ReplayReferenceScorer(shared_data / REPLAY, model="gpt-9")
     with pytest.raises(FileNotFoundError, match="--replay"):
         ReplayReferenceScorer("nope.jsonl")
+
+
+def test_replay_duplicate_model_id_is_an_error(tmp_path):
+    row = {"model": "m", "id": 7, "llm_response": {}}
+    f = tmp_path / "dup.jsonl"
+    f.write_text(json.dumps(row) + "\n" + json.dumps(dict(row, id="7")) + "\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"dup.jsonl:2: a second recorded response for model 'm' and id '7'"):
+        ReplayReferenceScorer(f)
+    f.write_text(json.dumps(row) + "\n" + json.dumps(dict(row, model="other")) + "\n", encoding="utf-8")
+    assert set(ReplayReferenceScorer(f, model="m").records) == {"7"}

