@@ -110,7 +110,10 @@ def run_robustness(args: argparse.Namespace, scorer: Optional[Scorer] = None,
         return 2
 
     if args.nltk_data:
-        add_nltk_data_path(args.nltk_data)
+        try:
+            add_nltk_data_path(args.nltk_data)
+        except ValueError as e:
+            return fail(str(e))
     try:
         from ev2r.io import read_items
 

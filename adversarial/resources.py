@@ -47,17 +47,20 @@ def off_topic_pairs() -> tuple[tuple[str, str], ...]:
 
 
 def add_nltk_data_path(path: str) -> None:
-    """Put ``path`` first on nltk's data search path (what ``NLTK_DATA`` does).
+    """Put ``path`` first on nltk's data search path (:func:`claimalign._nltk.add_nltk_data_path`).
 
     Raises:
         ResourceMissingError: nltk is not installed.
+        ValueError: ``path`` is not a directory.
     """
     try:
-        import nltk
+        from claimalign._nltk import add_nltk_data_path as add
     except ImportError as e:  # pragma: no cover - depends on the environment
         raise ResourceMissingError("nltk is not installed: pip install nltk") from e
-    if path not in nltk.data.path:
-        nltk.data.path.insert(0, path)
+    try:
+        add(path)
+    except ImportError as e:  # pragma: no cover - depends on the environment
+        raise ResourceMissingError("nltk is not installed: pip install nltk") from e
 
 
 def wordnet():

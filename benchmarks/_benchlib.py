@@ -77,11 +77,12 @@ def verifier_info(spec: str, verifier) -> dict:
             "smoke_or_random": bool(args.get("steps") is not None and args.get("steps", 0) < 1000)}
 
 
-def load(spec: str, device: str = "cpu", batch_size: int = 32):
+def load(spec: str, device: str = "cpu", batch_size: int = 32, **kwargs):
+    """The verifier of ``spec`` (``bundled`` or a checkpoint); ``kwargs`` go to ``load_verifier``."""
     from ev2r.verify import load_verifier
 
     try:
-        return load_verifier(spec, device=device, batch_size=batch_size)
+        return load_verifier(spec, device=device, batch_size=batch_size, **kwargs)
     except FileNotFoundError as e:
         raise SystemExit(f"error: {e}\n(the bundled verifier is not in ev2r/models yet: pass --model PATH)")
 
@@ -120,7 +121,8 @@ def header(title: str, info: dict) -> str:
     v = info["verifier"]
     lines = [f"# {title}", "", f"Command: `{info['command']}`", "",
              f"Machine: {m['platform']}, {m['cpu_count']} CPUs (torch threads {m['torch_threads']}), "
-             f"torch {m['torch']}, transformers {m['transformers']}, {m['utc']}.", "",
+             f"torch {m['torch']}, transformers {m['transformers']}, {m['utc']}, 1-min load average "
+             f"{m.get('load_average_1m')} (other jobs on the machine slow timings).", "",
              f"Verifier: `{v['name']}` (`--model {v['spec']}`)"
              + (f"; trained by `{v['training_command']}`" if v.get("training_command") else "") + "."]
     if v.get("smoke_or_random"):

@@ -84,6 +84,7 @@ def main(argv=None) -> int:
     ap.add_argument("--batch-sizes", type=int, nargs="+", default=[8, 16, 32, 64])
     ap.add_argument("--repeats", type=int, default=2, help="runs per setting; the best is reported")
     ap.add_argument("--device", default="cpu")
+    ap.add_argument("--quantize", action="store_true", help="int8 dynamic quantisation of the verifier (CPU)")
     ap.add_argument("--out", type=Path, default=bl.RESULTS / "throughput", help="output prefix (.md/.json/.png)")
     args = ap.parse_args(argv)
 
@@ -92,7 +93,7 @@ def main(argv=None) -> int:
 
     items = read_items(args.input, limit=args.limit)
     t0 = time.perf_counter()
-    verifier = bl.load(args.model, args.device, args.batch_sizes[0])
+    verifier = bl.load(args.model, args.device, args.batch_sizes[0], quantize=args.quantize)
     verifier._load()
     load_s = time.perf_counter() - t0
 
@@ -118,7 +119,7 @@ def main(argv=None) -> int:
               f"pairs/s", file=sys.stderr)
     best = min(runs, key=lambda r: r["end_to_end_s"])
     result = {"command": bl.command(), "machine": bl.machine(), "verifier": bl.verifier_info(args.model, verifier),
-              "n_items": len(items), "n_pairs": len(prem), "n_unique_pairs": n_unique,
+              "quantize": args.quantize, "n_items": len(items), "n_pairs": len(prem), "n_unique_pairs": n_unique,
               "model_load_s": round(load_s, 2), "warmup_s": round(warm_s, 2), "runs": runs,
               "best": {"batch_size": best["batch_size"], "end_to_end_s": best["end_to_end_s"]},
               "target": {"seconds": TARGET_S, "rows": 86,
@@ -126,7 +127,9 @@ def main(argv=None) -> int:
                          "projected_86_rows_s": round(best["end_to_end_s"] * 86 / len(items), 1)}}
 
     md = [bl.header("Throughput: verifier and end-to-end Ev2R", result), ""]
-    md.append(f"Input: `{args.input.name}`, {len(items)} rows; {len(prem)} verifier pairs per pass ({n_unique} unique). "
+    md.append(f"Input: `{args.input.name}`, {len(items)} rows; verifier weights "
+              f"{'int8 (dynamic quantisation)' if args.quantize else 'as stored (fp16 on disk, fp32 in memory)'}; "
+              f"{len(prem)} verifier pairs per pass ({n_unique} unique). "
               f"Model load {load_s:.1f} s, warm-up pass {warm_s:.1f} s (not counted). Best of {args.repeats} runs.\n")
     md.append("| verifier batch | end-to-end s | items/s | verifier alone s | verifier pairs/s | verifier share |")
     md.append("|---:|---:|---:|---:|---:|---:|")

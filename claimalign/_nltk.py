@@ -5,9 +5,30 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Tuple
 
-__all__ = ["tokenize", "meteor_tokens", "require_nltk_data"]
+__all__ = ["tokenize", "meteor_tokens", "require_nltk_data", "add_nltk_data_path"]
 
 _CHECKED = False
+
+
+def add_nltk_data_path(path: str) -> None:
+    """Put ``path`` first on nltk's data search path (what ``NLTK_DATA`` does); the CLIs'
+    ``--nltk-data DIR``.
+
+    Raises:
+        ImportError: nltk is not installed.
+        ValueError: ``path`` is not a directory.
+    """
+    import os
+
+    import nltk
+
+    global _CHECKED
+    if not os.path.isdir(path):
+        raise ValueError(f"--nltk-data: {path!r} is not a directory (it should hold tokenizers/punkt_tab and "
+                         "corpora/wordnet)")
+    if path not in nltk.data.path:
+        nltk.data.path.insert(0, path)
+    _CHECKED = False
 
 
 def require_nltk_data() -> None:
@@ -29,7 +50,8 @@ def require_nltk_data() -> None:
         except LookupError:
             raise RuntimeError(
                 f"nltk resource {resource!r} not found (searched {nltk.data.path}); set the NLTK_DATA"
-                " environment variable to a folder with tokenizers/punkt_tab and corpora/wordnet"
+                " environment variable (or pass --nltk-data DIR) to a folder with tokenizers/punkt_tab and"
+                " corpora/wordnet; nothing is downloaded"
             ) from None
     _CHECKED = True
 

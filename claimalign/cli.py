@@ -30,6 +30,8 @@ def add_align_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentPar
                         help="write one JSON row per id with scores and pairings")
     parser.add_argument("--id-field", default="id", help="row id field (default: id)")
     parser.add_argument("--claims-field", default="claims", help="list-of-claims field (default: claims)")
+    parser.add_argument("--nltk-data", default=None, metavar="DIR",
+                        help="nltk data folder (punkt_tab, WordNet) for --similarity meteor; default: $NLTK_DATA")
     parser.add_argument("--model", default=None,
                         help="local encoder directory for embedding/bertscore (default: all-MiniLM-L6-v2)")
     return parser
@@ -101,13 +103,19 @@ def run_align(args: argparse.Namespace, stdout: Optional[TextIO] = None) -> int:
                 raise ValueError(f"--model: only used with --similarity embedding|bertscore, not {args.similarity}")
             kwargs["model"] = args.model
         sim = get_similarity(args.similarity, **kwargs)
-    except (OSError, ValueError) as exc:
+        if args.similarity == "meteor":
+            from ._nltk import add_nltk_data_path, require_nltk_data
+
+            if getattr(args, "nltk_data", None):
+                add_nltk_data_path(args.nltk_data)
+            require_nltk_data()
+    except (OSError, ValueError, RuntimeError) as exc:
         print(f"ev2r align: error: {exc}", file=sys.stderr)
         return 2
     records = []
     try:
         results = [(key, ca, cb, align_sets(ca, cb, sim)) for key, ca, cb in joined]
-    except (OSError, LookupError, ImportError) as exc:  # a backend's model or nltk data loads lazily
+    except (OSError, LookupError, ImportError, RuntimeError) as exc:  # a backend's model or data loads lazily
         print(f"ev2r align: error: --similarity {args.similarity}: could not load what the backend needs: "
               f"{type(exc).__name__}: {str(exc).strip().splitlines()[0] if str(exc).strip() else exc!r}", file=sys.stderr)
         return 2

@@ -99,8 +99,19 @@ def build_scorer(verifier: object = "bundled", decomposer: str = "rules", alpha:
 
 def hu_meteor_columns() -> dict[str, Callable]:
     """Per-item Hungarian METEOR (AVeriTeC's evidence score) columns: question+answer and
-    question-only, from :func:`claimalign.hu_meteor`."""
+    question-only, from :func:`claimalign.hu_meteor`.
+
+    Raises:
+        ValueError: nltk's punkt_tab / WordNet data cannot be found (checked here, before any item
+            is scored, so a missing resource is one clear error and not a failure on every item).
+    """
     from claimalign import hu_meteor
+    from claimalign._nltk import require_nltk_data
+
+    try:
+        require_nltk_data()
+    except RuntimeError as e:
+        raise ValueError(f"baselines: hu-meteor needs nltk data: {e}") from None
 
     def pairs(ev):
         return [(p.question, p.answer) for p in ev.pairs]

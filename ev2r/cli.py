@@ -35,6 +35,10 @@ def cmd_score(args) -> int:
     from .api import build_scorer
     from .io import read_items, write_jsonl
 
+    if args.nltk_data:
+        from claimalign._nltk import add_nltk_data_path
+
+        add_nltk_data_path(args.nltk_data)
     items = read_items(args.input, references=args.references, limit=args.limit)
     bar = None
     if not args.no_progress and len(items) > 1:
@@ -84,6 +88,11 @@ def cmd_score(args) -> int:
                 d.pop("predicted_facts"), d.pop("reference_facts")
             rows.append(d)
         write_jsonl(rows, args.output)
+    n_noref = (summary.failures or {}).get("no_reference", 0)
+    if n_noref:
+        print(f"ev2r score: note: {n_noref} item(s) have no reference evidence, so no precision/recall/F1/Ev2R: "
+              "give 'reference_evidence' in each row, or for AVeriTeC prediction files (claim_id, evidence, "
+              "pred_label) pass --references GOLD.json", file=sys.stderr)
     if args.json:
         print(json.dumps(summary.to_dict(), ensure_ascii=False))
     else:
@@ -153,6 +162,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--llm-price-out", type=float, help="USD per million completion tokens, for --dry-run's cost")
     p.add_argument("--scorer", action="append", choices=["hu-meteor"],
                    help="add a baseline column: hu-meteor adds hu_meteor (question+answer) and hu_meteor_q")
+    p.add_argument("--nltk-data", default=None, metavar="DIR",
+                   help="nltk data folder (punkt_tab, WordNet) for --scorer hu-meteor; default: $NLTK_DATA")
     p.add_argument("--alpha", type=float, default=0.5, help="Ev2R weight of F1 (default 0.5)")
     p.add_argument("--threshold", type=float, default=0.5, help="P(entailment) at which a fact is supported")
     p.add_argument("--support", choices=["threshold", "soft"], default="threshold")

@@ -117,7 +117,11 @@ def scores_table(rows: Iterable[Any], system_field: str = "system", score_field:
             raise ValueError(f"{where}: expected a JSON object, got {type(r).__name__}")
         for f in (id_field, system_field, score_field):
             if f not in r:
-                raise ValueError(f"{where}: field {f!r} is missing (set --id-field / --system-field / --score-field)")
+                hint = (" or name the system of every row of a file with SYSTEM=PATH, e.g. "
+                        "`ev2r rank rules=scores_a.jsonl gpt4o=scores_b.jsonl -o ranking.json` (the output of "
+                        "`ev2r score` has no system field)") if f == system_field else ""
+                raise ValueError(f"{where}: field {f!r} is missing (set --id-field / --system-field / --score-field"
+                                 f"{hint})")
         sysname = r[system_field]
         if not isinstance(sysname, str) or not sysname:
             raise ValueError(f"{where}: field {system_field!r} must be a non-empty string, got {sysname!r}")
@@ -320,6 +324,11 @@ def rank_systems(table: dict[str, dict[str, float]], margin: float = 0.0, n_boot
         notes.insert(0, "the comparison graph is disconnected (systems in different components never scored the "
                         "same item); ratings are only comparable within a component: "
                         + "; ".join("{" + ", ".join(c) + "}" for c in names))
+    covered = {sname: sum(1 for d in table.values() if sname in d) for sname in systems}
+    if len(set(covered.values())) > 1:
+        notes.append("systems were scored on different numbers of items ("
+                     + ", ".join(f"{sname}: {c}" for sname, c in covered.items())
+                     + "); battles use only items both systems scored, so ratings and mean scores can disagree")
     for msg in notes:
         warnings.warn(msg, RankingWarning, stacklevel=2)
     rating = to_rating(theta)

@@ -221,8 +221,9 @@ class HFNLIVerifier:
         tok = self._tokenizer
         if not hasattr(self, "_n_special"):
             self._n_special = tok.num_special_tokens_to_add(pair=True)
-        prem = tok([k[0] for k in keys], add_special_tokens=False, return_offsets_mapping=True)
-        hyp_lens = [len(x) for x in tok([k[1] for k in keys], add_special_tokens=False)["input_ids"]]
+        # verbose=False: premises longer than the model are expected here (they are windowed below)
+        prem = tok([k[0] for k in keys], add_special_tokens=False, return_offsets_mapping=True, verbose=False)
+        hyp_lens = [len(x) for x in tok([k[1] for k in keys], add_special_tokens=False, verbose=False)["input_ids"]]
         jobs: list[tuple[int, str, str]] = []  # (key index, premise window text, hypothesis)
         for k, (key, offsets, h_len) in enumerate(zip(keys, prem["offset_mapping"], hyp_lens)):
             h_len = min(h_len, self.max_length // 2)  # an over-long hypothesis is cut later

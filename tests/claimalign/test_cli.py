@@ -63,3 +63,20 @@ def test_align_cli_missing_encoder_is_a_clear_error(tmp_path, capsys):
     assert rc == 2
     err = capsys.readouterr().err
     assert err.startswith("ev2r align: error:") and "Traceback" not in err
+
+
+def test_align_cli_meteor_without_nltk_data_is_a_clear_error(tmp_path, capsys, monkeypatch):
+    import nltk
+
+    import claimalign._nltk as cn
+
+    a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    _write(a, [{"id": 1, "claims": ["x"]}])
+    _write(b, [{"id": 1, "claims": ["y"]}])
+    monkeypatch.setattr(nltk.data, "path", [str(tmp_path / "empty")])
+    monkeypatch.setattr(cn, "_CHECKED", False)
+    assert main([str(a), str(b), "--similarity", "meteor"]) == 2
+    err = capsys.readouterr().err
+    assert "nltk resource" in err and "--nltk-data" in err and "Traceback" not in err
+    assert main([str(a), str(b), "--similarity", "meteor", "--nltk-data", str(tmp_path / "nope")]) == 2
+    assert "--nltk-data: " in capsys.readouterr().err

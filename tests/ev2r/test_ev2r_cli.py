@@ -104,3 +104,14 @@ def test_bundled_verifier_end_to_end(tmp_path, capsys):
     p = load_verifier().predict(["The bridge was opened to traffic in 1998."] * 2,
                                 ["The bridge was opened to traffic.", "The bridge was not opened to traffic."])
     assert p[0].argmax() == 0 and p[1].argmax() == 2
+
+
+def test_hu_meteor_without_nltk_data_exits_2_before_scoring(capsys, tiny_nli_model, monkeypatch, tmp_path):
+    import nltk
+
+    import claimalign._nltk as cn
+
+    monkeypatch.setattr(nltk.data, "path", [str(tmp_path / "empty")])
+    monkeypatch.setattr(cn, "_CHECKED", False)
+    code, _, err = run(capsys, "score", SAMPLE, "--scorer", "hu-meteor", "--model", tiny_nli_model, "--limit", 1)
+    assert code == 2 and "hu-meteor needs nltk data" in err and "--nltk-data" in err

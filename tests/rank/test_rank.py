@@ -122,10 +122,18 @@ def test_no_finite_mle_warns_and_stays_finite():
 
 
 def test_connected_graph_has_no_warning():
+    table = {str(k): {"A": 0.1 * (k % 3), "B": 0.1 * (k % 2), "C": 0.05 * k} for k in range(8)}
     with warnings.catch_warnings():
         warnings.simplefilter("error", RankingWarning)
-        res = rank_systems(toy_table(), n_bootstrap=20)
+        res = rank_systems(table, n_bootstrap=20)
     assert res["warnings"] == []
+
+
+def test_unequal_item_coverage_warns_with_counts():
+    # toy_table: one battle per item, so A, B, C are scored on 55, 60, 55 items
+    with pytest.warns(RankingWarning, match=r"different numbers of items \(A: 55, B: 60, C: 55\)"):
+        res = rank_systems(toy_table(), n_bootstrap=0)
+    assert len(res["warnings"]) == 1
 
 
 def test_bootstrap_ci_contains_point_and_is_seeded():
