@@ -55,10 +55,18 @@ def add_robustness_arguments(parser: argparse.ArgumentParser) -> argparse.Argume
     return parser
 
 
-def _split(value: Optional[str]) -> Optional[list[str]]:
+def _split(value: Optional[str], option: str = "--perturbations") -> Optional[list[str]]:
+    """Comma-separated names; None when the option was not given.
+
+    Raises:
+        ValueError: the option was given but names nothing (e.g. ``,``).
+    """
     if value is None:
         return None
-    return [v.strip() for v in value.split(",") if v.strip()]
+    names = [v.strip() for v in value.split(",") if v.strip()]
+    if not names:
+        raise ValueError(f"{option}: {value!r} names nothing; give comma-separated names or leave the option out")
+    return names
 
 
 def build_scorer(names: Sequence[str], args: argparse.Namespace) -> Scorer:
@@ -132,8 +140,8 @@ def run_robustness(args: argparse.Namespace, scorer: Optional[Scorer] = None,
             items = [items[i] for i in sorted(idx.tolist())]
     if args.gold_as_prediction:
         items = [it.with_predicted(it.reference_evidence) for it in items]
-    names = _split(args.scorer) or ["ev2r"]
     try:
+        names = _split(args.scorer, "--scorer") or ["ev2r"]
         from .perturbations import get_perturbations
 
         perts = get_perturbations(_split(args.perturbations))
@@ -152,6 +160,11 @@ def run_robustness(args: argparse.Namespace, scorer: Optional[Scorer] = None,
     print(render_markdown(report, args.fail_on_violation, detail=False), file=out)
     print("\nwrote " + ", ".join(paths[k] for k in ("json", "md", "png", "per_item") if k in paths), file=out)
     viol = report.violations(args.fail_on_violation)
+    if args.fail_on_violation != "none" and not report.judged(args.fail_on_violation):
+        print(f"ev2r robustness: error: no counted check had enough scored items for a verdict (each needs >= "
+              f"{report.settings.get('min_n', 3)}); the gate cannot pass on no evidence -- use more items",
+              file=err)
+        return 2
     if viol:
         print(f"ev2r robustness: {len(viol)} expectation(s) violated (--fail-on-violation "
               f"{args.fail_on_violation}): " + ", ".join(f"{c.perturbation}/{c.score}" for c in viol), file=err)

@@ -153,6 +153,12 @@ class RobustnessReport:
             return []
         return [c for c in self.checks() if c.verdict == FAIL and (mode == "all" or c.gated)]
 
+    def judged(self, mode: str = "gated") -> list[ScoreCheck]:
+        """Checks counted by ``mode`` that reached a verdict (enough items: not ``n/a``)."""
+        if mode not in FAIL_MODES:
+            raise ValueError(f"fail_on_violation: expected one of {', '.join(FAIL_MODES)}, got {mode!r}")
+        return [c for c in self.checks() if c.verdict != NA and (mode == "all" or c.gated)]
+
     def passed(self, mode: str = "gated") -> bool:
         """True when :meth:`violations` is empty for ``mode``."""
         return not self.violations(mode)
@@ -302,6 +308,10 @@ def run_suite(items: Sequence[Item], scorer: Scorer, perturbations: Optional[Seq
     names = list(scores) if scores is not None else list(dict.fromkeys(k for row in base for k in row))
     if not names:
         raise ValueError("scorer returned no score names on the base items")
+    if all(row.get(s) is None for row in base for s in names):
+        raise ValueError(f"scorer returned no score at all on the {len(items)} base items (every value is None): "
+                         "it failed on every item, so nothing can be tested (for ev2r, `ev2r score` on the same "
+                         "input shows each item's status and error)")
     for s in names:
         if not any(s in row for row in base):
             raise ValueError(f"scores: {s!r} is not returned by the scorer; it returns: "

@@ -13,6 +13,7 @@ import json
 import sys
 from typing import Any, Dict, List, Optional, Sequence, TextIO, Tuple
 
+from ev2r.io import check_encodable
 from ev2r.types import clean_text
 
 from .similarity import SIMILARITY_NAMES, get_similarity
@@ -55,6 +56,10 @@ def read_claim_rows(path: str, id_field: str, claims_field: str) -> Dict[str, Li
                 raise ValueError(f"{path}:{lineno}: invalid JSON ({exc.msg})") from None
             if not isinstance(row, dict) or id_field not in row or claims_field not in row:
                 raise ValueError(f"{path}:{lineno}: expected an object with fields {id_field!r} and {claims_field!r}")
+            try:
+                check_encodable(row, f"{path}:{lineno}", "")
+            except ValueError as exc:
+                raise ValueError(str(exc)) from None
             claims = row[claims_field]
             if not isinstance(claims, list) or not all(isinstance(c, str) for c in claims):
                 raise ValueError(f"{path}:{lineno}: field {claims_field!r} must be a list of strings")
@@ -62,7 +67,11 @@ def read_claim_rows(path: str, id_field: str, claims_field: str) -> Dict[str, Li
             if blank:
                 raise ValueError(f"{path}:{lineno}: field {claims_field!r} has empty or whitespace-only claims at "
                                  f"positions {blank[:5]} (a blank string is not a claim; drop it)")
-            key = str(row[id_field])
+            rid = row[id_field]
+            if isinstance(rid, bool) or not isinstance(rid, (str, int)) or (isinstance(rid, str) and not clean_text(rid)):
+                raise ValueError(f"{path}:{lineno}: field {id_field!r} must be a non-empty string or an integer, "
+                                 f"got {rid!r}")
+            key = str(rid)
             if key in rows:
                 raise ValueError(f"{path}:{lineno}: repeated id {key!r}")
             rows[key] = claims

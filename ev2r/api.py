@@ -22,20 +22,52 @@ BASELINE_SCORERS = ("hu-meteor",)
 def _cached_verifier(spec: str, device: str, batch_size: int):
     from .verify import load_verifier
 
-    return load_verifier(spec, device=device, batch_size=batch_size)
+    ver = load_verifier(spec, device=device, batch_size=batch_size)
+    try:  # load now: a checkpoint that cannot serve is one clear error, not a failure on every item
+        ver._load()
+    except (OSError, ValueError, RuntimeError, ImportError, AssertionError) as e:
+        first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        raise ValueError(f"--model {spec!r}: cannot be loaded as a 3-way NLI verifier on {device}: {first}") from None
+    return ver
+
+
+def check_device(device: str) -> str:
+    """Validate a torch device string for the verifier.
+
+    Raises:
+        ValueError: not a torch device, a device type the verifier cannot run on (allowed: cpu,
+            cuda, cuda:N, mps), or CUDA / MPS requested where torch has none.
+    """
+    import torch
+
+    try:
+        dev = torch.device(device)
+    except (RuntimeError, TypeError):
+        raise ValueError(f"--device: {device!r} is not a torch device (allowed: cpu, cuda, cuda:N, mps)") from None
+    if dev.type not in ("cpu", "cuda", "mps"):
+        raise ValueError(f"--device: {device!r}: the verifier runs on cpu, cuda, cuda:N or mps, not {dev.type}")
+    if dev.type == "cuda":
+        if not torch.cuda.is_available():
+            raise ValueError(f"--device: {device!r} requested but torch has no CUDA here "
+                             "(torch.cuda.is_available() is False); use cpu")
+        if dev.index is not None and dev.index >= torch.cuda.device_count():
+            raise ValueError(f"--device: {device!r}: only {torch.cuda.device_count()} CUDA device(s) visible")
+    if dev.type == "mps" and not (getattr(torch.backends, "mps", None) and torch.backends.mps.is_available()):
+        raise ValueError(f"--device: {device!r} requested but MPS is not available here; use cpu")
+    return device
 
 
 def get_verifier(spec: str = "bundled", device: Optional[str] = None, batch_size: int = 32):
-    """A (process-wide cached) verifier for ``spec``: ``"bundled"``, a checkpoint path or hub id."""
+    """A (process-wide cached) verifier for ``spec``: ``"bundled"``, a checkpoint path or hub id,
+    loaded (weights and tokenizer) before it is returned.
+
+    Raises:
+        ValueError: a bad ``device`` (:func:`check_device`) or ``batch_size``, or a checkpoint that
+            cannot be loaded as a 3-way NLI classifier (missing, 2-way, unnamed labels), naming it.
+    """
     from .verify import default_device
 
-    device = device or default_device()
-    try:
-        import torch
-
-        torch.device(device)
-    except (RuntimeError, TypeError):
-        raise ValueError(f"--device: {device!r} is not a torch device (e.g. cpu, cuda, cuda:0)") from None
+    device = check_device(device or default_device())
     if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
         raise ValueError(f"batch_size: must be an integer >= 1, got {batch_size!r}")
     return _cached_verifier(spec, device, batch_size)
@@ -64,10 +96,23 @@ def build_scorer(verifier: object = "bundled", decomposer: str = "rules", alpha:
     from .proxy import NLIProxyScorer
     from .reference import NLIReferenceScorer
 
-    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)):
+    import numbers
+
+    if isinstance(alpha, bool) or not isinstance(alpha, numbers.Real):
         raise ValueError(f"alpha: expected a number in [0, 1], got {alpha!r}")
+    alpha = float(alpha)
+    if isinstance(threshold, bool) or not isinstance(threshold, numbers.Real):
+        raise ValueError(f"threshold: expected a number in [0, 1], got {threshold!r}")
+    threshold = float(threshold)
+    if baselines is None:
+        baselines = ()
     if isinstance(baselines, str):
         baselines = (baselines,)
+    if not isinstance(baselines, (list, tuple, set, frozenset)):
+        raise ValueError(f"baselines: expected a list of names from {BASELINE_SCORERS}, got {baselines!r}")
+    if replay and decomposer != "replay":
+        raise ValueError(f"replay: a recorded-outputs file was given but decomposer is {decomposer!r}; "
+                         "use decomposer='replay' (CLI: --decomposer replay) or drop --replay")
     if not isinstance(verifier, str) and not callable(getattr(verifier, "predict", None)):
         raise ValueError(f"verifier: expected 'bundled', a checkpoint path / hub id, or an object with "
                          f"predict(premises, hypotheses), got {type(verifier).__name__}")

@@ -15,8 +15,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from typing import Optional, Sequence
+
+from .types import clean_text
 
 
 def _add_verifier_args(p: argparse.ArgumentParser) -> None:
@@ -39,7 +42,23 @@ def cmd_score(args) -> int:
         from claimalign._nltk import add_nltk_data_path
 
         add_nltk_data_path(args.nltk_data)
+    _check_output(args.output)
+    for opt in ("llm_price_in", "llm_price_out"):
+        v = getattr(args, opt, None)
+        if v is not None and not (math.isfinite(v) and v >= 0):
+            raise ValueError(f"--{opt.replace('_', '-')}: must be a finite price >= 0 (USD per 1M tokens), got {v}")
     items = read_items(args.input, references=args.references, limit=args.limit)
+    if args.proxy_target == "human":  # the labelled comparison reads each row's human_label: check it now
+        from .io import InputError
+        from .labels import normalize_verdict
+
+        for it in items:
+            raw = it.extra.get("human_label")
+            if raw is not None:
+                try:
+                    normalize_verdict(raw, field="human_label")
+                except ValueError as e:
+                    raise InputError(f"{args.input}: row {it.row} (id {it.id!r}): {e}") from None
     bar = None
     if not args.no_progress and len(items) > 1:
         from tqdm.auto import tqdm
@@ -105,9 +124,24 @@ def cmd_score(args) -> int:
     return 0
 
 
+def _check_output(path) -> None:
+    """Fail before any work when ``-o PATH`` cannot be written (missing folder, a directory)."""
+    if not path:
+        return
+    import os
+
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise ValueError(f"-o/--output: folder {folder!r} does not exist")
+    if os.path.isdir(path):
+        raise ValueError(f"-o/--output: {path!r} is a directory, not a file")
+    if not os.access(folder, os.W_OK):
+        raise ValueError(f"-o/--output: folder {folder!r} is not writable")
+
+
 def cmd_verify(args) -> int:
+    from .api import get_verifier
     from .io import InputError, read_rows, write_jsonl
-    from .verify import load_verifier
 
     rows = read_rows(args.input)
     premises, hypotheses = [], []
@@ -117,11 +151,12 @@ def cmd_verify(args) -> int:
         prem = r.get("premise", r.get("evidence"))
         hyp = r.get("hypothesis", r.get("claim"))
         for field, v in (("premise (or evidence)", prem), ("hypothesis (or claim)", hyp)):
-            if not isinstance(v, str) or not v.strip():
+            if not isinstance(v, str) or not clean_text(v):
                 raise InputError(f"{args.input}: row {n}: field {field} must be a non-empty string, got {v!r}")
         premises.append(prem)
         hypotheses.append(hyp)
-    verifier = load_verifier(args.model, device=args.device or "cpu", batch_size=args.batch_size)
+    _check_output(args.output)
+    verifier = get_verifier(args.model, device=args.device or "cpu", batch_size=args.batch_size)
     probs = verifier.predict(premises, hypotheses)
     out = []
     for r, p in zip(rows, probs):

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any, Iterable, Optional, Sequence
 
 from .labels import normalize_verdict
-from .types import Evidence, Item, QAPair
+from .types import Evidence, Item, QAPair, clean_text
 
 ID_FIELDS = ("id", "claim_id", "unique_id")
 
@@ -71,9 +71,14 @@ def averitec_questions_to_evidence(questions: Any, where: str, field: str = "que
         if not isinstance(answers, list):
             raise InputError(f"{where}: {field}[{k}].answers must be a list")
         for j, x in enumerate(answers):
-            if not isinstance(x, dict):
+            if not isinstance(x, dict) or not isinstance(x.get("answer"), str):
+                got = type(x).__name__ if not isinstance(x, dict) else f"answer={x.get('answer')!r:.60}"
                 raise InputError(f"{where}: {field}[{k}].answers[{j}] must be an object with an 'answer' string, "
-                                 f"got {type(x).__name__}")
+                                 f"got {got}")
+            expl = x.get("boolean_explanation")
+            if expl is not None and not isinstance(expl, str):
+                raise InputError(f"{where}: {field}[{k}].answers[{j}].boolean_explanation must be a string, "
+                                 f"got {expl!r:.60}")
         text = " ".join(a for a in (render_averitec_answer(x) for x in answers) if a)
         pairs.append(QAPair(question, text))
     return Evidence(tuple(pairs))
@@ -90,12 +95,26 @@ def parse_evidence(value: Any, where: str, field: str) -> Evidence:
         if value and all(isinstance(v, dict) and "answers" in v for v in value):
             return averitec_questions_to_evidence(value, where, field)
         if value and all(isinstance(v, str) for v in value):  # a list of sentences
-            return Evidence(tuple(QAPair("", v.strip()) for v in value))
+            return Evidence(tuple(QAPair("", t) for t in (clean_text(v) for v in value) if t))
         try:
             return Evidence.from_pairs(value, field_name=field)
         except ValueError as e:
             raise InputError(f"{where}: {e}") from None
     raise InputError(f"{where}: field {field!r} must be text or a list of {{question, answer}}, got {type(value).__name__}")
+
+
+def _gold_label(row: dict, where: str):
+    """The gold verdict from ``gold_label`` or ``label`` (whichever is not null).
+
+    Raises:
+        InputError: both are given and name different verdicts, or one is not a verdict.
+    """
+    g = _label(row.get("gold_label"), where, "gold_label")
+    lab = _label(row.get("label"), where, "label")
+    if g is not None and lab is not None and g != lab:
+        raise InputError(f"{where}: fields 'gold_label' ({row['gold_label']!r}) and 'label' ({row['label']!r}) "
+                         "name different verdicts; give one")
+    return g if g is not None else lab
 
 
 def _label(value: Any, where: str, field: str):
@@ -111,7 +130,7 @@ def _row_id(row: dict, n: int, path: str = "<input>") -> str:
     for f in ID_FIELDS:
         v = row.get(f)
         if v is not None:
-            if isinstance(v, bool) or not isinstance(v, (str, int)) or (isinstance(v, str) and not v.strip()):
+            if isinstance(v, bool) or not isinstance(v, (str, int)) or (isinstance(v, str) and not clean_text(v)):
                 raise InputError(f"{_where(path, n)}: field {f!r} must be a non-empty string or an integer, got {v!r:.60}")
             return str(v)
     return str(n)
@@ -124,7 +143,7 @@ def item_from_row(row: Any, n: int, path: str = "<input>") -> Item:
     rid = _row_id(row, n, path)
     where = _where(path, n, rid)
     claim = row.get("claim")
-    if not isinstance(claim, str) or not claim.strip():
+    if not isinstance(claim, str) or not clean_text(claim):
         raise InputError(f"{where}: field 'claim' must be a non-empty string, got {claim!r}")
     used = {"claim", *ID_FIELDS}
     if "candidate_evidence" in row:  # VitaminC evidence pairs
@@ -136,7 +155,7 @@ def item_from_row(row: Any, n: int, path: str = "<input>") -> Item:
     elif "predicted_evidence" in row or "reference_evidence" in row:
         pred = parse_evidence(row.get("predicted_evidence"), where, "predicted_evidence")
         ref = parse_evidence(row.get("reference_evidence", ""), where, "reference_evidence")
-        gold = _label(row.get("gold_label", row.get("label")), where, "gold_label")
+        gold = _gold_label(row, where)
         plabel = _label(row.get("predicted_label"), where, "predicted_label")
         used |= {"predicted_evidence", "reference_evidence", "gold_label", "label", "predicted_label"}
     elif "questions" in row:  # AVeriTeC gold row, optionally with a system's evidence
@@ -149,10 +168,14 @@ def item_from_row(row: Any, n: int, path: str = "<input>") -> Item:
         gold = _label(row.get("label"), where, "label")
         plabel = _label(row.get("pred_label"), where, "pred_label")
         used |= {"questions", "evidence", "label", "pred_label"}
+    elif "evidence" in row and "claim_id" in row and "pred_label" in row and isinstance(row["evidence"], list):
+        raise InputError(f"{where}: this looks like an AVeriTeC predictions row (claim_id, evidence, pred_label) "
+                         "without its reference evidence; pass the gold file with references=<gold.json> "
+                         "(CLI: --references GOLD.json)")
     elif "evidence" in row:  # FEVER / VitaminC claim-evidence rows
         pred = parse_evidence(row["evidence"], where, "evidence")
         ref = Evidence(())
-        gold = _label(row.get("label", row.get("gold_label")), where, "label")
+        gold = _gold_label(row, where)
         plabel = _label(row.get("predicted_label"), where, "predicted_label")
         used |= {"evidence", "label", "gold_label", "predicted_label"}
     else:
@@ -161,7 +184,7 @@ def item_from_row(row: Any, n: int, path: str = "<input>") -> Item:
                          "'questions' (AVeriTeC)")
     extra = {k: v for k, v in row.items() if k not in used}
     source_id = next((row[f] for f in ID_FIELDS if row.get(f) is not None), None)
-    return Item(id=rid, claim=claim.strip(), predicted_evidence=pred, reference_evidence=ref,
+    return Item(id=rid, claim=clean_text(claim), predicted_evidence=pred, reference_evidence=ref,
                 gold_label=gold, predicted_label=plabel, row=n, extra=extra, source_id=source_id)
 
 
@@ -188,6 +211,9 @@ def read_rows(path: str | Path) -> list[Any]:
             raise InputError(f"{path}: not valid JSON ({e.msg} at line {e.lineno})") from None
         if not rows:
             raise InputError(f"{path}: no rows (an empty JSON list)")
+        if isinstance(rows, list):
+            for n, r in enumerate(rows):
+                check_encodable(r, f"{path}: row {n}", "")
         return rows
     rows = []
     for n, line in enumerate(text.splitlines(), 1):
@@ -199,7 +225,31 @@ def read_rows(path: str | Path) -> list[Any]:
             raise InputError(f"{path}: line {n} is not valid JSON ({e.msg})") from None
     if not rows:
         raise InputError(f"{path}: no rows")
+    for n, r in enumerate(rows):
+        check_encodable(r, f"{path}: row {n}", "")
     return rows
+
+
+def check_encodable(value: Any, where: str, field: str) -> None:
+    """Every string in a parsed row must be valid Unicode text: JSON escapes such as ``"\\ud800"``
+    decode to lone surrogates, which no tokenizer or UTF-8 writer accepts.
+
+    Raises:
+        InputError: naming the row and the field path.
+    """
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError as e:
+            raise InputError(f"{where}: field {field or '(row)'!r} holds an invalid character "
+                             f"({value[e.start]!r} at position {e.start}: a lone surrogate, not text)") from None
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            check_encodable(k, where, field)
+            check_encodable(v, where, f"{field}.{k}" if field else str(k))
+    elif isinstance(value, list):
+        for j, v in enumerate(value):
+            check_encodable(v, where, f"{field}[{j}]")
 
 
 def join_averitec_predictions(preds: Sequence[Any], gold: Sequence[Any], pred_path: str, gold_path: str) -> list[dict]:
@@ -209,7 +259,11 @@ def join_averitec_predictions(preds: Sequence[Any], gold: Sequence[Any], pred_pa
     for n, g in enumerate(gold):
         if not isinstance(g, dict) or "questions" not in g:
             raise InputError(f"{_where(gold_path, n)}: a references row needs 'questions' (AVeriTeC gold format)")
-        by_id[_row_id(g, n, gold_path)] = g
+        gid = _row_id(g, n, gold_path)
+        if gid in by_id:
+            raise InputError(f"{_where(gold_path, n, gid)}: a second gold row with id {gid!r} (ids must be unique "
+                             "in the references file)")
+        by_id[gid] = g
     out = []
     for n, p in enumerate(preds):
         if not isinstance(p, dict):
@@ -218,6 +272,10 @@ def join_averitec_predictions(preds: Sequence[Any], gold: Sequence[Any], pred_pa
         if key not in by_id:
             raise InputError(f"{_where(pred_path, n, key)}: no gold row with id {key!r} in {gold_path}")
         g = by_id[key]
+        pc, gc = p.get("claim"), g.get("claim")
+        if isinstance(pc, str) and isinstance(gc, str) and " ".join(pc.split()) != " ".join(gc.split()):
+            raise InputError(f"{_where(pred_path, n, key)}: claim {pc[:60]!r} differs from the gold claim of id "
+                             f"{key!r} in {gold_path} ({gc[:60]!r}): the files are not aligned")
         merged = dict(p)
         merged["questions"] = g["questions"]
         merged.setdefault("label", g.get("label"))

@@ -102,7 +102,23 @@ class Ev2RScorer:
 
     # -- scoring ------------------------------------------------------------------------------
     def score(self, items: Sequence[Item]) -> list[ItemScore]:
-        """Per-item scores, in input order (one :class:`ItemScore` per item)."""
+        """Per-item scores, in input order (one :class:`ItemScore` per item).
+
+        Args:
+            items: an iterable of :class:`~ev2r.types.Item` (e.g. from :func:`ev2r.read_items`).
+
+        Raises:
+            ValueError: ``items`` is not an iterable of :class:`~ev2r.types.Item` (a string, a dict
+                or a row that was not read with :func:`ev2r.io.item_from_row`), naming the position.
+        """
+        if isinstance(items, (str, bytes, dict)) or not hasattr(items, "__iter__"):
+            raise ValueError(f"items: expected a list of ev2r.types.Item (see ev2r.read_items / "
+                             f"ev2r.io.item_from_row), got {type(items).__name__}")
+        items = list(items)
+        for k, it in enumerate(items):
+            if not isinstance(it, Item):
+                raise ValueError(f"items[{k}]: expected an ev2r.types.Item (build one from a row with "
+                                 f"ev2r.io.item_from_row), got {type(it).__name__}")
         out: list[ItemScore] = []
         for start in range(0, len(items), self.chunk_size):
             chunk = items[start:start + self.chunk_size]

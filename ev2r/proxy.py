@@ -29,7 +29,7 @@ import numpy as np
 from .labels import Verdict, normalize_verdict, verdict_probability
 from .reference import pair_premises
 from .types import Item, STATUS_OK
-from .verify import aggregate_windows
+from .verify import aggregate_windows, check_probabilities
 
 PROXY_TARGETS = ("gold", "human")
 
@@ -77,7 +77,8 @@ class NLIProxyScorer:
             premises.extend(prem)
             hypotheses.extend([item.claim] * len(prem))
             spans.append((start, len(premises)))
-        probs = self.verifier.predict(premises, hypotheses) if premises else np.zeros((0, 3))
+        probs = (check_probabilities(self.verifier.predict(premises, hypotheses), len(premises))
+                 if premises else np.zeros((0, 3)))
         out = []
         for start, stop in spans:
             out.append(aggregate_windows(probs[start:stop], "max") if stop > start else np.array([0.0, 1.0, 0.0]))

@@ -29,6 +29,7 @@ import numpy as np
 
 from .decompose import Decomposer
 from .types import AtomicFact, Evidence, FactSupport, Item, STATUS_OK
+from .verify import check_probabilities
 
 SUPPORT_MODES = ("threshold", "soft")
 
@@ -141,7 +142,8 @@ class NLIReferenceScorer:
                     premises.extend(prem)
                     hypotheses.extend([fact.text] * len(prem))
                     spans.append((i, side, f_idx, start, len(premises)))
-        probs = self.verifier.predict(premises, hypotheses) if premises else np.zeros((0, 3))
+        probs = (check_probabilities(self.verifier.predict(premises, hypotheses), len(premises))
+                 if premises else np.zeros((0, 3)))
         entail: dict[tuple[int, str, int], float] = {}
         for i, side, f_idx, start, stop in spans:
             entail[(i, side, f_idx)] = float(probs[start:stop, 0].max()) if stop > start else 0.0

@@ -165,6 +165,8 @@ class ReplayReferenceScorer:
                     raise ValueError(f"{path}:{n}: field 'id' must be a string or number, got {row['id']!r}")
                 rows.append((n, row))
         models = sorted({r["model"] for _, r in rows})
+        if not models:
+            raise ValueError(f"--replay: {path} holds no recorded responses (an empty file)")
         if model is None:
             if len(models) != 1:
                 raise ValueError(f"--replay-model: {path} holds several models, choose one of {models}")

@@ -78,11 +78,9 @@ class NLISimilarity:
         uniq = sorted(set(pairs))
         if not uniq:
             return {}
-        probs = np.asarray(self.verifier.predict([p for p, _ in uniq], [h for _, h in uniq]), dtype=np.float64)
-        if probs.shape != (len(uniq), 3):
-            raise ValueError(f"verifier: predict returned shape {probs.shape}, expected ({len(uniq)}, 3)")
-        if not np.all(np.isfinite(probs)) or probs.min() < -1e-6 or probs.max() > 1 + 1e-6:
-            raise ValueError("verifier: predict returned values that are not probabilities in [0, 1]")
+        from ev2r.verify import check_probabilities
+
+        probs = check_probabilities(self.verifier.predict([p for p, _ in uniq], [h for _, h in uniq]), len(uniq))
         return {pair: float(p) for pair, p in zip(uniq, probs[:, 0])}
 
     def matrix(self, left: Sequence[str], right: Sequence[str]) -> np.ndarray:

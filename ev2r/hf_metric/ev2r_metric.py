@@ -99,6 +99,25 @@ Examples:
 """
 
 
+def _check_columns(columns: dict, batch: bool) -> None:
+    """Clear errors before ``evaluate`` stores anything: ``predictions`` and ``claims`` are required
+    (``references`` and ``labels`` may be None); in a batch each is a list, not a single string.
+
+    Raises:
+        ValueError: naming the column.
+    """
+    for name in ("predictions", "claims"):
+        if columns.get(name) is None:
+            one = {"predictions": "prediction", "claims": "claims"}[name] if not batch else name
+            raise ValueError(f"{one}: missing; ev2r needs predictions, references, claims (and labels for the "
+                             "proxy) for every item")
+    if batch:
+        for name in ("predictions", "references", "claims", "labels"):
+            if isinstance(columns.get(name), (str, bytes)):
+                raise ValueError(f"{name}: expected a list with one entry per item, got a single string "
+                                 f"(wrap it: {name}=[...])")
+
+
 def _none_to_empty(column):
     if column is None or isinstance(column, str):
         return column
@@ -121,12 +140,14 @@ class Ev2r(evaluate.Metric):
         """Add a batch of items (columns as in compute). None labels / references are stored as ''
         (Arrow string columns; '' means no label / no reference evidence).
         """
+        _check_columns(dict(kwargs, predictions=predictions, references=references), batch=True)
         kwargs = {k: _none_to_empty(v) if k == "labels" else v for k, v in kwargs.items()}
         return super().add_batch(predictions=predictions, references=_none_to_empty(references), **kwargs)
 
     def add(self, *, prediction=None, reference=None, **kwargs):
         """Add one item (``prediction``, ``reference``, ``claims``=str, ``labels``=str or None).
         """
+        _check_columns(dict(kwargs, predictions=prediction, references=reference), batch=False)
         if "labels" in kwargs and kwargs["labels"] is None:
             kwargs["labels"] = ""
         return super().add(prediction=prediction, reference="" if reference is None else reference, **kwargs)

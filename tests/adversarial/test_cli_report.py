@@ -101,3 +101,31 @@ def test_markdown_marks_gated_and_reported_violations():
     assert "↓ +0.0% ✗" in md  # gated: blank_answers on precision
     assert "↓ +0.0% (✗)" in md  # reported: negate_answers
     assert "## Other violated checks (reported, not gating)" in md
+
+
+def none_scorer(items):
+    return [{"ev2r": None} for _ in items]
+
+
+def test_scorer_failing_everywhere_is_an_error_not_a_pass(input_file, tmp_path, capsys):
+    args = parse(input_file, "-o", tmp_path / "r", "--perturbations", "reorder_pairs", "--no-png", "--n-boot", 200)
+    assert run_robustness(args, scorer=none_scorer) == 2
+    assert "no score at all" in capsys.readouterr().err
+
+
+def test_gate_without_enough_items_is_not_a_pass(input_file, tmp_path, capsys):
+    args = parse(input_file, "-o", tmp_path / "r", "--sample", 2, "--perturbations", ",".join(FAST), "--no-png",
+                 "--n-boot", 200)
+    assert run_robustness(args, scorer=coverage_scorer) == 2
+    assert "no counted check had enough scored items" in capsys.readouterr().err
+
+
+def test_empty_perturbation_list_is_an_error(input_file, tmp_path, capsys):
+    assert run_robustness(parse(input_file, "-o", tmp_path / "r", "--perturbations", ","), scorer=coverage_scorer) == 2
+    assert "--perturbations: ',' names nothing" in capsys.readouterr().err
+
+
+def test_unloadable_verifier_exits_2(input_file, tmp_path, capsys):
+    args = parse(input_file, "-o", tmp_path / "r", "--verifier", tmp_path / "nope", "--perturbations", "reorder_pairs")
+    assert run_robustness(args) == 2
+    assert "cannot be loaded" in capsys.readouterr().err

@@ -80,3 +80,20 @@ def test_align_cli_meteor_without_nltk_data_is_a_clear_error(tmp_path, capsys, m
     assert "nltk resource" in err and "--nltk-data" in err and "Traceback" not in err
     assert main([str(a), str(b), "--similarity", "meteor", "--nltk-data", str(tmp_path / "nope")]) == 2
     assert "--nltk-data: " in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("rid", [None, [1], True, "", "\u200b"])
+def test_align_cli_rejects_unusable_ids(tmp_path, capsys, rid):
+    a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    _write(a, [{"id": rid, "claims": ["x"]}])
+    _write(b, [{"id": rid, "claims": ["x"]}])
+    assert main([str(a), str(b)]) == 2
+    assert "field 'id' must be a non-empty string or an integer" in capsys.readouterr().err
+
+
+def test_align_cli_rejects_lone_surrogates(tmp_path, capsys):
+    a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    a.write_text('{"id": 1, "claims": ["A \\ud800 man."]}\n', encoding="utf-8")
+    _write(b, [{"id": 1, "claims": ["x"]}])
+    assert main([str(a), str(b)]) == 2
+    assert "claims[0]" in capsys.readouterr().err

@@ -215,3 +215,14 @@ def test_real_model_compute_equals_cli(tmp_path, no_network):
     for k in KEYS:
         assert same(res[k], cli[k]), k
     assert res["signature"] == cli["signature"]
+
+
+def test_missing_or_single_string_columns_name_the_column(patched_verifier):
+    metric = evaluate.load(ev2r.evaluate_module_path(), verifier="fake")
+    cols = columns(ROWS)
+    with pytest.raises(ValueError, match="claims: missing"):
+        metric.add_batch(predictions=cols["predictions"], references=cols["references"], labels=cols["labels"])
+    with pytest.raises(ValueError, match="predictions: expected a list with one entry per item, got a single string"):
+        metric.compute(predictions="Question: Q\nAnswer: A", references="x", claims="c", labels="refuted")
+    with pytest.raises(ValueError, match="claims: missing"):
+        metric.add(prediction="x", reference="y", labels="refuted")
