@@ -294,21 +294,22 @@ def numbers_to_words(item: Item, rng: RNG) -> PerturbationResult:
     """Spell out every digit-written number of the predicted evidence with ``num2words``
     (``45%`` -> ``forty-five percent``, ``$3`` -> ``three dollars``, years as years: ``2020`` ->
     ``twenty twenty``). Digits glued to letters (``COVID-19``) are left alone. Deterministic."""
+    def spans(t: str) -> list:
+        return [(tok.start, tok.end, w) for tok in find_numbers(t) if (w := _number_words(tok)) is not None]
+
+    return _rewrite_spans(item, spans, "no number written in digits")
+
+
+def _rewrite_spans(item: Item, spans_of: Callable[[str], list], reason: str) -> PerturbationResult:
+    """Replace the ``(start, end, replacement)`` spans ``spans_of(text)`` finds in each question
+    and answer of the predicted evidence; skipped with ``reason`` when none is found."""
     skip = _no_evidence(item)
     if skip:
         return skip
     texts = _texts(item, _FIELDS_QA)
-    n = 0
-    new = []
-    for t in texts:
-        spans = []
-        for tok in find_numbers(t):
-            w = _number_words(tok)
-            if w is not None:
-                spans.append((tok.start, tok.end, w))
-        n += len(spans)
-        new.append(replace_spans(t, spans))
-    return _result(item, texts, new, _FIELDS_QA, n, "no number written in digits")
+    found = [spans_of(t) for t in texts]
+    new = [replace_spans(t, sp) for t, sp in zip(texts, found)]
+    return _result(item, texts, new, _FIELDS_QA, sum(len(sp) for sp in found), reason)
 
 
 _UNITS = ("zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
@@ -337,21 +338,10 @@ def words_to_numbers(item: Item, rng: RNG) -> PerturbationResult:
     """Write spelled-out numbers of the predicted evidence in digits with ``word2number``
     (``forty-five`` -> ``45``, ``two million`` -> ``2 million``; a lone ``one`` is left alone, as it
     is mostly a pronoun). Deterministic."""
-    skip = _no_evidence(item)
-    if skip:
-        return skip
-    texts = _texts(item, _FIELDS_QA)
-    n = 0
-    new = []
-    for t in texts:
-        spans = []
-        for m in _NUMWORDS_RE.finditer(t):
-            v = _words_value(m.group(0))
-            if v is not None:
-                spans.append((m.start(), m.end(), v))
-        n += len(spans)
-        new.append(replace_spans(t, spans))
-    return _result(item, texts, new, _FIELDS_QA, n, "no spelled-out number")
+    def spans(t: str) -> list:
+        return [(m.start(), m.end(), v) for m in _NUMWORDS_RE.finditer(t) if (v := _words_value(m.group(0))) is not None]
+
+    return _rewrite_spans(item, spans, "no spelled-out number")
 
 
 #: Words never replaced by a synonym (function words, negations, quantifiers).
