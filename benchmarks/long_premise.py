@@ -1,7 +1,11 @@
 """Which aggregation of premise windows works best when the evidence exceeds the model's window?
 
     python benchmarks/long_premise.py --data ../shared/data/vitaminc/vitaminc_real_test.jsonl --limit 300 \
-        --out benchmarks/results/long_premise
+        --max-length 128 --out benchmarks/results/long_premise_window128
+
+(``--max-length 256 --out benchmarks/results/long_premise_window256`` for the wider window: the
+bundled verifier was fine-tuned with 128-token inputs and collapses to "entailment" on 256-token
+windows, which is why its default window is 128.)
 
 Two settings, chosen by the file:
 

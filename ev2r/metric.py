@@ -88,6 +88,9 @@ class Ev2RScorer:
         fields = {"ev2r": __version__}
         fields.update(self.reference_scorer.signature_fields())
         fields["verifier"] = self.verifier_name
+        ver = getattr(self.reference_scorer, "verifier", None) or getattr(self.proxy_scorer, "verifier", None)
+        if ver is not None and hasattr(ver, "max_length") and hasattr(ver, "long_premise"):
+            fields["window"] = f"{ver.max_length or 'auto'}-{ver.long_premise}"  # token window, aggregation
         if self.proxy_scorer is not None:
             fields.update(self.proxy_scorer.signature_fields())
         else:

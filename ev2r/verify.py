@@ -295,9 +295,22 @@ def aggregate_windows(probs: np.ndarray, policy: str) -> np.ndarray:
     raise ValueError(f"policy: {policy!r} is not one of {LONG_PREMISE_POLICIES}")
 
 
+def bundled_max_length(default: int = 128) -> int:
+    """The token window the bundled verifier was fine-tuned with (``args.max_length`` of its
+    ``training_meta.json``), else ``default``."""
+    import json
+
+    try:
+        meta = json.loads((BUNDLED_DIR / "training_meta.json").read_text(encoding="utf-8"))
+        return int(meta["args"]["max_length"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return default
+
+
 def load_verifier(spec: str = "bundled", device: str = "cpu", **kwargs) -> HFNLIVerifier:
-    """Build a verifier from a spec: ``"bundled"`` (the package's own MiniLM NLI model), a local
-    checkpoint directory, or a Hugging Face hub id (needs a network or a filled HF cache).
+    """Build a verifier from a spec: ``"bundled"`` (the package's own MiniLM NLI model, with the
+    128-token window it was trained with), a local checkpoint directory, or a Hugging Face hub id
+    (needs a network or a filled HF cache). ``kwargs`` go to :class:`HFNLIVerifier`.
 
     Raises:
         FileNotFoundError: ``"bundled"`` requested but the weights are not in the package.
@@ -307,7 +320,9 @@ def load_verifier(spec: str = "bundled", device: str = "cpu", **kwargs) -> HFNLI
             raise FileNotFoundError(f"the bundled verifier is missing from {BUNDLED_DIR}; reinstall ev2r "
                                     "or pass --model <checkpoint>")
         kwargs.setdefault("name", f"{BUNDLED_VERIFIER_NAME}@{_dir_fingerprint(BUNDLED_DIR)}")
-        kwargs.setdefault("max_length", 256)
+        # The window the model was fine-tuned with: position embeddings past it were never trained
+        # for NLI, and longer windows measurably hurt (benchmarks/results/long_premise.md).
+        kwargs.setdefault("max_length", bundled_max_length())
         return HFNLIVerifier(str(BUNDLED_DIR), device=device, **kwargs)
     return HFNLIVerifier(spec, device=device, **kwargs)
 

@@ -79,3 +79,17 @@ def test_constructor_errors():
         HFNLIVerifier("x", long_premise="median")
     with pytest.raises(ValueError, match="batch_size"):
         HFNLIVerifier("x", batch_size=0)
+
+
+def test_bundled_window_is_the_training_length_and_in_the_signature():
+    import json
+
+    from ev2r.api import build_scorer
+    from ev2r.verify import BUNDLED_DIR, bundled_max_length, load_verifier
+
+    meta = json.loads((BUNDLED_DIR / "training_meta.json").read_text(encoding="utf-8"))
+    assert bundled_max_length() == meta["args"]["max_length"] == 128
+    v = load_verifier("bundled")
+    assert v.max_length == 128 and v.long_premise == "max"
+    assert load_verifier("bundled", max_length=256).max_length == 256
+    assert "|window:128-max|" in build_scorer(verifier=v).signature()
