@@ -308,14 +308,14 @@ def run_suite(items: Sequence[Item], scorer: Scorer, perturbations: Optional[Seq
     names = list(scores) if scores is not None else list(dict.fromkeys(k for row in base for k in row))
     if not names:
         raise ValueError("scorer returned no score names on the base items")
-    if all(row.get(s) is None for row in base for s in names):
-        raise ValueError(f"scorer returned no score at all on the {len(items)} base items (every value is None): "
-                         "it failed on every item, so nothing can be tested (for ev2r, `ev2r score` on the same "
-                         "input shows each item's status and error)")
     for s in names:
         if not any(s in row for row in base):
             raise ValueError(f"scores: {s!r} is not returned by the scorer; it returns: "
                              f"{', '.join(dict.fromkeys(k for row in base for k in row))}")
+    if all(row.get(s) is None for row in base for s in names):
+        raise ValueError(f"scorer returned no score at all on the {len(items)} base items (every value is None): "
+                         "it failed on every item, so nothing can be tested (for ev2r, `ev2r score` on the same "
+                         "input shows each item's status and error)")
 
     # Perturb everything first, then score all perturbed items in one call.
     plans: list[tuple[Perturbation, list, Optional[str]]] = []
