@@ -14,7 +14,7 @@ import sys
 from typing import Any, Dict, List, Optional, Sequence, TextIO, Tuple
 
 from ev2r.io import check_encodable
-from ev2r.types import clean_text
+from ev2r.types import clean_text, is_valid_id
 
 from .similarity import SIMILARITY_NAMES, get_similarity
 
@@ -56,10 +56,7 @@ def read_claim_rows(path: str, id_field: str, claims_field: str) -> Dict[str, Li
                 raise ValueError(f"{path}:{lineno}: invalid JSON ({exc.msg})") from None
             if not isinstance(row, dict) or id_field not in row or claims_field not in row:
                 raise ValueError(f"{path}:{lineno}: expected an object with fields {id_field!r} and {claims_field!r}")
-            try:
-                check_encodable(row, f"{path}:{lineno}", "")
-            except ValueError as exc:
-                raise ValueError(str(exc)) from None
+            check_encodable(row, f"{path}:{lineno}", "")
             claims = row[claims_field]
             if not isinstance(claims, list) or not all(isinstance(c, str) for c in claims):
                 raise ValueError(f"{path}:{lineno}: field {claims_field!r} must be a list of strings")
@@ -68,7 +65,7 @@ def read_claim_rows(path: str, id_field: str, claims_field: str) -> Dict[str, Li
                 raise ValueError(f"{path}:{lineno}: field {claims_field!r} has empty or whitespace-only claims at "
                                  f"positions {blank[:5]} (a blank string is not a claim; drop it)")
             rid = row[id_field]
-            if isinstance(rid, bool) or not isinstance(rid, (str, int)) or (isinstance(rid, str) and not clean_text(rid)):
+            if not is_valid_id(rid):
                 raise ValueError(f"{path}:{lineno}: field {id_field!r} must be a non-empty string or an integer, "
                                  f"got {rid!r}")
             key = str(rid)

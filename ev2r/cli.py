@@ -48,17 +48,6 @@ def cmd_score(args) -> int:
         if v is not None and not (math.isfinite(v) and v >= 0):
             raise ValueError(f"--{opt.replace('_', '-')}: must be a finite price >= 0 (USD per 1M tokens), got {v}")
     items = read_items(args.input, references=args.references, limit=args.limit)
-    if args.proxy_target == "human":  # the labelled comparison reads each row's human_label: check it now
-        from .io import InputError
-        from .labels import normalize_verdict
-
-        for it in items:
-            raw = it.extra.get("human_label")
-            if raw is not None:
-                try:
-                    normalize_verdict(raw, field="human_label")
-                except ValueError as e:
-                    raise InputError(f"{args.input}: row {it.row} (id {it.id!r}): {e}") from None
     bar = None
     if not args.no_progress and len(items) > 1:
         from tqdm.auto import tqdm

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any, Iterable, Optional, Sequence
 
 from .labels import normalize_verdict
-from .types import Evidence, Item, QAPair, clean_text
+from .types import Evidence, Item, QAPair, clean_text, is_valid_id
 
 ID_FIELDS = ("id", "claim_id", "unique_id")
 
@@ -126,14 +126,24 @@ def _label(value: Any, where: str, field: str):
         raise InputError(f"{where}: {e}") from None
 
 
-def _row_id(row: dict, n: int, path: str = "<input>") -> str:
+def _raw_id(row: dict, n: int, path: str = "<input>") -> Any:
+    """The row's identifier as given (first of ``ID_FIELDS`` that is not null), or None.
+
+    Raises:
+        InputError: the identifier is not a non-empty string or an integer.
+    """
     for f in ID_FIELDS:
         v = row.get(f)
         if v is not None:
-            if isinstance(v, bool) or not isinstance(v, (str, int)) or (isinstance(v, str) and not clean_text(v)):
+            if not is_valid_id(v):
                 raise InputError(f"{_where(path, n)}: field {f!r} must be a non-empty string or an integer, got {v!r:.60}")
-            return str(v)
-    return str(n)
+            return v
+    return None
+
+
+def _row_id(row: dict, n: int, path: str = "<input>") -> str:
+    v = _raw_id(row, n, path)
+    return str(n) if v is None else str(v)
 
 
 def item_from_row(row: Any, n: int, path: str = "<input>") -> Item:
@@ -183,7 +193,8 @@ def item_from_row(row: Any, n: int, path: str = "<input>") -> Item:
                          "(ev2r), 'evidence' (FEVER/VitaminC), 'candidate_evidence' (VitaminC pairs) or "
                          "'questions' (AVeriTeC)")
     extra = {k: v for k, v in row.items() if k not in used}
-    source_id = next((row[f] for f in ID_FIELDS if row.get(f) is not None), None)
+    _label(extra.get("human_label"), where, "human_label")  # read by --proxy-target human: check it here
+    source_id = _raw_id(row, n, path)
     return Item(id=rid, claim=clean_text(claim), predicted_evidence=pred, reference_evidence=ref,
                 gold_label=gold, predicted_label=plabel, row=n, extra=extra, source_id=source_id)
 
@@ -211,10 +222,16 @@ def read_rows(path: str | Path) -> list[Any]:
             raise InputError(f"{path}: not valid JSON ({e.msg} at line {e.lineno})") from None
         if not rows:
             raise InputError(f"{path}: no rows (an empty JSON list)")
-        if isinstance(rows, list):
-            for n, r in enumerate(rows):
-                check_encodable(r, f"{path}: row {n}", "")
-        return rows
+        if not isinstance(rows, list):
+            return rows  # read_items reports a JSON value that is not a list of rows
+    else:
+        rows = _jsonl_rows(path, text)
+    for n, r in enumerate(rows):
+        check_encodable(r, f"{path}: row {n}", "")
+    return rows
+
+
+def _jsonl_rows(path: Path, text: str) -> list[Any]:
     rows = []
     for n, line in enumerate(text.splitlines(), 1):
         if not line.strip():
@@ -225,8 +242,6 @@ def read_rows(path: str | Path) -> list[Any]:
             raise InputError(f"{path}: line {n} is not valid JSON ({e.msg})") from None
     if not rows:
         raise InputError(f"{path}: no rows")
-    for n, r in enumerate(rows):
-        check_encodable(r, f"{path}: row {n}", "")
     return rows
 
 

@@ -135,9 +135,9 @@ class Ev2RScorer:
         recorded on that item (status ``error``) and the others keep their results."""
         try:
             return list(fn(items))
-        except Exception:
+        except Exception as e:
             if len(items) == 1:
-                raise
+                return [make_failure(f"{type(e).__name__}: {e}")]
         out = []
         for item in items:
             try:
@@ -156,16 +156,8 @@ class Ev2RScorer:
         def prox_fail(msg):
             return ProxyResult(None, None, "error", f"proxy scoring failed: {msg}")
 
-        def guarded(fn, fail):
-            def run(batch):
-                try:
-                    return self._isolated(fn, batch, fail)
-                except Exception as e:  # a single item that raised
-                    return [fail(f"{type(e).__name__}: {e}")]
-            return run
-
-        refs = guarded(self.reference_scorer.score_reference, ref_fail)(items)
-        proxies = (guarded(self.proxy_scorer.score_proxy, prox_fail)(items) if self.proxy_scorer is not None
+        refs = self._isolated(self.reference_scorer.score_reference, items, ref_fail)
+        proxies = (self._isolated(self.proxy_scorer.score_proxy, items, prox_fail) if self.proxy_scorer is not None
                    else [None] * len(items))
         for k, r in enumerate(refs):  # a verifier returning NaN / out-of-range values fails that item
             vals = [v for v in (r.precision, r.recall, r.f1) if v is not None]

@@ -48,6 +48,8 @@ from typing import Any, Iterable, Optional, Sequence
 
 import numpy as np
 
+from .types import is_valid_id
+
 ELO_SCALE = 400.0 / math.log(10.0)  # theta (natural log odds) -> Elo points
 BASE_RATING = 1000.0
 
@@ -127,7 +129,7 @@ def scores_table(rows: Iterable[Any], system_field: str = "system", score_field:
             raise ValueError(f"{where}: field {system_field!r} must be a non-empty string, got {sysname!r}")
         score = _check_number(r[score_field], where, score_field)
         rid = r[id_field]
-        if isinstance(rid, bool) or not isinstance(rid, (str, int)) or (isinstance(rid, str) and not rid.strip()):
+        if not is_valid_id(rid):
             raise ValueError(f"{where}: field {id_field!r} must be a non-empty string or an integer, got {rid!r}")
         rid = str(rid)
         if (rid, sysname) in seen:

@@ -26,8 +26,6 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import math
-import os
 import random
 import re
 import sys

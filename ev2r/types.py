@@ -34,6 +34,14 @@ def clean_text(text: Optional[str]) -> str:
     return _EDGE.sub("", text or "")
 
 
+def is_valid_id(value: Any) -> bool:
+    """True for an item identifier: a non-empty (after :func:`clean_text`) string or an integer
+    (not a bool). Used wherever rows are joined on ids (inputs, ``ev2r rank``, ``ev2r align``)."""
+    if isinstance(value, bool):
+        return False
+    return isinstance(value, int) or (isinstance(value, str) and bool(clean_text(value)))
+
+
 @dataclass(frozen=True)
 class QAPair:
     """One question/answer pair of evidence. ``question`` may be empty (plain-text evidence)."""

@@ -321,7 +321,7 @@ def load_verifier(spec: str = "bundled", device: str = "cpu", **kwargs) -> HFNLI
                                     "or pass --model <checkpoint>")
         kwargs.setdefault("name", f"{BUNDLED_VERIFIER_NAME}@{_dir_fingerprint(BUNDLED_DIR)}")
         # The window the model was fine-tuned with: position embeddings past it were never trained
-        # for NLI, and longer windows measurably hurt (benchmarks/results/long_premise.md).
+        # for NLI, and longer windows measurably hurt (benchmarks/results/long_premise_window*.md).
         kwargs.setdefault("max_length", bundled_max_length())
         return HFNLIVerifier(str(BUNDLED_DIR), device=device, **kwargs)
     return HFNLIVerifier(spec, device=device, **kwargs)
