@@ -45,6 +45,32 @@ class Recorder:
         return self.inner.predict(premises, hypotheses)
 
 
+def linear_flops_per_token(model) -> int:
+    """FLOPs per token of the model's Linear layers (2 x in x out each): the bulk of a BERT-style
+    encoder's work at these lengths (attention scores add ~2 x L x hidden per layer)."""
+    import torch
+
+    return sum(2 * m.in_features * m.out_features for m in model.modules() if isinstance(m, torch.nn.Linear)
+               and m.out_features > 3)  # the 3-way head is negligible
+
+
+def gemm_gflops(hidden: int, inner: int, rows: int = 4096, repeats: int = 30) -> float:
+    """Measured fp32 throughput (GFLOP/s) of a ``rows x hidden @ hidden x inner`` torch Linear:
+    the machine's practical ceiling for this model's matrix products."""
+    import torch
+
+    lin = torch.nn.Linear(hidden, inner)
+    x = torch.randn(rows, hidden)
+    with torch.inference_mode():
+        for _ in range(3):
+            lin(x)
+        t0 = time.perf_counter()
+        for _ in range(repeats):
+            lin(x)
+        dt = (time.perf_counter() - t0) / repeats
+    return 2 * rows * hidden * inner / dt / 1e9
+
+
 def best_of(fn, repeats: int) -> tuple[float, list[float]]:
     times = []
     for _ in range(repeats):
@@ -99,8 +125,10 @@ def main(argv=None) -> int:
 
     rec = Recorder(verifier)
     t0 = time.perf_counter()
+    tok0, pad0 = verifier.n_model_tokens, verifier.n_padded_tokens
     build_scorer(verifier=rec).score(items)  # warm-up pass, records the pairs
     warm_s = time.perf_counter() - t0
+    n_tokens, n_padded = verifier.n_model_tokens - tok0, verifier.n_padded_tokens - pad0
     prem = [p for p, _ in rec.pairs]
     hyp = [h for _, h in rec.pairs]
     n_unique = len(set(rec.pairs))
@@ -118,9 +146,17 @@ def main(argv=None) -> int:
         print(f"batch {bs}: {e2e:.1f} s end-to-end ({len(items) / e2e:.2f} items/s), verifier {len(prem) / ver:.1f} "
               f"pairs/s", file=sys.stderr)
     best = min(runs, key=lambda r: r["end_to_end_s"])
+    # Compute floor: the Linear-layer FLOPs of the tokens the pipeline sends, at the machine's
+    # measured fp32 matrix-product speed -- no fp32 implementation of this model can beat it here.
+    cfg = verifier._model.config
+    flops_tok = linear_flops_per_token(verifier._model)
+    gflops = gemm_gflops(cfg.hidden_size, getattr(cfg, "intermediate_size", 4 * cfg.hidden_size))
+    floor = {"tokens": n_tokens, "padded_tokens": n_padded, "linear_flops_per_token": flops_tok,
+             "total_tflop": round(n_tokens * flops_tok / 1e12, 2), "gemm_gflops": round(gflops, 1),
+             "floor_s": round(n_tokens * flops_tok / (gflops * 1e9), 1)}
     result = {"command": bl.command(), "machine": bl.machine(), "verifier": bl.verifier_info(args.model, verifier),
               "quantize": args.quantize, "n_items": len(items), "n_pairs": len(prem), "n_unique_pairs": n_unique,
-              "model_load_s": round(load_s, 2), "warmup_s": round(warm_s, 2), "runs": runs,
+              "model_load_s": round(load_s, 2), "warmup_s": round(warm_s, 2), "runs": runs, "compute_floor": floor,
               "best": {"batch_size": best["batch_size"], "end_to_end_s": best["end_to_end_s"]},
               "target": {"seconds": TARGET_S, "rows": 86,
                          "met": bool(len(items) >= 86 and best["end_to_end_s"] < TARGET_S) if len(items) >= 86 else None,
@@ -141,6 +177,13 @@ def main(argv=None) -> int:
         f"not measured on all 86 rows; projected {t['projected_86_rows_s']} s"
     md.append(f"\nTarget (86 rows in < {TARGET_S:.0f} s after loading): {verdict} -- best {best['end_to_end_s']} s at "
               f"batch {best['batch_size']}.\n")
+    md.append(f"Compute floor: the pipeline sends {floor['tokens']:,} tokens ({floor['padded_tokens']:,} with padding) "
+              f"through the verifier; its Linear layers cost {floor['linear_flops_per_token'] / 1e6:.1f} MFLOP per token, "
+              f"{floor['total_tflop']} TFLOP in all. This machine's fp32 matrix product (torch Linear, "
+              f"4096 x {cfg.hidden_size} @ {cfg.hidden_size} x {getattr(cfg, 'intermediate_size', 0)}) runs at "
+              f"{floor['gemm_gflops']} GFLOP/s, so no fp32 implementation of this model can score these rows in "
+              f"under ~{floor['floor_s']} s here; meeting {TARGET_S:.0f} s needs fewer tokens (fewer or shorter "
+              "pairs), a smaller model, or lower precision.\n")
     md.append(f"Plot: `{args.out.name}.png`.\n")
     plot(result, Path(f"{args.out}.png"))
     bl.write(args.out, "\n".join(md), result)

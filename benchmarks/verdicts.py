@@ -9,7 +9,11 @@ confusion matrices go to a PNG.
 
 Sets: FEVER-Symmetric v0.2 dev (708), FEVER 2.0 adversarial (766), VitaminC real / synthetic test
 restricted to the cases held out from the verifier's training (case-level split of ev2r.training,
-share read from the model's training_meta.json), sampled stratified by label (``--limit``).
+share read from the model's training_meta.json), sampled stratified by label (``--limit``), and
+AVeriTeC dev (claims with a Supported / Refuted / Not Enough Evidence verdict; never in any
+verifier's training data): the claim against its gold question/answer evidence, read exactly as
+the Ev2R proxy reads predicted evidence (each pair a premise, entailment and contradiction maxed
+over pairs, neutral minimised; ``ev2r.proxy.NLIProxyScorer.distributions``).
 
 Usage (full size, with the final verifier)::
 
@@ -19,6 +23,7 @@ Usage (full size, with the final verifier)::
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import time
 from pathlib import Path
@@ -55,6 +60,20 @@ def load_sets(args, held: int) -> dict[str, list[dict]]:
                 for r in bl.read_jsonl(path)
                 if args.vitaminc_split == "all" or heldout_case(str(r.get("case_id", "")), held)]
         sets[name] = bl.stratified_sample(rows, lambda r: r["label"], args.limit, args.seed)
+    if args.averitec_dev and Path(args.averitec_dev).exists():
+        from ev2r.io import averitec_questions_to_evidence
+        from ev2r.types import Evidence, Item
+
+        rows = []
+        for k, r in enumerate(json.loads(Path(args.averitec_dev).read_text(encoding="utf-8"))):
+            if r.get("label") not in ("Supported", "Refuted", "Not Enough Evidence"):
+                continue
+            ev = averitec_questions_to_evidence(r.get("questions") or [], f"{args.averitec_dev}: row {k}")
+            if ev.is_empty:
+                continue
+            rows.append({"claim": r["claim"], "label": canonical(r["label"]),
+                         "item": Item(id=str(k), claim=r["claim"], predicted_evidence=ev, reference_evidence=Evidence(()))})
+        sets["averitec_dev"] = rows
     if args.fever_limit:
         for name in ("fever_symmetric", "fever2_adversarial"):
             if name in sets:
@@ -117,6 +136,8 @@ def main(argv=None) -> int:
     ap.add_argument("--fever-adversarial", type=Path, default=bl.DATA / "fever" / "fever2_fixers_adversarial_test.jsonl")
     ap.add_argument("--vitaminc-real", type=Path, default=bl.DATA / "vitaminc" / "vitaminc_real_test.jsonl")
     ap.add_argument("--vitaminc-synthetic", type=Path, default=bl.DATA / "vitaminc" / "vitaminc_synthetic_test.jsonl")
+    ap.add_argument("--averitec-dev", default=str(bl.DATA / "averitec" / "dev.json"),
+                    help="AVeriTeC dev split (gold Q/A evidence vs claim, proxy aggregation); '' to skip")
     ap.add_argument("--model", default="bundled", help="verifier: bundled (default) or a checkpoint path")
     ap.add_argument("--limit", type=int, default=3000, help="rows per VitaminC set, stratified by label (default 3000)")
     ap.add_argument("--fever-limit", type=int, default=None, help="rows per FEVER set (default all)")
@@ -136,24 +157,31 @@ def main(argv=None) -> int:
             "sets": {}}
     for name, rows in sets.items():
         t0 = time.perf_counter()
-        probs = verifier.predict([r["evidence"] for r in rows], [r["claim"] for r in rows])
+        if name == "averitec_dev":
+            from ev2r.proxy import NLIProxyScorer
+
+            probs = np.stack(NLIProxyScorer(verifier).distributions([r["item"] for r in rows]))
+        else:
+            probs = verifier.predict([r["evidence"] for r in rows], [r["claim"] for r in rows])
         dt = time.perf_counter() - t0
         info["sets"][name] = evaluate_set(rows, probs) | {"seconds": round(dt, 1),
-                                                          "pairs_per_s": round(len(rows) / dt, 1)}
+                                                          "rows_per_s": round(len(rows) / dt, 1)}
         print(f"{name}: {len(rows)} rows, acc {info['sets'][name]['accuracy']:.3f} ({dt:.1f} s)", file=sys.stderr)
 
-    md = [bl.header("Verifier verdicts on FEVER and VitaminC", info), ""]
+    md = [bl.header("Verifier verdicts on FEVER, VitaminC and AVeriTeC", info), ""]
     md.append("Premise = evidence sentence, hypothesis = claim, verdict = arg-max class. Macro-F1 over the gold classes "
               "of each set; 2-way = P(entailment) vs P(contradiction) on sets without NOT ENOUGH INFO. VitaminC: "
               f"cases held out from the verifier's training ({held}% of case_ids; split `{args.vitaminc_split}`), "
-              f"stratified sample of at most {args.limit} rows per file (seed {args.seed}).\n")
-    md.append("| set | n | accuracy | macro-F1 | 2-way acc | 2-way macro-F1 | predicted S / NEI / R | pairs/s |")
+              f"stratified sample of at most {args.limit} rows per file (seed {args.seed}). AVeriTeC dev: each claim "
+              "against its gold question/answer pairs, aggregated as the Ev2R proxy aggregates them (Conflicting "
+              "Evidence/Cherrypicking claims left out; Supported / Refuted / Not Enough Evidence shown as S / R / NEI).\n")
+    md.append("| set | n | accuracy | macro-F1 | 2-way acc | 2-way macro-F1 | predicted S / NEI / R | rows/s |")
     md.append("|---|---:|---:|---:|---:|---:|---|---:|")
     for name, r in info["sets"].items():
         pc = r["predicted_counts"]
         two = (f"{r['accuracy_2way']:.3f} | {r['macro_f1_2way']:.3f}" if "accuracy_2way" in r else "n/a | n/a")
         md.append(f"| {name} | {r['n']} | {r['accuracy']:.3f} | {r['macro_f1']:.3f} | {two} | "
-                  f"{pc['SUPPORTS']} / {pc['NOT ENOUGH INFO']} / {pc['REFUTES']} | {r['pairs_per_s']} |")
+                  f"{pc['SUPPORTS']} / {pc['NOT ENOUGH INFO']} / {pc['REFUTES']} | {r['rows_per_s']} |")
     md.append(f"\nConfusion matrices (rows gold, columns predicted): `{args.out.name}_confusion.png`.\n")
     confusion_plot(info["sets"], Path(f"{args.out}_confusion.png"), f"verifier {info['verifier']['name']}")
     bl.write(args.out, "\n".join(md), info)

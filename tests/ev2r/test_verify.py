@@ -93,3 +93,23 @@ def test_bundled_window_is_the_training_length_and_in_the_signature():
     assert v.max_length == 128 and v.long_premise == "max"
     assert load_verifier("bundled", max_length=256).max_length == 256
     assert "|window:128-max|" in build_scorer(verifier=v).signature()
+
+
+
+def test_checkpoints_from_the_training_command_keep_their_training_window(tmp_path):
+    import json
+    import sys
+    from pathlib import Path
+
+    from ev2r.verify import load_verifier
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from tiny_models import build_tiny_nli_model
+
+    ckpt, _, _ = build_tiny_nli_model(tmp_path / "ckpt")
+    v = load_verifier(str(ckpt))
+    v._load()
+    assert v.max_length == 128  # the tokenizer's length: no training metadata
+    (tmp_path / "ckpt" / "training_meta.json").write_text(json.dumps({"args": {"max_length": 64}}))
+    assert load_verifier(str(ckpt)).max_length == 64
+    assert load_verifier(str(ckpt), max_length=96).max_length == 96

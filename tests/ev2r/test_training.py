@@ -1,0 +1,152 @@
+"""The verifier training command (ev2r.training): data split, augmentation, in-domain pairs,
+model card, and a two-step end-to-end run on a tiny model and tiny data."""
+
+from __future__ import annotations
+
+import json
+import random
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from ev2r import training as tr
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from tiny_models import build_tiny_nli_model  # noqa: E402
+
+
+def test_heldout_case_is_deterministic_and_near_the_requested_share():
+    ids = [f"case-{i}" for i in range(4000)]
+    first = [tr.heldout_case(c, 15) for c in ids]
+    assert first == [tr.heldout_case(c, 15) for c in ids]
+    assert 0.13 < sum(first) / len(ids) < 0.17
+    assert not any(tr.heldout_case(c, 0) for c in ids[:200])
+
+
+@pytest.mark.parametrize("sentence, expected", [
+    ("The tower is 300 metres tall.", "The tower is not 300 metres tall."),
+    ("She has won two awards.", "She has not won two awards."),
+    ("The tower isn't tall.", None),          # already negated
+    ("No one came.", None),
+    ("Paris hosts the games.", None),         # no auxiliary verb
+])
+def test_negate(sentence, expected):
+    assert tr.negate(sentence) == expected
+
+
+def test_augment_negation_flips_entailment_and_keeps_neutral():
+    pairs = [tr.Pair("p", "It was red.", "entailment", "s"), tr.Pair("p", "It is big.", "neutral", "s"),
+             tr.Pair("p", "Paris hosts it.", "entailment", "s")]
+    out = tr.augment_negation(pairs, random.Random(0), n_entail=5, n_neutral=5)
+    assert sorted((p.hypothesis, p.label) for p in out) == [("It is not big.", "neutral"),
+                                                            ("It was not red.", "contradiction")]
+
+
+def _averitec_rows():
+    def q(text, answer):
+        return {"question": text, "answers": [{"answer": answer, "answer_type": "Extractive"}]}
+    return [
+        {"claim": "A is true.", "label": "Supported", "questions": [q("Is A true?", "Yes, A holds.")]},
+        {"claim": "B is true.", "label": "Refuted", "questions": [q("Is B true?", "No, B fails.")]},
+        {"claim": "C is true.", "label": "Not Enough Evidence", "questions": [q("Is C true?", "Unclear.")]},
+        {"claim": "D is true.", "label": "Conflicting Evidence/Cherrypicking", "questions": [q("D?", "Both.")]},
+        {"claim": "E is true.", "label": "Refuted", "questions": []},  # no evidence: skipped
+    ]
+
+
+def test_load_averitec_pairs(tmp_path):
+    path = tmp_path / "train.json"
+    path.write_text(json.dumps(_averitec_rows()))
+    pairs = tr.load_averitec_pairs(path, random.Random(0), {"entailment": 2})
+    own = [p for p in pairs if p.source == "averitec_train"]
+    assert Counter((p.hypothesis, p.label) for p in own) == {
+        ("A is true.", "entailment"): 2, ("B is true.", "contradiction"): 1, ("C is true.", "neutral"): 1}
+    assert own[0].premise == "Question: Is A true?\nAnswer: Yes, A holds."  # rendered as scoring renders it
+    neg = [p for p in pairs if p.source == "averitec_train_mismatched"]
+    assert len(neg) == 3 and all(p.label == "neutral" for p in neg)
+    for p in neg:  # another claim's evidence, never the claim's own
+        assert f"Is {p.hypothesis[0]} true?" not in p.premise
+    assert not any("D" in p.hypothesis or "E" in p.hypothesis for p in pairs)
+    assert [p.source for p in tr.load_averitec_pairs(path, random.Random(0), negatives=False)] == ["averitec_train"] * 3
+
+
+def test_batches_by_length_cover_every_index_once():
+    lengths = [random.Random(i).randint(5, 90) for i in range(1000)]
+    batches = tr._batches_by_length(lengths, 32, random.Random(0))
+    flat = [i for b in batches for i in b]
+    assert sorted(flat) == list(range(1000))
+    assert all(len(b) <= 32 for b in batches)
+
+
+def _tiny_data_dir(root: Path) -> Path:
+    rng = random.Random(0)
+    labels = ["SUPPORTS", "REFUTES", "NOT ENOUGH INFO"]
+    (root / "vitaminc").mkdir(parents=True)
+    (root / "fever").mkdir()
+    (root / "nli").mkdir()
+    for name in ("vitaminc_real_test", "vitaminc_synthetic_test"):
+        rows = [{"case_id": f"{name}-{i}", "claim": f"Claim {name} {i} is stated.", "evidence": f"Evidence number {i}.",
+                 "label": labels[i % 3]} for i in range(60)]
+        (root / "vitaminc" / f"{name}.jsonl").write_text("\n".join(json.dumps(r) for r in rows))
+    fever = [{"claim": f"Fever claim {i}.", "evidence": f"Fever evidence {i}.", "label": labels[i % 2]} for i in range(10)]
+    (root / "fever" / "fever_symmetric_v0.2_dev.jsonl").write_text("\n".join(json.dumps(r) for r in fever))
+    (root / "fever" / "fever2_fixers_adversarial_test.jsonl").write_text(json.dumps(fever[0]))
+    for name in tr.REDISTRIBUTABLE:
+        rows = [{"premise": f"{name} premise {i}.", "hypothesis": f"{name} hypothesis {i} was made.",
+                 "label": rng.choice(tr.NLI_LABELS)} for i in range(5)]
+        (root / "nli" / f"{name}.jsonl").write_text("\n".join(json.dumps(r) for r in rows))
+    return root
+
+
+def test_training_command_end_to_end_on_a_tiny_model(tmp_path):
+    encoder, _, _ = build_tiny_nli_model(tmp_path / "tiny")
+    data = _tiny_data_dir(tmp_path / "data")
+    (data / "averitec").mkdir()
+    (data / "averitec" / "train.json").write_text(json.dumps(_averitec_rows()))
+    out = tmp_path / "minilm-nli-averitec"
+    rc = tr.main(["--data-dir", str(data), "--out", str(out), "--encoder", str(encoder), "--steps", "2",
+                  "--batch-size", "8", "--eval-every", "1", "--aug-entail", "2", "--aug-neutral", "1",
+                  "--averitec-train", str(data / "averitec" / "train.json"), "--averitec-repeat", "2"])
+    assert rc == 0
+    meta = json.loads((out / "training_meta.json").read_text())
+    assert [h["step"] for h in meta["history"]] == [1, 2]
+    assert meta["training_pool"]["averitec_train"] == 2 * 5  # (2 + 1 + 2) per copy (entailment and neutral x2)
+    assert meta["training_pool"]["averitec_train_mismatched"] == 2 * 3
+    assert set(meta["final_eval"]) == {"vitaminc_real_heldout", "vitaminc_synthetic_heldout", "fever_symmetric",
+                                       "negation_probe"}  # no dev.json beside train.json: no averitec_dev
+    for res in meta["final_eval"].values():
+        assert 0.0 <= res["accuracy"] <= 1.0 and res["n"] > 0
+    # held-out VitaminC cases never reach the training pool
+    held = sum(tr.heldout_case(f"vitaminc_real_test-{i}", 15) for i in range(60))
+    assert meta["final_eval"]["vitaminc_real_heldout"]["n"] == held
+    assert meta["training_pool"]["vitaminc_real_test"] == 2 * (60 - held)  # --vitaminc-real-repeat 2
+
+    from safetensors import safe_open
+
+    with safe_open(str(out / "model.safetensors"), "pt") as fh:
+        assert all(str(fh.get_tensor(k).dtype) == "torch.float16" for k in fh.keys())
+    card = tr.write_model_card(out).read_text()
+    assert "license: cc-by-nc-4.0" in card and "non-commercial" in card
+    assert "averitec_train | 10 | CC BY-NC 4.0" in card
+
+
+def test_model_card_of_the_default_stays_share_alike(tmp_path):
+    out = tmp_path / "minilm-nli"
+    out.mkdir()
+    (out / "training_meta.json").write_text(json.dumps({"training_pool": {"snli_dev_test": 10},
+                                                        "args": {"vitaminc_real_repeat": 3}}))
+    card = tr.write_model_card(out).read_text()
+    assert "license: cc-by-sa-4.0" in card and "the bundled verifier of ev2r" in card
+    assert "repeated 3 times" in card and "CC BY-NC" not in card
+
+
+@pytest.mark.parametrize("extra, message", [
+    (["--averitec-train", "/nonexistent/train.json"], "--averitec-train: no such file"),
+    (["--averitec-repeat", "0"], "--averitec-repeat: must be >= 1"),
+])
+def test_training_command_rejects_bad_options(tmp_path, capsys, extra, message):
+    with pytest.raises(SystemExit) as exc:
+        tr.main(["--data-dir", str(tmp_path), "--out", str(tmp_path / "out"), *extra])
+    assert exc.value.code == 2 and message in capsys.readouterr().err
