@@ -155,11 +155,14 @@ class HFNLIVerifier:
             if self.device != "cpu":
                 raise ValueError("quantize: int8 dynamic quantisation is for device='cpu' only")
             model = torch.ao.quantization.quantize_dynamic(model, {torch.nn.Linear}, dtype=torch.qint8)
-        self._model = model
+        pos_max = getattr(model.config, "max_position_embeddings", None)
+        if self.max_length is not None and pos_max and self.max_length > pos_max:
+            raise ValueError(f"max_length: {self.max_length} tokens exceeds what {self.model_id} can read "
+                             f"(max_position_embeddings = {pos_max}); use at most {pos_max}")
         if self.max_length is None:
             tok_max = getattr(self._tokenizer, "model_max_length", 512) or 512
-            pos_max = getattr(model.config, "max_position_embeddings", 512) or 512
-            self.max_length = int(min(tok_max, pos_max, 512))
+            self.max_length = int(min(tok_max, pos_max or 512, 512))
+        self._model = model
 
     def _label_columns(self, config) -> list[int]:
         """Indices of the model's outputs for (entailment, neutral, contradiction)."""

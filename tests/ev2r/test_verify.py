@@ -113,3 +113,11 @@ def test_checkpoints_from_the_training_command_keep_their_training_window(tmp_pa
     (tmp_path / "ckpt" / "training_meta.json").write_text(json.dumps({"args": {"max_length": 64}}))
     assert load_verifier(str(ckpt)).max_length == 64
     assert load_verifier(str(ckpt), max_length=96).max_length == 96
+
+
+def test_a_window_longer_than_the_model_can_read_is_rejected_by_name():
+    from ev2r.verify import load_verifier
+
+    v = load_verifier("bundled", max_length=1024)
+    with pytest.raises(ValueError, match=r"max_length: 1024 tokens exceeds .*\(max_position_embeddings = 512\)"):
+        v.predict(["word " * 900], ["a claim"])
