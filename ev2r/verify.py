@@ -325,7 +325,8 @@ def load_verifier(spec: str = "bundled", device: str = "cpu", **kwargs) -> HFNLI
     (``benchmarks/results/long_premise_window*.md``). Other checkpoints use their tokenizer's length.
 
     Raises:
-        FileNotFoundError: ``"bundled"`` requested but the weights are not in the package.
+        FileNotFoundError: ``"bundled"`` requested but the weights are not in the package, or
+            ``spec`` is a path (starts with ``/``, ``./``, ``../`` or ``~``) to no folder.
     """
     if spec in ("bundled", "default", BUNDLED_VERIFIER_NAME):
         if not (BUNDLED_DIR / "config.json").exists():
@@ -334,6 +335,9 @@ def load_verifier(spec: str = "bundled", device: str = "cpu", **kwargs) -> HFNLI
         kwargs.setdefault("name", f"{BUNDLED_VERIFIER_NAME}@{_dir_fingerprint(BUNDLED_DIR)}")
         kwargs.setdefault("max_length", bundled_max_length())
         return HFNLIVerifier(str(BUNDLED_DIR), device=device, **kwargs)
+    if spec.startswith(("/", "./", "../", "~", ".\\")) and not Path(spec).expanduser().is_dir():
+        raise FileNotFoundError(f"model: no checkpoint folder at {spec} (expected 'bundled', a local folder "
+                                "with config.json and weights, or a Hugging Face hub id such as org/name)")
     if Path(spec).is_dir() and (Path(spec) / "training_meta.json").exists():
         kwargs.setdefault("max_length", bundled_max_length(folder=Path(spec)))
     return HFNLIVerifier(spec, device=device, **kwargs)

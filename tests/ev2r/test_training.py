@@ -158,6 +158,16 @@ def test_training_command_rejects_bad_options(tmp_path, capsys, extra, message):
     assert exc.value.code == 2 and message in capsys.readouterr().err
 
 
+def test_training_command_rejects_a_window_the_encoder_cannot_read(tmp_path, capsys):
+    encoder, _, _ = build_tiny_nli_model(tmp_path / "tiny")  # 128 positions
+    data = _tiny_data_dir(tmp_path / "data")
+    with pytest.raises(SystemExit) as exc:
+        tr.main(["--data-dir", str(data), "--out", str(tmp_path / "out"), "--encoder", str(encoder),
+                 "--max-length", "256"])
+    assert exc.value.code == 2 and "--max-length: 256 exceeds" in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()
+
+
 def test_training_command_names_missing_data_files(tmp_path, capsys):
     data = _tiny_data_dir(tmp_path / "data")
     (data / "nli" / "med.jsonl").unlink()

@@ -121,3 +121,11 @@ def test_a_window_longer_than_the_model_can_read_is_rejected_by_name():
     v = load_verifier("bundled", max_length=1024)
     with pytest.raises(ValueError, match=r"max_length: 1024 tokens exceeds .*\(max_position_embeddings = 512\)"):
         v.predict(["word " * 900], ["a claim"])
+
+
+@pytest.mark.parametrize("spec", ["/nonexistent/ckpt", "./no-such-folder", "../no-such-folder"])
+def test_a_missing_local_checkpoint_is_named(spec):
+    from ev2r.verify import load_verifier
+
+    with pytest.raises(FileNotFoundError, match="no checkpoint folder at"):
+        load_verifier(spec)
