@@ -22,8 +22,8 @@ BASELINE_SCORERS = ("hu-meteor",)
 def _cached_verifier(spec: str, device: str, batch_size: int):
     from .verify import load_verifier
 
-    ver = load_verifier(spec, device=device, batch_size=batch_size)
     try:  # load now: a checkpoint that cannot serve is one clear error, not a failure on every item
+        ver = load_verifier(spec, device=device, batch_size=batch_size)
         ver._load()
     except (OSError, ValueError, RuntimeError, ImportError, AssertionError) as e:
         first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
