@@ -55,6 +55,15 @@ REDISTRIBUTABLE = (
     "wanli_sample",
 )
 
+#: Files of the shared data folder the training pool and its evaluation sets are read from.
+DATA_FILES = {
+    "vitaminc_real": "vitaminc/vitaminc_real_test.jsonl",
+    "vitaminc_synthetic": "vitaminc/vitaminc_synthetic_test.jsonl",
+    "fever_symmetric": "fever/fever_symmetric_v0.2_dev.jsonl",
+    "fever_adversarial": "fever/fever2_fixers_adversarial_test.jsonl",
+    **{name: f"nli/{name}.jsonl" for name in REDISTRIBUTABLE},
+}
+
 VITAMINC_TO_NLI = {"SUPPORTS": "entailment", "REFUTES": "contradiction", "NOT ENOUGH INFO": "neutral"}
 
 
@@ -181,17 +190,17 @@ def build_training_pool(data_dir: Path, heldout_percent: int, seed: int, vitamin
                         breaking_nli_cap: int, aug_entail: int, aug_neutral: int):
     """Assemble the training pool and the evaluation sets. Returns (train, evals, stats)."""
     rng = random.Random(seed)
-    vc_real_train, vc_real_held = load_vitaminc(data_dir / "vitaminc/vitaminc_real_test.jsonl", heldout_percent)
-    vc_syn_train, vc_syn_held = load_vitaminc(data_dir / "vitaminc/vitaminc_synthetic_test.jsonl", heldout_percent)
-    fever_sym = load_fever_symmetric(data_dir / "fever/fever_symmetric_v0.2_dev.jsonl")
+    vc_real_train, vc_real_held = load_vitaminc(data_dir / DATA_FILES["vitaminc_real"], heldout_percent)
+    vc_syn_train, vc_syn_held = load_vitaminc(data_dir / DATA_FILES["vitaminc_synthetic"], heldout_percent)
+    fever_sym = load_fever_symmetric(data_dir / DATA_FILES["fever_symmetric"])
     eval_claims = {p.hypothesis.strip().lower() for p in fever_sym}
-    eval_claims |= {r["claim"].strip().lower() for r in _read_jsonl(data_dir / "fever/fever2_fixers_adversarial_test.jsonl")}
+    eval_claims |= {r["claim"].strip().lower() for r in _read_jsonl(data_dir / DATA_FILES["fever_adversarial"])}
     eval_claims |= {p.hypothesis.strip().lower() for p in vc_real_held + vc_syn_held}
 
     nli: list[Pair] = []
     stats: dict[str, int] = {}
     for name in REDISTRIBUTABLE:
-        rows = [Pair(r["premise"], r["hypothesis"], r["label"], name) for r in _read_jsonl(data_dir / f"nli/{name}.jsonl")]
+        rows = [Pair(r["premise"], r["hypothesis"], r["label"], name) for r in _read_jsonl(data_dir / DATA_FILES[name])]
         if name == "breaking_nli" and len(rows) > breaking_nli_cap:
             rows = rng.sample(rows, breaking_nli_cap)
         nli.extend(rows)
@@ -396,21 +405,17 @@ def main(argv: Sequence[str] | None = None) -> int:
               ("--vitaminc-real-repeat", args.vitaminc_real_repeat >= 0, ">= 0"),
               ("--eval-every", args.eval_every >= 1, ">= 1"), ("--eval-cap", args.eval_cap >= 1, ">= 1"),
               ("--time-budget-min", args.time_budget_min >= 0, ">= 0 (0 = no budget)"),
-              ("--threads", args.threads >= 0, ">= 0 (0 = torch's default)")]
+              ("--threads", args.threads >= 0, ">= 0 (0 = torch's default)"),
+              ("--averitec-repeat", args.averitec_repeat >= 1, ">= 1")]
     for flag, ok, allowed in checks:
         if not ok:
             ap.error(f"{flag}: must be {allowed}, got {getattr(args, flag[2:].replace('-', '_'))}")
-    needed = ["vitaminc/vitaminc_real_test.jsonl", "vitaminc/vitaminc_synthetic_test.jsonl",
-              "fever/fever_symmetric_v0.2_dev.jsonl", "fever/fever2_fixers_adversarial_test.jsonl",
-              *(f"nli/{name}.jsonl" for name in REDISTRIBUTABLE)]
-    missing = [n for n in needed if not (args.data_dir / n).is_file()]
+    missing = [n for n in DATA_FILES.values() if not (args.data_dir / n).is_file()]
     if missing:
         ap.error(f"--data-dir: {args.data_dir} lacks {', '.join(missing[:4])}"
                  + (f" and {len(missing) - 4} more" if len(missing) > 4 else "") + " (the shared data folder is expected)")
     if args.averitec_train is not None and not args.averitec_train.is_file():
         ap.error(f"--averitec-train: no such file: {args.averitec_train}")
-    if args.averitec_repeat < 1:
-        ap.error(f"--averitec-repeat: must be >= 1, got {args.averitec_repeat}")
 
     import torch
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
