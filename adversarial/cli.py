@@ -45,7 +45,9 @@ def add_robustness_arguments(parser: argparse.ArgumentParser) -> argparse.Argume
                              "then gold vs gold, as in the Ev2R paper's checklist tests)")
     parser.add_argument("--references", default=None, help="AVeriTeC gold file to join a predictions file with")
     parser.add_argument("--verifier", default="bundled", help="ev2r scorer: verifier (bundled, or a checkpoint path)")
-    parser.add_argument("--decomposer", default="rules", help="ev2r scorer: decomposer (default: rules)")
+    parser.add_argument("--decomposer", default="rules", help="ev2r scorer: decomposer (default: rules = rules-v2)")
+    parser.add_argument("--dtype", default="auto", choices=["auto", "fp32", "bf16", "int8"],
+                        help="ev2r scorer: verifier precision (default auto: bf16 where native, else fp32)")
     parser.add_argument("--alpha", type=float, default=0.5, help="ev2r scorer: weight of F1 in Ev2R (default 0.5)")
     parser.add_argument("--nltk-data", default=None,
                         help="folder with nltk data (corpora/wordnet) for the synonyms perturbation and METEOR; "
@@ -91,7 +93,8 @@ def build_scorer(names: Sequence[str], args: argparse.Namespace) -> Scorer:
         if n == "ev2r":
             from ev2r.api import make_item_scorer
 
-            parts.append(make_item_scorer(verifier=args.verifier, decomposer=args.decomposer, alpha=args.alpha))
+            parts.append(make_item_scorer(verifier=args.verifier, decomposer=args.decomposer, alpha=args.alpha,
+                                          dtype=getattr(args, "dtype", "auto")))
         else:
             parts.append(get_baseline(n))
     return parts[0] if len(parts) == 1 else combine_scorers(parts)

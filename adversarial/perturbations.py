@@ -800,3 +800,28 @@ def get_perturbations(names: Optional[Sequence[str]] = None) -> list[Perturbatio
             raise ValueError(f"perturbations: unknown perturbation {n!r}; allowed: {', '.join(PERTURBATIONS)}")
         out.append(PERTURBATIONS[n])
     return out
+
+
+def perturb_text(perturbation: "str | PerturbFn", text: str, rng: RNG) -> Optional[str]:
+    """Apply a perturbation of predicted evidence to one plain string (used to augment training
+    pairs of the verifier with meaning-preserving variants: ``typos``, ``synonyms``,
+    ``numbers_to_words``, ``words_to_numbers``).
+
+    Args:
+        perturbation: a perturbation name of :func:`get_perturbations` or a perturbation function.
+        text: the string to perturb (treated as one answer with no question).
+        rng: ``numpy.random.Generator`` or ``random.Random``; same state, same output.
+
+    Returns:
+        The perturbed string, or None when the perturbation does not apply (no eligible word, no
+        number, ...).
+
+    Raises:
+        ValueError: ``perturbation`` names no perturbation.
+    """
+    fn = perturbation
+    if isinstance(perturbation, str):
+        fn = get_perturbations([perturbation])[0].fn
+    item = Item(id="text", claim="", predicted_evidence=Evidence((QAPair("", text),)), reference_evidence=Evidence(()))
+    res = fn(item, rng)
+    return res.item.predicted_evidence.pairs[0].answer if res.applied else None

@@ -102,6 +102,9 @@ def main(argv=None) -> int:
     ap.add_argument("--replay", default=None, help="recorded LLM outputs: adds replayed precision/recall rows")
     ap.add_argument("--no-hu-meteor", action="store_true")
     ap.add_argument("--support", default="threshold", choices=["threshold", "soft"])
+    ap.add_argument("--decomposer", default="rules", choices=["rules", "rules-v1", "rules-v2"],
+                    help="atomic facts (rules = the default version)")
+    ap.add_argument("--dtype", default=None, help="verifier dtype: auto, fp32, bf16, int8 (default: the verifier's default)")
     ap.add_argument("--n-boot", type=int, default=2000)
     ap.add_argument("--out", default=None, help="write OUT.md (table)")
     ap.add_argument("--json", default=None, help="write the correlations as JSON")
@@ -117,9 +120,10 @@ def main(argv=None) -> int:
         raise SystemExit(f"{args.data}: no numeric human_ratings found")
     ratings = {d: [(it.extra.get("human_ratings") or {}).get(d) for it in items] for d in dims}
 
-    ver = get_verifier(args.model)
+    ver = get_verifier(args.model, **({"dtype": args.dtype} if args.dtype else {}))
     t0 = time.time()
-    scorer = build_scorer(verifier=ver, support=args.support, baselines=() if args.no_hu_meteor else ("hu-meteor",))
+    scorer = build_scorer(verifier=ver, support=args.support, decomposer=args.decomposer,
+                          baselines=() if args.no_hu_meteor else ("hu-meteor",))
     scores = scorer.score(items)
     elapsed = time.time() - t0
     summary = scorer.corpus(scores)

@@ -69,14 +69,14 @@ def load_averitec_gold(path: str, n: int, seed: int) -> list[Item]:
     return items
 
 
-def build(names, verifier: str):
+def build(names, verifier: str, decomposer: str = "rules", dtype: str = "auto"):
     parts, notes = [], []
     for name in names:
         try:
             if name == "ev2r":
                 from ev2r.api import make_item_scorer
 
-                sc = make_item_scorer(verifier=verifier, decomposer="rules", alpha=0.5)
+                sc = make_item_scorer(verifier=verifier, decomposer=decomposer, alpha=0.5, dtype=dtype)
             else:
                 sc = get_baseline(name)
             parts.append(sc)
@@ -96,6 +96,10 @@ def main(argv=None) -> int:
     ap.add_argument("--verifier", default="bundled", help="Ev2R verifier: bundled or a checkpoint folder")
     ap.add_argument("--nltk-data", default=None, help="nltk data folder (WordNet); default NLTK_DATA")
     ap.add_argument("--n-boot", type=int, default=2000)
+    ap.add_argument("--perturbations", default=None, help="comma-separated perturbation names (default: all)")
+    ap.add_argument("--decomposer", default="rules", help="Ev2R decomposer (rules = rules-v2, rules-v1)")
+    ap.add_argument("--dtype", default="auto", choices=["auto", "fp32", "bf16", "int8"], help="verifier precision")
+    ap.add_argument("--stem", default="robustness", help="file name stem of the report files")
     args = ap.parse_args(argv)
 
     if args.nltk_data:
@@ -105,15 +109,16 @@ def main(argv=None) -> int:
     if bad:
         ap.error(f"--scorers: unknown {bad}; allowed: {', '.join(SCORERS)}")
     items = load_averitec_gold(args.data, args.n, args.seed)
-    parts, notes = build(names, args.verifier)
+    parts, notes = build(names, args.verifier, args.decomposer, args.dtype)
+    perturbations = [p.strip() for p in args.perturbations.split(",")] if args.perturbations else None
     if not parts:
         print("no scorer could be built:\n" + "\n".join(notes), file=sys.stderr)
         return 2
     t0 = time.time()
-    report = run_suite(items, combine_scorers(parts), seed=args.seed, n_boot=args.n_boot,
+    report = run_suite(items, combine_scorers(parts), perturbations, seed=args.seed, n_boot=args.n_boot,
                        scorer_name=" + ".join(n for n in names if not any(f"`{n}`" in x for x in notes)))
     elapsed = time.time() - t0
-    paths = write_report(report, args.out, mode="all", stem="robustness")
+    paths = write_report(report, args.out, mode="all", stem=args.stem)
     meta = bl.machine()
     js = json.loads(Path(paths["json"]).read_text(encoding="utf-8"))
     js["benchmark"] = {"command": bl.command(), "machine": meta, "seconds": round(elapsed, 1),
@@ -123,8 +128,8 @@ def main(argv=None) -> int:
         "<!-- written by benchmarks/robustness.py; do not edit by hand -->",
         f"Setting: {len(items)} AVeriTeC dev claims (drawn with seed {args.seed} from `{os.path.basename(args.data)}`), "
         "gold evidence as the reference and perturbed gold evidence as the candidate. "
-        f"Command: `python benchmarks/robustness.py --data {args.data} --n {args.n} --seed {args.seed} "
-        f"--scorers {args.scorers} --out {args.out}` ({elapsed:.0f} s). Gate mode `all`: every declared "
+        f"Command: `{bl.command()}` ({elapsed:.0f} s; verifier `{args.verifier}`, decomposer `{args.decomposer}`, "
+        f"dtype `{args.dtype}`). Gate mode `all`: every declared "
         "expectation counts here (this is a table, not the CI gate).",
         "",
         f"Machine: {meta['platform']}, {meta['cpu_count']} CPUs ({meta['torch_threads']} torch threads, 1-min load "

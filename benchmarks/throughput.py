@@ -1,4 +1,4 @@
-"""Throughput: verifier pairs/s and end-to-end Ev2R items/s at several batch sizes.
+"""Throughput: verifier pairs/s and end-to-end Ev2R items/s per verifier dtype, and scaling in n.
 
 Input: the 86-row AVeriTeC manual-evaluation subset (../shared/data/ev2r_human_eval/
 averitec_manual_eval_subset.jsonl; ``--limit N`` for its first N rows). Measured after the model
@@ -13,14 +13,20 @@ is loaded (load time reported apart) and after one warm-up pass:
 Timings are the best of ``--repeats`` runs (least disturbed by other load on the machine); every
 run is kept in the JSON.
 
+Per dtype (``--dtypes fp32 bf16 int8``): the verifier's achieved GFLOP/s as a fraction of the same
+dtype's measured matrix-product rate, and agreement with the first dtype (per-item Ev2R
+difference, Spearman with every human rating). ``--n 100,500,1000``: AVeriTeC dev items scored in
+a fresh process each (items/s, peak RSS), to check that cost grows linearly and memory stays flat.
+
 Usage (full size, with the final verifier)::
 
-    python benchmarks/throughput.py --model bundled --batch-sizes 8 16 32 64 --repeats 3
+    python benchmarks/throughput.py --model bundled --dtypes fp32 bf16 int8 --batch-sizes 32 --n 100,500,1000
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import time
 from pathlib import Path
@@ -45,22 +51,18 @@ class Recorder:
         return self.inner.predict(premises, hypotheses)
 
 
-def linear_flops_per_token(model) -> int:
-    """FLOPs per token of the model's Linear layers (2 x in x out each): the bulk of a BERT-style
-    encoder's work at these lengths (attention scores add ~2 x L x hidden per layer)."""
-    import torch
-
-    return sum(2 * m.in_features * m.out_features for m in model.modules() if isinstance(m, torch.nn.Linear)
-               and m.out_features > 3)  # the 3-way head is negligible
-
-
-def gemm_gflops(hidden: int, inner: int, rows: int = 4096, repeats: int = 30) -> float:
-    """Measured fp32 throughput (GFLOP/s) of a ``rows x hidden @ hidden x inner`` torch Linear:
-    the machine's practical ceiling for this model's matrix products."""
+def gemm_gflops(hidden: int, inner: int, rows: int = 4096, repeats: int = 30, dtype: str = "fp32") -> float:
+    """Measured throughput (GFLOP/s) of a ``rows x hidden @ hidden x inner`` torch Linear in
+    ``dtype`` (fp32, bf16; int8 = dynamically quantised Linear): the machine's practical ceiling
+    for this model's matrix products at that precision."""
     import torch
 
     lin = torch.nn.Linear(hidden, inner)
     x = torch.randn(rows, hidden)
+    if dtype == "bf16":
+        lin, x = lin.to(torch.bfloat16), x.to(torch.bfloat16)
+    elif dtype == "int8":
+        lin = torch.ao.quantization.quantize_dynamic(torch.nn.Sequential(lin), {torch.nn.Linear}, dtype=torch.qint8)
     with torch.inference_mode():
         for _ in range(3):
             lin(x)
@@ -86,20 +88,70 @@ def plot(result: dict, path: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    bs = [r["batch_size"] for r in result["runs"]]
-    fig, ax1 = plt.subplots(figsize=(6, 4))
-    ax1.plot(bs, [r["verifier_pairs_per_s"] for r in result["runs"]], "o-", color="C0", label="verifier pairs/s")
-    ax1.set_xscale("log", base=2)
-    ax1.set_xticks(bs, [str(b) for b in bs])
-    ax1.set_xlabel("verifier batch size")
-    ax1.set_ylabel("verifier pairs/s", color="C0")
-    ax2 = ax1.twinx()
-    ax2.plot(bs, [r["items_per_s"] for r in result["runs"]], "s--", color="C1", label="Ev2R items/s")
-    ax2.set_ylabel("end-to-end items/s", color="C1")
-    ax1.set_title(f"{result['n_items']} items, {result['n_pairs']} verifier pairs ({result['machine']['cpu_count']} CPUs)")
+    runs = result["runs"]
+    fig, axes = plt.subplots(1, 2 if result.get("scaling") else 1, figsize=(11 if result.get("scaling") else 6, 4),
+                             squeeze=False)
+    ax1 = axes[0][0]
+    labels = [f"{r['dtype']}\nbatch {r['batch_size']}" for r in runs]
+    ax1.bar(range(len(runs)), [r["end_to_end_s"] for r in runs], color="C0")
+    ax1.axhline(TARGET_S, color="C3", ls="--", label=f"target {TARGET_S:.0f} s")
+    ax1.set_xticks(range(len(runs)), labels, fontsize=8)
+    ax1.set_ylabel(f"seconds for {result['n_items']} items (after load)")
+    ax1.legend()
+    ax1.set_title("86 rated rows, end to end")
+    if result.get("scaling"):
+        ax2 = axes[0][1]
+        sc = result["scaling"]
+        ns = [r["n"] for r in sc]
+        ax2.plot(ns, [r["seconds"] for r in sc], "o-", color="C1", label="seconds")
+        ax2.set_xlabel("AVeriTeC dev items")
+        ax2.set_ylabel("seconds (after load)", color="C1")
+        ax3 = ax2.twinx()
+        ax3.plot(ns, [r["peak_rss_mib"] for r in sc], "s--", color="C2")
+        ax3.set_ylabel("peak RSS (MiB)", color="C2")
+        ax3.set_ylim(0, max(r["peak_rss_mib"] for r in sc) * 1.3)
+        ax2.set_title(f"scaling ({sc[0]['dtype']}, batch {sc[0]['batch_size']})")
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)
+
+
+def dev_items(n: int) -> list:
+    """``n`` AVeriTeC dev items: the synthetic system ``averitec/parity/predictions_1.json`` joined to
+    ``averitec/dev.json`` (500 claims), repeated with new ids to reach ``n``."""
+    from dataclasses import replace
+
+    from ev2r.io import read_items
+
+    base = read_items(bl.DATA / "averitec" / "parity" / "predictions_1.json",
+                      references=str(bl.DATA / "averitec" / "dev.json"))
+    out = []
+    k = 0
+    while len(out) < n:
+        for it in base:
+            if len(out) >= n:
+                break
+            out.append(replace(it, id=f"{it.id}#{k}", row=len(out)))
+        k += 1
+    return out
+
+
+def scale_child(n: int, model: str, dtype: str, batch_size: int) -> dict:
+    """Score ``n`` dev items in this process; seconds after load and the process's peak RSS."""
+    import resource
+
+    from ev2r.api import build_scorer
+
+    items = dev_items(n)
+    ver = bl.load(model, "cpu", batch_size, dtype=dtype)
+    ver._load()
+    scorer = build_scorer(verifier=ver)
+    t0 = time.perf_counter()
+    scores = scorer.score(items)
+    dt = time.perf_counter() - t0
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    return {"n": n, "seconds": round(dt, 1), "items_per_s": round(n / dt, 2), "peak_rss_mib": round(rss),
+            "n_failed": sum(not s.ok for s in scores), "dtype": ver.dtype, "batch_size": batch_size}
 
 
 def main(argv=None) -> int:
@@ -107,85 +159,138 @@ def main(argv=None) -> int:
     ap.add_argument("--input", type=Path, default=bl.DATA / "ev2r_human_eval" / "averitec_manual_eval_subset.jsonl")
     ap.add_argument("--model", default="bundled", help="verifier: bundled (default) or a checkpoint path")
     ap.add_argument("--limit", type=int, default=None, help="only the first N rows (default all 86)")
-    ap.add_argument("--batch-sizes", type=int, nargs="+", default=[8, 16, 32, 64])
+    ap.add_argument("--batch-sizes", type=int, nargs="+", default=[32])
+    ap.add_argument("--dtypes", nargs="+", default=["fp32", "bf16", "int8"], choices=["fp32", "bf16", "int8"],
+                    help="verifier precisions to measure; the first is the reference for agreement")
     ap.add_argument("--repeats", type=int, default=2, help="runs per setting; the best is reported")
     ap.add_argument("--device", default="cpu")
-    ap.add_argument("--quantize", action="store_true", help="int8 dynamic quantisation of the verifier (CPU)")
+    ap.add_argument("--n", default="", help="scaling: comma-separated item counts over AVeriTeC dev (e.g. 100,500,1000), "
+                                           "each in a fresh process (peak memory); empty = skip")
+    ap.add_argument("--scale-dtype", default="bf16")
+    ap.add_argument("--scale-child", type=int, default=None, help=argparse.SUPPRESS)
     ap.add_argument("--out", type=Path, default=bl.RESULTS / "throughput", help="output prefix (.md/.json/.png)")
     args = ap.parse_args(argv)
+
+    if args.scale_child is not None:
+        print(json.dumps(scale_child(args.scale_child, args.model, args.scale_dtype, args.batch_sizes[0])))
+        return 0
+
+    import numpy as np
+    from scipy import stats
 
     from ev2r.api import build_scorer
     from ev2r.io import read_items
 
     items = read_items(args.input, limit=args.limit)
-    t0 = time.perf_counter()
-    verifier = bl.load(args.model, args.device, args.batch_sizes[0], quantize=args.quantize)
-    verifier._load()
-    load_s = time.perf_counter() - t0
+    ratings = {d: [(it.extra.get("human_ratings") or {}).get(d) for it in items]
+               for d in ("semantic_coverage", "coherence", "redundancy", "consistency", "verdict_agreement")}
+    runs, per_dtype, info_dtype = [], {}, {}
+    for dtype in args.dtypes:
+        t0 = time.perf_counter()
+        verifier = bl.load(args.model, args.device, args.batch_sizes[0], dtype=dtype)
+        verifier._load()
+        load_s = time.perf_counter() - t0
+        rec = Recorder(verifier)
+        t0 = time.perf_counter()
+        tok0, pad0 = verifier.n_model_tokens, verifier.n_padded_tokens
+        first = build_scorer(verifier=rec).score(items)  # warm-up pass, records the pairs
+        warm_s = time.perf_counter() - t0
+        per_dtype[dtype] = {k: [getattr(s, k) for s in first] for k in ("precision", "recall", "f1", "proxy", "ev2r")}
+        n_tokens, n_padded = verifier.n_model_tokens - tok0, verifier.n_padded_tokens - pad0
+        prem = [p for p, _ in rec.pairs]
+        hyp = [h for _, h in rec.pairs]
+        cfg = verifier._model.config if hasattr(verifier._model, "config") else None
+        hidden = cfg.hidden_size if cfg else 384
+        inner = getattr(cfg, "intermediate_size", 4 * hidden) if cfg else 1536
+        # Linear FLOPs per token of a BERT-style encoder: Q, K, V, output (4 h^2) and the two
+        # feed-forward matrices (2 h x inner) per layer, 2 FLOPs per multiply-add
+        flops_tok = 2 * (4 * hidden * hidden + 2 * hidden * inner) * (cfg.num_hidden_layers if cfg else 6)
+        gemm = gemm_gflops(hidden, inner, dtype=dtype)
+        info_dtype[dtype] = {"name": verifier.name, "model_load_s": round(load_s, 2), "warmup_s": round(warm_s, 2),
+                             "n_pairs": len(prem), "n_unique_pairs": len(set(rec.pairs)), "tokens": n_tokens,
+                             "padded_tokens": n_padded, "gemm_gflops": round(gemm, 1),
+                             "linear_flops_per_token": flops_tok}
+        for bs in args.batch_sizes:
+            verifier.batch_size = bs
+            scorer = build_scorer(verifier=verifier)
+            e2e, e2e_all = best_of(lambda: scorer.score(items), args.repeats)
+            ver, ver_all = best_of(lambda: verifier.predict(prem, hyp), args.repeats)
+            achieved = n_tokens * flops_tok / ver / 1e9
+            runs.append({"dtype": dtype, "batch_size": bs, "end_to_end_s": round(e2e, 2),
+                         "items_per_s": round(len(items) / e2e, 2), "verifier_s": round(ver, 2),
+                         "verifier_pairs_per_s": round(len(prem) / ver, 1), "verifier_share": round(ver / e2e, 3),
+                         "verifier_gflops": round(achieved, 1), "fraction_of_gemm": round(achieved / gemm, 3),
+                         "all_end_to_end_s": [round(x, 2) for x in e2e_all], "all_verifier_s": [round(x, 2) for x in ver_all]})
+            print(f"{dtype} batch {bs}: {e2e:.1f} s end-to-end, verifier {len(prem) / ver:.1f} pairs/s, "
+                  f"{achieved:.0f} GFLOP/s = {achieved / gemm:.0%} of the {dtype} GEMM", file=sys.stderr)
+    ref = args.dtypes[0]
+    agreement = {}
+    for dtype in args.dtypes[1:]:
+        a, b = per_dtype[ref]["ev2r"], per_dtype[dtype]["ev2r"]
+        d = [abs(x - y) for x, y in zip(a, b) if x is not None and y is not None]
+        rho = {}
+        for dim, r in ratings.items():
+            for name in ("recall", "ev2r", "proxy"):
+                xs = [(u, v, w) for u, v, w in zip(per_dtype[ref][name], per_dtype[dtype][name], r)
+                      if u is not None and v is not None and w is not None]
+                if len(xs) > 3:
+                    s_ref = stats.spearmanr([x[0] for x in xs], [x[2] for x in xs])[0]
+                    s_dt = stats.spearmanr([x[1] for x in xs], [x[2] for x in xs])[0]
+                    rho[f"{name}/{dim}"] = {ref: round(float(s_ref), 4), dtype: round(float(s_dt), 4),
+                                            "diff": round(float(s_dt - s_ref), 4)}
+        agreement[dtype] = {"vs": ref, "mean_abs_ev2r_diff": round(float(np.mean(d)), 4) if d else None,
+                            "max_abs_ev2r_diff": round(float(np.max(d)), 4) if d else None,
+                            "max_abs_spearman_diff": max(abs(v["diff"]) for v in rho.values()) if rho else None,
+                            "spearman": rho}
+    scaling = []
+    for n in [int(x) for x in args.n.split(",") if x.strip()]:
+        import subprocess
 
-    rec = Recorder(verifier)
-    t0 = time.perf_counter()
-    tok0, pad0 = verifier.n_model_tokens, verifier.n_padded_tokens
-    build_scorer(verifier=rec).score(items)  # warm-up pass, records the pairs
-    warm_s = time.perf_counter() - t0
-    n_tokens, n_padded = verifier.n_model_tokens - tok0, verifier.n_padded_tokens - pad0
-    prem = [p for p, _ in rec.pairs]
-    hyp = [h for _, h in rec.pairs]
-    n_unique = len(set(rec.pairs))
-
-    runs = []
-    for bs in args.batch_sizes:
-        verifier.batch_size = bs
-        scorer = build_scorer(verifier=verifier)
-        e2e, e2e_all = best_of(lambda: scorer.score(items), args.repeats)
-        ver, ver_all = best_of(lambda: verifier.predict(prem, hyp), args.repeats)
-        runs.append({"batch_size": bs, "end_to_end_s": round(e2e, 2), "items_per_s": round(len(items) / e2e, 2),
-                     "verifier_s": round(ver, 2), "verifier_pairs_per_s": round(len(prem) / ver, 1),
-                     "verifier_share": round(ver / e2e, 3), "all_end_to_end_s": [round(x, 2) for x in e2e_all],
-                     "all_verifier_s": [round(x, 2) for x in ver_all]})
-        print(f"batch {bs}: {e2e:.1f} s end-to-end ({len(items) / e2e:.2f} items/s), verifier {len(prem) / ver:.1f} "
-              f"pairs/s", file=sys.stderr)
+        out = subprocess.run([sys.executable, __file__, "--scale-child", str(n), "--model", args.model,
+                              "--scale-dtype", args.scale_dtype, "--batch-sizes", str(args.batch_sizes[0])],
+                             capture_output=True, text=True, check=True)
+        scaling.append(json.loads(out.stdout.strip().splitlines()[-1]))
+        print(f"scale n={n}: {scaling[-1]}", file=sys.stderr)
     best = min(runs, key=lambda r: r["end_to_end_s"])
-    # Compute floor: the Linear-layer FLOPs of the tokens the pipeline sends, at the machine's
-    # measured fp32 matrix-product speed -- no fp32 implementation of this model can beat it here.
-    cfg = verifier._model.config
-    flops_tok = linear_flops_per_token(verifier._model)
-    gflops = gemm_gflops(cfg.hidden_size, getattr(cfg, "intermediate_size", 4 * cfg.hidden_size))
-    floor = {"tokens": n_tokens, "padded_tokens": n_padded, "linear_flops_per_token": flops_tok,
-             "total_tflop": round(n_tokens * flops_tok / 1e12, 2), "gemm_gflops": round(gflops, 1),
-             "floor_s": round(n_tokens * flops_tok / (gflops * 1e9), 1)}
-    result = {"command": bl.command(), "machine": bl.machine(), "verifier": bl.verifier_info(args.model, verifier),
-              "quantize": args.quantize, "n_items": len(items), "n_pairs": len(prem), "n_unique_pairs": n_unique,
-              "model_load_s": round(load_s, 2), "warmup_s": round(warm_s, 2), "runs": runs, "compute_floor": floor,
-              "best": {"batch_size": best["batch_size"], "end_to_end_s": best["end_to_end_s"]},
+    result = {"command": bl.command(), "machine": bl.machine(),
+              "verifier": bl.verifier_info(args.model, bl.load(args.model, args.device, 32, dtype=ref)),
+              "n_items": len(items), "dtypes": info_dtype, "runs": runs, "agreement": agreement, "scaling": scaling,
+              "best": {"dtype": best["dtype"], "batch_size": best["batch_size"], "end_to_end_s": best["end_to_end_s"]},
               "target": {"seconds": TARGET_S, "rows": 86,
-                         "met": bool(len(items) >= 86 and best["end_to_end_s"] < TARGET_S) if len(items) >= 86 else None,
-                         "projected_86_rows_s": round(best["end_to_end_s"] * 86 / len(items), 1)}}
-
+                         "met": bool(len(items) >= 86 and best["end_to_end_s"] < TARGET_S) if len(items) >= 86 else None}}
     md = [bl.header("Throughput: verifier and end-to-end Ev2R", result), ""]
-    md.append(f"Input: `{args.input.name}`, {len(items)} rows; verifier weights "
-              f"{'int8 (dynamic quantisation)' if args.quantize else 'as stored (fp16 on disk, fp32 in memory)'}; "
-              f"{len(prem)} verifier pairs per pass ({n_unique} unique). "
-              f"Model load {load_s:.1f} s, warm-up pass {warm_s:.1f} s (not counted). Best of {args.repeats} runs.\n")
-    md.append("`verifier alone` replays the recorded pairs through `verifier.predict` in separate runs, so its share of "
-              "the end-to-end time can exceed 100% within timing noise.\n")
-    md.append("| verifier batch | end-to-end s | items/s | verifier alone s | verifier pairs/s | verifier share |")
-    md.append("|---:|---:|---:|---:|---:|---:|")
+    md.append(f"Input: `{args.input.name}`, {len(items)} rows. Timings after the model is loaded and one warm-up pass; "
+              f"best of {args.repeats} runs. `verifier alone` replays the recorded (premise, hypothesis) pairs through "
+              "`verifier.predict`; its GFLOP/s counts the Linear layers' FLOPs of the unpadded tokens, compared with a "
+              "4096 x hidden @ hidden x intermediate matrix product of the same dtype measured in the same run.\n")
+    md.append("| dtype | batch | end-to-end s | items/s | verifier alone s | pairs/s | verifier share | verifier GFLOP/s | of the dtype's GEMM |")
+    md.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     for r in runs:
-        md.append(f"| {r['batch_size']} | {r['end_to_end_s']} | {r['items_per_s']} | {r['verifier_s']} | "
-                  f"{r['verifier_pairs_per_s']} | {r['verifier_share']:.0%} |")
-    t = result["target"]
-    verdict = ("met" if t["met"] else "NOT met") if t["met"] is not None else \
-        f"not measured on all 86 rows; projected {t['projected_86_rows_s']} s"
-    md.append(f"\nTarget (86 rows in < {TARGET_S:.0f} s after loading): {verdict} -- best {best['end_to_end_s']} s at "
-              f"batch {best['batch_size']}.\n")
-    md.append(f"Compute floor: the pipeline sends {floor['tokens']:,} tokens ({floor['padded_tokens']:,} with padding) "
-              f"through the verifier; its Linear layers cost {floor['linear_flops_per_token'] / 1e6:.1f} MFLOP per token, "
-              f"{floor['total_tflop']} TFLOP in all. This machine's fp32 matrix product (torch Linear, "
-              f"4096 x {cfg.hidden_size} @ {cfg.hidden_size} x {getattr(cfg, 'intermediate_size', 0)}) runs at "
-              f"{floor['gemm_gflops']} GFLOP/s, so no fp32 implementation of this model can score these rows in "
-              f"under ~{floor['floor_s']} s here; meeting {TARGET_S:.0f} s needs fewer tokens (fewer or shorter "
-              "pairs), a smaller model, or lower precision.\n")
+        md.append(f"| {r['dtype']} | {r['batch_size']} | {r['end_to_end_s']} | {r['items_per_s']} | {r['verifier_s']} | "
+                  f"{r['verifier_pairs_per_s']} | {r['verifier_share']:.0%} | {r['verifier_gflops']} | {r['fraction_of_gemm']:.0%} |")
+    md.append("")
+    md.append("| dtype | load s | pairs (unique) | tokens (padded) | GEMM GFLOP/s |")
+    md.append("|---|---:|---:|---:|---:|")
+    for dt, d in info_dtype.items():
+        md.append(f"| {dt} | {d['model_load_s']} | {d['n_pairs']} ({d['n_unique_pairs']}) | {d['tokens']:,} ({d['padded_tokens']:,}) | {d['gemm_gflops']} |")
+    verdict = "met" if result["target"]["met"] else "NOT met"
+    md.append(f"\nTarget (86 rows in < {TARGET_S:.0f} s after loading): {verdict} -- best {best['end_to_end_s']} s "
+              f"({best['dtype']}, batch {best['batch_size']}).\n")
+    if agreement:
+        md.append(f"Agreement with {ref} on the same rows (per-item Ev2R; Spearman with every rating, recall / Ev2R / proxy):\n")
+        md.append("| dtype | mean abs Ev2R diff | max abs Ev2R diff | max abs Spearman diff |")
+        md.append("|---|---:|---:|---:|")
+        for dt, a in agreement.items():
+            md.append(f"| {dt} | {a['mean_abs_ev2r_diff']} | {a['max_abs_ev2r_diff']} | {a['max_abs_spearman_diff']} |")
+        md.append("")
+    if scaling:
+        md.append("Scaling over AVeriTeC dev items (`parity/predictions_1.json` joined to `dev.json`, repeated past "
+                  "500 with new ids; each n in a fresh process; peak RSS of that process):\n")
+        md.append("| n | seconds | items/s | peak RSS MiB | failed |")
+        md.append("|---:|---:|---:|---:|---:|")
+        for r in scaling:
+            md.append(f"| {r['n']} | {r['seconds']} | {r['items_per_s']} | {r['peak_rss_mib']} | {r['n_failed']} |")
+        md.append("")
     md.append(f"Plot: `{args.out.name}.png`.\n")
     plot(result, Path(f"{args.out}.png"))
     bl.write(args.out, "\n".join(md), result)

@@ -145,10 +145,11 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--batch-size", type=int, default=32)
     ap.add_argument("--device", default="cpu")
+    ap.add_argument("--dtype", default="fp32", choices=["auto", "fp32", "bf16", "int8"], help="verifier precision")
     ap.add_argument("--out", type=Path, default=bl.RESULTS / "verdicts", help="output prefix (.md/.json/_confusion.png)")
     args = ap.parse_args(argv)
 
-    verifier = bl.load(args.model, args.device, args.batch_size)
+    verifier = bl.load(args.model, args.device, args.batch_size, dtype=args.dtype)
     held = bl.heldout_percent(args.model)
     sets = load_sets(args, held)
     info = {"command": bl.command(), "machine": bl.machine(), "verifier": bl.verifier_info(args.model, verifier),

@@ -10,20 +10,22 @@ from __future__ import annotations
 import functools
 from typing import Callable, Optional, Sequence
 
-from .decompose import RuleBasedDecomposer
+from .decompose import RuleBasedDecomposer, get_rule_decomposer  # noqa: F401 (RuleBasedDecomposer re-exported)
 from .metric import SCORE_NAMES, Ev2RScorer
 from .types import Item
 
-DECOMPOSERS = ("rules", "replay", "llm")
+#: Verifier precision used when none is given ("auto": bf16 where the hardware runs it natively).
+DEFAULT_DTYPE = "auto"
+DECOMPOSERS = ("rules", "rules-v1", "rules-v2", "replay", "llm")
 BASELINE_SCORERS = ("hu-meteor",)
 
 
 @functools.lru_cache(maxsize=4)
-def _cached_verifier(spec: str, device: str, batch_size: int):
+def _cached_verifier(spec: str, device: str, batch_size: int, dtype: str = "fp32"):
     from .verify import load_verifier
 
     try:  # load now: a checkpoint that cannot serve is one clear error, not a failure on every item
-        ver = load_verifier(spec, device=device, batch_size=batch_size)
+        ver = load_verifier(spec, device=device, batch_size=batch_size, dtype=dtype)
         ver._load()
     except (OSError, ValueError, RuntimeError, ImportError, AssertionError) as e:
         first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
@@ -57,20 +59,27 @@ def check_device(device: str) -> str:
     return device
 
 
-def get_verifier(spec: str = "bundled", device: Optional[str] = None, batch_size: int = 32):
+def get_verifier(spec: str = "bundled", device: Optional[str] = None, batch_size: int = 32, dtype: str = DEFAULT_DTYPE):
     """A (process-wide cached) verifier for ``spec``: ``"bundled"``, a checkpoint path or hub id,
     loaded (weights and tokenizer) before it is returned.
 
+    ``dtype``: ``"auto"`` (bf16 on CUDA or on a CPU with native bf16, else fp32), ``"fp32"``,
+    ``"bf16"`` or ``"int8"`` (CPU); see :class:`ev2r.verify.HFNLIVerifier`.
+
     Raises:
-        ValueError: a bad ``device`` (:func:`check_device`) or ``batch_size``, or a checkpoint that
-            cannot be loaded as a 3-way NLI classifier (missing, 2-way, unnamed labels), naming it.
+        ValueError: a bad ``device`` (:func:`check_device`), ``dtype`` or ``batch_size``, or a
+            checkpoint that cannot be loaded as a 3-way NLI classifier (missing, 2-way, unnamed
+            labels), naming it.
     """
-    from .verify import default_device
+    from .verify import default_device, resolve_dtype
 
     device = check_device(device or default_device())
     if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
         raise ValueError(f"batch_size: must be an integer >= 1, got {batch_size!r}")
-    return _cached_verifier(spec, device, batch_size)
+    dtype = resolve_dtype(dtype, device)
+    if dtype == "int8" and not device.startswith("cpu"):
+        raise ValueError(f"dtype: int8 runs on device 'cpu' only, not {device!r} (use bf16 on CUDA)")
+    return _cached_verifier(spec, device, batch_size, dtype)
 
 
 def build_scorer(verifier: object = "bundled", decomposer: str = "rules", alpha: float = 0.5,
@@ -78,17 +87,22 @@ def build_scorer(verifier: object = "bundled", decomposer: str = "rules", alpha:
                  replay: Optional[str] = None, replay_model: Optional[str] = None,
                  llm_options: Optional[dict] = None, baselines: Sequence[str] = (),
                  progress: Optional[Callable] = None, device: Optional[str] = None,
-                 batch_size: int = 32) -> Ev2RScorer:
+                 batch_size: int = 32, dtype: str = DEFAULT_DTYPE, ev2r: bool = True) -> Ev2RScorer:
     """Build an :class:`Ev2RScorer`.
 
     Args:
         verifier: ``"bundled"``, a checkpoint path / hub id, or a verifier object.
-        decomposer: ``"rules"`` (offline default), ``"replay"`` (needs ``replay``) or ``"llm"``
+        decomposer: ``"rules"`` (offline default: ``rules-v2``, declarative statements), ``"rules-v1"``
+            (question + answer sentence), ``"rules-v2"``, ``"replay"`` (needs ``replay``) or ``"llm"``
             (OpenAI-compatible server; ``llm_options`` go to :class:`ev2r.llm.LLMReferenceScorer`).
         alpha: Ev2R weight of F1 in [0, 1] (Akhtar et al. 2024, sec. 3.3).
         threshold, support: how a P(entailment) becomes support (see :mod:`ev2r.reference`).
         proxy_target: ``"gold"`` or ``"human"`` (labelled comparison only; see :mod:`ev2r.proxy`).
         baselines: extra per-item columns; ``"hu-meteor"`` adds ``hu_meteor`` and ``hu_meteor_q``.
+        dtype: verifier precision, ``"auto"`` (default), ``"fp32"``, ``"bf16"`` or ``"int8"``
+            (:func:`get_verifier`); ignored when ``verifier`` is an object.
+        ev2r: False computes only the ``baselines`` columns: no verifier is loaded, no facts are
+            made, and precision / recall / F1 / proxy / Ev2R stay None (needs at least one baseline).
 
     Raises:
         ValueError: an unknown option value, naming the option and the allowed values.
@@ -121,9 +135,19 @@ def build_scorer(verifier: object = "bundled", decomposer: str = "rules", alpha:
     for b in baselines:
         if b not in BASELINE_SCORERS:
             raise ValueError(f"scorer: {b!r} is not one of {BASELINE_SCORERS}")
-    ver = get_verifier(verifier, device=device, batch_size=batch_size) if isinstance(verifier, str) else verifier
-    if decomposer == "rules":
-        ref = NLIReferenceScorer(ver, RuleBasedDecomposer(), threshold=threshold, support=support)
+    if not ev2r:
+        if not baselines:
+            raise ValueError(f"baselines: with ev2r=False at least one of {BASELINE_SCORERS} is needed "
+                             "(there is nothing else to compute)")
+        extras = {}
+        if "hu-meteor" in baselines:
+            extras.update(hu_meteor_columns())
+        return Ev2RScorer(None, None, alpha=alpha, verifier_name="none", extra_scorers=extras, progress=progress,
+                          chunk_size=1024)
+    ver = (get_verifier(verifier, device=device, batch_size=batch_size, dtype=dtype)
+           if isinstance(verifier, str) else verifier)
+    if decomposer.startswith("rules"):
+        ref = NLIReferenceScorer(ver, get_rule_decomposer(decomposer), threshold=threshold, support=support)
     elif decomposer == "replay":
         if not replay:
             raise ValueError("replay: --decomposer replay needs --replay FILE (recorded LLM outputs)")

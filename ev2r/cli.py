@@ -1,6 +1,6 @@
 """The ``ev2r`` command line.
 
-    ev2r score INPUT [-o OUT.jsonl] [--json] [--model M] [--decomposer rules|replay|llm]
+    ev2r score INPUT [-o OUT.jsonl] [--json] [--model M] [--decomposer rules|rules-v1|rules-v2|replay|llm]
                      [--replay FILE] [--replay-model M] [--scorer hu-meteor] [--alpha A]
     ev2r verify INPUT.jsonl -o OUT.jsonl [--model M]
     ev2r align A.jsonl B.jsonl [-o OUT.jsonl] [--similarity ...]
@@ -28,6 +28,9 @@ def _add_verifier_args(p: argparse.ArgumentParser) -> None:
                         "(e.g. MoritzLaurer/DeBERTa-v3-large-mnli-fever-anli-ling-wanli; needs a network)")
     p.add_argument("--device", default=None, help="torch device (default: $EV2R_DEVICE, else cuda if available, else cpu)")
     p.add_argument("--batch-size", type=int, default=32, help="verifier batch size (default 32)")
+    p.add_argument("--dtype", choices=["auto", "fp32", "bf16", "int8"], default="auto",
+                   help="verifier precision (default auto: bf16 on CUDA or on a CPU with native bf16 -- AVX512-BF16/AMX "
+                        "-- else fp32; int8 = CPU dynamic quantisation); part of the signature")
 
 
 def _fmt(v) -> str:
@@ -74,11 +77,12 @@ def cmd_score(args) -> int:
             bar.close()
         print(json.dumps(est.to_dict()))
         return 0
+    wanted = args.scorer or ["ev2r"]
     scorer = build_scorer(verifier=args.model, decomposer=args.decomposer, alpha=args.alpha,
                           threshold=args.threshold, support=args.support, proxy_target=args.proxy_target,
                           replay=args.replay, replay_model=args.replay_model, llm_options=llm_options,
-                          baselines=args.scorer or (), progress=progress, device=args.device,
-                          batch_size=args.batch_size)
+                          baselines=[s for s in wanted if s != "ev2r"], progress=progress, device=args.device,
+                          batch_size=args.batch_size, dtype=args.dtype, ev2r="ev2r" in wanted)
     scores = scorer.score(items)
     if bar is not None:
         bar.close()
@@ -145,7 +149,7 @@ def cmd_verify(args) -> int:
         premises.append(prem)
         hypotheses.append(hyp)
     _check_output(args.output)
-    verifier = get_verifier(args.model, device=args.device or "cpu", batch_size=args.batch_size)
+    verifier = get_verifier(args.model, device=args.device or "cpu", batch_size=args.batch_size, dtype=args.dtype)
     probs = verifier.predict(premises, hypotheses)
     out = []
     for r, p in zip(rows, probs):
@@ -171,7 +175,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print the corpus summary as one JSON object")
     p.add_argument("--references", help="AVeriTeC gold JSON to join an AVeriTeC predictions file with")
     p.add_argument("--limit", type=int, help="score only the first N rows")
-    p.add_argument("--decomposer", choices=["rules", "replay", "llm"], default="rules")
+    p.add_argument("--decomposer", choices=["rules", "rules-v1", "rules-v2", "replay", "llm"], default="rules",
+                   help="atomic facts: rules = rules-v2 (declarative statements, offline), rules-v1 (question + answer "
+                        "sentence), replay (recorded LLM outputs), llm (OpenAI-compatible server)")
     p.add_argument("--replay", help="recorded LLM outputs (JSONL) for --decomposer replay")
     p.add_argument("--replay-model", help="which recorded model to replay (when the file holds several)")
     p.add_argument("--llm-base-url", help="OpenAI-compatible server for --decomposer llm")
@@ -184,8 +190,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help="with --decomposer llm: print the requests, cached answers, estimated tokens and cost; send nothing")
     p.add_argument("--llm-price-in", type=float, help="USD per million prompt tokens, for --dry-run's cost")
     p.add_argument("--llm-price-out", type=float, help="USD per million completion tokens, for --dry-run's cost")
-    p.add_argument("--scorer", action="append", choices=["hu-meteor"],
-                   help="add a baseline column: hu-meteor adds hu_meteor (question+answer) and hu_meteor_q")
+    p.add_argument("--scorer", action="append", choices=["ev2r", "hu-meteor"],
+                   help="scores to compute (repeatable; default ev2r): ev2r = precision, recall, F1, proxy, Ev2R "
+                        "(loads the verifier); hu-meteor = AVeriTeC's Hungarian METEOR, hu_meteor (question+answer) "
+                        "and hu_meteor_q. '--scorer hu-meteor' alone loads no model; '--scorer ev2r --scorer "
+                        "hu-meteor' gives both")
     p.add_argument("--nltk-data", default=None, metavar="DIR",
                    help="nltk data folder (punkt_tab, WordNet) for --scorer hu-meteor; default: $NLTK_DATA")
     p.add_argument("--alpha", type=float, default=0.5, help="Ev2R weight of F1 (default 0.5)")

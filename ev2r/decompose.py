@@ -13,11 +13,14 @@ evidence into atomic facts. The paper prompts an LLM (see :mod:`ev2r.llm` for th
 from __future__ import annotations
 
 import functools
+import re
 from typing import Protocol, runtime_checkable
 
 from .types import AtomicFact, Evidence, clean_text
 
 RULES_DECOMPOSER_ID = "rules-v1"
+#: Names accepted by :func:`get_rule_decomposer` (``"rules"`` is the default version).
+RULE_DECOMPOSERS = ("rules", "rules-v1", "rules-v2")
 
 
 @runtime_checkable
@@ -87,3 +90,56 @@ class RuleBasedDecomposer:
                 text = f"{pair.question} {s}" if (self.keep_question and pair.question) else s
                 facts.append(AtomicFact(text=text, pair_index=k))
         return facts
+
+
+class DeclarativeDecomposer:
+    """``rules-v2``: atomic facts written as declarative statements (:mod:`ev2r.declarative`).
+
+    A question/answer pair becomes statements that read like an LLM's atomic facts: a short
+    answer takes the question's gap ("What is the population of X?" + "3 million" -> "The
+    population of X is 3 million."), a yes/no answer becomes the affirmed or denied statement,
+    a list answer one statement per item, a long answer one statement per sentence and clause
+    (hard line breaks inside a sentence are joined first). What the rules cannot convert keeps
+    rules-v1's "<question> <sentence>" form, so no answer text is dropped.
+
+    Output: ``list[AtomicFact]`` with ``pair_index`` set; an empty answer yields no fact.
+    """
+
+    name = "rules-v2"
+
+    def __init__(self, min_chars: int = 8):
+        if min_chars < 0:
+            raise ValueError(f"min_chars: must be >= 0, got {min_chars}")
+        self.min_chars = min_chars
+
+    def decompose(self, evidence: Evidence, claim: str = "") -> list[AtomicFact]:
+        from .declarative import qa_to_statements
+
+        facts: list[AtomicFact] = []
+        for k, pair in enumerate(evidence.pairs):
+            # a line break inside a sentence (hard-wrapped web text) is a space; a blank line or a
+            # bullet starts a new piece
+            answer = re.sub(r"(?<![.!?:;\n])\n(?![\n\-*\u2022\d])", " ", pair.answer)
+            sentences: list[str] = []
+            for s in split_sentences(answer):
+                if sentences and len(s) < self.min_chars:
+                    sentences[-1] = f"{sentences[-1]} {s}"
+                else:
+                    sentences.append(s)
+            for text, _converted in qa_to_statements(pair.question, sentences):
+                facts.append(AtomicFact(text=text, pair_index=k))
+        return facts
+
+
+def get_rule_decomposer(name: str = "rules"):
+    """The rule-based decomposer called ``name``: ``"rules"`` (the default, currently
+    ``rules-v2``), ``"rules-v1"`` or ``"rules-v2"``.
+
+    Raises:
+        ValueError: an unknown name, listing the allowed ones.
+    """
+    if name in ("rules", "rules-v2"):
+        return DeclarativeDecomposer()
+    if name == "rules-v1":
+        return RuleBasedDecomposer()
+    raise ValueError(f"decomposer: {name!r} is not one of {', '.join(RULE_DECOMPOSERS)}")

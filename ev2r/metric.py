@@ -52,7 +52,8 @@ class Ev2RScorer:
     """Scores items the Ev2R way.
 
     Args:
-        reference_scorer: a :class:`~ev2r.reference.ReferenceScorer` (NLI, replay or LLM).
+        reference_scorer: a :class:`~ev2r.reference.ReferenceScorer` (NLI, replay or LLM), or None
+            to compute only the ``extra_scorers`` (e.g. HU-METEOR alone: no verifier is needed).
         proxy_scorer: an object with ``score_proxy(items)`` and ``signature_fields()``
             (:class:`~ev2r.proxy.NLIProxyScorer`), or None to skip the proxy (Ev2R is then None).
         alpha: weight of F1 in [0, 1].
@@ -86,7 +87,10 @@ class Ev2RScorer:
         from . import __version__
 
         fields = {"ev2r": __version__}
-        fields.update(self.reference_scorer.signature_fields())
+        if self.reference_scorer is None:
+            fields["ref"] = "none"
+        else:
+            fields.update(self.reference_scorer.signature_fields())
         fields["verifier"] = self.verifier_name
         ver = getattr(self.reference_scorer, "verifier", None) or getattr(self.proxy_scorer, "verifier", None)
         if ver is not None and hasattr(ver, "max_length") and hasattr(ver, "long_premise"):
@@ -156,7 +160,8 @@ class Ev2RScorer:
         def prox_fail(msg):
             return ProxyResult(None, None, "error", f"proxy scoring failed: {msg}")
 
-        refs = self._isolated(self.reference_scorer.score_reference, items, ref_fail)
+        refs = (self._isolated(self.reference_scorer.score_reference, items, ref_fail)
+                if self.reference_scorer is not None else [ReferenceResult() for _ in items])
         proxies = (self._isolated(self.proxy_scorer.score_proxy, items, prox_fail) if self.proxy_scorer is not None
                    else [None] * len(items))
         for k, r in enumerate(refs):  # a verifier returning NaN / out-of-range values fails that item

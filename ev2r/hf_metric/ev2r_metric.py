@@ -53,12 +53,15 @@ Options (at load time, `evaluate.load(path, alpha=0.3)`, or per call, `compute(.
 a per-call value wins):
     verifier (str or object): "bundled" (default), a checkpoint path / hub id, or an object with
         `predict(premises, hypotheses) -> (n, 3)` [entailment, neutral, contradiction]. Alias: model.
-    decomposer (str): "rules" (default), "replay" (with `replay=FILE`) or "llm" (with `llm_options`).
+    decomposer (str): "rules" (default, = "rules-v2": declarative statements), "rules-v1",
+        "replay" (with `replay=FILE`) or "llm" (with `llm_options`).
     alpha (float in [0, 1]): weight of F1 (default 0.5).
     threshold (float in (0, 1)): P(entailment) from which a fact counts as supported (default 0.5).
     support (str): "threshold" (default) or "soft".
     baselines (list of str): e.g. ["hu-meteor"] adds the Hungarian METEOR columns.
     batch_size (int), device (str): verifier batching and torch device.
+    dtype (str): verifier precision, "auto" (default: bf16 where the hardware runs it natively,
+        else fp32), "fp32", "bf16" or "int8" (CPU); recorded in the signature.
     return_items (bool): also return the per-item scores under "items".
     ids (list): item ids for "items" (default 0..n-1).
 Returns:

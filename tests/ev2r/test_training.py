@@ -174,3 +174,64 @@ def test_training_command_names_missing_data_files(tmp_path, capsys):
     with pytest.raises(SystemExit) as exc:
         tr.main(["--data-dir", str(data), "--out", str(tmp_path / "out")])
     assert exc.value.code == 2 and "lacks nli/med.jsonl" in capsys.readouterr().err
+
+
+def _run_tiny(tmp_path, out, *extra):
+    encoder = tmp_path / "tiny"
+    if not encoder.exists():
+        build_tiny_nli_model(encoder)
+    data = tmp_path / "data"
+    if not data.exists():
+        _tiny_data_dir(data)
+    return tr.main(["--data-dir", str(data), "--out", str(out), "--encoder", str(encoder), "--steps", "6",
+                    "--batch-size", "4", "--eval-every", "100", "--aug-entail", "2", "--aug-neutral", "1",
+                    "--dtype", "fp32", *extra])
+
+
+def test_resume_continues_exactly(tmp_path):
+    """A run paused after 3 steps and resumed ends with the same weights, optimizer state and
+    history as the same run done in one go (RNG, scheduler and data position restored)."""
+    import torch
+
+    assert _run_tiny(tmp_path, tmp_path / "whole") == 0
+    assert _run_tiny(tmp_path, tmp_path / "split", "--stop-after-steps", "3") == 0
+    paused = json.loads((tmp_path / "split" / "training_meta.json").read_text())
+    assert paused["paused_at_step"] == 3 and "final_eval" not in paused
+    assert tr.main(["--resume", str(tmp_path / "split")]) == 0
+    a = torch.load(tmp_path / "whole" / "resume" / "state.pt", weights_only=False)
+    b = torch.load(tmp_path / "split" / "resume" / "state.pt", weights_only=False)
+    assert a["step"] == b["step"] == 6
+    assert all(torch.equal(a["model"][k], b["model"][k]) for k in a["model"])
+    sa, sb = a["optimizer"]["state"], b["optimizer"]["state"]
+    assert all(torch.equal(sa[k]["exp_avg"], sb[k]["exp_avg"]) for k in sa)
+    assert a["scheduler"]["last_epoch"] == b["scheduler"]["last_epoch"] == 6
+    meta_a = json.loads((tmp_path / "whole" / "training_meta.json").read_text())
+    meta_b = json.loads((tmp_path / "split" / "training_meta.json").read_text())
+    assert meta_a["final_eval"] == meta_b["final_eval"]
+    assert len(meta_b["commands"]) == 2 and "--resume" in meta_b["commands"][1]
+    curve = json.loads((tmp_path / "split" / "learning_curve.json").read_text())
+    assert [h["step"] for h in curve] == [6]
+    assert (tmp_path / "split" / "learning_curve.png").stat().st_size > 1000
+
+
+def test_resume_needs_a_checkpoint(tmp_path, capsys):
+    with pytest.raises(SystemExit) as exc:
+        tr.main(["--resume", str(tmp_path)])
+    assert exc.value.code == 2 and "--resume: no checkpoint at" in capsys.readouterr().err
+
+
+def test_augment_invariant_keeps_labels_and_changes_text():
+    pairs = [tr.Pair("The tower was built in 1889 and is 300 metres tall.", "The tower is 300 metres tall.",
+                     "entailment", "s"),
+             tr.Pair("Twenty people attended the meeting yesterday.", "Twenty people attended.", "neutral", "s")]
+    out = tr.augment_invariant(pairs, random.Random(0), 4, kinds=("typos", "numbers_to_words"))
+    assert len(out) == 3  # typos: 2 (one per pair); numbers_to_words: only the pair with digits applies, once
+    by_source = Counter(p.source for p in out)
+    assert by_source == {"invariance_aug_typos": 2, "invariance_aug_numbers_to_words": 1}
+    for p in out:
+        orig = next(q for q in pairs if q.label == p.label and (q.premise == p.premise or q.hypothesis == p.hypothesis
+                                                                  or p.source.endswith("typos")))
+        assert p.label == orig.label and (p.premise, p.hypothesis) != (orig.premise, orig.hypothesis)
+    num = next(p for p in out if p.source.endswith("numbers_to_words"))
+    assert "three hundred" in (num.premise + num.hypothesis) or "eighteen eighty-nine" in num.premise
+    assert out == tr.augment_invariant(pairs, random.Random(0), 4, kinds=("typos", "numbers_to_words"))
