@@ -13,6 +13,8 @@ import math
 import os
 from typing import Optional
 
+from claimalign.textio import write_jsonl
+
 from .perturbations import INVARIANT, MEANING_DAMAGING, MEANING_PRESERVING
 from .suite import FAIL, NA, PASS, RobustnessReport, ScoreCheck
 
@@ -210,9 +212,8 @@ def write_report(report: RobustnessReport, out_dir: str, mode: str = "gated", pn
         f.write("\n")
     with open(paths["md"], "w", encoding="utf-8") as f:
         f.write(render_markdown(report, mode) + "\n")
-    with open(paths["per_item"], "w", encoding="utf-8") as f:
-        for rec in report.per_item:
-            f.write(json.dumps(rec, allow_nan=False) + "\n")
+    # one record per line for every reader, read back by ev2r's readers (claimalign.textio)
+    write_jsonl(report.per_item, paths["per_item"], allow_nan=False)
     if png:
         paths["png"] = os.path.join(out_dir, f"{stem}.png")
         render_png(report, paths["png"], mode)

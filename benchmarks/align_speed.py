@@ -85,7 +85,9 @@ def main(argv=None) -> int:
 
     def ours_cold():
         _nltk.tokenize.cache_clear()
-        _nltk.meteor_tokens.cache_clear()
+        from claimalign.meteor_fast import meteor_tokens_fast
+
+        meteor_tokens_fast.cache_clear()
         return hu_meteor_batch(preds, refs, "qa")
 
     t_plain, t_plain_med, v_plain = best_of(plain, args.repeats)

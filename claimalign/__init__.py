@@ -7,8 +7,12 @@
   directions) and G-Eval LLM-judge similarities behind one protocol.
 * :func:`align_sets`, :func:`claim_count_difference`, :func:`max_pool`, :func:`agreement`.
 * :func:`hu_meteor`, :func:`hu_meteor_batch` -- AVeriTeC's Hungarian METEOR evidence score.
+* :mod:`claimalign.textio` -- what the three packages share about text: one normalisation where
+  text enters (Unicode NFC, one line ending), JSONL reading/writing that round-trips, tokenizer
+  control strings kept as text, scripts written without spaces.
 
-Imports nothing from ``ev2r``; heavy libraries load on first use only.
+Imports nothing from ``ev2r`` (``ev2r`` and ``adversarial`` import :mod:`claimalign.textio`);
+heavy libraries load on first use only.
 """
 
 from .align import AlignmentResult, align

@@ -14,7 +14,14 @@ and ``evaluate_questions_only``) does, per claim:
 5. the sum of the assigned scores divided by the **number of reference strings**.
 
 Here the assignment is :func:`claimalign.align` (zero padding does not change the optimal
-total of a rectangular problem) and the value is its recall-style normalisation. The Ev2R
+total of a rectangular problem) and the value is its recall-style normalisation.
+
+Text is NFC-normalised first (an NFD "ř" and an NFC "ř" are the same word). One deliberate
+difference from the official scorer: in scripts written without spaces between words (Chinese,
+Japanese, Thai...), where ``word_tokenize`` makes a whole sentence one token (identical
+sentences then score 0.5), each character is a token (:func:`claimalign._nltk.meteor_words`) and a
+:class:`claimalign.textio.ScriptWarning` is emitted; text in spaced scripts (all of AVeriTeC)
+scores exactly as officially. The Ev2R
 authors' re-implementation divided by ``len(candidate)`` where ``candidate`` was the evidence
 *text*, i.e. by its number of characters; this module never does that: inputs must be
 sequences of pairs, and a plain string is rejected.
@@ -27,8 +34,9 @@ from typing import Any, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
-from ._nltk import meteor_tokens, require_nltk_data, tokenize
+from ._nltk import meteor_tokens, meteor_words, require_nltk_data
 from .align import align
+from .textio import normalize_text, warn_unspaced_script
 
 __all__ = [
     "HU_METEOR_VARIANTS", "MAX_PREDICTED", "hu_meteor", "hu_meteor_batch", "hu_meteor_strings",
@@ -123,8 +131,11 @@ def hu_meteor_strings(predicted: Sequence[str], reference: Sequence[str],
     if not pred:
         return 0.0
     require_nltk_data()
-    tp = [tokenize(s) for s in pred]
-    tr = [tokenize(s) for s in ref]
+    pred = [normalize_text(s) for s in pred]
+    ref = [normalize_text(s) for s in ref]
+    warn_unspaced_script(pred + ref, "Hungarian METEOR")
+    tp = [meteor_words(s) for s in pred]
+    tr = [meteor_words(s) for s in ref]
     m = np.array([[meteor_tokens(r, h) for r in tr] for h in tp], dtype=np.float64)
     return align(m).recall
 
@@ -255,7 +266,8 @@ _BLOCK_RE = re.compile(r"Question\s*:\s*(.*?)(?:\n\s*Answer\s*:\s*(.*))?$", re.S
 def parse_qa_text(text: str) -> List[Tuple[str, str]]:
     """Split AVeriTeC-rendered evidence text into (question, answer) pairs.
 
-    Format: blocks ``Question: <q>\\nAnswer: <a>`` separated by blank lines. Text before the
+    Format: blocks ``Question: <q>\\nAnswer: <a>`` separated by blank lines (CR LF or CR
+    line ends read as LF; NFC-normalised). Text before the
     first ``Question:`` marker, or text with no marker at all, becomes a pair with an empty
     question. Empty or whitespace text gives ``[]``. Pairs are kept as given (no deduplication).
 
@@ -264,7 +276,7 @@ def parse_qa_text(text: str) -> List[Tuple[str, str]]:
     """
     if not isinstance(text, str):
         raise ValueError(f"text: expected a string, got {type(text).__name__}")
-    text = text.strip()
+    text = normalize_text(text).strip()
     if not text:
         return []
     pairs: List[Tuple[str, str]] = []

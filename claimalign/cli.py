@@ -13,10 +13,9 @@ import json
 import sys
 from typing import Any, Dict, List, Optional, Sequence, TextIO, Tuple
 
-from ev2r.io import check_encodable
-from ev2r.types import clean_text, is_valid_id
-
 from .similarity import SIMILARITY_NAMES, get_similarity
+from .textio import (check_encodable, clean_text, is_valid_id, normalize_strings, read_text_file,
+                     split_jsonl_lines, write_jsonl)
 
 __all__ = ["add_align_arguments", "run_align", "read_claim_rows", "main"]
 
@@ -41,15 +40,18 @@ def add_align_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentPar
 def read_claim_rows(path: str, id_field: str, claims_field: str) -> Dict[str, List[str]]:
     """``{id: claims}`` from a JSONL file (ids compared as strings).
 
+    Read as every reader of the packages reads (:mod:`claimalign.textio`): records split on line
+    breaks only (LF, CR LF, CR), strings in Unicode NFC with LF line ends, so NFD and NFC spellings
+    of one claim are the same claim.
+
     Raises:
-        ValueError: invalid JSON, a missing field, claims that are not a list of strings, an empty
-            or whitespace-only claim, or a repeated id (the message names the file and line).
+        ValueError: an unreadable or non-UTF-8 file, invalid JSON, a missing field, claims that are
+            not a list of strings, an empty or whitespace-only claim, or a repeated id (the message
+            names the file and line).
     """
     rows: Dict[str, List[str]] = {}
-    with open(path, encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
+    for lineno, line in split_jsonl_lines(read_text_file(path)):
+        if line.strip():
             try:
                 row = json.loads(line)
             except json.JSONDecodeError as exc:
@@ -57,6 +59,7 @@ def read_claim_rows(path: str, id_field: str, claims_field: str) -> Dict[str, Li
             if not isinstance(row, dict) or id_field not in row or claims_field not in row:
                 raise ValueError(f"{path}:{lineno}: expected an object with fields {id_field!r} and {claims_field!r}")
             check_encodable(row, f"{path}:{lineno}", "")
+            row = normalize_strings(row)
             claims = row[claims_field]
             if not isinstance(claims, list) or not all(isinstance(c, str) for c in claims):
                 raise ValueError(f"{path}:{lineno}: field {claims_field!r} must be a list of strings")
@@ -149,9 +152,7 @@ def run_align(args: argparse.Namespace, stdout: Optional[TextIO] = None) -> int:
               f"recall {100 * sum(r['recall'] for r in records) / n:.2f}, "
               f"count difference {sum(r['count_difference'] for r in records) / n:+.2f}", file=out)
     if args.output:
-        with open(args.output, "w", encoding="utf-8") as fh:
-            for r in records:
-                fh.write(json.dumps(r, ensure_ascii=False) + "\n")
+        write_jsonl(records, args.output)
     return 0
 
 

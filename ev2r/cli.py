@@ -50,7 +50,8 @@ def cmd_score(args) -> int:
         v = getattr(args, opt, None)
         if v is not None and not (math.isfinite(v) and v >= 0):
             raise ValueError(f"--{opt.replace('_', '-')}: must be a finite price >= 0 (USD per 1M tokens), got {v}")
-    items = read_items(args.input, references=args.references, limit=args.limit)
+    items = read_items(args.input, references=args.references, limit=args.limit,
+                       strict_labels=("human_label",) if args.proxy_target == "human" else ())
     bar = None
     if not args.no_progress and len(items) > 1:
         from tqdm.auto import tqdm
@@ -161,6 +162,30 @@ def cmd_verify(args) -> int:
     return 0
 
 
+def cmd_averitec(args) -> int:
+    """``ev2r averitec``: the AVeriTeC shared-task table, official names and numbers (see
+    :mod:`ev2r.averitec_eval`). Exit 2 on unusable input, naming the record/field or the ids
+    that do not join the gold file one-to-one."""
+    from .averitec_eval import evaluate_averitec, format_official_table
+    from .io import read_rows, write_jsonl
+
+    if args.nltk_data:
+        from claimalign._nltk import add_nltk_data_path
+
+        add_nltk_data_path(args.nltk_data)
+    _check_output(args.output)
+    predictions = read_rows(args.predictions)
+    references = read_rows(args.references)
+    try:
+        report = evaluate_averitec(predictions, references, edition=args.edition, join=args.join, meteor=args.meteor)
+    except RuntimeError as e:  # nltk data missing
+        raise ValueError(str(e)) from None
+    if args.output:
+        write_jsonl([c.to_dict() for c in report.claims], args.output)
+    print(json.dumps(report.to_dict()) if args.json else format_official_table(report))
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     from . import __version__
 
@@ -239,6 +264,23 @@ def build_parser() -> argparse.ArgumentParser:
         p = sub.add_parser("rank", help="rank systems from per-item scores (Bradley-Terry, Elo)")
         add_rank_arguments(p)
         p.set_defaults(func=run_rank)
+
+    p = sub.add_parser("averitec", help="AVeriTeC shared-task table (official eval.py names and numbers)")
+    p.add_argument("predictions", help="predictions JSON/JSONL: original AVeriTeC format (claim_id, label, questions "
+                                       "or string_evidence, justification?) or 2024 submission format (claim_id, "
+                                       "pred_label, evidence: [{question, answer}])")
+    p.add_argument("--references", required=True, help="gold AVeriTeC JSON (e.g. dev.json); a claim's id is its "
+                                                       "position in the file")
+    p.add_argument("--edition", choices=["2024"], default="2024", help="shared-task edition (default 2024)")
+    p.add_argument("--join", choices=["id", "position"], default="id",
+                   help="id (default): predictions join on claim_id; position: i-th prediction = i-th gold claim")
+    p.add_argument("--meteor", choices=["fast", "nltk"], default="fast",
+                   help="METEOR implementation: fast (cached, same values) or nltk's own function")
+    p.add_argument("--json", action="store_true", help="print the table as one JSON object")
+    p.add_argument("-o", "--output", help="write one JSON object per claim (scores, status, notes)")
+    p.add_argument("--nltk-data", default=None, metavar="DIR", help="nltk data folder (punkt_tab, WordNet); "
+                                                                     "default: $NLTK_DATA")
+    p.set_defaults(func=cmd_averitec)
 
     p = sub.add_parser("train-verifier", help="train the bundled NLI verifier (see ev2r.training)",
                        add_help=False)

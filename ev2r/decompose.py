@@ -45,15 +45,24 @@ def _segmenter():
 
 
 def split_sentences(text: str) -> list[str]:
-    """Split English text into sentences with pysbd (no downloaded data). Empty text -> []."""
+    """Split English text into sentences with pysbd (no downloaded data). Empty text -> [].
+
+    No text is lost: pysbd uses some characters internally (e.g. U+261D, U+0238) and can drop
+    them, or the text around them; when a line's segments do not cover it exactly (whitespace
+    aside), that line is split at ``.``/``!``/``?`` + whitespace instead, which keeps every character.
+    """
     text = clean_text(text)
     if not text:
         return []
     out = []
+    content = functools.partial(re.sub, r"[\s\u200b\u200c\u200d\u2060\ufeff\u00ad]", "")  # what clean_text may strip
     for piece in text.split("\n"):
         piece = clean_text(piece)
         if piece:
-            out.extend(c for c in (clean_text(s) for s in _segmenter().segment(piece)) if c)
+            segs = [c for c in (clean_text(s) for s in _segmenter().segment(piece)) if c]
+            if content("".join(segs)) != content(piece):  # pysbd lost or changed text
+                segs = [c for c in (clean_text(s) for s in re.split(r"(?<=[.!?])\s+", piece)) if c]
+            out.extend(segs)
     return out
 
 

@@ -83,13 +83,18 @@ def dataset_to_items(dataset) -> list[Item]:
     """Items from a ``Dataset`` (or any iterable of row dicts) in the package schema, or with the
     raw fields of any format :func:`ev2r.io.item_from_row` reads (``evidence``/``label`` ...).
 
+    Text is normalised as in every reader (:mod:`claimalign.textio`: NFC, LF line ends); an
+    optional verdict field that is not a verdict gives one :class:`ev2r.io.InputWarning`.
+
     Raises:
         ValueError (:class:`ev2r.io.InputError`): a row without a claim or evidence, an unknown
-            verdict, or an ``extra`` column that is not a JSON object -- naming the row and field.
+            gold verdict, or an ``extra`` column that is not a JSON object -- naming the row and field.
     """
-    from .io import InputError, item_from_row
+    from dataclasses import replace
 
-    items = []
+    from .io import InputError, items_from_rows
+
+    rows, positions = [], []
     for n, row in enumerate(dataset):
         row = dict(row)
         extra = row.pop("extra", None)
@@ -105,13 +110,10 @@ def dataset_to_items(dataset) -> list[Item]:
         pos = row.pop("row", None)
         if "predicted_evidence" in row and row.get("reference_evidence") is None:
             row["reference_evidence"] = ""
-        item = item_from_row(row, n, path="<dataset>")
-        if isinstance(pos, int):
-            from dataclasses import replace
-
-            item = replace(item, row=pos)
-        items.append(item)
-    return items
+        rows.append(row)
+        positions.append(pos)
+    items = items_from_rows(rows, "<dataset>")
+    return [replace(item, row=pos) if isinstance(pos, int) else item for item, pos in zip(items, positions)]
 
 
 def load_items_dataset(path: str | Path, references: Optional[str | Path] = None, limit: Optional[int] = None):

@@ -20,13 +20,21 @@ Accepted inputs (:func:`read_items` detects the format per row):
 Rows are identified by ``id`` (or ``claim_id``, ``unique_id``; else the 0-based row number) and
 by their row number; results are joined back on the row number, because some rating files
 repeat an id. A bad row raises :class:`InputError` naming the file, row and field.
+
+Text: every string read is normalised once, where it enters (:mod:`claimalign.textio`: Unicode
+NFC; CR LF and lone CR read as LF); JSONL records are split on line breaks only (a raw U+2028 or
+U+0085 inside a string is data); :func:`write_jsonl` writes what :func:`read_rows` reads back.
+An optional verdict field (:data:`OPTIONAL_LABEL_FIELDS`) whose value is not a verdict gives an
+:class:`InputWarning` counting the rows, never an error, unless the run needs it.
 """
 
 from __future__ import annotations
 
-import json
+import warnings
 from pathlib import Path
 from typing import Any, Iterable, Optional, Sequence
+
+from claimalign import textio
 
 from .labels import normalize_verdict
 from .types import Evidence, Item, QAPair, clean_text, is_valid_id
@@ -34,8 +42,18 @@ from .types import Evidence, Item, QAPair, clean_text, is_valid_id
 ID_FIELDS = ("id", "claim_id", "unique_id")
 
 
+#: Label fields that are optional: no score reads them unless asked (``human_label`` only with
+#: ``--proxy-target human``; the others are carried through). A value that is not a verdict there
+#: never stops a run (:class:`InputWarning`) unless the caller names the field in ``strict_labels``.
+OPTIONAL_LABEL_FIELDS = ("human_label", "predicted_label", "pred_label", "candidate_label")
+
+
 class InputError(ValueError):
     """Unusable input: the message names the file, the row and the field."""
+
+
+class InputWarning(UserWarning):
+    """A field the run does not need could not be read; the run goes on (the message counts the rows)."""
 
 
 def _where(path: str, row: int, rid: Any = None) -> str:
@@ -61,7 +79,7 @@ def averitec_questions_to_evidence(questions: Any, where: str, field: str = "que
     for k, q in enumerate(questions):
         if not isinstance(q, dict) or not isinstance(q.get("question"), str):
             raise InputError(f"{where}: {field}[{k}] must be an object with a string 'question'")
-        question = q["question"].strip()
+        question = textio.normalize_text(q["question"]).strip()
         if question in seen:
             continue
         seen.add(question)
@@ -146,10 +164,46 @@ def _row_id(row: dict, n: int, path: str = "<input>") -> str:
     return str(n) if v is None else str(v)
 
 
-def item_from_row(row: Any, n: int, path: str = "<input>") -> Item:
-    """Build an :class:`Item` from one parsed row of any supported schema (module docstring)."""
+def _optional_label(row: dict, field: str, where: str, strict: Iterable[str], problems: Optional[list]):
+    """The verdict in optional ``field`` of ``row``, or None when absent -- or when it is not a
+    verdict and ``field`` is not in ``strict``: then the problem is recorded in ``problems`` (or
+    warned at once when ``problems`` is None) and the run goes on."""
+    try:
+        return _label(row.get(field), where, field)
+    except InputError as e:
+        if field in strict:
+            raise
+        if problems is None:
+            warnings.warn(f"{e} (a field this run does not need: kept as given and ignored)", InputWarning,
+                          stacklevel=3)
+        else:
+            problems.append((field, row.get(field)))
+        return None
+
+
+def item_from_row(row: Any, n: int, path: str = "<input>", strict_labels: Iterable[str] = (),
+                  problems: Optional[list] = None) -> Item:
+    """Build an :class:`Item` from one parsed row of any supported schema (module docstring).
+
+    Args:
+        row: a parsed JSON object; its strings are normalised here (:mod:`claimalign.textio`).
+        n: the row's 0-based position (the default id, and ``Item.row``).
+        path: the source named in error messages.
+        strict_labels: optional verdict fields (:data:`OPTIONAL_LABEL_FIELDS`) that the run needs,
+            e.g. ``("human_label",)`` for ``--proxy-target human``: an unreadable value there raises.
+        problems: a list collecting ``(field, value)`` for unreadable optional fields (the caller
+            warns once with a count); None: warn at once (:class:`InputWarning`).
+
+    Raises:
+        InputError: a row that is not an object, a missing or empty claim, unusable evidence, a
+            bad id, a gold verdict (``gold_label``/``label``/``reference_label``) that is not a
+            verdict, or an unreadable field named in ``strict_labels`` -- naming the row and field.
+    """
     if not isinstance(row, dict):
         raise InputError(f"{_where(path, n)}: expected a JSON object, got {type(row).__name__}")
+    check_encodable(row, _where(path, n), "")
+    row = textio.normalize_strings(row)
+    strict = tuple(strict_labels)
     rid = _row_id(row, n, path)
     where = _where(path, n, rid)
     claim = row.get("claim")
@@ -160,13 +214,13 @@ def item_from_row(row: Any, n: int, path: str = "<input>") -> Item:
         pred = parse_evidence(row.get("candidate_evidence"), where, "candidate_evidence")
         ref = parse_evidence(row.get("reference_evidence"), where, "reference_evidence")
         gold = _label(row.get("reference_label"), where, "reference_label")
-        plabel = _label(row.get("candidate_label"), where, "candidate_label")
+        plabel = _optional_label(row, "candidate_label", where, strict, problems)
         used |= {"candidate_evidence", "reference_evidence", "reference_label", "candidate_label"}
     elif "predicted_evidence" in row or "reference_evidence" in row:
         pred = parse_evidence(row.get("predicted_evidence"), where, "predicted_evidence")
         ref = parse_evidence(row.get("reference_evidence", ""), where, "reference_evidence")
         gold = _gold_label(row, where)
-        plabel = _label(row.get("predicted_label"), where, "predicted_label")
+        plabel = _optional_label(row, "predicted_label", where, strict, problems)
         used |= {"predicted_evidence", "reference_evidence", "gold_label", "label", "predicted_label"}
     elif "questions" in row:  # AVeriTeC gold row, optionally with a system's evidence
         ref = averitec_questions_to_evidence(row["questions"], where)
@@ -176,7 +230,7 @@ def item_from_row(row: Any, n: int, path: str = "<input>") -> Item:
                              "references=<gold file> (CLI: --references GOLD.json)")
         pred = parse_evidence(row["evidence"], where, "evidence")
         gold = _label(row.get("label"), where, "label")
-        plabel = _label(row.get("pred_label"), where, "pred_label")
+        plabel = _optional_label(row, "pred_label", where, strict, problems)
         used |= {"questions", "evidence", "label", "pred_label"}
     elif "evidence" in row and "claim_id" in row and "pred_label" in row and isinstance(row["evidence"], list):
         raise InputError(f"{where}: this looks like an AVeriTeC predictions row (claim_id, evidence, pred_label) "
@@ -186,85 +240,53 @@ def item_from_row(row: Any, n: int, path: str = "<input>") -> Item:
         pred = parse_evidence(row["evidence"], where, "evidence")
         ref = Evidence(())
         gold = _gold_label(row, where)
-        plabel = _label(row.get("predicted_label"), where, "predicted_label")
+        plabel = _optional_label(row, "predicted_label", where, strict, problems)
         used |= {"evidence", "label", "gold_label", "predicted_label"}
     else:
         raise InputError(f"{where}: no evidence field; expected 'predicted_evidence' + 'reference_evidence' "
                          "(ev2r), 'evidence' (FEVER/VitaminC), 'candidate_evidence' (VitaminC pairs) or "
                          "'questions' (AVeriTeC)")
     extra = {k: v for k, v in row.items() if k not in used}
-    _label(extra.get("human_label"), where, "human_label")  # read by --proxy-target human: check it here
+    for f in OPTIONAL_LABEL_FIELDS:  # an unreadable system verdict is kept as given, not lost
+        if f in row and f not in extra and row[f] is not None and plabel is None:
+            extra[f] = row[f]
+    _optional_label(extra, "human_label", where, strict, problems)  # read by --proxy-target human
     source_id = _raw_id(row, n, path)
     return Item(id=rid, claim=clean_text(claim), predicted_evidence=pred, reference_evidence=ref,
                 gold_label=gold, predicted_label=plabel, row=n, extra=extra, source_id=source_id)
 
 
 def read_rows(path: str | Path) -> list[Any]:
-    """Parsed rows of a JSON list file or a JSONL file. Raises :class:`InputError` on bad JSON."""
-    if not isinstance(path, (str, Path)):
-        raise InputError(f"path: expected a file path, got {type(path).__name__}")
-    path = Path(path)
-    if not path.exists():
-        raise InputError(f"{path}: no such file")
-    if not path.is_file():
-        raise InputError(f"{path}: not a file")
-    try:
-        text = path.read_text(encoding="utf-8-sig")  # a UTF-8 byte-order mark is accepted
-    except UnicodeDecodeError as e:
-        raise InputError(f"{path}: not UTF-8 text ({e.reason} at byte {e.start})") from None
-    except OSError as e:
-        raise InputError(f"{path}: cannot be read ({e.strerror})") from None
-    stripped = text.lstrip()
-    if stripped.startswith("["):
-        try:
-            rows = json.loads(text)
-        except json.JSONDecodeError as e:
-            raise InputError(f"{path}: not valid JSON ({e.msg} at line {e.lineno})") from None
-        if not rows:
-            raise InputError(f"{path}: no rows (an empty JSON list)")
-        if not isinstance(rows, list):
-            return rows  # read_items reports a JSON value that is not a list of rows
-    else:
-        rows = _jsonl_rows(path, text)
+    """Parsed rows of a JSON list file or a JSONL file, every string normalised
+    (:func:`claimalign.textio.normalize_text`: NFC, LF line ends). JSONL records are split on LF,
+    CR LF or CR only.
+
+    Args:
+        path: a file path (str or Path); UTF-8, a byte-order mark is accepted.
+
+    Raises:
+        InputError: not a path, a missing or unreadable file, not UTF-8, bad JSON (naming the
+            line), no rows, one JSON object instead of rows (e.g. the report ``ev2r rank -o``
+            writes), or a string holding a lone surrogate (naming the row and field).
+    """
+    rows = textio.read_rows_file(path, error=InputError)
+    if not isinstance(rows, list):
+        raise InputError(f"{path}: one JSON object, not rows: expected a JSON list of rows or JSONL (one object "
+                         "per line); a report such as `ev2r rank -o` output is read with json.load")
     for n, r in enumerate(rows):
         check_encodable(r, f"{path}: row {n}", "")
     return rows
 
 
-def _jsonl_rows(path: Path, text: str) -> list[Any]:
-    rows = []
-    for n, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            rows.append(json.loads(line))
-        except json.JSONDecodeError as e:
-            raise InputError(f"{path}: line {n} is not valid JSON ({e.msg})") from None
-    if not rows:
-        raise InputError(f"{path}: no rows")
-    return rows
-
-
 def check_encodable(value: Any, where: str, field: str) -> None:
     """Every string in a parsed row must be valid Unicode text: JSON escapes such as ``"\\ud800"``
-    decode to lone surrogates, which no tokenizer or UTF-8 writer accepts.
+    decode to lone surrogates, which no tokenizer or UTF-8 writer accepts
+    (:func:`claimalign.textio.check_encodable`).
 
     Raises:
         InputError: naming the row and the field path.
     """
-    if isinstance(value, str):
-        try:
-            value.encode("utf-8")
-        except UnicodeEncodeError as e:
-            raise InputError(f"{where}: field {field or '(row)'!r} holds an invalid character "
-                             f"({value[e.start]!r} at position {e.start}: a lone surrogate, not text)") from None
-    elif isinstance(value, dict):
-        for k, v in value.items():
-            check_encodable(k, where, field)
-            check_encodable(v, where, f"{field}.{k}" if field else str(k))
-    elif isinstance(value, list):
-        for j, v in enumerate(value):
-            check_encodable(v, where, f"{field}[{j}]")
+    textio.check_encodable(value, where, field, InputError)
 
 
 def join_averitec_predictions(preds: Sequence[Any], gold: Sequence[Any], pred_path: str, gold_path: str) -> list[dict]:
@@ -301,13 +323,44 @@ def join_averitec_predictions(preds: Sequence[Any], gold: Sequence[Any], pred_pa
     return out
 
 
-def read_items(path: str | Path, references: Optional[str | Path] = None, limit: Optional[int] = None) -> list[Item]:
+def items_from_rows(rows: Sequence[Any], path: str = "<input>", strict_labels: Iterable[str] = ()) -> list[Item]:
+    """:func:`item_from_row` over ``rows``; unreadable optional verdict fields give one
+    :class:`InputWarning` that counts the rows (see :data:`OPTIONAL_LABEL_FIELDS`).
+
+    Raises:
+        InputError: as :func:`item_from_row`.
+    """
+    problems: list = []
+    items = []
+    for n, r in enumerate(rows):
+        before = len(problems)
+        items.append(item_from_row(r, n, path, strict_labels=strict_labels, problems=problems))
+        problems[before:] = [(f, v, n) for f, v in problems[before:]]
+    if problems:
+        by_field: dict[str, list[tuple[int, Any]]] = {}
+        for f, v, n in problems:
+            by_field.setdefault(f, []).append((n, v))
+        parts = []
+        for f, bad in by_field.items():
+            shown = ", ".join(f"{n} ({v!r:.40})" for n, v in bad[:5]) + (" ..." if len(bad) > 5 else "")
+            parts.append(f"{len(bad)} row(s) whose {f!r} is not a known verdict: rows {shown}")
+        need = " (human_label is read only by --proxy-target human)" if "human_label" in by_field else ""
+        warnings.warn(f"{path}: " + "; ".join(parts) + f". This run does not need these fields{need}: the values "
+                      "are kept as given and ignored.", InputWarning, stacklevel=3)
+    return items
+
+
+def read_items(path: str | Path, references: Optional[str | Path] = None, limit: Optional[int] = None,
+               strict_labels: Iterable[str] = ()) -> list[Item]:
     """Read every row of ``path`` as :class:`Item` (format per module docstring).
 
     Args:
         path: JSON list or JSONL file.
         references: AVeriTeC gold file to join a predictions file with.
         limit: read only the first ``limit`` rows (>= 1).
+        strict_labels: optional verdict fields the run needs (e.g. ``("human_label",)`` with
+            ``--proxy-target human``): a value there that is not a verdict raises instead of
+            giving an :class:`InputWarning`.
 
     Raises:
         InputError: unreadable file or an unusable row (naming the row and field).
@@ -321,11 +374,15 @@ def read_items(path: str | Path, references: Optional[str | Path] = None, limit:
         rows = rows[:limit]
     if references is not None:
         rows = join_averitec_predictions(rows, read_rows(references), str(path), str(references))
-    return [item_from_row(r, n, str(path)) for n, r in enumerate(rows)]
+    return items_from_rows(rows, str(path), strict_labels=strict_labels)
 
 
 def write_jsonl(rows: Iterable[dict], path: str | Path) -> None:
-    """Write dicts as JSON lines (UTF-8, no ASCII escaping)."""
-    with open(path, "w", encoding="utf-8") as fh:
-        for r in rows:
-            fh.write(json.dumps(r, ensure_ascii=False) + "\n")
+    """Write dicts as JSON lines (UTF-8, no ASCII escaping except U+2028, U+2029 and U+0085, so
+    each record is one line for every reader; :func:`claimalign.textio.write_jsonl`).
+    :func:`read_rows` reads the file back to the same rows.
+
+    Raises:
+        OSError: the file cannot be written. TypeError: a value that is not JSON serialisable.
+    """
+    textio.write_jsonl(rows, path)

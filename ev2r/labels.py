@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import enum
 import re
+import unicodedata
 
 
 class Verdict(str, enum.Enum):
@@ -53,7 +54,10 @@ class NLILabel(str, enum.Enum):
 
 
 def _key(label: str) -> str:
-    return re.sub(r"[\s_\-/]+", " ", label.strip().lower()).strip()
+    """Matching key of a spelling: NFKC, case-folded, with every space, underscore, hyphen, slash
+    and other punctuation removed -- ``"Conflicting/Cherry-picking"``, ``"conflicting cherrypicking"``
+    and ``"CONFLICTING_CHERRY_PICKING"`` share one key."""
+    return re.sub(r"[\W_]+", "", unicodedata.normalize("NFKC", label).casefold())
 
 
 _VERDICT_SPELLINGS: dict[str, Verdict] = {}
@@ -62,23 +66,26 @@ for _v, _names in {
     Verdict.REFUTED: ["refuted", "refutes", "refute", "false", "contradiction", "contradicted"],
     Verdict.NOT_ENOUGH_EVIDENCE: [
         "not enough evidence", "not enough info", "not enough information", "nei", "neutral",
-        "not_enough_info", "notenoughinfo",
+        "not enough evidence/information", "insufficient evidence", "insufficient information",
     ],
     Verdict.CONFLICTING: [
-        "conflicting evidence/cherrypicking", "conflicting evidence/cherry-picking",
-        "conflicting evidence / cherrypicking", "conflicting evidence", "conflicting", "cherrypicking",
-        "cherry-picking", "conflicting evidence cherrypicking", "contradicting information",
+        "conflicting evidence/cherrypicking", "conflicting evidence", "conflicting", "cherrypicking",
+        "conflicting/cherrypicking", "conflicting information", "contradicting information",
         "contradicting information (some evidence parts support the claim whereas others refute it)",
     ],
 }.items():
     for _n in _names:
         _VERDICT_SPELLINGS[_key(_n)] = _v
 
+#: Matching keys of the accepted spellings (:func:`_key`: case, spaces and punctuation ignored).
 ALLOWED_VERDICT_SPELLINGS = sorted({n for n in _VERDICT_SPELLINGS})
 
 
 def normalize_verdict(label: object, field: str = "label") -> Verdict:
     """Normalise any dataset's verdict spelling to a :class:`Verdict`.
+
+    Case, spacing, hyphens, slashes and underscores do not matter (``"conflicting/cherry-picking"``,
+    ``"Cherry-picking"``, ``"NOT_ENOUGH_INFO"``, ``" not  enough information "`` are all accepted).
 
     Args:
         label: a string such as ``"Refuted"``, ``"REFUTES"``, ``"not enough information"``,
@@ -110,6 +117,8 @@ _NLI_SPELLINGS = {
     "refutes": NLILabel.CONTRADICTION, "refuted": NLILabel.CONTRADICTION,
 }
 
+_NLI_KEYS = {_key(k): v for k, v in _NLI_SPELLINGS.items()}
+
 
 def normalize_nli_label(label: object, field: str = "label") -> NLILabel:
     """Normalise an NLI (or FEVER-style) label, e.g. from a model's ``config.id2label``
@@ -120,8 +129,8 @@ def normalize_nli_label(label: object, field: str = "label") -> NLILabel:
     """
     if isinstance(label, NLILabel):
         return label
-    if isinstance(label, str) and _key(label) in _NLI_SPELLINGS:
-        return _NLI_SPELLINGS[_key(label)]
+    if isinstance(label, str) and _key(label) in _NLI_KEYS:
+        return _NLI_KEYS[_key(label)]
     raise ValueError(f"{field}: unknown NLI label {label!r}; allowed: entailment, neutral, contradiction "
                      "(or SUPPORTS / NOT ENOUGH INFO / REFUTES)")
 

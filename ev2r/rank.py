@@ -6,7 +6,9 @@ systems both have a score is one *battle* between them (FactArena-style arena ra
 fact-checking systems, arXiv 2601.02669; Chatbot Arena, Chiang et al. 2024, arXiv 2403.04132):
 
 * system a **wins** when ``score_a - score_b > margin``; ``|score_a - score_b| <= margin`` is a
-  **tie** (``margin`` >= 0, default 0: equal scores tie).
+  **tie** (``margin`` >= 0, default :data:`DEFAULT_MARGIN` = 1e-6 absolute: a rerun whose scores
+  differ only by float noise -- different hardware, batch order, dtype -- ties rather than winning
+  or losing every battle; pass ``margin=0`` for exact comparison).
 
 Bradley-Terry: ``P(a beats b) = 1 / (1 + exp(theta_b - theta_a))``. The strengths maximise the
 likelihood with ties counted as half a win for each side (Rao & Kupper's simple convention):
@@ -27,6 +29,10 @@ strongly connected. When it is not (a system wins or loses every battle), a warn
 and a weak L2 penalty ``l2_fallback`` keeps the ratings finite. When the comparison graph itself
 is disconnected (some systems never meet on a common item), ratings of different components are
 not comparable: a warning names the components and each is centred on 1000 separately.
+
+Ranks: systems are ordered by rating; systems whose ratings differ by at most
+:data:`RATING_TIE_POINTS` (0.001 Elo points, the precision ratings are reported with) share a
+rank (standard competition ranking: 1, 1, 3).
 
 Confidence intervals: percentile bootstrap over **items** (items resampled with replacement,
 battles rebuilt from the resampled items), seeded, ``n_bootstrap`` replicates (default 1000).
@@ -52,6 +58,10 @@ from .types import is_valid_id
 
 ELO_SCALE = 400.0 / math.log(10.0)  # theta (natural log odds) -> Elo points
 BASE_RATING = 1000.0
+#: Default tie margin on per-item scores: differences up to 1e-6 (absolute) are float noise, a tie.
+DEFAULT_MARGIN = 1e-6
+#: Ratings this close (Elo points) share a rank.
+RATING_TIE_POINTS = 1e-3
 
 
 class RankingWarning(UserWarning):
@@ -141,7 +151,7 @@ def scores_table(rows: Iterable[Any], system_field: str = "system", score_field:
     return table
 
 
-def make_battles(table: dict[str, dict[str, float]], margin: float = 0.0) -> Battles:
+def make_battles(table: dict[str, dict[str, float]], margin: float = DEFAULT_MARGIN) -> Battles:
     """All pairwise battles from ``{item: {system: score}}`` (module docstring for the rule).
 
     Raises:
@@ -298,14 +308,20 @@ def elo_online(sequence: Sequence[tuple[Any, int, int, float]], k_systems: int, 
     return total / orders
 
 
-def rank_systems(table: dict[str, dict[str, float]], margin: float = 0.0, n_bootstrap: int = 1000,
+def rank_systems(table: dict[str, dict[str, float]], margin: float = DEFAULT_MARGIN, n_bootstrap: int = 1000,
                  seed: int = 0, elo_k: float = 4.0, elo_orders: int = 20, l2: float = 0.0) -> dict:
     """Rank systems from ``{item: {system: score}}``: Bradley-Terry ratings with bootstrap 95%
     intervals, online Elo, battle counts and warnings (see the module docstring).
 
-    Returns a JSON-ready dict: ``ratings`` (system -> ``rating``, ``ci95`` [lo, hi], ``elo``,
-    ``mean_score``, ``n_items``, ``wins``, ``losses``, ``ties``), ``ranking`` (systems by rating),
-    ``components``, ``warnings``, ``settings``, ``n_items``, ``n_battles``.
+    Args:
+        table: ``{item id: {system: score}}`` (:func:`scores_table`).
+        margin: score differences up to ``margin`` are ties (default :data:`DEFAULT_MARGIN`).
+        n_bootstrap, seed, elo_k, elo_orders, l2: see the module docstring.
+
+    Returns a JSON-ready dict: ``ratings`` (system -> ``rank``, ``rating``, ``ci95`` [lo, hi],
+    ``elo``, ``mean_score``, ``n_items``, ``wins``, ``losses``, ``ties``), ``ranking`` (systems by
+    rank, then name; systems with equal ratings share a rank), ``components``, ``warnings``,
+    ``settings``, ``n_items``, ``n_battles``.
 
     Raises:
         ValueError: bad settings or unusable input (see :func:`make_battles`).
@@ -361,7 +377,10 @@ def rank_systems(table: dict[str, dict[str, float]], margin: float = 0.0, n_boot
             "n_items": len(vals),
             "wins": int(wins[i].sum()), "losses": int(wins[:, i].sum()), "ties": int(ties[i].sum()),
         }
-    order = sorted(systems, key=lambda s: (-ratings[s]["rating"], s))
+    ranks = share_ranks({s: float(rating[i]) for i, s in enumerate(systems)})
+    for s in systems:
+        ratings[s] = {"rank": ranks[s], **ratings[s]}
+    order = sorted(systems, key=lambda s: (ranks[s], s))
     return {
         "ratings": ratings,
         "ranking": order,
@@ -369,11 +388,33 @@ def rank_systems(table: dict[str, dict[str, float]], margin: float = 0.0, n_boot
         "warnings": notes,
         "n_items": len(battles.items),
         "n_battles": battles.n_battles,
-        "settings": {"margin": margin, "ties": "half win", "model": "bradley-terry-mle", "scale": "elo 400*log10, mean 1000",
+        "settings": {"margin": margin, "ties": "half win", "rank_tie_points": RATING_TIE_POINTS, "model": "bradley-terry-mle", "scale": "elo 400*log10, mean 1000",
                      "l2": l2, "l2_used": info["l2"], "bootstrap": n_bootstrap, "bootstrap_unit": "item",
                      "bootstrap_fallback_l2": n_fallback, "seed": seed, "elo_k": elo_k,
                      "elo_orders": elo_orders, "elo_start": BASE_RATING},
     }
+
+
+def share_ranks(values: dict[str, float], tol: float = RATING_TIE_POINTS) -> dict[str, int]:
+    """Competition ranks (1, 1, 3, ...) of ``{name: rating}``, highest first: a rating within ``tol``
+    of the first rating of the current group joins that group's rank.
+
+    Raises:
+        ValueError: a non-finite rating or a negative ``tol``.
+    """
+    if not (tol >= 0 and math.isfinite(tol)):
+        raise ValueError(f"tol: must be a finite number >= 0, got {tol!r}")
+    for name, v in values.items():
+        if not math.isfinite(v):
+            raise ValueError(f"rating of {name!r}: must be finite, got {v!r}")
+    order = sorted(values, key=lambda s: (-values[s], s))
+    ranks: dict[str, int] = {}
+    lead = None
+    for pos, s in enumerate(order, 1):
+        if lead is None or values[lead] - values[s] > tol:
+            lead, rank = s, pos
+        ranks[s] = rank
+    return ranks
 
 
 # -- output ---------------------------------------------------------------------------------------
@@ -383,6 +424,7 @@ def ranking_table(result: dict, score_field: str = "score") -> str:
              "|---:|---|---:|---|---:|---:|---:|---|"]
     for n, s in enumerate(result["ranking"], 1):
         r = result["ratings"][s]
+        n = r.get("rank", n)  # equal ratings share a rank
         ci = f"[{r['ci95'][0]:.1f}, {r['ci95'][1]:.1f}]" if r.get("ci95") else "n/a"
         lines.append(f"| {n} | {s} | {r['rating']:.1f} | {ci} | {r['elo']:.1f} | {r['mean_score']:.4f} | "
                      f"{r['n_items']} | {r['wins']} / {r['losses']} / {r['ties']} |")
@@ -427,8 +469,9 @@ def add_rank_arguments(parser) -> None:
     parser.add_argument("--system-field", default="system", help="field naming the system (default: system)")
     parser.add_argument("--score-field", default="ev2r", help="field holding the score (default: ev2r)")
     parser.add_argument("--id-field", default="id", help="field identifying the item (default: id)")
-    parser.add_argument("--margin", type=float, default=0.0,
-                        help="a win needs a score difference > MARGIN, else a tie (default 0)")
+    parser.add_argument("--margin", type=float, default=DEFAULT_MARGIN,
+                        help=f"a win needs a score difference > MARGIN, else a tie (default {DEFAULT_MARGIN:g}: float "
+                             "noise between reruns is a tie; 0 compares exactly)")
     parser.add_argument("--bootstrap", type=int, default=1000, help="bootstrap replicates over items (default 1000)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the bootstrap and of the Elo orders")
     parser.add_argument("--elo-k", type=float, default=4.0, help="Elo K factor (default 4)")

@@ -24,6 +24,8 @@ import re
 from pathlib import Path
 from typing import Optional, Sequence
 
+from claimalign import textio
+
 from .types import FactSupport, Item
 from .reference import ReferenceResult, f1_score
 
@@ -146,12 +148,11 @@ class ReplayReferenceScorer:
         if not path.exists():
             raise FileNotFoundError(f"--replay: {path} does not exist")
         rows = []
-        with open(path, encoding="utf-8") as fh:
-            for n, line in enumerate(fh, 1):
-                if not line.strip():
-                    continue
+        # read as every input is (claimalign.textio): line breaks only, NFC text, so ids join
+        for n, line in textio.split_jsonl_lines(textio.read_text_file(path)):
+            if line.strip():
                 try:
-                    row = json.loads(line)
+                    row = textio.normalize_strings(json.loads(line))
                 except json.JSONDecodeError as e:
                     raise ValueError(f"{path}:{n}: not valid JSON ({e.msg})") from None
                 if not isinstance(row, dict):

@@ -18,28 +18,13 @@ import re
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Iterable, Optional, Sequence
 
+# Text normalisation (NFC, one line ending) and the id rule are shared with claimalign and
+# adversarial: they live in the lowest package (claimalign.textio) and are re-exported here.
+from claimalign.textio import clean_text, is_valid_id, normalize_text  # noqa: F401
+
 from .labels import Verdict
 
 STATUS_OK = "ok"
-
-# Characters that render as nothing: zero-width space/joiners, word joiner, BOM, soft hyphen.
-_INVISIBLE = "\u200b\u200c\u200d\u2060\ufeff\u00ad"
-_EDGE = re.compile(rf"^[\s{_INVISIBLE}]+|[\s{_INVISIBLE}]+$")
-
-
-def clean_text(text: Optional[str]) -> str:
-    """``text`` without leading/trailing whitespace and invisible characters (zero-width space,
-    joiners, BOM, soft hyphen): ``"\u200b "`` -> ``""``, so invisible-only evidence is empty
-    evidence and never becomes an atomic fact. ``None`` -> ``""``."""
-    return _EDGE.sub("", text or "")
-
-
-def is_valid_id(value: Any) -> bool:
-    """True for an item identifier: a non-empty (after :func:`clean_text`) string or an integer
-    (not a bool). Used wherever rows are joined on ids (inputs, ``ev2r rank``, ``ev2r align``)."""
-    if isinstance(value, bool):
-        return False
-    return isinstance(value, int) or (isinstance(value, str) and bool(clean_text(value)))
 
 
 @dataclass(frozen=True)
@@ -48,6 +33,14 @@ class QAPair:
 
     question: str
     answer: str
+
+    def __post_init__(self):
+        # text enters here too (API users, perturbations): NFC, one line ending (claimalign.textio)
+        for name in ("question", "answer"):
+            value = getattr(self, name)
+            if not isinstance(value, str):
+                raise ValueError(f"QAPair.{name}: expected a string, got {type(value).__name__}")
+            object.__setattr__(self, name, normalize_text(value))
 
     def render(self) -> str:
         """``Question: <q>\\nAnswer: <a>``, or just the answer when there is no question."""
@@ -139,6 +132,10 @@ class Item:
     row: int = 0
     extra: dict = field(default_factory=dict, compare=False, hash=False)
     source_id: Any = field(default=None, compare=False, hash=False)
+
+    def __post_init__(self):
+        if isinstance(self.claim, str):  # NFC, one line ending (claimalign.textio.normalize_text)
+            object.__setattr__(self, "claim", normalize_text(self.claim))
 
     def with_predicted(self, evidence: Evidence) -> "Item":
         """A copy with other predicted evidence (used by perturbations; the item is immutable)."""

@@ -152,6 +152,9 @@ class HFNLIVerifier:
         hf_logging.disable_progress_bar()
         try:
             self._tokenizer = AutoTokenizer.from_pretrained(self.model_id, **kw)
+            from claimalign.textio import guard_special_tokens
+
+            self._guard = guard_special_tokens(self._tokenizer)  # "[SEP]" in the data stays text
             model = AutoModelForSequenceClassification.from_pretrained(self.model_id, **kw)
         finally:
             if bars:
@@ -192,6 +195,13 @@ class HFNLIVerifier:
 
     # -- inference ---------------------------------------------------------------------------
     def predict(self, premises: Sequence[str], hypotheses: Sequence[str]) -> np.ndarray:
+        """(n, 3) float64 [P(entailment), P(neutral), P(contradiction)] for n (premise, hypothesis)
+        strings. Texts are NFC-normalised with one line ending, and a special-token string in them
+        ("[SEP]", "<s>") is tokenised as text, never as the control token.
+
+        Raises:
+            ValueError: a single string, unequal lengths, or a non-string element (naming it).
+        """
         if isinstance(premises, str) or isinstance(hypotheses, str):
             raise ValueError("premises/hypotheses: expected sequences of strings, got a single string")
         if len(premises) != len(hypotheses):
@@ -203,6 +213,11 @@ class HFNLIVerifier:
         if len(premises) == 0:
             return np.zeros((0, 3), dtype=np.float64)
         self._load()
+        from claimalign.textio import normalize_text
+
+        guard = getattr(self, "_guard", None) or (lambda t: t)
+        premises = [guard(normalize_text(p)) for p in premises]
+        hypotheses = [guard(normalize_text(h)) for h in hypotheses]
         unique: dict[tuple[str, str], int] = {}
         for p, h in zip(premises, hypotheses):
             unique.setdefault((p, h), len(unique))

@@ -6,6 +6,8 @@ from typing import Any, List, Protocol, Sequence, runtime_checkable
 
 import numpy as np
 
+from ..textio import normalize_text
+
 __all__ = ["Similarity", "check_texts", "finish_matrix"]
 
 
@@ -26,7 +28,9 @@ class Similarity(Protocol):
 
 
 def check_texts(texts: Any, name: str) -> List[str]:
-    """Return ``texts`` as a list of str.
+    """Return ``texts`` as a list of str, each normalised as text entering the packages is
+    (:func:`claimalign.textio.normalize_text`: Unicode NFC, LF line ends), so every backend sees
+    identical code points for identical text (NFD "ř" and NFC "ř" are one text).
 
     Raises:
         ValueError: ``texts`` is a single string (a common slip: it would be read as a sequence
@@ -41,7 +45,7 @@ def check_texts(texts: Any, name: str) -> List[str]:
     for k, t in enumerate(out):
         if not isinstance(t, str):
             raise ValueError(f"{name}[{k}]: expected str, got {type(t).__name__}")
-    return out
+    return [normalize_text(t) for t in out]
 
 
 def finish_matrix(values: Any, shape: tuple, clip: bool = True, tol: float = 1e-5) -> np.ndarray:

@@ -6,6 +6,7 @@ from typing import Optional, Sequence
 
 import numpy as np
 
+from ..textio import guard_special_tokens
 from ._encoder import resolve_encoder
 from .base import check_texts, finish_matrix
 
@@ -31,7 +32,8 @@ class BERTScoreSimilarity:
 
     ``matrix(left, right)``: sequences of str, lengths m and k -> float64 array (m, k);
     all m*k pairs are scored in one call (bert-score encodes each distinct sentence once).
-    The model is loaded on first use.
+    The model is loaded on first use. Texts are NFC-normalised and a special-token string in them
+    ("[SEP]") is encoded as text, never as the control token.
 
     Raises:
         ValueError: bad arguments (``num_layers`` beyond the model's depth is reported when the
@@ -73,6 +75,7 @@ class BERTScoreSimilarity:
             raise ValueError(f"num_layers: {layers} exceeds the model's {depth} layers")
         self._scorer = BERTScorer(model_type=path, num_layers=layers, batch_size=self.batch_size,
                                   idf=False, rescale_with_baseline=False, device=self.device)
+        self._guard = guard_special_tokens(self._scorer._tokenizer)  # "[SEP]" in the data stays text
 
     def matrix(self, left: Sequence[str], right: Sequence[str]) -> np.ndarray:
         a = check_texts(left, "left")
@@ -80,6 +83,7 @@ class BERTScoreSimilarity:
         if not a or not b:
             return np.zeros((len(a), len(b)), dtype=np.float64)
         self._load()
+        a, b = [self._guard(t) for t in a], [self._guard(t) for t in b]
         cands = [x for x in a for _ in b]
         refs = [y for _ in a for y in b]
         _, _, f1 = self._scorer.score(cands, refs, verbose=False, batch_size=self.batch_size)

@@ -6,6 +6,7 @@ from typing import Dict, Optional, Sequence
 
 import numpy as np
 
+from ..textio import guard_special_tokens
 from ._encoder import resolve_encoder
 from .base import check_texts, finish_matrix
 
@@ -29,7 +30,8 @@ class EmbeddingSimilarity:
         device: torch device string.
 
     ``matrix(left, right)``: sequences of str, lengths m and k -> float64 array (m, k).
-    Distinct texts are encoded once (deduplicated, sorted by length).
+    Distinct texts are encoded once (deduplicated, sorted by length). Texts are NFC-normalised
+    and a special-token string in them ("[SEP]") is encoded as text, never as the control token.
 
     Raises:
         ValueError: bad arguments, a single string or non-string elements.
@@ -62,6 +64,7 @@ class EmbeddingSimilarity:
 
         self._path = resolve_encoder(self._model_arg)
         self._tokenizer = AutoTokenizer.from_pretrained(self._path)
+        self._guard = guard_special_tokens(self._tokenizer)  # "[SEP]" in the data stays text
         self._model = AutoModel.from_pretrained(self._path).to(self.device).eval()
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
@@ -75,7 +78,7 @@ class EmbeddingSimilarity:
         with torch.inference_mode():
             for start in range(0, len(uniq), self.batch_size):
                 chunk = uniq[start:start + self.batch_size]
-                enc = self._tokenizer(chunk, padding=True, truncation=True, max_length=self.max_length,
+                enc = self._tokenizer([self._guard(t) for t in chunk], padding=True, truncation=True, max_length=self.max_length,
                                       return_tensors="pt").to(self.device)
                 out = self._model(**enc).last_hidden_state
                 mask = enc["attention_mask"].unsqueeze(-1).to(out.dtype)

@@ -223,7 +223,7 @@ class LLMJudgeSimilarity:
 
     def score(self, left: str, right: str) -> float:
         """Similarity of one pair in [0, 1] (averaged over both orders when ``symmetric``)."""
-        check_texts([left, right], "pair")
+        left, right = check_texts([left, right], "pair")
         s = self._ask(left, right)
         return (s + self._ask(right, left)) / 2.0 if self.symmetric else s
 

@@ -6,7 +6,8 @@ from typing import Sequence
 
 import numpy as np
 
-from .._nltk import meteor_tokens, require_nltk_data, tokenize
+from .._nltk import meteor_tokens, meteor_words, require_nltk_data
+from ..textio import warn_unspaced_script
 from .base import check_texts, finish_matrix
 
 __all__ = ["MeteorSimilarity"]
@@ -20,6 +21,13 @@ class MeteorSimilarity:
     Asymmetric: entry ``[i, j]`` is ``single_meteor_score(reference=tok(right[j]),
     hypothesis=tok(left[i]))``. Values in [0, 1]; 0.0 when either text has no tokens.
     Needs nltk's punkt_tab and WordNet data (``NLTK_DATA``); nothing is downloaded.
+
+    Identical text scores 1.0: METEOR's fragmentation penalty gives identical short texts less
+    than 1 (0.5 for a one-token text, 0.94 for two tokens), so two texts with the same tokens
+    are scored 1.0 directly. Texts are NFC-normalised (:func:`~claimalign.similarity.base.check_texts`).
+    Text in a script written without spaces (Chinese, Japanese, Thai...) is compared character by
+    character (:func:`claimalign._nltk.meteor_words`) and a :class:`claimalign.textio.ScriptWarning`
+    says that METEOR cannot judge it word by word.
 
     ``matrix(left, right)``: sequences of str, lengths m and k -> float64 array (m, k).
 
@@ -36,7 +44,8 @@ class MeteorSimilarity:
         if not a or not b:
             return np.zeros((len(a), len(b)), dtype=np.float64)
         require_nltk_data()
-        ta = [tokenize(t) for t in a]
-        tb = [tokenize(t) for t in b]
-        m = np.array([[meteor_tokens(r, h) for r in tb] for h in ta], dtype=np.float64)
+        warn_unspaced_script(a + b, "METEOR")
+        ta = [meteor_words(t) for t in a]
+        tb = [meteor_words(t) for t in b]
+        m = np.array([[1.0 if (h and r == h) else meteor_tokens(r, h) for r in tb] for h in ta], dtype=np.float64)
         return finish_matrix(m, (len(a), len(b)))

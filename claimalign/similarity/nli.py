@@ -7,13 +7,14 @@
 from __future__ import annotations
 
 import os
-from typing import Dict, List, Optional, Protocol, Sequence, Tuple, runtime_checkable
+from typing import Any, Dict, List, Optional, Protocol, Sequence, Tuple, runtime_checkable
 
 import numpy as np
 
+from ..textio import guard_special_tokens
 from .base import check_texts, finish_matrix
 
-__all__ = ["VerifierLike", "NLISimilarity", "HFNLIAdapter", "NLI_COMBINE", "map_nli_labels"]
+__all__ = ["VerifierLike", "NLISimilarity", "HFNLIAdapter", "NLI_COMBINE", "map_nli_labels", "check_probabilities"]
 
 NLI_COMBINE = ("mean", "min", "max")
 
@@ -22,6 +23,33 @@ _LABEL_ALIASES = {
     "neutral": 1, "not enough info": 1, "not enough information": 1, "nei": 1,
     "contradiction": 2, "contradicts": 2, "refutes": 2, "refuted": 2,
 }
+
+
+def check_probabilities(probs: Any, n: int, source: str = "verifier") -> np.ndarray:
+    """Validate what a verifier's ``predict`` returned for ``n`` pairs: shape (n, 3), finite, each
+    value in [0, 1] (tolerance 1e-6) and each row summing to 1 (tolerance 1e-3). Returns a float64
+    copy clipped to [0, 1]. (The same rule as ``ev2r.verify.check_probabilities``; claimalign
+    imports nothing from ev2r.)
+
+    Raises:
+        ValueError: naming ``source`` and what is wrong -- a NaN or an entailment of 1.7 must never
+            become a similarity.
+    """
+    arr = np.asarray(probs, dtype=np.float64)
+    if arr.shape != (n, 3):
+        raise ValueError(f"{source}: predict returned shape {arr.shape}, expected ({n}, 3) "
+                         "[P(entailment), P(neutral), P(contradiction)] per pair")
+    if n == 0:
+        return arr
+    if not np.isfinite(arr).all():
+        raise ValueError(f"{source}: predict returned non-finite probabilities (NaN or inf)")
+    if arr.min() < -1e-6 or arr.max() > 1 + 1e-6:
+        raise ValueError(f"{source}: predict returned values outside [0, 1] "
+                         f"(min {arr.min():.4g}, max {arr.max():.4g})")
+    sums = arr.sum(axis=1)
+    if np.abs(sums - 1.0).max() > 1e-3:
+        raise ValueError(f"{source}: predict returned rows that do not sum to 1 (e.g. {sums[np.abs(sums - 1).argmax()]:.4g})")
+    return np.clip(arr, 0.0, 1.0)
 
 
 @runtime_checkable
@@ -78,8 +106,6 @@ class NLISimilarity:
         uniq = sorted(set(pairs))
         if not uniq:
             return {}
-        from ev2r.verify import check_probabilities
-
         probs = check_probabilities(self.verifier.predict([p for p, _ in uniq], [h for _, h in uniq]), len(uniq))
         return {pair: float(p) for pair, p in zip(uniq, probs[:, 0])}
 
@@ -170,6 +196,7 @@ class HFNLIAdapter:
         model = AutoModelForSequenceClassification.from_pretrained(self.path)
         self._cols = map_nli_labels(model.config.id2label)
         self._tokenizer = AutoTokenizer.from_pretrained(self.path)
+        self._guard = guard_special_tokens(self._tokenizer)  # "[SEP]" in the data stays text
         self._model = model.to(self.device).eval()
 
     def predict(self, premises: Sequence[str], hypotheses: Sequence[str]) -> np.ndarray:
@@ -182,6 +209,8 @@ class HFNLIAdapter:
         self._load()
         import torch
 
+        p = [self._guard(t) for t in p]
+        h = [self._guard(t) for t in h]
         order = sorted(range(len(p)), key=lambda i: len(p[i]) + len(h[i]))
         out = np.zeros((len(p), 3), dtype=np.float64)
         with torch.inference_mode():

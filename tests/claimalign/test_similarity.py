@@ -69,8 +69,12 @@ def test_meteor_hand_computed(nltk_data):
     m = MeteorSimilarity().matrix(["the cat ran", "the cat sat"], ["the cat sat"])
     # 2 of 3 unigrams match in one chunk: P = R = Fmean = 2/3, penalty 0.5 * (1/2)^3.
     assert m[0, 0] == pytest.approx(2 / 3 * (1 - 0.5 * (1 / 2) ** 3))
-    # identical: Fmean 1, one chunk of 3 matches -> penalty 0.5 * (1/3)^3
-    assert m[1, 0] == pytest.approx(1 - 0.5 / 27)
+    # identical: nltk gives Fmean 1 with penalty 0.5 * (1/3)^3 (1 - 0.5/27); identical text scores 1.0
+    assert m[1, 0] == 1.0
+    m = MeteorSimilarity().matrix(["the cat sat down"], ["the cat sat"])
+    # not identical: METEOR as nltk computes it (P = 3/4, R = 1, one chunk of 3 matches)
+    fmean = 0.75 / (0.9 * 0.75 + 0.1)
+    assert m[0, 0] == pytest.approx(fmean * (1 - 0.5 / 27))
 
 
 class FakeVerifier:

@@ -1,0 +1,319 @@
+"""nltk's sentence-level METEOR, bit-for-bit, with per-word work cached.
+
+``nltk.translate.meteor_score.single_meteor_score`` (Lavie & Agarwal, 2007, as implemented in
+nltk) aligns a hypothesis to a reference in three stages -- exact match, Porter-stem match,
+WordNet-synonym match -- and scores ``(1 - gamma * (chunks / matches) ** beta) * Fmean`` with
+``Fmean = P * R / (alpha * P + (1 - alpha) * R)``. nltk re-stems every unmatched word and asks
+WordNet for the synsets of every unmatched hypothesis stem on *every* call, which dominates the
+cost of AVeriTeC's Hungarian METEOR (thousands of sentence pairs sharing a few thousand words).
+
+:func:`single_meteor` runs the very same algorithm (same matching order, same tie-breaking, the
+same floating-point expression) but looks each word's stem and each stem's synonym set up once
+per process (``functools.lru_cache``), and reads WordNet through :class:`_LightWordNet` (nltk's
+morphology over the same files, without nltk's full start-up). Its values are identical (``==``,
+not approximately) to nltk's with default arguments (alpha 0.9, beta 3.0, gamma 0.5,
+``str.lower``, ``PorterStemmer()``, ``nltk.corpus.wordnet``); ``tests/ev2r/test_averitec_eval.py``
+checks that against nltk on the AVeriTeC parity fixture.
+
+Source: nltk 3.9/3.10 ``nltk/translate/meteor_score.py`` (``_match_enums``,
+``_enum_stem_match``, ``_enum_wordnetsyn_match``, ``_count_chunks``, ``single_meteor_score``) and
+``nltk/corpus/reader/wordnet.py`` (``synsets``, ``_morphy``, index and data line formats).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from functools import lru_cache
+from typing import Dict, FrozenSet, List, Sequence, Tuple
+
+from ._nltk import require_nltk_data
+
+__all__ = ["single_meteor", "meteor_tokens_fast", "synonyms", "ALPHA", "BETA", "GAMMA"]
+
+ALPHA = 0.9
+BETA = 3.0
+GAMMA = 0.5
+
+_STEMMER = None
+_WORDNET = None
+
+
+def _stemmer():
+    global _STEMMER
+    if _STEMMER is None:
+        from nltk.stem.porter import PorterStemmer
+
+        _STEMMER = PorterStemmer()
+    return _STEMMER
+
+
+@lru_cache(maxsize=None)
+def _stem(word: str) -> str:
+    return _stemmer().stem(word)
+
+
+_SYNTACTIC_MARKER = re.compile(r"(.*?)(\([^()]*\))?$")
+
+
+class _LightWordNet:
+    """Just enough of nltk's English WordNet reader for METEOR's synonym stage.
+
+    nltk's reader parses every index line at start-up, scans the adjective data file for
+    satellites, builds a version map for its multilingual functions, and parses each synset line
+    in full (pointers, frames, gloss). METEOR needs only the lemma names of ``synsets(word)``.
+    This reader keeps nltk's own morphology (it calls ``WordNetCorpusReader._morphy`` with
+    nltk's exception lists and substitution rules), reads the same files, parses an index line
+    only when its lemma is asked for, and from a synset line only its lemma names, as
+    ``_synset_from_pos_and_line`` does (syntactic markers such as ``(a)`` removed). When nltk's
+    internals are not what this expects, :func:`_wordnet` falls back to ``nltk.corpus.wordnet``.
+    """
+
+    def __init__(self, root):
+        from nltk.corpus.reader.wordnet import ADJ, ADJ_SAT, POS_LIST, WordNetCorpusReader
+
+        self._root = root
+        self._filemap = dict(WordNetCorpusReader._FILEMAP)  # {pos: file suffix}
+        self._pos_list = tuple(POS_LIST)
+        self._morphy_impl = WordNetCorpusReader._morphy
+        self.MORPHOLOGICAL_SUBSTITUTIONS = WordNetCorpusReader.MORPHOLOGICAL_SUBSTITUTIONS
+        self._index: Dict[str, Dict[str, str]] = {}
+        for pos, suffix in self._filemap.items():
+            lines: Dict[str, str] = {}
+            for line in self._read(f"index.{suffix}").splitlines():
+                if line and not line.startswith(" "):  # license lines start with spaces
+                    lines[line.split(None, 1)[0]] = line
+            self._index[pos] = lines
+        self._exception_map: Dict[str, Dict[str, List[str]]] = {}
+        for pos, suffix in self._filemap.items():
+            table: Dict[str, List[str]] = {}
+            for line in self._read(f"{suffix}.exc").splitlines():
+                terms = line.split()
+                if terms:
+                    table[terms[0]] = terms[1:]
+            self._exception_map[pos] = table
+        self._exception_map[ADJ_SAT] = self._exception_map[ADJ]
+        self._lemma_pos_offset_map = _LemmaIndex(self._index)
+        self._data: Dict[str, bytes] = {}
+        self._names: Dict[Tuple[str, int], Tuple[str, ...]] = {}
+
+    def _read(self, name: str) -> str:
+        with self._root.join(name).open() as fh:
+            data = fh.read()
+        return data.decode("utf8") if isinstance(data, bytes) else data
+
+    def _offsets(self, pos: str, form: str) -> List[int]:
+        # the parse of one index line in nltk's _load_lemma_pos_offset_map:
+        # lemma pos n_synsets n_pointers [pointer symbols] n_senses n_tagsense [offsets]
+        tokens = self._index[pos][form].split()
+        n_synsets = int(tokens[2])
+        start = 4 + int(tokens[3]) + 2
+        return [int(t) for t in tokens[start:start + n_synsets]]
+
+    def _lemma_names(self, pos: str, offset: int) -> Tuple[str, ...]:
+        key = (pos, offset)
+        names = self._names.get(key)
+        if names is None:
+            data = self._data.get(pos)
+            if data is None:
+                with self._root.join(f"data.{self._filemap[pos]}").open() as fh:
+                    data = fh.read()
+                if isinstance(data, str):
+                    data = data.encode("utf8")
+                self._data[pos] = data
+            end = data.find(b"\n", offset)
+            line = data[offset:end if end >= 0 else len(data)].decode("utf8")
+            if line[:8] != f"{offset:08d}":
+                raise RuntimeError(f"WordNet: no synset at pos={pos!r} offset={offset} (corrupt data files?)")
+            # offset lexfile pos w_cnt(hex) [word lex_id]...
+            tokens = line.partition("|")[0].split()
+            n_lemmas = int(tokens[3], 16)
+            names = tuple(_SYNTACTIC_MARKER.match(tokens[4 + 2 * k]).group(1) for k in range(n_lemmas))
+            self._names[key] = names
+        return names
+
+    def synonyms(self, word: str) -> FrozenSet[str]:
+        """Lemma names of ``nltk.corpus.wordnet.synsets(word)`` (all parts of speech)."""
+        lemma = word.lower()
+        out = set()
+        for pos in self._pos_list:
+            for form in self._morphy_impl(self, lemma, pos, True):
+                for offset in self._offsets(pos, form):
+                    out.update(self._lemma_names(pos, offset))
+        return frozenset(out)
+
+
+class _LemmaIndex:
+    """``lemma -> {pos: ...}`` view over the per-pos index lines, as ``_morphy`` reads it
+    (``form in index`` and ``pos in index[form]``)."""
+
+    def __init__(self, index: Dict[str, Dict[str, str]]):
+        self._index = index
+
+    def __contains__(self, form: object) -> bool:
+        return any(form in lines for lines in self._index.values())
+
+    def __getitem__(self, form: str) -> "_PosView":
+        return _PosView(self._index, form)
+
+
+class _PosView:
+    def __init__(self, index: Dict[str, Dict[str, str]], form: str):
+        self._index = index
+        self._form = form
+
+    def __contains__(self, pos: object) -> bool:
+        lines = self._index.get(pos)  # type: ignore[arg-type]
+        return lines is not None and self._form in lines
+
+
+class _NltkWordNet:
+    """Fallback: nltk's own reader."""
+
+    def __init__(self, wordnet):
+        self._wn = wordnet
+
+    def synonyms(self, word: str) -> FrozenSet[str]:
+        return frozenset(lemma.name() for synset in self._wn.synsets(word) for lemma in synset.lemmas())
+
+
+def _wordnet():
+    global _WORDNET
+    if _WORDNET is None:
+        require_nltk_data()
+        import nltk
+
+        try:
+            _WORDNET = _LightWordNet(nltk.data.find("corpora/wordnet"))
+        except (AttributeError, ImportError, TypeError, KeyError, ValueError, IndexError):  # pragma: no cover
+            from nltk.corpus import wordnet
+
+            _WORDNET = _NltkWordNet(wordnet)
+    return _WORDNET
+
+
+def synonyms(word: str) -> FrozenSet[str]:
+    """Lemma names of every WordNet synset of ``word`` (all parts of speech, nltk's morphology),
+    as ``{l.name() for s in nltk.corpus.wordnet.synsets(word) for l in s.lemmas()}``.
+
+    Raises:
+        RuntimeError: nltk's WordNet data not found.
+    """
+    return _wordnet().synonyms(word)
+
+
+@lru_cache(maxsize=None)
+def _meteor_synonyms(word: str) -> FrozenSet[str]:
+    """WordNet lemma names without ``_`` of every synset of ``word``, plus ``word`` itself --
+    the set nltk's ``_enum_wordnetsyn_match`` builds for a hypothesis word."""
+    names = {name for name in synonyms(word) if name.find("_") < 0}
+    names.add(word)
+    return frozenset(names)
+
+
+def _match(hyp: List[Tuple[int, str]], ref: List[Tuple[int, str]], matches: List[Tuple[int, int]]):
+    """nltk ``_match_enums``: right-to-left over the hypothesis, each word takes the last
+    remaining equal reference word. Appends to ``matches``; returns the unmatched lists."""
+    ref_positions = defaultdict(list)
+    for j, (_, w) in enumerate(ref):
+        ref_positions[w].append(j)
+    mh = set()
+    mr = set()
+    for i in range(len(hyp) - 1, -1, -1):
+        positions = ref_positions.get(hyp[i][1])
+        if positions:
+            j = positions.pop()
+            mh.add(i)
+            mr.add(j)
+            matches.append((hyp[i][0], ref[j][0]))
+    if not mh:
+        return hyp, ref
+    return ([p for i, p in enumerate(hyp) if i not in mh], [p for j, p in enumerate(ref) if j not in mr])
+
+
+def _syn_match(hyp: List[Tuple[int, str]], ref: List[Tuple[int, str]], matches: List[Tuple[int, int]]) -> None:
+    """nltk ``_enum_wordnetsyn_match``: right-to-left over the hypothesis, a word matches, among
+    the remaining reference words that are among its synonyms, the one whose last remaining
+    position is highest. Distinct words have distinct positions, so the choice does not depend
+    on iteration order; this loops over whichever is smaller, the synonyms or the remaining
+    reference words (same candidates, same maximum)."""
+    ref_positions: Dict[str, List[int]] = defaultdict(list)
+    for j, (_, w) in enumerate(ref):
+        ref_positions[w].append(j)
+    for i in range(len(hyp) - 1, -1, -1):
+        syns = _meteor_synonyms(hyp[i][1])
+        best_j = -1
+        best_word = None
+        if len(syns) <= len(ref_positions):
+            for syn in syns:
+                positions = ref_positions.get(syn)
+                if positions and positions[-1] > best_j:
+                    best_j = positions[-1]
+                    best_word = syn
+        else:
+            for w, positions in ref_positions.items():
+                if positions and positions[-1] > best_j and w in syns:
+                    best_j = positions[-1]
+                    best_word = w
+        if best_word is not None:
+            ref_positions[best_word].pop()
+            matches.append((hyp[i][0], ref[best_j][0]))
+
+
+def _count_chunks(matches: Sequence[Tuple[int, int]]) -> int:
+    chunks = 1
+    for k in range(len(matches) - 1):
+        if not (matches[k + 1][0] == matches[k][0] + 1 and matches[k + 1][1] == matches[k][1] + 1):
+            chunks += 1
+    return chunks
+
+
+def single_meteor(reference: Sequence[str], hypothesis: Sequence[str]) -> float:
+    """METEOR of one tokenised hypothesis against one tokenised reference, equal to
+    ``nltk.translate.meteor_score.single_meteor_score(reference, hypothesis)`` with its defaults.
+
+    Args:
+        reference, hypothesis: sequences of tokens (str); not single strings.
+
+    Returns:
+        float in [0, 1]; 0.0 when either side is empty or nothing matches (as nltk).
+
+    Raises:
+        TypeError: a side is a plain string (as nltk).
+        RuntimeError: nltk data (WordNet) not found.
+    """
+    if isinstance(reference, str) or isinstance(hypothesis, str):
+        raise TypeError("single_meteor: reference and hypothesis must be token sequences, not strings")
+    hyp = [(i, w.lower()) for i, w in enumerate(hypothesis)]
+    ref = [(j, w.lower()) for j, w in enumerate(reference)]
+    translation_length = len(hyp)
+    reference_length = len(ref)
+    if translation_length == 0 or reference_length == 0:
+        return 0.0
+    matches: List[Tuple[int, int]] = []
+    hyp, ref = _match(hyp, ref, matches)
+    if hyp and ref:
+        hyp = [(i, _stem(w)) for i, w in hyp]
+        ref = [(j, _stem(w)) for j, w in ref]
+        hyp, ref = _match(hyp, ref, matches)
+        if hyp and ref:
+            _syn_match(hyp, ref, matches)
+    matches_count = len(matches)
+    if matches_count == 0:
+        return 0.0
+    matches.sort(key=lambda pair: pair[0])
+    # the exact floating-point expression of nltk's single_meteor_score
+    precision = float(matches_count) / translation_length
+    recall = float(matches_count) / reference_length
+    fmean = (precision * recall) / (ALPHA * precision + (1 - ALPHA) * recall)
+    chunk_count = float(_count_chunks(matches))
+    frag_frac = chunk_count / matches_count
+    penalty = GAMMA * frag_frac ** BETA
+    return (1 - penalty) * fmean
+
+
+@lru_cache(maxsize=262144)
+def meteor_tokens_fast(reference: Tuple[str, ...], hypothesis: Tuple[str, ...]) -> float:
+    """:func:`single_meteor` cached on token tuples (the drop-in for
+    :func:`claimalign._nltk.meteor_tokens`, same values)."""
+    return single_meteor(reference, hypothesis)

@@ -1,0 +1,382 @@
+"""Text normalisation and JSON / JSONL files: the one place where text enters the packages.
+
+``claimalign`` is the lowest package (it imports nothing from ``ev2r`` or ``adversarial``); what
+all three packages share about text lives here, and ``ev2r`` and ``adversarial`` import it.
+
+Normalisation (:func:`normalize_text`), applied to every string read from a file, a dataset or
+an API argument that carries text:
+
+* Unicode NFC: ``"r\\u030c"`` (NFD, r + combining caron) and ``"\\u0159"`` (NFC, "ř") are the same
+  text, and every similarity must see the same code points for them;
+* line endings: CR LF and a lone CR become LF, so ``Question: ...\\rAnswer: ...`` parses like
+  ``Question: ...\\nAnswer: ...``.
+
+Nothing else is changed: other line-like characters (U+2028 LINE SEPARATOR, U+2029, U+0085 NEL)
+are data; NFKC folding (``"²"`` -> ``"2"``) is not applied because it changes meaning.
+
+JSONL: records are split on line breaks (LF, CR LF or CR) only -- never with
+:meth:`str.splitlines`, which also splits on U+2028, U+2029, U+0085, U+000B, U+000C and
+U+001C-U+001E, characters that may stand raw inside a JSON string. (A raw CR or LF cannot stand
+inside a JSON string, so splitting on them never cuts a record.) :func:`dumps_jsonl` writes
+U+2028, U+2029 and U+0085 as ``\\u`` escapes, so every line ev2r writes is one line for any
+reader, including ``str.splitlines``; :func:`read_rows_file` reads back everything written here.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import unicodedata
+import warnings
+from pathlib import Path
+from typing import Any, Callable, Iterable, Iterator, Optional, Sequence
+
+__all__ = [
+    "normalize_text", "normalize_strings", "clean_text", "is_valid_id", "check_encodable", "INVISIBLE",
+    "split_jsonl_lines", "parse_jsonl", "parse_json_or_jsonl", "read_text_file", "read_rows_file",
+    "dumps_jsonl", "write_jsonl", "guard_special_tokens", "neutralize_special_tokens", "UNSPACED_SCRIPTS",
+    "has_unspaced_script", "split_unspaced_script", "ScriptWarning", "warn_unspaced_script",
+]
+
+_CR = re.compile(r"\r\n?")
+#: JSONL record separators: LF, CR LF or a lone CR -- nothing else (see module docstring).
+_RECORD_SEP = re.compile(r"\r\n|\r|\n")
+#: Characters that str.splitlines treats as line breaks but json.dumps(ensure_ascii=False) writes raw.
+_RAW_LINE_BREAKS = {"\u2028": "\\u2028", "\u2029": "\\u2029", "\u0085": "\\u0085"}
+_RAW_LINE_BREAK_RE = re.compile("[\u2028\u2029\u0085]")
+
+#: Characters that render as nothing: zero-width space/joiners, word joiner, BOM, soft hyphen.
+INVISIBLE = "\u200b\u200c\u200d\u2060\ufeff\u00ad"
+_EDGE = re.compile(rf"^[\s{INVISIBLE}]+|[\s{INVISIBLE}]+$")
+
+
+# ----------------------------------------------------------------------------------------------
+# Normalisation
+# ----------------------------------------------------------------------------------------------
+
+def normalize_text(text: str) -> str:
+    """``text`` in Unicode NFC with CR LF and lone CR turned into LF (module docstring).
+
+    Idempotent; leaves every other character as it is.
+
+    Args:
+        text: a string.
+
+    Raises:
+        TypeError: ``text`` is not a string.
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"text: expected a string, got {type(text).__name__}")
+    if "\r" in text:
+        text = _CR.sub("\n", text)
+    if not text.isascii() and not unicodedata.is_normalized("NFC", text):
+        text = unicodedata.normalize("NFC", text)
+    return text
+
+
+def normalize_strings(value: Any) -> Any:
+    """A copy of a parsed JSON value with :func:`normalize_text` applied to every string (object
+    keys included); numbers, booleans and null are returned as they are. Tuples stay tuples."""
+    if isinstance(value, str):
+        return normalize_text(value)
+    if isinstance(value, dict):
+        return {normalize_strings(k): normalize_strings(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [normalize_strings(v) for v in value]
+    if isinstance(value, tuple):
+        return tuple(normalize_strings(v) for v in value)
+    return value
+
+
+def clean_text(text: Optional[str]) -> str:
+    """:func:`normalize_text` of ``text`` without leading/trailing whitespace and invisible
+    characters (zero-width space, joiners, BOM, soft hyphen): ``"\\u200b "`` -> ``""``, so
+    invisible-only evidence is empty evidence and never becomes an atomic fact. ``None`` -> ``""``.
+
+    Raises:
+        TypeError: ``text`` is neither a string nor None.
+    """
+    if text is None:
+        return ""
+    return _EDGE.sub("", normalize_text(text))
+
+
+def is_valid_id(value: Any) -> bool:
+    """True for an item identifier: a non-empty (after :func:`clean_text`) string or an integer
+    (not a bool). Used wherever rows are joined on ids (inputs, ``ev2r rank``, ``ev2r align``)."""
+    if isinstance(value, bool):
+        return False
+    return isinstance(value, int) or (isinstance(value, str) and bool(clean_text(value)))
+
+
+def check_encodable(value: Any, where: str, field: str, error: type = ValueError) -> None:
+    """Every string in a parsed row must be valid Unicode text: JSON escapes such as ``"\\ud800"``
+    decode to lone surrogates, which no tokenizer or UTF-8 writer accepts.
+
+    Args:
+        value: a parsed JSON value (str, dict, list, number...).
+        where: the location for the message (file and row).
+        field: the field path of ``value`` ('' for the whole row).
+        error: the exception class to raise (a ``ValueError`` subclass).
+
+    Raises:
+        ``error``: naming ``where`` and the field path.
+    """
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError as e:
+            raise error(f"{where}: field {field or '(row)'!r} holds an invalid character "
+                        f"({value[e.start]!r} at position {e.start}: a lone surrogate, not text)") from None
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            check_encodable(k, where, field, error)
+            check_encodable(v, where, f"{field}.{k}" if field else str(k), error)
+    elif isinstance(value, list):
+        for j, v in enumerate(value):
+            check_encodable(v, where, f"{field}[{j}]", error)
+
+
+# ----------------------------------------------------------------------------------------------
+# Files
+# ----------------------------------------------------------------------------------------------
+
+def read_text_file(path: Any, error: type = ValueError) -> str:
+    """The text of a UTF-8 file (a byte-order mark is accepted and dropped), not yet normalised.
+
+    Raises:
+        ``error``: ``path`` is not a path, does not exist, is not a file, cannot be read or is not
+            UTF-8 (naming the path and the byte offset).
+    """
+    if not isinstance(path, (str, Path)):
+        raise error(f"path: expected a file path, got {type(path).__name__}")
+    p = Path(path)
+    if not p.exists():
+        raise error(f"{p}: no such file")
+    if not p.is_file():
+        raise error(f"{p}: not a file")
+    try:
+        data = p.read_bytes()
+    except OSError as e:
+        raise error(f"{p}: cannot be read ({e.strerror})") from None
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        raise error(f"{p}: not UTF-8 text ({e.reason} at byte {e.start})") from None
+
+
+def split_jsonl_lines(text: str) -> Iterator[tuple[int, str]]:
+    """``(line number from 1, line)`` for each line of JSONL ``text``, split on LF, CR LF or CR
+    only (never on U+2028, U+0085 ... that may stand raw inside a JSON string)."""
+    for n, line in enumerate(_RECORD_SEP.split(text), 1):
+        yield n, line
+
+
+def parse_jsonl(text: str, source: str = "<input>", error: type = ValueError) -> list[Any]:
+    """Parsed records of JSONL ``text`` (blank lines skipped), strings :func:`normalize_text`-ed.
+
+    Raises:
+        ``error``: a line that is not valid JSON, or a string holding a lone surrogate (naming
+            ``source`` and the line).
+    """
+    rows = []
+    for n, line in split_jsonl_lines(text):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as e:
+            raise error(f"{source}: line {n} is not valid JSON ({e.msg})") from None
+        check_encodable(row, f"{source}: row {len(rows)}", "", error)
+        rows.append(normalize_strings(row))
+    return rows
+
+
+def parse_json_or_jsonl(text: str, source: str = "<input>", error: type = ValueError) -> Any:
+    """Parse a JSON list (text starting with ``[``), JSONL, or one JSON object spanning several
+    lines (as ``ev2r rank`` writes). Strings are :func:`normalize_text`-ed.
+
+    Returns:
+        a list of rows (JSON list or JSONL), or the single object.
+
+    Raises:
+        ``error``: invalid JSON (naming ``source`` and the line), an empty list or no rows.
+    """
+    stripped = text.lstrip()
+    if stripped.startswith("["):
+        try:
+            rows = json.loads(text)
+        except json.JSONDecodeError as e:
+            raise error(f"{source}: not valid JSON ({e.msg} at line {e.lineno})") from None
+        if not rows:
+            raise error(f"{source}: no rows (an empty JSON list)")
+        for n, r in enumerate(rows):
+            check_encodable(r, f"{source}: row {n}", "", error)
+        return normalize_strings(rows)
+    if stripped.startswith("{"):
+        first = next(line for _, line in split_jsonl_lines(stripped) if line.strip())
+        try:
+            json.loads(first)
+        except json.JSONDecodeError:  # not JSONL: maybe one pretty-printed object (`ev2r rank -o`)
+            try:
+                obj = json.loads(text)
+            except json.JSONDecodeError:
+                obj = None
+            if isinstance(obj, dict):
+                check_encodable(obj, source, "", error)
+                return normalize_strings(obj)
+    rows = parse_jsonl(text, source, error)
+    if not rows:
+        raise error(f"{source}: no rows")
+    return rows
+
+
+def read_rows_file(path: Any, error: type = ValueError) -> Any:
+    """:func:`parse_json_or_jsonl` of a file's text (:func:`read_text_file`)."""
+    return parse_json_or_jsonl(read_text_file(path, error), str(path), error)
+
+
+def dumps_jsonl(obj: Any, **kwargs: Any) -> str:
+    """One JSONL line for ``obj`` (no trailing newline): ``json.dumps`` with ``ensure_ascii=False``
+    (unless given) and U+2028, U+2029, U+0085 written as ``\\u`` escapes, so the line is one line
+    for every reader. ``kwargs`` go to :func:`json.dumps` (e.g. ``allow_nan=False``).
+
+    Raises:
+        TypeError, ValueError: as :func:`json.dumps` (a value that is not JSON serialisable, NaN
+            with ``allow_nan=False``).
+    """
+    kwargs.setdefault("ensure_ascii", False)
+    line = json.dumps(obj, **kwargs)
+    if "\n" in line:
+        raise ValueError("dumps_jsonl: the JSON text spans several lines (do not pass indent=)")
+    return _RAW_LINE_BREAK_RE.sub(lambda m: _RAW_LINE_BREAKS[m.group(0)], line)
+
+
+def write_jsonl(rows: Iterable[Any], path: Any, **kwargs: Any) -> None:
+    """Write each of ``rows`` as one JSONL line (:func:`dumps_jsonl`, UTF-8, LF line ends);
+    :func:`read_rows_file` reads the file back to ``normalize_strings(rows)``.
+
+    Raises:
+        OSError: the file cannot be written. TypeError, ValueError: as :func:`dumps_jsonl`.
+    """
+    with open(path, "w", encoding="utf-8", newline="\n") as fh:
+        for r in rows:
+            fh.write(dumps_jsonl(r, **kwargs) + "\n")
+
+
+# ----------------------------------------------------------------------------------------------
+# Tokenizer control strings
+# ----------------------------------------------------------------------------------------------
+
+def _special_strings(tokenizer: Any) -> list[str]:
+    names = set(getattr(tokenizer, "all_special_tokens", None) or [])
+    for tok in (getattr(tokenizer, "added_tokens_decoder", None) or {}).values():
+        if getattr(tok, "special", False):
+            names.add(str(tok))
+    return sorted((n for n in names if n), key=len, reverse=True)
+
+
+def neutralize_special_tokens(text: str, specials: Sequence[str]) -> str:
+    """``text`` with every occurrence of a special-token string (``"[SEP]"``, ``"<s>"``...) broken
+    by a space after its first character (``"[SEP]"`` -> ``"[ SEP]"``), repeated until none is
+    left, so no occurrence can be read as the control token. Used only when the tokenizer cannot
+    split special-token strings itself (:func:`guard_special_tokens`)."""
+    changed = True
+    while changed:
+        changed = False
+        for s in specials:
+            if len(s) > 1 and s in text:
+                text = text.replace(s, s[0] + " " + s[1:])
+                changed = True
+    return text
+
+
+def guard_special_tokens(tokenizer: Any) -> Callable[[str], str]:
+    """Make sure text in the data never becomes a tokenizer control token.
+
+    Sets the tokenizer's ``split_special_tokens`` (transformers: a literal ``"[SEP]"`` in the text
+    is then tokenised as ``[``, ``sep``, ``]``, while the real special tokens are still added by
+    the tokenizer around the sequences) and checks that it took effect: every special-token string
+    of the tokenizer, tokenised without special tokens, must give no special token id (other than
+    the unknown token's). Where the
+    installed transformers does not honour the setting, the returned function neutralises the
+    special-token strings in the text (:func:`neutralize_special_tokens`).
+
+    Args:
+        tokenizer: a Hugging Face tokenizer (slow or fast).
+
+    Returns:
+        a function to apply to every text before it is tokenised (the identity when the tokenizer
+        splits special-token strings itself).
+    """
+    specials = _special_strings(tokenizer)
+    try:
+        tokenizer.split_special_tokens = True
+    except (AttributeError, ValueError):  # pragma: no cover - a tokenizer without the setting
+        pass
+    # an unknown character becoming the unknown token is not this bug (and not a control token)
+    special_ids = set(getattr(tokenizer, "all_special_ids", None) or []) - {getattr(tokenizer, "unk_token_id", None)}
+    leaked = False
+    for s in specials:
+        try:
+            ids = tokenizer(s, add_special_tokens=False)["input_ids"]
+        except Exception:  # pragma: no cover - a tokenizer that cannot encode its own token
+            leaked = True
+            break
+        if any(i in special_ids for i in ids):
+            leaked = True
+            break
+    if not leaked:
+        return lambda text: text
+    return lambda text: neutralize_special_tokens(text, specials)
+
+
+# ----------------------------------------------------------------------------------------------
+# Scripts written without spaces between words
+# ----------------------------------------------------------------------------------------------
+
+#: Scripts written without spaces between words (for word-based measures such as METEOR a whole
+#: sentence is then one "word"): Han (CJK ideographs), Hiragana, Katakana, Thai, Lao, Khmer,
+#: Myanmar, Tibetan.
+UNSPACED_SCRIPTS = ("Han", "Hiragana", "Katakana", "Thai", "Lao", "Khmer", "Myanmar", "Tibetan")
+_UNSPACED_RANGES = (
+    "\u2e80-\u2fdf\u3005-\u3007\u3021-\u3029\u3038-\u303b\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"  # Han
+    "\U00020000-\U0002fa1f\U00030000-\U0003134f"
+    "\u3040-\u309f\u30a0-\u30ff\u31f0-\u31ff\uff66-\uff9f"  # Hiragana, Katakana
+    "\u0e00-\u0e7f\u0e80-\u0eff\u1780-\u17ff\u19e0-\u19ff\u1000-\u109f\u0f00-\u0fff"  # Thai, Lao, Khmer, Myanmar, Tibetan
+)
+_UNSPACED_CHAR = re.compile(f"[{_UNSPACED_RANGES}]")
+_UNSPACED_RUN = re.compile(f"[{_UNSPACED_RANGES}]|[^{_UNSPACED_RANGES}]+")
+
+
+class ScriptWarning(UserWarning):
+    """A similarity met text in a script it cannot judge word by word."""
+
+
+def has_unspaced_script(text: str) -> bool:
+    """True when ``text`` holds a character of a script written without spaces
+    (:data:`UNSPACED_SCRIPTS`)."""
+    return bool(_UNSPACED_CHAR.search(text))
+
+
+def split_unspaced_script(token: str) -> list[str]:
+    """A word token cut so that each character of an unspaced script (:data:`UNSPACED_SCRIPTS`) is
+    its own token and the other runs stay whole: ``"于2019年"`` -> ``["于", "2019", "年"]``;
+    a token without such characters is returned alone."""
+    if not _UNSPACED_CHAR.search(token):
+        return [token]
+    return _UNSPACED_RUN.findall(token)
+
+
+def warn_unspaced_script(texts: Iterable[str], measure: str, stacklevel: int = 3) -> bool:
+    """Emit a :class:`ScriptWarning` when any of ``texts`` is in a script written without spaces,
+    saying that ``measure`` cannot judge it word by word. The message does not depend on the texts,
+    so Python's default warning filter shows it once per call site. Returns whether it warned."""
+    found = any(has_unspaced_script(t) for t in texts)
+    if found:
+        warnings.warn(
+            f"{measure}: text written in a script without spaces between words ({', '.join(UNSPACED_SCRIPTS)}); "
+            f"{measure} is a word-based measure and cannot judge such text word by word: it is compared character "
+            "by character there, without stemming or synonyms. Prefer the edit or embedding similarity for these "
+            "scripts.", ScriptWarning, stacklevel=stacklevel)
+    return found
