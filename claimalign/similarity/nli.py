@@ -28,8 +28,8 @@ _LABEL_ALIASES = {
 def check_probabilities(probs: Any, n: int, source: str = "verifier") -> np.ndarray:
     """Validate what a verifier's ``predict`` returned for ``n`` pairs: shape (n, 3), finite, each
     value in [0, 1] (tolerance 1e-6) and each row summing to 1 (tolerance 1e-3). Returns a float64
-    copy clipped to [0, 1]. (The same rule as ``ev2r.verify.check_probabilities``; claimalign
-    imports nothing from ev2r.)
+    copy clipped to [0, 1]. ``ev2r.verify.check_probabilities`` is this function (claimalign is the
+    lower package and imports nothing from ev2r).
 
     Raises:
         ValueError: naming ``source`` and what is wrong -- a NaN or an entailment of 1.7 must never

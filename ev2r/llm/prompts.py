@@ -18,6 +18,12 @@ Shipped prompts:
 * ``proxy_verdict`` -- the verdict as one letter (A supported, B refuted, C not enough
   evidence, D conflicting); P(verdict) is read from that letter token's log-probabilities
   (proxy-reference score, sec. 3.2). Fields: ``$claim``, ``$evidence``.
+* ``averitec2025_recall`` / ``averitec2025_question_recall`` -- the judge of the AVeriTeC 2025
+  (FEVER-8) table (:mod:`ev2r.averitec2025`): atomic facts of the reference evidence (or the
+  reference questions), each checked against the predicted side, answered as JSON with the
+  counts ``facts count reference evidence|questions`` and ``support reference
+  evidence|questions`` (the key names of the organisers' scorer). Our own wording, not the
+  organisers' prompt. Fields: ``$claim``, ``$reference_evidence``, ``$predicted_evidence``.
 """
 
 from __future__ import annotations
@@ -28,7 +34,7 @@ import string
 from dataclasses import dataclass
 from importlib import resources
 
-PROMPT_NAMES = ("reference_prf", "proxy_verdict")
+PROMPT_NAMES = ("reference_prf", "proxy_verdict", "averitec2025_recall", "averitec2025_question_recall")
 
 
 @dataclass(frozen=True)
