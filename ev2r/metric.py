@@ -160,8 +160,12 @@ class Ev2RScorer:
         def prox_fail(msg):
             return ProxyResult(None, None, "error", f"proxy scoring failed: {msg}")
 
-        refs = (self._isolated(self.reference_scorer.score_reference, items, ref_fail)
-                if self.reference_scorer is not None else [ReferenceResult() for _ in items])
+        if self.reference_scorer is not None:
+            refs = self._isolated(self.reference_scorer.score_reference, items, ref_fail)
+        else:  # extra columns only (e.g. HU-METEOR alone): an item without reference still fails
+            refs = [ReferenceResult() if not it.reference_evidence.is_empty else
+                    ReferenceResult(status="no_reference", error="no reference evidence to compare with")
+                    for it in items]
         proxies = (self._isolated(self.proxy_scorer.score_proxy, items, prox_fail) if self.proxy_scorer is not None
                    else [None] * len(items))
         for k, r in enumerate(refs):  # a verifier returning NaN / out-of-range values fails that item

@@ -115,3 +115,38 @@ def test_hu_meteor_without_nltk_data_exits_2_before_scoring(capsys, tiny_nli_mod
     monkeypatch.setattr(cn, "_CHECKED", False)
     code, _, err = run(capsys, "score", SAMPLE, "--scorer", "hu-meteor", "--model", tiny_nli_model, "--limit", 1)
     assert code == 2 and "hu-meteor needs nltk data" in err and "--nltk-data" in err
+
+
+def test_hu_meteor_alone_loads_no_model_and_matches_the_combined_run(tmp_path, capsys, tiny_nli_model, monkeypatch):
+    import os
+
+    nltk_data = os.path.join(os.path.dirname(__file__), "..", "..", "..", "shared", "data", "nltk_data")
+    if not os.path.isdir(nltk_data):
+        pytest.skip("needs ../shared/data/nltk_data")
+    import ev2r.api as api
+
+    def no_model(*a, **k):
+        raise AssertionError("a verifier was loaded for --scorer hu-meteor alone")
+
+    code, both, _ = run(capsys, "score", SAMPLE, "--json", "--limit", 3, "--scorer", "ev2r", "--scorer", "hu-meteor",
+                        "--model", tiny_nli_model, "--nltk-data", nltk_data)
+    assert code == 0
+    monkeypatch.setattr(api, "get_verifier", no_model)
+    code, alone, _ = run(capsys, "score", SAMPLE, "--json", "--limit", 3, "--scorer", "hu-meteor", "--nltk-data", nltk_data)
+    assert code == 0
+    both, alone = json.loads(both), json.loads(alone)
+    assert alone["hu_meteor"] == both["hu_meteor"] and alone["hu_meteor_q"] == both["hu_meteor_q"]
+    assert alone["ev2r"] is None and "ref:none" in alone["signature"] and both["ev2r"] is not None
+
+
+def test_every_item_failed_exits_1_with_the_reason(tmp_path, capsys):
+    import os
+
+    nltk_data = os.path.join(os.path.dirname(__file__), "..", "..", "..", "shared", "data", "nltk_data")
+    if not os.path.isdir(nltk_data):
+        pytest.skip("needs ../shared/data/nltk_data")
+    rows = tmp_path / "noref.jsonl"
+    rows.write_text("\n".join(json.dumps({"id": i, "claim": "C.", "predicted_evidence": "Question: Q?\nAnswer: A.",
+                                          "reference_evidence": ""}) for i in range(2)))
+    code, _, err = run(capsys, "score", rows, "--scorer", "hu-meteor", "--nltk-data", nltk_data)
+    assert code == 1 and "every item failed" in err and "no_reference" in err
