@@ -116,11 +116,13 @@ def cmd_score(args) -> int:
         print(json.dumps(summary.to_dict(), ensure_ascii=False))
     else:
         print(f"n={summary.n} n_failed={summary.n_failed}" + (f" {summary.failures}" if summary.failures else ""))
-        for k in ("precision", "recall", "f1", "proxy", "ev2r"):
-            print(f"{k:>10}: {_fmt(getattr(summary, k))}")
+        names = ["precision", "recall", "f1", "proxy", "ev2r"] if "ev2r" in wanted else []
+        width = max(len(k) for k in names + list(summary.extra) + ["signature"])
+        for k in names:
+            print(f"{k:>{width}}: {_fmt(getattr(summary, k))}")
         for k, v in summary.extra.items():
-            print(f"{k:>10}: {_fmt(v)}")
-        print(f" signature: {summary.signature}")
+            print(f"{k:>{width}}: {_fmt(v)}")
+        print(f"{'signature':>{width}}: {summary.signature}")
     return 1 if all_failed else 0
 
 

@@ -99,8 +99,9 @@ class Ev2RScorer:
             fields.update(self.proxy_scorer.signature_fields())
         else:
             fields["proxy"] = "none"
-        fields["map"] = LABEL_MAPPING_ID.split(":", 1)[1]
-        fields["alpha"] = f"{self.alpha:g}"
+        if self.reference_scorer is not None or self.proxy_scorer is not None:  # else no Ev2R is computed
+            fields["map"] = LABEL_MAPPING_ID.split(":", 1)[1]
+            fields["alpha"] = f"{self.alpha:g}"
         for name in sorted(self.extra_scorers):
             fields[f"extra-{name}"] = getattr(self.extra_scorers[name], "signature", "1")
         fields["transformers"] = _version("transformers")

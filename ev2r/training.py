@@ -144,6 +144,36 @@ def augment_negation(pairs: Sequence[Pair], rng: random.Random, n_entail: int, n
     return out
 
 
+def augment_negated_premise(pairs: Sequence[Pair], rng: random.Random, n: int) -> list[Pair]:
+    """Pairs whose *premise* is negated, from hypotheses that :func:`negate` can negate:
+
+    * ``(not H, H)`` -> contradiction (``n`` pairs): a premise denying the hypothesis refutes it;
+    * ``(not H, not H)`` -> entailment (``n // 2``): "not" in the premise is no contradiction cue by itself;
+    * ``(not H, H')`` with ``H'`` another pair's hypothesis -> neutral (``n // 2``).
+
+    The hypothesis-side augmentation (:func:`augment_negation`) never shows a negated premise;
+    the negation probe (``ev2r/data/negation_probe.jsonl``) does.
+    """
+    pool = [p.hypothesis for p in pairs if len(p.hypothesis) < 200]
+    rng.shuffle(pool)
+    out: list[Pair] = []
+    k = 0
+    for h in pool:
+        if len(out) >= n + 2 * (n // 2):
+            break
+        neg = negate(h)
+        if not neg:
+            continue
+        out.append(Pair(neg, h, "contradiction", "negated_premise_aug"))
+        if k % 2 == 0:
+            out.append(Pair(neg, neg, "entailment", "negated_premise_aug"))
+            other = pool[rng.randrange(len(pool))]
+            if other != h:
+                out.append(Pair(neg, other, "neutral", "negated_premise_aug"))
+        k += 1
+    return out
+
+
 AVERITEC_TO_NLI = {"Supported": "entailment", "Refuted": "contradiction", "Not Enough Evidence": "neutral"}
 
 
@@ -290,6 +320,7 @@ LICENCES = {
     "wanli_sample": "CC BY 4.0 (WANLI)",
     "negation_aug_entailment": "derived from the pairs above (negated hypothesis)",
     "negation_aug_neutral": "derived from the pairs above (negated hypothesis)",
+    "negated_premise_aug": "derived from the pairs above (negated hypothesis as premise)",
     **{f"invariance_aug_{k}": "derived from the pairs above (meaning-preserving perturbation, label kept)"
        for k in ("typos", "synonyms", "numbers_to_words", "words_to_numbers")},
     "averitec_train": "CC BY-NC 4.0 (AVeriTeC train split: gold evidence vs claim, verdict as label)",
@@ -550,6 +581,9 @@ def _parse_args(argv: Sequence[str] | None) -> tuple[argparse.ArgumentParser, ar
     ap.add_argument("--breaking-nli-cap", type=int, default=3000, help="at most this many Breaking NLI pairs")
     ap.add_argument("--aug-entail", type=int, default=3000, help="negated entailments added (-> contradiction)")
     ap.add_argument("--aug-neutral", type=int, default=1500, help="negated neutral pairs added (stay neutral)")
+    ap.add_argument("--aug-negated-premise", type=int, default=0,
+                    help="premise-negation pairs added: (not H, H) contradiction, plus half as many (not H, not H) "
+                         "entailment and (not H, other) neutral")
     ap.add_argument("--aug-invariant", type=int, default=0,
                     help="label-preserving variants added (typos, synonyms, numbers as words and back; "
                          "needs WordNet for synonyms: --nltk-data)")
@@ -599,6 +633,7 @@ def _parse_args(argv: Sequence[str] | None) -> tuple[argparse.ArgumentParser, ar
               ("--stop-after-min", args.stop_after_min >= 0, ">= 0 (0 = never)"),
               ("--stop-after-steps", args.stop_after_steps >= 0, ">= 0 (0 = never)"),
               ("--aug-invariant", args.aug_invariant >= 0, ">= 0"),
+              ("--aug-negated-premise", args.aug_negated_premise >= 0, ">= 0"),
               ("--threads", args.threads >= 0, ">= 0 (0 = torch's default)"),
               ("--averitec-repeat", args.averitec_repeat >= 1, ">= 1")]
     for flag, ok, allowed in checks:
@@ -653,6 +688,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                                               args.aug_entail, args.aug_neutral)
     if args.aug_invariant:
         train += augment_invariant(train, rng, args.aug_invariant)
+    if args.aug_negated_premise:
+        train += augment_negated_premise(train, rng, args.aug_negated_premise)
     if args.averitec_train is not None:
         av = load_averitec_pairs(args.averitec_train, rng, {"entailment": 2, "neutral": 2}) * args.averitec_repeat
         train += av

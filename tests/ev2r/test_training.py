@@ -235,3 +235,16 @@ def test_augment_invariant_keeps_labels_and_changes_text():
     num = next(p for p in out if p.source.endswith("numbers_to_words"))
     assert "three hundred" in (num.premise + num.hypothesis) or "eighteen eighty-nine" in num.premise
     assert out == tr.augment_invariant(pairs, random.Random(0), 4, kinds=("typos", "numbers_to_words"))
+
+
+def test_augment_negated_premise_balances_the_cue():
+    pairs = [tr.Pair("p", f"It was red number {i}.", "entailment", "s") for i in range(10)]
+    out = tr.augment_negated_premise(pairs, random.Random(0), 4)
+    by = Counter(p.label for p in out)
+    assert by["contradiction"] == 4 and by["entailment"] == 2 and by["neutral"] <= 2
+    for p in out:
+        assert " not " in p.premise
+        if p.label == "contradiction":
+            assert p.premise == p.hypothesis.replace("was", "was not")
+        if p.label == "entailment":
+            assert p.premise == p.hypothesis
