@@ -55,7 +55,7 @@ def patched_verifier(monkeypatch):
     import ev2r.api
 
     fake = OverlapVerifier()
-    monkeypatch.setattr(ev2r.api, "get_verifier", lambda spec, device=None, batch_size=32: fake)
+    monkeypatch.setattr(ev2r.api, "get_verifier", lambda spec, device=None, batch_size=32, dtype="auto": fake)
     return fake
 
 
