@@ -67,7 +67,8 @@ def render_markdown(report: RobustnessReport, mode: str = "gated", detail: bool 
         "",
         "Cells: expected effect (≈ invariant, ↓ decrease), % change of the mean score on the items the "
         "perturbation applied to (perturbed vs base), and the verdict: ✓ meets the expectation, "
-        "✗ violates a gated check, (✗) violates a reported (not gated) check, – not enough data.",
+        "✗ violates a gated check (its CI95 excludes meeting it), (✗) violates a reported (not gated) check, "
+        "– not enough items to judge (too few items, or a CI95 that spans both meeting and missing it).",
         "",
     ]
     base = " | ".join(f"{sc}" for sc in report.scores)
@@ -127,8 +128,9 @@ def render_png(report: RobustnessReport, path: str, mode: str = "gated", title: 
     """Draw the chart: one row per perturbation (meaning-preserving above, meaning-damaging below),
     one bar per score giving the % change of its mean; behind each bar, the region that meets the
     declared expectation is shaded green (invariant: ±tolerance; decrease: below −tolerance);
-    violations are marked with a red ✗ (gated) or an orange ✗ (not gated). Values beyond the axis
-    are clipped and printed.
+    a black line gives the 95% bootstrap interval of the change, which decides the verdict;
+    violations are marked with a red ✗ (gated) or an orange ✗ (not gated), checks with too few items
+    to judge with a grey ?. Values beyond the axis are clipped and printed.
 
     Raises:
         ImportError: matplotlib is not installed.
@@ -137,6 +139,7 @@ def render_png(report: RobustnessReport, path: str, mode: str = "gated", title: 
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.lines import Line2D
     from matplotlib.patches import Patch
 
     scores = report.scores
@@ -170,9 +173,18 @@ def render_png(report: RobustnessReport, path: str, mode: str = "gated", title: 
                 ax.plot([vc], [y], marker="|", ms=7, mew=2, color=colors[j % 10], zorder=3)  # shows 0% too
                 if vc != v:
                     ax.text(vc, y, f" {v:+.0f}%", va="center", ha="left" if v > 0 else "right", fontsize=6, zorder=3)
+                if c.ci95 is not None and abs(c.mean_base or 0.0) > 1e-12:
+                    # what decides the verdict: the 95% interval of the change, in % of the base mean
+                    e0, e1 = (min(max(100.0 * e / c.mean_base, lo), hi) for e in c.ci95)
+                    ax.plot([min(e0, e1), max(e0, e1)], [y, y], color="black", lw=1.0, zorder=3)
+                    for e in (e0, e1):
+                        ax.plot([e], [y], marker="|", ms=4, mew=1, color="black", zorder=3)
                 if c.verdict == FAIL:
                     ax.text(vc + (3 if vc >= 0 else -3), y, "✗", va="center", ha="center", fontsize=8, zorder=4,
                             color="red" if c.gated else "darkorange", fontweight="bold")
+                elif c.verdict == NA:
+                    ax.text(vc + (3 if vc >= 0 else -3), y, "?", va="center", ha="center", fontsize=7, zorder=4,
+                            color="grey")
         ax.set_yticks(range(len(ps)))
         ax.set_yticklabels([f"{p.name}\n({'≈' if p.expected == INVARIANT else '↓'} expected, {p.n_applied}/{p.n_items})"
                             for p in ps], fontsize=8)
@@ -187,6 +199,8 @@ def render_png(report: RobustnessReport, path: str, mode: str = "gated", title: 
     axes[-1, 0].set_xlabel("% change of the mean score (perturbed vs base)")
     handles = [Patch(color=colors[j % 10], label=sc) for j, sc in enumerate(scores)]
     handles.append(Patch(color="#cdeccd", label="meets the expectation"))
+    handles.append(Line2D([0], [0], color="black", lw=1.0, label="CI95 of the change"))
+    handles.append(Line2D([0], [0], color="grey", lw=0, marker="$?$", label="not enough items to judge"))
     total_h = 1.4 + sum(heights)
     fig.legend(handles=handles, loc="upper left", bbox_to_anchor=(0.01, 1 - 0.5 / total_h),
                ncol=min(len(handles), 6), fontsize=8, frameon=False)

@@ -25,6 +25,12 @@ base and a perturbed value (``n`` of them):
     abs_tol`` (a score at its floor cannot drop);
   - ``n/a`` when ``n < min_n`` (3 by default): too few items to judge; never a violation.
 
+  A check that does not pass fails only when the interval says so: ``invariant`` fails when
+  ``ci95`` lies wholly outside the allowed band ``+/- max(tolerance% * |mean_base|, abs_tol)``;
+  ``decrease`` fails when ``ci95`` lies wholly above the required drop ``-tolerance% * mean_base``.
+  Otherwise (the interval reaches both sides, as with a handful of items) the verdict is ``n/a``,
+  "not enough items to judge", never a violation.
+
 A violation is a check with verdict ``fail``; :meth:`RobustnessReport.violations` selects the gated
 ones (``mode="gated"``, the default of the CLI), all of them (``"all"``) or none (``"none"``).
 Everything is deterministic given ``seed``: each (perturbation, item) gets its own generator
@@ -244,24 +250,41 @@ def _check(p: Perturbation, score: str, base: list, pert: list, n_skipped: int, 
     ci = _bootstrap_ci(d, n_boot, [seed, zlib.crc32(p.name.encode()), zlib.crc32(score.encode())])
     rate = float(np.mean([_item_pass(exp.effect, exp.tolerance_pct, abs_tol, x, y) for x, y in pairs]))
     pct_s = f"{pct:+.1f}%" if pct is not None else f"{md:+.4f} (base 0)"
+    ci_s = f"[{ci[0]:+.4f}, {ci[1]:+.4f}]" if ci else "n/a"
     if n < min_n:
-        verdict, reason = NA, f"only {n} item(s) scored (< {min_n})"
+        verdict, reason = NA, f"not enough items to judge: only {n} item(s) scored (< {min_n})"
     elif exp.effect == INVARIANT:
+        band = max(exp.tolerance_pct / 100.0 * abs(mb), abs_tol)
         ok = (pct is not None and abs(pct) <= exp.tolerance_pct) or abs(md) <= abs_tol
-        verdict = PASS if ok else FAIL
-        reason = f"change {pct_s}, allowed +/-{exp.tolerance_pct:g}% (or |change| <= {abs_tol:g})"
+        rule = f"allowed +/-{exp.tolerance_pct:g}% (or |change| <= {abs_tol:g})"
+        if ok:
+            verdict, reason = PASS, f"change {pct_s}, {rule}"
+        elif ci is not None and (ci[0] > band or ci[1] < -band):
+            verdict, reason = FAIL, f"change {pct_s} with CI95 {ci_s} wholly outside the allowed band; {rule}"
+        else:
+            verdict, reason = NA, (f"not enough items to judge: change {pct_s} but its CI95 {ci_s} over {n} items "
+                                   f"reaches the allowed band ({rule})")
     elif mb <= abs_tol:
         verdict, reason = NA, f"base mean {mb:.4f} is at the floor: cannot decrease"
     else:
-        ok = pct is not None and pct <= -exp.tolerance_pct and ci is not None and ci[1] < 0
-        verdict = PASS if ok else FAIL
-        ci_s = f"[{ci[0]:+.4f}, {ci[1]:+.4f}]" if ci else "n/a"
-        reason = f"change {pct_s}, required <= -{exp.tolerance_pct:g}% with CI95 of the change {ci_s} below 0"
+        need = -exp.tolerance_pct / 100.0 * mb
+        rule = f"required <= -{exp.tolerance_pct:g}% with CI95 of the change below 0"
+        if pct is not None and pct <= -exp.tolerance_pct and ci is not None and ci[1] < 0:
+            verdict, reason = PASS, f"change {pct_s}, {rule} ({ci_s})"
+        elif ci is not None and ci[0] > need:
+            verdict, reason = FAIL, f"change {pct_s} with CI95 {ci_s} wholly above the required drop {need:+.4f}; {rule}"
+        else:
+            verdict, reason = NA, (f"not enough items to judge: change {pct_s}, CI95 {ci_s} over {n} items "
+                                   f"spans both meeting and missing the expectation ({rule})")
     return ScoreCheck(mean_base=mb, mean_perturbed=mq, mean_change=md, pct_change=pct, ci95=ci, pass_rate=rate,
                       verdict=verdict, reason=reason, **common)
 
 
 def _example(before: Item, after: Item, limit: int = 400) -> dict:
+    if before.claim != after.claim:  # a claim perturbation (contrastive_claim): the claim and its verdict
+        verdict = lambda it: f" [{it.gold_label.value}]" if it.gold_label is not None else ""
+        return {"id": before.id, "before": (before.claim + verdict(before))[:limit],
+                "after": (after.claim + verdict(after))[:limit]}
     a, b = before.predicted_evidence.pairs, after.predicted_evidence.pairs
     if len(a) == len(b):
         for pa, pb in zip(a, b):

@@ -367,7 +367,10 @@ def write_model_card(out: Path, extra_notes: str = "") -> Path:
         "entailed hypotheses (-> contradiction) and of neutral ones (stay neutral), so that \"not\" alone is no cue. "
         "Invariance augmentation (`invariance_aug_*`) adds label-preserving variants of pool pairs made by the "
         "meaning-preserving perturbations of `adversarial` (letter-swap typos, WordNet synonyms, numbers written "
-        "as words and back) on the premise, the hypothesis or both.",
+        "as words and back) on the premise, the hypothesis or both. Premise-negation augmentation "
+        "(`negated_premise_aug`) negates the premise of entailed pairs: (not H, H) is a contradiction, "
+        "(not H, not H) an entailment and (not H, an unrelated hypothesis) neutral, so that a negated premise "
+        "is read rather than matched by words.",
         "", ("AVeriTeC pairs (`averitec_train*`, see `load_averitec_pairs`) make the weights CC BY-NC 4.0."
              if non_commercial else "Share-alike sources (CC BY-SA) make the weights CC BY-SA 4.0."), "",
         "## Hyperparameters and command", "", "```", *meta.get("commands", [meta.get("command", "")]), "```", "",
@@ -380,6 +383,15 @@ def write_model_card(out: Path, extra_notes: str = "") -> Path:
     ]
     for name, r in final.items():
         lines.append(f"| {name} | {r['n']} | {r['accuracy']:.3f} | {r['macro_f1']:.3f} | {r['accuracy_2way']:.3f} |")
+    prev = meta.get("previous_bundled") or {}
+    if prev.get("final_eval"):
+        pf = prev["final_eval"]
+        lines += ["", f"Compared with the previous bundled verifier (`{prev.get('name', 'previous')}`, same sets, same "
+                  "evaluation code):", "", "| set | previous accuracy | this model | change |", "|---|---|---|---|"]
+        for name, r in final.items():
+            if name in pf:
+                lines.append(f"| {name} | {pf[name]['accuracy']:.3f} | {r['accuracy']:.3f} | "
+                             f"{r['accuracy'] - pf[name]['accuracy']:+.3f} |")
     lines += [
         "", "`negation_probe`: the hand-written pairs of `ev2r/data/negation_probe.jsonl` (20 negations that must "
         "be contradictions, 8 paraphrases with negation that must stay entailments).", "",

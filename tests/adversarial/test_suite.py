@@ -128,3 +128,54 @@ def test_runs_with_the_ev2r_item_scorer_and_a_fake_verifier(keyword_verifier):
     assert rep.base_means["precision"] == pytest.approx(1.0) and rep.base_means["recall"] == pytest.approx(1.0)
     blank = rep.perturbations[1].checks
     assert blank["recall"].verdict == "pass" and blank["recall"].pct_change < -50
+
+
+def _one_check(name, base, pert, min_n=3):
+    from adversarial.suite import _check
+
+    p = P.get_perturbations([name])[0]
+    return _check(p, "ev2r", list(base), list(pert), 0, abs_tol=0.01, min_n=min_n, n_boot=400, seed=0)
+
+
+def test_wide_interval_is_not_enough_to_judge_never_a_failure():
+    # 3 items (``--sample 3``): changes -0.5, -0.5, +0.4: the mean drops 0.2 (-40%) but one item rose,
+    # so the CI95 of the change reaches above 0 while also reaching the required drop
+    dec = _one_check("drop_half_pairs", [0.5, 0.5, 0.5], [0.0, 0.0, 0.9])
+    assert dec.expected == "decrease" and dec.mean_change == pytest.approx(-0.2)
+    assert dec.ci95[0] < -0.05 and dec.ci95[1] > 0
+    assert dec.verdict == "n/a" and dec.reason.startswith("not enough items to judge")
+    # invariant: the mean moves +0.1 (+20% of 0.5), beyond +/-the tolerance, but one of 3 items did not move,
+    # so the interval reaches the allowed band
+    inv = _one_check("reorder_pairs", [0.5, 0.5, 0.5], [0.5, 0.65, 0.65])
+    assert inv.expected == "invariant" and inv.mean_change == pytest.approx(0.1)
+    assert inv.ci95[0] == pytest.approx(0.0) and inv.verdict == "n/a" and "not enough items" in inv.reason
+
+
+def test_narrow_interval_outside_the_band_fails_and_inside_passes():
+    # the same +0.1 on every item: the CI95 is [0.1, 0.1], wholly outside +/-max(tol * 0.5, 0.01)
+    inv = _one_check("reorder_pairs", [0.5] * 3, [0.6] * 3)
+    assert inv.ci95 == pytest.approx((0.1, 0.1)) and inv.verdict == "fail" and "wholly outside" in inv.reason
+    # a decrease that did not happen on any item: CI95 [0, 0] lies above the required drop
+    dec = _one_check("drop_half_pairs", [0.5] * 4, [0.5] * 4)
+    assert dec.ci95 == (0.0, 0.0) and dec.verdict == "fail" and "wholly above" in dec.reason
+    # a clear drop on every item passes
+    ok = _one_check("drop_half_pairs", [0.5] * 4, [0.2, 0.25, 0.2, 0.25])
+    assert ok.verdict == "pass" and ok.ci95[1] < 0
+
+
+def test_plot_marks_only_interval_decided_failures(tmp_path):
+    # every bar that carries a failure mark has its interval outside the green band (checked on the data the
+    # plot draws: a failure is never a point estimate inside the band)
+    items = make_items(3)
+    rep = run_suite(items, coverage_scorer, ["duplicate_pair", "drop_half_pairs", "reorder_pairs"], n_boot=200)
+    from adversarial.report import render_png
+
+    render_png(rep, str(tmp_path / "r.png"))
+    assert (tmp_path / "r.png").stat().st_size > 1000
+    for p in rep.perturbations:
+        for c in p.checks.values():
+            if c.verdict == "fail" and c.pct_change is not None:
+                if c.expected == "invariant":
+                    assert abs(c.pct_change) > c.tolerance_pct
+                else:
+                    assert c.pct_change > -c.tolerance_pct

@@ -142,6 +142,19 @@ def test_model_card_of_the_default_stays_share_alike(tmp_path):
     assert "repeated 3 times" in card and "CC BY-NC" not in card
 
 
+def test_model_card_compares_with_the_previous_bundled_verifier(tmp_path):
+    out = tmp_path / "minilm-nli"
+    out.mkdir()
+    r = lambda acc: {"n": 10, "accuracy": acc, "macro_f1": 0.5, "accuracy_2way": 0.5}  # noqa: E731
+    (out / "training_meta.json").write_text(json.dumps({
+        "training_pool": {"snli_dev_test": 10}, "final_eval": {"fever_symmetric": r(0.8), "negation_probe": r(0.9)},
+        "previous_bundled": {"name": "old@1", "final_eval": {"fever_symmetric": r(0.75)}}}))
+    card = tr.write_model_card(out).read_text()
+    assert "previous bundled verifier (`old@1`" in card
+    assert "| fever_symmetric | 0.750 | 0.800 | +0.050 |" in card
+    assert "| negation_probe | 0." not in card.split("Compared with")[1].split("negation_probe`:")[0]
+
+
 @pytest.mark.parametrize("extra, message", [
     (["--averitec-train", "/nonexistent/train.json"], "--averitec-train: no such file"),
     (["--averitec-repeat", "0"], "--averitec-repeat: must be >= 1"),
