@@ -291,7 +291,19 @@ def check_encodable(value: Any, where: str, field: str) -> None:
 
 def join_averitec_predictions(preds: Sequence[Any], gold: Sequence[Any], pred_path: str, gold_path: str) -> list[dict]:
     """Attach gold ``questions``/``label`` to AVeriTeC prediction rows by ``claim_id`` (position
-    in the gold file when gold rows carry no id)."""
+    in the gold file when gold rows carry no id).
+
+    Prediction rows come in the 2024 submission format (``evidence: [{question, answer}]``,
+    ``pred_label``) or in the original evaluation format (``questions: [{question, answers}]``
+    and/or ``string_evidence: [str]``, ``label`` = the predicted verdict): the latter's questions
+    and answers become the predicted evidence (each ``string_evidence`` string an answer without a
+    question) and its ``label`` the ``pred_label``; the gold file gives ``label`` (the gold verdict)
+    and the reference evidence.
+
+    Raises:
+        InputError: a gold row without ``questions``, a repeated gold id, a prediction without a gold
+            row or with a different claim, no predicted evidence in either format.
+    """
     by_id: dict[str, dict] = {}
     for n, g in enumerate(gold):
         if not isinstance(g, dict) or "questions" not in g:
@@ -314,11 +326,24 @@ def join_averitec_predictions(preds: Sequence[Any], gold: Sequence[Any], pred_pa
             raise InputError(f"{_where(pred_path, n, key)}: claim {pc[:60]!r} differs from the gold claim of id "
                              f"{key!r} in {gold_path} ({gc[:60]!r}): the files are not aligned")
         merged = dict(p)
+        if "evidence" not in p and ("questions" in p or "string_evidence" in p):
+            # the original evaluation format: the prediction's own questions/answers (and any
+            # string_evidence, as answer-only pairs) are the predicted evidence, its label the predicted verdict
+            where = _where(pred_path, n, key)
+            strings = p.get("string_evidence") or []
+            if not isinstance(strings, list) or not all(isinstance(x, str) for x in strings):
+                raise InputError(f"{where}: 'string_evidence' must be a list of strings")
+            qs = averitec_questions_to_evidence(p.get("questions") or [], where).pairs
+            merged["evidence"] = ([{"question": q.question, "answer": q.answer} for q in qs]
+                                  + [{"question": "", "answer": x} for x in strings])
+            if "label" in p and "pred_label" not in p:
+                merged["pred_label"] = merged.pop("label")
         merged["questions"] = g["questions"]
         merged.setdefault("label", g.get("label"))
         merged.setdefault("claim", g.get("claim"))
         if "evidence" not in merged:
-            raise InputError(f"{_where(pred_path, n, key)}: field 'evidence' is missing (list of {{question, answer}})")
+            raise InputError(f"{_where(pred_path, n, key)}: field 'evidence' is missing (list of {{question, answer}}; "
+                             "or the original evaluation format's 'questions' with 'answers' / 'string_evidence')")
         out.append(merged)
     return out
 
@@ -386,3 +411,21 @@ def write_jsonl(rows: Iterable[dict], path: str | Path) -> None:
         OSError: the file cannot be written. TypeError: a value that is not JSON serialisable.
     """
     textio.write_jsonl(rows, path)
+
+
+def score_row(item: Item, score: Any, with_facts: bool = False) -> dict:
+    """The output row ``ev2r score -o`` writes for one scored item: :meth:`ItemScore.to_dict` with
+    the id as the input gave it (``585`` stays a number) and, unless ``with_facts``, without the
+    atomic facts. Every engine (local, :mod:`ev2r.ray_engine`) writes rows through this.
+
+    Args:
+        item: the :class:`Item` that was scored.
+        score: its :class:`~ev2r.types.ItemScore`.
+        with_facts: keep ``predicted_facts`` / ``reference_facts`` (facts with support probabilities).
+    """
+    d = score.to_dict()
+    if item.source_id is not None and str(item.source_id) == score.id:
+        d["id"] = item.source_id  # the id as the input gave it (585 stays a number)
+    if not with_facts:
+        d.pop("predicted_facts"), d.pop("reference_facts")
+    return d

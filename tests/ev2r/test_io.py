@@ -64,6 +64,28 @@ def test_averitec_predictions_joined_with_gold(tmp_path):
     assert read_items(gp2)[0].reference_evidence.pairs == (QAPair("Q0", "No. It never happened."),)
 
 
+def test_averitec_original_evaluation_format_predictions(tmp_path):
+    # predictions as the official eval.py reads them: questions with answers, string_evidence, label = predicted
+    gold = [{"claim": "G0", "label": "Supported", "questions": [{"question": "Q0", "answers": [{"answer": "A0"}]}]},
+            {"claim": "G1", "label": "Refuted", "questions": [{"question": "Q1", "answers": [{"answer": "A1"}]}]}]
+    preds = [{"claim_id": 1, "claim": "G1", "label": "Supported",
+              "questions": [{"question": "P", "answers": [{"answer": "PA"}, {"answer": "PB"}]}],
+              "string_evidence": ["S1"]},
+             {"claim_id": 0, "claim": "G0", "label": "Not Enough Evidence", "string_evidence": ["only text"]}]
+    gp = tmp_path / "gold.json"; gp.write_text(json.dumps(gold))
+    pp = tmp_path / "pred.json"; pp.write_text(json.dumps(preds))
+    a, b = read_items(pp, references=gp)
+    assert a.id == "1" and a.gold_label is Verdict.REFUTED and a.predicted_label is Verdict.SUPPORTED
+    assert a.predicted_evidence.pairs == (QAPair("P", "PA PB"), QAPair("", "S1"))
+    assert a.reference_evidence.pairs == (QAPair("Q1", "A1"),)
+    assert b.gold_label is Verdict.SUPPORTED and b.predicted_label is Verdict.NOT_ENOUGH_EVIDENCE
+    assert b.predicted_evidence.pairs == (QAPair("", "only text"),)
+    bad = [{"claim_id": 0, "label": "Supported", "string_evidence": [3]}]
+    pp.write_text(json.dumps(bad))
+    with pytest.raises(InputError, match="string_evidence"):
+        read_items(pp, references=gp)
+
+
 @pytest.mark.parametrize("row, match", [
     ({"id": 7, "predicted_evidence": "x", "reference_evidence": "y"}, r"row 0 \(id '7'\): field 'claim'"),
     ({"id": 7, "claim": "c", "predicted_evidence": "x", "reference_evidence": "y", "gold_label": "maybe"}, r"gold_label.*allowed"),
