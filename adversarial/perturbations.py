@@ -12,7 +12,9 @@ Every perturbation is a pure function ``(item, rng) -> PerturbationResult``:
 The checks follow the "checklist" tests of the Ev2R paper (Akhtar, Schlichtkrull, Vlachos 2024,
 arXiv 2411.05375, sec. 5 / appendix: robustness, coherence, coverage, redundancy, fluency,
 entity and number swaps), extended with negation, word shuffling and a prompt injection aimed at
-an LLM judge.
+an LLM judge. One perturbation, ``contrastive_claim`` (``target="claim"``), changes the claim
+instead: its meaning is reversed and its gold verdict flipped (FactArena's contrastive claims,
+arXiv 2601.02669, sec. III-D), the evidence is left as it is.
 
 Expected effects (:class:`Expectation`): ``invariant`` (meaning-preserving: the mean score may
 move by at most ``tolerance_pct`` percent of its base value) or ``decrease`` (meaning-damaging:
@@ -41,7 +43,7 @@ from ev2r.types import Evidence, Item, QAPair
 from . import resources
 from ._text import (
     RNG, WORD_RE, NumberToken, as_generator, find_numbers, format_number, map_sentences, match_case,
-    replace_spans,
+    replace_spans, split_sentences,
 )
 
 INVARIANT = "invariant"
@@ -120,6 +122,8 @@ class Perturbation:
         expect_by_score: overrides by score name (``precision``, ``recall``, ``proxy``, ...).
         bind: optional ``items -> fn`` giving a version of ``fn`` that draws on the other items of
             the run (``off_topic_pair`` takes its pair from another claim's evidence).
+        target: what the perturbation changes: ``"evidence"`` (the predicted evidence; all but one)
+            or ``"claim"`` (the claim and its gold verdict: ``contrastive_claim``).
     """
 
     name: str
@@ -129,6 +133,7 @@ class Perturbation:
     expect: Expectation
     expect_by_score: Mapping[str, Expectation] = field(default_factory=dict)
     bind: Optional[Callable[[Sequence[Item]], PerturbFn]] = None
+    target: str = "evidence"
 
     def __call__(self, item: Item, rng: RNG) -> PerturbationResult:
         return self.fn(item, rng)
@@ -743,6 +748,121 @@ def prompt_injection(item: Item, rng: RNG) -> PerturbationResult:
 
 
 # --------------------------------------------------------------------------------------------
+# Contrastive claims: the claim reversed, its verdict flipped
+# --------------------------------------------------------------------------------------------
+
+def _antonym_table() -> dict[str, str]:
+    pairs = [
+        ("increase", "decrease"), ("increased", "decreased"), ("increases", "decreases"),
+        ("increasing", "decreasing"), ("rise", "fall"), ("rose", "fell"), ("risen", "fallen"), ("rises", "falls"),
+        ("rising", "falling"), ("higher", "lower"), ("highest", "lowest"), ("larger", "smaller"),
+        ("largest", "smallest"), ("more than", "less than"), ("above", "below"), ("win", "lose"), ("won", "lost"),
+        ("wins", "loses"), ("legal", "illegal"), ("true", "false"), ("support", "oppose"), ("supported", "opposed"),
+        ("supports", "opposes"), ("approve", "reject"), ("approved", "rejected"), ("allowed", "banned"),
+        ("alive", "dead"), ("guilty", "innocent"), ("positive", "negative"), ("majority", "minority"),
+        ("maximum", "minimum"), ("best", "worst"), ("better", "worse"), ("before", "after"), ("always", "never"),
+        ("gained", "lost"), ("profit", "loss"), ("hired", "fired"), ("accepted", "refused"),
+    ]
+    table = {}
+    for a, b in pairs:
+        table.setdefault(a, b)
+        table.setdefault(b, a)
+    return table
+
+
+#: Word (or phrase) -> its antonym, both ways, for ``contrastive_claim`` (whole words, any case).
+ANTONYMS: Mapping[str, str] = MappingProxyType(_antonym_table())
+_ANTONYM_RE = re.compile(r"(?<![\w'-])(" + "|".join(re.escape(k).replace(r"\ ", r"\s+")
+                                                    for k in sorted(ANTONYMS, key=len, reverse=True)) + r")(?![\w'-])",
+                         re.I)
+#: The rules of ``contrastive_claim``, in the order they are listed in results.
+CONTRAST_RULES = ("negation", "antonym", "number")
+
+
+def _contrast_candidates(claim: str, supported: bool, g: np.random.Generator) -> tuple[dict[str, str], list[str]]:
+    """``{rule: reversed claim}`` for the rules that apply, and why the others do not."""
+    out, why = {}, []
+    sentences = [s for s, _ in split_sentences(claim) if s.strip()]
+    if len(sentences) == 1:
+        neg = negate_sentence(claim)
+        if neg != claim:
+            out["negation"] = neg
+    else:
+        why.append(f"negation needs a one-sentence claim ({len(sentences)} sentences)")
+    if not supported:
+        why.append("antonym and number change only reverse a supported claim (a false claim's antonym or another "
+                   "number is not thereby true)")
+        return out, why
+    hits = list(_ANTONYM_RE.finditer(claim))
+    if hits:
+        m = hits[int(g.integers(len(hits)))]
+        key = re.sub(r"\s+", " ", m.group(0).lower())
+        out["antonym"] = replace_spans(claim, [(m.start(), m.end(), match_case(m.group(0), ANTONYMS[key]))])
+    else:
+        why.append("no listed antonym in the claim")
+    toks = find_numbers(claim)
+    if toks:
+        tok = toks[int(g.integers(len(toks)))]
+        out["number"] = replace_spans(claim, [(tok.start, tok.end, format_number(_changed_number(tok, g), tok))])
+    else:
+        why.append("no number in the claim")
+    return out, why
+
+
+def contrastive_claim(item: Item, rng: RNG) -> PerturbationResult:
+    """Reverse the meaning of the **claim** by one rule and flip its gold verdict (Supported <->
+    Refuted); the evidence is unchanged (FactArena's contrastive claims, arXiv 2601.02669, sec. III-D).
+
+    Rules (one is drawn with ``rng`` among those that apply; :data:`CONTRAST_RULES`):
+
+    * ``negation`` -- :func:`negate_sentence` (a negation cue removed, else ``not`` inserted after
+      the first auxiliary, else ``It is not true that ...``); a one-sentence claim only; reverses a
+      supported or a refuted claim;
+    * ``antonym`` -- one listed word replaced by its antonym (:data:`ANTONYMS`: ``increased`` ->
+      ``decreased``, ``legal`` -> ``illegal``, ...);
+    * ``number`` -- one number changed by 10-50% (years by 2-10 years), as ``number_change`` does.
+
+    Antonyms and numbers apply to **supported** claims only: they make a true claim false, but the
+    antonym of a false claim, or another number in it, is not thereby true. A claim whose gold
+    verdict is neither Supported nor Refuted (not enough evidence, conflicting) or missing is
+    skipped with the reason. ``human_label`` in ``item.extra`` is flipped the same way when it is
+    Supported/Refuted; ``extra`` gains ``contrastive_rule`` and ``original_claim``.
+
+    Declared expectation: the reference-based scores ignore the claim (unchanged); the proxy
+    score is P(flipped gold verdict | reversed claim, evidence) and should follow the flip, i.e.
+    stay where P(gold | claim, evidence) was.
+    """
+    from dataclasses import replace as _replace
+
+    from ev2r.labels import Verdict, normalize_verdict
+
+    flip = {Verdict.SUPPORTED: Verdict.REFUTED, Verdict.REFUTED: Verdict.SUPPORTED}
+    if item.gold_label is None:
+        return PerturbationResult.skip("no gold verdict")
+    if item.gold_label not in flip:
+        return PerturbationResult.skip(f"gold verdict {item.gold_label.value!r} is neither supported nor refuted: "
+                                       "reversing the claim does not determine the new verdict")
+    if not WORD_RE.search(item.claim or ""):
+        return PerturbationResult.skip("the claim is empty")
+    g = as_generator(rng)
+    cands, why = _contrast_candidates(item.claim, item.gold_label == Verdict.SUPPORTED, g)
+    if not cands:
+        return PerturbationResult.skip("no rule applies: " + "; ".join(why))
+    rules = [r for r in CONTRAST_RULES if r in cands]
+    rule = rules[int(g.integers(len(rules)))]
+    extra = dict(item.extra, contrastive_rule=rule, original_claim=item.claim)
+    human = item.extra.get("human_label")
+    if human is not None:
+        try:
+            hv = normalize_verdict(human, field="human_label")
+        except ValueError:
+            hv = None
+        if hv in flip:
+            extra["human_label"] = flip[hv].value
+    return PerturbationResult(_replace(item, claim=cands[rule], gold_label=flip[item.gold_label], extra=extra), None, 1)
+
+
+# --------------------------------------------------------------------------------------------
 # Registry
 # --------------------------------------------------------------------------------------------
 
@@ -782,6 +902,12 @@ PERTURBATIONS: Mapping[str, Perturbation] = MappingProxyType({p.name: p for p in
     Perturbation("shuffle_words", shuffle_words, _D, "words shuffled within sentences", _dec()),
     Perturbation("prompt_injection", prompt_injection, _D, "instruction to an LLM judge appended", _dec(),
                  {"recall": _inv(10), "proxy": _inv(10)}),
+    # the claim's meaning reversed with its verdict: the evidence keeps its meaning for the item, so
+    # the reference-based scores (which ignore the claim) must not move, and the proxy, now scored
+    # against the flipped verdict, should stay where it was (it follows the flip)
+    Perturbation("contrastive_claim", contrastive_claim, _P,
+                 "claim reversed (negation/antonym/number), verdict flipped; evidence unchanged", _inv(10),
+                 {"precision": _inv(1), "recall": _inv(1), "f1": _inv(1)}, target="claim"),
 ]})
 
 

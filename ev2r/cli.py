@@ -2,11 +2,13 @@
 
     ev2r score INPUT [-o OUT.jsonl] [--json] [--model M] [--decomposer rules|rules-v1|rules-v2|replay|llm]
                      [--replay FILE] [--replay-model M] [--scorer ev2r|hu-meteor] [--alpha A] [--dtype D]
+                     [--engine local|ray] [--ray-address ADDR] [--workers N]
     ev2r verify INPUT.jsonl -o OUT.jsonl [--model M]
     ev2r averitec PREDICTIONS --references GOLD [--json] [-o PER_CLAIM.jsonl]
     ev2r align A.jsonl B.jsonl [-o OUT.jsonl] [--similarity ...]
     ev2r robustness INPUT [-o DIR] [--sample N] [--seed S]
-    ev2r rank SCORES.jsonl [--system-field system] [--score-field ev2r] -o OUT.json
+    ev2r rank SCORES.jsonl [--system-field system] [--score-field ev2r] -o OUT.json   (or judged battles.jsonl)
+    ev2r arena SYSTEM[:FAMILY]=PATH ... --judge BASE_URL=MODEL[:FAMILY] ... -o DIR [--pairs-per-claim N]
     ev2r train-verifier --data-dir DIR --out DIR [...]
 
 Exit status: 0 success, 1 ``ev2r score`` ran but every item failed (the reason is printed), 2 unusable
@@ -41,13 +43,16 @@ def _fmt(v) -> str:
 
 def cmd_score(args) -> int:
     from .api import build_scorer
-    from .io import read_items, write_jsonl
+    from .io import read_items, score_row, write_jsonl
 
     if args.nltk_data:
         from claimalign._nltk import add_nltk_data_path
 
         add_nltk_data_path(args.nltk_data)
     _check_output(args.output)
+    from .ray_engine import check_engine_options
+
+    check_engine_options(args.engine, args.ray_address, args.workers)
     for opt in ("llm_price_in", "llm_price_out"):
         v = getattr(args, opt, None)
         if v is not None and not (math.isfinite(v) and v >= 0):
@@ -81,11 +86,27 @@ def cmd_score(args) -> int:
         print(json.dumps(est.to_dict()))
         return 0
     wanted = args.scorer or ["ev2r"]
-    scorer = build_scorer(verifier=args.model, decomposer=args.decomposer, alpha=args.alpha,
-                          threshold=args.threshold, support=args.support, proxy_target=args.proxy_target,
-                          replay=args.replay, replay_model=args.replay_model, llm_options=llm_options,
-                          baselines=[s for s in wanted if s != "ev2r"], progress=progress, device=args.device,
-                          batch_size=args.batch_size, dtype=args.dtype, ev2r="ev2r" in wanted)
+    options = dict(verifier=args.model, decomposer=args.decomposer, alpha=args.alpha, threshold=args.threshold,
+                   support=args.support, proxy_target=args.proxy_target, replay=args.replay,
+                   replay_model=args.replay_model, llm_options=llm_options,
+                   baselines=[s for s in wanted if s != "ev2r"], device=args.device, batch_size=args.batch_size,
+                   dtype=args.dtype, ev2r="ev2r" in wanted)
+    if args.engine == "ray":  # the same scorer options, one scorer per Ray actor (ev2r.ray_engine)
+        from .ray_engine import score_ray
+
+        try:
+            result = score_ray(items, args.output, scorer_options=options, address=args.ray_address,
+                               workers=args.workers, with_facts=args.with_facts, progress=progress,
+                               nltk_data=args.nltk_data)
+        finally:
+            if bar is not None:
+                bar.close()
+        if result.llm_run:
+            print("llm: " + " ".join(f"{k}={v}" for k, v in result.llm_run.items()), file=sys.stderr)
+        print(f"ev2r score: engine ray: {result.n_scored} item(s) scored on {result.workers} worker(s), "
+              f"{result.n_resumed} resumed from {args.output}", file=sys.stderr)
+        return _report_score(args, result.summary, result.scores, wanted)
+    scorer = build_scorer(**options, progress=progress)
     scores = scorer.score(items)
     if bar is not None:
         bar.close()
@@ -94,15 +115,13 @@ def cmd_score(args) -> int:
     if run:  # LLM accounting (calls sent, cache hits, tokens) goes to stderr, not into the results
         print("llm: " + " ".join(f"{k}={v}" for k, v in run.items()), file=sys.stderr)
     if args.output:
-        rows = []
-        for item, s in zip(items, scores):
-            d = s.to_dict()
-            if item.source_id is not None and str(item.source_id) == s.id:
-                d["id"] = item.source_id  # the id as the input gave it (585 stays a number)
-            if not args.with_facts:
-                d.pop("predicted_facts"), d.pop("reference_facts")
-            rows.append(d)
-        write_jsonl(rows, args.output)
+        write_jsonl([score_row(item, s, args.with_facts) for item, s in zip(items, scores)], args.output)
+    return _report_score(args, summary, scores, wanted)
+
+
+def _report_score(args, summary, scores, wanted) -> int:
+    """Print what ``ev2r score`` reports after scoring (notes, the summary) for any engine; the
+    exit status (1 when every item failed)."""
     n_noref = (summary.failures or {}).get("no_reference", 0)
     if n_noref:
         print(f"ev2r score: note: {n_noref} item(s) have no reference evidence, so no precision/recall/F1/Ev2R: "
@@ -303,6 +322,15 @@ def build_parser() -> argparse.ArgumentParser:
                    help="gold verdict (default) or the annotators' verdict (authors' variant, comparison only)")
     p.add_argument("--with-facts", action="store_true", help="include atomic facts and their support in -o rows")
     p.add_argument("--no-progress", action="store_true")
+    p.add_argument("--engine", choices=["local", "ray"], default="local",
+                   help="local (default): score in this process; ray: a Ray Data actor pool, one loaded scorer per "
+                        "actor, the same numbers and row order (needs pip install 'ev2r[ray]'); with -o, a rerun "
+                        "skips rows already in OUT with status ok")
+    p.add_argument("--ray-address", metavar="ADDR", default=None,
+                   help="--engine ray: cluster to join (e.g. ray://head:10001 or auto); default: $RAY_ADDRESS, "
+                        "else a local Ray instance started for this run")
+    p.add_argument("--workers", type=int, default=None, metavar="N",
+                   help="--engine ray: scorer actors, 1 CPU each (default: the cluster's CPUs)")
     _add_verifier_args(p)
     p.set_defaults(func=cmd_score)
 
@@ -338,6 +366,12 @@ def build_parser() -> argparse.ArgumentParser:
         p = sub.add_parser("rank", help="rank systems from per-item scores (Bradley-Terry, Elo)")
         add_rank_arguments(p)
         p.set_defaults(func=run_rank)
+
+    from .arena import add_arena_arguments, run_arena_cli
+
+    p = sub.add_parser("arena", help="rank systems from pairwise evidence battles judged by an LLM panel")
+    add_arena_arguments(p)
+    p.set_defaults(func=run_arena_cli)
 
     p = sub.add_parser("averitec", help="AVeriTeC shared-task table (official eval.py names and numbers)")
     p.add_argument("predictions", help="predictions JSON/JSONL: original AVeriTeC format (claim_id, label, questions "

@@ -212,14 +212,27 @@ class Ev2RScorer:
 
     def corpus(self, scores: Sequence[ItemScore]) -> CorpusScore:
         """Means over ok items (values that are None are left out), counts and the signature."""
-        ok = [s for s in scores if s.ok]
-        failures = collections.Counter(s.status for s in scores if not s.ok)
-        extra_names = sorted({k for s in scores for k in s.extra_scores})
-        return CorpusScore(
-            n=len(scores), n_failed=len(scores) - len(ok),
-            precision=mean_or_none([s.precision for s in ok]), recall=mean_or_none([s.recall for s in ok]),
-            f1=mean_or_none([s.f1 for s in ok]), proxy=mean_or_none([s.proxy for s in ok]),
-            ev2r=mean_or_none([s.ev2r for s in ok]), signature=self.signature(),
-            extra={k: mean_or_none([s.extra_scores.get(k) for s in ok]) for k in extra_names},
-            failures=dict(failures),
-        )
+        return corpus_summary(scores, self.signature())
+
+
+def corpus_summary(scores: Sequence[ItemScore], signature: str) -> CorpusScore:
+    """The corpus summary of per-item scores (what :meth:`Ev2RScorer.corpus` returns): means over
+    items whose status is ok (None values left out), ``n``, ``n_failed``, failures by status, and
+    the given ``signature``. Used by engines that score items in other processes
+    (:mod:`ev2r.ray_engine`), so a corpus is summarised one way whichever engine scored it.
+
+    Args:
+        scores: :class:`~ev2r.types.ItemScore` objects, in any order.
+        signature: the scorer's signature string (:meth:`Ev2RScorer.signature`).
+    """
+    ok = [s for s in scores if s.ok]
+    failures = collections.Counter(s.status for s in scores if not s.ok)
+    extra_names = sorted({k for s in scores for k in s.extra_scores})
+    return CorpusScore(
+        n=len(scores), n_failed=len(scores) - len(ok),
+        precision=mean_or_none([s.precision for s in ok]), recall=mean_or_none([s.recall for s in ok]),
+        f1=mean_or_none([s.f1 for s in ok]), proxy=mean_or_none([s.proxy for s in ok]),
+        ev2r=mean_or_none([s.ev2r for s in ok]), signature=signature,
+        extra={k: mean_or_none([s.extra_scores.get(k) for s in ok]) for k in extra_names},
+        failures=dict(failures),
+    )

