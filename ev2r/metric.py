@@ -128,11 +128,16 @@ class Ev2RScorer:
                 raise ValueError(f"items[{k}]: expected an ev2r.types.Item (build one from a row with "
                                  f"ev2r.io.item_from_row), got {type(it).__name__}")
         out: list[ItemScore] = []
+        ref = self.reference_scorer
+        total_run: dict = {}
         for start in range(0, len(items), self.chunk_size):
             chunk = items[start:start + self.chunk_size]
             out.extend(self._score_chunk(chunk))
+            _add_run(total_run, getattr(ref, "last_run", None))
             if self.progress:
                 self.progress(len(out), len(items))
+        if isinstance(getattr(ref, "last_run", None), dict):
+            ref.last_run = total_run  # LLM accounting of the whole call, not of its last chunk
         return out
 
     def _isolated(self, fn, items, make_failure):
@@ -213,6 +218,19 @@ class Ev2RScorer:
     def corpus(self, scores: Sequence[ItemScore]) -> CorpusScore:
         """Means over ok items (values that are None are left out), counts and the signature."""
         return corpus_summary(scores, self.signature())
+
+
+def _add_run(total: dict, run) -> None:
+    """Add one chunk's LLM accounting (numbers, and dicts of counts such as ``statuses``) to ``total``."""
+    for k, v in (run or {}).items():
+        if isinstance(v, dict):
+            sub = total.setdefault(k, {})
+            for kk, vv in v.items():
+                sub[kk] = sub.get(kk, 0) + vv
+        elif isinstance(v, (int, float)) and not isinstance(v, bool):
+            total[k] = total.get(k, 0) + v
+        else:
+            total[k] = v
 
 
 def corpus_summary(scores: Sequence[ItemScore], signature: str) -> CorpusScore:

@@ -264,3 +264,16 @@ def test_scoring_process_killed_half_way_resumes_only_missing(fake_server, tmp_p
     res = sc.score_reference(make_items(8))
     assert [r.status for r in res] == ["ok"] * 8
     assert sc.last_run["cache_hits"] == n_done and sc.last_run["calls"] == 8 - n_done
+
+
+def test_llm_accounting_covers_every_chunk_of_a_score_call(fake_server, tmp_path):
+    # 5 items in chunks of 2: the reported calls are those of all three chunks, not of the last one
+    fake_server.responder = lambda body: (200, chat_response(json.dumps(GOOD)), 0)
+    ref = LLMReferenceScorer(base_url=fake_server.base_url, model="fake-model", cache_dir=tmp_path / "c",
+                             max_reasks=0, backoff=0.01)
+    scorer = Ev2RScorer(ref, None, chunk_size=2)
+    scores = scorer.score(make_items(5))
+    assert len(scores) == 5
+    assert ref.last_run["calls"] == 5 and ref.last_run["statuses"] == {"ok": 5}
+    scorer.score(make_items(5))  # all from the cache now
+    assert ref.last_run["calls"] == 0 and ref.last_run["cache_hits"] == 5
