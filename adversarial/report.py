@@ -47,6 +47,15 @@ def _expect_text(c: ScoreCheck) -> str:
     return f"decrease (≤ −{c.tolerance_pct:g}%)"
 
 
+def _gate_text(report: RobustnessReport, mode: str) -> str:
+    status = report.gate_status(mode)
+    if status == "failed":
+        return f"FAILED ({len(report.violations(mode))} violation(s))"
+    if status == "not judged":
+        return "NOT JUDGED (no counted check had enough items for a verdict)"
+    return "PASSED"
+
+
 def render_markdown(report: RobustnessReport, mode: str = "gated", detail: bool = True) -> str:
     """The report as Markdown. ``detail=False`` gives only the header, the summary matrix and the
     violations (what the CLI prints to the log).
@@ -62,13 +71,14 @@ def render_markdown(report: RobustnessReport, mode: str = "gated", detail: bool 
         "",
         f"{report.n_items} items, seed {report.seed}, {s['n_boot']} bootstrap resamples, "
         f"absolute floor {s['abs_tol']:g}, at least {s['min_n']} items per verdict; "
-        f"gate mode `{mode}`: **{'PASSED' if not viol else f'FAILED ({len(viol)} violation(s))'}** "
+        f"gate mode `{mode}`: **{_gate_text(report, mode)}** "
         f"({len(all_fail)} check(s) violated in all, gated or not).",
         "",
         "Cells: expected effect (≈ invariant, ↓ decrease), % change of the mean score on the items the "
         "perturbation applied to (perturbed vs base), and the verdict: ✓ meets the expectation, "
         "✗ violates a gated check (its CI95 excludes meeting it), (✗) violates a reported (not gated) check, "
-        "– not enough items to judge (too few items, or a CI95 that spans both meeting and missing it).",
+        "– not enough items to judge (too few items, or a check that misses its expectation while its CI95 "
+        "still reaches the region that meets it; an invariant check passes on its mean change).",
         "",
     ]
     base = " | ".join(f"{sc}" for sc in report.scores)
@@ -205,7 +215,8 @@ def render_png(report: RobustnessReport, path: str, mode: str = "gated", title: 
     fig.legend(handles=handles, loc="upper left", bbox_to_anchor=(0.01, 1 - 0.5 / total_h),
                ncol=min(len(handles), 6), fontsize=8, frameon=False)
     nv = len(report.violations(mode))
-    verdict = f"mode {mode}: " + ("PASSED" if not nv else f"FAILED ({nv} violated check(s); ✗ red: gated, orange: reported)")
+    verdict = f"mode {mode}: " + (f"FAILED ({nv} violated check(s); ✗ red: gated, orange: reported)" if nv
+                                  else _gate_text(report, mode))
     fig.suptitle(title or f"Robustness of {report.scorer}: {report.n_items} items, seed {report.seed}; {verdict}",
                  x=0.01, y=1 - 0.15 / total_h, ha="left", va="top", fontsize=10)
     fig.tight_layout(rect=(0, 0, 1, 1 - 0.85 / total_h))

@@ -55,6 +55,8 @@ from .resources import ResourceMissingError
 Scorer = Callable[[Sequence[Item]], list]
 FAIL_MODES = ("gated", "all", "none")
 PASS, FAIL, NA = "pass", "fail", "n/a"
+#: changes smaller than this are float noise (e.g. 0.8000000000000002 - 0.8), never a decrease
+_NOISE = 1e-9
 
 
 @dataclass
@@ -165,9 +167,19 @@ class RobustnessReport:
             raise ValueError(f"fail_on_violation: expected one of {', '.join(FAIL_MODES)}, got {mode!r}")
         return [c for c in self.checks() if c.verdict != NA and (mode == "all" or c.gated)]
 
+    def gate_status(self, mode: str = "gated") -> str:
+        """``"passed"``, ``"failed"`` (a counted check violated) or ``"not judged"`` (``mode`` is not
+        ``none`` and no counted check had enough items for a verdict: the gate cannot pass on no
+        evidence)."""
+        if self.violations(mode):
+            return "failed"
+        if mode != "none" and not self.judged(mode):
+            return "not judged"
+        return "passed"
+
     def passed(self, mode: str = "gated") -> bool:
-        """True when :meth:`violations` is empty for ``mode``."""
-        return not self.violations(mode)
+        """True when :meth:`gate_status` is ``"passed"`` for ``mode``."""
+        return self.gate_status(mode) == "passed"
 
     def to_dict(self, mode: str = "gated") -> dict:
         """JSON-ready dict (the ``report.json`` layout): ``perturbations[name]["scores"][score]``
@@ -182,6 +194,7 @@ class RobustnessReport:
             "base_means": self.base_means,
             "base_failed": self.base_failed,
             "passed": self.passed(mode),
+            "gate_status": self.gate_status(mode),
             "violations": [{"perturbation": c.perturbation, "score": c.score, "reason": c.reason}
                            for c in self.violations(mode)],
             "perturbations": {p.name: p.to_dict() for p in self.perturbations},
@@ -269,7 +282,7 @@ def _check(p: Perturbation, score: str, base: list, pert: list, n_skipped: int, 
     else:
         need = -exp.tolerance_pct / 100.0 * mb
         rule = f"required <= -{exp.tolerance_pct:g}% with CI95 of the change below 0"
-        if pct is not None and pct <= -exp.tolerance_pct and ci is not None and ci[1] < 0:
+        if pct is not None and pct <= -exp.tolerance_pct and ci is not None and ci[1] < -_NOISE:
             verdict, reason = PASS, f"change {pct_s}, {rule} ({ci_s})"
         elif ci is not None and ci[0] > need:
             verdict, reason = FAIL, f"change {pct_s} with CI95 {ci_s} wholly above the required drop {need:+.4f}; {rule}"

@@ -163,7 +163,7 @@ def arena_run(label, systems_, judge, scores, args, resume_demo=False):
 
     kw = dict(pairs_per_claim=args.pairs_per_claim, seed=args.seed, cache_dir=args.cache, concurrency=args.concurrency,
               timeout=600.0, max_retries=1, max_tokens=args.max_tokens, n_bootstrap=args.bootstrap,
-              reference_scores=scores)
+              reference_scores=scores, constrain_answers=args.constrain_answers)
     phases = []
     n = len(next(iter(systems_.values())))
     if resume_demo:
@@ -203,6 +203,8 @@ def main(argv=None) -> int:
     ap.add_argument("--threads", type=int, default=2, help="llama.cpp threads")
     ap.add_argument("--pairs-per-claim", type=int, default=None)
     ap.add_argument("--max-tokens", type=int, default=4)
+    ap.add_argument("--constrain-answers", action="store_true",
+                    help="send the A/B/tie grammar with every request (llama.cpp servers; ev2r arena --constrain-answers)")
     ap.add_argument("--concurrency", type=int, default=1)
     ap.add_argument("--limit", type=int, default=None)
     ap.add_argument("--bootstrap", type=int, default=1000)

@@ -78,6 +78,11 @@ NO_REFERENCE = "(no reference evidence given)"
 
 
 # -- specifications ------------------------------------------------------------------------------
+#: GBNF grammar that restricts a judge's reply to one of the three answers (llama.cpp servers read a
+#: ``grammar`` field in the request body; ``constrain_answers=True`` sends it).
+ANSWER_GRAMMAR = 'root ::= "A" | "B" | "tie"'
+
+
 @dataclass(frozen=True)
 class Judge:
     """One judge of the panel.
@@ -374,13 +379,22 @@ def combine_orders(ab: dict, ba: dict) -> tuple[Optional[str], str, Optional[str
     return None, bad["status"], f"order {bad['order']}: {bad['error']}", None
 
 
+def answer_params(max_tokens: int, constrain_answers: bool = False) -> dict:
+    """Decoding parameters of one judge request: ``max_tokens``, plus the answer grammar
+    (:data:`ANSWER_GRAMMAR`, as ``extra_body``) when ``constrain_answers``."""
+    params: dict = {"max_tokens": max_tokens}
+    if constrain_answers:
+        params["extra_body"] = {"grammar": ANSWER_GRAMMAR}
+    return params
+
+
 def run_arena(systems: Mapping[str, Sequence[Item]], judges: Sequence[Judge],
               families: Optional[Mapping[str, Optional[str]]] = None, *, pairs_per_claim: Optional[int] = None,
               seed: int = 0, limit: Optional[int] = None, cache_dir: Any = None, offline: bool = False,
               concurrency: int = 4, timeout: float = 120.0, max_retries: int = 3, backoff: float = 1.0,
               max_tokens: int = DEFAULT_MAX_TOKENS, prompt: Any = None, n_bootstrap: int = 1000,
               reference_scores: Optional[Mapping[str, Mapping[str, float]]] = None,
-              clients: Optional[Mapping[str, LLMClient]] = None) -> ArenaResult:
+              clients: Optional[Mapping[str, LLMClient]] = None, constrain_answers: bool = False) -> ArenaResult:
     """Run the arena (module docstring): sample battles, judge each in both orders by every eligible
     judge, rank, and measure the judges.
 
@@ -402,6 +416,10 @@ def run_arena(systems: Mapping[str, Sequence[Item]], judges: Sequence[Judge],
         reference_scores: ``{item id: {system: score}}`` (:func:`ev2r.rank.scores_table`) to compare
             the arena's ranking with (:func:`ranking_agreement`).
         clients: ready clients by judge name (custom transports, tests).
+        constrain_answers: send :data:`ANSWER_GRAMMAR` with every request (``extra_body``), so that a
+            llama.cpp server can only reply ``A``, ``B`` or ``tie`` (for small or base models that
+            otherwise do not answer; other servers may ignore or reject the field). Part of the
+            request, so of the cache key.
 
     Returns:
         an :class:`ArenaResult`. Judgements never raise for the run: failures are statuses.
@@ -434,7 +452,8 @@ def run_arena(systems: Mapping[str, Sequence[Item]], judges: Sequence[Judge],
                      max_retries=max_retries, backoff=backoff)
     by_judge = {j.name: j for j in judges}
     wanted = arena_requests(battle_plan, prompt)
-    requests = {name: [(bi, order, LLMRequest([{"role": "user", "content": text}], {"max_tokens": max_tokens}))
+    params = answer_params(max_tokens, constrain_answers)
+    requests = {name: [(bi, order, LLMRequest([{"role": "user", "content": text}], dict(params)))
                        for bi, order, text in todo] for name, todo in wanted.items()}
     llm_stats: dict[str, dict] = {}
     decoding: dict[str, str] = {}
@@ -683,6 +702,9 @@ def add_arena_arguments(p) -> None:
     p.add_argument("--bootstrap", type=int, default=1000, help="bootstrap replicates (default 1000)")
     p.add_argument("--max-tokens", type=int, default=DEFAULT_MAX_TOKENS,
                    help=f"generation limit per answer (default {DEFAULT_MAX_TOKENS})")
+    p.add_argument("--constrain-answers", action="store_true",
+                   help="send a grammar that lets a llama.cpp server reply only A, B or tie (for small or base "
+                        "models that otherwise do not answer)")
     p.add_argument("--prompt-file", metavar="FILE", help="judge prompt template ($claim, $reference_evidence, "
                                                          "$evidence_a, $evidence_b); default: arena_pairwise")
     p.add_argument("--llm-cache", help="answer cache folder (default: $EV2R_LLM_CACHE, else ~/.cache/ev2r/llm); "
@@ -734,12 +756,12 @@ def run_arena_cli(args) -> int:
     kw = dict(pairs_per_claim=args.pairs_per_claim, seed=args.seed, limit=args.limit, cache_dir=args.llm_cache,
               offline=args.llm_offline, concurrency=args.llm_concurrency, timeout=args.llm_timeout,
               max_retries=args.llm_max_retries, max_tokens=args.max_tokens, prompt=prompt,
-              n_bootstrap=args.bootstrap, reference_scores=scores)
+              n_bootstrap=args.bootstrap, reference_scores=scores, constrain_answers=args.constrain_answers)
     print("ev2r arena: judges: " + ", ".join(f"{j.model} (family {j.family or 'none'}) at {j.base_url or 'OpenAI API'}"
                                              for j in judges), file=sys.stderr)
     if args.dry_run:
         print(json.dumps(estimate_arena(systems, judges, families, **{k: v for k, v in kw.items() if k in (
-            "pairs_per_claim", "seed", "limit", "cache_dir", "max_tokens", "prompt")})))
+            "pairs_per_claim", "seed", "limit", "cache_dir", "max_tokens", "prompt", "constrain_answers")})))
         return 0
     result = run_arena(systems, judges, families, **kw)
     os.makedirs(args.output, exist_ok=True)
@@ -766,7 +788,7 @@ def run_arena_cli(args) -> int:
 def estimate_arena(systems: Mapping[str, Sequence[Item]], judges: Sequence[Judge],
                    families: Optional[Mapping[str, Optional[str]]] = None, *, pairs_per_claim: Optional[int] = None,
                    seed: int = 0, limit: Optional[int] = None, cache_dir: Any = None,
-                   max_tokens: int = DEFAULT_MAX_TOKENS, prompt: Any = None) -> dict:
+                   max_tokens: int = DEFAULT_MAX_TOKENS, prompt: Any = None, constrain_answers: bool = False) -> dict:
     """Dry run: per judge, :meth:`ev2r.llm.LLMClient.estimate` of the requests :func:`run_arena` would
     send (nothing is sent)."""
     from .llm.scorers import _resolve_prompt
@@ -778,6 +800,7 @@ def estimate_arena(systems: Mapping[str, Sequence[Item]], judges: Sequence[Judge
     for name, todo in arena_requests(battle_plan, prompt).items():
         j = next(j for j in judges if j.name == name)
         client = LLMClient(model=j.model, base_url=j.base_url, cache_dir=cache_dir)
-        reqs = [LLMRequest([{"role": "user", "content": text}], {"max_tokens": max_tokens}) for _, _, text in todo]
+        reqs = [LLMRequest([{"role": "user", "content": text}], answer_params(max_tokens, constrain_answers))
+                for _, _, text in todo]
         out[name] = client.estimate(reqs).to_dict()
     return {"n_battles": len(battle_plan), "judges": out}

@@ -297,12 +297,13 @@ def join_averitec_predictions(preds: Sequence[Any], gold: Sequence[Any], pred_pa
     ``pred_label``) or in the original evaluation format (``questions: [{question, answers}]``
     and/or ``string_evidence: [str]``, ``label`` = the predicted verdict): the latter's questions
     and answers become the predicted evidence (each ``string_evidence`` string an answer without a
-    question) and its ``label`` the ``pred_label``; the gold file gives ``label`` (the gold verdict)
-    and the reference evidence.
+    question) and its ``label`` the ``pred_label``. The gold file always gives ``label`` (the gold
+    verdict) and the reference evidence: a prediction's ``label`` is read as its predicted verdict.
 
     Raises:
         InputError: a gold row without ``questions``, a repeated gold id, a prediction without a gold
-            row or with a different claim, no predicted evidence in either format.
+            row or with a different claim, a ``claim_id`` given twice, both formats in one row,
+            ``questions``/``string_evidence`` of the wrong type, no predicted evidence in either format.
     """
     by_id: dict[str, dict] = {}
     for n, g in enumerate(gold):
@@ -314,6 +315,7 @@ def join_averitec_predictions(preds: Sequence[Any], gold: Sequence[Any], pred_pa
                              "in the references file)")
         by_id[gid] = g
     out = []
+    seen: set = set()
     for n, p in enumerate(preds):
         if not isinstance(p, dict):
             raise InputError(f"{_where(pred_path, n)}: expected a JSON object")
@@ -326,20 +328,28 @@ def join_averitec_predictions(preds: Sequence[Any], gold: Sequence[Any], pred_pa
             raise InputError(f"{_where(pred_path, n, key)}: claim {pc[:60]!r} differs from the gold claim of id "
                              f"{key!r} in {gold_path} ({gc[:60]!r}): the files are not aligned")
         merged = dict(p)
+        where = _where(pred_path, n, key)
+        if key in seen:
+            raise InputError(f"{where}: claim_id {key!r} given more than once (each claim is scored once)")
+        seen.add(key)
+        if "evidence" in p and ("questions" in p or "string_evidence" in p):
+            raise InputError(f"{where}: has both 'evidence' (2024 submission format) and 'questions'/'string_evidence' "
+                             "(original evaluation format); give one")
         if "evidence" not in p and ("questions" in p or "string_evidence" in p):
             # the original evaluation format: the prediction's own questions/answers (and any
             # string_evidence, as answer-only pairs) are the predicted evidence, its label the predicted verdict
-            where = _where(pred_path, n, key)
-            strings = p.get("string_evidence") or []
+            strings = p.get("string_evidence", [])
             if not isinstance(strings, list) or not all(isinstance(x, str) for x in strings):
-                raise InputError(f"{where}: 'string_evidence' must be a list of strings")
-            qs = averitec_questions_to_evidence(p.get("questions") or [], where).pairs
+                raise InputError(f"{where}: 'string_evidence' must be a list of strings, got {strings!r:.60}")
+            qs = averitec_questions_to_evidence(p.get("questions", []), where).pairs
             merged["evidence"] = ([{"question": q.question, "answer": q.answer} for q in qs]
                                   + [{"question": "", "answer": x} for x in strings])
-            if "label" in p and "pred_label" not in p:
-                merged["pred_label"] = merged.pop("label")
+        if "label" in merged:  # a prediction's own label is its predicted verdict, never the gold one
+            lab = merged.pop("label")
+            if "pred_label" not in merged:
+                merged["pred_label"] = lab
         merged["questions"] = g["questions"]
-        merged.setdefault("label", g.get("label"))
+        merged["label"] = g.get("label")
         merged.setdefault("claim", g.get("claim"))
         if "evidence" not in merged:
             raise InputError(f"{_where(pred_path, n, key)}: field 'evidence' is missing (list of {{question, answer}}; "

@@ -555,6 +555,11 @@ def score_ray(items: Sequence[Item], output: Optional[str | os.PathLike] = None,
                 ray.init(address=address, include_dashboard=False, log_to_driver=False,
                          runtime_env={"env_vars": env} if env else None)
                 started_here = True
+        if gpus_per_worker:
+            have = float(ray.cluster_resources().get("GPU", 0))
+            if have < gpus_per_worker:
+                raise ValueError(f"--device {options.get('device')}: each worker needs {gpus_per_worker:g} GPU(s) but "
+                                 f"the Ray cluster has {have:g}; use --device cpu or a cluster with GPUs")
         if grid:
             n_workers, signature = _run_pipeline(ray, items, grid, options, nltk_data, workers, cpus_per_worker,
                                                  gpus_per_worker, part_path, with_facts, progress, total,

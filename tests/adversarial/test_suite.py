@@ -94,7 +94,20 @@ def test_unavailable_perturbation_is_reported():
     rep = run_suite(make_items(4), coverage_scorer, [p], n_boot=200)
     s = rep.perturbations[0]
     assert s.unavailable.startswith("WordNet data not found") and s.n_applied == 0
-    assert all(c.verdict == "n/a" for c in s.checks.values()) and rep.passed("all")
+    assert all(c.verdict == "n/a" for c in s.checks.values())
+    # nothing judged: the gate neither fails nor passes, and the report says so
+    assert rep.gate_status("all") == "not judged" and not rep.passed("all") and rep.violations("all") == []
+    assert rep.gate_status("none") == "passed"
+    from adversarial.report import render_markdown
+
+    assert "NOT JUDGED" in render_markdown(rep, "all") and rep.to_dict("all")["passed"] is False
+
+
+def test_a_float_noise_drop_is_not_a_decrease():
+    # every item moves by -1.1e-16 (0.8000000000000002 -> 0.8) except real drops on none: CI upper end < 0 by noise only
+    dec = _one_check("drop_half_pairs", [0.8000000000000002] * 3 + [0.5], [0.8] * 3 + [0.0])
+    assert dec.ci95[1] < 0 and dec.ci95[1] > -1e-9
+    assert dec.verdict != "pass"
 
 
 @pytest.mark.parametrize("bad,match", [

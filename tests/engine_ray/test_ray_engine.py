@@ -177,3 +177,13 @@ def test_bad_model_is_one_clear_error(ray_local, tmp_path):
     with pytest.raises(ValueError, match="cannot be loaded as a 3-way NLI verifier"):
         score_ray(items, None, scorer_options={"verifier": str(tmp_path / "no-such-model"), "dtype": "fp32"},
                   workers=1)
+
+
+def test_cuda_on_a_cluster_without_gpus_is_refused_not_left_waiting(ray_local, tmp_path):
+    import ray
+
+    if ray.cluster_resources().get("GPU", 0):
+        pytest.skip("this Ray instance has a GPU")
+    items = read_items(write_rows(4, tmp_path / "in.jsonl"))
+    with pytest.raises(ValueError, match=r"--device cuda: each worker needs 1 GPU\(s\) but the Ray cluster has 0"):
+        score_ray(items, None, scorer_options={"verifier": "bundled", "device": "cuda"}, workers=1)

@@ -80,10 +80,21 @@ def test_averitec_original_evaluation_format_predictions(tmp_path):
     assert a.reference_evidence.pairs == (QAPair("Q1", "A1"),)
     assert b.gold_label is Verdict.SUPPORTED and b.predicted_label is Verdict.NOT_ENOUGH_EVIDENCE
     assert b.predicted_evidence.pairs == (QAPair("", "only text"),)
-    bad = [{"claim_id": 0, "label": "Supported", "string_evidence": [3]}]
-    pp.write_text(json.dumps(bad))
-    with pytest.raises(InputError, match="string_evidence"):
-        read_items(pp, references=gp)
+    for bad, match in [([{"claim_id": 0, "label": "Supported", "string_evidence": [3]}], "string_evidence"),
+                       ([{"claim_id": 0, "string_evidence": {}}], "string_evidence"),
+                       ([{"claim_id": 0, "questions": 0}], "questions"),
+                       ([{"claim_id": 0, "questions": None}], "questions"),
+                       ([{"claim_id": 0, "questions": [], "evidence": [{"question": "q", "answer": "a"}]}], "give one"),
+                       ([preds[1], preds[1]], "more than once")]:
+        pp.write_text(json.dumps(bad))
+        with pytest.raises(InputError, match=match):
+            read_items(pp, references=gp)
+    # a prediction's label never replaces the gold verdict, in either format
+    for row in ({"claim_id": 0, "evidence": [{"question": "q", "answer": "a"}], "label": "Refuted"},
+                {"claim_id": 0, "questions": [], "label": "Refuted", "pred_label": "Refuted"}):
+        pp.write_text(json.dumps([row]))
+        (it,) = read_items(pp, references=gp)
+        assert it.gold_label is Verdict.SUPPORTED and it.predicted_label is Verdict.REFUTED
 
 
 @pytest.mark.parametrize("row, match", [

@@ -146,6 +146,18 @@ def test_combine_orders_rule():
 
 
 # -- a whole run with a mechanical judge ----------------------------------------------------------
+def test_constrained_answers_send_the_grammar_and_change_the_cache_key(fake_server, tmp_path):
+    from ev2r.arena import ANSWER_GRAMMAR
+
+    plain = run(fake_server, [("mech", None)], tmp_path)
+    assert all("grammar" not in b for b in fake_server.requests)
+    n = len(fake_server.requests)
+    res = run(fake_server, [("mech", None)], tmp_path, constrain_answers=True)
+    sent = fake_server.requests[n:]
+    assert len(sent) == n and all(b["grammar"] == ANSWER_GRAMMAR for b in sent)  # not served from the plain cache
+    assert [r["winner"] for r in res.battles] == [r["winner"] for r in plain.battles]
+
+
 def test_mechanical_judge_both_orders_known_order(fake_server, tmp_path):
     res = run(fake_server, [("mech", None)], tmp_path)
     # 4 claims x 3 pairs x 2 orders, each order with the evidence swapped
