@@ -36,6 +36,7 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import urllib.request
@@ -209,7 +210,10 @@ def main(argv=None) -> int:
     ap.add_argument("--limit", type=int, default=None)
     ap.add_argument("--bootstrap", type=int, default=1000)
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--cache", type=Path, default=Path("/tmp/ev2r_arena_cache"))
+    ap.add_argument("--cache", type=Path, default=None,
+                    help="answer cache folder (default: the LLM client's, $EV2R_LLM_CACHE or ~/.cache/ev2r/llm)")
+    ap.add_argument("--server-log", type=Path, default=None,
+                    help="llama.cpp server log (default: ev2r_arena_llama.log in the system's temporary folder)")
     ap.add_argument("--out-dir", type=Path, default=bl.RESULTS)
     args = ap.parse_args(argv)
 
@@ -235,7 +239,8 @@ def main(argv=None) -> int:
     judges = [(f"`{j.model}` at {j.base_url}", j) for j in map(parse_judge_spec, args.judge)]
     server = None
     if args.llama:
-        server = LlamaServer(args.threads, Path("/tmp/ev2r_arena_llama.log"))
+        log = args.server_log or Path(tempfile.gettempdir()) / "ev2r_arena_llama.log"
+        server = LlamaServer(args.threads, log)
         judges.append(("`gemma-3-270m` (Gemma 3 270M base, GGUF Q4_K_M, llama-cpp-python server, "
                        f"{args.threads} CPU threads)", Judge(LlamaServer.alias, server.base_url, "gemma")))
     try:

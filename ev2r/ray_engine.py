@@ -443,6 +443,15 @@ def _unwrap_ray_error(e: BaseException) -> Optional[str]:
     return None
 
 
+def _raise_actor_error(e: BaseException) -> None:
+    """Re-raise ``e`` (caught around Ray calls) as one clear ValueError when an actor raised a
+    ValueError / ImportError (:func:`_unwrap_ray_error`), else unchanged."""
+    msg = _unwrap_ray_error(e)
+    if msg is None:
+        raise e
+    raise ValueError(msg) from None
+
+
 # -- the entry point -------------------------------------------------------------------------------------
 def score_ray(items: Sequence[Item], output: Optional[str | os.PathLike] = None, *,
               scorer_options: Optional[dict] = None, address: Optional[str] = None,
@@ -569,10 +578,7 @@ def score_ray(items: Sequence[Item], output: Optional[str | os.PathLike] = None,
                 signature = ray.get(ray.remote(num_cpus=cpus_per_worker, num_gpus=gpus_per_worker)(
                     _signature_task).remote(options, nltk_data))
             except Exception as e:
-                msg = _unwrap_ray_error(e)
-                if msg is None:
-                    raise
-                raise ValueError(msg) from None
+                _raise_actor_error(e)
     finally:
         if started_here:
             ray.shutdown()
@@ -662,10 +668,7 @@ def _run_pipeline(ray, items, grid, options, nltk_data, workers, cpus_per_worker
             if progress:
                 progress(done, total)
     except Exception as e:
-        msg = _unwrap_ray_error(e)
-        if msg is None:
-            raise
-        raise ValueError(msg) from None
+        _raise_actor_error(e)
     finally:
         if part is not None:
             part.close()
