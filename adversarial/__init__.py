@@ -5,13 +5,13 @@ should stay put (meaning-preserving) or drop (meaning-damaging), run any scorer 
 perturbed items, and report mean change, % change, bootstrap 95% CIs and pass rates against the
 declared expectations (JSON, Markdown, PNG). Importing this package loads no model and reads no
 file; see :mod:`adversarial.perturbations`, :mod:`adversarial.suite`, :mod:`adversarial.report`,
-:mod:`adversarial.cli`.
+:mod:`ev2r.cli.robustness`.
 """
 
-from .perturbations import (
+from adversarial.perturbations import (
     DECREASE, INVARIANT, PERTURBATIONS, Expectation, Perturbation, PerturbationResult, get_perturbations,
 )
-from .suite import RobustnessReport, Scorer, run_suite
+from adversarial.suite import RobustnessReport, Scorer, run_suite
 
 __all__ = [
     "DECREASE", "INVARIANT", "PERTURBATIONS", "Expectation", "Perturbation", "PerturbationResult",

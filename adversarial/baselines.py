@@ -19,7 +19,7 @@ from typing import Callable, Mapping, Optional, Sequence
 
 from ev2r.types import Item
 
-from .suite import Scorer
+from adversarial.suite import Scorer
 
 BASELINES = ("bleu", "edit", "hu_meteor")
 

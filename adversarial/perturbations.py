@@ -40,8 +40,8 @@ import numpy as np
 
 from ev2r.types import Evidence, Item, QAPair
 
-from . import resources
-from ._text import (
+from adversarial import resources
+from adversarial._text import (
     RNG, WORD_RE, NumberToken, as_generator, find_numbers, format_number, map_sentences, match_case,
     replace_spans, split_sentences,
 )

@@ -15,8 +15,8 @@ from typing import Optional
 
 from claimalign.textio import write_jsonl
 
-from .perturbations import INVARIANT, MEANING_DAMAGING, MEANING_PRESERVING
-from .suite import FAIL, NA, PASS, RobustnessReport, ScoreCheck
+from adversarial.perturbations import INVARIANT, MEANING_DAMAGING, MEANING_PRESERVING
+from adversarial.suite import FAIL, NA, PASS, RobustnessReport, ScoreCheck
 
 _MARK = {PASS: "✓", NA: "–"}
 _EXP = {INVARIANT: "≈", "decrease": "↓"}

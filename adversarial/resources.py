@@ -47,14 +47,14 @@ def off_topic_pairs() -> tuple[tuple[str, str], ...]:
 
 
 def add_nltk_data_path(path: str) -> None:
-    """Put ``path`` first on nltk's data search path (:func:`claimalign._nltk.add_nltk_data_path`).
+    """Put ``path`` first on nltk's data search path (:func:`claimalign.nltk_data.add_nltk_data_path`).
 
     Raises:
         ResourceMissingError: nltk is not installed.
         ValueError: ``path`` is not a directory.
     """
     try:
-        from claimalign._nltk import add_nltk_data_path as add
+        from claimalign.nltk_data import add_nltk_data_path as add
     except ImportError as e:  # pragma: no cover - depends on the environment
         raise ResourceMissingError("nltk is not installed: pip install nltk") from e
     try:

@@ -49,8 +49,8 @@ import numpy as np
 
 from ev2r.types import Item
 
-from .perturbations import DECREASE, INVARIANT, Perturbation, get_perturbations, item_rng
-from .resources import ResourceMissingError
+from adversarial.perturbations import DECREASE, INVARIANT, Perturbation, get_perturbations, item_rng
+from adversarial.resources import ResourceMissingError
 
 Scorer = Callable[[Sequence[Item]], list]
 FAIL_MODES = ("gated", "all", "none")

@@ -64,7 +64,7 @@ def main(argv=None) -> int:
     from scipy.optimize import linear_sum_assignment
 
     from claimalign import align, hu_meteor_batch, parse_qa_text
-    from claimalign import _nltk
+    from claimalign import nltk_data as _nltk
     from claimalign.averitec import pair_strings
 
     rng = np.random.default_rng(args.seed)
@@ -106,7 +106,7 @@ def main(argv=None) -> int:
     import tempfile
 
     from claimalign.meteor_fast import meteor_tokens_fast
-    from ev2r.cli import main as ev2r_main
+    from ev2r.cli.main import main as ev2r_main
 
     def cold(fn):
         def run():

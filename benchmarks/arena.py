@@ -160,7 +160,7 @@ class LlamaServer:
 
 # -- running -------------------------------------------------------------------------------------
 def arena_run(label, systems_, judge, scores, args, resume_demo=False):
-    from ev2r.arena import render_markdown, run_arena
+    from ev2r.ranking.arena import render_markdown, run_arena
 
     kw = dict(pairs_per_claim=args.pairs_per_claim, seed=args.seed, cache_dir=args.cache, concurrency=args.concurrency,
               timeout=600.0, max_retries=1, max_tokens=args.max_tokens, n_bootstrap=args.bootstrap,
@@ -217,9 +217,9 @@ def main(argv=None) -> int:
     ap.add_argument("--out-dir", type=Path, default=bl.RESULTS)
     args = ap.parse_args(argv)
 
-    from ev2r.arena import Judge, parse_judge_spec
-    from ev2r.io import read_items, write_jsonl
-    from ev2r.rank import scores_table
+    from ev2r.ranking.arena import Judge, parse_judge_spec
+    from ev2r.io.readers import read_items, write_jsonl
+    from ev2r.ranking.rating import scores_table
 
     items = read_items(args.input, limit=args.limit)
     systems_ = systems(items)
@@ -260,7 +260,7 @@ def main(argv=None) -> int:
             f"{len(items)} AVeriTeC claims (`{args.input.name}`), 4 constructed systems; expected order "
             f"{' > '.join(EXPECTED)}. Each battle is judged in both orders (a judge whose orders disagree gives a "
             "tie; a failed or unparsable answer is a status, never a win). Ratings: Bradley-Terry with ties as half "
-            "wins (`ev2r.rank`), 95% CI from bootstrap over claims. The Ev2R ranking compared with is the bundled "
+            "wins (`ev2r.ranking.rating`), 95% CI from bootstrap over claims. The Ev2R ranking compared with is the bundled "
             f"verifier's per-item Ev2R of the same systems (`{args.scores.name}`, from `benchmarks/ranking.py`).", ""]
     (args.out_dir / "arena.md").write_text("\n".join(head + sections), encoding="utf-8")
     (args.out_dir / "arena.json").write_text(json.dumps({"command": bl.command(), "machine": machine, **data},

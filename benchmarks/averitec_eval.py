@@ -28,7 +28,7 @@ NUM = re.compile(r"(-?\d+\.\d+)")
 
 def run(args: list[str]) -> tuple[float, str]:
     t0 = time.perf_counter()
-    out = subprocess.run([sys.executable, "-m", "ev2r.cli", *args], capture_output=True, text=True)
+    out = subprocess.run([sys.executable, "-m", "ev2r.cli.main", *args], capture_output=True, text=True)
     dt = time.perf_counter() - t0
     if out.returncode != 0:
         raise SystemExit(f"ev2r {' '.join(args)} exited {out.returncode}:\n{out.stderr[-2000:]}")

@@ -110,8 +110,8 @@ def main(argv=None) -> int:
     ap.add_argument("--json", default=None, help="write the correlations as JSON")
     args = ap.parse_args(argv)
 
-    from ev2r.api import build_scorer, get_verifier
-    from ev2r.io import read_items
+    from ev2r.metric.factory import build_scorer, get_verifier
+    from ev2r.io.readers import read_items
 
     items = read_items(args.data)
     dims = sorted({k for it in items for k, v in (it.extra.get("human_ratings") or {}).items()
@@ -133,7 +133,7 @@ def main(argv=None) -> int:
     human = build_scorer(verifier=ver, proxy_target="human").proxy_scorer.score_proxy(items)
     columns["proxy_human_target"] = [r.proxy for r in human]
     if args.replay:
-        from ev2r.replay import ReplayReferenceScorer
+        from ev2r.facts.replay import ReplayReferenceScorer
 
         models = sorted({json.loads(l)["model"] for l in open(args.replay) if l.strip()})
         for m in models:

@@ -46,12 +46,12 @@ def main(argv=None) -> int:
     ap.add_argument("--out", default=None)
     args = ap.parse_args(argv)
 
-    from ev2r.decompose import RuleBasedDecomposer
-    from ev2r.io import read_items
-    from ev2r.metric import Ev2RScorer
-    from ev2r.proxy import NLIProxyScorer
-    from ev2r.reference import NLIReferenceScorer
-    from ev2r.verify import load_verifier
+    from ev2r.facts.rules import RuleBasedDecomposer
+    from ev2r.io.readers import read_items
+    from ev2r.metric.scorer import Ev2RScorer
+    from ev2r.metric.proxy import NLIProxyScorer
+    from ev2r.metric.reference import NLIReferenceScorer
+    from ev2r.verifier.nli import load_verifier
 
     items = read_items(args.data)
     dims = sorted({k for it in items for k, v in (it.extra.get("human_ratings") or {}).items() if isinstance(v, (int, float))})

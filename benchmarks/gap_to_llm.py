@@ -53,11 +53,11 @@ def main(argv=None) -> int:
     ap.add_argument("--out", default=None, help="write OUT.md and OUT.json")
     args = ap.parse_args(argv)
 
-    from ev2r.declarative import qa_to_statements
-    from ev2r.decompose import get_rule_decomposer, split_sentences
-    from ev2r.io import read_items
-    from ev2r.reference import pair_premises
-    from ev2r.replay import ReplayReferenceScorer
+    from ev2r.facts.declarative import qa_to_statements
+    from ev2r.facts.rules import get_rule_decomposer, split_sentences
+    from ev2r.io.readers import read_items
+    from ev2r.metric.reference import pair_premises
+    from ev2r.facts.replay import ReplayReferenceScorer
 
     items = read_items(args.data)
     replay = ReplayReferenceScorer(args.replay, model=args.replay_model).score_reference(items)

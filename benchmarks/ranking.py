@@ -64,9 +64,9 @@ def main(argv=None) -> int:
     ap.add_argument("--out-dir", type=Path, default=bl.RESULTS)
     args = ap.parse_args(argv)
 
-    from ev2r.api import build_scorer
-    from ev2r.io import read_items, write_jsonl
-    from ev2r.rank import add_rank_arguments, run_rank
+    from ev2r.metric.factory import build_scorer
+    from ev2r.io.readers import read_items, write_jsonl
+    from ev2r.ranking.rating import add_rank_arguments, run_rank
 
     items = read_items(args.input, limit=args.limit)
     verifier = bl.load(args.model, args.device, args.batch_size)
@@ -90,7 +90,7 @@ def main(argv=None) -> int:
                               str(args.seed), "--plot", str(out / "ranking_forest.png")])
     run_rank(rank_args)
     result = json.loads((out / "ranking.json").read_text(encoding="utf-8"))
-    from ev2r.rank import ranking_table
+    from ev2r.ranking.rating import ranking_table
 
     info = {"command": bl.command(), "machine": bl.machine(), "verifier": bl.verifier_info(args.model, verifier)}
     result["settings"]["inputs"] = [str(scores_path.relative_to(bl.REPO)) if scores_path.is_relative_to(bl.REPO)

@@ -47,7 +47,7 @@ def _read_jsonl(path: Path) -> list[dict]:
 def replay_rows(data_dir: Path) -> list[dict]:
     """Per recording: model, id, status, error, replayed and recorded precision/recall, match."""
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-    from ev2r.replay import ReplayReferenceScorer
+    from ev2r.facts.replay import ReplayReferenceScorer
     from ev2r.types import Evidence, Item
 
     path = data_dir / "ev2r_replay" / "replay_atomic_reference_prec_recall.jsonl"

@@ -5,7 +5,7 @@ paper's checklist tests, Akhtar et al. 2024, arXiv 2411.05375): the base score c
 itself, so meaning-preserving perturbations should leave each score near its base and
 meaning-damaging ones should lower it.
 
-Scores: Ev2R's precision, recall, f1, proxy and ev2r (``ev2r.api.make_item_scorer``, bundled
+Scores: Ev2R's precision, recall, f1, proxy and ev2r (``ev2r.metric.factory.make_item_scorer``, bundled
 verifier, rule-based decomposer, alpha 0.5) and the baselines Hungarian METEOR
 (``claimalign.hu_meteor``), sacrebleu sentence BLEU and normalised Levenshtein (edit) similarity
 (:mod:`adversarial.baselines`). A scorer that cannot be built (the bundled verifier not trained
@@ -36,7 +36,7 @@ from adversarial.baselines import combine_scorers, get_baseline  # noqa: E402
 from adversarial.report import render_markdown, write_report  # noqa: E402
 from adversarial.resources import add_nltk_data_path  # noqa: E402
 from adversarial.suite import run_suite  # noqa: E402
-from ev2r.io import averitec_questions_to_evidence  # noqa: E402
+from ev2r.io.readers import averitec_questions_to_evidence  # noqa: E402
 from ev2r.labels import normalize_verdict  # noqa: E402
 from ev2r.types import Item  # noqa: E402
 
@@ -74,7 +74,7 @@ def build(names, verifier: str, decomposer: str = "rules", dtype: str = "auto"):
     for name in names:
         try:
             if name == "ev2r":
-                from ev2r.api import make_item_scorer
+                from ev2r.metric.factory import make_item_scorer
 
                 sc = make_item_scorer(verifier=verifier, decomposer=decomposer, alpha=0.5, dtype=dtype)
             else:

@@ -9,7 +9,7 @@ row, model loading included, since a distributed run pays it in every actor:
 
 * ``local (torch threads T)``: ``build_scorer(...).score(items)`` as ``ev2r score`` runs it, with the
   machine's default threads and with 1 thread (what one Ray worker gets);
-* ``ray, W worker(s)``: :func:`ev2r.ray_engine.score_ray` on a local Ray instance started for the
+* ``ray, W worker(s)``: :func:`ev2r.engines.ray_engine.score_ray` on a local Ray instance started for the
   run (``ray.init`` timed apart), 1 CPU and 1 torch thread per actor.
 
 Ray overhead = (ray with 1 worker - local with 1 thread) / n: actor start, model load in the actor,
@@ -60,13 +60,13 @@ def make_input(n: int, folder: Path) -> Path:
 def run_local(items, threads: int, options: dict) -> dict:
     import torch
 
-    from ev2r.api import build_scorer
-    from ev2r.io import score_row
+    from ev2r.metric.factory import build_scorer
+    from ev2r.io.readers import score_row
 
     before = torch.get_num_threads()
     torch.set_num_threads(threads)
     try:
-        from ev2r import api
+        from ev2r.metric import factory as api
 
         api._cached_verifier.cache_clear()  # load the model inside the timed run, as an actor does
         t0 = time.perf_counter()
@@ -83,7 +83,7 @@ def run_local(items, threads: int, options: dict) -> dict:
 def run_ray(items, workers: int, options: dict) -> dict:
     import ray
 
-    from ev2r.ray_engine import score_ray
+    from ev2r.engines.ray_engine import score_ray
 
     t0 = time.perf_counter()
     ray.init(num_cpus=os.cpu_count(), include_dashboard=False, log_to_driver=False)
@@ -127,7 +127,7 @@ def main(argv=None) -> int:
         raise SystemExit(f"{SUBSET} not found (the project's shared data beside the checkout)")
     import torch
 
-    from ev2r.io import read_items
+    from ev2r.io.readers import read_items
 
     default_threads = torch.get_num_threads()
     options = {"verifier": "bundled"}
@@ -214,7 +214,7 @@ def main(argv=None) -> int:
 
 
 def _ray_version() -> str:
-    from ev2r.metric import _version
+    from ev2r.metric.scorer import _version
 
     return _version("ray")
 

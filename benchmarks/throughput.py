@@ -121,7 +121,7 @@ def dev_items(n: int) -> list:
     ``averitec/dev.json`` (500 claims), repeated with new ids to reach ``n``."""
     from dataclasses import replace
 
-    from ev2r.io import read_items
+    from ev2r.io.readers import read_items
 
     base = read_items(bl.DATA / "averitec" / "parity" / "predictions_1.json",
                       references=str(bl.DATA / "averitec" / "dev.json"))
@@ -140,7 +140,7 @@ def scale_child(n: int, model: str, dtype: str, batch_size: int) -> dict:
     """Score ``n`` dev items in this process; seconds after load and the process's peak RSS."""
     import resource
 
-    from ev2r.api import build_scorer
+    from ev2r.metric.factory import build_scorer
 
     items = dev_items(n)
     ver = bl.load(model, "cpu", batch_size, dtype=dtype)
@@ -178,8 +178,8 @@ def main(argv=None) -> int:
     import numpy as np
     from scipy import stats
 
-    from ev2r.api import build_scorer
-    from ev2r.io import read_items
+    from ev2r.metric.factory import build_scorer
+    from ev2r.io.readers import read_items
 
     items = read_items(args.input, limit=args.limit)
     ratings = {d: [(it.extra.get("human_ratings") or {}).get(d) for it in items]

@@ -8,12 +8,12 @@ and, for sets without NOT ENOUGH INFO, the 2-way accuracy of P(entailment) vs P(
 confusion matrices go to a PNG.
 
 Sets: FEVER-Symmetric v0.2 dev (708), FEVER 2.0 adversarial (766), VitaminC real / synthetic test
-restricted to the cases held out from the verifier's training (case-level split of ev2r.training,
+restricted to the cases held out from the verifier's training (case-level split of ev2r.training.trainer,
 share read from the model's training_meta.json), sampled stratified by label (``--limit``), and
 AVeriTeC dev (claims with a Supported / Refuted / Not Enough Evidence verdict; never in any
 verifier's training data): the claim against its gold question/answer evidence, read exactly as
 the Ev2R proxy reads predicted evidence (each pair a premise, entailment and contradiction maxed
-over pairs, neutral minimised; ``ev2r.proxy.NLIProxyScorer.distributions``).
+over pairs, neutral minimised; ``ev2r.metric.proxy.NLIProxyScorer.distributions``).
 
 Usage (full size, with the final verifier)::
 
@@ -46,7 +46,7 @@ def canonical(label: str) -> str:
 
 
 def load_sets(args, held: int) -> dict[str, list[dict]]:
-    from ev2r.training import heldout_case
+    from ev2r.training.trainer import heldout_case
 
     sets = {}
     for name, path in (("fever_symmetric", args.fever_symmetric), ("fever2_adversarial", args.fever_adversarial)):
@@ -61,7 +61,7 @@ def load_sets(args, held: int) -> dict[str, list[dict]]:
                 if args.vitaminc_split == "all" or heldout_case(str(r.get("case_id", "")), held)]
         sets[name] = bl.stratified_sample(rows, lambda r: r["label"], args.limit, args.seed)
     if args.averitec_dev and Path(args.averitec_dev).exists():
-        from ev2r.io import averitec_questions_to_evidence
+        from ev2r.io.readers import averitec_questions_to_evidence
         from ev2r.types import Evidence, Item
 
         rows = []
@@ -159,7 +159,7 @@ def main(argv=None) -> int:
     for name, rows in sets.items():
         t0 = time.perf_counter()
         if name == "averitec_dev":
-            from ev2r.proxy import NLIProxyScorer
+            from ev2r.metric.proxy import NLIProxyScorer
 
             probs = np.stack(NLIProxyScorer(verifier).distributions([r["item"] for r in rows]))
         else:

@@ -15,11 +15,11 @@ Imports nothing from ``ev2r`` (``ev2r`` and ``adversarial`` import :mod:`claimal
 heavy libraries load on first use only.
 """
 
-from .align import AlignmentResult, align
-from .averitec import (HU_METEOR_VARIANTS, averitec_comparison_strings, hu_meteor, hu_meteor_batch,
+from claimalign.align import AlignmentResult, align
+from claimalign.averitec import (HU_METEOR_VARIANTS, averitec_comparison_strings, hu_meteor, hu_meteor_batch,
                        hu_meteor_strings, parse_qa_text)
-from .sets import AgreementResult, agreement, align_sets, claim_count_difference, max_pool
-from .similarity import SIMILARITY_NAMES, Similarity, get_similarity
+from claimalign.sets import AgreementResult, agreement, align_sets, claim_count_difference, max_pool
+from claimalign.similarity import SIMILARITY_NAMES, Similarity, get_similarity
 
 __version__ = "0.1.0"
 

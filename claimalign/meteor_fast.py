@@ -27,7 +27,7 @@ from collections import defaultdict
 from functools import lru_cache
 from typing import Dict, FrozenSet, List, Sequence, Tuple
 
-from ._nltk import require_nltk_data
+from claimalign.nltk_data import require_nltk_data
 
 __all__ = ["single_meteor", "meteor_tokens_fast", "synonyms", "ALPHA", "BETA", "GAMMA"]
 
@@ -315,5 +315,5 @@ def single_meteor(reference: Sequence[str], hypothesis: Sequence[str]) -> float:
 @lru_cache(maxsize=262144)
 def meteor_tokens_fast(reference: Tuple[str, ...], hypothesis: Tuple[str, ...]) -> float:
     """:func:`single_meteor` cached on token tuples (the drop-in for
-    :func:`claimalign._nltk.meteor_tokens`, same values)."""
+    :func:`claimalign.nltk_data.meteor_tokens`, same values)."""
     return single_meteor(reference, hypothesis)

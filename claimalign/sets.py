@@ -14,8 +14,8 @@ from typing import Any, List, Sequence, Tuple
 
 import numpy as np
 
-from .align import AlignmentResult, align
-from .similarity.base import Similarity, check_texts
+from claimalign.align import AlignmentResult, align
+from claimalign.similarity.base import Similarity, check_texts
 
 __all__ = ["align_sets", "claim_count_difference", "max_pool", "AgreementResult", "agreement", "POOL_KEYS"]
 

@@ -6,9 +6,9 @@ predicted evidence) from an NLI verifier): Ev2R = alpha * F1 + (1 - alpha) * pro
 
 Public API (imports are light; models load on first use):
 
-* :func:`ev2r.api.build_scorer` -> :class:`ev2r.metric.Ev2RScorer` (``score``, ``corpus``)
-* :func:`ev2r.io.read_items`, :class:`ev2r.types.Item`
-* :func:`ev2r.verify.load_verifier`
+* :func:`ev2r.metric.factory.build_scorer` -> :class:`ev2r.metric.scorer.Ev2RScorer` (``score``, ``corpus``)
+* :func:`ev2r.io.readers.read_items`, :class:`ev2r.types.Item`
+* :func:`ev2r.verifier.nli.load_verifier`
 """
 
 __version__ = "0.1.0"
@@ -17,22 +17,22 @@ __all__ = ["__version__", "build_scorer", "read_items", "load_verifier", "evalua
 
 
 def build_scorer(*args, **kwargs):
-    """See :func:`ev2r.api.build_scorer`."""
-    from .api import build_scorer as _build
+    """See :func:`ev2r.metric.factory.build_scorer`."""
+    from ev2r.metric.factory import build_scorer as _build
 
     return _build(*args, **kwargs)
 
 
 def read_items(*args, **kwargs):
-    """See :func:`ev2r.io.read_items`."""
-    from .io import read_items as _read
+    """See :func:`ev2r.io.readers.read_items`."""
+    from ev2r.io.readers import read_items as _read
 
     return _read(*args, **kwargs)
 
 
 def load_verifier(*args, **kwargs):
-    """See :func:`ev2r.verify.load_verifier`."""
-    from .verify import load_verifier as _load
+    """See :func:`ev2r.verifier.nli.load_verifier`."""
+    from ev2r.verifier.nli import load_verifier as _load
 
     return _load(*args, **kwargs)
 
@@ -42,4 +42,4 @@ def evaluate_module_path() -> str:
     ``evaluate.load(ev2r.evaluate_module_path())``."""
     from pathlib import Path
 
-    return str(Path(__file__).parent / "hf_metric" / "ev2r_metric.py")
+    return str(Path(__file__).parent / "integrations" / "hf_evaluate" / "ev2r_metric.py")

@@ -25,7 +25,7 @@ conflicting            P(entailment) + P(contradiction) ... see below
 claim. A single 3-way NLI distribution cannot express "both", so the mapping used is
 ``min(P(entailment), P(contradiction)) * 2`` clipped to [0, 1]: high only when the verifier
 puts substantial mass on *both* entailment and contradiction (for per-Q/A-pair aggregation see
-:mod:`ev2r.proxy`, which takes the min of the max entailment and the max contradiction over
+:mod:`ev2r.metric.proxy`, which takes the min of the max entailment and the max contradiction over
 pairs). The mapping is named in the metric signature (``map:v1``).
 """
 

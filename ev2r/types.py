@@ -22,7 +22,7 @@ from typing import Any, Iterable, Optional, Sequence
 # adversarial: they live in the lowest package (claimalign.textio) and are re-exported here.
 from claimalign.textio import clean_text, is_valid_id, normalize_text  # noqa: F401
 
-from .labels import Verdict
+from ev2r.labels import Verdict
 
 STATUS_OK = "ok"
 

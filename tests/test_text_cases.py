@@ -17,8 +17,8 @@ import numpy as np
 import pytest
 
 from claimalign.textio import ScriptWarning, read_rows_file
-from ev2r.cli import main
-from ev2r.io import InputWarning, read_items, read_rows, write_jsonl
+from ev2r.cli.main import main
+from ev2r.io.readers import InputWarning, read_items, read_rows, write_jsonl
 from ev2r.labels import Verdict, normalize_verdict
 
 HERE = Path(__file__).resolve().parent
@@ -189,7 +189,7 @@ def test_rank_reads_raw_u2028(tmp_path, capsys):
 
 @pytest.mark.parametrize("name", ["pysbd_placeholder_emoji.jsonl", "pysbd_placeholder_pred_only.jsonl"])
 def test_splitter_placeholders_do_not_delete_answers(name):
-    from ev2r.decompose import get_rule_decomposer
+    from ev2r.facts.rules import get_rule_decomposer
 
     for decomposer in (get_rule_decomposer("rules-v1"), get_rule_decomposer("rules-v2")):
         for it in read_items(case(name)):
@@ -203,7 +203,7 @@ def test_splitter_placeholders_do_not_delete_answers(name):
 # -- data text never becomes a control token ----------------------------------------------------
 
 def test_special_token_strings_in_text_are_text(tiny_nli_model):
-    from ev2r.verify import HFNLIVerifier
+    from ev2r.verifier.nli import HFNLIVerifier
 
     rows = {r["id"]: r for r in read_rows(case("verify_special_tokens_in_text_2.jsonl"))}
     v = HFNLIVerifier(tiny_nli_model, dtype="fp32")

@@ -22,7 +22,7 @@ from claimalign.textio import (  # noqa: E402
     ScriptWarning, dumps_jsonl, guard_special_tokens, neutralize_special_tokens, normalize_strings, normalize_text,
     parse_json_or_jsonl, split_unspaced_script, write_jsonl,
 )
-from ev2r.io import read_rows  # noqa: E402
+from ev2r.io.readers import read_rows  # noqa: E402
 from ev2r.types import Evidence  # noqa: E402
 
 NLTK_DIR = Path(__file__).resolve().parents[2] / "shared" / "data" / "nltk_data"
@@ -107,7 +107,7 @@ def test_jsonl_from_other_writers_raw_line_chars_and_any_line_end(rows, sep):
 @SETTINGS
 @given(st.lists(words, min_size=1, max_size=4))
 def test_align_reader_nfd_equals_nfc(tmp_path, claims):
-    from claimalign.cli import read_claim_rows
+    from ev2r.cli.align import read_claim_rows
 
     a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
     a.write_text(json.dumps({"id": "d", "claims": claims}, ensure_ascii=False) + "\n", encoding="utf-8")
@@ -155,7 +155,7 @@ def test_unspaced_scripts_identical_text_is_identical(nltk_data, text):
 @given(st.lists(st.one_of(words, st.sampled_from([".", "!", "?", " ", "\u261d", "\u0238", "\u222f", "\u2668",
                                                   "Mr.", "1.", "(a)", "\u2028"])), max_size=25).map(" ".join))
 def test_split_sentences_covers_its_input(text):
-    from ev2r.decompose import split_sentences
+    from ev2r.facts.rules import split_sentences
 
     def content(s):
         return "".join(c for c in s if not c.isspace() and c not in "\u200b\u200c\u200d\u2060\ufeff\u00ad")
@@ -256,7 +256,7 @@ def test_verdict_spellings_any_case_and_spacing(spelling, rnd):
 @settings(max_examples=25, deadline=None)
 @given(st.lists(st.floats(0.0, 1.0), min_size=3, max_size=8), st.randoms(use_true_random=False))
 def test_float_noise_is_a_tie_and_shares_a_rank(scores, rnd):
-    from ev2r.rank import rank_systems
+    from ev2r.ranking.rating import rank_systems
 
     table = {}
     for k, s in enumerate(scores):

@@ -19,13 +19,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from .base import Similarity
-from .bertscore import BERTScoreSimilarity
-from .edit import EditSimilarity
-from .embedding import EmbeddingSimilarity
-from .llm_judge import LLMJudgeError, LLMJudgeSimilarity, expected_score, score_distribution
-from .meteor import MeteorSimilarity
-from .nli import HFNLIAdapter, NLISimilarity, VerifierLike
+from claimalign.similarity.base import Similarity
+from claimalign.similarity.bertscore import BERTScoreSimilarity
+from claimalign.similarity.edit import EditSimilarity
+from claimalign.similarity.embedding import EmbeddingSimilarity
+from claimalign.similarity.llm_judge import LLMJudgeError, LLMJudgeSimilarity, expected_score, score_distribution
+from claimalign.similarity.meteor import MeteorSimilarity
+from claimalign.similarity.nli import HFNLIAdapter, NLISimilarity, VerifierLike
 
 __all__ = [
     "Similarity", "EditSimilarity", "MeteorSimilarity", "EmbeddingSimilarity", "BERTScoreSimilarity",

@@ -6,7 +6,7 @@ from typing import Any, List, Protocol, Sequence, runtime_checkable
 
 import numpy as np
 
-from ..textio import normalize_text
+from claimalign.textio import normalize_text
 
 __all__ = ["Similarity", "check_texts", "finish_matrix"]
 

@@ -6,9 +6,9 @@ from typing import Optional, Sequence
 
 import numpy as np
 
-from ..textio import guard_special_tokens
-from ._encoder import resolve_encoder
-from .base import check_texts, finish_matrix
+from claimalign.textio import guard_special_tokens
+from claimalign.similarity._encoder import resolve_encoder
+from claimalign.similarity.base import check_texts, finish_matrix
 
 __all__ = ["BERTScoreSimilarity"]
 

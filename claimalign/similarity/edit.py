@@ -6,7 +6,7 @@ from typing import Callable, Optional, Sequence
 
 import numpy as np
 
-from .base import check_texts, finish_matrix
+from claimalign.similarity.base import check_texts, finish_matrix
 
 __all__ = ["EditSimilarity"]
 

@@ -15,7 +15,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from .base import check_texts, finish_matrix
+from claimalign.similarity.base import check_texts, finish_matrix
 
 __all__ = [
     "LLMJudgeError", "LLMJudgeSimilarity", "DEFAULT_JUDGE_PROMPT", "SCORE_TOKENS",

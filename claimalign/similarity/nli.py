@@ -11,8 +11,8 @@ from typing import Any, Dict, List, Optional, Protocol, Sequence, Tuple, runtime
 
 import numpy as np
 
-from ..textio import guard_special_tokens
-from .base import check_texts, finish_matrix
+from claimalign.textio import guard_special_tokens
+from claimalign.similarity.base import check_texts, finish_matrix
 
 __all__ = ["VerifierLike", "NLISimilarity", "HFNLIAdapter", "NLI_COMBINE", "map_nli_labels", "check_probabilities"]
 
@@ -28,7 +28,7 @@ _LABEL_ALIASES = {
 def check_probabilities(probs: Any, n: int, source: str = "verifier") -> np.ndarray:
     """Validate what a verifier's ``predict`` returned for ``n`` pairs: shape (n, 3), finite, each
     value in [0, 1] (tolerance 1e-6) and each row summing to 1 (tolerance 1e-3). Returns a float64
-    copy clipped to [0, 1]. ``ev2r.verify.check_probabilities`` is this function (claimalign is the
+    copy clipped to [0, 1]. ``ev2r.verifier.nli.check_probabilities`` is this function (claimalign is the
     lower package and imports nothing from ev2r).
 
     Raises:
@@ -54,7 +54,7 @@ def check_probabilities(probs: Any, n: int, source: str = "verifier") -> np.ndar
 
 @runtime_checkable
 class VerifierLike(Protocol):
-    """Structural verifier protocol (the same shape as ``ev2r.verify.Verifier``).
+    """Structural verifier protocol (the same shape as ``ev2r.verifier.nli.Verifier``).
 
     ``predict(premises, hypotheses)``: two equal-length sequences of n >= 0 strings -> float
     array (n, 3), columns P(entailment), P(neutral), P(contradiction), rows summing to 1.
@@ -152,7 +152,7 @@ def map_nli_labels(id2label: Dict[int, str]) -> List[int]:
 
 class HFNLIAdapter:
     """Minimal :class:`VerifierLike` over a local Hugging Face sequence-classification NLI
-    checkpoint (for benchmarks; ``ev2r.verify.HFNLIVerifier`` is the full verifier).
+    checkpoint (for benchmarks; ``ev2r.verifier.nli.HFNLIVerifier`` is the full verifier).
 
     The premise/hypothesis pair is encoded as a sentence pair, truncated to ``max_length``
     tokens (``only_first``: the premise is cut). Class order is read from ``config.id2label``

@@ -13,11 +13,11 @@ Importing this package does not import ``openai``; the HTTP client is built on t
 that is not in the cache.
 """
 
-from .cache import ResponseCache, request_key
-from .client import CostEstimate, LLMClient, LLMOutcome, LLMRequest, default_cache_dir
-from .parse import ParseError, extract_json_object, parse_reference_answer, verdict_distribution
-from .prompts import Prompt, load_prompt
-from .scorers import LLMProxyScorer, LLMReferenceScorer
+from ev2r.llm.cache import ResponseCache, request_key
+from ev2r.llm.client import CostEstimate, LLMClient, LLMOutcome, LLMRequest, default_cache_dir
+from ev2r.llm.parse import ParseError, extract_json_object, parse_reference_answer, verdict_distribution
+from ev2r.llm.prompts import Prompt, load_prompt
+from ev2r.llm.scorers import LLMProxyScorer, LLMReferenceScorer
 
 __all__ = [
     "LLMClient", "LLMRequest", "LLMOutcome", "CostEstimate", "ResponseCache", "request_key",

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional, Sequence
 
-from .cache import ResponseCache, request_key
+from ev2r.llm.cache import ResponseCache, request_key
 
 STATUS_API_ERROR = "api_error"
 STATUS_TIMEOUT = "timeout"
@@ -142,7 +142,7 @@ class LLMClient:
         client: a ready ``openai.OpenAI``-like object (custom transport); overrides base_url/key.
         limiter: None, or a callable returning a context manager that is held around every
             attempt sent to the server (cache hits never take it), e.g. a permit of a cluster-wide
-            semaphore (:class:`ev2r.ray_engine.RayRequestLimiter`); settable as ``.limiter``.
+            semaphore (:class:`ev2r.engines.ray_engine.RayRequestLimiter`); settable as ``.limiter``.
 
     Raises:
         ValueError: an argument out of range; no key for the OpenAI API (only when a request

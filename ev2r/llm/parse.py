@@ -4,7 +4,7 @@ Tolerant: the JSON object may sit in a Markdown code fence, after a preamble, or
 trailing text; fact lists may come as a numbered string or as a JSON list of strings.
 Strict: the object must then hold every key of the reference-based schema (the one recorded in
 ``shared/data/ev2r_replay``) with whole-number counts that agree with the enumerated facts and
-with the stated precision/recall (:func:`ev2r.replay.parse_recorded_response` does that check,
+with the stated precision/recall (:func:`ev2r.facts.replay.parse_recorded_response` does that check,
 so a live answer and a recorded one are judged by the same rules). Anything else raises
 :class:`ParseError`; the caller records status ``parse_error`` -- never NaN, never a 0 in place
 of a missing score.
@@ -20,9 +20,9 @@ import math
 import re
 from typing import Any, Optional
 
-from ..labels import Verdict
-from ..reference import ReferenceResult
-from ..replay import parse_recorded_response
+from ev2r.labels import Verdict
+from ev2r.metric.reference import ReferenceResult
+from ev2r.facts.replay import parse_recorded_response
 
 REFERENCE_KEYS = (
     "facts in predicted evidence", "fact check predicted evidence", "facts count predicted evidence",
@@ -107,7 +107,7 @@ def parse_reference_answer(obj: Any) -> ReferenceResult:
     given as numeric strings ("3", "0.5") are read as numbers.
 
     Returns:
-        a :class:`~ev2r.reference.ReferenceResult` with status ``ok``.
+        a :class:`~ev2r.metric.reference.ReferenceResult` with status ``ok``.
 
     Raises:
         ParseError: a missing key, a wrong type, a placeholder instead of facts, or counts that

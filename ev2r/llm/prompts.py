@@ -1,4 +1,4 @@
-"""Prompt templates shipped as package data (``ev2r/prompts/*.txt``) and their hashes.
+"""Prompt templates shipped as package data (``ev2r/llm/templates/*.txt``) and their hashes.
 
 A prompt is a :class:`string.Template` (``$claim``, ``$predicted_evidence``, ...), so the JSON
 example inside it needs no brace escaping. Its identity in a score signature is
@@ -19,12 +19,12 @@ Shipped prompts:
   evidence, D conflicting); P(verdict) is read from that letter token's log-probabilities
   (proxy-reference score, sec. 3.2). Fields: ``$claim``, ``$evidence``.
 * ``averitec2025_recall`` / ``averitec2025_question_recall`` -- the judge of the AVeriTeC 2025
-  (FEVER-8) table (:mod:`ev2r.averitec2025`): atomic facts of the reference evidence (or the
+  (FEVER-8) table (:mod:`ev2r.shared_task.averitec2025`): atomic facts of the reference evidence (or the
   reference questions), each checked against the predicted side, answered as JSON with the
   counts ``facts count reference evidence|questions`` and ``support reference
   evidence|questions`` (the key names of the organisers' scorer). Our own wording, not the
   organisers' prompt. Fields: ``$claim``, ``$reference_evidence``, ``$predicted_evidence``.
-* ``arena_pairwise`` -- the judge of ``ev2r arena`` (:mod:`ev2r.arena`): two anonymous evidence
+* ``arena_pairwise`` -- the judge of ``ev2r arena`` (:mod:`ev2r.ranking.arena`): two anonymous evidence
   sets A and B for one claim, the reference evidence as a factual reference (not a gold label),
   the written guideline (coverage of what the verdict needs, correctness against the reference,
   no credit for length or repetition; FactArena, arXiv 2601.02669, sec. III-C); the answer is
@@ -88,5 +88,5 @@ def load_prompt(name: str) -> Prompt:
     """
     if name not in PROMPT_NAMES:
         raise ValueError(f"prompt: {name!r} is not one of the shipped prompts {PROMPT_NAMES}")
-    text = (resources.files("ev2r") / "prompts" / f"{name}.txt").read_text(encoding="utf-8")
+    text = (resources.files("ev2r.llm") / "templates" / f"{name}.txt").read_text(encoding="utf-8")
     return Prompt(name, text, hashlib.sha256(text.encode("utf-8")).hexdigest())

@@ -9,7 +9,7 @@ one answer, as the paper's reference-based prompt does). The answer is validated
     precision = support predicted evidence / facts count predicted evidence
     recall    = support reference evidence / facts count reference evidence
 
-exactly as a recorded answer is replayed (:mod:`ev2r.replay`).
+exactly as a recorded answer is replayed (:mod:`ev2r.facts.replay`).
 
 :class:`LLMProxyScorer` (sec. 3.2): the ``proxy_verdict`` prompt asks for the verdict as one
 letter; P(gold verdict) is read from that token's log-probabilities.
@@ -27,7 +27,7 @@ Per-item statuses (never raised for the batch, never NaN, never 0 in place of a 
 =================  ==========================================================================
 
 Empty predicted evidence is scored without a call: precision = recall = F1 = 0 (a system that
-retrieved nothing is credited with nothing, as in :mod:`ev2r.reference`).
+retrieved nothing is credited with nothing, as in :mod:`ev2r.metric.reference`).
 """
 
 from __future__ import annotations
@@ -36,13 +36,13 @@ import collections
 from pathlib import Path
 from typing import Any, Optional, Sequence
 
-from ..labels import Verdict, normalize_verdict
-from ..proxy import ProxyResult
-from ..reference import ReferenceResult
-from ..types import Item, STATUS_OK
-from .client import CostEstimate, LLMClient, LLMOutcome, LLMRequest
-from .parse import ParseError, parse_reference_response, verdict_distribution
-from .prompts import Prompt, load_prompt, prompt_from_text
+from ev2r.labels import Verdict, normalize_verdict
+from ev2r.metric.proxy import ProxyResult
+from ev2r.metric.reference import ReferenceResult
+from ev2r.types import Item, STATUS_OK
+from ev2r.llm.client import CostEstimate, LLMClient, LLMOutcome, LLMRequest
+from ev2r.llm.parse import ParseError, parse_reference_response, verdict_distribution
+from ev2r.llm.prompts import Prompt, load_prompt, prompt_from_text
 
 STATUS_PARSE_ERROR = "parse_error"
 
@@ -72,7 +72,7 @@ def _make_client(llm_client: Optional[LLMClient], **kwargs) -> LLMClient:
 class LLMReferenceScorer:
     """Reference-based precision/recall/F1 from an LLM over an OpenAI-compatible API.
 
-    Implements the :class:`~ev2r.reference.ReferenceScorer` protocol.
+    Implements the :class:`~ev2r.metric.reference.ReferenceScorer` protocol.
 
     Args:
         base_url: OpenAI-compatible endpoint (``http://127.0.0.1:8000/v1``); None for OpenAI.
@@ -120,7 +120,7 @@ class LLMReferenceScorer:
         self.max_reasks = max_reasks
         self.recorded = None
         if recorded is not None:
-            from ..replay import ReplayReferenceScorer
+            from ev2r.facts.replay import ReplayReferenceScorer
 
             self.recorded = ReplayReferenceScorer(recorded, model=recorded_model)
         self.name = f"llm:{self.client.model}"
@@ -155,7 +155,7 @@ class LLMReferenceScorer:
         return None
 
     def score_reference(self, items: Sequence[Item]) -> list[ReferenceResult]:
-        """One :class:`~ev2r.reference.ReferenceResult` per item, in order; never raises for the
+        """One :class:`~ev2r.metric.reference.ReferenceResult` per item, in order; never raises for the
         batch (see the module docstring for the statuses)."""
         results: list[Optional[ReferenceResult]] = [None] * len(items)
         pending: dict[int, LLMRequest] = {}
@@ -235,7 +235,7 @@ class LLMProxyScorer:
         max_tokens: generation limit (1..16; the letter should come first).
         top_logprobs: alternatives per position (5..20).
 
-    ``score_proxy(items)`` returns one :class:`~ev2r.proxy.ProxyResult` per item whose
+    ``score_proxy(items)`` returns one :class:`~ev2r.metric.proxy.ProxyResult` per item whose
     ``distribution`` is (P(supported), P(refuted), P(not enough evidence), P(conflicting)).
     Predicted evidence with no text is not sent: it is "not enough evidence" with probability 1.
     """

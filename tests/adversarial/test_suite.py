@@ -133,7 +133,7 @@ def test_argument_errors():
 
 
 def test_runs_with_the_ev2r_item_scorer_and_a_fake_verifier(keyword_verifier):
-    api = pytest.importorskip("ev2r.api")
+    api = pytest.importorskip("ev2r.metric.factory")
     scorer = api.make_item_scorer(verifier=keyword_verifier, decomposer="rules", alpha=0.5)
     items = [replace(it, gold_label=normalize_verdict("refuted")) for it in make_items(6)]
     rep = run_suite(items, scorer, ["duplicate_pair", "blank_answers"], n_boot=200)

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from claimalign.cli import add_align_arguments, main, run_align
+from ev2r.cli.align import add_align_arguments, main, run_align
 
 
 def _write(path, rows):
@@ -68,7 +68,7 @@ def test_align_cli_missing_encoder_is_a_clear_error(tmp_path, capsys):
 def test_align_cli_meteor_without_nltk_data_is_a_clear_error(tmp_path, capsys, monkeypatch):
     import nltk
 
-    import claimalign._nltk as cn
+    import claimalign.nltk_data as cn
 
     a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
     _write(a, [{"id": 1, "claims": ["x"]}])

@@ -1,4 +1,4 @@
-"""``ev2r score --engine ray`` (ev2r.ray_engine) on a local Ray instance started by the tests: the
+"""``ev2r score --engine ray`` (ev2r.engines.ray_engine) on a local Ray instance started by the tests: the
 same rows, order and corpus summary as the local path (bit-equal numbers), resume, a killed actor,
 option errors."""
 
@@ -7,10 +7,10 @@ import sys
 
 import pytest
 
-from ev2r.api import build_scorer
-from ev2r.cli import main
-from ev2r.io import read_items, score_row
-from ev2r.ray_engine import RUN_SUFFIX, PART_SUFFIX, RayUnavailableError, import_ray, score_ray
+from ev2r.metric.factory import build_scorer
+from ev2r.cli.main import main
+from ev2r.io.readers import read_items, score_row
+from ev2r.engines.ray_engine import RUN_SUFFIX, PART_SUFFIX, RayUnavailableError, import_ray, score_ray
 from ray_helpers import SAMPLE, CrashOnceVerifier, WordVerifier, write_rows
 
 
@@ -55,7 +55,7 @@ def test_missing_ray_is_one_clear_error(monkeypatch, capsys, tmp_path):
 def test_core_does_not_import_ray():
     import subprocess
 
-    code = ("import sys, ev2r, ev2r.cli, ev2r.api, ev2r.metric, ev2r.io, ev2r.ray_engine; "
+    code = ("import sys, ev2r, ev2r.cli.main, ev2r.metric.factory, ev2r.metric.scorer, ev2r.io.readers, ev2r.engines.ray_engine; "
             "print('ray' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"

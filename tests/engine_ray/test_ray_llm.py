@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from ev2r.api import build_scorer
-from ev2r.io import read_items, score_row
-from ev2r.ray_engine import score_ray
+from ev2r.metric.factory import build_scorer
+from ev2r.io.readers import read_items, score_row
+from ev2r.engines.ray_engine import score_ray
 from ray_helpers import WordVerifier, write_rows
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "llm"))

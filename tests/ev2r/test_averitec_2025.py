@@ -13,7 +13,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from ev2r.averitec2025 import (
+from ev2r.shared_task.averitec2025 import (
     BUNDLED_JUDGE_LABEL,
     JudgeAnswerError,
     LLMRecallJudge,
@@ -27,8 +27,8 @@ from ev2r.averitec2025 import (
     render_pairs,
     render_questions,
 )
-from ev2r.averitec_eval import AveritecInputError, JoinError
-from ev2r.cli import main
+from ev2r.shared_task.averitec2024 import AveritecInputError, JoinError
+from ev2r.cli.main import main
 from ev2r.llm import LLMClient, load_prompt
 
 MODEL = "judge-standin"
@@ -489,9 +489,9 @@ def test_cli_all_prints_both_tables(run, capsys):
 
 
 def test_cli_bundled_judge_is_labelled(tmp_path, capsys, monkeypatch):
-    import ev2r.api
+    import ev2r.metric.factory
 
-    monkeypatch.setattr(ev2r.api, "get_verifier", lambda *a, **k: OverlapVerifier())  # no model is loaded
+    monkeypatch.setattr(ev2r.metric.factory, "get_verifier", lambda *a, **k: OverlapVerifier())  # no model is loaded
     pred, gold = _write(tmp_path, "p.json", B_PREDS), _write(tmp_path, "g.json", B_GOLD)
     assert main(["averitec", pred, "--references", gold, "--edition", "2025", "--judge", "bundled"]) == 0
     out = capsys.readouterr().out

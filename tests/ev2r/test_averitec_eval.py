@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from ev2r.averitec_eval import (
+from ev2r.shared_task.averitec2024 import (
     AVERITEC_LEVELS,
     VERDICTS,
     AveritecInputError,
@@ -28,7 +28,7 @@ from ev2r.averitec_eval import (
     prepare_predictions,
     thresholded_evidence,
 )
-from ev2r.cli import main
+from ev2r.cli.main import main
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 SHARED = (REPO_ROOT / ".." / "shared" / "data").resolve()
@@ -132,11 +132,11 @@ def test_fast_meteor_equals_nltk_on_fixture_pairs(parity_inputs):
     from nltk.corpus import wordnet
     from nltk.translate.meteor_score import single_meteor_score
 
-    from claimalign._nltk import tokenize
+    from claimalign.nltk_data import tokenize
     from claimalign.meteor_fast import _stem, single_meteor, synonyms
 
     preds, gold = parity_inputs
-    from ev2r.averitec_eval import join_claims, prepare_gold
+    from ev2r.shared_task.averitec2024 import join_claims, prepare_gold
 
     pairs = join_claims(prepare_predictions(preds), prepare_gold(gold))[:40]
     work = set()

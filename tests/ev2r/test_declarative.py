@@ -1,11 +1,11 @@
-"""rules-v2: question/answer pairs written as declarative statements (ev2r.declarative)."""
+"""rules-v2: question/answer pairs written as declarative statements (ev2r.facts.declarative)."""
 
 from __future__ import annotations
 
 import pytest
 
-from ev2r.declarative import past_tense, qa_to_statements, split_aux_question, split_list, third_person
-from ev2r.decompose import DeclarativeDecomposer, get_rule_decomposer, split_sentences
+from ev2r.facts.declarative import past_tense, qa_to_statements, split_aux_question, split_list, third_person
+from ev2r.facts.rules import DeclarativeDecomposer, get_rule_decomposer, split_sentences
 from ev2r.types import Evidence, QAPair
 
 

@@ -5,7 +5,7 @@ import math
 
 import pytest
 
-from ev2r.cli import main
+from ev2r.cli.main import main
 
 SAMPLE = "examples/averitec_sample.jsonl"
 
@@ -91,16 +91,16 @@ def test_verify_command(tmp_path, capsys, tiny_nli_model):
 
 @pytest.mark.slow
 def test_bundled_verifier_end_to_end(tmp_path, capsys):
-    from ev2r.verify import BUNDLED_DIR
+    from ev2r.verifier.nli import BUNDLED_DIR
 
     if not (BUNDLED_DIR / "config.json").exists():
-        pytest.fail("the bundled verifier is missing from ev2r/models/minilm-nli")
+        pytest.fail("the bundled verifier is missing from ev2r/verifier/models/minilm-nli")
     out = tmp_path / "s.jsonl"
     code, stdout, _ = run(capsys, "score", SAMPLE, "-o", out, "--json", "--limit", 3)
     s = json.loads(stdout)
     assert code == 0 and s["n"] == 3 and s["n_failed"] == 0 and "verifier:ev2r-minilm-nli@" in s["signature"]
     # the bundled model reads negation: a probe pair and its negation get different verdicts
-    from ev2r.verify import load_verifier
+    from ev2r.verifier.nli import load_verifier
     p = load_verifier().predict(["The bridge was opened to traffic in 1998."] * 2,
                                 ["The bridge was opened to traffic.", "The bridge was not opened to traffic."])
     assert p[0].argmax() == 0 and p[1].argmax() == 2
@@ -109,7 +109,7 @@ def test_bundled_verifier_end_to_end(tmp_path, capsys):
 def test_hu_meteor_without_nltk_data_exits_2_before_scoring(capsys, tiny_nli_model, monkeypatch, tmp_path):
     import nltk
 
-    import claimalign._nltk as cn
+    import claimalign.nltk_data as cn
 
     monkeypatch.setattr(nltk.data, "path", [str(tmp_path / "empty")])
     monkeypatch.setattr(cn, "_CHECKED", False)
@@ -123,7 +123,7 @@ def test_hu_meteor_alone_loads_no_model_and_matches_the_combined_run(tmp_path, c
     nltk_data = os.path.join(os.path.dirname(__file__), "..", "..", "..", "shared", "data", "nltk_data")
     if not os.path.isdir(nltk_data):
         pytest.skip("needs ../shared/data/nltk_data")
-    import ev2r.api as api
+    import ev2r.metric.factory as api
 
     def no_model(*a, **k):
         raise AssertionError("a verifier was loaded for --scorer hu-meteor alone")

@@ -6,11 +6,11 @@ import json
 import numpy as np
 import pytest
 
-from ev2r.api import build_scorer, check_device
-from ev2r.cli import main
-from ev2r.io import InputError, read_items
+from ev2r.metric.factory import build_scorer, check_device
+from ev2r.cli.main import main
+from ev2r.io.readers import InputError, read_items
 from ev2r.types import Evidence, Item, QAPair
-from ev2r.verify import check_probabilities
+from ev2r.verifier.nli import check_probabilities
 from tiny_models import build_tiny_nli_model
 
 SAMPLE = "examples/averitec_sample.jsonl"
@@ -200,7 +200,7 @@ def test_bogus_human_label_exits_2_with_proxy_target_human(tmp_path, capsys):
 
 
 def test_empty_replay_file(tmp_path):
-    from ev2r.replay import ReplayReferenceScorer
+    from ev2r.facts.replay import ReplayReferenceScorer
 
     f = tmp_path / "empty.jsonl"
     f.write_text("\n")

@@ -2,7 +2,7 @@ import json
 
 import pytest
 
-from ev2r.io import InputError, read_items
+from ev2r.io.readers import InputError, read_items
 from ev2r.labels import Verdict
 from ev2r.types import Evidence, QAPair
 

@@ -2,8 +2,8 @@ import json
 
 import pytest
 
-from ev2r.io import read_items
-from ev2r.replay import ReplayReferenceScorer, check_says_supported, parse_recorded_response, split_numbered
+from ev2r.io.readers import read_items
+from ev2r.facts.replay import ReplayReferenceScorer, check_says_supported, parse_recorded_response, split_numbered
 
 REPLAY = "ev2r_replay/replay_atomic_reference_prec_recall.jsonl"
 

@@ -5,11 +5,11 @@ import math
 import numpy as np
 import pytest
 
-from ev2r.decompose import RuleBasedDecomposer, split_sentences
+from ev2r.facts.rules import RuleBasedDecomposer, split_sentences
 from ev2r.labels import Verdict
-from ev2r.metric import Ev2RScorer, ev2r_combine
-from ev2r.proxy import NLIProxyScorer
-from ev2r.reference import NLIReferenceScorer, f1_score, prf_from_support
+from ev2r.metric.scorer import Ev2RScorer, ev2r_combine
+from ev2r.metric.proxy import NLIProxyScorer
+from ev2r.metric.reference import NLIReferenceScorer, f1_score, prf_from_support
 from ev2r.types import Evidence, Item, QAPair
 
 

@@ -1,4 +1,4 @@
-"""The verifier training command (ev2r.training): data split, augmentation, in-domain pairs,
+"""The verifier training command (ev2r.training.trainer): data split, augmentation, in-domain pairs,
 model card, and a two-step end-to-end run on a tiny model and tiny data."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from ev2r import training as tr
+from ev2r.training import trainer as tr
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from tiny_models import build_tiny_nli_model  # noqa: E402

@@ -7,7 +7,7 @@ import pytest
 torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
 
-from ev2r.verify import HFNLIVerifier, aggregate_windows  # noqa: E402
+from ev2r.verifier.nli import HFNLIVerifier, aggregate_windows  # noqa: E402
 
 
 def make_model(tmp_path, id2label, name="tiny"):
@@ -84,8 +84,8 @@ def test_constructor_errors():
 def test_bundled_window_is_the_training_length_and_in_the_signature():
     import json
 
-    from ev2r.api import build_scorer
-    from ev2r.verify import BUNDLED_DIR, bundled_max_length, load_verifier
+    from ev2r.metric.factory import build_scorer
+    from ev2r.verifier.nli import BUNDLED_DIR, bundled_max_length, load_verifier
 
     meta = json.loads((BUNDLED_DIR / "training_meta.json").read_text(encoding="utf-8"))
     assert bundled_max_length() == meta["args"]["max_length"] == 128
@@ -101,7 +101,7 @@ def test_checkpoints_from_the_training_command_keep_their_training_window(tmp_pa
     import sys
     from pathlib import Path
 
-    from ev2r.verify import load_verifier
+    from ev2r.verifier.nli import load_verifier
 
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
     from tiny_models import build_tiny_nli_model
@@ -116,7 +116,7 @@ def test_checkpoints_from_the_training_command_keep_their_training_window(tmp_pa
 
 
 def test_a_window_longer_than_the_model_can_read_is_rejected_by_name():
-    from ev2r.verify import load_verifier
+    from ev2r.verifier.nli import load_verifier
 
     v = load_verifier("bundled", max_length=1024)
     with pytest.raises(ValueError, match=r"max_length: 1024 tokens exceeds .*\(max_position_embeddings = 512\)"):
@@ -125,7 +125,7 @@ def test_a_window_longer_than_the_model_can_read_is_rejected_by_name():
 
 @pytest.mark.parametrize("spec", ["/nonexistent/ckpt", "./no-such-folder", "../no-such-folder"])
 def test_a_missing_local_checkpoint_is_named(spec):
-    from ev2r.verify import load_verifier
+    from ev2r.verifier.nli import load_verifier
 
     with pytest.raises(FileNotFoundError, match="no checkpoint folder at"):
         load_verifier(spec)

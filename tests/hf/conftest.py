@@ -52,10 +52,10 @@ def fake_verifier():
 @pytest.fixture
 def patched_verifier(monkeypatch):
     """``build_scorer(verifier=<any string>)`` (CLI --model, evaluate verifier=) gets the fake."""
-    import ev2r.api
+    import ev2r.metric.factory
 
     fake = OverlapVerifier()
-    monkeypatch.setattr(ev2r.api, "get_verifier", lambda spec, device=None, batch_size=32, dtype="auto": fake)
+    monkeypatch.setattr(ev2r.metric.factory, "get_verifier", lambda spec, device=None, batch_size=32, dtype="auto": fake)
     return fake
 
 
@@ -77,7 +77,7 @@ def no_network(monkeypatch):
 
 def real_model_spec():
     """The bundled verifier (its weights ship in the package)."""
-    from ev2r.verify import BUNDLED_DIR
+    from ev2r.verifier.nli import BUNDLED_DIR
 
     if (BUNDLED_DIR / "config.json").exists():
         return "bundled"

@@ -9,9 +9,9 @@ from .conftest import ROWS, SHARED_DATA
 
 datasets = pytest.importorskip("datasets")
 
-from ev2r.hf_datasets import (COLUMNS, dataset_to_items, items_to_dataset, load_averitec, load_fever,  # noqa: E402
+from ev2r.integrations.hf_datasets import (COLUMNS, dataset_to_items, items_to_dataset, load_averitec, load_fever,  # noqa: E402
                               load_items_dataset, load_vitaminc, score_dataset)
-from ev2r.io import InputError, read_items  # noqa: E402
+from ev2r.io.readers import InputError, read_items  # noqa: E402
 
 
 def write_jsonl(path, rows):
@@ -88,7 +88,7 @@ def test_bad_dataset_row_names_field():
 
 
 def test_score_dataset_equals_scorer(tmp_path, fake_verifier):
-    from ev2r.api import build_scorer
+    from ev2r.metric.factory import build_scorer
 
     path = write_jsonl(tmp_path / "rows.jsonl", ROWS)
     ds = load_items_dataset(path)

@@ -9,7 +9,7 @@ import sys
 import pytest
 
 import ev2r
-from ev2r.hf_metric.core import build_items, compute_ev2r
+from ev2r.integrations.hf_evaluate.core import build_items, compute_ev2r
 
 from .conftest import EXAMPLE, REPO_ROOT, ROWS, real_model_spec
 
@@ -24,7 +24,7 @@ def columns(rows):
 
 
 def cli_summary(tmp_path, rows, *extra):
-    from ev2r.cli import main
+    from ev2r.cli.main import main
 
     path = tmp_path / "in.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
@@ -43,7 +43,7 @@ def same(a, b):
 
 def test_module_path_exists_and_is_in_package():
     path = ev2r.evaluate_module_path()
-    assert os.path.isfile(path) and path.endswith(os.path.join("ev2r", "hf_metric", "ev2r_metric.py"))
+    assert os.path.isfile(path) and path.endswith(os.path.join("ev2r", "integrations", "hf_evaluate", "ev2r_metric.py"))
 
 
 def test_load_offline_with_network_blocked(no_network):
@@ -184,7 +184,7 @@ def test_bad_inputs_name_the_field(fake_verifier):
 
 
 def test_build_items_matches_cli_reader():
-    from ev2r.io import item_from_row
+    from ev2r.io.readers import item_from_row
 
     items = build_items(**columns(ROWS), ids=[r["id"] for r in ROWS])
     for k, (it, row) in enumerate(zip(items, ROWS)):
@@ -196,7 +196,7 @@ def test_real_model_compute_equals_cli(tmp_path, no_network):
     spec = real_model_spec()
     if spec is None or not EXAMPLE.exists():
         pytest.skip("no bundled or smoke verifier / example file")
-    from ev2r.cli import main
+    from ev2r.cli.main import main
     import contextlib
     import io
 

@@ -12,15 +12,15 @@ import re
 import numpy as np
 import pytest
 
-from ev2r.arena import (
+from ev2r.ranking.arena import (
     Judge, combine_orders, common_claims, judge_reliability, parse_judge_spec, parse_judgement_text,
     parse_system_spec, run_arena, sample_pairs,
 )
-from ev2r.cli import main
+from ev2r.cli.main import main
 from ev2r.labels import Verdict
 from ev2r.llm import ResponseCache
 from ev2r.llm.parse import ParseError
-from ev2r.rank import ELO_SCALE, battles_from_rows, rank_battles
+from ev2r.ranking.rating import ELO_SCALE, battles_from_rows, rank_battles
 from ev2r.types import Evidence, Item
 
 from llm_helpers import chat_response
@@ -147,7 +147,7 @@ def test_combine_orders_rule():
 
 # -- a whole run with a mechanical judge ----------------------------------------------------------
 def test_constrained_answers_send_the_grammar_and_change_the_cache_key(fake_server, tmp_path):
-    from ev2r.arena import ANSWER_GRAMMAR
+    from ev2r.ranking.arena import ANSWER_GRAMMAR
 
     plain = run(fake_server, [("mech", None)], tmp_path)
     assert all("grammar" not in b for b in fake_server.requests)
@@ -360,7 +360,7 @@ def test_cli_exit_codes(fake_server, tmp_path, capsys):
     assert "given twice" in capsys.readouterr().err
 
 
-# -- judged battle rows in ev2r.rank ----------------------------------------------------------------
+# -- judged battle rows in ev2r.ranking.rating ----------------------------------------------------------------
 def test_battles_from_rows_hand_computed_bradley_terry():
     rows = [{"id": "1", "system_a": "x", "system_b": "y", "winner": "a", "judge": "j1"},
             {"id": "1", "system_a": "x", "system_b": "y", "winner": "a", "judge": "j2"},

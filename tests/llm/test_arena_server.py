@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from ev2r.arena import Judge, run_arena
+from ev2r.ranking.arena import Judge, run_arena
 from ev2r.labels import Verdict
 from ev2r.llm import ResponseCache
 from ev2r.types import Evidence, Item

@@ -8,7 +8,7 @@ import pytest
 
 from ev2r.labels import Verdict
 from ev2r.llm import LLMClient, LLMProxyScorer, LLMReferenceScorer, LLMRequest
-from ev2r.metric import Ev2RScorer
+from ev2r.metric.scorer import Ev2RScorer
 from ev2r.types import Evidence, Item
 
 from llm_helpers import GOOD, chat_response
@@ -163,7 +163,7 @@ def test_scorer_never_raises_for_the_batch(tmp_path):
 
 
 def test_offline_reference_scorer_serves_recordings(shared_data, tmp_path):
-    from ev2r.replay import ReplayReferenceScorer
+    from ev2r.facts.replay import ReplayReferenceScorer
 
     path = shared_data / "ev2r_replay" / "replay_atomic_reference_prec_recall.jsonl"
     rows = [json.loads(l) for l in open(path, encoding="utf-8")]
@@ -214,7 +214,7 @@ def test_bad_options_raise_value_errors():
 
 
 def test_cli_dry_run_sends_nothing(fake_server, tmp_path, capsys):
-    from ev2r.cli import main
+    from ev2r.cli.main import main
 
     rows = [{"id": f"r{k}", "claim": f"Claim {k}", "predicted_evidence": f"Question: q{k}?\nAnswer: a{k}.",
              "reference_evidence": f"Question: g{k}?\nAnswer: b{k}.", "gold_label": "Refuted"} for k in range(3)]

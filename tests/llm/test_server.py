@@ -15,7 +15,7 @@ import pytest
 
 from ev2r.labels import Verdict
 from ev2r.llm import LLMClient, LLMProxyScorer, LLMReferenceScorer, ResponseCache
-from ev2r.metric import Ev2RScorer
+from ev2r.metric.scorer import Ev2RScorer
 from ev2r.types import Evidence, Item
 
 from llm_helpers import DelayProxy

@@ -7,7 +7,7 @@ import warnings
 import numpy as np
 import pytest
 
-from ev2r.rank import (ELO_SCALE, RankingWarning, elo_online, fit_bradley_terry, make_battles, rank_systems,
+from ev2r.ranking.rating import (ELO_SCALE, RankingWarning, elo_online, fit_bradley_terry, make_battles, rank_systems,
                        scores_table, to_rating)
 
 LOG4 = 400 * math.log10(4)  # 240.82: Elo gap for 4:1 odds
@@ -193,7 +193,7 @@ def test_duplicate_and_null_scores():
 
 
 def test_cli(tmp_path, capsys):
-    from ev2r.cli import main
+    from ev2r.cli.main import main
 
     rows = [{"id": i, "system": s, "ev2r": v} for i, d in toy_table().items() for s, v in d.items()]
     path = tmp_path / "scores.jsonl"
@@ -212,7 +212,7 @@ def test_cli(tmp_path, capsys):
 
 
 def test_cli_system_from_file_name_and_fields(tmp_path):
-    from ev2r.cli import main
+    from ev2r.cli.main import main
 
     a = tmp_path / "a.jsonl"
     b = tmp_path / "b.jsonl"
@@ -228,7 +228,7 @@ def test_cli_system_from_file_name_and_fields(tmp_path):
 
 
 def test_cli_bad_field_exit_code(tmp_path, capsys):
-    from ev2r.cli import main
+    from ev2r.cli.main import main
 
     path = tmp_path / "s.jsonl"
     path.write_text(json.dumps({"id": 1, "model": "A", "ev2r": 0.3}) + "\n", encoding="utf-8")

@@ -1,0 +1,3 @@
+from ev2r.cli.main import main
+
+raise SystemExit(main())

@@ -1,0 +1,185 @@
+"""``ev2r robustness INPUT [-o DIR] [--sample N] [--seed S] ...``: run the perturbation suite.
+
+Mounted by ``ev2r.cli.main`` (``add_robustness_arguments`` + ``run_robustness``); also runnable alone
+as ``python -m ev2r.cli.robustness INPUT ...``.
+
+Writes ``DIR/report.json``, ``DIR/report.md``, ``DIR/report.png`` and ``DIR/per_item.jsonl``, and
+prints the summary table (Markdown) to stdout. Exit status: 0 when no counted expectation is
+violated, 1 when one is (``--fail-on-violation``: ``gated``, the default, counts the checks
+declared gated; ``all`` counts every check; ``none`` never fails), 2 on unusable input or options
+(unreadable file, no items, bad ``--sample``, unknown perturbation or scorer, a scorer output that
+breaks the protocol).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Optional, Sequence, TextIO
+
+from adversarial.perturbations import PERTURBATIONS
+from adversarial.suite import FAIL_MODES, Scorer
+
+SCORERS = ("ev2r", "bleu", "edit", "hu_meteor")
+
+
+def add_robustness_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """Add the ``robustness`` options to ``parser`` (returned)."""
+    parser.add_argument("input", help="items: JSON or JSONL readable by ev2r.io.readers.read_items (claim, "
+                                      "predicted_evidence, reference_evidence, gold_label, ...)")
+    parser.add_argument("-o", "--output-dir", default="robustness",
+                        help="folder for report.json, report.md, report.png, per_item.jsonl (default: robustness)")
+    parser.add_argument("--sample", type=int, default=None,
+                        help="score a random sample of N items (drawn with --seed, kept in file order); default: all")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the sample, the perturbations and the bootstrap")
+    parser.add_argument("--scorer", default="ev2r",
+                        help=f"comma-separated scorers to test, of: {', '.join(SCORERS)} (default: ev2r = "
+                             "precision, recall, f1, proxy, ev2r with the bundled verifier)")
+    parser.add_argument("--perturbations", default=None,
+                        help=f"comma-separated perturbations (default: all): {', '.join(PERTURBATIONS)}")
+    parser.add_argument("--fail-on-violation", choices=FAIL_MODES, default="gated",
+                        help="which violated expectations make the exit status 1: gated (default: the checks "
+                             "declared gated), all, none")
+    parser.add_argument("--gold-as-prediction", action="store_true",
+                        help="use each item's reference evidence as its predicted evidence too (the base is "
+                             "then gold vs gold, as in the Ev2R paper's checklist tests)")
+    parser.add_argument("--references", default=None, help="AVeriTeC gold file to join a predictions file with")
+    parser.add_argument("--verifier", default="bundled", help="ev2r scorer: verifier (bundled, or a checkpoint path)")
+    parser.add_argument("--decomposer", default="rules", help="ev2r scorer: decomposer (default: rules = rules-v2)")
+    parser.add_argument("--dtype", default="auto", choices=["auto", "fp32", "bf16", "int8"],
+                        help="ev2r scorer: verifier precision (default auto: bf16 where native, else fp32)")
+    parser.add_argument("--alpha", type=float, default=0.5, help="ev2r scorer: weight of F1 in Ev2R (default 0.5)")
+    parser.add_argument("--nltk-data", default=None,
+                        help="folder with nltk data (corpora/wordnet) for the synonyms perturbation and METEOR; "
+                             "default: NLTK_DATA / nltk's usual folders")
+    parser.add_argument("--n-boot", type=int, default=2000, help="bootstrap resamples (default 2000)")
+    parser.add_argument("--no-png", action="store_true", help="do not draw report.png")
+    return parser
+
+
+def _split(value: Optional[str], option: str = "--perturbations") -> Optional[list[str]]:
+    """Comma-separated names; None when the option was not given.
+
+    Raises:
+        ValueError: the option was given but names nothing (e.g. ``,``).
+    """
+    if value is None:
+        return None
+    names = [v.strip() for v in value.split(",") if v.strip()]
+    if not names:
+        raise ValueError(f"{option}: {value!r} names nothing; give comma-separated names or leave the option out")
+    return names
+
+
+def build_scorer(names: Sequence[str], args: argparse.Namespace) -> Scorer:
+    """The scorer for ``--scorer`` names (several are combined).
+
+    Raises:
+        ValueError: an unknown name, ``--alpha`` outside [0, 1] (for any scorer), or an ev2r option
+            value ev2r rejects.
+    """
+    from adversarial.baselines import combine_scorers, get_baseline
+
+    import math
+
+    alpha = getattr(args, "alpha", 0.5)
+    if not (isinstance(alpha, (int, float)) and math.isfinite(alpha) and 0.0 <= alpha <= 1.0):
+        # checked whatever the scorer, so a bad value is never silently ignored
+        raise ValueError(f"--alpha: must be a number in [0, 1], got {alpha!r}")
+    parts = []
+    for n in names:
+        if n not in SCORERS:
+            raise ValueError(f"--scorer: unknown scorer {n!r}; allowed: {', '.join(SCORERS)}")
+        if n == "ev2r":
+            from ev2r.metric.factory import make_item_scorer
+
+            parts.append(make_item_scorer(verifier=args.verifier, decomposer=args.decomposer, alpha=args.alpha,
+                                          dtype=getattr(args, "dtype", "auto")))
+        else:
+            parts.append(get_baseline(n))
+    return parts[0] if len(parts) == 1 else combine_scorers(parts)
+
+
+def run_robustness(args: argparse.Namespace, scorer: Optional[Scorer] = None,
+                   stdout: Optional[TextIO] = None) -> int:
+    """Run the suite as the CLI does. ``scorer`` replaces ``--scorer`` (tests, other metrics).
+
+    Returns:
+        0 all counted expectations hold, 1 one is violated, 2 unusable input or options.
+    """
+    import numpy as np
+
+    from adversarial.report import render_markdown, write_report
+    from adversarial.resources import add_nltk_data_path
+    from adversarial.suite import run_suite
+
+    out = stdout or sys.stdout
+    err = sys.stderr
+
+    def fail(msg: str) -> int:
+        print(f"ev2r robustness: error: {msg}", file=err)
+        return 2
+
+    if args.nltk_data:
+        try:
+            add_nltk_data_path(args.nltk_data)
+        except ValueError as e:
+            return fail(str(e))
+    try:
+        from ev2r.io.readers import read_items
+
+        items = read_items(args.input, references=args.references)
+    except (OSError, ValueError) as e:
+        return fail(f"cannot read {args.input}: {e}")
+    if not items:
+        return fail(f"{args.input}: no items")
+    if args.seed is None or args.seed < 0:
+        return fail(f"--seed: expected a non-negative integer, got {args.seed}")
+    if args.sample is not None:
+        if args.sample < 1:
+            return fail(f"--sample: expected N >= 1, got {args.sample}")
+        if args.sample < len(items):
+            idx = np.random.default_rng(args.seed).choice(len(items), size=args.sample, replace=False)
+            items = [items[i] for i in sorted(idx.tolist())]
+    if args.gold_as_prediction:
+        items = [it.with_predicted(it.reference_evidence) for it in items]
+    try:
+        names = _split(args.scorer, "--scorer") or ["ev2r"]
+        from adversarial.perturbations import get_perturbations
+
+        perts = get_perturbations(_split(args.perturbations))
+        if scorer is None:
+            scorer = build_scorer(names, args)
+            scorer_name = "+".join(names)
+        else:
+            scorer_name = getattr(scorer, "__name__", "scorer")
+    except (ValueError, OSError, ImportError) as e:  # bad option, missing verifier weights or library
+        return fail(str(e))
+    try:
+        report = run_suite(items, scorer, perts, seed=args.seed, n_boot=args.n_boot, scorer_name=scorer_name)
+    except ValueError as e:
+        return fail(str(e))
+    paths = write_report(report, args.output_dir, mode=args.fail_on_violation, png=not args.no_png)
+    print(render_markdown(report, args.fail_on_violation, detail=False), file=out)
+    print("\nwrote " + ", ".join(paths[k] for k in ("json", "md", "png", "per_item") if k in paths), file=out)
+    viol = report.violations(args.fail_on_violation)
+    if args.fail_on_violation != "none" and not report.judged(args.fail_on_violation):
+        print(f"ev2r robustness: error: no counted check had enough scored items for a verdict (each needs >= "
+              f"{report.settings.get('min_n', 3)}); the gate cannot pass on no evidence -- use more items",
+              file=err)
+        return 2
+    if viol:
+        print(f"ev2r robustness: {len(viol)} expectation(s) violated (--fail-on-violation "
+              f"{args.fail_on_violation}): " + ", ".join(f"{c.perturbation}/{c.score}" for c in viol), file=err)
+        return 1
+    return 0
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    """``python -m ev2r.cli.robustness INPUT ...`` (same options as ``ev2r robustness``)."""
+    parser = add_robustness_arguments(argparse.ArgumentParser(prog="ev2r robustness", description=__doc__.split("\n\n")[0]))
+    return run_robustness(parser.parse_args(argv))
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,4 @@
+"""Execution engines beside the local one: Ray Data (:mod:`.ray_engine`).
+
+May import: the ev2r core, ``claimalign``.
+"""

@@ -1,0 +1,681 @@
+"""Score on a Ray cluster with the same numbers as locally (``ev2r score --engine ray``).
+
+An optional engine (``pip install 'ev2r[ray]'``): nothing else in the package imports Ray, and this
+module imports it only when a run starts (:class:`RayUnavailableError` names the install command
+when it is missing).
+
+How a run goes (:func:`score_ray`):
+
+* the driver (the process that runs ``ev2r score``) reads the rows as the local path does
+  (:func:`ev2r.io.readers.read_items`) and cuts the items into the **chunks the local scorer would score
+  together** (``Ev2RScorer.chunk_size`` consecutive input positions, 32 by default). A chunk is
+  the unit of work: a Ray Data dataset of chunks goes through ``map_batches`` (one chunk per
+  call) on a fixed-size actor pool (``ActorPoolStrategy(size=workers)``);
+* each actor builds one scorer with :func:`ev2r.metric.factory.build_scorer` and the **same options** as the
+  local path (model, dtype, device, batch size...): the verifier is loaded once per actor. Since
+  the verifier's batches are made inside a chunk (pairs sorted by length, cut at the batch size),
+  the same chunk gives the same batches, hence per-item numbers equal to the last bit to the
+  local run's at the same dtype and batch size, whichever actor scores it;
+* results come back with their positions and are written **in input order**, through the same
+  row function as the local path (:func:`ev2r.io.readers.score_row`); the corpus summary is made by the
+  same function (:func:`ev2r.metric.scorer.corpus_summary`) with the actors' signature plus
+  ``|engine:ray``.
+
+Resuming (with an output file ``OUT``): each finished chunk is appended to ``OUT.part`` at once
+(flushed), the complete file replaces ``OUT`` at the end (atomic rename) and ``OUT.part`` is
+removed. A rerun skips every item already in ``OUT`` or ``OUT.part`` with status ``ok`` (matched
+on ``id``; on ``id`` and ``row`` where the input repeats an id) and scores the rest; an item that
+failed (``api_error``, ``no_reference``...) is scored again and keeps its status as locally.
+``OUT.ev2r-run.json`` records the scorer options and the signature: a rerun with other options is
+refused (:class:`ValueError`) instead of mixing numbers. Remaining items keep their place in the
+chunk grid, so after an interrupted run (whole chunks written) the rerun's numbers are those of an
+uninterrupted run; an item scored again in a chunk whose other items were skipped is scored in a
+smaller batch, where values can differ in the 7th decimal (padding, see README "Determinism").
+
+Failures: an exception inside scoring is recorded on the item (status ``error``), as locally. A
+worker process that dies (killed, out of memory) loses only the chunk it was scoring: Ray restarts
+the actor (the scorer is loaded again) and retries that chunk (``max_restarts=-1``,
+``max_task_retries=-1``, Ray Data's defaults for actor pools).
+
+LLM judge (``decomposer="llm"``): every actor sends its requests through its own
+:class:`ev2r.llm.LLMClient` (cache first, retries, timeouts, as locally), and every request sent to
+the server first takes a permit from one cluster-wide semaphore (a Ray actor,
+:class:`RequestSemaphore`): at most ``llm_options["concurrency"]`` requests are in flight on the
+whole cluster (``--llm-concurrency``, default 4), however many workers run. Cache hits take no
+permit. A permit whose holder died is reclaimed after ``timeout + 60`` seconds. **Cache choice:
+one shared cache folder** -- the cache is content-addressed files written by atomic rename, so
+actors on any number of nodes can write into one folder on shared storage (NFS, a mounted bucket)
+without a merge step; give ``--llm-cache DIR`` on storage every node mounts at the same path
+(default: the driver's ``$EV2R_LLM_CACHE`` or ``~/.cache/ev2r/llm``, resolved on the driver, which
+is shared only on a single machine or with a shared home). Reruns and ``--llm-offline`` replays then
+see every answer whichever node fetched it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pickle
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Optional, Sequence
+
+from ev2r.types import CorpusScore, FactSupport, Item, ItemScore
+
+ENGINES = ("local", "ray")
+INSTALL_HINT = "pip install 'ev2r[ray]'"
+#: Suffixes of the files kept beside ``OUT``: finished chunks so far, and the run record.
+PART_SUFFIX = ".part"
+RUN_SUFFIX = ".ev2r-run.json"
+#: Environment variables the scorer reads, forwarded to the workers of a cluster the run joins.
+FORWARDED_ENV = ("NLTK_DATA", "EV2R_DEVICE", "EV2R_LLM_CACHE", "HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE",
+                 "HF_HOME")
+#: Seconds added to the LLM request timeout before a permit whose holder died is reclaimed.
+LEASE_SLACK_S = 60.0
+
+_ROW_FIELDS = ("id", "row", "precision", "recall", "f1", "proxy", "ev2r", "status", "error", "predicted_facts",
+               "reference_facts")
+
+
+class RayUnavailableError(ImportError, ValueError):
+    """Ray (with Ray Data) is not installed: the message names ``pip install 'ev2r[ray]'``. An
+    :class:`ImportError` and a :class:`ValueError` (the CLI reports it as an unusable option)."""
+
+
+def import_ray():
+    """Import ``ray`` and ``ray.data``.
+
+    Raises:
+        RayUnavailableError: either is missing, naming ``pip install 'ev2r[ray]'``.
+    """
+    try:
+        import ray
+        import ray.data  # noqa: F401
+    except ImportError as e:
+        raise RayUnavailableError(f"--engine ray needs Ray with Ray Data, which is not installed here ({e}); "
+                                  f"install the extra: {INSTALL_HINT}") from None
+    return ray
+
+
+def check_engine_options(engine: str = "local", ray_address: Optional[str] = None,
+                         workers: Optional[int] = None) -> None:
+    """Validate the engine options of ``ev2r score`` (before any work is done).
+
+    Args:
+        engine: ``"local"`` or ``"ray"``.
+        ray_address: a Ray address (``auto``, ``ray://host:10001``, ``host:6379``); only with ``ray``.
+        workers: number of scorer actors, an int >= 1; only with ``ray``.
+
+    Raises:
+        ValueError: an unknown engine, ``--ray-address`` / ``--workers`` without ``--engine ray``,
+            ``--workers`` < 1 or not an integer, an empty address -- naming the option and the
+            allowed values.
+    """
+    if engine not in ENGINES:
+        raise ValueError(f"--engine: {engine!r} is not one of {ENGINES}")
+    if engine != "ray":
+        given = [name for name, v in (("--ray-address", ray_address), ("--workers", workers)) if v is not None]
+        if given:
+            raise ValueError(f"{', '.join(given)}: only used with --engine ray (got --engine {engine})")
+        return
+    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
+        raise ValueError(f"--workers: must be an integer >= 1 (scorer actors), got {workers!r}")
+    if ray_address is not None and (not isinstance(ray_address, str) or not ray_address.strip()):
+        raise ValueError(f"--ray-address: expected an address such as 'auto', 'ray://HEAD:10001' or "
+                         f"'HEAD:6379', got {ray_address!r}")
+
+
+@dataclass
+class RayScoreResult:
+    """What :func:`score_ray` returns.
+
+    Attributes:
+        scores: one :class:`ItemScore` per input item, in input order (resumed ones rebuilt from OUT).
+        rows: the output rows, in input order, as written to OUT.
+        summary: the corpus summary; its signature ends in ``|engine:ray``.
+        n_resumed: items taken from OUT (status ok) instead of being scored.
+        n_scored: items scored in this run.
+        workers: actors in the pool (0 when nothing was left to score).
+        llm_run: LLM accounting summed over all chunks (calls, cache hits, tokens...), {} without LLM.
+        seconds: wall time of the whole call, and ``ray_seconds`` of the Ray pipeline alone.
+    """
+
+    scores: list[ItemScore]
+    rows: list[dict]
+    summary: CorpusScore
+    n_resumed: int = 0
+    n_scored: int = 0
+    workers: int = 0
+    llm_run: dict = field(default_factory=dict)
+    seconds: float = 0.0
+    ray_seconds: float = 0.0
+
+
+# -- the cluster-wide request cap --------------------------------------------------------------------
+class RequestSemaphore:
+    """A counting semaphore with leases, run as one async Ray actor for the whole cluster.
+
+    Args:
+        limit: permits (max requests in flight at once), an int >= 1.
+        lease_s: seconds after which a permit that was never released (its holder died) is
+            reclaimed, > 0.
+
+    Raises:
+        ValueError: ``limit`` < 1 or ``lease_s`` <= 0.
+    """
+
+    def __init__(self, limit: int, lease_s: float):
+        import asyncio
+
+        if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
+            raise ValueError(f"limit: must be an integer >= 1, got {limit!r}")
+        if not lease_s > 0:
+            raise ValueError(f"lease_s: must be > 0, got {lease_s!r}")
+        self.limit = limit
+        self.lease_s = float(lease_s)
+        self._holders: dict[int, float] = {}
+        self._next = 0
+        self._cond = asyncio.Condition()
+        self.peak = 0
+        self.granted = 0
+        self.reclaimed = 0
+
+    def _expire(self) -> None:
+        now = time.monotonic()
+        for token, deadline in list(self._holders.items()):
+            if deadline < now:
+                del self._holders[token]
+                self.reclaimed += 1
+
+    async def acquire(self) -> int:
+        """Wait for a permit; returns its token (give it to :meth:`release`)."""
+        import asyncio
+
+        async with self._cond:
+            while True:
+                self._expire()
+                if len(self._holders) < self.limit:
+                    break
+                try:
+                    await asyncio.wait_for(self._cond.wait(), timeout=1.0)
+                except asyncio.TimeoutError:
+                    pass
+            token = self._next
+            self._next += 1
+            self._holders[token] = time.monotonic() + self.lease_s
+            self.granted += 1
+            self.peak = max(self.peak, len(self._holders))
+            return token
+
+    async def release(self, token: int) -> None:
+        """Give a permit back (an unknown or reclaimed token is ignored)."""
+        async with self._cond:
+            self._holders.pop(token, None)
+            self._cond.notify_all()
+
+    async def stats(self) -> dict:
+        """``limit``, ``peak`` (most permits held at once), ``granted``, ``reclaimed``, ``held``."""
+        return {"limit": self.limit, "peak": self.peak, "granted": self.granted, "reclaimed": self.reclaimed,
+                "held": len(self._holders)}
+
+
+class _Permit:
+    """Context manager: one permit of a :class:`RequestSemaphore` actor held around one request."""
+
+    def __init__(self, handle):
+        self.handle = handle
+        self.token = None
+
+    def __enter__(self):
+        import ray
+
+        self.token = ray.get(self.handle.acquire.remote())
+        return self
+
+    def __exit__(self, *exc):
+        import ray
+
+        ray.get(self.handle.release.remote(self.token))
+        return False
+
+
+class RayRequestLimiter:
+    """``LLMClient.limiter`` for Ray actors: each call returns a context manager holding one permit
+    of the cluster-wide :class:`RequestSemaphore` actor ``handle``."""
+
+    def __init__(self, handle):
+        self.handle = handle
+
+    def __call__(self) -> _Permit:
+        return _Permit(self.handle)
+
+
+# -- the actor ---------------------------------------------------------------------------------------
+class ChunkScorer:
+    """The Ray Data actor: one scorer built by :func:`ev2r.metric.factory.build_scorer` from ``scorer_options``
+    (the local path's options), scoring one chunk of items per call.
+
+    Args:
+        scorer_options: keyword arguments of :func:`ev2r.metric.factory.build_scorer` (no ``progress``).
+        nltk_data: an nltk data folder to add (``--nltk-data``), or None.
+        threads: torch intra-op threads in this actor (>= 1), normally its CPUs; None leaves torch's.
+        limiter: a :class:`RequestSemaphore` actor handle capping LLM requests cluster-wide, or None.
+
+    Raises:
+        ValueError: as :func:`ev2r.metric.factory.build_scorer` (bad options, a model that cannot be loaded).
+    """
+
+    def __init__(self, scorer_options: dict, nltk_data: Optional[str] = None, threads: Optional[int] = None,
+                 limiter: Any = None):
+        if nltk_data:
+            from claimalign.nltk_data import add_nltk_data_path
+
+            add_nltk_data_path(nltk_data)
+        if threads:
+            import torch
+
+            torch.set_num_threads(int(threads))
+        from ev2r.metric.factory import build_scorer
+
+        self.scorer = build_scorer(**scorer_options)
+        self.signature = self.scorer.signature()
+        self.client = getattr(self.scorer.reference_scorer, "client", None)
+        if limiter is not None and self.client is not None:
+            self.client.limiter = RayRequestLimiter(limiter)
+
+    def __call__(self, batch: dict) -> dict:
+        import numpy as np
+
+        chunks, payloads, llm = [], [], []
+        for chunk, blob in zip(batch["chunk"], batch["items"]):
+            items = pickle.loads(blob)
+            before = dict(self.client.stats) if self.client is not None else {}
+            scores = self.scorer.score(items)
+            run = {}
+            if self.client is not None:
+                run = {k: v - before.get(k, 0) for k, v in self.client.stats.items()}
+            chunks.append(int(chunk))
+            payloads.append(pickle.dumps(scores, protocol=pickle.HIGHEST_PROTOCOL))
+            llm.append(json.dumps(run))
+        return {"chunk": np.array(chunks, dtype=np.int64), "scores": np.array(payloads, dtype=object),
+                "signature": np.array([self.signature] * len(chunks), dtype=object),
+                "llm": np.array(llm, dtype=object)}
+
+
+def _signature_task(scorer_options: dict, nltk_data: Optional[str]) -> str:
+    """The scorer's signature, built on a worker (when every item was resumed and OUT has no run
+    record)."""
+    return ChunkScorer(scorer_options, nltk_data).signature
+
+
+# -- options, files, resume -----------------------------------------------------------------------------
+class _Unloaded:
+    """A verifier stand-in for validating options on the driver without loading a model."""
+
+    name = "unloaded"
+
+    def predict(self, premises, hypotheses):  # pragma: no cover - never called
+        raise RuntimeError("the driver's option check never scores")
+
+
+def _check_scorer_options(options: dict):
+    """Validate ``options`` as :func:`ev2r.metric.factory.build_scorer` would, without loading a model; the
+    probe scorer (its ``chunk_size`` is the local chunk grid)."""
+    from ev2r.metric.factory import build_scorer
+    from ev2r.verifier.nli import resolve_dtype
+
+    opts = dict(options)
+    if "progress" in opts:
+        raise ValueError("scorer_options: 'progress' runs on the driver; pass progress= to score_ray")
+    bs = opts.get("batch_size", 32)
+    if isinstance(bs, bool) or not isinstance(bs, int) or bs < 1:
+        raise ValueError(f"batch_size: must be an integer >= 1, got {bs!r}")
+    dtype = opts.get("dtype", "auto")
+    resolve_dtype(dtype, "cpu")  # names the allowed values; the device is resolved on each worker
+    if isinstance(opts.get("verifier", "bundled"), str):
+        opts["verifier"] = _Unloaded()
+    return build_scorer(**opts)
+
+
+def _absolute_paths(options: dict) -> dict:
+    """Relative paths in the options made absolute (workers do not share the driver's folder), and
+    the LLM cache folder resolved on the driver (see the module docstring: one shared cache)."""
+    opts = dict(options)
+    v = opts.get("verifier", "bundled")
+    if isinstance(v, str) and v != "bundled" and os.path.exists(v):
+        opts["verifier"] = os.path.abspath(v)
+    if opts.get("replay"):
+        opts["replay"] = os.path.abspath(opts["replay"])
+    if opts.get("decomposer") == "llm":
+        llm = dict(opts.get("llm_options") or {})
+        if llm.get("cache_dir") is not False and llm.get("llm_client") is None:
+            from ev2r.llm.client import default_cache_dir
+
+            llm["cache_dir"] = os.path.abspath(llm.get("cache_dir") or default_cache_dir())
+        opts["llm_options"] = llm
+    return opts
+
+
+def _options_record(options: dict) -> str:
+    """A canonical JSON text of the scorer options, for the run record (objects by class name)."""
+    def enc(o):
+        return f"<{type(o).__module__}.{type(o).__qualname__}>"
+
+    return json.dumps(options, sort_keys=True, default=enc)
+
+
+def _row_key(row_id: Any, row: Any, repeated: set) -> Any:
+    rid = str(row_id)
+    return (rid, row) if rid in repeated else rid
+
+
+def _score_from_row(d: dict) -> ItemScore:
+    """Rebuild an :class:`ItemScore` from an output row (for the corpus summary of resumed items)."""
+    def facts(v):
+        return [FactSupport(**f) if isinstance(f, dict) else f for f in (v or [])]
+
+    extra = {k: v for k, v in d.items() if k not in _ROW_FIELDS}
+    return ItemScore(id=str(d["id"]), row=d.get("row", 0), precision=d.get("precision"), recall=d.get("recall"),
+                     f1=d.get("f1"), proxy=d.get("proxy"), ev2r=d.get("ev2r"), status=d.get("status", "ok"),
+                     error=d.get("error"), predicted_facts=facts(d.get("predicted_facts")),
+                     reference_facts=facts(d.get("reference_facts")), extra_scores=extra)
+
+
+def _previous_rows(output: Path) -> list[dict]:
+    """Rows of an earlier run: ``OUT`` then ``OUT.part`` (a later row for the same key wins). A
+    truncated last line of ``OUT.part`` (a run killed while writing) is ignored."""
+    from ev2r.io.readers import InputError, read_rows
+
+    rows: list[dict] = []
+    if output.exists():
+        try:
+            rows.extend(r for r in read_rows(output) if isinstance(r, dict))
+        except InputError as e:
+            raise ValueError(f"-o/--output: {output} exists but cannot be read back to resume ({e}); "
+                             "delete it or pass another -o") from None
+    part = Path(str(output) + PART_SUFFIX)
+    if part.exists():
+        for line in part.read_text(encoding="utf-8").split("\n"):
+            try:
+                r = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(r, dict):
+                rows.append(r)
+    return rows
+
+
+def _write_atomic(rows: Sequence[dict], path: Path) -> None:
+    from ev2r.io.readers import write_jsonl
+
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    write_jsonl(rows, tmp)
+    os.replace(tmp, path)
+
+
+def _append_rows(fh, rows: Sequence[dict]) -> None:
+    from claimalign.textio import dumps_jsonl
+
+    fh.write("".join(dumps_jsonl(r) + "\n" for r in rows))
+    fh.flush()
+    os.fsync(fh.fileno())
+
+
+def _unwrap_ray_error(e: BaseException) -> Optional[str]:
+    """The message of a ValueError / ImportError raised inside an actor (e.g. a model that cannot be
+    loaded), found in the chain of Ray's wrappers; None if there is none."""
+    seen = set()
+    stack = [e]
+    while stack:
+        x = stack.pop()
+        if x is None or id(x) in seen:
+            continue
+        seen.add(id(x))
+        if isinstance(x, (ValueError, ImportError)) and not type(x).__module__.startswith("ray"):
+            return str(x).strip().splitlines()[0] if str(x).strip() else type(x).__name__
+        stack.extend([getattr(x, "cause", None), x.__cause__, x.__context__])
+    text = str(e)
+    for marker in ("ValueError: ", "ImportError: "):
+        if marker in text:
+            return text.split(marker, 1)[1].strip().splitlines()[0]
+    return None
+
+
+def _raise_actor_error(e: BaseException) -> None:
+    """Re-raise ``e`` (caught around Ray calls) as one clear ValueError when an actor raised a
+    ValueError / ImportError (:func:`_unwrap_ray_error`), else unchanged."""
+    msg = _unwrap_ray_error(e)
+    if msg is None:
+        raise e
+    raise ValueError(msg) from None
+
+
+# -- the entry point -------------------------------------------------------------------------------------
+def score_ray(items: Sequence[Item], output: Optional[str | os.PathLike] = None, *,
+              scorer_options: Optional[dict] = None, address: Optional[str] = None,
+              workers: Optional[int] = None, cpus_per_worker: int = 1, gpus_per_worker: Optional[float] = None,
+              with_facts: bool = False, resume: bool = True, progress: Optional[Callable] = None,
+              nltk_data: Optional[str] = None) -> RayScoreResult:
+    """Score ``items`` on Ray (a running cluster, or a local instance) with one scorer per actor.
+
+    The per-item numbers, the row order and the corpus summary are those of
+    ``build_scorer(**scorer_options).score(items)`` (module docstring); the signature ends in
+    ``|engine:ray``.
+
+    Args:
+        items: :class:`Item` objects (e.g. :func:`ev2r.read_items`), scored in this order.
+        output: JSONL file for the rows (in input order), or None (nothing written, no resume).
+        scorer_options: keyword arguments of :func:`ev2r.metric.factory.build_scorer` (``verifier``,
+            ``decomposer``, ``dtype``, ``device``, ``batch_size``, ``llm_options``...; not
+            ``progress``). A verifier object must be picklable (it is sent to every actor). Paths
+            must be readable on every node (relative ones are made absolute here).
+        address: Ray address (``auto``, ``ray://HEAD:10001``...); None: ``$RAY_ADDRESS`` if set,
+            else a local Ray instance started for this call. When Ray is already initialised in
+            this process, that instance is used and left running.
+        workers: actors in the pool (>= 1); None: the cluster's CPUs // ``cpus_per_worker``. Never
+            more than the chunks to score.
+        cpus_per_worker: CPUs reserved per actor (>= 1), also its torch threads.
+        gpus_per_worker: GPUs per actor; None: 1 when ``device`` starts with ``cuda``, else 0.
+        with_facts: keep the atomic facts in the rows (``--with-facts``).
+        resume: with ``output``: skip items already in OUT (or OUT.part) with status ok.
+        progress: callable(done, total) called on the driver as chunks finish.
+        nltk_data: nltk data folder for the actors (``--nltk-data``); ``$NLTK_DATA`` is forwarded.
+
+    Raises:
+        RayUnavailableError: Ray is not installed (names ``pip install 'ev2r[ray]'``).
+        ValueError: a bad option (as :func:`ev2r.metric.factory.build_scorer`, or ``workers`` /
+            ``cpus_per_worker`` < 1), OUT written with other options, or a model that cannot be
+            loaded on the workers (the workers' message).
+    """
+    t_start = time.perf_counter()
+    check_engine_options("ray", address, workers)
+    if isinstance(cpus_per_worker, bool) or not isinstance(cpus_per_worker, int) or cpus_per_worker < 1:
+        raise ValueError(f"cpus_per_worker: must be an integer >= 1, got {cpus_per_worker!r}")
+    if gpus_per_worker is not None and not (isinstance(gpus_per_worker, (int, float)) and gpus_per_worker >= 0):
+        raise ValueError(f"gpus_per_worker: must be a number >= 0, got {gpus_per_worker!r}")
+    items = list(items)
+    for k, it in enumerate(items):
+        if not isinstance(it, Item):
+            raise ValueError(f"items[{k}]: expected an ev2r.types.Item (see ev2r.read_items), got "
+                             f"{type(it).__name__}")
+    options = _absolute_paths(dict(scorer_options or {}))
+    probe = _check_scorer_options(options)
+    chunk_size = probe.chunk_size
+    if gpus_per_worker is None:
+        gpus_per_worker = 1 if str(options.get("device") or "").startswith("cuda") else 0
+    nltk_data = os.path.abspath(nltk_data) if nltk_data else None
+    ray = import_ray()
+
+    # -- what is left to score ----------------------------------------------------------------
+    out_path = Path(output) if output else None
+    record_path = Path(str(out_path) + RUN_SUFFIX) if out_path else None
+    part_path = Path(str(out_path) + PART_SUFFIX) if out_path else None
+    record = {"engine": "ray", "options": _options_record(options), "signature": None}
+    counts: dict[str, int] = {}
+    for it in items:
+        counts[it.id] = counts.get(it.id, 0) + 1
+    repeated = {i for i, c in counts.items() if c > 1}
+    done: dict[Any, dict] = {}
+    if out_path is not None and resume:
+        if record_path.exists():
+            try:
+                old = json.loads(record_path.read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                old = {}
+            if old.get("options") is not None and old.get("options") != record["options"]:
+                raise ValueError(f"-o/--output: {out_path} was written with other scorer options "
+                                 f"({record_path.name}); resuming would mix numbers: delete {out_path} "
+                                 f"(and {record_path.name}) or pass another -o")
+            record["signature"] = old.get("signature")
+        wanted = {_row_key(it.id, it.row, repeated) for it in items}
+        for r in _previous_rows(out_path):
+            if r.get("status") == "ok" and "id" in r:
+                key = _row_key(r["id"], r.get("row"), repeated)
+                if key in wanted:
+                    done[key] = r
+    elif out_path is not None and part_path.exists():
+        part_path.unlink()
+    pending = [k for k, it in enumerate(items) if _row_key(it.id, it.row, repeated) not in done]
+    if out_path is not None:
+        out_path.parent.mkdir(parents=True, exist_ok=True)
+        record_path.write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
+
+    # -- the Ray pipeline ----------------------------------------------------------------------------
+    grid: dict[int, list[int]] = {}
+    for k in pending:  # the local chunk grid: positions [c * chunk_size, (c + 1) * chunk_size)
+        grid.setdefault(k // chunk_size, []).append(k)
+    new_scores: dict[int, ItemScore] = {}
+    signature = record["signature"]
+    llm_run: dict[str, int] = {}
+    n_workers = 0
+    started_here = False
+    t_ray = time.perf_counter()
+    total = len(items)
+    if progress:
+        progress(len(items) - len(pending), total)
+    try:
+        if grid or signature is None:
+            if not ray.is_initialized():
+                env = {k: os.environ[k] for k in FORWARDED_ENV if os.environ.get(k)}
+                if nltk_data:
+                    env["NLTK_DATA"] = nltk_data
+                ray.init(address=address, include_dashboard=False, log_to_driver=False,
+                         runtime_env={"env_vars": env} if env else None)
+                started_here = True
+        if gpus_per_worker:
+            have = float(ray.cluster_resources().get("GPU", 0))
+            if have < gpus_per_worker:
+                raise ValueError(f"--device {options.get('device')}: each worker needs {gpus_per_worker:g} GPU(s) but "
+                                 f"the Ray cluster has {have:g}; use --device cpu or a cluster with GPUs")
+        if grid:
+            n_workers, signature = _run_pipeline(ray, items, grid, options, nltk_data, workers, cpus_per_worker,
+                                                 gpus_per_worker, part_path, with_facts, progress, total,
+                                                 new_scores, llm_run)
+        elif signature is None:  # everything resumed and no record of the signature: ask a worker
+            try:
+                signature = ray.get(ray.remote(num_cpus=cpus_per_worker, num_gpus=gpus_per_worker)(
+                    _signature_task).remote(options, nltk_data))
+            except Exception as e:
+                _raise_actor_error(e)
+    finally:
+        if started_here:
+            ray.shutdown()
+    ray_seconds = time.perf_counter() - t_ray
+
+    # -- rows in input order, summary -------------------------------------------------------------------
+    from ev2r.io.readers import score_row
+    from ev2r.metric.scorer import corpus_summary
+
+    rows, scores = [], []
+    for k, it in enumerate(items):
+        if k in new_scores:
+            s = new_scores[k]
+            rows.append(score_row(it, s, with_facts))
+            scores.append(s)
+        else:
+            r = done[_row_key(it.id, it.row, repeated)]
+            r = dict(r)
+            r["row"] = it.row
+            rows.append(r)
+            scores.append(_score_from_row(r))
+    if out_path is not None:
+        _write_atomic(rows, out_path)
+        if part_path.exists():
+            part_path.unlink()
+        record["signature"] = signature
+        record_path.write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
+    summary = corpus_summary(scores, f"{signature}|engine:ray")
+    return RayScoreResult(scores=scores, rows=rows, summary=summary, n_resumed=len(items) - len(pending),
+                          n_scored=len(pending), workers=n_workers, llm_run=llm_run,
+                          seconds=time.perf_counter() - t_start, ray_seconds=ray_seconds)
+
+
+def _run_pipeline(ray, items, grid, options, nltk_data, workers, cpus_per_worker, gpus_per_worker, part_path,
+                  with_facts, progress, total, new_scores, llm_run) -> tuple[int, str]:
+    """Run the chunks through a Ray Data actor pool; fills ``new_scores`` (position -> ItemScore),
+    sums ``llm_run``, appends finished chunks to ``part_path``. Returns (pool size, the actors'
+    signature)."""
+    import logging
+
+    from ev2r.io.readers import score_row
+
+    chunks = sorted(grid)
+    if workers is None:
+        cpus = int(ray.cluster_resources().get("CPU", 1))
+        workers = max(1, cpus // cpus_per_worker)
+    n_workers = max(1, min(workers, len(chunks)))
+    limiter = None
+    if options.get("decomposer") == "llm":
+        llm = options.get("llm_options") or {}
+        cap = llm.get("concurrency", 4)
+        lease = float(llm.get("timeout", 120.0)) + LEASE_SLACK_S
+        limiter = ray.remote(RequestSemaphore).options(num_cpus=0, max_concurrency=1000).remote(cap, lease)
+    ctx = ray.data.DataContext.get_current()
+    ctx.enable_progress_bars = False
+    logging.getLogger("ray.data").setLevel(logging.WARNING)
+    records = [{"chunk": c, "items": pickle.dumps([items[k] for k in grid[c]], protocol=pickle.HIGHEST_PROTOCOL)}
+               for c in chunks]
+    ds = ray.data.from_items(records, override_num_blocks=len(records))
+    ds = ds.map_batches(ChunkScorer, batch_size=1, batch_format="numpy",
+                        compute=ray.data.ActorPoolStrategy(size=n_workers),
+                        fn_constructor_kwargs={"scorer_options": options, "nltk_data": nltk_data,
+                                               "threads": cpus_per_worker, "limiter": limiter},
+                        num_cpus=cpus_per_worker, num_gpus=gpus_per_worker or None)
+    signature = None
+    done = total - sum(len(v) for v in grid.values())
+    part = open(part_path, "a", encoding="utf-8", newline="\n") if part_path is not None else None
+    try:
+        for rec in ds.iter_rows():
+            c = int(rec["chunk"])
+            scores = pickle.loads(rec["scores"])
+            positions = grid[c]
+            if len(scores) != len(positions):  # pragma: no cover - a broken actor
+                raise RuntimeError(f"chunk {c}: {len(scores)} scores for {len(positions)} items")
+            for k, s in zip(positions, scores):
+                new_scores[k] = s
+            sig = str(rec["signature"])
+            if signature not in (None, sig):  # pragma: no cover - nodes with other versions
+                raise ValueError(f"workers disagree on the scorer signature ({signature!r} vs {sig!r}): install "
+                                 "the same ev2r, torch and transformers on every node")
+            signature = sig
+            for key, v in json.loads(rec["llm"]).items():
+                llm_run[key] = llm_run.get(key, 0) + v
+            if part is not None:
+                _append_rows(part, [score_row(items[k], s, with_facts) for k, s in zip(positions, scores)])
+            done += len(positions)
+            if progress:
+                progress(done, total)
+    except Exception as e:
+        _raise_actor_error(e)
+    finally:
+        if part is not None:
+            part.close()
+        if limiter is not None:
+            try:
+                llm_run.update({f"cap_{k}": v for k, v in ray.get(limiter.stats.remote()).items()
+                                if k in ("limit", "peak")})
+            except Exception:  # pragma: no cover - the cap actor is gone; accounting only
+                pass
+    return n_workers, signature

@@ -1,0 +1,6 @@
+"""Atomic facts: evidence text -> facts. Rule-based decomposers (:mod:`.rules`, with the declarative
+rewriting of question/answer pairs in :mod:`.declarative`) and the replay of recorded LLM judgements
+(:mod:`.replay`). The LLM decomposer lives in :mod:`ev2r.llm.scorers`.
+
+May import: ``ev2r.types`` / ``labels``, ``claimalign``.
+"""

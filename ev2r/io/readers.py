@@ -1,0 +1,441 @@
+"""Readers and writers for the dataset formats the project scores.
+
+Accepted inputs (:func:`read_items` detects the format per row):
+
+* **ev2r JSONL** -- ``id``, ``claim``, ``predicted_evidence``, ``reference_evidence`` (text in the
+  ``Question: ...\\nAnswer: ...`` form, or a list of ``{question, answer}``), ``gold_label``,
+  optional ``predicted_label``; any other field (``human_label``, ``human_ratings`` ...) is
+  carried in ``Item.extra``.
+* **FEVER / VitaminC JSONL** -- ``claim``, ``evidence`` (text), ``label``: the evidence is the
+  predicted evidence, there is no reference evidence (reference-based scores then get status
+  ``no_reference``; the proxy still scores).
+* **VitaminC evidence pairs** -- ``claim``, ``reference_evidence``, ``candidate_evidence``,
+  ``reference_label``: the candidate is scored against the reference; gold = reference label.
+* **AVeriTeC JSON** -- a list of claims with ``questions: [{question, answers: [{answer,
+  answer_type, boolean_explanation?}]}]`` (gold evidence) and ``label``. A predictions file in
+  the AVeriTeC shared-task format (``claim_id``, ``claim``, ``evidence: [{question, answer}]``,
+  ``pred_label``) is joined with a gold file given as ``references=`` on ``claim_id`` (or
+  position when the gold file has no ids, as in the official dev/test files).
+
+Rows are identified by ``id`` (or ``claim_id``, ``unique_id``; else the 0-based row number) and
+by their row number; results are joined back on the row number, because some rating files
+repeat an id. A bad row raises :class:`InputError` naming the file, row and field.
+
+Text: every string read is normalised once, where it enters (:mod:`claimalign.textio`: Unicode
+NFC; CR LF and lone CR read as LF); JSONL records are split on line breaks only (a raw U+2028 or
+U+0085 inside a string is data); :func:`write_jsonl` writes what :func:`read_rows` reads back.
+An optional verdict field (:data:`OPTIONAL_LABEL_FIELDS`) whose value is not a verdict gives an
+:class:`InputWarning` counting the rows, never an error, unless the run needs it.
+"""
+
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+from typing import Any, Iterable, Optional, Sequence
+
+from claimalign import textio
+
+from ev2r.labels import normalize_verdict
+from ev2r.types import Evidence, Item, QAPair, clean_text, is_valid_id
+
+ID_FIELDS = ("id", "claim_id", "unique_id")
+
+
+#: Label fields that are optional: no score reads them unless asked (``human_label`` only with
+#: ``--proxy-target human``; the others are carried through). A value that is not a verdict there
+#: never stops a run (:class:`InputWarning`) unless the caller names the field in ``strict_labels``.
+OPTIONAL_LABEL_FIELDS = ("human_label", "predicted_label", "pred_label", "candidate_label")
+
+
+class InputError(ValueError):
+    """Unusable input: the message names the file, the row and the field."""
+
+
+class InputWarning(UserWarning):
+    """A field the run does not need could not be read; the run goes on (the message counts the rows)."""
+
+
+def _where(path: str, row: int, rid: Any = None) -> str:
+    return f"{path}: row {row}" + (f" (id {rid!r})" if rid is not None else "")
+
+
+def render_averitec_answer(ans: dict) -> str:
+    """Render one AVeriTeC answer: the answer text, followed by its ``boolean_explanation``
+    for Boolean answers (``"No. The report says ..."``)."""
+    text = str(ans.get("answer", "") or "").strip()
+    expl = str(ans.get("boolean_explanation", "") or "").strip()
+    if expl:
+        text = f"{text}. {expl}" if text and not text.endswith((".", "!", "?")) else f"{text} {expl}".strip()
+    return text
+
+
+def averitec_questions_to_evidence(questions: Any, where: str, field: str = "questions") -> Evidence:
+    """AVeriTeC ``questions`` list -> :class:`Evidence`; duplicate questions dropped (first kept);
+    several answers to one question are joined with a space."""
+    if not isinstance(questions, list):
+        raise InputError(f"{where}: field {field!r} must be a list of {{question, answers}}, got {type(questions).__name__}")
+    pairs, seen = [], set()
+    for k, q in enumerate(questions):
+        if not isinstance(q, dict) or not isinstance(q.get("question"), str):
+            raise InputError(f"{where}: {field}[{k}] must be an object with a string 'question'")
+        question = textio.normalize_text(q["question"]).strip()
+        if question in seen:
+            continue
+        seen.add(question)
+        answers = q.get("answers")
+        if answers is None and "answer" in q:
+            answers = [q]
+        if not isinstance(answers, list):
+            raise InputError(f"{where}: {field}[{k}].answers must be a list")
+        for j, x in enumerate(answers):
+            if not isinstance(x, dict) or not isinstance(x.get("answer"), str):
+                got = type(x).__name__ if not isinstance(x, dict) else f"answer={x.get('answer')!r:.60}"
+                raise InputError(f"{where}: {field}[{k}].answers[{j}] must be an object with an 'answer' string, "
+                                 f"got {got}")
+            expl = x.get("boolean_explanation")
+            if expl is not None and not isinstance(expl, str):
+                raise InputError(f"{where}: {field}[{k}].answers[{j}].boolean_explanation must be a string, "
+                                 f"got {expl!r:.60}")
+        text = " ".join(a for a in (render_averitec_answer(x) for x in answers) if a)
+        pairs.append(QAPair(question, text))
+    return Evidence(tuple(pairs))
+
+
+def parse_evidence(value: Any, where: str, field: str) -> Evidence:
+    """Evidence from text (``Question: ...\\nAnswer: ...`` blocks or plain text), a list of
+    ``{question, answer}`` objects, or an AVeriTeC ``questions`` list (``{question, answers}``)."""
+    if value is None:
+        raise InputError(f"{where}: field {field!r} is missing (text or a list of {{question, answer}})")
+    if isinstance(value, str):
+        return Evidence.from_text(value)
+    if isinstance(value, list):
+        if value and all(isinstance(v, dict) and "answers" in v for v in value):
+            return averitec_questions_to_evidence(value, where, field)
+        if value and all(isinstance(v, str) for v in value):  # a list of sentences
+            return Evidence(tuple(QAPair("", t) for t in (clean_text(v) for v in value) if t))
+        try:
+            return Evidence.from_pairs(value, field_name=field)
+        except ValueError as e:
+            raise InputError(f"{where}: {e}") from None
+    raise InputError(f"{where}: field {field!r} must be text or a list of {{question, answer}}, got {type(value).__name__}")
+
+
+def _gold_label(row: dict, where: str):
+    """The gold verdict from ``gold_label`` or ``label`` (whichever is not null).
+
+    Raises:
+        InputError: both are given and name different verdicts, or one is not a verdict.
+    """
+    g = _label(row.get("gold_label"), where, "gold_label")
+    lab = _label(row.get("label"), where, "label")
+    if g is not None and lab is not None and g != lab:
+        raise InputError(f"{where}: fields 'gold_label' ({row['gold_label']!r}) and 'label' ({row['label']!r}) "
+                         "name different verdicts; give one")
+    return g if g is not None else lab
+
+
+def _label(value: Any, where: str, field: str):
+    if value is None:
+        return None
+    try:
+        return normalize_verdict(value, field=field)
+    except ValueError as e:
+        raise InputError(f"{where}: {e}") from None
+
+
+def _raw_id(row: dict, n: int, path: str = "<input>") -> Any:
+    """The row's identifier as given (first of ``ID_FIELDS`` that is not null), or None.
+
+    Raises:
+        InputError: the identifier is not a non-empty string or an integer.
+    """
+    for f in ID_FIELDS:
+        v = row.get(f)
+        if v is not None:
+            if not is_valid_id(v):
+                raise InputError(f"{_where(path, n)}: field {f!r} must be a non-empty string or an integer, got {v!r:.60}")
+            return v
+    return None
+
+
+def _row_id(row: dict, n: int, path: str = "<input>") -> str:
+    v = _raw_id(row, n, path)
+    return str(n) if v is None else str(v)
+
+
+def _optional_label(row: dict, field: str, where: str, strict: Iterable[str], problems: Optional[list]):
+    """The verdict in optional ``field`` of ``row``, or None when absent -- or when it is not a
+    verdict and ``field`` is not in ``strict``: then the problem is recorded in ``problems`` (or
+    warned at once when ``problems`` is None) and the run goes on."""
+    try:
+        return _label(row.get(field), where, field)
+    except InputError as e:
+        if field in strict:
+            raise
+        if problems is None:
+            warnings.warn(f"{e} (a field this run does not need: kept as given and ignored)", InputWarning,
+                          stacklevel=3)
+        else:
+            problems.append((field, row.get(field)))
+        return None
+
+
+def item_from_row(row: Any, n: int, path: str = "<input>", strict_labels: Iterable[str] = (),
+                  problems: Optional[list] = None) -> Item:
+    """Build an :class:`Item` from one parsed row of any supported schema (module docstring).
+
+    Args:
+        row: a parsed JSON object; its strings are normalised here (:mod:`claimalign.textio`).
+        n: the row's 0-based position (the default id, and ``Item.row``).
+        path: the source named in error messages.
+        strict_labels: optional verdict fields (:data:`OPTIONAL_LABEL_FIELDS`) that the run needs,
+            e.g. ``("human_label",)`` for ``--proxy-target human``: an unreadable value there raises.
+        problems: a list collecting ``(field, value)`` for unreadable optional fields (the caller
+            warns once with a count); None: warn at once (:class:`InputWarning`).
+
+    Raises:
+        InputError: a row that is not an object, a missing or empty claim, unusable evidence, a
+            bad id, a gold verdict (``gold_label``/``label``/``reference_label``) that is not a
+            verdict, or an unreadable field named in ``strict_labels`` -- naming the row and field.
+    """
+    if not isinstance(row, dict):
+        raise InputError(f"{_where(path, n)}: expected a JSON object, got {type(row).__name__}")
+    check_encodable(row, _where(path, n), "")
+    row = textio.normalize_strings(row)
+    strict = tuple(strict_labels)
+    rid = _row_id(row, n, path)
+    where = _where(path, n, rid)
+    claim = row.get("claim")
+    if not isinstance(claim, str) or not clean_text(claim):
+        raise InputError(f"{where}: field 'claim' must be a non-empty string, got {claim!r}")
+    used = {"claim", *ID_FIELDS}
+    if "candidate_evidence" in row:  # VitaminC evidence pairs
+        pred = parse_evidence(row.get("candidate_evidence"), where, "candidate_evidence")
+        ref = parse_evidence(row.get("reference_evidence"), where, "reference_evidence")
+        gold = _label(row.get("reference_label"), where, "reference_label")
+        plabel = _optional_label(row, "candidate_label", where, strict, problems)
+        used |= {"candidate_evidence", "reference_evidence", "reference_label", "candidate_label"}
+    elif "predicted_evidence" in row or "reference_evidence" in row:
+        pred = parse_evidence(row.get("predicted_evidence"), where, "predicted_evidence")
+        ref = parse_evidence(row.get("reference_evidence", ""), where, "reference_evidence")
+        gold = _gold_label(row, where)
+        plabel = _optional_label(row, "predicted_label", where, strict, problems)
+        used |= {"predicted_evidence", "reference_evidence", "gold_label", "label", "predicted_label"}
+    elif "questions" in row:  # AVeriTeC gold row, optionally with a system's evidence
+        ref = averitec_questions_to_evidence(row["questions"], where)
+        if "evidence" not in row:
+            raise InputError(f"{where}: an AVeriTeC gold row has reference evidence ('questions') but no predicted "
+                             "evidence; score a predictions file (claim_id, evidence, pred_label) with "
+                             "references=<gold file> (CLI: --references GOLD.json)")
+        pred = parse_evidence(row["evidence"], where, "evidence")
+        gold = _label(row.get("label"), where, "label")
+        plabel = _optional_label(row, "pred_label", where, strict, problems)
+        used |= {"questions", "evidence", "label", "pred_label"}
+    elif "evidence" in row and "claim_id" in row and "pred_label" in row and isinstance(row["evidence"], list):
+        raise InputError(f"{where}: this looks like an AVeriTeC predictions row (claim_id, evidence, pred_label) "
+                         "without its reference evidence; pass the gold file with references=<gold.json> "
+                         "(CLI: --references GOLD.json)")
+    elif "evidence" in row:  # FEVER / VitaminC claim-evidence rows
+        pred = parse_evidence(row["evidence"], where, "evidence")
+        ref = Evidence(())
+        gold = _gold_label(row, where)
+        plabel = _optional_label(row, "predicted_label", where, strict, problems)
+        used |= {"evidence", "label", "gold_label", "predicted_label"}
+    else:
+        raise InputError(f"{where}: no evidence field; expected 'predicted_evidence' + 'reference_evidence' "
+                         "(ev2r), 'evidence' (FEVER/VitaminC), 'candidate_evidence' (VitaminC pairs) or "
+                         "'questions' (AVeriTeC)")
+    extra = {k: v for k, v in row.items() if k not in used}
+    for f in OPTIONAL_LABEL_FIELDS:  # an unreadable system verdict is kept as given, not lost
+        if f in row and f not in extra and row[f] is not None and plabel is None:
+            extra[f] = row[f]
+    _optional_label(extra, "human_label", where, strict, problems)  # read by --proxy-target human
+    source_id = _raw_id(row, n, path)
+    return Item(id=rid, claim=clean_text(claim), predicted_evidence=pred, reference_evidence=ref,
+                gold_label=gold, predicted_label=plabel, row=n, extra=extra, source_id=source_id)
+
+
+def read_rows(path: str | Path) -> list[Any]:
+    """Parsed rows of a JSON list file or a JSONL file, every string normalised
+    (:func:`claimalign.textio.normalize_text`: NFC, LF line ends). JSONL records are split on LF,
+    CR LF or CR only.
+
+    Args:
+        path: a file path (str or Path); UTF-8, a byte-order mark is accepted.
+
+    Raises:
+        InputError: not a path, a missing or unreadable file, not UTF-8, bad JSON (naming the
+            line), no rows, one JSON object instead of rows (e.g. the report ``ev2r rank -o``
+            writes), or a string holding a lone surrogate (naming the row and field).
+    """
+    rows = textio.read_rows_file(path, error=InputError)
+    if not isinstance(rows, list):
+        raise InputError(f"{path}: one JSON object, not rows: expected a JSON list of rows or JSONL (one object "
+                         "per line); a report such as `ev2r rank -o` output is read with json.load")
+    for n, r in enumerate(rows):
+        check_encodable(r, f"{path}: row {n}", "")
+    return rows
+
+
+def check_encodable(value: Any, where: str, field: str) -> None:
+    """Every string in a parsed row must be valid Unicode text: JSON escapes such as ``"\\ud800"``
+    decode to lone surrogates, which no tokenizer or UTF-8 writer accepts
+    (:func:`claimalign.textio.check_encodable`).
+
+    Raises:
+        InputError: naming the row and the field path.
+    """
+    textio.check_encodable(value, where, field, InputError)
+
+
+def join_averitec_predictions(preds: Sequence[Any], gold: Sequence[Any], pred_path: str, gold_path: str) -> list[dict]:
+    """Attach gold ``questions``/``label`` to AVeriTeC prediction rows by ``claim_id`` (position
+    in the gold file when gold rows carry no id).
+
+    Prediction rows come in the 2024 submission format (``evidence: [{question, answer}]``,
+    ``pred_label``) or in the original evaluation format (``questions: [{question, answers}]``
+    and/or ``string_evidence: [str]``, ``label`` = the predicted verdict): the latter's questions
+    and answers become the predicted evidence (each ``string_evidence`` string an answer without a
+    question) and its ``label`` the ``pred_label``. The gold file always gives ``label`` (the gold
+    verdict) and the reference evidence: a prediction's ``label`` is read as its predicted verdict.
+
+    Raises:
+        InputError: a gold row without ``questions``, a repeated gold id, a prediction without a gold
+            row or with a different claim, a ``claim_id`` given twice, both formats in one row,
+            ``questions``/``string_evidence`` of the wrong type, no predicted evidence in either format.
+    """
+    by_id: dict[str, dict] = {}
+    for n, g in enumerate(gold):
+        if not isinstance(g, dict) or "questions" not in g:
+            raise InputError(f"{_where(gold_path, n)}: a references row needs 'questions' (AVeriTeC gold format)")
+        gid = _row_id(g, n, gold_path)
+        if gid in by_id:
+            raise InputError(f"{_where(gold_path, n, gid)}: a second gold row with id {gid!r} (ids must be unique "
+                             "in the references file)")
+        by_id[gid] = g
+    out = []
+    seen: set = set()
+    for n, p in enumerate(preds):
+        if not isinstance(p, dict):
+            raise InputError(f"{_where(pred_path, n)}: expected a JSON object")
+        key = _row_id(p, n, pred_path)
+        if key not in by_id:
+            raise InputError(f"{_where(pred_path, n, key)}: no gold row with id {key!r} in {gold_path}")
+        g = by_id[key]
+        pc, gc = p.get("claim"), g.get("claim")
+        if isinstance(pc, str) and isinstance(gc, str) and " ".join(pc.split()) != " ".join(gc.split()):
+            raise InputError(f"{_where(pred_path, n, key)}: claim {pc[:60]!r} differs from the gold claim of id "
+                             f"{key!r} in {gold_path} ({gc[:60]!r}): the files are not aligned")
+        merged = dict(p)
+        where = _where(pred_path, n, key)
+        if key in seen:
+            raise InputError(f"{where}: claim_id {key!r} given more than once (each claim is scored once)")
+        seen.add(key)
+        if "evidence" in p and ("questions" in p or "string_evidence" in p):
+            raise InputError(f"{where}: has both 'evidence' (2024 submission format) and 'questions'/'string_evidence' "
+                             "(original evaluation format); give one")
+        if "evidence" not in p and ("questions" in p or "string_evidence" in p):
+            # the original evaluation format: the prediction's own questions/answers (and any
+            # string_evidence, as answer-only pairs) are the predicted evidence, its label the predicted verdict
+            strings = p.get("string_evidence", [])
+            if not isinstance(strings, list) or not all(isinstance(x, str) for x in strings):
+                raise InputError(f"{where}: 'string_evidence' must be a list of strings, got {strings!r:.60}")
+            qs = averitec_questions_to_evidence(p.get("questions", []), where).pairs
+            merged["evidence"] = ([{"question": q.question, "answer": q.answer} for q in qs]
+                                  + [{"question": "", "answer": x} for x in strings])
+        if "label" in merged:  # a prediction's own label is its predicted verdict, never the gold one
+            lab = merged.pop("label")
+            if "pred_label" not in merged:
+                merged["pred_label"] = lab
+        merged["questions"] = g["questions"]
+        merged["label"] = g.get("label")
+        merged.setdefault("claim", g.get("claim"))
+        if "evidence" not in merged:
+            raise InputError(f"{_where(pred_path, n, key)}: field 'evidence' is missing (list of {{question, answer}}; "
+                             "or the original evaluation format's 'questions' with 'answers' / 'string_evidence')")
+        out.append(merged)
+    return out
+
+
+def items_from_rows(rows: Sequence[Any], path: str = "<input>", strict_labels: Iterable[str] = ()) -> list[Item]:
+    """:func:`item_from_row` over ``rows``; unreadable optional verdict fields give one
+    :class:`InputWarning` that counts the rows (see :data:`OPTIONAL_LABEL_FIELDS`).
+
+    Raises:
+        InputError: as :func:`item_from_row`.
+    """
+    problems: list = []
+    items = []
+    for n, r in enumerate(rows):
+        before = len(problems)
+        items.append(item_from_row(r, n, path, strict_labels=strict_labels, problems=problems))
+        problems[before:] = [(f, v, n) for f, v in problems[before:]]
+    if problems:
+        by_field: dict[str, list[tuple[int, Any]]] = {}
+        for f, v, n in problems:
+            by_field.setdefault(f, []).append((n, v))
+        parts = []
+        for f, bad in by_field.items():
+            shown = ", ".join(f"{n} ({v!r:.40})" for n, v in bad[:5]) + (" ..." if len(bad) > 5 else "")
+            parts.append(f"{len(bad)} row(s) whose {f!r} is not a known verdict: rows {shown}")
+        need = " (human_label is read only by --proxy-target human)" if "human_label" in by_field else ""
+        warnings.warn(f"{path}: " + "; ".join(parts) + f". This run does not need these fields{need}: the values "
+                      "are kept as given and ignored.", InputWarning, stacklevel=3)
+    return items
+
+
+def read_items(path: str | Path, references: Optional[str | Path] = None, limit: Optional[int] = None,
+               strict_labels: Iterable[str] = ()) -> list[Item]:
+    """Read every row of ``path`` as :class:`Item` (format per module docstring).
+
+    Args:
+        path: JSON list or JSONL file.
+        references: AVeriTeC gold file to join a predictions file with.
+        limit: read only the first ``limit`` rows (>= 1).
+        strict_labels: optional verdict fields the run needs (e.g. ``("human_label",)`` with
+            ``--proxy-target human``): a value there that is not a verdict raises instead of
+            giving an :class:`InputWarning`.
+
+    Raises:
+        InputError: unreadable file or an unusable row (naming the row and field).
+    """
+    rows = read_rows(path)
+    if not isinstance(rows, list):
+        raise InputError(f"{path}: expected a JSON list of rows or JSONL")
+    if limit is not None:
+        if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
+            raise InputError(f"limit: must be >= 1, got {limit}")
+        rows = rows[:limit]
+    if references is not None:
+        rows = join_averitec_predictions(rows, read_rows(references), str(path), str(references))
+    return items_from_rows(rows, str(path), strict_labels=strict_labels)
+
+
+def write_jsonl(rows: Iterable[dict], path: str | Path) -> None:
+    """Write dicts as JSON lines (UTF-8, no ASCII escaping except U+2028, U+2029 and U+0085, so
+    each record is one line for every reader; :func:`claimalign.textio.write_jsonl`).
+    :func:`read_rows` reads the file back to the same rows.
+
+    Raises:
+        OSError: the file cannot be written. TypeError: a value that is not JSON serialisable.
+    """
+    textio.write_jsonl(rows, path)
+
+
+def score_row(item: Item, score: Any, with_facts: bool = False) -> dict:
+    """The output row ``ev2r score -o`` writes for one scored item: :meth:`ItemScore.to_dict` with
+    the id as the input gave it (``585`` stays a number) and, unless ``with_facts``, without the
+    atomic facts. Every engine (local, :mod:`ev2r.engines.ray_engine`) writes rows through this.
+
+    Args:
+        item: the :class:`Item` that was scored.
+        score: its :class:`~ev2r.types.ItemScore`.
+        with_facts: keep ``predicted_facts`` / ``reference_facts`` (facts with support probabilities).
+    """
+    d = score.to_dict()
+    if item.source_id is not None and str(item.source_id) == score.id:
+        d["id"] = item.source_id  # the id as the input gave it (585 stays a number)
+    if not with_facts:
+        d.pop("predicted_facts"), d.pop("reference_facts")
+    return d

@@ -1,0 +1,104 @@
+"""Proxy-reference score: P(verdict | claim, predicted evidence) (Akhtar et al. 2024, sec. 3.2).
+
+The paper fine-tunes an NLI model and reads the probability it gives the claim's verdict when
+the predicted evidence is the premise and the claim the hypothesis. Here:
+
+* each question/answer pair of the predicted evidence is one premise (scoring pairs separately
+  and aggregating was the consistent gain measured in shared/design/VERIFIER_NOTES.md);
+* the per-pair distributions are aggregated as in :func:`ev2r.verifier.nli.aggregate_windows` with
+  ``"max"``: P(entailment) and P(contradiction) are the maxima over pairs, P(neutral) the
+  minimum, renormalised -- evidence supports (refutes) a claim when some pair does;
+* the verdict is mapped to the verifier's classes by :data:`ev2r.labels.VERDICT_TO_NLI`
+  (``Conflicting Evidence/Cherrypicking`` -> ``min(P(e), P(c)) * 2``: both at once);
+* predicted evidence with no non-empty answer yields the distribution (0, 1, 0): no evidence
+  is "not enough evidence".
+
+Target: the claim's **gold** verdict (``target="gold"``, the default). The authors' released
+code scored the annotators' own verdict on the predicted evidence (``target="human"``, read
+from the item's ``human_label`` field), which is unknowable at scoring time and inflates
+verdict-agreement correlations; it is kept only as a labelled comparison.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional, Sequence
+
+import numpy as np
+
+from ev2r.labels import Verdict, normalize_verdict, verdict_probability
+from ev2r.metric.reference import pair_premises
+from ev2r.types import Item, STATUS_OK
+from ev2r.verifier.nli import aggregate_windows, check_probabilities
+
+PROXY_TARGETS = ("gold", "human")
+
+
+@dataclass
+class ProxyResult:
+    """Proxy score for one item: in [0, 1], or None with a non-ok status."""
+
+    proxy: Optional[float]
+    distribution: Optional[tuple[float, float, float]]
+    status: str = STATUS_OK
+    error: Optional[str] = None
+
+
+class NLIProxyScorer:
+    """P(target verdict | claim, predicted evidence) from an NLI verifier.
+
+    Args:
+        verifier: object with ``predict(premises, hypotheses) -> (n, 3)``.
+        target: ``"gold"`` (the item's gold verdict) or ``"human"`` (``item.extra["human_label"]``,
+            the authors' released variant, for comparison only).
+    """
+
+    def __init__(self, verifier, target: str = "gold"):
+        if target not in PROXY_TARGETS:
+            raise ValueError(f"target: {target!r} is not one of {PROXY_TARGETS}")
+        self.verifier = verifier
+        self.target = target
+
+    def signature_fields(self) -> dict[str, str]:
+        return {"proxy": f"nli-{self.target}", "agg": "qa-pair-max"}
+
+    def _target(self, item: Item) -> Optional[Verdict]:
+        if self.target == "gold":
+            return item.gold_label
+        raw = item.extra.get("human_label")
+        return None if raw is None else normalize_verdict(raw, field="human_label")
+
+    def distributions(self, items: Sequence[Item]) -> list[np.ndarray]:
+        """The aggregated (entailment, neutral, contradiction) distribution per item."""
+        premises, hypotheses, spans = [], [], []
+        for item in items:
+            prem = pair_premises(item.predicted_evidence)
+            start = len(premises)
+            premises.extend(prem)
+            hypotheses.extend([item.claim] * len(prem))
+            spans.append((start, len(premises)))
+        probs = (check_probabilities(self.verifier.predict(premises, hypotheses), len(premises))
+                 if premises else np.zeros((0, 3)))
+        out = []
+        for start, stop in spans:
+            out.append(aggregate_windows(probs[start:stop], "max") if stop > start else np.array([0.0, 1.0, 0.0]))
+        return out
+
+    def score_proxy(self, items: Sequence[Item]) -> list[ProxyResult]:
+        results: list[Optional[ProxyResult]] = [None] * len(items)
+        todo = []
+        for i, item in enumerate(items):
+            try:
+                target = self._target(item)
+            except ValueError as e:
+                results[i] = ProxyResult(None, None, "error", str(e))
+                continue
+            if target is None:
+                field = "gold_label" if self.target == "gold" else "human_label"
+                results[i] = ProxyResult(None, None, "no_label", f"{field} is missing: proxy needs the claim's verdict")
+                continue
+            todo.append((i, target))
+        dists = self.distributions([items[i] for i, _ in todo])
+        for (i, target), d in zip(todo, dists):
+            results[i] = ProxyResult(verdict_probability(target, *d), tuple(round(float(x), 6) for x in d))
+        return results  # type: ignore[return-value]

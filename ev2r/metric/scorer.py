@@ -1,0 +1,256 @@
+"""The Ev2R scorer: reference-based F1 + proxy-reference score, per item and per corpus.
+
+    Ev2R = alpha * F1 + (1 - alpha) * proxy,   alpha = 0.5 by default
+    (Akhtar, Schlichtkrull, Vlachos 2024, "Ev2R: Evaluating Evidence Retrieval in Automated
+    Fact-Checking", arXiv 2411.05375, sec. 3.3)
+
+Per item: precision, recall, F1 (:mod:`ev2r.metric.reference`), proxy (:mod:`ev2r.metric.proxy`), Ev2R, the
+facts with their support, and a status. An item whose reference-based part or proxy failed keeps
+the other part's numbers, has ``ev2r = None`` and a non-ok status; it is counted in the corpus's
+``n_failed`` and left out of the means (never scored as 0).
+
+Every corpus result carries a signature (sacrebleu style) pinning what changes a number, e.g.
+``ev2r:0.1.0|ref:nli|decomp:rules-v1|support:p>=0.5|prem:qa-pair-max|verifier:ev2r-minilm-nli@3f2a...|
+proxy:nli-gold|agg:qa-pair-max|map:v1|alpha:0.5|transformers:5.24.0|torch:2.13.0``.
+"""
+
+from __future__ import annotations
+
+import collections
+from importlib import metadata
+from typing import Callable, Optional, Sequence
+
+from ev2r.labels import LABEL_MAPPING_ID
+from ev2r.types import CorpusScore, Item, ItemScore, STATUS_OK, mean_or_none
+
+SCORE_NAMES = ("precision", "recall", "f1", "proxy", "ev2r")
+
+
+def ev2r_combine(f1: float, proxy: float, alpha: float = 0.5) -> float:
+    """``alpha * f1 + (1 - alpha) * proxy`` (Akhtar et al. 2024, sec. 3.3). All in [0, 1].
+
+    >>> ev2r_combine(0.5, 1.0)
+    0.75
+
+    Raises:
+        ValueError: an argument outside [0, 1].
+    """
+    for name, v in (("f1", f1), ("proxy", proxy), ("alpha", alpha)):
+        if v is None or not (0.0 <= v <= 1.0):
+            raise ValueError(f"{name}: expected a value in [0, 1], got {v!r}")
+    return alpha * f1 + (1.0 - alpha) * proxy
+
+
+def _version(pkg: str) -> str:
+    try:
+        return metadata.version(pkg)
+    except metadata.PackageNotFoundError:
+        return "none"
+
+
+class Ev2RScorer:
+    """Scores items the Ev2R way.
+
+    Args:
+        reference_scorer: a :class:`~ev2r.metric.reference.ReferenceScorer` (NLI, replay or LLM), or None
+            to compute only the ``extra_scorers`` (e.g. HU-METEOR alone: no verifier is needed).
+        proxy_scorer: an object with ``score_proxy(items)`` and ``signature_fields()``
+            (:class:`~ev2r.metric.proxy.NLIProxyScorer`), or None to skip the proxy (Ev2R is then None).
+        alpha: weight of F1 in [0, 1].
+        verifier_name: the verifier's ``name`` for the signature.
+        extra_scorers: name -> callable(items) -> list[float | None], extra per-item columns
+            (e.g. the Hungarian METEOR baseline); their names enter the signature.
+        progress: optional callable(done, total) called as chunks complete.
+        chunk_size: items per verifier pass (bounds memory; progress granularity).
+
+    Raises:
+        ValueError: ``alpha`` outside [0, 1] or ``chunk_size`` < 1.
+    """
+
+    def __init__(self, reference_scorer, proxy_scorer=None, alpha: float = 0.5, verifier_name: str = "none",
+                 extra_scorers: Optional[dict[str, Callable]] = None, progress: Optional[Callable] = None,
+                 chunk_size: int = 32):
+        if not (0.0 <= alpha <= 1.0):
+            raise ValueError(f"alpha: expected a value in [0, 1], got {alpha!r}")
+        if chunk_size < 1:
+            raise ValueError(f"chunk_size: must be >= 1, got {chunk_size}")
+        self.reference_scorer = reference_scorer
+        self.proxy_scorer = proxy_scorer
+        self.alpha = alpha
+        self.verifier_name = verifier_name
+        self.extra_scorers = dict(extra_scorers or {})
+        self.progress = progress
+        self.chunk_size = chunk_size
+
+    # -- signature ----------------------------------------------------------------------------
+    def signature(self) -> str:
+        from ev2r import __version__
+
+        fields = {"ev2r": __version__}
+        if self.reference_scorer is None:
+            fields["ref"] = "none"
+        else:
+            fields.update(self.reference_scorer.signature_fields())
+        fields["verifier"] = self.verifier_name
+        ver = getattr(self.reference_scorer, "verifier", None) or getattr(self.proxy_scorer, "verifier", None)
+        if ver is not None and hasattr(ver, "max_length") and hasattr(ver, "long_premise"):
+            fields["window"] = f"{ver.max_length or 'auto'}-{ver.long_premise}"  # token window, aggregation
+        if self.proxy_scorer is not None:
+            fields.update(self.proxy_scorer.signature_fields())
+        else:
+            fields["proxy"] = "none"
+        if self.reference_scorer is not None or self.proxy_scorer is not None:  # else no Ev2R is computed
+            fields["map"] = LABEL_MAPPING_ID.split(":", 1)[1]
+            fields["alpha"] = f"{self.alpha:g}"
+        for name in sorted(self.extra_scorers):
+            fields[f"extra-{name}"] = getattr(self.extra_scorers[name], "signature", "1")
+        fields["transformers"] = _version("transformers")
+        fields["torch"] = _version("torch")
+        return "|".join(f"{k}:{v}" for k, v in fields.items())
+
+    # -- scoring ------------------------------------------------------------------------------
+    def score(self, items: Sequence[Item]) -> list[ItemScore]:
+        """Per-item scores, in input order (one :class:`ItemScore` per item).
+
+        Args:
+            items: an iterable of :class:`~ev2r.types.Item` (e.g. from :func:`ev2r.read_items`).
+
+        Raises:
+            ValueError: ``items`` is not an iterable of :class:`~ev2r.types.Item` (a string, a dict
+                or a row that was not read with :func:`ev2r.io.readers.item_from_row`), naming the position.
+        """
+        if isinstance(items, (str, bytes, dict)) or not hasattr(items, "__iter__"):
+            raise ValueError(f"items: expected a list of ev2r.types.Item (see ev2r.read_items / "
+                             f"ev2r.io.readers.item_from_row), got {type(items).__name__}")
+        items = list(items)
+        for k, it in enumerate(items):
+            if not isinstance(it, Item):
+                raise ValueError(f"items[{k}]: expected an ev2r.types.Item (build one from a row with "
+                                 f"ev2r.io.readers.item_from_row), got {type(it).__name__}")
+        out: list[ItemScore] = []
+        ref = self.reference_scorer
+        total_run: dict = {}
+        for start in range(0, len(items), self.chunk_size):
+            chunk = items[start:start + self.chunk_size]
+            out.extend(self._score_chunk(chunk))
+            _add_run(total_run, getattr(ref, "last_run", None))
+            if self.progress:
+                self.progress(len(out), len(items))
+        if isinstance(getattr(ref, "last_run", None), dict):
+            ref.last_run = total_run  # LLM accounting of the whole call, not of its last chunk
+        return out
+
+    def _isolated(self, fn, items, make_failure):
+        """Run a batch scorer; if it raises, rerun item by item so that one item's failure is
+        recorded on that item (status ``error``) and the others keep their results."""
+        try:
+            return list(fn(items))
+        except Exception as e:
+            if len(items) == 1:
+                return [make_failure(f"{type(e).__name__}: {e}")]
+        out = []
+        for item in items:
+            try:
+                out.extend(fn([item]))
+            except Exception as e:  # recorded on this item only
+                out.append(make_failure(f"{type(e).__name__}: {e}"))
+        return out
+
+    def _score_chunk(self, items: Sequence[Item]) -> list[ItemScore]:
+        from ev2r.metric.proxy import ProxyResult
+        from ev2r.metric.reference import ReferenceResult
+
+        def ref_fail(msg):
+            return ReferenceResult(status="error", error=f"reference-based scoring failed: {msg}")
+
+        def prox_fail(msg):
+            return ProxyResult(None, None, "error", f"proxy scoring failed: {msg}")
+
+        if self.reference_scorer is not None:
+            refs = self._isolated(self.reference_scorer.score_reference, items, ref_fail)
+        else:  # extra columns only (e.g. HU-METEOR alone): an item without reference still fails
+            refs = [ReferenceResult() if not it.reference_evidence.is_empty else
+                    ReferenceResult(status="no_reference", error="no reference evidence to compare with")
+                    for it in items]
+        proxies = (self._isolated(self.proxy_scorer.score_proxy, items, prox_fail) if self.proxy_scorer is not None
+                   else [None] * len(items))
+        for k, r in enumerate(refs):  # a verifier returning NaN / out-of-range values fails that item
+            vals = [v for v in (r.precision, r.recall, r.f1) if v is not None]
+            if any(not (0.0 <= v <= 1.0) for v in vals):
+                refs[k] = ref_fail(f"score outside [0, 1] or NaN: {vals}")
+        for k, p in enumerate(proxies):
+            if p is not None and p.proxy is not None and not (0.0 <= p.proxy <= 1.0):
+                proxies[k] = prox_fail(f"proxy outside [0, 1] or NaN: {p.proxy}")
+        extras = {}
+        for name, fn in self.extra_scorers.items():
+            try:
+                extras[name] = list(fn(items))
+            except Exception as e:  # the extra column fails as a whole; the main scores stand
+                extras[name] = e
+        scores = []
+        for k, (item, ref, prox) in enumerate(zip(items, refs, proxies)):
+            s = ItemScore(id=item.id, row=item.row, precision=ref.precision, recall=ref.recall, f1=ref.f1,
+                          predicted_facts=ref.predicted_facts, reference_facts=ref.reference_facts)
+            statuses, errors = [], []
+            if ref.status != STATUS_OK:
+                statuses.append(ref.status)
+                errors.append(ref.error or ref.status)
+            if prox is not None:
+                s.proxy = prox.proxy
+                if prox.status != STATUS_OK:
+                    statuses.append(prox.status)
+                    errors.append(prox.error or prox.status)
+            if s.f1 is not None and s.proxy is not None:
+                s.ev2r = ev2r_combine(s.f1, s.proxy, self.alpha)
+            for name, vals in extras.items():
+                if isinstance(vals, Exception):
+                    s.extra_scores[name] = None
+                    errors.append(f"{name}: {type(vals).__name__}: {vals}")
+                else:
+                    s.extra_scores[name] = vals[k]
+            if statuses:
+                s.status = statuses[0]
+            if errors:
+                s.error = "; ".join(errors)
+            scores.append(s)
+        return scores
+
+    def corpus(self, scores: Sequence[ItemScore]) -> CorpusScore:
+        """Means over ok items (values that are None are left out), counts and the signature."""
+        return corpus_summary(scores, self.signature())
+
+
+def _add_run(total: dict, run) -> None:
+    """Add one chunk's LLM accounting (numbers, and dicts of counts such as ``statuses``) to ``total``."""
+    for k, v in (run or {}).items():
+        if isinstance(v, dict):
+            sub = total.setdefault(k, {})
+            for kk, vv in v.items():
+                sub[kk] = sub.get(kk, 0) + vv
+        elif isinstance(v, (int, float)) and not isinstance(v, bool):
+            total[k] = total.get(k, 0) + v
+        else:
+            total[k] = v
+
+
+def corpus_summary(scores: Sequence[ItemScore], signature: str) -> CorpusScore:
+    """The corpus summary of per-item scores (what :meth:`Ev2RScorer.corpus` returns): means over
+    items whose status is ok (None values left out), ``n``, ``n_failed``, failures by status, and
+    the given ``signature``. Used by engines that score items in other processes
+    (:mod:`ev2r.engines.ray_engine`), so a corpus is summarised one way whichever engine scored it.
+
+    Args:
+        scores: :class:`~ev2r.types.ItemScore` objects, in any order.
+        signature: the scorer's signature string (:meth:`Ev2RScorer.signature`).
+    """
+    ok = [s for s in scores if s.ok]
+    failures = collections.Counter(s.status for s in scores if not s.ok)
+    extra_names = sorted({k for s in scores for k in s.extra_scores})
+    return CorpusScore(
+        n=len(scores), n_failed=len(scores) - len(ok),
+        precision=mean_or_none([s.precision for s in ok]), recall=mean_or_none([s.recall for s in ok]),
+        f1=mean_or_none([s.f1 for s in ok]), proxy=mean_or_none([s.proxy for s in ok]),
+        ev2r=mean_or_none([s.ev2r for s in ok]), signature=signature,
+        extra={k: mean_or_none([s.extra_scores.get(k) for s in ok]) for k in extra_names},
+        failures=dict(failures),
+    )

@@ -1,0 +1,3 @@
+from ev2r.training.trainer import main
+
+raise SystemExit(main())
