@@ -66,7 +66,7 @@ def main(argv=None) -> int:
 
     from ev2r.metric.factory import build_scorer
     from ev2r.io.readers import read_items, write_jsonl
-    from ev2r.ranking.rating import add_rank_arguments, run_rank
+    from ev2r.cli.rank import add_arguments as add_rank_arguments, run as run_rank
 
     items = read_items(args.input, limit=args.limit)
     verifier = bl.load(args.model, args.device, args.batch_size)

@@ -2,7 +2,7 @@
 
 Each input row: ``{"id": ..., "claims": [str, ...]}`` (field names configurable). Rows are
 joined on ``id`` (never on position); A is read as the candidate (C1), B as the reference (C2).
-``ev2r`` mounts this through :func:`add_align_arguments` and :func:`run_align`; it also runs
+``ev2r`` mounts this through :func:`add_arguments` and :func:`run`; it also runs
 standalone as ``python -m ev2r.cli.align A.jsonl B.jsonl``.
 """
 
@@ -17,10 +17,10 @@ from claimalign.similarity import SIMILARITY_NAMES, get_similarity
 from claimalign.textio import (check_encodable, clean_text, is_valid_id, normalize_strings, read_text_file,
                      split_jsonl_lines, write_jsonl)
 
-__all__ = ["add_align_arguments", "run_align", "read_claim_rows", "main"]
+__all__ = ["add_arguments", "run", "read_claim_rows", "main"]
 
 
-def add_align_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     """Add the ``align`` subcommand's arguments to ``parser`` and return it."""
     parser.add_argument("a", metavar="A.jsonl", help="candidate sets: JSONL rows {id, claims: [...]}")
     parser.add_argument("b", metavar="B.jsonl", help="reference sets: JSONL rows {id, claims: [...]}")
@@ -87,8 +87,8 @@ def _join(a: Dict[str, List[str]], b: Dict[str, List[str]]) -> List[Tuple[str, L
     return [(k, a[k], b[k]) for k in a]
 
 
-def run_align(args: argparse.Namespace, stdout: Optional[TextIO] = None) -> int:
-    """Run the alignment described by ``args`` (from :func:`add_align_arguments`).
+def run(args: argparse.Namespace, stdout: Optional[TextIO] = None) -> int:
+    """Run the alignment described by ``args`` (from :func:`add_arguments`).
 
     Prints one line per id (set score, precision- and recall-style values on the paper's 0-100
     scale, pair count) and the means; with ``-o`` writes one JSON row per id: ``id``,
@@ -158,8 +158,8 @@ def run_align(args: argparse.Namespace, stdout: Optional[TextIO] = None) -> int:
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """Standalone entry point: ``python -m ev2r.cli.align A.jsonl B.jsonl [options]``."""
-    parser = add_align_arguments(argparse.ArgumentParser(prog="claimalign", description=__doc__.splitlines()[0]))
-    return run_align(parser.parse_args(argv))
+    parser = add_arguments(argparse.ArgumentParser(prog="claimalign", description=__doc__.splitlines()[0]))
+    return run(parser.parse_args(argv))
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 """``ev2r robustness INPUT [-o DIR] [--sample N] [--seed S] ...``: run the perturbation suite.
 
-Mounted by ``ev2r.cli.main`` (``add_robustness_arguments`` + ``run_robustness``); also runnable alone
+Mounted by ``ev2r.cli.main`` (``add_arguments`` + ``run``); also runnable alone
 as ``python -m ev2r.cli.robustness INPUT ...``.
 
 Writes ``DIR/report.json``, ``DIR/report.md``, ``DIR/report.png`` and ``DIR/per_item.jsonl``, and
@@ -23,7 +23,7 @@ from adversarial.suite import FAIL_MODES, Scorer
 SCORERS = ("ev2r", "bleu", "edit", "hu_meteor")
 
 
-def add_robustness_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     """Add the ``robustness`` options to ``parser`` (returned)."""
     parser.add_argument("input", help="items: JSON or JSONL readable by ev2r.io.readers.read_items (claim, "
                                       "predicted_evidence, reference_evidence, gold_label, ...)")
@@ -100,7 +100,7 @@ def build_scorer(names: Sequence[str], args: argparse.Namespace) -> Scorer:
     return parts[0] if len(parts) == 1 else combine_scorers(parts)
 
 
-def run_robustness(args: argparse.Namespace, scorer: Optional[Scorer] = None,
+def run(args: argparse.Namespace, scorer: Optional[Scorer] = None,
                    stdout: Optional[TextIO] = None) -> int:
     """Run the suite as the CLI does. ``scorer`` replaces ``--scorer`` (tests, other metrics).
 
@@ -177,8 +177,8 @@ def run_robustness(args: argparse.Namespace, scorer: Optional[Scorer] = None,
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """``python -m ev2r.cli.robustness INPUT ...`` (same options as ``ev2r robustness``)."""
-    parser = add_robustness_arguments(argparse.ArgumentParser(prog="ev2r robustness", description=__doc__.split("\n\n")[0]))
-    return run_robustness(parser.parse_args(argv))
+    parser = add_arguments(argparse.ArgumentParser(prog="ev2r robustness", description=__doc__.split("\n\n")[0]))
+    return run(parser.parse_args(argv))
 
 
 if __name__ == "__main__":  # pragma: no cover

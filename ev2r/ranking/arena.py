@@ -718,13 +718,13 @@ def add_arena_arguments(p) -> None:
 
 
 def _load_scores(specs: Sequence[str], score_field: str) -> Optional[dict]:
-    from ev2r.ranking.rating import _read_rows, scores_table
+    from ev2r.ranking.rating import read_system_rows, scores_table
 
     if not specs:
         return None
     table: dict[str, dict[str, float]] = {}
     for spec in specs:
-        rows, path = _read_rows(spec, "system")
+        rows, path = read_system_rows(spec, "system")
         for item, d in scores_table(rows, "system", score_field, source=path).items():
             for s, v in d.items():
                 if s in table.get(item, {}):

@@ -607,29 +607,12 @@ def forest_plot(result: dict, path: str, title: str = "Bradley-Terry ratings (95
     plt.close(fig)
 
 
-# -- CLI ------------------------------------------------------------------------------------------
-def add_rank_arguments(parser) -> None:
-    """Arguments of ``ev2r rank``."""
-    parser.add_argument("inputs", nargs="+", metavar="SCORES.jsonl",
-                        help="per-item score rows (id, system, score); SYSTEM=PATH sets the system of every row "
-                             "of PATH (e.g. the -o output of `ev2r score`, which has no system field)")
-    parser.add_argument("-o", "--output", required=True, help="write the ranking as JSON")
-    parser.add_argument("--system-field", default="system", help="field naming the system (default: system)")
-    parser.add_argument("--score-field", default="ev2r", help="field holding the score (default: ev2r)")
-    parser.add_argument("--id-field", default="id", help="field identifying the item (default: id)")
-    parser.add_argument("--margin", type=float, default=DEFAULT_MARGIN,
-                        help=f"a win needs a score difference > MARGIN, else a tie (default {DEFAULT_MARGIN:g}: float "
-                             "noise between reruns is a tie; 0 compares exactly)")
-    parser.add_argument("--bootstrap", type=int, default=1000, help="bootstrap replicates over items (default 1000)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the bootstrap and of the Elo orders")
-    parser.add_argument("--elo-k", type=float, default=4.0, help="Elo K factor (default 4)")
-    parser.add_argument("--elo-orders", type=int, default=20, help="random battle orders Elo is averaged over")
-    parser.add_argument("--l2", type=float, default=0.0, help="L2 penalty on BT strengths (default 0: pure MLE)")
-    parser.add_argument("--table", help="also write a Markdown ranking table")
-    parser.add_argument("--plot", help="also write a forest plot (PNG)")
+def read_system_rows(spec: str, system_field: str) -> tuple[list, str]:
+    """Rows of ``spec`` = ``PATH`` or ``SYSTEM=PATH`` (then every row gets ``system_field = SYSTEM``).
 
-
-def _read_rows(spec: str, system_field: str) -> tuple[list, str]:
+    Returns ``(rows, path)``. Raises:
+        ValueError: an empty system name before ``=``; :class:`ev2r.io.InputError` for unreadable rows.
+    """
     from ev2r.io.readers import read_rows
 
     system = None
@@ -642,69 +625,3 @@ def _read_rows(spec: str, system_field: str) -> tuple[list, str]:
     if system is not None:
         rows = [dict(r, **{system_field: system}) if isinstance(r, dict) else r for r in rows]
     return rows, path
-
-
-def run_rank(args) -> int:
-    """``ev2r rank``: read score rows, rank, write JSON (and table / plot). Returns 0."""
-    import sys
-
-    table: dict[str, dict[str, float]] = {}
-    loaded = [_read_rows(spec, args.system_field) for spec in args.inputs]
-    judged = [is_battle_row(rows[0]) if rows else False for rows, _ in loaded]
-    if any(judged):
-        return _run_rank_battles(args, loaded, judged)
-    for rows, path in loaded:
-        part = scores_table(rows, args.system_field, args.score_field, args.id_field, source=path)
-        for item, d in part.items():
-            for s, v in d.items():
-                if s in table.get(item, {}):
-                    raise ValueError(f"{path}: item {item!r} has a second score for system {s!r}")
-                table.setdefault(item, {})[s] = v
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RankingWarning)
-        result = rank_systems(table, margin=args.margin, n_bootstrap=args.bootstrap, seed=args.seed,
-                              elo_k=args.elo_k, elo_orders=args.elo_orders, l2=args.l2)
-    for w in result["warnings"]:
-        print(f"ev2r rank: warning: {w}", file=sys.stderr)
-    result["settings"].update({"score_field": args.score_field, "system_field": args.system_field,
-                               "inputs": list(args.inputs)})
-    return _write_ranking(args, result, args.score_field)
-
-
-def _write_ranking(args, result: dict, score_label: str) -> int:
-    """Write ``ev2r rank``'s outputs (JSON, optional table and plot) and print the table."""
-    with open(args.output, "w", encoding="utf-8") as fh:
-        json.dump(result, fh, indent=2, ensure_ascii=False)
-    text = ranking_table(result, score_label)
-    if args.table:
-        with open(args.table, "w", encoding="utf-8") as fh:
-            fh.write(text)
-    if args.plot:
-        forest_plot(result, args.plot)
-    print(text, end="")
-    return 0
-
-
-def _run_rank_battles(args, loaded: list, judged: list) -> int:
-    """``ev2r rank`` on judged battle rows (:func:`battles_from_rows`), e.g. ``ev2r arena``'s
-    ``battles.jsonl``: every input must hold such rows."""
-    import sys
-
-    plain = [path for (_, path), j in zip(loaded, judged) if not j]
-    if plain:
-        raise ValueError(f"inputs: {', '.join(plain)} hold per-item scores while the other inputs hold judged battles "
-                         "(system_a, system_b, winner); rank one kind at a time")
-    rows = [r for part, _ in loaded for r in part]  # the same id in two files is the same item
-    battles, info = battles_from_rows(rows, id_field=args.id_field, source=", ".join(p for _, p in loaded))
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RankingWarning)
-        result = rank_battles(battles, n_bootstrap=args.bootstrap, seed=args.seed, elo_k=args.elo_k,
-                              elo_orders=args.elo_orders, l2=args.l2)
-    if info["not_used"]:
-        result["warnings"].append(f"{sum(info['not_used'].values())} judgement(s) without a verdict left out "
-                                  f"(by status: {info['not_used']}): never counted as a win or a tie")
-    for w in result["warnings"]:
-        print(f"ev2r rank: warning: {w}", file=sys.stderr)
-    result["settings"].update({"input_kind": "judged battles", "inputs": list(args.inputs),
-                               "judgements": info})
-    return _write_ranking(args, result, "win share")

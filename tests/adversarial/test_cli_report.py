@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from ev2r.cli.robustness import add_robustness_arguments, run_robustness
+from ev2r.cli.robustness import add_arguments as add_robustness_arguments, run as run_robustness
 from adversarial.report import render_markdown
 from adversarial.suite import run_suite
 

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from ev2r.cli.align import add_align_arguments, main, run_align
+from ev2r.cli.align import add_arguments as add_align_arguments, main, run as run_align
 
 
 def _write(path, rows):

@@ -1,0 +1,154 @@
+"""``ev2r averitec``: the AVeriTeC shared-task tables (2024 and 2025 editions)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from ev2r.cli.common import check_output
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    """The ``averitec`` command's options."""
+    p.add_argument("predictions", help="predictions JSON/JSONL: original AVeriTeC format (claim_id, label, questions "
+                                       "or string_evidence, justification?) or 2024 submission format (claim_id, "
+                                       "pred_label, evidence: [{question, answer}])")
+    p.add_argument("--references", required=True, help="gold AVeriTeC JSON (e.g. dev.json); a claim's id is its "
+                                                       "position in the file")
+    p.add_argument("--edition", choices=["2024", "2025", "all"], default="2024",
+                   help="shared-task edition: 2024 (Hungarian METEOR table, default), 2025 (FEVER-8: Ev2R recall "
+                        "judged by an LLM and the new AVeriTeC score) or all (both tables)")
+    p.add_argument("--join", choices=["id", "position"], default="id",
+                   help="id (default): predictions join on claim_id; position: i-th prediction = i-th gold claim")
+    p.add_argument("--meteor", choices=["fast", "nltk"], default="fast",
+                   help="METEOR implementation: fast (cached, same values) or nltk's own function")
+    p.add_argument("--json", action="store_true", help="print the table as one JSON object")
+    p.add_argument("-o", "--output", help="write one JSON object per claim (scores, status, notes)")
+    p.add_argument("--nltk-data", default=None, metavar="DIR", help="nltk data folder (punkt_tab, WordNet); "
+                                                                     "default: $NLTK_DATA")
+    g = p.add_argument_group("2025 edition (FEVER-8; --edition 2025 or all)")
+    g.add_argument("--judge", choices=["llm", "bundled"], default=None,
+                   help="who judges Ev2R recall: llm (default; the official kind of judge -- the organisers used "
+                        "Llama-3.3-70B-Instruct -- through --llm-base-url/--llm-model) or bundled (the offline NLI "
+                        "verifier: labelled 'not the official LLM judge', not comparable with the leaderboard)")
+    g.add_argument("--recall-comparison", choices=["ge", "gt"], default=None,
+                   help="new AVeriTeC score: a claim counts when its verdict is right and its Q+A recall is >= 0.5 "
+                        "(ge, default, as the FEVER-8 scoring script) or > 0.5 (gt, as another published script)")
+    g.add_argument("--llm-base-url", help="OpenAI-compatible server of the judge, e.g. http://127.0.0.1:8000/v1")
+    g.add_argument("--llm-model", help="judge model name on that server (e.g. Llama-3.3-70B-Instruct)")
+    g.add_argument("--llm-cache", help="on-disk cache folder for the judge's answers (default: $EV2R_LLM_CACHE, else "
+                                       "~/.cache/ev2r/llm); a rerun sends only what is missing")
+    g.add_argument("--llm-offline", action="store_true", help="serve the judge's answers only from the cache (replay)")
+    g.add_argument("--llm-concurrency", type=int, default=None, help="parallel judge requests (default 4)")
+    g.add_argument("--llm-timeout", type=float, default=None, help="seconds per request attempt (default 120)")
+    g.add_argument("--llm-max-retries", type=int, default=None,
+                   help="retries after a 429/5xx/timeout/connection failure (default 3)")
+    g.add_argument("--llm-max-tokens", type=int, default=None, help="generation limit per answer (default 3000, "
+                                                                    "the organisers' setting)")
+    g.add_argument("--llm-max-reasks", type=int, default=None,
+                   help="re-asks after an unusable answer, 0..3 (default 0: the organisers do not re-ask)")
+    g.add_argument("--prompt-file", metavar="FILE",
+                   help="Q+A judge prompt: your own copy of the organisers' prompt text (str.format '{}' "
+                        "placeholders: claim, reference evidence, predicted evidence) or a template with $claim, "
+                        "$reference_evidence, $predicted_evidence; default: the project's own prompt")
+    g.add_argument("--question-prompt-file", metavar="FILE", help="Q-only judge prompt, likewise")
+    g.add_argument("--dry-run", action="store_true",
+                   help="print the judge requests, cached answers and estimated tokens as JSON; send nothing")
+    g.add_argument("--model", default=None, help="--judge bundled: NLI verifier, 'bundled' (default), a local "
+                                                "checkpoint or a Hugging Face id")
+    g.add_argument("--device", default=None, help="--judge bundled: torch device (default: $EV2R_DEVICE, else cuda "
+                                                  "if available, else cpu)")
+    g.add_argument("--batch-size", type=int, default=None, help="--judge bundled: verifier batch size (default 32)")
+    g.add_argument("--dtype", choices=["auto", "fp32", "bf16", "int8"], default=None,
+                   help="--judge bundled: verifier precision (default auto)")
+
+
+def run(args) -> int:
+    """``ev2r averitec``: the AVeriTeC shared-task tables (see :mod:`ev2r.shared_task.averitec2024` for 2024,
+    the official names and numbers, and :mod:`ev2r.shared_task.averitec2025` for 2025, FEVER-8: Ev2R recall
+    judged by an LLM and the new AVeriTeC score). Exit 2 on unusable input or options, naming the
+    record/field, the option or the ids that do not join the gold file one-to-one."""
+    from ev2r.shared_task.averitec2024 import evaluate_averitec, format_official_table
+    from ev2r.io.readers import read_rows, write_jsonl
+
+    editions = ("2024", "2025") if args.edition == "all" else (args.edition,)
+    llm_only = {"--llm-base-url": args.llm_base_url, "--llm-model": args.llm_model, "--llm-cache": args.llm_cache,
+                "--llm-offline": args.llm_offline or None, "--llm-concurrency": args.llm_concurrency,
+                "--llm-timeout": args.llm_timeout, "--llm-max-retries": args.llm_max_retries,
+                "--llm-max-tokens": args.llm_max_tokens, "--llm-max-reasks": args.llm_max_reasks,
+                "--prompt-file": args.prompt_file, "--question-prompt-file": args.question_prompt_file,
+                "--dry-run": args.dry_run or None}
+    nli_only = {"--model": args.model, "--device": args.device, "--batch-size": args.batch_size, "--dtype": args.dtype}
+    given = [k for k, v in {"--judge": args.judge, "--recall-comparison": args.recall_comparison, **llm_only,
+                            **nli_only}.items() if v is not None]
+    if "2025" not in editions and given:
+        raise ValueError(f"{', '.join(given)}: only used with --edition 2025 or --edition all (the 2024 table "
+                         "has no judge)")
+    judge_kind = args.judge or "llm"
+    wrong = [k for k in given if k in (nli_only if judge_kind == "llm" else llm_only)]
+    if wrong:
+        raise ValueError(f"{', '.join(wrong)}: not used with --judge {judge_kind} (the LLM judge takes the --llm-* "
+                         "options, --prompt-file, --question-prompt-file and --dry-run; --judge bundled takes "
+                         "--model, --device, --batch-size, --dtype)")
+    if args.nltk_data:
+        from claimalign.nltk_data import add_nltk_data_path
+
+        add_nltk_data_path(args.nltk_data)
+    check_output(args.output)
+    predictions = read_rows(args.predictions)
+    references = read_rows(args.references)
+    judge = None
+    if "2025" in editions:
+        from ev2r.shared_task.averitec2025 import DEFAULT_MAX_TOKENS, build_judge
+
+        judge = build_judge(
+            judge_kind, llm_model=args.llm_model, llm_base_url=args.llm_base_url, llm_cache=args.llm_cache,
+            llm_offline=args.llm_offline, llm_concurrency=4 if args.llm_concurrency is None else args.llm_concurrency,
+            llm_timeout=120.0 if args.llm_timeout is None else args.llm_timeout,
+            llm_max_retries=3 if args.llm_max_retries is None else args.llm_max_retries,
+            max_tokens=DEFAULT_MAX_TOKENS if args.llm_max_tokens is None else args.llm_max_tokens,
+            max_reasks=0 if args.llm_max_reasks is None else args.llm_max_reasks, prompt_file=args.prompt_file,
+            question_prompt_file=args.question_prompt_file, verifier=args.model or "bundled", device=args.device,
+            batch_size=32 if args.batch_size is None else args.batch_size, dtype=args.dtype or "auto")
+        if args.dry_run:
+            from ev2r.shared_task.averitec2025 import estimate_averitec_2025
+
+            est = estimate_averitec_2025(predictions, references, judge, join=args.join)
+            print(json.dumps(est.to_dict()))
+            return 0
+    reports = {}
+    if "2024" in editions:
+        try:
+            reports["2024"] = evaluate_averitec(predictions, references, edition="2024", join=args.join,
+                                                meteor=args.meteor)
+        except RuntimeError as e:  # nltk data missing
+            raise ValueError(str(e)) from None
+    if "2025" in editions:
+        from ev2r.shared_task.averitec2025 import evaluate_averitec_2025
+
+        reports["2025"] = evaluate_averitec_2025(predictions, references, judge,
+                                                 recall_comparison=args.recall_comparison or "ge", join=args.join)
+        run = reports["2025"].judge_run
+        if run and judge_kind == "llm":  # accounting (calls, cache hits, tokens) goes to stderr
+            print("llm: " + " ".join(f"{k}={v}" for k, v in run.items()), file=sys.stderr)
+    if args.output:
+        if len(reports) == 1:
+            rows = [c.to_dict() for c in next(iter(reports.values())).claims]
+        else:  # both editions: one row per claim, gold order in both
+            rows = [{"claim_id": a.claim_id, "2024": a.to_dict(), "2025": b.to_dict()}
+                    for a, b in zip(reports["2024"].claims, reports["2025"].claims)]
+        write_jsonl(rows, args.output)
+    if args.json:
+        if len(reports) == 1:
+            print(json.dumps(next(iter(reports.values())).to_dict()))
+        else:
+            print(json.dumps({k: r.to_dict() for k, r in reports.items()}))
+    else:
+        from ev2r.shared_task.averitec2025 import format_2025_table
+
+        tables = [format_official_table(reports["2024"])] if "2024" in reports else []
+        if "2025" in reports:
+            tables.append(format_2025_table(reports["2025"]))
+        print("\n\n".join(tables))
+    return 0

@@ -1,0 +1,163 @@
+"""``ev2r score``: per-item and corpus Ev2R (and HU-METEOR) scores of predicted evidence."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+
+from ev2r.cli.common import add_verifier_args, check_output, fmt
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    """The ``score`` command's options."""
+    p.add_argument("input", help="JSONL (id, claim, predicted_evidence, reference_evidence, gold_label), "
+                                 "FEVER/VitaminC JSONL, or AVeriTeC JSON")
+    p.add_argument("-o", "--output", help="write one JSON object per input row")
+    p.add_argument("--json", action="store_true", help="print the corpus summary as one JSON object")
+    p.add_argument("--references", help="AVeriTeC gold JSON to join an AVeriTeC predictions file with")
+    p.add_argument("--limit", type=int, help="score only the first N rows")
+    p.add_argument("--decomposer", choices=["rules", "rules-v1", "rules-v2", "replay", "llm"], default="rules",
+                   help="atomic facts: rules = rules-v2 (declarative statements, offline), rules-v1 (question + answer "
+                        "sentence), replay (recorded LLM outputs), llm (OpenAI-compatible server)")
+    p.add_argument("--replay", help="recorded LLM outputs (JSONL) for --decomposer replay")
+    p.add_argument("--replay-model", help="which recorded model to replay (when the file holds several)")
+    p.add_argument("--llm-base-url", help="OpenAI-compatible server for --decomposer llm")
+    p.add_argument("--llm-model", help="model name on that server")
+    p.add_argument("--llm-cache", help="on-disk cache folder for LLM answers")
+    p.add_argument("--llm-offline", action="store_true", help="serve LLM answers only from the cache")
+    p.add_argument("--llm-concurrency", type=int, default=4, help="parallel LLM requests (default 4)")
+    p.add_argument("--llm-timeout", type=float, default=120.0, help="seconds per LLM request attempt (default 120)")
+    p.add_argument("--dry-run", action="store_true",
+                   help="with --decomposer llm: print the requests, cached answers, estimated tokens and cost; send nothing")
+    p.add_argument("--llm-price-in", type=float, help="USD per million prompt tokens, for --dry-run's cost")
+    p.add_argument("--llm-price-out", type=float, help="USD per million completion tokens, for --dry-run's cost")
+    p.add_argument("--scorer", action="append", choices=["ev2r", "hu-meteor"],
+                   help="scores to compute (repeatable; default ev2r): ev2r = precision, recall, F1, proxy, Ev2R "
+                        "(loads the verifier); hu-meteor = AVeriTeC's Hungarian METEOR, hu_meteor (question+answer) "
+                        "and hu_meteor_q. '--scorer hu-meteor' alone loads no model; '--scorer ev2r --scorer "
+                        "hu-meteor' gives both")
+    p.add_argument("--nltk-data", default=None, metavar="DIR",
+                   help="nltk data folder (punkt_tab, WordNet) for --scorer hu-meteor; default: $NLTK_DATA")
+    p.add_argument("--alpha", type=float, default=0.5, help="Ev2R weight of F1 (default 0.5)")
+    p.add_argument("--threshold", type=float, default=0.5, help="P(entailment) at which a fact is supported")
+    p.add_argument("--support", choices=["threshold", "soft"], default="threshold")
+    p.add_argument("--proxy-target", choices=["gold", "human"], default="gold",
+                   help="gold verdict (default) or the annotators' verdict (authors' variant, comparison only)")
+    p.add_argument("--with-facts", action="store_true", help="include atomic facts and their support in -o rows")
+    p.add_argument("--no-progress", action="store_true")
+    p.add_argument("--engine", choices=["local", "ray"], default="local",
+                   help="local (default): score in this process; ray: a Ray Data actor pool, one loaded scorer per "
+                        "actor, the same numbers and row order (needs pip install 'ev2r[ray]'); with -o, a rerun "
+                        "skips rows already in OUT with status ok")
+    p.add_argument("--ray-address", metavar="ADDR", default=None,
+                   help="--engine ray: cluster to join (e.g. ray://head:10001 or auto); default: $RAY_ADDRESS, "
+                        "else a local Ray instance started for this run")
+    p.add_argument("--workers", type=int, default=None, metavar="N",
+                   help="--engine ray: scorer actors, 1 CPU each (default: the cluster's CPUs)")
+    add_verifier_args(p)
+
+
+def run(args) -> int:
+    from ev2r.metric.factory import build_scorer
+    from ev2r.io.readers import read_items, score_row, write_jsonl
+
+    if args.nltk_data:
+        from claimalign.nltk_data import add_nltk_data_path
+
+        add_nltk_data_path(args.nltk_data)
+    check_output(args.output)
+    from ev2r.engines.ray_engine import check_engine_options
+
+    check_engine_options(args.engine, args.ray_address, args.workers)
+    for opt in ("llm_price_in", "llm_price_out"):
+        v = getattr(args, opt, None)
+        if v is not None and not (math.isfinite(v) and v >= 0):
+            raise ValueError(f"--{opt.replace('_', '-')}: must be a finite price >= 0 (USD per 1M tokens), got {v}")
+    items = read_items(args.input, references=args.references, limit=args.limit,
+                       strict_labels=("human_label",) if args.proxy_target == "human" else ())
+    bar = None
+    if not args.no_progress and len(items) > 1:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=len(items), unit="item", desc="ev2r score", file=sys.stderr,
+                   disable=None)  # disable=None: no bar when stderr is not a terminal
+
+    def progress(done, total):
+        if bar is not None:
+            bar.update(done - bar.n)
+
+    llm_options = None
+    if args.decomposer == "llm":
+        llm_options = {"base_url": args.llm_base_url, "model": args.llm_model, "cache_dir": args.llm_cache,
+                       "offline": args.llm_offline, "concurrency": args.llm_concurrency,
+                       "timeout": args.llm_timeout}
+    if args.dry_run:
+        if args.decomposer != "llm":
+            raise ValueError("--dry-run: only meaningful with --decomposer llm (nothing else calls a paid API)")
+        from ev2r.llm import LLMReferenceScorer
+
+        est = LLMReferenceScorer(**llm_options).estimate(items, args.llm_price_in, args.llm_price_out)
+        if bar is not None:
+            bar.close()
+        print(json.dumps(est.to_dict()))
+        return 0
+    wanted = args.scorer or ["ev2r"]
+    options = dict(verifier=args.model, decomposer=args.decomposer, alpha=args.alpha, threshold=args.threshold,
+                   support=args.support, proxy_target=args.proxy_target, replay=args.replay,
+                   replay_model=args.replay_model, llm_options=llm_options,
+                   baselines=[s for s in wanted if s != "ev2r"], device=args.device, batch_size=args.batch_size,
+                   dtype=args.dtype, ev2r="ev2r" in wanted)
+    if args.engine == "ray":  # the same scorer options, one scorer per Ray actor (ev2r.engines.ray_engine)
+        from ev2r.engines.ray_engine import score_ray
+
+        try:
+            result = score_ray(items, args.output, scorer_options=options, address=args.ray_address,
+                               workers=args.workers, with_facts=args.with_facts, progress=progress,
+                               nltk_data=args.nltk_data)
+        finally:
+            if bar is not None:
+                bar.close()
+        if result.llm_run:
+            print("llm: " + " ".join(f"{k}={v}" for k, v in result.llm_run.items()), file=sys.stderr)
+        print(f"ev2r score: engine ray: {result.n_scored} item(s) scored on {result.workers} worker(s), "
+              f"{result.n_resumed} resumed from {args.output}", file=sys.stderr)
+        return _report_score(args, result.summary, result.scores, wanted)
+    scorer = build_scorer(**options, progress=progress)
+    scores = scorer.score(items)
+    if bar is not None:
+        bar.close()
+    summary = scorer.corpus(scores)
+    run = getattr(scorer.reference_scorer, "last_run", None)
+    if run:  # LLM accounting (calls sent, cache hits, tokens) goes to stderr, not into the results
+        print("llm: " + " ".join(f"{k}={v}" for k, v in run.items()), file=sys.stderr)
+    if args.output:
+        write_jsonl([score_row(item, s, args.with_facts) for item, s in zip(items, scores)], args.output)
+    return _report_score(args, summary, scores, wanted)
+
+
+def _report_score(args, summary, scores, wanted) -> int:
+    """Print what ``ev2r score`` reports after scoring (notes, the summary) for any engine; the
+    exit status (1 when every item failed)."""
+    n_noref = (summary.failures or {}).get("no_reference", 0)
+    if n_noref:
+        print(f"ev2r score: note: {n_noref} item(s) have no reference evidence, so no precision/recall/F1/Ev2R: "
+              "give 'reference_evidence' in each row, or for AVeriTeC prediction files (claim_id, evidence, "
+              "pred_label) pass --references GOLD.json", file=sys.stderr)
+    all_failed = summary.n > 0 and summary.n_failed == summary.n
+    if all_failed:
+        first = next((s.error for s in scores if s.error), "")
+        print(f"ev2r score: error: every item failed ({summary.failures}); first error: {first}", file=sys.stderr)
+    if args.json:
+        print(json.dumps(summary.to_dict(), ensure_ascii=False))
+    else:
+        print(f"n={summary.n} n_failed={summary.n_failed}" + (f" {summary.failures}" if summary.failures else ""))
+        names = ["precision", "recall", "f1", "proxy", "ev2r"] if "ev2r" in wanted else []
+        width = max(len(k) for k in names + list(summary.extra) + ["signature"])
+        for k in names:
+            print(f"{k:>{width}}: {fmt(getattr(summary, k))}")
+        for k, v in summary.extra.items():
+            print(f"{k:>{width}}: {fmt(v)}")
+        print(f"{'signature':>{width}}: {summary.signature}")
+    return 1 if all_failed else 0
