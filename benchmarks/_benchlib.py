@@ -35,7 +35,7 @@ def machine() -> dict:
     1-minute load average at the time of the call (other jobs on the machine slow timings), UTC time."""
     import torch
 
-    from ev2r.metric.scorer import _version
+    from ev2r.signature import package_version as _version
 
     return {"platform": platform.platform(), "python": platform.python_version(), "cpu_count": os.cpu_count(),
             "torch_threads": torch.get_num_threads(), "torch": _version("torch"),

@@ -7,6 +7,7 @@ import json
 import sys
 
 from ev2r.cli.common import check_output
+from ev2r.config import DEFAULTS, DTYPES
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -60,7 +61,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("--device", default=None, help="--judge bundled: torch device (default: $EV2R_DEVICE, else cuda "
                                                   "if available, else cpu)")
     g.add_argument("--batch-size", type=int, default=None, help="--judge bundled: verifier batch size (default 32)")
-    g.add_argument("--dtype", choices=["auto", "fp32", "bf16", "int8"], default=None,
+    g.add_argument("--dtype", choices=DTYPES, default=None,
                    help="--judge bundled: verifier precision (default auto)")
 
 
@@ -109,8 +110,9 @@ def run(args) -> int:
             llm_max_retries=3 if args.llm_max_retries is None else args.llm_max_retries,
             max_tokens=DEFAULT_MAX_TOKENS if args.llm_max_tokens is None else args.llm_max_tokens,
             max_reasks=0 if args.llm_max_reasks is None else args.llm_max_reasks, prompt_file=args.prompt_file,
-            question_prompt_file=args.question_prompt_file, verifier=args.model or "bundled", device=args.device,
-            batch_size=32 if args.batch_size is None else args.batch_size, dtype=args.dtype or "auto")
+            question_prompt_file=args.question_prompt_file, verifier=args.model or DEFAULTS.verifier, device=args.device,
+            batch_size=DEFAULTS.batch_size if args.batch_size is None else args.batch_size,
+            dtype=args.dtype or DEFAULTS.dtype)
         if args.dry_run:
             from ev2r.shared_task.averitec2025 import estimate_averitec_2025
 

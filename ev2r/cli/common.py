@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import argparse
 
+from ev2r.config import DEFAULTS, DTYPES
+
 
 def add_verifier_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--model", default="bundled",
+    p.add_argument("--model", default=DEFAULTS.verifier,
                    help="NLI verifier: 'bundled' (default), a local checkpoint or a Hugging Face id "
                         "(e.g. MoritzLaurer/DeBERTa-v3-large-mnli-fever-anli-ling-wanli; needs a network)")
     p.add_argument("--device", default=None, help="torch device (default: $EV2R_DEVICE, else cuda if available, else cpu)")
-    p.add_argument("--batch-size", type=int, default=32, help="verifier batch size (default 32)")
-    p.add_argument("--dtype", choices=["auto", "fp32", "bf16", "int8"], default="auto",
+    p.add_argument("--batch-size", type=int, default=DEFAULTS.batch_size,
+                   help=f"verifier batch size (default {DEFAULTS.batch_size})")
+    p.add_argument("--dtype", choices=DTYPES, default=DEFAULTS.dtype,
                    help="verifier precision (default auto: bf16 on CUDA or on a CPU with native bf16 -- AVX512-BF16/AMX "
                         "-- else fp32; int8 = CPU dynamic quantisation); part of the signature")
 

@@ -18,6 +18,7 @@ import sys
 from typing import Optional, Sequence, TextIO
 
 from adversarial.perturbations import PERTURBATIONS
+from ev2r.config import DEFAULTS, DTYPES
 from adversarial.suite import FAIL_MODES, Scorer
 
 SCORERS = ("ev2r", "bleu", "edit", "hu_meteor")
@@ -44,11 +45,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
                         help="use each item's reference evidence as its predicted evidence too (the base is "
                              "then gold vs gold, as in the Ev2R paper's checklist tests)")
     parser.add_argument("--references", default=None, help="AVeriTeC gold file to join a predictions file with")
-    parser.add_argument("--verifier", default="bundled", help="ev2r scorer: verifier (bundled, or a checkpoint path)")
-    parser.add_argument("--decomposer", default="rules", help="ev2r scorer: decomposer (default: rules = rules-v2)")
-    parser.add_argument("--dtype", default="auto", choices=["auto", "fp32", "bf16", "int8"],
+    parser.add_argument("--verifier", default=DEFAULTS.verifier, help="ev2r scorer: verifier (bundled, or a checkpoint path)")
+    parser.add_argument("--decomposer", default=DEFAULTS.decomposer, help="ev2r scorer: decomposer (default: rules = rules-v2)")
+    parser.add_argument("--dtype", default=DEFAULTS.dtype, choices=DTYPES,
                         help="ev2r scorer: verifier precision (default auto: bf16 where native, else fp32)")
-    parser.add_argument("--alpha", type=float, default=0.5, help="ev2r scorer: weight of F1 in Ev2R (default 0.5)")
+    parser.add_argument("--alpha", type=float, default=DEFAULTS.alpha,
+                        help=f"ev2r scorer: weight of F1 in Ev2R (default {DEFAULTS.alpha:g})")
     parser.add_argument("--nltk-data", default=None,
                         help="folder with nltk data (corpora/wordnet) for the synonyms perturbation and METEOR; "
                              "default: NLTK_DATA / nltk's usual folders")
@@ -82,7 +84,7 @@ def build_scorer(names: Sequence[str], args: argparse.Namespace) -> Scorer:
 
     import math
 
-    alpha = getattr(args, "alpha", 0.5)
+    alpha = getattr(args, "alpha", DEFAULTS.alpha)
     if not (isinstance(alpha, (int, float)) and math.isfinite(alpha) and 0.0 <= alpha <= 1.0):
         # checked whatever the scorer, so a bad value is never silently ignored
         raise ValueError(f"--alpha: must be a number in [0, 1], got {alpha!r}")

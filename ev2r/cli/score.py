@@ -8,6 +8,7 @@ import math
 import sys
 
 from ev2r.cli.common import add_verifier_args, check_output, fmt
+from ev2r.config import DECOMPOSERS, DEFAULTS, PROXY_TARGETS, SCORER_NAMES, SUPPORT_MODES
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -18,7 +19,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print the corpus summary as one JSON object")
     p.add_argument("--references", help="AVeriTeC gold JSON to join an AVeriTeC predictions file with")
     p.add_argument("--limit", type=int, help="score only the first N rows")
-    p.add_argument("--decomposer", choices=["rules", "rules-v1", "rules-v2", "replay", "llm"], default="rules",
+    p.add_argument("--decomposer", choices=DECOMPOSERS, default=DEFAULTS.decomposer,
                    help="atomic facts: rules = rules-v2 (declarative statements, offline), rules-v1 (question + answer "
                         "sentence), replay (recorded LLM outputs), llm (OpenAI-compatible server)")
     p.add_argument("--replay", help="recorded LLM outputs (JSONL) for --decomposer replay")
@@ -33,17 +34,18 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="with --decomposer llm: print the requests, cached answers, estimated tokens and cost; send nothing")
     p.add_argument("--llm-price-in", type=float, help="USD per million prompt tokens, for --dry-run's cost")
     p.add_argument("--llm-price-out", type=float, help="USD per million completion tokens, for --dry-run's cost")
-    p.add_argument("--scorer", action="append", choices=["ev2r", "hu-meteor"],
+    p.add_argument("--scorer", action="append", choices=SCORER_NAMES,
                    help="scores to compute (repeatable; default ev2r): ev2r = precision, recall, F1, proxy, Ev2R "
                         "(loads the verifier); hu-meteor = AVeriTeC's Hungarian METEOR, hu_meteor (question+answer) "
                         "and hu_meteor_q. '--scorer hu-meteor' alone loads no model; '--scorer ev2r --scorer "
                         "hu-meteor' gives both")
     p.add_argument("--nltk-data", default=None, metavar="DIR",
                    help="nltk data folder (punkt_tab, WordNet) for --scorer hu-meteor; default: $NLTK_DATA")
-    p.add_argument("--alpha", type=float, default=0.5, help="Ev2R weight of F1 (default 0.5)")
-    p.add_argument("--threshold", type=float, default=0.5, help="P(entailment) at which a fact is supported")
-    p.add_argument("--support", choices=["threshold", "soft"], default="threshold")
-    p.add_argument("--proxy-target", choices=["gold", "human"], default="gold",
+    p.add_argument("--alpha", type=float, default=DEFAULTS.alpha, help=f"Ev2R weight of F1 (default {DEFAULTS.alpha:g})")
+    p.add_argument("--threshold", type=float, default=DEFAULTS.threshold,
+                   help=f"P(entailment) at which a fact is supported (default {DEFAULTS.threshold:g})")
+    p.add_argument("--support", choices=SUPPORT_MODES, default=DEFAULTS.support)
+    p.add_argument("--proxy-target", choices=PROXY_TARGETS, default=DEFAULTS.proxy_target,
                    help="gold verdict (default) or the annotators' verdict (authors' variant, comparison only)")
     p.add_argument("--with-facts", action="store_true", help="include atomic facts and their support in -o rows")
     p.add_argument("--no-progress", action="store_true")

@@ -11,13 +11,12 @@ import functools
 from typing import Callable, Optional, Sequence
 
 from ev2r.facts.rules import RuleBasedDecomposer, get_rule_decomposer  # noqa: F401 (RuleBasedDecomposer re-exported)
-from ev2r.metric.scorer import SCORE_NAMES, Ev2RScorer
+from ev2r.config import BASELINE_SCORERS, DECOMPOSERS, DEFAULTS, ScorerConfig  # noqa: F401 (re-exported)
+from ev2r.metric.scorer import SCORE_NAMES, Ev2RScorer, verifier_signature_fields
 from ev2r.types import Item
 
 #: Verifier precision used when none is given ("auto": bf16 where the hardware runs it natively).
-DEFAULT_DTYPE = "auto"
-DECOMPOSERS = ("rules", "rules-v1", "rules-v2", "replay", "llm")
-BASELINE_SCORERS = ("hu-meteor",)
+DEFAULT_DTYPE = DEFAULTS.dtype
 
 
 @functools.lru_cache(maxsize=4)
@@ -82,13 +81,15 @@ def get_verifier(spec: str = "bundled", device: Optional[str] = None, batch_size
     return _cached_verifier(spec, device, batch_size, dtype)
 
 
-def build_scorer(verifier: object = "bundled", decomposer: str = "rules", alpha: float = 0.5,
-                 threshold: float = 0.5, support: str = "threshold", proxy_target: str = "gold",
+def build_scorer(verifier: object = DEFAULTS.verifier, decomposer: str = DEFAULTS.decomposer,
+                 alpha: float = DEFAULTS.alpha, threshold: float = DEFAULTS.threshold,
+                 support: str = DEFAULTS.support, proxy_target: str = DEFAULTS.proxy_target,
                  replay: Optional[str] = None, replay_model: Optional[str] = None,
-                 llm_options: Optional[dict] = None, baselines: Sequence[str] = (),
-                 progress: Optional[Callable] = None, device: Optional[str] = None,
-                 batch_size: int = 32, dtype: str = DEFAULT_DTYPE, ev2r: bool = True) -> Ev2RScorer:
-    """Build an :class:`Ev2RScorer`.
+                 llm_options: Optional[dict] = None, baselines: Sequence[str] = DEFAULTS.baselines,
+                 progress: Optional[Callable] = None, device: Optional[str] = DEFAULTS.device,
+                 batch_size: int = DEFAULTS.batch_size, dtype: str = DEFAULTS.dtype, ev2r: bool = DEFAULTS.ev2r,
+                 config: Optional[ScorerConfig] = None) -> Ev2RScorer:
+    """Build an :class:`Ev2RScorer` from option values, or from a :class:`~ev2r.config.ScorerConfig`.
 
     Args:
         verifier: ``"bundled"``, a checkpoint path / hub id, or a verifier object.
@@ -103,67 +104,56 @@ def build_scorer(verifier: object = "bundled", decomposer: str = "rules", alpha:
             (:func:`get_verifier`); ignored when ``verifier`` is an object.
         ev2r: False computes only the ``baselines`` columns: no verifier is loaded, no facts are
             made, and precision / recall / F1 / proxy / Ev2R stay None (needs at least one baseline).
+        config: a whole configuration instead of the option values (which must then be left at
+            their defaults); the defaults are :data:`ev2r.config.DEFAULTS`.
 
     Raises:
         ValueError: an unknown option value, naming the option and the allowed values.
     """
+    options = dict(verifier=verifier, decomposer=decomposer, alpha=alpha, threshold=threshold, support=support,
+                   proxy_target=proxy_target, replay=replay, replay_model=replay_model, llm_options=llm_options,
+                   baselines=baselines, device=device, batch_size=batch_size, dtype=dtype, ev2r=ev2r)
+    if config is None:
+        config = ScorerConfig(**options)
+    else:
+        changed = [k for k, v in options.items() if v is not getattr(DEFAULTS, k) and v != getattr(DEFAULTS, k)]
+        if changed:
+            raise ValueError(f"config: given together with {', '.join(changed)}; put them in the config "
+                             "(config.replace(...))")
+    return scorer_from_config(config, progress=progress)
+
+
+def scorer_from_config(config: ScorerConfig, progress: Optional[Callable] = None) -> Ev2RScorer:
+    """The :class:`Ev2RScorer` a (validated) :class:`~ev2r.config.ScorerConfig` describes.
+
+    Raises:
+        ValueError: ``decomposer="replay"`` without a ``replay`` file, or a verifier that cannot be loaded.
+    """
     from ev2r.metric.proxy import NLIProxyScorer
     from ev2r.metric.reference import NLIReferenceScorer
 
-    import numbers
-
-    if isinstance(alpha, bool) or not isinstance(alpha, numbers.Real):
-        raise ValueError(f"alpha: expected a number in [0, 1], got {alpha!r}")
-    alpha = float(alpha)
-    if isinstance(threshold, bool) or not isinstance(threshold, numbers.Real):
-        raise ValueError(f"threshold: expected a number in [0, 1], got {threshold!r}")
-    threshold = float(threshold)
-    if baselines is None:
-        baselines = ()
-    if isinstance(baselines, str):
-        baselines = (baselines,)
-    if not isinstance(baselines, (list, tuple, set, frozenset)):
-        raise ValueError(f"baselines: expected a list of names from {BASELINE_SCORERS}, got {baselines!r}")
-    if replay and decomposer != "replay":
-        raise ValueError(f"replay: a recorded-outputs file was given but decomposer is {decomposer!r}; "
-                         "use decomposer='replay' (CLI: --decomposer replay) or drop --replay")
-    if not isinstance(verifier, str) and not callable(getattr(verifier, "predict", None)):
-        raise ValueError(f"verifier: expected 'bundled', a checkpoint path / hub id, or an object with "
-                         f"predict(premises, hypotheses), got {type(verifier).__name__}")
-    if decomposer not in DECOMPOSERS:
-        raise ValueError(f"decomposer: {decomposer!r} is not one of {DECOMPOSERS}")
-    for b in baselines:
-        if b not in BASELINE_SCORERS:
-            raise ValueError(f"scorer: {b!r} is not one of {BASELINE_SCORERS}")
-    if not ev2r:
-        if not baselines:
-            raise ValueError(f"baselines: with ev2r=False at least one of {BASELINE_SCORERS} is needed "
-                             "(there is nothing else to compute)")
-        extras = {}
-        if "hu-meteor" in baselines:
-            extras.update(hu_meteor_columns())
-        return Ev2RScorer(None, None, alpha=alpha, verifier_name="none", extra_scorers=extras, progress=progress,
+    c = config
+    extras = hu_meteor_columns() if "hu-meteor" in c.baselines else {}
+    if not c.ev2r:
+        return Ev2RScorer(None, None, alpha=c.alpha, verifier_name="none", extra_scorers=extras, progress=progress,
                           chunk_size=1024)
-    ver = (get_verifier(verifier, device=device, batch_size=batch_size, dtype=dtype)
-           if isinstance(verifier, str) else verifier)
-    if decomposer.startswith("rules"):
-        ref = NLIReferenceScorer(ver, get_rule_decomposer(decomposer), threshold=threshold, support=support)
-    elif decomposer == "replay":
-        if not replay:
+    ver = (get_verifier(c.verifier, device=c.device, batch_size=c.batch_size, dtype=c.dtype)
+           if isinstance(c.verifier, str) else c.verifier)
+    if c.decomposer.startswith("rules"):
+        ref = NLIReferenceScorer(ver, get_rule_decomposer(c.decomposer), threshold=c.threshold, support=c.support)
+    elif c.decomposer == "replay":
+        if not c.replay:
             raise ValueError("replay: --decomposer replay needs --replay FILE (recorded LLM outputs)")
         from ev2r.facts.replay import ReplayReferenceScorer
 
-        ref = ReplayReferenceScorer(replay, model=replay_model)
+        ref = ReplayReferenceScorer(c.replay, model=c.replay_model)
     else:
         from ev2r.llm import LLMReferenceScorer
 
-        ref = LLMReferenceScorer(**(llm_options or {}))
-    extras = {}
-    if "hu-meteor" in baselines:
-        extras.update(hu_meteor_columns())
-    return Ev2RScorer(ref, NLIProxyScorer(ver, target=proxy_target), alpha=alpha,
-                      verifier_name=getattr(ver, "name", type(ver).__name__), extra_scorers=extras,
-                      progress=progress)
+        ref = LLMReferenceScorer(**(c.llm_options or {}))
+    return Ev2RScorer(ref, NLIProxyScorer(ver, target=c.proxy_target), alpha=c.alpha,
+                      verifier_fields=verifier_signature_fields(ver), extra_scorers=extras, progress=progress,
+                      chunk_size=c.chunk_size)
 
 
 def hu_meteor_columns() -> dict[str, Callable]:
@@ -195,7 +185,8 @@ def hu_meteor_columns() -> dict[str, Callable]:
     return {"hu_meteor": column("qa"), "hu_meteor_q": column("q")}
 
 
-def make_item_scorer(verifier: object = "bundled", decomposer: str = "rules", alpha: float = 0.5, **kwargs):
+def make_item_scorer(verifier: object = DEFAULTS.verifier, decomposer: str = DEFAULTS.decomposer,
+                     alpha: float = DEFAULTS.alpha, **kwargs):
     """The scorer protocol of :mod:`adversarial`: ``items -> list[dict[score name, float | None]]``
     with keys precision, recall, f1, proxy, ev2r (None where an item failed)."""
     scorer = build_scorer(verifier=verifier, decomposer=decomposer, alpha=alpha, **kwargs)

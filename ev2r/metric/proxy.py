@@ -26,12 +26,11 @@ from typing import Optional, Sequence
 
 import numpy as np
 
+from ev2r.config import DEFAULTS, PROXY_TARGETS  # noqa: F401 (PROXY_TARGETS re-exported)
 from ev2r.labels import Verdict, normalize_verdict, verdict_probability
 from ev2r.metric.reference import pair_premises
 from ev2r.types import Item, STATUS_OK
 from ev2r.verifier.nli import aggregate_windows, check_probabilities
-
-PROXY_TARGETS = ("gold", "human")
 
 
 @dataclass
@@ -53,7 +52,7 @@ class NLIProxyScorer:
             the authors' released variant, for comparison only).
     """
 
-    def __init__(self, verifier, target: str = "gold"):
+    def __init__(self, verifier, target: str = DEFAULTS.proxy_target):
         if target not in PROXY_TARGETS:
             raise ValueError(f"target: {target!r} is not one of {PROXY_TARGETS}")
         self.verifier = verifier

@@ -27,11 +27,10 @@ from typing import Optional, Protocol, Sequence, runtime_checkable
 
 import numpy as np
 
+from ev2r.config import DEFAULTS, SUPPORT_MODES  # noqa: F401 (SUPPORT_MODES re-exported)
 from ev2r.facts.rules import Decomposer
 from ev2r.types import AtomicFact, Evidence, FactSupport, Item, STATUS_OK
 from ev2r.verifier.nli import check_probabilities
-
-SUPPORT_MODES = ("threshold", "soft")
 
 
 @dataclass
@@ -102,7 +101,8 @@ class NLIReferenceScorer:
         support: ``"threshold"`` (0/1 per fact) or ``"soft"`` (the probability itself).
     """
 
-    def __init__(self, verifier, decomposer: Decomposer, threshold: float = 0.5, support: str = "threshold"):
+    def __init__(self, verifier, decomposer: Decomposer, threshold: float = DEFAULTS.threshold,
+                 support: str = DEFAULTS.support):
         if not (0.0 < threshold < 1.0):
             raise ValueError(f"threshold: expected a value in (0, 1), got {threshold!r}")
         if support not in SUPPORT_MODES:

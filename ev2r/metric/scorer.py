@@ -17,16 +17,17 @@ proxy:nli-gold|agg:qa-pair-max|map:v1|alpha:0.5|transformers:5.24.0|torch:2.13.0
 from __future__ import annotations
 
 import collections
-from importlib import metadata
-from typing import Callable, Optional, Sequence
+from typing import Callable, Mapping, Optional, Sequence
 
+from ev2r.config import DEFAULTS
 from ev2r.labels import LABEL_MAPPING_ID
+from ev2r.signature import Signature, package_version
 from ev2r.types import CorpusScore, Item, ItemScore, STATUS_OK, mean_or_none
 
 SCORE_NAMES = ("precision", "recall", "f1", "proxy", "ev2r")
 
 
-def ev2r_combine(f1: float, proxy: float, alpha: float = 0.5) -> float:
+def ev2r_combine(f1: float, proxy: float, alpha: float = DEFAULTS.alpha) -> float:
     """``alpha * f1 + (1 - alpha) * proxy`` (Akhtar et al. 2024, sec. 3.3). All in [0, 1].
 
     >>> ev2r_combine(0.5, 1.0)
@@ -41,11 +42,18 @@ def ev2r_combine(f1: float, proxy: float, alpha: float = 0.5) -> float:
     return alpha * f1 + (1.0 - alpha) * proxy
 
 
-def _version(pkg: str) -> str:
-    try:
-        return metadata.version(pkg)
-    except metadata.PackageNotFoundError:
-        return "none"
+def verifier_signature_fields(verifier) -> dict[str, str]:
+    """The signature fields a verifier declares: its ``signature_fields()`` (``verifier``: name and
+    revision, ``window``: token window and long-premise aggregation, for
+    :class:`ev2r.verifier.nli.HFNLIVerifier`), or ``{"verifier": name}`` for a verifier object that
+    declares none (the :class:`~ev2r.verifier.nli.Verifier` protocol needs only ``predict`` and ``name``)."""
+    declare = getattr(verifier, "signature_fields", None)
+    if callable(declare):
+        return {str(k): str(v) for k, v in declare().items()}
+    fields = {"verifier": getattr(verifier, "name", type(verifier).__name__)}
+    if hasattr(verifier, "max_length") and hasattr(verifier, "long_premise"):  # verifiers of ev2r < 0.2 declared none
+        fields["window"] = f"{verifier.max_length or 'auto'}-{verifier.long_premise}"
+    return fields
 
 
 class Ev2RScorer:
@@ -57,7 +65,9 @@ class Ev2RScorer:
         proxy_scorer: an object with ``score_proxy(items)`` and ``signature_fields()``
             (:class:`~ev2r.metric.proxy.NLIProxyScorer`), or None to skip the proxy (Ev2R is then None).
         alpha: weight of F1 in [0, 1].
-        verifier_name: the verifier's ``name`` for the signature.
+        verifier_name: the verifier's ``name`` for the signature (when ``verifier_fields`` is not given).
+        verifier_fields: the verifier's signature fields (:func:`verifier_signature_fields`); default:
+            those of the ``verifier`` the reference or proxy scorer holds, with ``verifier_name``.
         extra_scorers: name -> callable(items) -> list[float | None], extra per-item columns
             (e.g. the Hungarian METEOR baseline); their names enter the signature.
         progress: optional callable(done, total) called as chunks complete.
@@ -67,9 +77,9 @@ class Ev2RScorer:
         ValueError: ``alpha`` outside [0, 1] or ``chunk_size`` < 1.
     """
 
-    def __init__(self, reference_scorer, proxy_scorer=None, alpha: float = 0.5, verifier_name: str = "none",
+    def __init__(self, reference_scorer, proxy_scorer=None, alpha: float = DEFAULTS.alpha, verifier_name: str = "none",
                  extra_scorers: Optional[dict[str, Callable]] = None, progress: Optional[Callable] = None,
-                 chunk_size: int = 32):
+                 chunk_size: int = DEFAULTS.chunk_size, verifier_fields: Optional[Mapping[str, str]] = None):
         if not (0.0 <= alpha <= 1.0):
             raise ValueError(f"alpha: expected a value in [0, 1], got {alpha!r}")
         if chunk_size < 1:
@@ -77,36 +87,32 @@ class Ev2RScorer:
         self.reference_scorer = reference_scorer
         self.proxy_scorer = proxy_scorer
         self.alpha = alpha
-        self.verifier_name = verifier_name
+        if verifier_fields is None:  # the NLI verifier the reference / proxy scorer holds declares them
+            ver = getattr(reference_scorer, "verifier", None) or getattr(proxy_scorer, "verifier", None)
+            verifier_fields = {**(verifier_signature_fields(ver) if ver is not None else {}), "verifier": verifier_name}
+        self.verifier_fields = dict(verifier_fields)
         self.extra_scorers = dict(extra_scorers or {})
         self.progress = progress
         self.chunk_size = chunk_size
 
     # -- signature ----------------------------------------------------------------------------
-    def signature(self) -> str:
+    def signature(self) -> Signature:
+        """The :class:`~ev2r.signature.Signature` of this scorer: package version, the reference
+        scorer's, verifier's and proxy scorer's declared fields, label mapping, alpha, extra columns,
+        transformers and torch versions, in that order."""
         from ev2r import __version__
 
-        fields = {"ev2r": __version__}
-        if self.reference_scorer is None:
-            fields["ref"] = "none"
-        else:
-            fields.update(self.reference_scorer.signature_fields())
-        fields["verifier"] = self.verifier_name
-        ver = getattr(self.reference_scorer, "verifier", None) or getattr(self.proxy_scorer, "verifier", None)
-        if ver is not None and hasattr(ver, "max_length") and hasattr(ver, "long_premise"):
-            fields["window"] = f"{ver.max_length or 'auto'}-{ver.long_premise}"  # token window, aggregation
-        if self.proxy_scorer is not None:
-            fields.update(self.proxy_scorer.signature_fields())
-        else:
-            fields["proxy"] = "none"
-        if self.reference_scorer is not None or self.proxy_scorer is not None:  # else no Ev2R is computed
-            fields["map"] = LABEL_MAPPING_ID.split(":", 1)[1]
-            fields["alpha"] = f"{self.alpha:g}"
-        for name in sorted(self.extra_scorers):
-            fields[f"extra-{name}"] = getattr(self.extra_scorers[name], "signature", "1")
-        fields["transformers"] = _version("transformers")
-        fields["torch"] = _version("torch")
-        return "|".join(f"{k}:{v}" for k, v in fields.items())
+        ref, proxy = self.reference_scorer, self.proxy_scorer
+        parts = [{"ev2r": __version__},
+                 {"ref": "none"} if ref is None else ref.signature_fields(),
+                 self.verifier_fields,
+                 {"proxy": "none"} if proxy is None else proxy.signature_fields()]
+        if ref is not None or proxy is not None:  # else no Ev2R is computed
+            parts.append({"map": LABEL_MAPPING_ID.split(":", 1)[1], "alpha": f"{self.alpha:g}"})
+        parts.append({f"extra-{name}": getattr(self.extra_scorers[name], "signature", "1")
+                      for name in sorted(self.extra_scorers)})
+        parts.append({"transformers": package_version("transformers"), "torch": package_version("torch")})
+        return Signature.from_parts(*parts)
 
     # -- scoring ------------------------------------------------------------------------------
     def score(self, items: Sequence[Item]) -> list[ItemScore]:

@@ -12,10 +12,11 @@ from __future__ import annotations
 
 from typing import Any, Optional, Sequence
 
+from ev2r.config import ScorerConfig
+
 #: Options accepted at load time (``evaluate.load(path, alpha=0.3)``) or in ``compute(...)``;
 #: all but ``return_items`` / ``ids`` go to :func:`ev2r.metric.factory.build_scorer`.
-SCORER_OPTIONS = ("verifier", "decomposer", "alpha", "threshold", "support", "proxy_target", "replay",
-                  "replay_model", "llm_options", "baselines", "device", "batch_size", "dtype")
+SCORER_OPTIONS = tuple(n for n in ScorerConfig.field_names() if n not in ("ev2r", "chunk_size"))
 OTHER_OPTIONS = ("return_items", "ids")
 OPTION_NAMES = SCORER_OPTIONS + OTHER_OPTIONS
 #: ``model`` is accepted as an alias of ``verifier`` (the CLI's ``--model``).

@@ -14,6 +14,7 @@ import inspect
 import datasets
 import evaluate
 
+from ev2r.config import DEFAULTS
 from ev2r.integrations.hf_evaluate.core import compute_ev2r, normalize_options
 
 _CITATION = """\
@@ -55,8 +56,8 @@ a per-call value wins):
         `predict(premises, hypotheses) -> (n, 3)` [entailment, neutral, contradiction]. Alias: model.
     decomposer (str): "rules" (default, = "rules-v2": declarative statements), "rules-v1",
         "replay" (with `replay=FILE`) or "llm" (with `llm_options`).
-    alpha (float in [0, 1]): weight of F1 (default 0.5).
-    threshold (float in (0, 1)): P(entailment) from which a fact counts as supported (default 0.5).
+    alpha (float in [0, 1]): weight of F1 (default {alpha:g}).
+    threshold (float in (0, 1)): P(entailment) from which a fact counts as supported (default {threshold:g}).
     support (str): "threshold" (default) or "soft".
     baselines (list of str): e.g. ["hu-meteor"] adds the Hungarian METEOR columns.
     batch_size (int), device (str): verifier batching and torch device.
@@ -99,7 +100,7 @@ Examples:
 
     >>> metric = evaluate.load(ev2r.evaluate_module_path())            # doctest: +SKIP
     >>> metric.compute(predictions=preds, references=refs, claims=claims, labels=labels)  # doctest: +SKIP
-"""
+""".replace("{alpha:g}", f"{DEFAULTS.alpha:g}").replace("{threshold:g}", f"{DEFAULTS.threshold:g}")
 
 
 def _check_columns(columns: dict, batch: bool) -> None:

@@ -1,0 +1,133 @@
+"""The scorer configuration: every default of the metric defined once.
+
+:class:`ScorerConfig` is a frozen dataclass holding what :func:`ev2r.metric.factory.build_scorer`
+needs to wire an :class:`~ev2r.metric.scorer.Ev2RScorer`. Its field defaults (:data:`DEFAULTS`) are
+the only copy of the library's defaults: the CLI's option defaults, ``build_scorer``'s keyword
+defaults, the ``evaluate`` module's option list and the signature's ``alpha`` all read them.
+
+    >>> DEFAULTS.alpha, DEFAULTS.threshold, DEFAULTS.decomposer, DEFAULTS.dtype
+    (0.5, 0.5, 'rules', 'auto')
+    >>> ScorerConfig(alpha=1).alpha
+    1.0
+    >>> ScorerConfig(decomposer="bm25")
+    Traceback (most recent call last):
+    ...
+    ValueError: decomposer: 'bm25' is not one of ('rules', 'rules-v1', 'rules-v2', 'replay', 'llm')
+
+Sources: alpha = 0.5 (Ev2R = alpha * F1 + (1 - alpha) * proxy; Akhtar, Schlichtkrull, Vlachos 2024,
+arXiv 2411.05375, sec. 3.3); a fact is supported when P(entailment) >= 0.5 (sec. 3.1).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import numbers
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Optional
+
+#: Atomic-fact decomposers: ``rules`` (= ``rules-v2``, declarative statements), ``rules-v1``
+#: (question + answer sentence), ``replay`` (recorded LLM outputs), ``llm`` (OpenAI-compatible server).
+DECOMPOSERS = ("rules", "rules-v1", "rules-v2", "replay", "llm")
+#: How a fact's P(entailment) becomes its support: 0/1 at ``threshold``, or the probability itself.
+SUPPORT_MODES = ("threshold", "soft")
+#: Whose verdict the proxy scores: the gold verdict, or the annotators' (comparison only).
+PROXY_TARGETS = ("gold", "human")
+#: Verifier precision: auto (bf16 where the hardware runs it natively, else fp32), fp32, bf16, int8 (CPU).
+DTYPES = ("auto", "fp32", "bf16", "int8")
+#: Per-item baseline columns that can be computed beside (or instead of) Ev2R.
+BASELINE_SCORERS = ("hu-meteor",)
+#: What ``ev2r score --scorer`` accepts.
+SCORER_NAMES = ("ev2r",) + BASELINE_SCORERS
+#: How a premise longer than the verifier's token window is scored: the best window, the mean, or cut.
+LONG_PREMISE_POLICIES = ("max", "mean", "truncate")
+
+
+@dataclass(frozen=True)
+class ScorerConfig:
+    """Everything that configures an :class:`~ev2r.metric.scorer.Ev2RScorer` (validated on creation).
+
+    Attributes:
+        verifier: ``"bundled"``, a checkpoint path / hub id, or an object with
+            ``predict(premises, hypotheses) -> (n, 3)`` and ``name``.
+        decomposer: one of :data:`DECOMPOSERS`.
+        alpha: Ev2R weight of F1, a number in [0, 1] (sec. 3.3).
+        threshold: P(entailment) at which a fact counts as supported, in (0, 1).
+        support: one of :data:`SUPPORT_MODES`.
+        proxy_target: one of :data:`PROXY_TARGETS`.
+        replay, replay_model: recorded LLM outputs (JSONL) and which model to replay
+            (``decomposer="replay"`` only).
+        llm_options: keyword options of :class:`ev2r.llm.LLMReferenceScorer` (``decomposer="llm"``).
+        baselines: names from :data:`BASELINE_SCORERS` (extra per-item columns).
+        device: torch device, or None for ``$EV2R_DEVICE`` / cuda if available / cpu.
+        batch_size: verifier batch size (pairs), an integer >= 1.
+        dtype: one of :data:`DTYPES`.
+        ev2r: False computes only the ``baselines`` (no verifier is loaded).
+        chunk_size: items per verifier pass (bounds memory; progress granularity), >= 1.
+
+    Raises:
+        ValueError: a field outside its allowed values, naming the field and the allowed values.
+    """
+
+    verifier: Any = "bundled"
+    decomposer: str = "rules"
+    alpha: float = 0.5
+    threshold: float = 0.5
+    support: str = "threshold"
+    proxy_target: str = "gold"
+    replay: Optional[str] = None
+    replay_model: Optional[str] = None
+    llm_options: Optional[Mapping[str, Any]] = None
+    baselines: tuple = field(default=())
+    device: Optional[str] = None
+    batch_size: int = 32
+    dtype: str = "auto"
+    ev2r: bool = True
+    chunk_size: int = 32
+
+    def __post_init__(self):
+        # the checks (and their order and wording) are those build_scorer always made
+        if isinstance(self.alpha, bool) or not isinstance(self.alpha, numbers.Real):
+            raise ValueError(f"alpha: expected a number in [0, 1], got {self.alpha!r}")
+        object.__setattr__(self, "alpha", float(self.alpha))
+        if isinstance(self.threshold, bool) or not isinstance(self.threshold, numbers.Real):
+            raise ValueError(f"threshold: expected a number in [0, 1], got {self.threshold!r}")
+        object.__setattr__(self, "threshold", float(self.threshold))
+        baselines = self.baselines
+        if baselines is None:
+            baselines = ()
+        if isinstance(baselines, str):
+            baselines = (baselines,)
+        if not isinstance(baselines, (list, tuple, set, frozenset)):
+            raise ValueError(f"baselines: expected a list of names from {BASELINE_SCORERS}, got {baselines!r}")
+        object.__setattr__(self, "baselines", tuple(baselines))
+        if self.replay and self.decomposer != "replay":
+            raise ValueError(f"replay: a recorded-outputs file was given but decomposer is {self.decomposer!r}; "
+                             "use decomposer='replay' (CLI: --decomposer replay) or drop --replay")
+        if not isinstance(self.verifier, str) and not callable(getattr(self.verifier, "predict", None)):
+            raise ValueError(f"verifier: expected 'bundled', a checkpoint path / hub id, or an object with "
+                             f"predict(premises, hypotheses), got {type(self.verifier).__name__}")
+        if self.decomposer not in DECOMPOSERS:
+            raise ValueError(f"decomposer: {self.decomposer!r} is not one of {DECOMPOSERS}")
+        for b in self.baselines:
+            if b not in BASELINE_SCORERS:
+                raise ValueError(f"scorer: {b!r} is not one of {BASELINE_SCORERS}")
+        if not self.ev2r and not self.baselines:
+            raise ValueError(f"baselines: with ev2r=False at least one of {BASELINE_SCORERS} is needed "
+                             "(there is nothing else to compute)")
+
+    def replace(self, **changes: Any) -> "ScorerConfig":
+        """A copy with ``changes`` applied (validated again)."""
+        return dataclasses.replace(self, **changes)
+
+    def to_dict(self) -> dict:
+        """The fields as a plain dict (``build_scorer(**config.to_dict())`` rebuilds the scorer)."""
+        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+
+    @classmethod
+    def field_names(cls) -> tuple[str, ...]:
+        """The option names a configuration takes, in declaration order."""
+        return tuple(f.name for f in dataclasses.fields(cls))
+
+
+#: The library's defaults (Ev2R paper settings with the bundled verifier and rule-based facts).
+DEFAULTS = ScorerConfig()

@@ -1,0 +1,81 @@
+"""Signatures: the settings that change a number, written beside the number (sacrebleu's model).
+
+A :class:`Signature` is assembled from the fields each component declares through its
+``signature_fields() -> dict[str, str]`` (reference scorer, verifier, proxy scorer, extra columns),
+in a fixed order, plus the package and library versions. It *is* the string
+``key:value|key:value|...`` (a ``str`` subclass, so it goes into JSON and compares as text) and
+also gives its fields back by name.
+
+    >>> sig = Signature.from_parts({"ev2r": "0.1.0"}, {"ref": "nli", "decomp": "rules-v2"}, {"alpha": "0.5"})
+    >>> str(sig)
+    'ev2r:0.1.0|ref:nli|decomp:rules-v2|alpha:0.5'
+    >>> sig["decomp"], Signature.parse(str(sig)) == sig
+    ('rules-v2', True)
+"""
+
+from __future__ import annotations
+
+from importlib import metadata
+from typing import Mapping
+
+SEPARATOR = "|"
+
+
+def package_version(pkg: str) -> str:
+    """Installed version of distribution ``pkg`` (e.g. ``"torch"``), or ``"none"`` when absent."""
+    try:
+        return metadata.version(pkg)
+    except metadata.PackageNotFoundError:
+        return "none"
+
+
+class Signature(str):
+    """An ordered ``key:value|...`` signature with its fields readable by key.
+
+    Build one with :meth:`from_parts` (mappings of field -> value, in order) or :meth:`parse`.
+
+    Raises:
+        ValueError: a key repeated across parts, or a key or value containing ``|`` (or a key ``:``),
+            naming it: such a signature could not be read back.
+    """
+
+    __slots__ = ()
+
+    @classmethod
+    def from_parts(cls, *parts: Mapping[str, str]) -> "Signature":
+        """Concatenate the declared fields of each part, in order."""
+        seen: dict[str, str] = {}
+        for part in parts:
+            for key, value in part.items():
+                key, value = str(key), str(value)
+                if key in seen:
+                    raise ValueError(f"signature: field {key!r} declared twice ({seen[key]!r} and {value!r})")
+                if SEPARATOR in key or ":" in key or SEPARATOR in value:
+                    raise ValueError(f"signature: field {key!r}={value!r} contains '|' (or ':' in the key)")
+                seen[key] = value
+        return cls(SEPARATOR.join(f"{k}:{v}" for k, v in seen.items()))
+
+    @classmethod
+    def parse(cls, text: str) -> "Signature":
+        """Read a signature string back (the inverse of ``str(sig)``)."""
+        sig = cls(text)
+        sig.fields  # noqa: B018 - validates the format
+        return sig
+
+    @property
+    def fields(self) -> dict[str, str]:
+        """The fields in order, as a dict (a copy)."""
+        out: dict[str, str] = {}
+        if not self:
+            return out
+        for chunk in self.split(SEPARATOR):
+            key, sep, value = chunk.partition(":")
+            if not sep:
+                raise ValueError(f"signature: {chunk!r} is not key:value")
+            out[key] = value
+        return out
+
+    def __getitem__(self, key):  # type: ignore[override]
+        if isinstance(key, str):
+            return self.fields[key]
+        return str.__getitem__(self, key)

@@ -1,0 +1,110 @@
+"""ev2r.config and ev2r.signature: defaults defined once, validated configuration, signature objects."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import pickle
+
+import pytest
+
+from ev2r.config import DECOMPOSERS, DEFAULTS, DTYPES, PROXY_TARGETS, SUPPORT_MODES, ScorerConfig
+from ev2r.metric.factory import build_scorer
+from ev2r.signature import Signature
+
+
+def test_defaults_are_the_papers_and_the_bundled_setup():
+    # Akhtar et al. 2024, sec. 3.3 (alpha) and 3.1 (support at P(entailment) >= 0.5)
+    assert (DEFAULTS.alpha, DEFAULTS.threshold, DEFAULTS.support) == (0.5, 0.5, "threshold")
+    assert (DEFAULTS.verifier, DEFAULTS.decomposer, DEFAULTS.dtype, DEFAULTS.proxy_target) == (
+        "bundled", "rules", "auto", "gold")
+
+
+def test_config_is_frozen_and_replace_validates():
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        DEFAULTS.alpha = 0.3  # type: ignore[misc]
+    assert DEFAULTS.replace(alpha=1).alpha == 1.0 and isinstance(DEFAULTS.replace(alpha=1).alpha, float)
+    with pytest.raises(ValueError, match=r"decomposer: 'bm25' is not one of \('rules', 'rules-v1'"):
+        DEFAULTS.replace(decomposer="bm25")
+
+
+@pytest.mark.parametrize("changes, message", [
+    ({"alpha": "0.5"}, r"alpha: expected a number in \[0, 1\], got '0.5'"),
+    ({"alpha": True}, r"alpha: expected a number"),
+    ({"threshold": None}, r"threshold: expected a number"),
+    ({"baselines": 3}, r"baselines: expected a list of names from \('hu-meteor',\)"),
+    ({"baselines": ["bleu"]}, r"scorer: 'bleu' is not one of \('hu-meteor',\)"),
+    ({"replay": "x.jsonl"}, r"replay: a recorded-outputs file was given but decomposer is 'rules'"),
+    ({"verifier": 3}, r"verifier: expected 'bundled', a checkpoint path / hub id, or an object with predict"),
+    ({"ev2r": False}, r"baselines: with ev2r=False at least one of \('hu-meteor',\) is needed"),
+])
+def test_bad_values_name_the_field_and_the_allowed_values(changes, message):
+    with pytest.raises(ValueError, match=message):
+        ScorerConfig(**changes)
+
+
+def test_baselines_normalised_to_a_tuple():
+    assert ScorerConfig(baselines="hu-meteor").baselines == ("hu-meteor",)
+    assert ScorerConfig(baselines=None).baselines == ()
+    assert ScorerConfig(baselines=["hu-meteor"]) == ScorerConfig(baselines=("hu-meteor",))
+
+
+def test_cli_defaults_and_choices_are_the_configs():
+    from ev2r.cli import score
+
+    p = argparse.ArgumentParser()
+    score.add_arguments(p)
+    args = p.parse_args(["in.jsonl"])
+    for name in ("decomposer", "alpha", "threshold", "support", "proxy_target", "batch_size", "dtype"):
+        assert getattr(args, name) == getattr(DEFAULTS, name), name
+    assert args.model == DEFAULTS.verifier
+    choices = {a.dest: tuple(a.choices) for a in p._actions if a.choices}
+    assert choices["decomposer"] == DECOMPOSERS and choices["support"] == SUPPORT_MODES
+    assert choices["proxy_target"] == PROXY_TARGETS and choices["dtype"] == DTYPES
+
+
+def test_evaluate_module_options_are_the_config_fields():
+    from ev2r.integrations.hf_evaluate.core import SCORER_OPTIONS
+
+    assert set(SCORER_OPTIONS) <= set(ScorerConfig.field_names())
+    assert {"alpha", "threshold", "decomposer", "verifier", "dtype"} <= set(SCORER_OPTIONS)
+
+
+def test_build_scorer_from_config_equals_from_options(keyword_verifier):
+    a = build_scorer(verifier=keyword_verifier, alpha=0.25, threshold=0.7)
+    b = build_scorer(config=ScorerConfig(verifier=keyword_verifier, alpha=0.25, threshold=0.7))
+    assert a.signature() == b.signature()
+    assert b.signature()["alpha"] == "0.25" and b.signature()["support"] == "p>=0.7"
+    with pytest.raises(ValueError, match="config: given together with alpha"):
+        build_scorer(alpha=0.3, config=ScorerConfig(verifier=keyword_verifier))
+
+
+def test_scorer_signature_fields_in_order(keyword_verifier):
+    sig = build_scorer(verifier=keyword_verifier).signature()
+    assert isinstance(sig, Signature) and isinstance(sig, str)
+    assert list(sig.fields) == ["ev2r", "ref", "decomp", "support", "prem", "verifier", "proxy", "agg", "map",
+                                "alpha", "transformers", "torch"]
+    assert str(sig).startswith("ev2r:") and "|ref:nli|decomp:rules-v2|support:p>=0.5|prem:qa-pair-max|" \
+                                             "verifier:keyword-fake|proxy:nli-gold|agg:qa-pair-max|map:v1|alpha:0.5|" in sig
+
+
+def test_verifier_declares_its_own_fields(keyword_verifier):
+    class Declaring(type(keyword_verifier)):
+        def signature_fields(self):
+            return {"verifier": "declared@1", "window": "64-mean"}
+
+    sig = build_scorer(verifier=Declaring()).signature()
+    assert sig["verifier"] == "declared@1" and sig["window"] == "64-mean"
+
+
+def test_signature_round_trip_and_errors():
+    sig = Signature.from_parts({"a": "1", "b": "x:y"}, {"c": "2"})
+    assert str(sig) == "a:1|b:x:y|c:2" and sig.fields == {"a": "1", "b": "x:y", "c": "2"}
+    assert Signature.parse(str(sig)) == sig and pickle.loads(pickle.dumps(sig)) == sig
+    assert sig[0] == "a"  # still a string
+    with pytest.raises(ValueError, match="field 'a' declared twice"):
+        Signature.from_parts({"a": "1"}, {"a": "2"})
+    with pytest.raises(ValueError, match=r"contains '\|'"):
+        Signature.from_parts({"a": "1|2"})
+    with pytest.raises(ValueError, match="is not key:value"):
+        Signature.parse("a:1|oops")
