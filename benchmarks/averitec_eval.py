@@ -52,7 +52,7 @@ def main(argv=None) -> int:
           f"Command: `{bl.command()}`", "",
           f"Machine: {meta['platform']}, {meta['cpu_count']} CPUs, Python {meta['python']}, torch {meta['torch']}, "
           f"{meta['utc']}, 1-min load average {meta['load_average_1m']}.", "",
-          f"Input: `parity/predictions_1.json` (500 claims) against `dev.json`.", "",
+          "Input: `parity/predictions_1.json` (500 claims) against `dev.json`.", "",
           f"## 2024 edition ({t24:.1f} s wall-clock, one process, start-up included; the official `eval.py` "
           "took 80-88 s on this machine type)", "",
           f"Numbers of the official script's output (`official_eval_1.txt`) found in ours to 1e-9: "

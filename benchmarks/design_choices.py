@@ -51,7 +51,7 @@ def main(argv=None) -> int:
     from ev2r.metric.scorer import Ev2RScorer
     from ev2r.metric.proxy import NLIProxyScorer
     from ev2r.metric.reference import NLIReferenceScorer
-    from ev2r.verifier.nli import load_verifier
+    from ev2r.verifier.loading import load_verifier
 
     items = read_items(args.data)
     dims = sorted({k for it in items for k, v in (it.extra.get("human_ratings") or {}).items() if isinstance(v, (int, float))})

@@ -9,7 +9,7 @@ majority-class accuracy), plus balanced accuracy at the best threshold.
 
 Data sets:
 * ``vitaminc``: ../shared/data/vitaminc/vitaminc_evidence_pairs.jsonl, only cases held out from
-  the verifier's training (the case-level split of ev2r.training.trainer, read from the model's
+  the verifier's training (the case-level split of ev2r.training.data, read from the model's
   training_meta.json; ``--vitaminc-split all`` to use every case). Only 44 of 24,896 pairs are
   equivalent: every equivalent pair is kept, non-equivalent pairs are sampled (``--limit``).
 * ``fever``: claims that occur with two different evidence sentences: FEVER-Symmetric (original vs
@@ -39,7 +39,7 @@ EV2R_SCORES = ("precision", "recall", "f1", "proxy", "ev2r")
 
 
 def vitaminc_rows(path: Path, split: str, held_pct: int) -> list[dict]:
-    from ev2r.training.trainer import heldout_case
+    from ev2r.training.data import heldout_case
 
     rows = bl.read_jsonl(path)
     out = []

@@ -23,7 +23,6 @@ one of theirs (coverage of ours), by the same verifier.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from pathlib import Path

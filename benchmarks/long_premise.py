@@ -50,7 +50,7 @@ def main(argv=None) -> int:
 
     from sklearn.metrics import f1_score
 
-    from ev2r.verifier.nli import load_verifier
+    from ev2r.verifier.loading import load_verifier
 
     rows = [json.loads(l) for l in open(args.data) if l.strip()]
     base = load_verifier(args.model, max_length=args.max_length)
@@ -63,7 +63,7 @@ def main(argv=None) -> int:
     rng = random.Random(args.seed)
     mode = "needle" if rows and "case_id" in rows[0] else "wice"
     if mode == "needle":
-        from ev2r.training.trainer import VITAMINC_TO_NLI, heldout_case
+        from ev2r.training.data import VITAMINC_TO_NLI, heldout_case
 
         pct = bl.heldout_percent(args.model)
         held = [r for r in rows if heldout_case(r["case_id"], pct)]

@@ -83,7 +83,9 @@ def main(argv=None) -> int:
     else:
         notes["nli"] = "n/a (needs --verifier)"
     if args.llm_base_url:
-        backends["llm"] = LLMJudgeSimilarity(model=args.llm_model, base_url=args.llm_base_url)
+        from ev2r.llm import LLMClient  # cached, retrying; claimalign builds no client itself
+
+        backends["llm"] = LLMJudgeSimilarity(LLMClient(model=args.llm_model, base_url=args.llm_base_url))
     else:
         notes["llm"] = "n/a (needs a server)"
     columns = list(backends) + list(notes)

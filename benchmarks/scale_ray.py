@@ -214,9 +214,9 @@ def main(argv=None) -> int:
 
 
 def _ray_version() -> str:
-    from ev2r.metric.scorer import _version
+    from ev2r.signature import package_version
 
-    return _version("ray")
+    return package_version("ray")
 
 
 def _hms(s: float) -> str:

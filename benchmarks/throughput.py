@@ -213,8 +213,8 @@ def main(argv=None) -> int:
         for bs in args.batch_sizes:
             verifier.batch_size = bs
             scorer = build_scorer(verifier=verifier)
-            e2e, e2e_all = best_of(lambda: scorer.score(items), args.repeats)
-            ver, ver_all = best_of(lambda: verifier.predict(prem, hyp), args.repeats)
+            e2e, e2e_all = best_of(lambda scorer=scorer: scorer.score(items), args.repeats)
+            ver, ver_all = best_of(lambda verifier=verifier, prem=prem, hyp=hyp: verifier.predict(prem, hyp), args.repeats)
             achieved = n_tokens * flops_tok / ver / 1e9
             runs.append({"dtype": dtype, "batch_size": bs, "end_to_end_s": round(e2e, 2),
                          "items_per_s": round(len(items) / e2e, 2), "verifier_s": round(ver, 2),

@@ -8,7 +8,7 @@ and, for sets without NOT ENOUGH INFO, the 2-way accuracy of P(entailment) vs P(
 confusion matrices go to a PNG.
 
 Sets: FEVER-Symmetric v0.2 dev (708), FEVER 2.0 adversarial (766), VitaminC real / synthetic test
-restricted to the cases held out from the verifier's training (case-level split of ev2r.training.trainer,
+restricted to the cases held out from the verifier's training (case-level split of ev2r.training.data,
 share read from the model's training_meta.json), sampled stratified by label (``--limit``), and
 AVeriTeC dev (claims with a Supported / Refuted / Not Enough Evidence verdict; never in any
 verifier's training data): the claim against its gold question/answer evidence, read exactly as
@@ -46,7 +46,7 @@ def canonical(label: str) -> str:
 
 
 def load_sets(args, held: int) -> dict[str, list[dict]]:
-    from ev2r.training.trainer import heldout_case
+    from ev2r.training.data import heldout_case
 
     sets = {}
     for name, path in (("fever_symmetric", args.fever_symmetric), ("fever2_adversarial", args.fever_adversarial)):

@@ -21,7 +21,21 @@ from claimalign.averitec import (HU_METEOR_VARIANTS, averitec_comparison_strings
 from claimalign.sets import AgreementResult, agreement, align_sets, claim_count_difference, max_pool
 from claimalign.similarity import SIMILARITY_NAMES, Similarity, get_similarity
 
-__version__ = "0.1.0"
+
+
+def __getattr__(name: str):
+    """``claimalign.__version__``: the version of the ``ev2r`` distribution that ships this package
+    (written once, in ``ev2r/_version.py``; read here from the installed distribution's metadata,
+    since claimalign imports nothing from ev2r).
+
+    Raises:
+        AttributeError: any other missing attribute.
+    """
+    if name == "__version__":
+        from importlib.metadata import version
+
+        return version("ev2r")
+    raise AttributeError(f"module 'claimalign' has no attribute {name!r}")
 
 __all__ = [
     "AlignmentResult", "align", "align_sets", "claim_count_difference", "max_pool", "AgreementResult",

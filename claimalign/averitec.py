@@ -19,7 +19,7 @@ total of a rectangular problem) and the value is its recall-style normalisation.
 Text is NFC-normalised first (an NFD "ř" and an NFC "ř" are the same word). One deliberate
 difference from the official scorer: in scripts written without spaces between words (Chinese,
 Japanese, Thai...), where ``word_tokenize`` makes a whole sentence one token (identical
-sentences then score 0.5), each character is a token (:func:`claimalign.nltk_data.meteor_words`) and a
+sentences then score 0.5), each character is a token (:func:`claimalign.meteor_fast.meteor_words`) and a
 :class:`claimalign.textio.ScriptWarning` is emitted; text in spaced scripts (all of AVeriTeC)
 scores exactly as officially. The Ev2R
 authors' re-implementation divided by ``len(candidate)`` where ``candidate`` was the evidence
@@ -34,8 +34,9 @@ from typing import Any, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
-from claimalign.nltk_data import meteor_tokens, meteor_words, require_nltk_data
 from claimalign.align import align
+from claimalign.meteor_fast import meteor_tokens, meteor_words
+from claimalign.nltk_data import require_nltk_data
 from claimalign.textio import normalize_text, warn_unspaced_script
 
 __all__ = [

@@ -1,4 +1,11 @@
-"""nltk's sentence-level METEOR, bit-for-bit, with per-word work cached.
+"""METEOR over nltk tokens: the tokenisation and nltk's sentence-level METEOR, bit-for-bit, with
+per-word work cached.
+
+Tokens: :func:`tokenize` is ``nltk.word_tokenize`` (the official AVeriTeC tokenisation);
+:func:`meteor_words` is what the METEOR similarities compare (NFC text, one token per character in
+scripts written without spaces). Scores: :func:`meteor_tokens` (this module's implementation) and
+:func:`meteor_tokens_nltk` (nltk's own, the reference it is checked against). The NLTK data check
+they rely on is the layer below, :mod:`claimalign.nltk_data`.
 
 ``nltk.translate.meteor_score.single_meteor_score`` (Lavie & Agarwal, 2007, as implemented in
 nltk) aligns a hypothesis to a reference in three stages -- exact match, Porter-stem match,
@@ -25,18 +32,20 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from functools import lru_cache
-from typing import Dict, FrozenSet, List, Sequence, Tuple
+from typing import Dict, FrozenSet, List, Optional, Sequence, Tuple
 
 from claimalign.nltk_data import require_nltk_data
+from claimalign.textio import normalize_text, split_unspaced_script
 
-__all__ = ["single_meteor", "meteor_tokens_fast", "synonyms", "ALPHA", "BETA", "GAMMA"]
+__all__ = ["tokenize", "meteor_words", "meteor_tokens", "meteor_tokens_nltk", "single_meteor", "meteor_tokens_fast",
+           "synonyms", "ALPHA", "BETA", "GAMMA"]
 
 ALPHA = 0.9
 BETA = 3.0
 GAMMA = 0.5
 
 _STEMMER = None
-_WORDNET = None
+_WORDNET: "Optional[_LightWordNet | _NltkWordNet]" = None
 
 
 def _stemmer():
@@ -128,14 +137,16 @@ class _LightWordNet:
             # offset lexfile pos w_cnt(hex) [word lex_id]...
             tokens = line.partition("|")[0].split()
             n_lemmas = int(tokens[3], 16)
-            names = tuple(_SYNTACTIC_MARKER.match(tokens[4 + 2 * k]).group(1) for k in range(n_lemmas))
+            # the marker pattern matches every string (both groups optional)
+            names = tuple(_SYNTACTIC_MARKER.match(tokens[4 + 2 * k]).group(1)  # type: ignore[union-attr]
+                          for k in range(n_lemmas))
             self._names[key] = names
         return names
 
     def synonyms(self, word: str) -> FrozenSet[str]:
         """Lemma names of ``nltk.corpus.wordnet.synsets(word)`` (all parts of speech)."""
         lemma = word.lower()
-        out = set()
+        out: set = set()
         for pos in self._pos_list:
             for form in self._morphy_impl(self, lemma, pos, True):
                 for offset in self._offsets(pos, form):
@@ -163,7 +174,7 @@ class _PosView:
         self._form = form
 
     def __contains__(self, pos: object) -> bool:
-        lines = self._index.get(pos)  # type: ignore[arg-type]
+        lines = self._index.get(pos)  # type: ignore[call-overload]
         return lines is not None and self._form in lines
 
 
@@ -314,6 +325,65 @@ def single_meteor(reference: Sequence[str], hypothesis: Sequence[str]) -> float:
 
 @lru_cache(maxsize=262144)
 def meteor_tokens_fast(reference: Tuple[str, ...], hypothesis: Tuple[str, ...]) -> float:
-    """:func:`single_meteor` cached on token tuples (the drop-in for
-    :func:`claimalign.nltk_data.meteor_tokens`, same values)."""
+    """:func:`single_meteor` cached on token tuples (what :func:`meteor_tokens` computes, same values)."""
     return single_meteor(reference, hypothesis)
+
+
+# ----------------------------------------------------------------------------- tokens and scores
+
+
+@lru_cache(maxsize=65536)
+def tokenize(text: str) -> Tuple[str, ...]:
+    """``nltk.word_tokenize(text)`` as a tuple (cached: each distinct string is tokenised once).
+    Exactly the official AVeriTeC tokenisation; the similarities use :func:`meteor_words`.
+
+    Raises:
+        RuntimeError: nltk data (punkt_tab) not found.
+    """
+    require_nltk_data()
+    from nltk import word_tokenize
+
+    return tuple(word_tokenize(text))
+
+
+@lru_cache(maxsize=65536)
+def meteor_words(text: str) -> Tuple[str, ...]:
+    """The tokens METEOR compares in :class:`~claimalign.similarity.MeteorSimilarity` and
+    :func:`~claimalign.hu_meteor`: :func:`tokenize` of the NFC text
+    (:func:`claimalign.textio.normalize_text`), except that in scripts written without spaces
+    between words (Chinese, Japanese, Thai...: :data:`claimalign.textio.UNSPACED_SCRIPTS`), where
+    ``word_tokenize`` returns a whole sentence as one token, each character is a token of its own
+    (:func:`claimalign.textio.split_unspaced_script`): a partial overlap then gets partial credit
+    and identical text matches token by token. Text in spaced scripts gives :func:`tokenize`'s tokens.
+
+    Raises:
+        RuntimeError: nltk data (punkt_tab) not found.
+    """
+    return tuple(piece for tok in tokenize(normalize_text(text)) for piece in split_unspaced_script(tok))
+
+
+def meteor_tokens(reference: Tuple[str, ...], hypothesis: Tuple[str, ...]) -> float:
+    """``nltk.translate.meteor_score.single_meteor_score(reference, hypothesis)`` with nltk's
+    defaults (alpha 0.9, beta 3, gamma 0.5, Porter stemmer, WordNet synonyms): the same values
+    (``==``), computed by :func:`meteor_tokens_fast`, which looks each word's stem and synonyms up
+    once and caches on the token tuples (nltk redoes both on every call: ~10x slower on AVeriTeC's
+    Hungarian METEOR). In [0, 1]; 0.0 when either side has no tokens.
+
+    Raises:
+        RuntimeError: nltk data (punkt_tab, WordNet) not found.
+    """
+    require_nltk_data()
+    return float(meteor_tokens_fast(tuple(reference), tuple(hypothesis)))
+
+
+def meteor_tokens_nltk(reference: Tuple[str, ...], hypothesis: Tuple[str, ...]) -> float:
+    """nltk's own ``single_meteor_score`` (uncached): the reference :func:`meteor_tokens` is
+    checked against. In [0, 1].
+
+    Raises:
+        RuntimeError: nltk data (punkt_tab, WordNet) not found.
+    """
+    require_nltk_data()
+    from nltk.translate.meteor_score import single_meteor_score
+
+    return float(single_meteor_score(list(reference), list(hypothesis)))

@@ -1,11 +1,15 @@
-"""nltk helpers: tokenisation and METEOR with clear errors when the data is missing."""
+"""Where nltk's data is and whether it is there: the bottom layer that every METEOR user shares.
+
+nltk's ``punkt_tab`` tokeniser and WordNet are never downloaded: they are looked up on nltk's data
+path (the ``NLTK_DATA`` environment variable, or a folder put first with :func:`add_nltk_data_path`,
+the CLIs' ``--nltk-data DIR``), and :func:`require_nltk_data` stops with an error naming what is
+missing. The tokenisation and METEOR built on that data live one layer up, in
+:mod:`claimalign.meteor_fast`.
+"""
 
 from __future__ import annotations
 
-from functools import lru_cache
-from typing import Tuple
-
-__all__ = ["tokenize", "meteor_words", "meteor_tokens", "require_nltk_data", "add_nltk_data_path"]
+__all__ = ["require_nltk_data", "add_nltk_data_path"]
 
 _CHECKED = False
 
@@ -54,56 +58,3 @@ def require_nltk_data() -> None:
                 " corpora/wordnet; nothing is downloaded"
             ) from None
     _CHECKED = True
-
-
-@lru_cache(maxsize=65536)
-def tokenize(text: str) -> Tuple[str, ...]:
-    """``nltk.word_tokenize(text)`` as a tuple (cached: each distinct string is tokenised once).
-    Exactly the official AVeriTeC tokenisation; the similarities use :func:`meteor_words`."""
-    require_nltk_data()
-    from nltk import word_tokenize
-
-    return tuple(word_tokenize(text))
-
-
-@lru_cache(maxsize=65536)
-def meteor_words(text: str) -> Tuple[str, ...]:
-    """The tokens METEOR compares in :class:`~claimalign.similarity.MeteorSimilarity` and
-    :func:`~claimalign.hu_meteor`: :func:`tokenize` of the NFC text
-    (:func:`claimalign.textio.normalize_text`), except that in scripts written without spaces
-    between words (Chinese, Japanese, Thai...: :data:`claimalign.textio.UNSPACED_SCRIPTS`), where
-    ``word_tokenize`` returns a whole sentence as one token, each character is a token of its own
-    (:func:`claimalign.textio.split_unspaced_script`): a partial overlap then gets partial credit
-    and identical text matches token by token. Text in spaced scripts gives :func:`tokenize`'s tokens.
-
-    Raises:
-        RuntimeError: nltk data (punkt_tab) not found.
-    """
-    from claimalign.textio import normalize_text, split_unspaced_script
-
-    return tuple(piece for tok in tokenize(normalize_text(text)) for piece in split_unspaced_script(tok))
-
-
-def meteor_tokens(reference: Tuple[str, ...], hypothesis: Tuple[str, ...]) -> float:
-    """``nltk.translate.meteor_score.single_meteor_score(reference, hypothesis)`` with nltk's
-    defaults (alpha 0.9, beta 3, gamma 0.5, Porter stemmer, WordNet synonyms): the same values
-    (``==``), computed by :func:`claimalign.meteor_fast.meteor_tokens_fast`, which looks each
-    word's stem and synonyms up once and caches on the token tuples (nltk redoes both on every
-    call: ~10x slower on AVeriTeC's Hungarian METEOR). In [0, 1]; 0.0 when either side has no tokens.
-
-    Raises:
-        RuntimeError: nltk data (punkt_tab, WordNet) not found.
-    """
-    require_nltk_data()
-    from claimalign.meteor_fast import meteor_tokens_fast
-
-    return float(meteor_tokens_fast(tuple(reference), tuple(hypothesis)))
-
-
-def meteor_tokens_nltk(reference: Tuple[str, ...], hypothesis: Tuple[str, ...]) -> float:
-    """nltk's own ``single_meteor_score`` (uncached): the reference :func:`meteor_tokens` is
-    checked against."""
-    require_nltk_data()
-    from nltk.translate.meteor_score import single_meteor_score
-
-    return float(single_meteor_score(list(reference), list(hypothesis)))

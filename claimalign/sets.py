@@ -61,6 +61,19 @@ def _check_set_list(sets: Any, name: str) -> List[Sequence[Any]]:
     return out
 
 
+def _check_paired_set_lists(left: Any, right: Any, names: Tuple[str, str], empty: str
+                            ) -> Tuple[List[Sequence[Any]], List[Sequence[Any]]]:
+    """Both per-document set lists checked (:func:`_check_set_list`): as many documents on each side,
+    at least one (else ``ValueError`` naming ``names[0]`` with ``empty``)."""
+    a = _check_set_list(left, names[0])
+    b = _check_set_list(right, names[1])
+    if len(a) != len(b):
+        raise ValueError(f"{names[0]}/{names[1]}: different numbers of documents ({len(a)} vs {len(b)})")
+    if not a:
+        raise ValueError(f"{names[0]}: {empty}")
+    return a, b
+
+
 def claim_count_difference(candidates: Sequence[Sequence[Any]], references: Sequence[Sequence[Any]]) -> float:
     """Average signed count difference ``mean_d (|cand_d| - |ref_d|)`` over documents d.
 
@@ -73,12 +86,8 @@ def claim_count_difference(candidates: Sequence[Sequence[Any]], references: Sequ
     Raises:
         ValueError: no documents, unequal numbers of documents, or a string instead of a set.
     """
-    c = _check_set_list(candidates, "candidates")
-    r = _check_set_list(references, "references")
-    if len(c) != len(r):
-        raise ValueError(f"candidates/references: different numbers of documents ({len(c)} vs {len(r)})")
-    if not c:
-        raise ValueError("candidates: no documents (the average is undefined)")
+    c, r = _check_paired_set_lists(candidates, references, ("candidates", "references"),
+                                   "no documents (the average is undefined)")
     return float(np.mean([len(x) - len(y) for x, y in zip(c, r)]))
 
 
@@ -145,12 +154,7 @@ def agreement(annotator_a: Sequence[Sequence[str]], annotator_b: Sequence[Sequen
     Raises:
         ValueError: unequal numbers of documents, no documents, bad texts.
     """
-    a = _check_set_list(annotator_a, "annotator_a")
-    b = _check_set_list(annotator_b, "annotator_b")
-    if len(a) != len(b):
-        raise ValueError(f"annotator_a/annotator_b: different numbers of documents ({len(a)} vs {len(b)})")
-    if not a:
-        raise ValueError("annotator_a: no documents")
+    a, b = _check_paired_set_lists(annotator_a, annotator_b, ("annotator_a", "annotator_b"), "no documents")
     results = tuple(align_sets(x, y, similarity, zero_division=zero_division) for x, y in zip(a, b))
     return AgreementResult(
         score=float(np.mean([r.score for r in results])),

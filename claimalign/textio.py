@@ -179,7 +179,7 @@ def parse_jsonl(text: str, source: str = "<input>", error: type = ValueError) ->
         ``error``: a line that is not valid JSON, or a string holding a lone surrogate (naming
             ``source`` and the line).
     """
-    rows = []
+    rows: list = []
     for n, line in split_jsonl_lines(text):
         if not line.strip():
             continue

@@ -8,10 +8,10 @@ Public API (imports are light; models load on first use):
 
 * :func:`ev2r.metric.factory.build_scorer` -> :class:`ev2r.metric.scorer.Ev2RScorer` (``score``, ``corpus``)
 * :func:`ev2r.io.readers.read_items`, :class:`ev2r.types.Item`
-* :func:`ev2r.verifier.nli.load_verifier`
+* :func:`ev2r.verifier.loading.load_verifier`
 """
 
-__version__ = "0.1.0"
+from ev2r._version import __version__
 
 __all__ = ["__version__", "build_scorer", "read_items", "load_verifier", "evaluate_module_path"]
 
@@ -31,8 +31,8 @@ def read_items(*args, **kwargs):
 
 
 def load_verifier(*args, **kwargs):
-    """See :func:`ev2r.verifier.nli.load_verifier`."""
-    from ev2r.verifier.nli import load_verifier as _load
+    """See :func:`ev2r.verifier.loading.load_verifier`."""
+    from ev2r.verifier.loading import load_verifier as _load
 
     return _load(*args, **kwargs)
 

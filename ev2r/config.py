@@ -25,6 +25,8 @@ import numbers
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Optional
 
+from claimalign.models import DTYPES  # noqa: F401 (re-exported: the one list, where dtypes are resolved)
+
 #: Atomic-fact decomposers: ``rules`` (= ``rules-v2``, declarative statements), ``rules-v1``
 #: (question + answer sentence), ``replay`` (recorded LLM outputs), ``llm`` (OpenAI-compatible server).
 DECOMPOSERS = ("rules", "rules-v1", "rules-v2", "replay", "llm")
@@ -32,8 +34,8 @@ DECOMPOSERS = ("rules", "rules-v1", "rules-v2", "replay", "llm")
 SUPPORT_MODES = ("threshold", "soft")
 #: Whose verdict the proxy scores: the gold verdict, or the annotators' (comparison only).
 PROXY_TARGETS = ("gold", "human")
-#: Verifier precision: auto (bf16 where the hardware runs it natively, else fp32), fp32, bf16, int8 (CPU).
-DTYPES = ("auto", "fp32", "bf16", "int8")
+# DTYPES (verifier precision: auto = bf16 where the hardware runs it natively, else fp32; fp32, bf16,
+# int8 on CPU) comes from claimalign.models, which resolves them.
 #: Per-item baseline columns that can be computed beside (or instead of) Ev2R.
 BASELINE_SCORERS = ("hu-meteor",)
 #: What ``ev2r score --scorer`` accepts.

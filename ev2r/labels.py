@@ -6,7 +6,8 @@ Verdict vocabularies
   ``Conflicting Evidence/Cherrypicking`` (also spelled in lower case, ``not enough information``,
   ``conflicting evidence/cherry-picking``, ... in released files).
 * FEVER / VitaminC: ``SUPPORTS``, ``REFUTES``, ``NOT ENOUGH INFO``.
-* NLI: ``entailment``, ``neutral``, ``contradiction``.
+* NLI: ``entailment``, ``neutral``, ``contradiction`` (:class:`NLILabel`, :func:`normalize_nli_label`:
+  defined once in :mod:`claimalign.nli`, re-exported here).
 
 Every spelling is normalised to one canonical :class:`Verdict`. The proxy-reference score of
 Ev2R (Akhtar et al. 2024, sec. 3.2) asks the verifier for P(gold verdict | claim, evidence);
@@ -32,8 +33,8 @@ pairs). The mapping is named in the metric signature (``map:v1``).
 from __future__ import annotations
 
 import enum
-import re
-import unicodedata
+
+from claimalign.nli import NLILabel, label_key, normalize_nli_label  # noqa: F401 (re-exported: one NLI vocabulary)
 
 
 class Verdict(str, enum.Enum):
@@ -43,21 +44,6 @@ class Verdict(str, enum.Enum):
     REFUTED = "refuted"
     NOT_ENOUGH_EVIDENCE = "not enough evidence"
     CONFLICTING = "conflicting evidence/cherrypicking"
-
-
-class NLILabel(str, enum.Enum):
-    """The three NLI classes, in the order the bundled verifier uses."""
-
-    ENTAILMENT = "entailment"
-    NEUTRAL = "neutral"
-    CONTRADICTION = "contradiction"
-
-
-def _key(label: str) -> str:
-    """Matching key of a spelling: NFKC, case-folded, with every space, underscore, hyphen, slash
-    and other punctuation removed -- ``"Conflicting/Cherry-picking"``, ``"conflicting cherrypicking"``
-    and ``"CONFLICTING_CHERRY_PICKING"`` share one key."""
-    return re.sub(r"[\W_]+", "", unicodedata.normalize("NFKC", label).casefold())
 
 
 _VERDICT_SPELLINGS: dict[str, Verdict] = {}
@@ -75,9 +61,9 @@ for _v, _names in {
     ],
 }.items():
     for _n in _names:
-        _VERDICT_SPELLINGS[_key(_n)] = _v
+        _VERDICT_SPELLINGS[label_key(_n)] = _v
 
-#: Matching keys of the accepted spellings (:func:`_key`: case, spaces and punctuation ignored).
+#: Matching keys of the accepted spellings (:func:`claimalign.nli.label_key`: case, spaces and punctuation ignored).
 ALLOWED_VERDICT_SPELLINGS = sorted({n for n in _VERDICT_SPELLINGS})
 
 
@@ -102,37 +88,10 @@ def normalize_verdict(label: object, field: str = "label") -> Verdict:
         raise ValueError(f"{field}: expected a verdict string, got {label!r}; allowed: {', '.join(v.value for v in Verdict)} "
                          "(or FEVER's SUPPORTS/REFUTES/NOT ENOUGH INFO, or NLI labels)")
     try:
-        return _VERDICT_SPELLINGS[_key(label)]
+        return _VERDICT_SPELLINGS[label_key(label)]
     except KeyError:
         raise ValueError(f"{field}: unknown verdict {label!r}; allowed: {', '.join(v.value for v in Verdict)} "
                          "(or FEVER's SUPPORTS/REFUTES/NOT ENOUGH INFO, or NLI labels)") from None
-
-
-_NLI_SPELLINGS = {
-    "entailment": NLILabel.ENTAILMENT, "entails": NLILabel.ENTAILMENT, "supports": NLILabel.ENTAILMENT,
-    "supported": NLILabel.ENTAILMENT,
-    "neutral": NLILabel.NEUTRAL, "not enough info": NLILabel.NEUTRAL, "not enough evidence": NLILabel.NEUTRAL,
-    "not enough information": NLILabel.NEUTRAL, "nei": NLILabel.NEUTRAL,
-    "contradiction": NLILabel.CONTRADICTION, "contradicts": NLILabel.CONTRADICTION,
-    "refutes": NLILabel.CONTRADICTION, "refuted": NLILabel.CONTRADICTION,
-}
-
-_NLI_KEYS = {_key(k): v for k, v in _NLI_SPELLINGS.items()}
-
-
-def normalize_nli_label(label: object, field: str = "label") -> NLILabel:
-    """Normalise an NLI (or FEVER-style) label, e.g. from a model's ``config.id2label``
-    (``"ENTAILMENT"``, ``"entailment"``, ``"LABEL_0"`` is *not* accepted: it carries no meaning).
-
-    Raises:
-        ValueError: unknown label, naming ``field`` and the allowed values.
-    """
-    if isinstance(label, NLILabel):
-        return label
-    if isinstance(label, str) and _key(label) in _NLI_KEYS:
-        return _NLI_KEYS[_key(label)]
-    raise ValueError(f"{field}: unknown NLI label {label!r}; allowed: entailment, neutral, contradiction "
-                     "(or SUPPORTS / NOT ENOUGH INFO / REFUTES)")
 
 
 #: Which verifier class(es) stand for each verdict in the proxy score (see module docstring).
@@ -152,7 +111,13 @@ def verdict_probability(verdict: Verdict, entailment: float, neutral: float, con
     0.7
     >>> verdict_probability(Verdict.CONFLICTING, 0.45, 0.1, 0.45)
     0.9
+
+    Raises:
+        ValueError: ``verdict`` is not a :class:`Verdict` (a raw string must go through
+            :func:`normalize_verdict` first, never fall through to another verdict's mapping).
     """
+    if not isinstance(verdict, Verdict):
+        raise ValueError(f"verdict: expected an ev2r.labels.Verdict (see normalize_verdict), got {verdict!r}")
     if verdict is Verdict.SUPPORTED:
         return float(entailment)
     if verdict is Verdict.REFUTED:

@@ -8,23 +8,130 @@
 * :class:`ItemScore` / :class:`CorpusScore`: results; an item that failed keeps ``status`` and
   ``error`` and has ``None`` scores, never 0 or NaN.
 
-Item statuses: ``ok``; ``parse_error``, ``api_error``, ``timeout`` (LLM backends);
-``replay_missing`` / ``replay_inconsistent`` (replay backend); ``error`` (anything else).
+* :class:`LLMUsage`: what an LLM call cost (requests, calls sent, cache hits, retries, tokens,
+  re-asks); carried by each per-item result of an LLM backend, so totals are sums over items.
+
+**Statuses** (one vocabulary for the metric, the LLM client, the AVeriTeC 2025 judge and the
+arena; the strings are what the output files hold). ``ok`` is the only success.
+
+==========================  ===================================================================
+``ok``                      scored / judged
+``error``                   anything else (a prompt that cannot be filled, a verifier failure)
+``parse_error``             an LLM answer that is not what the schema asks for (after re-asks)
+``api_error``               the server refused or failed (after retries), or could not be reached
+``timeout``                 every attempt ran past the client's timeout
+``replay_missing``          offline replay and no cached (or recorded) answer
+``replay_inconsistent``     a recorded answer fails the schema checks
+``no_reference``            the reference evidence is empty (nothing to compare with)
+``no_label``                the verdict the proxy scores is missing
+``no_reference_questions``  AVeriTeC 2025: the gold claim has no questions (no call)
+``missing_keys``            AVeriTeC 2025: JSON without the facts-count / support keys
+``bad_counts``              AVeriTeC 2025: a count not a whole number >= 0, or support > facts count
+``zero_facts``              AVeriTeC 2025: facts count 0 (recall undefined)
+``no_reference_facts``      AVeriTeC 2025, bundled judge: the reference gave no atomic facts
+``no_eligible_judge``       arena: every judge shares a family with one of the two systems
+``failed``                  AVeriTeC 2025 per claim: one of its two judgements failed
+==========================  ===================================================================
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any, Iterable, Optional, Sequence
 
 # Text normalisation (NFC, one line ending) and the id rule are shared with claimalign and
 # adversarial: they live in the lowest package (claimalign.textio) and are re-exported here.
 from claimalign.textio import clean_text, is_valid_id, normalize_text  # noqa: F401
 
-from ev2r.labels import Verdict
+from ev2r.labels import Verdict, normalize_verdict
 
 STATUS_OK = "ok"
+STATUS_ERROR = "error"
+STATUS_PARSE_ERROR = "parse_error"
+STATUS_API_ERROR = "api_error"
+STATUS_TIMEOUT = "timeout"
+STATUS_REPLAY_MISSING = "replay_missing"
+STATUS_REPLAY_INCONSISTENT = "replay_inconsistent"
+STATUS_NO_REFERENCE = "no_reference"
+STATUS_NO_LABEL = "no_label"
+STATUS_NO_REFERENCE_QUESTIONS = "no_reference_questions"
+STATUS_MISSING_KEYS = "missing_keys"
+STATUS_BAD_COUNTS = "bad_counts"
+STATUS_ZERO_FACTS = "zero_facts"
+STATUS_NO_REFERENCE_FACTS = "no_reference_facts"
+STATUS_NO_ELIGIBLE_JUDGE = "no_eligible_judge"
+STATUS_FAILED = "failed"
+
+#: What one request to an LLM server ends in (:class:`ev2r.llm.LLMOutcome`).
+CALL_STATUSES = (STATUS_OK, STATUS_API_ERROR, STATUS_TIMEOUT, STATUS_REPLAY_MISSING)
+#: Every status of a scored item (:class:`ItemScore`).
+ITEM_STATUSES = (STATUS_OK, STATUS_ERROR, STATUS_PARSE_ERROR, STATUS_API_ERROR, STATUS_TIMEOUT,
+                 STATUS_REPLAY_MISSING, STATUS_REPLAY_INCONSISTENT, STATUS_NO_REFERENCE, STATUS_NO_LABEL)
+#: Every status of an AVeriTeC 2025 judgement (:class:`ev2r.shared_task.averitec2025.Judgement`).
+JUDGEMENT_STATUSES = (STATUS_OK, STATUS_NO_REFERENCE_QUESTIONS, STATUS_API_ERROR, STATUS_TIMEOUT,
+                      STATUS_REPLAY_MISSING, STATUS_PARSE_ERROR, STATUS_MISSING_KEYS, STATUS_BAD_COUNTS,
+                      STATUS_ZERO_FACTS, STATUS_NO_REFERENCE_FACTS, STATUS_ERROR)
+#: Every status of an arena judgement (a row of ``battles.jsonl``).
+ARENA_STATUSES = (STATUS_OK, STATUS_PARSE_ERROR, STATUS_API_ERROR, STATUS_TIMEOUT, STATUS_REPLAY_MISSING,
+                  STATUS_NO_ELIGIBLE_JUDGE)
+
+
+@dataclass(frozen=True)
+class LLMUsage:
+    """What LLM requests cost: of one item (one request and its re-asks), or a sum over items.
+
+    All counts are integers >= 0. ``requests``: requests answered (from the cache or the server,
+    re-asks included); ``calls``: attempts sent to the server; ``cache_hits``: requests answered
+    from the cache; ``retries``: attempts repeated after a retryable failure; ``failures``:
+    requests that ended without an answer (``api_error``, ``timeout``, ``replay_missing``);
+    ``prompt_tokens`` / ``completion_tokens``: as the server reported them for answers received now;
+    ``cached_prompt_tokens`` / ``cached_completion_tokens``: the same for answers from the cache;
+    ``reasks``: requests sent again because the answer was unusable.
+
+    Add two with ``+``; :meth:`total` sums a sequence (None entries are skipped).
+
+    >>> total = LLMUsage.total([LLMUsage(requests=1, calls=2, retries=1), None, LLMUsage(requests=1, cache_hits=1)])
+    >>> total.requests, total.calls, total.cache_hits, total.retries
+    (2, 2, 1, 1)
+    """
+
+    requests: int = 0
+    calls: int = 0
+    cache_hits: int = 0
+    retries: int = 0
+    failures: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cached_prompt_tokens: int = 0
+    cached_completion_tokens: int = 0
+    reasks: int = 0
+
+    #: the client's counters (:attr:`ev2r.llm.LLMClient.stats`), in order; then ``reasks``
+    COUNTERS = ("requests", "calls", "cache_hits", "retries", "failures", "prompt_tokens", "completion_tokens",
+                "cached_prompt_tokens", "cached_completion_tokens")
+
+    def __add__(self, other: "LLMUsage") -> "LLMUsage":
+        if not isinstance(other, LLMUsage):
+            return NotImplemented
+        return LLMUsage(**{f.name: getattr(self, f.name) + getattr(other, f.name) for f in fields(LLMUsage)})
+
+    @classmethod
+    def total(cls, usages: Iterable[Optional["LLMUsage"]]) -> Optional["LLMUsage"]:
+        """The sum of the usages that are not None; None when all are None (no LLM was involved)."""
+        out = None
+        for u in usages:
+            if u is not None:
+                out = u if out is None else out + u
+        return out
+
+    def counters(self) -> dict[str, int]:
+        """The client's counters (:data:`COUNTERS`), without ``reasks``."""
+        return {k: getattr(self, k) for k in self.COUNTERS}
+
+    def to_dict(self) -> dict[str, int]:
+        """:meth:`counters` and ``reasks``."""
+        return {**self.counters(), "reasks": self.reasks}
 
 
 @dataclass(frozen=True)
@@ -136,6 +243,10 @@ class Item:
     def __post_init__(self):
         if isinstance(self.claim, str):  # NFC, one line ending (claimalign.textio.normalize_text)
             object.__setattr__(self, "claim", normalize_text(self.claim))
+        for name in ("gold_label", "predicted_label"):  # any verdict spelling -> Verdict; else a clear error
+            value = getattr(self, name)
+            if value is not None and not isinstance(value, Verdict):
+                object.__setattr__(self, name, normalize_verdict(value, field=f"Item.{name}"))
 
     def with_predicted(self, evidence: Evidence) -> "Item":
         """A copy with other predicted evidence (used by perturbations; the item is immutable)."""
@@ -165,7 +276,11 @@ class FactSupport:
 
 @dataclass
 class ItemScore:
-    """Per-item result. Scores are in [0, 1], or None when not computed (see ``status``)."""
+    """Per-item result. Scores are in [0, 1], or None when not computed (see ``status``).
+
+    ``llm`` is the item's :class:`LLMUsage` when an LLM backend scored it (None otherwise); it is
+    accounting, not a score: :meth:`to_dict` (the output row) leaves it out and it is not compared.
+    """
 
     id: str
     row: int
@@ -179,13 +294,16 @@ class ItemScore:
     predicted_facts: list[FactSupport] = field(default_factory=list)
     reference_facts: list[FactSupport] = field(default_factory=list)
     extra_scores: dict[str, Optional[float]] = field(default_factory=dict)
+    llm: Optional[LLMUsage] = field(default=None, compare=False)
 
     @property
     def ok(self) -> bool:
         return self.status == STATUS_OK
 
     def to_dict(self) -> dict:
+        """The output row: every field but ``llm`` (accounting, not a score), extra scores flattened."""
         d = asdict(self)
+        d.pop("llm")
         extra = d.pop("extra_scores")
         d.update(extra)
         return d

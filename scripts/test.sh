@@ -1,8 +1,24 @@
 #!/usr/bin/env bash
-# Run the whole test suite (sets up ./.venv first when needed, and builds the local LLM server the
-# LLM-path tests use unless EV2R_SKIP_LLM_SERVER=1). Extra arguments go to pytest.
+# Run the tests (sets up ./.venv first when needed).
+#
+#   bash scripts/test.sh            every test, the slow ones too (what CI runs); builds the local LLM
+#                                   server the LLM-path tests use, unless EV2R_SKIP_LLM_SERVER=1
+#   bash scripts/test.sh --quick    for iteration: deselects the tests marked slow (-m "not slow": model
+#                                   loads, the llama.cpp server) and does not build the LLM server
+#
+# Every other argument goes to pytest, e.g. `bash scripts/test.sh --quick tests/claimalign -k meteor`.
+# The import contract (tests/test_layers.py) and the docstring examples (tests/test_doctests.py) are tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+quick=0
+args=()
+for a in "$@"; do
+  if [ "$a" = "--quick" ]; then quick=1; else args+=("$a"); fi
+done
+if [ "$quick" = "1" ]; then
+  export EV2R_SKIP_LLM_SERVER="${EV2R_SKIP_LLM_SERVER:-1}"
+  args=(-m "not slow" ${args[@]+"${args[@]}"})
+fi
 if [ ! -x .venv/bin/ev2r ] || [ "${EV2R_FORCE_SETUP:-0}" = "1" ]; then
   bash scripts/setup.sh
 fi
@@ -11,4 +27,4 @@ if [ "${EV2R_SKIP_LLM_SERVER:-0}" != "1" ]; then
 fi
 export NLTK_DATA="${NLTK_DATA:-$(cd .. && pwd)/shared/data/nltk_data}"
 export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 HF_EVALUATE_OFFLINE=1 HF_DATASETS_OFFLINE=1
-exec .venv/bin/python -m pytest -q "$@"
+exec .venv/bin/python -m pytest -q ${args[@]+"${args[@]}"}

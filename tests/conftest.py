@@ -1,4 +1,9 @@
-"""Shared test fixtures: paths relative to the repository, NLTK data, fake verifiers."""
+"""Shared test fixtures: paths relative to the repository, NLTK data, fake verifiers.
+
+The data-backed tests read the project's ``../shared/data`` beside the checkout and skip when it is
+not there; with ``EV2R_REQUIRE_SHARED_DATA=1`` (``.ci/run`` sets it) a missing folder stops the run
+at once with an error naming what is missing, instead of a dozen skipped files.
+"""
 
 from __future__ import annotations
 
@@ -15,6 +20,26 @@ if (SHARED_DATA / "nltk_data").is_dir():
     os.environ.setdefault("NLTK_DATA", str(SHARED_DATA / "nltk_data"))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
+# what the data-backed tests read from ../shared/data (checked when EV2R_REQUIRE_SHARED_DATA=1)
+REQUIRED_SHARED_DATA = (
+    "nltk_data/tokenizers/punkt_tab", "nltk_data/corpora/wordnet", "averitec/dev.json",
+    "averitec/filtered_parallel_src.json", "averitec/filtered_parallel_tgt.json", "averitec/parity/official_eval_1.txt",
+    "averitec/parity/predictions_1.json", "ev2r_human_eval/averitec_manual_eval_subset.jsonl",
+    "ev2r_replay/replay_atomic_reference_prec_recall.jsonl", "fever/fever2_fixers_adversarial_test.jsonl", "anchors",
+)
+
+
+def pytest_sessionstart(session):
+    """With ``EV2R_REQUIRE_SHARED_DATA=1``: exit (status 4, a usage error) when any of
+    :data:`REQUIRED_SHARED_DATA` is missing under ``../shared/data``."""
+    if os.environ.get("EV2R_REQUIRE_SHARED_DATA", "0") != "1":
+        return
+    missing = [name for name in REQUIRED_SHARED_DATA if not (SHARED_DATA / name).exists()]
+    if missing:
+        pytest.exit(f"EV2R_REQUIRE_SHARED_DATA=1 but the project's data folder {SHARED_DATA} lacks: "
+                    f"{', '.join(missing)} (the data-backed tests would skip); put ../shared/data beside the "
+                    "checkout", returncode=pytest.ExitCode.USAGE_ERROR)
 
 
 @pytest.fixture

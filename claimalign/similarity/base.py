@@ -8,7 +8,7 @@ import numpy as np
 
 from claimalign.textio import normalize_text
 
-__all__ = ["Similarity", "check_texts", "finish_matrix"]
+__all__ = ["Similarity", "check_texts", "check_positive_int", "finish_matrix"]
 
 
 @runtime_checkable
@@ -46,6 +46,17 @@ def check_texts(texts: Any, name: str) -> List[str]:
         if not isinstance(t, str):
             raise ValueError(f"{name}[{k}]: expected str, got {type(t).__name__}")
     return [normalize_text(t) for t in out]
+
+
+def check_positive_int(value: Any, name: str, minimum: int = 1) -> int:
+    """``value`` when it is an int >= ``minimum`` (a backend option such as ``batch_size``).
+
+    Raises:
+        ValueError: naming ``name``, the allowed range and the value given.
+    """
+    if not isinstance(value, int) or value < minimum:
+        raise ValueError(f"{name}: must be an int >= {minimum}, got {value!r}")
+    return value
 
 
 def finish_matrix(values: Any, shape: tuple, clip: bool = True, tol: float = 1e-5) -> np.ndarray:

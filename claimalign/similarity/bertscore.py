@@ -6,9 +6,9 @@ from typing import Optional, Sequence
 
 import numpy as np
 
+from claimalign.models import encoder_depth, resolve_encoder
+from claimalign.similarity.base import check_positive_int, check_texts, finish_matrix
 from claimalign.textio import guard_special_tokens
-from claimalign.similarity._encoder import resolve_encoder
-from claimalign.similarity.base import check_texts, finish_matrix
 
 __all__ = ["BERTScoreSimilarity"]
 
@@ -45,8 +45,7 @@ class BERTScoreSimilarity:
                  device: str = "cpu"):
         if num_layers is not None and (not isinstance(num_layers, int) or num_layers < 1):
             raise ValueError(f"num_layers: must be None or an int >= 1, got {num_layers!r}")
-        if not isinstance(batch_size, int) or batch_size < 1:
-            raise ValueError(f"batch_size: must be an int >= 1, got {batch_size!r}")
+        check_positive_int(batch_size, "batch_size", 1)
         self._model_arg = model
         self.num_layers = num_layers
         self.batch_size = batch_size
@@ -66,10 +65,8 @@ class BERTScoreSimilarity:
             from bert_score import BERTScorer
         except ImportError:
             raise RuntimeError("the BERTScore similarity needs the 'bert-score' package: pip install bert-score") from None
-        from transformers import AutoConfig
-
         path = resolve_encoder(self._model_arg)
-        depth = int(AutoConfig.from_pretrained(path).num_hidden_layers)
+        depth = encoder_depth(path)
         layers = self.num_layers if self.num_layers is not None else depth
         if layers > depth:
             raise ValueError(f"num_layers: {layers} exceeds the model's {depth} layers")

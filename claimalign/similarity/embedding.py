@@ -6,9 +6,8 @@ from typing import Dict, Optional, Sequence
 
 import numpy as np
 
-from claimalign.textio import guard_special_tokens
-from claimalign.similarity._encoder import resolve_encoder
-from claimalign.similarity.base import check_texts, finish_matrix
+from claimalign.models import Encoder, load_encoder
+from claimalign.similarity.base import check_positive_int, check_texts, finish_matrix
 
 __all__ = ["EmbeddingSimilarity"]
 
@@ -16,8 +15,8 @@ __all__ = ["EmbeddingSimilarity"]
 class EmbeddingSimilarity:
     """``max(0, cos(e(a), e(b)))`` with mean-pooled, L2-normalised token embeddings.
 
-    The encoder is loaded with ``transformers`` (``AutoModel``/``AutoTokenizer``) on first use,
-    never at construction; mean pooling over non-padding tokens followed by L2 normalisation is
+    The encoder is loaded by :func:`claimalign.models.load_encoder` on first use, never at
+    construction; mean pooling over non-padding tokens followed by L2 normalisation is
     the pooling all-MiniLM-L6-v2 was trained with (Reimers & Gurevych, 2019, Sentence-BERT).
     Cosine lies in [-1, 1]; negative values (rare for this encoder) are clipped to 0 so the
     matrix is in [0, 1] as zero-padded alignment requires. Symmetric.
@@ -40,37 +39,27 @@ class EmbeddingSimilarity:
 
     def __init__(self, model: Optional[str] = None, batch_size: int = 32, max_length: int = 256,
                  device: str = "cpu"):
-        if not isinstance(batch_size, int) or batch_size < 1:
-            raise ValueError(f"batch_size: must be an int >= 1, got {batch_size!r}")
-        if not isinstance(max_length, int) or max_length < 8:
-            raise ValueError(f"max_length: must be an int >= 8, got {max_length!r}")
+        check_positive_int(batch_size, "batch_size", 1)
+        check_positive_int(max_length, "max_length", 8)
         self._model_arg = model
         self.batch_size = batch_size
         self.max_length = max_length
         self.device = device
-        self._model = None
-        self._tokenizer = None
-        self._path: Optional[str] = None
+        self._encoder: Optional[Encoder] = None
 
     @property
     def name(self) -> str:
         return f"embedding:{self._model_arg if self._model_arg is not None else 'all-MiniLM-L6-v2'}"
 
-    def _load(self) -> None:
-        if self._model is not None:
-            return
-        import torch  # noqa: F401
-        from transformers import AutoModel, AutoTokenizer
-
-        self._path = resolve_encoder(self._model_arg)
-        self._tokenizer = AutoTokenizer.from_pretrained(self._path)
-        self._guard = guard_special_tokens(self._tokenizer)  # "[SEP]" in the data stays text
-        self._model = AutoModel.from_pretrained(self._path).to(self.device).eval()
+    def _load(self) -> Encoder:
+        if self._encoder is None:
+            self._encoder = load_encoder(self._model_arg, device=self.device)
+        return self._encoder
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         """L2-normalised embeddings, float64 array (len(texts), hidden)."""
         texts = check_texts(texts, "texts")
-        self._load()
+        enc_model = self._load()
         import torch
 
         uniq = sorted(set(texts), key=len)
@@ -78,9 +67,9 @@ class EmbeddingSimilarity:
         with torch.inference_mode():
             for start in range(0, len(uniq), self.batch_size):
                 chunk = uniq[start:start + self.batch_size]
-                enc = self._tokenizer([self._guard(t) for t in chunk], padding=True, truncation=True, max_length=self.max_length,
-                                      return_tensors="pt").to(self.device)
-                out = self._model(**enc).last_hidden_state
+                enc = enc_model.tokenizer([enc_model.guard(t) for t in chunk], padding=True, truncation=True,
+                                          max_length=self.max_length, return_tensors="pt").to(self.device)
+                out = enc_model.model(**enc).last_hidden_state
                 mask = enc["attention_mask"].unsqueeze(-1).to(out.dtype)
                 pooled = (out * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
                 pooled = torch.nn.functional.normalize(pooled, p=2, dim=1)

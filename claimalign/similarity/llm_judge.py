@@ -1,24 +1,29 @@
-"""G-Eval style LLM-as-judge similarity over an OpenAI-compatible server.
+"""G-Eval style LLM-as-judge similarity over a chat client the caller provides.
 
 G-Eval (Liu et al., EMNLP 2023, sec. 2.3 "Scoring Function"): instead of the sampled digit,
 use the probability-weighted score ``sum_s p(s) * s``. As in *Examining the Metrics for
 Document-Level Claim Extraction in Czech and Slovak*, the model answers one score token in
 {0, 1, 2, 3, 4}; the log-probabilities of those five tokens at the answer position are
 softmax-normalised and the expected value (in [0, 4]) is divided by 4 to give [0, 1].
+
+claimalign sends no request itself: :class:`LLMJudgeSimilarity` asks through any object with the
+small :class:`ChatClient` protocol (``model`` and ``chat(conversations, **params)``), such as
+``ev2r.llm.LLMClient`` -- cached on disk, retrying, bounded concurrency -- which ``ev2r align
+--similarity llm`` passes. The maths (:func:`score_distribution`, :func:`expected_score`) stays here.
 """
 
 from __future__ import annotations
 
+import hashlib
 import math
-import os
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Protocol, Sequence, Tuple, runtime_checkable
 
 import numpy as np
 
 from claimalign.similarity.base import check_texts, finish_matrix
 
 __all__ = [
-    "LLMJudgeError", "LLMJudgeSimilarity", "DEFAULT_JUDGE_PROMPT", "SCORE_TOKENS",
+    "LLMJudgeError", "LLMJudgeSimilarity", "ChatClient", "ChatOutcome", "DEFAULT_JUDGE_PROMPT", "SCORE_TOKENS",
     "score_distribution", "expected_score",
 ]
 
@@ -137,98 +142,125 @@ def expected_score(response: Any) -> float:
     return float(score_distribution(response) @ np.arange(5, dtype=np.float64))
 
 
+class ChatOutcome(Protocol):
+    """One answered request: ``ok``; ``response`` (the chat-completion response, a dict or an
+    object, when ok); ``status`` and ``error`` (why it failed, when not ok)."""
+
+    ok: bool
+    response: Any
+    status: str
+    error: Optional[str]
+
+
+@runtime_checkable
+class ChatClient(Protocol):
+    """What :class:`LLMJudgeSimilarity` needs from an LLM client (``ev2r.llm.LLMClient`` has it).
+
+    ``model``: the model's name (enters the similarity's ``name``). ``chat(conversations, **params)``:
+    one request per conversation (a list of ``{"role", "content"}`` messages) with the decoding
+    parameters ``params`` (``max_tokens``, ``logprobs``, ``top_logprobs``); returns one
+    :class:`ChatOutcome` per conversation, in order, and does not raise for a failed request.
+    The client decides temperature (G-Eval scoring wants 0), caching, retries and concurrency.
+    """
+
+    model: str
+
+    def chat(self, conversations: Sequence[Sequence[Dict[str, str]]], **params: Any) -> Sequence[ChatOutcome]: ...
+
+
 class LLMJudgeSimilarity:
     """LLM-as-judge similarity: ``expected_score(answer) / 4`` in [0, 1] for each pair.
 
-    Uses the ``openai`` client's chat completions with ``temperature=0``, ``logprobs=True``,
-    ``top_logprobs`` (default 20, the OpenAI maximum) and a small ``max_tokens``.
+    Each pair is one chat request (``logprobs=True``, ``top_logprobs`` (default 20, the OpenAI
+    maximum), a small ``max_tokens``) sent through ``client``.
 
     Args:
-        model: model name the server expects.
-        base_url: OpenAI-compatible endpoint (e.g. ``http://127.0.0.1:8000/v1`` for llama.cpp);
-            None for the OpenAI API itself.
-        api_key_env: environment variable holding the API key. When it is unset and a
-            ``base_url`` is given, the placeholder "EMPTY" is sent (local servers ignore keys).
+        client: a :class:`ChatClient` -- e.g. ``ev2r.llm.LLMClient(model=..., base_url=...)``,
+            which caches answers on disk and retries (claimalign builds no client itself).
         prompt: template with ``{left}`` and ``{right}`` fields.
         max_tokens: generated-token limit (1..64).
         top_logprobs: alternatives per position (5..20).
-        symmetric: also ask with the claims swapped and average (two calls per pair).
-        client: a ready ``openai.OpenAI``-like object (tests, custom transports); when given,
-            ``base_url`` and ``api_key_env`` are not used.
+        symmetric: also ask with the claims swapped and average (two requests per pair).
 
-    ``matrix(left, right)``: sequences of str, lengths m and k -> float64 array (m, k); each
-    distinct (left, right) pair is asked once per instance (in-memory cache).
+    ``matrix(left, right)``: sequences of str, lengths m and k -> float64 array (m, k); the distinct
+    (left, right) pairs not asked before by this instance are sent in one ``client.chat`` call.
 
     Raises:
-        ValueError: bad arguments; no API key for the OpenAI API.
-        LLMJudgeError: a response that cannot be scored (see :func:`score_distribution`).
+        ValueError: no client (``client`` None or without ``model`` and ``chat``), bad arguments.
+        LLMJudgeError: a request that failed (the client's status and error) or a response that
+            cannot be scored (see :func:`score_distribution`); never a default score.
     """
 
-    def __init__(self, model: str, base_url: Optional[str] = None, api_key_env: str = "OPENAI_API_KEY",
-                 prompt: str = DEFAULT_JUDGE_PROMPT, max_tokens: int = 8, top_logprobs: int = 20,
-                 symmetric: bool = False, client: Any = None):
-        if not isinstance(model, str) or not model:
-            raise ValueError(f"model: expected a non-empty model name, got {model!r}")
+    def __init__(self, client: Optional[ChatClient] = None, prompt: str = DEFAULT_JUDGE_PROMPT, max_tokens: int = 8,
+                 top_logprobs: int = 20, symmetric: bool = False):
+        if client is None:
+            raise ValueError("client: the LLM judge needs a chat client, e.g. ev2r.llm.LLMClient(model=..., "
+                             "base_url=...) (cached, retrying); claimalign sends no request itself")
+        if not isinstance(client, ChatClient) or not isinstance(getattr(client, "model", None), str) \
+                or not client.model:
+            raise ValueError(f"client: expected an object with a model name and chat(conversations, **params) "
+                             f"(e.g. ev2r.llm.LLMClient), got {type(client).__name__}")
         if "{left}" not in prompt or "{right}" not in prompt:
             raise ValueError("prompt: the template must contain the fields {left} and {right}")
         if not isinstance(max_tokens, int) or not 1 <= max_tokens <= 64:
             raise ValueError(f"max_tokens: must be an int in 1..64, got {max_tokens!r}")
         if not isinstance(top_logprobs, int) or not 5 <= top_logprobs <= 20:
             raise ValueError(f"top_logprobs: must be an int in 5..20, got {top_logprobs!r}")
-        self.model = model
-        self.base_url = base_url
-        self.api_key_env = api_key_env
+        self.client = client
+        self.model = client.model
         self.prompt = prompt
         self.max_tokens = max_tokens
         self.top_logprobs = top_logprobs
         self.symmetric = bool(symmetric)
-        self._client = client
         self._cache: Dict[Tuple[str, str], float] = {}
 
     @property
     def name(self) -> str:
-        import hashlib
-
         h = hashlib.sha256(self.prompt.encode("utf-8")).hexdigest()[:8]
         return f"llm-geval:{self.model}:prompt-{h}" + (":sym" if self.symmetric else "")
 
-    def _get_client(self) -> Any:
-        if self._client is None:
+    def _ask(self, pairs: Sequence[Tuple[str, str]]) -> None:
+        """Ask the pairs not asked yet (once each, one ``chat`` call) and keep their scores.
+
+        Raises:
+            LLMJudgeError: a failed request or an unscorable answer (the scores before it are kept).
+        """
+        todo = list(dict.fromkeys(p for p in pairs if p not in self._cache))
+        if not todo:
+            return
+        conversations = [[{"role": "user", "content": self.prompt.format(left=a, right=b)}] for a, b in todo]
+        outcomes = list(self.client.chat(conversations, max_tokens=self.max_tokens, logprobs=True,
+                                         top_logprobs=self.top_logprobs))
+        if len(outcomes) != len(todo):
+            raise LLMJudgeError(f"the client returned {len(outcomes)} answers for {len(todo)} requests")
+        first_error = None
+        for pair, out in zip(todo, outcomes):
+            if not out.ok:
+                first_error = first_error or LLMJudgeError(
+                    f"the judge's request failed ({out.status}: {out.error}) for the pair {pair[0][:40]!r} / "
+                    f"{pair[1][:40]!r}")
+                continue
             try:
-                from openai import OpenAI
-            except ImportError:
-                raise RuntimeError("the LLM judge needs the 'openai' package: pip install openai") from None
-
-            key = os.environ.get(self.api_key_env)
-            if key is None:
-                if self.base_url is None:
-                    raise ValueError(f"api_key_env: environment variable {self.api_key_env} is not set")
-                key = "EMPTY"
-            self._client = OpenAI(base_url=self.base_url, api_key=key)
-        return self._client
-
-    def _ask(self, left: str, right: str) -> float:
-        key = (left, right)
-        if key not in self._cache:
-            response = self._get_client().chat.completions.create(
-                model=self.model,
-                messages=[{"role": "user", "content": self.prompt.format(left=left, right=right)}],
-                temperature=0,
-                max_tokens=self.max_tokens,
-                logprobs=True,
-                top_logprobs=self.top_logprobs,
-            )
-            self._cache[key] = expected_score(response) / 4.0
-        return self._cache[key]
+                self._cache[pair] = expected_score(out.response) / 4.0
+            except LLMJudgeError as e:
+                first_error = first_error or e
+        if first_error is not None:
+            raise first_error
 
     def score(self, left: str, right: str) -> float:
         """Similarity of one pair in [0, 1] (averaged over both orders when ``symmetric``)."""
         left, right = check_texts([left, right], "pair")
-        s = self._ask(left, right)
-        return (s + self._ask(right, left)) / 2.0 if self.symmetric else s
+        return float(self.matrix([left], [right])[0, 0])
 
     def matrix(self, left: Sequence[str], right: Sequence[str]) -> np.ndarray:
         a = check_texts(left, "left")
         b = check_texts(right, "right")
-        m = np.array([[self.score(x, y) for y in b] for x in a], dtype=np.float64)
+        pairs = [(x, y) for x in a for y in b]
+        self._ask(pairs + ([(y, x) for x, y in pairs] if self.symmetric else []))
+
+        def sim(x: str, y: str) -> float:
+            s = self._cache[(x, y)]
+            return (s + self._cache[(y, x)]) / 2.0 if self.symmetric else s
+
+        m = np.array([[sim(x, y) for y in b] for x in a], dtype=np.float64)
         return finish_matrix(m, (len(a), len(b)))

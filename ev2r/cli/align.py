@@ -13,7 +13,7 @@ import json
 import sys
 from typing import Any, Dict, List, Optional, Sequence, TextIO, Tuple
 
-from claimalign.similarity import SIMILARITY_NAMES, get_similarity
+from claimalign.similarity import SIMILARITY_NAMES, LLMJudgeError, get_similarity
 from claimalign.textio import (check_encodable, clean_text, is_valid_id, normalize_strings, read_text_file,
                      split_jsonl_lines, write_jsonl)
 
@@ -24,8 +24,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     """Add the ``align`` subcommand's arguments to ``parser`` and return it."""
     parser.add_argument("a", metavar="A.jsonl", help="candidate sets: JSONL rows {id, claims: [...]}")
     parser.add_argument("b", metavar="B.jsonl", help="reference sets: JSONL rows {id, claims: [...]}")
-    parser.add_argument("--similarity", choices=SIMILARITY_NAMES, default="edit",
-                        help="pairwise similarity backend (default: edit)")
+    parser.add_argument("--similarity", choices=SIMILARITY_NAMES + ("llm",), default="edit",
+                        help="pairwise similarity backend (default: edit); llm: the G-Eval 0-4 LLM judge through "
+                             "the library's cached, retrying client (--llm-model, --llm-base-url)")
     parser.add_argument("-o", "--output", metavar="OUT.jsonl", default=None,
                         help="write one JSON row per id with scores and pairings")
     parser.add_argument("--id-field", default="id", help="row id field (default: id)")
@@ -34,7 +35,36 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
                         help="nltk data folder (punkt_tab, WordNet) for --similarity meteor; default: $NLTK_DATA")
     parser.add_argument("--model", default=None,
                         help="local encoder directory for embedding/bertscore (default: all-MiniLM-L6-v2)")
+    parser.add_argument("--llm-model", default=None, help="--similarity llm: model name on the server (required)")
+    parser.add_argument("--llm-base-url", default=None,
+                        help="--similarity llm: OpenAI-compatible server, e.g. http://127.0.0.1:8000/v1 (default: the "
+                             "OpenAI API, key in $OPENAI_API_KEY)")
+    parser.add_argument("--llm-cache", default=None, help="--similarity llm: answer cache folder (default: "
+                                                          "$EV2R_LLM_CACHE, else ~/.cache/ev2r/llm)")
+    parser.add_argument("--llm-offline", action="store_true", help="--similarity llm: answers only from the cache")
     return parser
+
+
+def _llm_judge(args: argparse.Namespace):
+    """The G-Eval judge of ``--similarity llm`` over :class:`ev2r.llm.LLMClient` (cache, retries).
+
+    Raises:
+        ValueError: no ``--llm-model``, or ``--llm-*`` options without ``--similarity llm``.
+    """
+    given = [f"--{k.replace('_', '-')}" for k in ("llm_model", "llm_base_url", "llm_cache")
+             if getattr(args, k, None) is not None] + (["--llm-offline"] if getattr(args, "llm_offline", False) else [])
+    if args.similarity != "llm":
+        if given:
+            raise ValueError(f"{', '.join(given)}: only used with --similarity llm")
+        return None
+    if not getattr(args, "llm_model", None):
+        raise ValueError("--llm-model: --similarity llm needs the judge's model name (and --llm-base-url for a "
+                         "local OpenAI-compatible server)")
+    from claimalign.similarity import LLMJudgeSimilarity
+    from ev2r.llm import LLMClient
+
+    return LLMJudgeSimilarity(LLMClient(model=args.llm_model, base_url=args.llm_base_url, cache_dir=args.llm_cache,
+                                        offline=args.llm_offline))
 
 
 def read_claim_rows(path: str, id_field: str, claims_field: str) -> Dict[str, List[str]]:
@@ -111,7 +141,7 @@ def run(args: argparse.Namespace, stdout: Optional[TextIO] = None) -> int:
             if args.similarity not in ("embedding", "bertscore"):
                 raise ValueError(f"--model: only used with --similarity embedding|bertscore, not {args.similarity}")
             kwargs["model"] = args.model
-        sim = get_similarity(args.similarity, **kwargs)
+        sim = _llm_judge(args) or get_similarity(args.similarity, **kwargs)
         if args.similarity == "meteor":
             from claimalign.nltk_data import add_nltk_data_path, require_nltk_data
 
@@ -124,6 +154,9 @@ def run(args: argparse.Namespace, stdout: Optional[TextIO] = None) -> int:
     records = []
     try:
         results = [(key, ca, cb, align_sets(ca, cb, sim)) for key, ca, cb in joined]
+    except LLMJudgeError as exc:  # a failed judge request or an unscorable answer: never a default score
+        print(f"ev2r align: error: --similarity llm: {exc}", file=sys.stderr)
+        return 2
     except (OSError, LookupError, ImportError, RuntimeError) as exc:  # a backend's model or data loads lazily
         print(f"ev2r align: error: --similarity {args.similarity}: could not load what the backend needs: "
               f"{type(exc).__name__}: {str(exc).strip().splitlines()[0] if str(exc).strip() else exc!r}", file=sys.stderr)

@@ -56,7 +56,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     """Run one ``ev2r`` command; returns the exit status (0 ok, 1 every item failed, 2 bad input)."""
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] == "train-verifier":
-        from ev2r.training.trainer import main as train_main
+        from ev2r.cli.train import main as train_main
 
         return train_main(argv[1:])
     args = build_parser().parse_args(argv)

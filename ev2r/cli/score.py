@@ -131,12 +131,24 @@ def run(args) -> int:
     if bar is not None:
         bar.close()
     summary = scorer.corpus(scores)
-    run = getattr(scorer.reference_scorer, "last_run", None)
-    if run:  # LLM accounting (calls sent, cache hits, tokens) goes to stderr, not into the results
-        print("llm: " + " ".join(f"{k}={v}" for k, v in run.items()), file=sys.stderr)
+    _print_llm_usage(scores)
     if args.output:
         write_jsonl([score_row(item, s, args.with_facts) for item, s in zip(items, scores)], args.output)
     return _report_score(args, summary, scores, wanted)
+
+
+def _print_llm_usage(scores) -> None:
+    """LLM accounting (calls sent, cache hits, tokens, re-asks, statuses) to stderr, not into the
+    results: the sum of the items' :class:`~ev2r.types.LLMUsage`; nothing when no LLM scored."""
+    from collections import Counter
+
+    from ev2r.types import LLMUsage
+
+    usage = LLMUsage.total(s.llm for s in scores)
+    if usage is not None:
+        statuses = dict(Counter(s.status for s in scores if s.llm is not None))
+        print("llm: " + " ".join(f"{k}={v}" for k, v in {**usage.to_dict(), "statuses": statuses}.items()),
+              file=sys.stderr)
 
 
 def _report_score(args, summary, scores, wanted) -> int:

@@ -53,30 +53,26 @@ see every answer whichever node fetched it.
 
 from __future__ import annotations
 
-import json
 import os
 import pickle
-import sys
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Callable, Optional, Sequence
 
-from ev2r.types import CorpusScore, FactSupport, Item, ItemScore
+from ev2r.engines.ray_limiter import LEASE_SLACK_S, RayRequestLimiter, RequestSemaphore
+from ev2r.engines.runs import (PART_SUFFIX, RUN_SUFFIX, absolute_paths, append_rows, check_scorer_options, plan_run,
+                               score_from_row, write_atomic, write_record)
+from ev2r.types import CorpusScore, Item, ItemScore, LLMUsage
+
+__all__ = ["ENGINES", "INSTALL_HINT", "PART_SUFFIX", "RUN_SUFFIX", "FORWARDED_ENV", "LEASE_SLACK_S",
+           "RayUnavailableError", "import_ray", "check_engine_options", "RayScoreResult", "RequestSemaphore",
+           "RayRequestLimiter", "ChunkScorer", "score_ray"]
 
 ENGINES = ("local", "ray")
 INSTALL_HINT = "pip install 'ev2r[ray]'"
-#: Suffixes of the files kept beside ``OUT``: finished chunks so far, and the run record.
-PART_SUFFIX = ".part"
-RUN_SUFFIX = ".ev2r-run.json"
 #: Environment variables the scorer reads, forwarded to the workers of a cluster the run joins.
 FORWARDED_ENV = ("NLTK_DATA", "EV2R_DEVICE", "EV2R_LLM_CACHE", "HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE",
                  "HF_HOME")
-#: Seconds added to the LLM request timeout before a permit whose holder died is reclaimed.
-LEASE_SLACK_S = 60.0
-
-_ROW_FIELDS = ("id", "row", "precision", "recall", "f1", "proxy", "ev2r", "status", "error", "predicted_facts",
-               "reference_facts")
 
 
 class RayUnavailableError(ImportError, ValueError):
@@ -153,105 +149,6 @@ class RayScoreResult:
     ray_seconds: float = 0.0
 
 
-# -- the cluster-wide request cap --------------------------------------------------------------------
-class RequestSemaphore:
-    """A counting semaphore with leases, run as one async Ray actor for the whole cluster.
-
-    Args:
-        limit: permits (max requests in flight at once), an int >= 1.
-        lease_s: seconds after which a permit that was never released (its holder died) is
-            reclaimed, > 0.
-
-    Raises:
-        ValueError: ``limit`` < 1 or ``lease_s`` <= 0.
-    """
-
-    def __init__(self, limit: int, lease_s: float):
-        import asyncio
-
-        if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
-            raise ValueError(f"limit: must be an integer >= 1, got {limit!r}")
-        if not lease_s > 0:
-            raise ValueError(f"lease_s: must be > 0, got {lease_s!r}")
-        self.limit = limit
-        self.lease_s = float(lease_s)
-        self._holders: dict[int, float] = {}
-        self._next = 0
-        self._cond = asyncio.Condition()
-        self.peak = 0
-        self.granted = 0
-        self.reclaimed = 0
-
-    def _expire(self) -> None:
-        now = time.monotonic()
-        for token, deadline in list(self._holders.items()):
-            if deadline < now:
-                del self._holders[token]
-                self.reclaimed += 1
-
-    async def acquire(self) -> int:
-        """Wait for a permit; returns its token (give it to :meth:`release`)."""
-        import asyncio
-
-        async with self._cond:
-            while True:
-                self._expire()
-                if len(self._holders) < self.limit:
-                    break
-                try:
-                    await asyncio.wait_for(self._cond.wait(), timeout=1.0)
-                except asyncio.TimeoutError:
-                    pass
-            token = self._next
-            self._next += 1
-            self._holders[token] = time.monotonic() + self.lease_s
-            self.granted += 1
-            self.peak = max(self.peak, len(self._holders))
-            return token
-
-    async def release(self, token: int) -> None:
-        """Give a permit back (an unknown or reclaimed token is ignored)."""
-        async with self._cond:
-            self._holders.pop(token, None)
-            self._cond.notify_all()
-
-    async def stats(self) -> dict:
-        """``limit``, ``peak`` (most permits held at once), ``granted``, ``reclaimed``, ``held``."""
-        return {"limit": self.limit, "peak": self.peak, "granted": self.granted, "reclaimed": self.reclaimed,
-                "held": len(self._holders)}
-
-
-class _Permit:
-    """Context manager: one permit of a :class:`RequestSemaphore` actor held around one request."""
-
-    def __init__(self, handle):
-        self.handle = handle
-        self.token = None
-
-    def __enter__(self):
-        import ray
-
-        self.token = ray.get(self.handle.acquire.remote())
-        return self
-
-    def __exit__(self, *exc):
-        import ray
-
-        ray.get(self.handle.release.remote(self.token))
-        return False
-
-
-class RayRequestLimiter:
-    """``LLMClient.limiter`` for Ray actors: each call returns a context manager holding one permit
-    of the cluster-wide :class:`RequestSemaphore` actor ``handle``."""
-
-    def __init__(self, handle):
-        self.handle = handle
-
-    def __call__(self) -> _Permit:
-        return _Permit(self.handle)
-
-
 # -- the actor ---------------------------------------------------------------------------------------
 class ChunkScorer:
     """The Ray Data actor: one scorer built by :func:`ev2r.metric.factory.build_scorer` from ``scorer_options``
@@ -288,139 +185,20 @@ class ChunkScorer:
     def __call__(self, batch: dict) -> dict:
         import numpy as np
 
-        chunks, payloads, llm = [], [], []
+        chunks, payloads = [], []
         for chunk, blob in zip(batch["chunk"], batch["items"]):
             items = pickle.loads(blob)
-            before = dict(self.client.stats) if self.client is not None else {}
-            scores = self.scorer.score(items)
-            run = {}
-            if self.client is not None:
-                run = {k: v - before.get(k, 0) for k, v in self.client.stats.items()}
+            scores = self.scorer.score(items)  # each ItemScore carries its own LLM usage (.llm)
             chunks.append(int(chunk))
             payloads.append(pickle.dumps(scores, protocol=pickle.HIGHEST_PROTOCOL))
-            llm.append(json.dumps(run))
         return {"chunk": np.array(chunks, dtype=np.int64), "scores": np.array(payloads, dtype=object),
-                "signature": np.array([self.signature] * len(chunks), dtype=object),
-                "llm": np.array(llm, dtype=object)}
+                "signature": np.array([self.signature] * len(chunks), dtype=object)}
 
 
 def _signature_task(scorer_options: dict, nltk_data: Optional[str]) -> str:
     """The scorer's signature, built on a worker (when every item was resumed and OUT has no run
     record)."""
     return ChunkScorer(scorer_options, nltk_data).signature
-
-
-# -- options, files, resume -----------------------------------------------------------------------------
-class _Unloaded:
-    """A verifier stand-in for validating options on the driver without loading a model."""
-
-    name = "unloaded"
-
-    def predict(self, premises, hypotheses):  # pragma: no cover - never called
-        raise RuntimeError("the driver's option check never scores")
-
-
-def _check_scorer_options(options: dict):
-    """Validate ``options`` as :func:`ev2r.metric.factory.build_scorer` would, without loading a model; the
-    probe scorer (its ``chunk_size`` is the local chunk grid)."""
-    from ev2r.metric.factory import build_scorer
-    from ev2r.verifier.nli import resolve_dtype
-
-    opts = dict(options)
-    if "progress" in opts:
-        raise ValueError("scorer_options: 'progress' runs on the driver; pass progress= to score_ray")
-    bs = opts.get("batch_size", 32)
-    if isinstance(bs, bool) or not isinstance(bs, int) or bs < 1:
-        raise ValueError(f"batch_size: must be an integer >= 1, got {bs!r}")
-    dtype = opts.get("dtype", "auto")
-    resolve_dtype(dtype, "cpu")  # names the allowed values; the device is resolved on each worker
-    if isinstance(opts.get("verifier", "bundled"), str):
-        opts["verifier"] = _Unloaded()
-    return build_scorer(**opts)
-
-
-def _absolute_paths(options: dict) -> dict:
-    """Relative paths in the options made absolute (workers do not share the driver's folder), and
-    the LLM cache folder resolved on the driver (see the module docstring: one shared cache)."""
-    opts = dict(options)
-    v = opts.get("verifier", "bundled")
-    if isinstance(v, str) and v != "bundled" and os.path.exists(v):
-        opts["verifier"] = os.path.abspath(v)
-    if opts.get("replay"):
-        opts["replay"] = os.path.abspath(opts["replay"])
-    if opts.get("decomposer") == "llm":
-        llm = dict(opts.get("llm_options") or {})
-        if llm.get("cache_dir") is not False and llm.get("llm_client") is None:
-            from ev2r.llm.client import default_cache_dir
-
-            llm["cache_dir"] = os.path.abspath(llm.get("cache_dir") or default_cache_dir())
-        opts["llm_options"] = llm
-    return opts
-
-
-def _options_record(options: dict) -> str:
-    """A canonical JSON text of the scorer options, for the run record (objects by class name)."""
-    def enc(o):
-        return f"<{type(o).__module__}.{type(o).__qualname__}>"
-
-    return json.dumps(options, sort_keys=True, default=enc)
-
-
-def _row_key(row_id: Any, row: Any, repeated: set) -> Any:
-    rid = str(row_id)
-    return (rid, row) if rid in repeated else rid
-
-
-def _score_from_row(d: dict) -> ItemScore:
-    """Rebuild an :class:`ItemScore` from an output row (for the corpus summary of resumed items)."""
-    def facts(v):
-        return [FactSupport(**f) if isinstance(f, dict) else f for f in (v or [])]
-
-    extra = {k: v for k, v in d.items() if k not in _ROW_FIELDS}
-    return ItemScore(id=str(d["id"]), row=d.get("row", 0), precision=d.get("precision"), recall=d.get("recall"),
-                     f1=d.get("f1"), proxy=d.get("proxy"), ev2r=d.get("ev2r"), status=d.get("status", "ok"),
-                     error=d.get("error"), predicted_facts=facts(d.get("predicted_facts")),
-                     reference_facts=facts(d.get("reference_facts")), extra_scores=extra)
-
-
-def _previous_rows(output: Path) -> list[dict]:
-    """Rows of an earlier run: ``OUT`` then ``OUT.part`` (a later row for the same key wins). A
-    truncated last line of ``OUT.part`` (a run killed while writing) is ignored."""
-    from ev2r.io.readers import InputError, read_rows
-
-    rows: list[dict] = []
-    if output.exists():
-        try:
-            rows.extend(r for r in read_rows(output) if isinstance(r, dict))
-        except InputError as e:
-            raise ValueError(f"-o/--output: {output} exists but cannot be read back to resume ({e}); "
-                             "delete it or pass another -o") from None
-    part = Path(str(output) + PART_SUFFIX)
-    if part.exists():
-        for line in part.read_text(encoding="utf-8").split("\n"):
-            try:
-                r = json.loads(line)
-            except ValueError:
-                continue
-            if isinstance(r, dict):
-                rows.append(r)
-    return rows
-
-
-def _write_atomic(rows: Sequence[dict], path: Path) -> None:
-    from ev2r.io.readers import write_jsonl
-
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    write_jsonl(rows, tmp)
-    os.replace(tmp, path)
-
-
-def _append_rows(fh, rows: Sequence[dict]) -> None:
-    from claimalign.textio import dumps_jsonl
-
-    fh.write("".join(dumps_jsonl(r) + "\n" for r in rows))
-    fh.flush()
-    os.fsync(fh.fileno())
 
 
 def _unwrap_ray_error(e: BaseException) -> Optional[str]:
@@ -500,54 +278,24 @@ def score_ray(items: Sequence[Item], output: Optional[str | os.PathLike] = None,
         if not isinstance(it, Item):
             raise ValueError(f"items[{k}]: expected an ev2r.types.Item (see ev2r.read_items), got "
                              f"{type(it).__name__}")
-    options = _absolute_paths(dict(scorer_options or {}))
-    probe = _check_scorer_options(options)
+    options = absolute_paths(dict(scorer_options or {}))
+    probe = check_scorer_options(options)
     chunk_size = probe.chunk_size
     if gpus_per_worker is None:
         gpus_per_worker = 1 if str(options.get("device") or "").startswith("cuda") else 0
     nltk_data = os.path.abspath(nltk_data) if nltk_data else None
     ray = import_ray()
 
-    # -- what is left to score ----------------------------------------------------------------
-    out_path = Path(output) if output else None
-    record_path = Path(str(out_path) + RUN_SUFFIX) if out_path else None
-    part_path = Path(str(out_path) + PART_SUFFIX) if out_path else None
-    record = {"engine": "ray", "options": _options_record(options), "signature": None}
-    counts: dict[str, int] = {}
-    for it in items:
-        counts[it.id] = counts.get(it.id, 0) + 1
-    repeated = {i for i, c in counts.items() if c > 1}
-    done: dict[Any, dict] = {}
-    if out_path is not None and resume:
-        if record_path.exists():
-            try:
-                old = json.loads(record_path.read_text(encoding="utf-8"))
-            except (OSError, ValueError):
-                old = {}
-            if old.get("options") is not None and old.get("options") != record["options"]:
-                raise ValueError(f"-o/--output: {out_path} was written with other scorer options "
-                                 f"({record_path.name}); resuming would mix numbers: delete {out_path} "
-                                 f"(and {record_path.name}) or pass another -o")
-            record["signature"] = old.get("signature")
-        wanted = {_row_key(it.id, it.row, repeated) for it in items}
-        for r in _previous_rows(out_path):
-            if r.get("status") == "ok" and "id" in r:
-                key = _row_key(r["id"], r.get("row"), repeated)
-                if key in wanted:
-                    done[key] = r
-    elif out_path is not None and part_path.exists():
-        part_path.unlink()
-    pending = [k for k, it in enumerate(items) if _row_key(it.id, it.row, repeated) not in done]
-    if out_path is not None:
-        out_path.parent.mkdir(parents=True, exist_ok=True)
-        record_path.write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
+    # -- what is left to score (ev2r.engines.runs) ---------------------------------------------
+    plan = plan_run(items, output, options, resume)
+    pending, part_path = plan.pending, plan.part_path
 
     # -- the Ray pipeline ----------------------------------------------------------------------------
     grid: dict[int, list[int]] = {}
     for k in pending:  # the local chunk grid: positions [c * chunk_size, (c + 1) * chunk_size)
         grid.setdefault(k // chunk_size, []).append(k)
     new_scores: dict[int, ItemScore] = {}
-    signature = record["signature"]
+    signature = plan.record["signature"]
     llm_run: dict[str, int] = {}
     n_workers = 0
     started_here = False
@@ -595,17 +343,16 @@ def score_ray(items: Sequence[Item], output: Optional[str | os.PathLike] = None,
             rows.append(score_row(it, s, with_facts))
             scores.append(s)
         else:
-            r = done[_row_key(it.id, it.row, repeated)]
-            r = dict(r)
+            r = dict(plan.done[plan.key(it)])
             r["row"] = it.row
             rows.append(r)
-            scores.append(_score_from_row(r))
-    if out_path is not None:
-        _write_atomic(rows, out_path)
+            scores.append(score_from_row(r))
+    if plan.out_path is not None:
+        write_atomic(rows, plan.out_path)
         if part_path.exists():
             part_path.unlink()
-        record["signature"] = signature
-        record_path.write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
+        plan.record["signature"] = signature
+        write_record(plan)
     summary = corpus_summary(scores, f"{signature}|engine:ray")
     return RayScoreResult(scores=scores, rows=rows, summary=summary, n_resumed=len(items) - len(pending),
                           n_scored=len(pending), workers=n_workers, llm_run=llm_run,
@@ -660,10 +407,11 @@ def _run_pipeline(ray, items, grid, options, nltk_data, workers, cpus_per_worker
                 raise ValueError(f"workers disagree on the scorer signature ({signature!r} vs {sig!r}): install "
                                  "the same ev2r, torch and transformers on every node")
             signature = sig
-            for key, v in json.loads(rec["llm"]).items():
+            usage = LLMUsage.total(s.llm for s in scores)  # the chunk's LLM accounting: a sum over its items
+            for key, v in (usage.to_dict() if usage is not None else {}).items():
                 llm_run[key] = llm_run.get(key, 0) + v
             if part is not None:
-                _append_rows(part, [score_row(items[k], s, with_facts) for k, s in zip(positions, scores)])
+                append_rows(part, [score_row(items[k], s, with_facts) for k, s in zip(positions, scores)])
             done += len(positions)
             if progress:
                 progress(done, total)

@@ -27,7 +27,7 @@ from typing import Optional, Sequence
 from claimalign import textio
 
 from ev2r.types import FactSupport, Item
-from ev2r.metric.reference import ReferenceResult, f1_score
+from ev2r.scores import ReferenceResult, f1_score
 
 SIDES = (("predicted", "precision"), ("reference", "recall"))
 
@@ -53,7 +53,7 @@ def split_numbered(text: str) -> list[str]:
     if not positions or positions[0][0] != 0:
         return [text]
     out = []
-    for k, (s, e) in enumerate(positions):
+    for k, (_start, e) in enumerate(positions):
         stop = positions[k + 1][0] if k + 1 < len(positions) else len(text)
         out.append(text[e:stop].strip())
     return out

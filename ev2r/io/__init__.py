@@ -1,5 +1,6 @@
-"""Reading and writing the dataset formats ev2r scores: JSONL items, AVeriTeC JSON and shared-task
-predictions, FEVER and VitaminC rows (:mod:`.readers`); per-item output rows.
+"""Reading and writing the dataset formats ev2r scores: JSONL items, AVeriTeC JSON, FEVER and VitaminC
+rows, per-item output rows (:mod:`.readers`); AVeriTeC shared-task prediction files and their join to a
+gold file (:mod:`.averitec`, the one reader of both ``ev2r score --references`` and ``ev2r averitec``).
 
 May import: ``ev2r.types`` / ``labels``, ``claimalign.textio``.
 """

@@ -14,8 +14,10 @@ Accepted inputs (:func:`read_items` detects the format per row):
 * **AVeriTeC JSON** -- a list of claims with ``questions: [{question, answers: [{answer,
   answer_type, boolean_explanation?}]}]`` (gold evidence) and ``label``. A predictions file in
   the AVeriTeC shared-task format (``claim_id``, ``claim``, ``evidence: [{question, answer}]``,
-  ``pred_label``) is joined with a gold file given as ``references=`` on ``claim_id`` (or
-  position when the gold file has no ids, as in the official dev/test files).
+  ``pred_label``; or the original format's ``questions``/``string_evidence`` with ``label``) is
+  read and joined with a gold file given as ``references=`` by :mod:`ev2r.io.averitec`: on
+  ``claim_id`` = the gold claim's 0-based position in the file (the official dev/test files carry
+  no ids).
 
 Rows are identified by ``id`` (or ``claim_id``, ``unique_id``; else the 0-based row number) and
 by their row number; results are joined back on the row number, because some rating files
@@ -36,8 +38,15 @@ from typing import Any, Iterable, Optional, Sequence
 
 from claimalign import textio
 
+from ev2r.io.averitec import averitec_questions_to_evidence, join_averitec_predictions, render_averitec_answer
+from ev2r.io.errors import InputError, InputWarning
+from ev2r.io.errors import where as _where
 from ev2r.labels import normalize_verdict
 from ev2r.types import Evidence, Item, QAPair, clean_text, is_valid_id
+
+__all__ = ["ID_FIELDS", "OPTIONAL_LABEL_FIELDS", "InputError", "InputWarning", "render_averitec_answer",
+           "averitec_questions_to_evidence", "parse_evidence", "item_from_row", "read_rows", "check_encodable",
+           "items_from_rows", "read_items", "write_jsonl", "score_row"]
 
 ID_FIELDS = ("id", "claim_id", "unique_id")
 
@@ -46,60 +55,6 @@ ID_FIELDS = ("id", "claim_id", "unique_id")
 #: ``--proxy-target human``; the others are carried through). A value that is not a verdict there
 #: never stops a run (:class:`InputWarning`) unless the caller names the field in ``strict_labels``.
 OPTIONAL_LABEL_FIELDS = ("human_label", "predicted_label", "pred_label", "candidate_label")
-
-
-class InputError(ValueError):
-    """Unusable input: the message names the file, the row and the field."""
-
-
-class InputWarning(UserWarning):
-    """A field the run does not need could not be read; the run goes on (the message counts the rows)."""
-
-
-def _where(path: str, row: int, rid: Any = None) -> str:
-    return f"{path}: row {row}" + (f" (id {rid!r})" if rid is not None else "")
-
-
-def render_averitec_answer(ans: dict) -> str:
-    """Render one AVeriTeC answer: the answer text, followed by its ``boolean_explanation``
-    for Boolean answers (``"No. The report says ..."``)."""
-    text = str(ans.get("answer", "") or "").strip()
-    expl = str(ans.get("boolean_explanation", "") or "").strip()
-    if expl:
-        text = f"{text}. {expl}" if text and not text.endswith((".", "!", "?")) else f"{text} {expl}".strip()
-    return text
-
-
-def averitec_questions_to_evidence(questions: Any, where: str, field: str = "questions") -> Evidence:
-    """AVeriTeC ``questions`` list -> :class:`Evidence`; duplicate questions dropped (first kept);
-    several answers to one question are joined with a space."""
-    if not isinstance(questions, list):
-        raise InputError(f"{where}: field {field!r} must be a list of {{question, answers}}, got {type(questions).__name__}")
-    pairs, seen = [], set()
-    for k, q in enumerate(questions):
-        if not isinstance(q, dict) or not isinstance(q.get("question"), str):
-            raise InputError(f"{where}: {field}[{k}] must be an object with a string 'question'")
-        question = textio.normalize_text(q["question"]).strip()
-        if question in seen:
-            continue
-        seen.add(question)
-        answers = q.get("answers")
-        if answers is None and "answer" in q:
-            answers = [q]
-        if not isinstance(answers, list):
-            raise InputError(f"{where}: {field}[{k}].answers must be a list")
-        for j, x in enumerate(answers):
-            if not isinstance(x, dict) or not isinstance(x.get("answer"), str):
-                got = type(x).__name__ if not isinstance(x, dict) else f"answer={x.get('answer')!r:.60}"
-                raise InputError(f"{where}: {field}[{k}].answers[{j}] must be an object with an 'answer' string, "
-                                 f"got {got}")
-            expl = x.get("boolean_explanation")
-            if expl is not None and not isinstance(expl, str):
-                raise InputError(f"{where}: {field}[{k}].answers[{j}].boolean_explanation must be a string, "
-                                 f"got {expl!r:.60}")
-        text = " ".join(a for a in (render_averitec_answer(x) for x in answers) if a)
-        pairs.append(QAPair(question, text))
-    return Evidence(tuple(pairs))
 
 
 def parse_evidence(value: Any, where: str, field: str) -> Evidence:
@@ -289,75 +244,6 @@ def check_encodable(value: Any, where: str, field: str) -> None:
     textio.check_encodable(value, where, field, InputError)
 
 
-def join_averitec_predictions(preds: Sequence[Any], gold: Sequence[Any], pred_path: str, gold_path: str) -> list[dict]:
-    """Attach gold ``questions``/``label`` to AVeriTeC prediction rows by ``claim_id`` (position
-    in the gold file when gold rows carry no id).
-
-    Prediction rows come in the 2024 submission format (``evidence: [{question, answer}]``,
-    ``pred_label``) or in the original evaluation format (``questions: [{question, answers}]``
-    and/or ``string_evidence: [str]``, ``label`` = the predicted verdict): the latter's questions
-    and answers become the predicted evidence (each ``string_evidence`` string an answer without a
-    question) and its ``label`` the ``pred_label``. The gold file always gives ``label`` (the gold
-    verdict) and the reference evidence: a prediction's ``label`` is read as its predicted verdict.
-
-    Raises:
-        InputError: a gold row without ``questions``, a repeated gold id, a prediction without a gold
-            row or with a different claim, a ``claim_id`` given twice, both formats in one row,
-            ``questions``/``string_evidence`` of the wrong type, no predicted evidence in either format.
-    """
-    by_id: dict[str, dict] = {}
-    for n, g in enumerate(gold):
-        if not isinstance(g, dict) or "questions" not in g:
-            raise InputError(f"{_where(gold_path, n)}: a references row needs 'questions' (AVeriTeC gold format)")
-        gid = _row_id(g, n, gold_path)
-        if gid in by_id:
-            raise InputError(f"{_where(gold_path, n, gid)}: a second gold row with id {gid!r} (ids must be unique "
-                             "in the references file)")
-        by_id[gid] = g
-    out = []
-    seen: set = set()
-    for n, p in enumerate(preds):
-        if not isinstance(p, dict):
-            raise InputError(f"{_where(pred_path, n)}: expected a JSON object")
-        key = _row_id(p, n, pred_path)
-        if key not in by_id:
-            raise InputError(f"{_where(pred_path, n, key)}: no gold row with id {key!r} in {gold_path}")
-        g = by_id[key]
-        pc, gc = p.get("claim"), g.get("claim")
-        if isinstance(pc, str) and isinstance(gc, str) and " ".join(pc.split()) != " ".join(gc.split()):
-            raise InputError(f"{_where(pred_path, n, key)}: claim {pc[:60]!r} differs from the gold claim of id "
-                             f"{key!r} in {gold_path} ({gc[:60]!r}): the files are not aligned")
-        merged = dict(p)
-        where = _where(pred_path, n, key)
-        if key in seen:
-            raise InputError(f"{where}: claim_id {key!r} given more than once (each claim is scored once)")
-        seen.add(key)
-        if "evidence" in p and ("questions" in p or "string_evidence" in p):
-            raise InputError(f"{where}: has both 'evidence' (2024 submission format) and 'questions'/'string_evidence' "
-                             "(original evaluation format); give one")
-        if "evidence" not in p and ("questions" in p or "string_evidence" in p):
-            # the original evaluation format: the prediction's own questions/answers (and any
-            # string_evidence, as answer-only pairs) are the predicted evidence, its label the predicted verdict
-            strings = p.get("string_evidence", [])
-            if not isinstance(strings, list) or not all(isinstance(x, str) for x in strings):
-                raise InputError(f"{where}: 'string_evidence' must be a list of strings, got {strings!r:.60}")
-            qs = averitec_questions_to_evidence(p.get("questions", []), where).pairs
-            merged["evidence"] = ([{"question": q.question, "answer": q.answer} for q in qs]
-                                  + [{"question": "", "answer": x} for x in strings])
-        if "label" in merged:  # a prediction's own label is its predicted verdict, never the gold one
-            lab = merged.pop("label")
-            if "pred_label" not in merged:
-                merged["pred_label"] = lab
-        merged["questions"] = g["questions"]
-        merged["label"] = g.get("label")
-        merged.setdefault("claim", g.get("claim"))
-        if "evidence" not in merged:
-            raise InputError(f"{_where(pred_path, n, key)}: field 'evidence' is missing (list of {{question, answer}}; "
-                             "or the original evaluation format's 'questions' with 'answers' / 'string_evidence')")
-        out.append(merged)
-    return out
-
-
 def items_from_rows(rows: Sequence[Any], path: str = "<input>", strict_labels: Iterable[str] = ()) -> list[Item]:
     """:func:`item_from_row` over ``rows``; unreadable optional verdict fields give one
     :class:`InputWarning` that counts the rows (see :data:`OPTIONAL_LABEL_FIELDS`).
@@ -391,14 +277,17 @@ def read_items(path: str | Path, references: Optional[str | Path] = None, limit:
 
     Args:
         path: JSON list or JSONL file.
-        references: AVeriTeC gold file to join a predictions file with.
+        references: AVeriTeC gold file to join an AVeriTeC predictions file with
+            (:func:`ev2r.io.averitec.join_averitec_predictions`).
         limit: read only the first ``limit`` rows (>= 1).
         strict_labels: optional verdict fields the run needs (e.g. ``("human_label",)`` with
             ``--proxy-target human``): a value there that is not a verdict raises instead of
             giving an :class:`InputWarning`.
 
     Raises:
-        InputError: unreadable file or an unusable row (naming the row and field).
+        InputError: unreadable file or an unusable row (naming the row and field); with
+            ``references``, predictions that do not join the gold file
+            (:class:`ev2r.io.averitec.JoinError`, an InputError).
     """
     rows = read_rows(path)
     if not isinstance(rows, list):

@@ -13,8 +13,10 @@
   honoured within that cap); other errors (400, 401, 404, 422, ...) fail at once;
 * **deterministic decoding**: ``temperature`` (0 by default) and ``seed`` (0 by default; None to
   leave it out for servers that reject it) are sent with every request and are part of the key;
-* **accounting**: calls sent, cache hits, retries, token usage reported by the server, and a
-  dry-run estimate (:meth:`LLMClient.estimate`) before anything is sent.
+* **accounting**: each :class:`LLMOutcome` carries its own :class:`ev2r.types.LLMUsage` (one
+  request: attempts sent, a cache hit, retries, the token usage the server reported), so callers
+  sum what their requests cost; :attr:`LLMClient.stats` adds the same up over the client's
+  lifetime; a dry-run estimate (:meth:`LLMClient.estimate`) before anything is sent.
 
 A request never raises out of :meth:`LLMClient.complete_many`: every failure becomes the
 request's :class:`LLMOutcome` status (``api_error``, ``timeout``, ``replay_missing``).
@@ -37,10 +39,7 @@ from pathlib import Path
 from typing import Any, Optional, Sequence
 
 from ev2r.llm.cache import ResponseCache, request_key
-
-STATUS_API_ERROR = "api_error"
-STATUS_TIMEOUT = "timeout"
-STATUS_REPLAY_MISSING = "replay_missing"
+from ev2r.types import STATUS_API_ERROR, STATUS_OK, STATUS_REPLAY_MISSING, STATUS_TIMEOUT, LLMUsage
 
 ENDPOINT_CHAT = "chat"
 CHARS_PER_TOKEN = 4.0  # dry-run heuristic for English text (OpenAI's rule of thumb)
@@ -73,7 +72,9 @@ class LLMRequest:
 @dataclass
 class LLMOutcome:
     """The result of one request: ``status`` ``ok`` with the server's ``response`` (a dict), or a
-    failure status (``api_error``, ``timeout``, ``replay_missing``) with ``error``."""
+    failure status (``api_error``, ``timeout``, ``replay_missing``; :data:`ev2r.types.CALL_STATUSES`)
+    with ``error``. ``usage`` is what this request cost (:class:`ev2r.types.LLMUsage`: one request,
+    its attempts, retries, tokens, a cache hit)."""
 
     status: str
     response: Optional[dict] = None
@@ -81,20 +82,34 @@ class LLMOutcome:
     from_cache: bool = False
     attempts: int = 0
     key: str = ""
+    usage: LLMUsage = field(default_factory=LLMUsage)
 
     @property
     def ok(self) -> bool:
-        return self.status == "ok"
+        return self.status == STATUS_OK
 
 
 @dataclass
 class CostEstimate:
-    """What a run would send (from :meth:`LLMClient.estimate`; nothing is sent).
+    """What a run would send (from :meth:`LLMClient.estimate` or :func:`ev2r.llm.loop.estimate_asks`;
+    nothing is sent).
 
-    ``prompt_tokens`` is estimated from characters (``CHARS_PER_TOKEN``, plus a per-message
-    overhead) for the requests not in the cache; ``max_completion_tokens`` is the upper bound
-    ``sum(max_tokens)``; ``cost`` (None without prices) uses the prices per million tokens given.
-    Re-asks after unparsable answers are not included (they depend on the answers).
+    First round: ``n_requests`` requests, ``n_cached`` of them already answered in the cache,
+    ``n_to_send`` not; ``prompt_tokens`` is estimated from characters (``CHARS_PER_TOKEN``, plus a
+    per-message overhead) for the requests to send; ``max_completion_tokens`` is ``sum(max_tokens)``.
+
+    Re-asks (``max_reasks`` > 0): a cached answer is parsed, so a cached unusable answer whose
+    re-ask is cached too costs nothing; otherwise every request still to send may be re-asked up to
+    ``max_reasks`` times: ``reask_requests_max`` such requests at most, with the upper bounds
+    ``reask_prompt_tokens_max`` (each re-ask resends the conversation, the answer at ``max_tokens``
+    and the reason) and ``reask_completion_tokens_max``.
+
+    Not counted: ``not_counted`` items or requests the estimate could not build or price, with
+    ``not_counted_reasons`` (reason -> count); the numbers above leave them out, so the estimate is
+    a lower bound when ``not_counted`` > 0.
+
+    ``cost_first_round`` and ``cost`` (the upper bound with every re-ask) use the prices per
+    million tokens given (None without prices).
     """
 
     n_requests: int
@@ -104,19 +119,44 @@ class CostEstimate:
     max_completion_tokens: int
     price_in_per_mtok: Optional[float] = None
     price_out_per_mtok: Optional[float] = None
+    max_reasks: int = 0
+    reask_requests_max: int = 0
+    reask_prompt_tokens_max: int = 0
+    reask_completion_tokens_max: int = 0
+    not_counted: int = 0
+    not_counted_reasons: dict = field(default_factory=dict)
+
+    def _price(self, prompt: int, completion: int) -> Optional[float]:
+        if self.price_in_per_mtok is None or self.price_out_per_mtok is None:
+            return None
+        return (prompt * self.price_in_per_mtok + completion * self.price_out_per_mtok) / 1e6
+
+    @property
+    def cost_first_round(self) -> Optional[float]:
+        """Cost of the first-round requests to send (no re-ask)."""
+        return self._price(self.prompt_tokens, self.max_completion_tokens)
 
     @property
     def cost(self) -> Optional[float]:
-        if self.price_in_per_mtok is None or self.price_out_per_mtok is None:
-            return None
-        return (self.prompt_tokens * self.price_in_per_mtok
-                + self.max_completion_tokens * self.price_out_per_mtok) / 1e6
+        """Upper bound of the cost: the first round and every possible re-ask."""
+        return self._price(self.prompt_tokens + self.reask_prompt_tokens_max,
+                           self.max_completion_tokens + self.reask_completion_tokens_max)
 
     def to_dict(self) -> dict:
         return {"n_requests": self.n_requests, "n_cached": self.n_cached, "n_to_send": self.n_to_send,
                 "prompt_tokens_est": self.prompt_tokens, "max_completion_tokens": self.max_completion_tokens,
+                "max_reasks": self.max_reasks, "reask_requests_max": self.reask_requests_max,
+                "reask_prompt_tokens_max": self.reask_prompt_tokens_max,
+                "reask_completion_tokens_max": self.reask_completion_tokens_max,
+                "not_counted": self.not_counted, "not_counted_reasons": dict(self.not_counted_reasons),
                 "price_in_per_mtok": self.price_in_per_mtok, "price_out_per_mtok": self.price_out_per_mtok,
-                "cost_upper_bound": self.cost}
+                "cost_first_round": self.cost_first_round, "cost_upper_bound": self.cost}
+
+
+def _reported_tokens(response: dict) -> tuple[int, int]:
+    """(prompt tokens, completion tokens) as the server reported them in ``usage`` (0 when absent)."""
+    usage = response.get("usage") or {}
+    return int(usage.get("prompt_tokens") or 0), int(usage.get("completion_tokens") or 0)
 
 
 def estimate_tokens(messages: Sequence[dict]) -> int:
@@ -183,9 +223,9 @@ class LLMClient:
         self._client = client
         self.limiter = limiter
         self._lock = threading.Lock()
-        self.stats = {"requests": 0, "calls": 0, "cache_hits": 0, "retries": 0, "failures": 0,
-                      "prompt_tokens": 0, "completion_tokens": 0, "cached_prompt_tokens": 0,
-                      "cached_completion_tokens": 0}
+        #: counters over the client's lifetime (:data:`ev2r.types.LLMUsage.COUNTERS`); the usage of one
+        #: request is on its :class:`LLMOutcome`, so a caller sums those instead of diffing these
+        self.stats = dict.fromkeys(LLMUsage.COUNTERS, 0)
 
     # -- request identity ---------------------------------------------------------------------
     def full_params(self, request: LLMRequest) -> dict:
@@ -260,27 +300,26 @@ class LLMClient:
         raise TypeError(f"unexpected response type {type(resp).__name__}")
 
     def complete(self, request: LLMRequest) -> LLMOutcome:
-        """Answer one request: from the cache, or from the server with retries. Never raises."""
+        """Answer one request: from the cache, or from the server with retries. Never raises.
+
+        The outcome's ``usage`` says what it cost; :attr:`stats` adds it up over the client's life.
+        """
         key = self.key(request)
-        with self._lock:
-            self.stats["requests"] += 1
         if self.cache is not None:
             cached = self.cache.get(key)
             if cached is not None:
-                self._count_usage(cached, cached=True)
-                return LLMOutcome("ok", cached, from_cache=True, key=key)
+                pt, ct = _reported_tokens(cached)
+                return self._record(LLMOutcome(STATUS_OK, cached, from_cache=True, key=key, usage=LLMUsage(
+                    requests=1, cache_hits=1, cached_prompt_tokens=pt, cached_completion_tokens=ct)))
         if self.offline:
-            with self._lock:
-                self.stats["failures"] += 1
             where = self.cache.directory if self.cache is not None else "(no cache)"
-            return LLMOutcome(STATUS_REPLAY_MISSING, error=f"offline: no cached answer in {where} for key {key[:16]}",
-                              key=key)
+            return self._record(LLMOutcome(
+                STATUS_REPLAY_MISSING, error=f"offline: no cached answer in {where} for key {key[:16]}", key=key,
+                usage=LLMUsage(requests=1, failures=1)))
         attempts = 0
         status, error = STATUS_API_ERROR, "not attempted"
         while attempts <= self.max_retries:
             attempts += 1
-            with self._lock:
-                self.stats["calls"] += 1
             try:
                 if self.limiter is not None:
                     with self.limiter():
@@ -295,8 +334,6 @@ class LLMClient:
                 delay = min(self.max_backoff, self.backoff * (2 ** (attempts - 1)) * random.uniform(0.5, 1.0))
                 if retry_after is not None:
                     delay = min(self.max_backoff, max(delay, retry_after))
-                with self._lock:
-                    self.stats["retries"] += 1
                 time.sleep(delay)
                 continue
             if self.cache is not None:
@@ -306,13 +343,13 @@ class LLMClient:
                 except OSError as exc:  # the answer is still used; the failure is not silent
                     import warnings
 
-                    warnings.warn(f"ev2r.llm: could not write cache entry {key[:16]}: {exc}")
-            self._count_usage(response, cached=False)
-            return LLMOutcome("ok", response, attempts=attempts, key=key)
-        with self._lock:
-            self.stats["failures"] += 1
-        return LLMOutcome(status, error=f"{error} (after {attempts} attempt{'s' if attempts > 1 else ''})",
-                          attempts=attempts, key=key)
+                    warnings.warn(f"ev2r.llm: could not write cache entry {key[:16]}: {exc}", stacklevel=2)
+            pt, ct = _reported_tokens(response)
+            return self._record(LLMOutcome(STATUS_OK, response, attempts=attempts, key=key, usage=LLMUsage(
+                requests=1, calls=attempts, retries=attempts - 1, prompt_tokens=pt, completion_tokens=ct)))
+        return self._record(LLMOutcome(
+            status, error=f"{error} (after {attempts} attempt{'s' if attempts > 1 else ''})", attempts=attempts,
+            key=key, usage=LLMUsage(requests=1, calls=attempts, retries=attempts - 1, failures=1)))
 
     def complete_many(self, requests: Sequence[LLMRequest]) -> list[LLMOutcome]:
         """Answer requests with at most ``concurrency`` in flight; results in input order."""
@@ -323,28 +360,37 @@ class LLMClient:
         with ThreadPoolExecutor(max_workers=min(self.concurrency, len(requests))) as pool:
             return list(pool.map(self._safe, requests))
 
+    def chat(self, conversations: Sequence[Sequence[dict]], **params: Any) -> list[LLMOutcome]:
+        """:meth:`complete_many` of one request per conversation (a list of chat messages), each with
+        the decoding parameters ``params`` (``max_tokens``, ``logprobs``, ``top_logprobs``, ...).
+
+        This is the chat-client protocol of :class:`claimalign.similarity.llm_judge.ChatClient`, so
+        claimalign's LLM judge asks through this cached, retrying client.
+        """
+        return self.complete_many([LLMRequest([dict(m) for m in conv], dict(params)) for conv in conversations])
+
     def _safe(self, request: LLMRequest) -> LLMOutcome:
         try:
             return self.complete(request)
         except Exception as exc:  # a bug or a cache failure: recorded on the request, never raised
-            return LLMOutcome(STATUS_API_ERROR, error=f"{type(exc).__name__}: {exc}"[:500])
+            return self._record(LLMOutcome(STATUS_API_ERROR, error=f"{type(exc).__name__}: {exc}"[:500],
+                                           usage=LLMUsage(requests=1, failures=1)))
 
-    def _count_usage(self, response: dict, cached: bool) -> None:
-        usage = response.get("usage") or {}
-        pt, ct = usage.get("prompt_tokens") or 0, usage.get("completion_tokens") or 0
+    def _record(self, outcome: LLMOutcome) -> LLMOutcome:
+        """Add the outcome's usage to :attr:`stats`; return the outcome."""
         with self._lock:
-            if cached:
-                self.stats["cache_hits"] += 1
-                self.stats["cached_prompt_tokens"] += int(pt)
-                self.stats["cached_completion_tokens"] += int(ct)
-            else:
-                self.stats["prompt_tokens"] += int(pt)
-                self.stats["completion_tokens"] += int(ct)
+            for k, v in outcome.usage.counters().items():
+                self.stats[k] += v
+        return outcome
 
     # -- dry run -------------------------------------------------------------------------------
     def estimate(self, requests: Sequence[LLMRequest], price_in_per_mtok: Optional[float] = None,
                  price_out_per_mtok: Optional[float] = None) -> CostEstimate:
-        """What sending ``requests`` would cost; sends nothing (cached requests are free)."""
+        """What sending ``requests`` once would cost; sends nothing (cached requests are free).
+
+        Re-asks are not counted here (they depend on the answers): :func:`ev2r.llm.loop.estimate_asks`
+        adds their upper bound for the callers that re-ask.
+        """
         n_cached, prompt_tokens, completion = 0, 0, 0
         for r in requests:
             if self.cache is not None and self.key(r) in self.cache:

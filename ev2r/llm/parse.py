@@ -21,7 +21,7 @@ import re
 from typing import Any, Optional
 
 from ev2r.labels import Verdict
-from ev2r.metric.reference import ReferenceResult
+from ev2r.scores import ReferenceResult
 from ev2r.facts.replay import parse_recorded_response
 
 REFERENCE_KEYS = (

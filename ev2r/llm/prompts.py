@@ -39,6 +39,7 @@ import hashlib
 import string
 from dataclasses import dataclass
 from importlib import resources
+from typing import Any
 
 PROMPT_NAMES = ("reference_prf", "proxy_verdict", "averitec2025_recall", "averitec2025_question_recall",
                 "arena_pairwise")
@@ -90,3 +91,19 @@ def load_prompt(name: str) -> Prompt:
         raise ValueError(f"prompt: {name!r} is not one of the shipped prompts {PROMPT_NAMES}")
     text = (resources.files("ev2r.llm") / "templates" / f"{name}.txt").read_text(encoding="utf-8")
     return Prompt(name, text, hashlib.sha256(text.encode("utf-8")).hexdigest())
+
+
+def resolve_prompt(prompt: Any, default: str) -> Prompt:
+    """The prompt a caller asked for: ``default`` (a shipped name) when ``prompt`` is None; a
+    :class:`Prompt` as is; a shipped name (a string without ``$``); else template text.
+
+    Raises:
+        ValueError: an unknown shipped name, or empty template text.
+    """
+    if prompt is None:
+        return load_prompt(default)
+    if isinstance(prompt, Prompt):
+        return prompt
+    if isinstance(prompt, str) and "$" not in prompt:
+        return load_prompt(prompt)
+    return prompt_from_text(prompt)

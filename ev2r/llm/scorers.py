@@ -28,45 +28,62 @@ Per-item statuses (never raised for the batch, never NaN, never 0 in place of a 
 
 Empty predicted evidence is scored without a call: precision = recall = F1 = 0 (a system that
 retrieved nothing is credited with nothing, as in :mod:`ev2r.metric.reference`).
+
+Both ask through the one call loop (:func:`ev2r.llm.loop.ask`: cache, retries, re-asks), and each
+result carries what its item cost in ``llm`` (:class:`ev2r.types.LLMUsage`), which
+:class:`~ev2r.metric.scorer.Ev2RScorer` puts on the item's :class:`~ev2r.types.ItemScore`: the
+accounting of a run is the sum over its items, whatever the chunks or the engine.
 """
 
 from __future__ import annotations
 
 import collections
+import dataclasses
 from pathlib import Path
 from typing import Any, Optional, Sequence
 
+from ev2r.config import PROXY_TARGETS
 from ev2r.labels import Verdict, normalize_verdict
-from ev2r.metric.proxy import ProxyResult
-from ev2r.metric.reference import ReferenceResult
-from ev2r.types import Item, STATUS_OK
-from ev2r.llm.client import CostEstimate, LLMClient, LLMOutcome, LLMRequest
-from ev2r.llm.parse import ParseError, parse_reference_response, verdict_distribution
-from ev2r.llm.prompts import Prompt, load_prompt, prompt_from_text
-
-STATUS_PARSE_ERROR = "parse_error"
+from ev2r.scores import ProxyResult
+from ev2r.scores import ReferenceResult
+from ev2r.types import STATUS_ERROR, STATUS_NO_LABEL, STATUS_NO_REFERENCE, STATUS_OK, Item, LLMUsage
+from ev2r.llm.client import CostEstimate, LLMClient, LLMRequest
+from ev2r.llm.loop import ask, estimate_asks
+from ev2r.llm.parse import parse_reference_response, verdict_distribution
+from ev2r.llm.prompts import resolve_prompt
 
 REASK_MESSAGE = (
     "Your previous answer could not be used: {error}. Reply again with only the JSON object, with "
     "every key of the schema, whole-number counts that match the numbered facts, and precision and "
     "recall equal to support / count."
 )
+#: the proxy's verdict order (the distribution's columns)
+_VERDICT_ORDER = (Verdict.SUPPORTED, Verdict.REFUTED, Verdict.NOT_ENOUGH_EVIDENCE, Verdict.CONFLICTING)
 
 
-def _resolve_prompt(prompt: Any, default: str) -> Prompt:
-    if prompt is None:
-        return load_prompt(default)
-    if isinstance(prompt, Prompt):
-        return prompt
-    if isinstance(prompt, str) and "$" not in prompt:
-        return load_prompt(prompt)
-    return prompt_from_text(prompt)
+def _make_client(llm_client: Optional[LLMClient], what: str, **kwargs) -> LLMClient:
+    """``llm_client``, or a new :class:`LLMClient` from ``kwargs`` (which must name a ``model``).
 
-
-def _make_client(llm_client: Optional[LLMClient], **kwargs) -> LLMClient:
+    Raises:
+        ValueError: neither a client nor a model name.
+    """
     if llm_client is not None:
         return llm_client
+    if kwargs.get("model") is None:
+        raise ValueError(f"model: the LLM {what} needs a model name (--llm-model)")
     return LLMClient(**kwargs)
+
+
+def _check_int(name: str, value: Any, lo: int, hi: Optional[int] = None) -> int:
+    """``value`` when it is an int in ``lo..hi`` (``>= lo`` without ``hi``).
+
+    Raises:
+        ValueError: naming ``name`` and the allowed range.
+    """
+    if isinstance(value, bool) or not isinstance(value, int) or value < lo or (hi is not None and value > hi):
+        allowed = f">= {lo}" if hi is None else f"in {lo}..{hi}"
+        raise ValueError(f"{name}: must be an int {allowed}, got {value!r}")
+    return value
 
 
 class LLMReferenceScorer:
@@ -105,26 +122,18 @@ class LLMReferenceScorer:
                  seed: Optional[int] = 0, max_tokens: int = 1024, max_reasks: int = 1, prompt: Any = None,
                  recorded: Optional[str | Path] = None, recorded_model: Optional[str] = None,
                  llm_client: Optional[LLMClient] = None):
-        if not isinstance(max_tokens, int) or max_tokens < 1:
-            raise ValueError(f"max_tokens: must be an int >= 1, got {max_tokens!r}")
-        if not isinstance(max_reasks, int) or not 0 <= max_reasks <= 3:
-            raise ValueError(f"max_reasks: must be an int in 0..3, got {max_reasks!r}")
-        if llm_client is None and model is None:
-            raise ValueError("model: the LLM decomposer needs a model name (--llm-model)")
-        self.client = _make_client(llm_client, model=model, base_url=base_url, api_key_env=api_key_env,
-                                   cache_dir=cache_dir, offline=offline, concurrency=concurrency,
-                                   timeout=timeout, max_retries=max_retries, backoff=backoff,
-                                   temperature=temperature, seed=seed)
-        self.prompt = _resolve_prompt(prompt, "reference_prf")
-        self.max_tokens = max_tokens
-        self.max_reasks = max_reasks
+        self.max_tokens = _check_int("max_tokens", max_tokens, 1)
+        self.max_reasks = _check_int("max_reasks", max_reasks, 0, 3)
+        self.client = _make_client(llm_client, "decomposer", model=model, base_url=base_url, api_key_env=api_key_env,
+                                   cache_dir=cache_dir, offline=offline, concurrency=concurrency, timeout=timeout,
+                                   max_retries=max_retries, backoff=backoff, temperature=temperature, seed=seed)
+        self.prompt = resolve_prompt(prompt, "reference_prf")
         self.recorded = None
         if recorded is not None:
             from ev2r.facts.replay import ReplayReferenceScorer
 
             self.recorded = ReplayReferenceScorer(recorded, model=recorded_model)
         self.name = f"llm:{self.client.model}"
-        self.last_run: dict = {}
 
     # -- protocol -------------------------------------------------------------------------------
     def signature_fields(self) -> dict[str, str]:
@@ -147,78 +156,58 @@ class LLMReferenceScorer:
     def _needs_call(self, item: Item) -> Optional[ReferenceResult]:
         """A result decided without the LLM, or None when the LLM must be asked."""
         if item.reference_evidence.is_empty:
-            return ReferenceResult(status="no_reference", error="reference_evidence is empty")
+            return ReferenceResult(status=STATUS_NO_REFERENCE, error="reference_evidence is empty")
         if item.predicted_evidence.is_empty:
             return ReferenceResult(precision=0.0, recall=0.0, f1=0.0)
         if self.recorded is not None and str(item.id) in self.recorded.records:
             return self.recorded.score_reference([item])[0]
         return None
 
-    def score_reference(self, items: Sequence[Item]) -> list[ReferenceResult]:
-        """One :class:`~ev2r.metric.reference.ReferenceResult` per item, in order; never raises for the
-        batch (see the module docstring for the statuses)."""
-        results: list[Optional[ReferenceResult]] = [None] * len(items)
-        pending: dict[int, LLMRequest] = {}
+    def _plan(self, items: Sequence[Item]):
+        """``(decided, pending, requests)``: results decided without a call by position, the
+        positions to ask and their first-round requests."""
+        decided: dict[int, ReferenceResult] = {}
+        pending: list[int] = []
+        requests: list[LLMRequest] = []
         for i, item in enumerate(items):
             try:
-                decided = self._needs_call(item)
-                if decided is not None:
-                    results[i] = decided
+                res = self._needs_call(item)
+                if res is None:
+                    requests.append(self.request_for(item))
+                    pending.append(i)
                 else:
-                    pending[i] = self.request_for(item)
+                    decided[i] = res
             except Exception as e:  # e.g. a custom prompt with a missing field: this item only
-                results[i] = ReferenceResult(status="error", error=f"{type(e).__name__}: {e}")
-        before = dict(self.client.stats)
-        n_reasks = 0
-        for round_ in range(self.max_reasks + 1):
-            if not pending:
-                break
-            order = sorted(pending)
-            outcomes = self.client.complete_many([pending[i] for i in order])
-            next_pending: dict[int, LLMRequest] = {}
-            for i, out in zip(order, outcomes):
-                res, reask = self._interpret(pending[i], out, round_)
-                results[i] = res
-                if reask is not None:
-                    next_pending[i] = reask
-            n_reasks += len(next_pending)
-            pending = next_pending
-        final = [r if r is not None else ReferenceResult(status="error", error="not scored") for r in results]
-        self.last_run = {k: self.client.stats[k] - before.get(k, 0) for k in self.client.stats}
-        self.last_run["reasks"] = n_reasks
-        self.last_run["statuses"] = dict(collections.Counter(r.status for r in final))
-        return final
+                decided[i] = ReferenceResult(status=STATUS_ERROR, error=f"{type(e).__name__}: {e}")
+        return decided, pending, requests
 
-    def _interpret(self, request: LLMRequest, out: LLMOutcome, round_: int):
-        if not out.ok:
-            return ReferenceResult(status=out.status, error=out.error), None
-        try:
-            res = parse_reference_response(out.response)
-            return res, None
-        except ParseError as e:
-            res = ReferenceResult(status=STATUS_PARSE_ERROR, error=f"{e} (attempt {round_ + 1})")
-            if round_ >= self.max_reasks:
-                return res, None
-            answer = ""
-            try:
-                answer = out.response["choices"][0]["message"]["content"] or ""
-            except (KeyError, IndexError, TypeError):
-                pass
-            messages = list(request.messages) + [{"role": "assistant", "content": answer},
-                                                 {"role": "user", "content": REASK_MESSAGE.format(error=e)}]
-            return res, LLMRequest(messages, dict(request.params))
+    def _reask(self, index: int, error: BaseException) -> str:
+        return REASK_MESSAGE.format(error=error)
+
+    def score_reference(self, items: Sequence[Item]) -> list[ReferenceResult]:
+        """One :class:`~ev2r.metric.reference.ReferenceResult` per item, in order; never raises for the
+        batch (see the module docstring for the statuses). Each result's ``llm`` is what the item
+        cost (:class:`~ev2r.types.LLMUsage`; zero for an item decided without a call)."""
+        decided, pending, requests = self._plan(items)
+        results = {i: dataclasses.replace(r, llm=LLMUsage()) for i, r in decided.items()}
+        answers = ask(self.client, requests, lambda i, response: parse_reference_response(response),
+                      max_reasks=self.max_reasks, reask_message=self._reask)
+        for i, a in zip(pending, answers):
+            results[i] = (dataclasses.replace(a.value, llm=a.usage) if a.ok else
+                          ReferenceResult(status=a.status, error=a.error_with_attempt(), llm=a.usage))
+        return [results[i] for i in range(len(items))]
 
     def estimate(self, items: Sequence[Item], price_in_per_mtok: Optional[float] = None,
                  price_out_per_mtok: Optional[float] = None) -> CostEstimate:
-        """Dry run: the first-round requests these items need, minus those already cached."""
-        reqs = []
-        for item in items:
-            try:
-                if self._needs_call(item) is None:
-                    reqs.append(self.request_for(item))
-            except Exception:
-                continue
-        return self.client.estimate(reqs, price_in_per_mtok, price_out_per_mtok)
+        """Dry run of :meth:`score_reference` (sends nothing): the requests these items need, those
+        answered by the cache, the upper bound of the re-asks, and ``not_counted`` items (with the
+        reason) whose request cannot be built (:func:`ev2r.llm.loop.estimate_asks`)."""
+        decided, _, requests = self._plan(items)
+        not_counted = collections.Counter(f"request cannot be built ({r.error})"[:200] for r in decided.values()
+                                          if r.status == STATUS_ERROR)
+        return estimate_asks(self.client, requests, lambda i, response: parse_reference_response(response),
+                             max_reasks=self.max_reasks, reask_message=self._reask, not_counted=not_counted,
+                             price_in_per_mtok=price_in_per_mtok, price_out_per_mtok=price_out_per_mtok)
 
 
 class LLMProxyScorer:
@@ -245,21 +234,15 @@ class LLMProxyScorer:
                  timeout: float = 60.0, max_retries: int = 3, backoff: float = 1.0, seed: Optional[int] = 0,
                  target: str = "gold", max_tokens: int = 4, top_logprobs: int = 20, prompt: Any = None,
                  llm_client: Optional[LLMClient] = None):
-        if target not in ("gold", "human"):
-            raise ValueError(f"target: {target!r} is not one of ('gold', 'human')")
-        if not isinstance(max_tokens, int) or not 1 <= max_tokens <= 16:
-            raise ValueError(f"max_tokens: must be an int in 1..16, got {max_tokens!r}")
-        if not isinstance(top_logprobs, int) or not 5 <= top_logprobs <= 20:
-            raise ValueError(f"top_logprobs: must be an int in 5..20, got {top_logprobs!r}")
-        if llm_client is None and model is None:
-            raise ValueError("model: the LLM proxy needs a model name (--llm-model)")
-        self.client = _make_client(llm_client, model=model, base_url=base_url, api_key_env=api_key_env,
-                                   cache_dir=cache_dir, offline=offline, concurrency=concurrency,
-                                   timeout=timeout, max_retries=max_retries, backoff=backoff, seed=seed)
-        self.prompt = _resolve_prompt(prompt, "proxy_verdict")
+        if target not in PROXY_TARGETS:
+            raise ValueError(f"target: {target!r} is not one of {PROXY_TARGETS}")
+        self.max_tokens = _check_int("max_tokens", max_tokens, 1, 16)
+        self.top_logprobs = _check_int("top_logprobs", top_logprobs, 5, 20)
+        self.client = _make_client(llm_client, "proxy", model=model, base_url=base_url, api_key_env=api_key_env,
+                                   cache_dir=cache_dir, offline=offline, concurrency=concurrency, timeout=timeout,
+                                   max_retries=max_retries, backoff=backoff, seed=seed)
+        self.prompt = resolve_prompt(prompt, "proxy_verdict")
         self.target = target
-        self.max_tokens = max_tokens
-        self.top_logprobs = top_logprobs
 
     def signature_fields(self) -> dict[str, str]:
         return {"proxy": f"llm-{self.target}", "proxy_prompt": self.prompt.id,
@@ -277,33 +260,31 @@ class LLMProxyScorer:
         return None if raw is None else normalize_verdict(raw, field="human_label")
 
     def score_proxy(self, items: Sequence[Item]) -> list[ProxyResult]:
-        """One result per item, in order; never raises for the batch."""
+        """One result per item, in order; never raises for the batch. Each result's ``llm`` is what
+        the item cost (zero for an item decided without a call)."""
         results: list[Optional[ProxyResult]] = [None] * len(items)
         todo: list[tuple[int, Verdict]] = []
         for i, item in enumerate(items):
             try:
                 target = self._target(item)
             except ValueError as e:
-                results[i] = ProxyResult(None, None, "error", str(e))
+                results[i] = ProxyResult(None, None, STATUS_ERROR, str(e), llm=LLMUsage())
                 continue
             if target is None:
-                results[i] = ProxyResult(None, None, "no_label", "the verdict to score is missing")
+                results[i] = ProxyResult(None, None, STATUS_NO_LABEL, "the verdict to score is missing", llm=LLMUsage())
                 continue
             if item.predicted_evidence.is_empty:
                 results[i] = ProxyResult(1.0 if target == Verdict.NOT_ENOUGH_EVIDENCE else 0.0,
-                                         (0.0, 0.0, 1.0, 0.0))
+                                         (0.0, 0.0, 1.0, 0.0), llm=LLMUsage())
                 continue
             todo.append((i, target))
-        outcomes = self.client.complete_many([self.request_for(items[i]) for i, _ in todo])
-        for (i, target), out in zip(todo, outcomes):
-            if not out.ok:
-                results[i] = ProxyResult(None, None, out.status, out.error)
+        answers = ask(self.client, [self.request_for(items[i]) for i, _ in todo],
+                      lambda i, response: verdict_distribution(response))
+        for (i, target), a in zip(todo, answers):
+            if not a.ok:
+                results[i] = ProxyResult(None, None, a.status, a.error, llm=a.usage)
                 continue
-            try:
-                dist = verdict_distribution(out.response)
-            except ParseError as e:
-                results[i] = ProxyResult(None, None, STATUS_PARSE_ERROR, str(e))
-                continue
-            order = (Verdict.SUPPORTED, Verdict.REFUTED, Verdict.NOT_ENOUGH_EVIDENCE, Verdict.CONFLICTING)
-            results[i] = ProxyResult(float(dist[target]), tuple(round(dist[v], 6) for v in order), STATUS_OK)
+            dist = a.value
+            results[i] = ProxyResult(float(dist[target]), tuple(round(dist[v], 6) for v in _VERDICT_ORDER), STATUS_OK,
+                                     llm=a.usage)
         return results  # type: ignore[return-value]

@@ -1,84 +1,30 @@
 """High-level entry points: build a configured :class:`~ev2r.metric.scorer.Ev2RScorer` and score.
 
->>> from ev2r.metric.factory import build_scorer                                  # doctest: +SKIP
->>> scorer = build_scorer()          # bundled verifier, rule-based facts, alpha 0.5
->>> scores = scorer.score(items); summary = scorer.corpus(scores)
+>>> from ev2r.metric.factory import build_scorer
+>>> from ev2r.types import Evidence, Item
+>>> class Entails:                      # a stand-in verifier: every pair is entailed with p = 0.9
+...     name = "entails"
+...     def predict(self, premises, hypotheses):
+...         import numpy as np
+...         return np.tile([0.9, 0.05, 0.05], (len(premises), 1))
+>>> scorer = build_scorer(verifier=Entails())    # rule-based facts, alpha 0.5 (ev2r.config.DEFAULTS)
+>>> item = Item(id="1", claim="Paris is the capital of France.",
+...             predicted_evidence=Evidence.from_text("Paris is the capital of France."),
+...             reference_evidence=Evidence.from_text("The capital of France is Paris."), gold_label="supported")
+>>> [s.ev2r for s in scorer.score([item])]      # 0.5 * F1 (1.0) + 0.5 * P(supported) (0.9)
+[0.95]
 """
 
 from __future__ import annotations
 
-import functools
 from typing import Callable, Optional, Sequence
 
 from ev2r.facts.rules import RuleBasedDecomposer, get_rule_decomposer  # noqa: F401 (RuleBasedDecomposer re-exported)
 from ev2r.config import BASELINE_SCORERS, DECOMPOSERS, DEFAULTS, ScorerConfig  # noqa: F401 (re-exported)
 from ev2r.metric.scorer import SCORE_NAMES, Ev2RScorer, verifier_signature_fields
 from ev2r.types import Item
-
-#: Verifier precision used when none is given ("auto": bf16 where the hardware runs it natively).
-DEFAULT_DTYPE = DEFAULTS.dtype
-
-
-@functools.lru_cache(maxsize=4)
-def _cached_verifier(spec: str, device: str, batch_size: int, dtype: str = "fp32"):
-    from ev2r.verifier.nli import load_verifier
-
-    try:  # load now: a checkpoint that cannot serve is one clear error, not a failure on every item
-        ver = load_verifier(spec, device=device, batch_size=batch_size, dtype=dtype)
-        ver._load()
-    except (OSError, ValueError, RuntimeError, ImportError, AssertionError) as e:
-        first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
-        raise ValueError(f"--model {spec!r}: cannot be loaded as a 3-way NLI verifier on {device}: {first}") from None
-    return ver
-
-
-def check_device(device: str) -> str:
-    """Validate a torch device string for the verifier.
-
-    Raises:
-        ValueError: not a torch device, a device type the verifier cannot run on (allowed: cpu,
-            cuda, cuda:N, mps), or CUDA / MPS requested where torch has none.
-    """
-    import torch
-
-    try:
-        dev = torch.device(device)
-    except (RuntimeError, TypeError):
-        raise ValueError(f"--device: {device!r} is not a torch device (allowed: cpu, cuda, cuda:N, mps)") from None
-    if dev.type not in ("cpu", "cuda", "mps"):
-        raise ValueError(f"--device: {device!r}: the verifier runs on cpu, cuda, cuda:N or mps, not {dev.type}")
-    if dev.type == "cuda":
-        if not torch.cuda.is_available():
-            raise ValueError(f"--device: {device!r} requested but torch has no CUDA here "
-                             "(torch.cuda.is_available() is False); use cpu")
-        if dev.index is not None and dev.index >= torch.cuda.device_count():
-            raise ValueError(f"--device: {device!r}: only {torch.cuda.device_count()} CUDA device(s) visible")
-    if dev.type == "mps" and not (getattr(torch.backends, "mps", None) and torch.backends.mps.is_available()):
-        raise ValueError(f"--device: {device!r} requested but MPS is not available here; use cpu")
-    return device
-
-
-def get_verifier(spec: str = "bundled", device: Optional[str] = None, batch_size: int = 32, dtype: str = DEFAULT_DTYPE):
-    """A (process-wide cached) verifier for ``spec``: ``"bundled"``, a checkpoint path or hub id,
-    loaded (weights and tokenizer) before it is returned.
-
-    ``dtype``: ``"auto"`` (bf16 on CUDA or on a CPU with native bf16, else fp32), ``"fp32"``,
-    ``"bf16"`` or ``"int8"`` (CPU); see :class:`ev2r.verifier.nli.HFNLIVerifier`.
-
-    Raises:
-        ValueError: a bad ``device`` (:func:`check_device`), ``dtype`` or ``batch_size``, or a
-            checkpoint that cannot be loaded as a 3-way NLI classifier (missing, 2-way, unnamed
-            labels), naming it.
-    """
-    from ev2r.verifier.nli import default_device, resolve_dtype
-
-    device = check_device(device or default_device())
-    if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
-        raise ValueError(f"batch_size: must be an integer >= 1, got {batch_size!r}")
-    dtype = resolve_dtype(dtype, device)
-    if dtype == "int8" and not device.startswith("cpu"):
-        raise ValueError(f"dtype: int8 runs on device 'cpu' only, not {device!r} (use bf16 on CUDA)")
-    return _cached_verifier(spec, device, batch_size, dtype)
+# the verifier loaders live in ev2r.verifier.loading; importable from here as before
+from ev2r.verifier.loading import DEFAULT_DTYPE, _cached_verifier, check_device, get_verifier  # noqa: F401
 
 
 def build_scorer(verifier: object = DEFAULTS.verifier, decomposer: str = DEFAULTS.decomposer,

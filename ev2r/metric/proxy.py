@@ -21,7 +21,6 @@ verdict-agreement correlations; it is kept only as a labelled comparison.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Optional, Sequence
 
 import numpy as np
@@ -29,18 +28,9 @@ import numpy as np
 from ev2r.config import DEFAULTS, PROXY_TARGETS  # noqa: F401 (PROXY_TARGETS re-exported)
 from ev2r.labels import Verdict, normalize_verdict, verdict_probability
 from ev2r.metric.reference import pair_premises
-from ev2r.types import Item, STATUS_OK
+from ev2r.scores import ProxyResult  # noqa: F401 (re-exported)
+from ev2r.types import Item
 from ev2r.verifier.nli import aggregate_windows, check_probabilities
-
-
-@dataclass
-class ProxyResult:
-    """Proxy score for one item: in [0, 1], or None with a non-ok status."""
-
-    proxy: Optional[float]
-    distribution: Optional[tuple[float, float, float]]
-    status: str = STATUS_OK
-    error: Optional[str] = None
 
 
 class NLIProxyScorer:

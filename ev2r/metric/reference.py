@@ -22,28 +22,15 @@ item's status is ``no_reference``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Optional, Protocol, Sequence, runtime_checkable
+from typing import Protocol, Sequence, runtime_checkable
 
 import numpy as np
 
 from ev2r.config import DEFAULTS, SUPPORT_MODES  # noqa: F401 (SUPPORT_MODES re-exported)
 from ev2r.facts.rules import Decomposer
+from ev2r.scores import ReferenceResult, f1_score, prf_from_support  # noqa: F401 (re-exported)
 from ev2r.types import AtomicFact, Evidence, FactSupport, Item, STATUS_OK
 from ev2r.verifier.nli import check_probabilities
-
-
-@dataclass
-class ReferenceResult:
-    """Reference-based result for one item (scores in [0, 1] or None with a non-ok status)."""
-
-    precision: Optional[float] = None
-    recall: Optional[float] = None
-    f1: Optional[float] = None
-    predicted_facts: list[FactSupport] = field(default_factory=list)
-    reference_facts: list[FactSupport] = field(default_factory=list)
-    status: str = STATUS_OK
-    error: Optional[str] = None
 
 
 @runtime_checkable
@@ -60,30 +47,6 @@ class ReferenceScorer(Protocol):
     def score_reference(self, items: Sequence[Item]) -> list[ReferenceResult]: ...
 
     def signature_fields(self) -> dict[str, str]: ...
-
-
-def f1_score(precision: float, recall: float) -> float:
-    """Harmonic mean of precision and recall in [0, 1]; 0 when both are 0.
-
-    >>> f1_score(0.5, 1.0)
-    0.6666666666666666
-    """
-    for name, v in (("precision", precision), ("recall", recall)):
-        if v is None or not (0.0 <= v <= 1.0):
-            raise ValueError(f"{name}: expected a value in [0, 1], got {v!r}")
-    return 0.0 if precision + recall == 0 else 2 * precision * recall / (precision + recall)
-
-
-def prf_from_support(pred_support: Sequence[float], ref_support: Sequence[float]) -> tuple[float, Optional[float], Optional[float]]:
-    """Precision, recall, F1 from per-fact support values in [0, 1] (1/0 decisions or soft).
-
-    Returns ``(precision, recall, f1)``; recall and F1 are None when there are no reference facts.
-    """
-    precision = float(np.mean(pred_support)) if len(pred_support) else 0.0
-    if not len(ref_support):
-        return precision, None, None
-    recall = float(np.mean(ref_support))
-    return precision, recall, f1_score(precision, recall)
 
 
 def pair_premises(evidence: Evidence) -> list[str]:

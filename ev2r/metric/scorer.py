@@ -21,25 +21,11 @@ from typing import Callable, Mapping, Optional, Sequence
 
 from ev2r.config import DEFAULTS
 from ev2r.labels import LABEL_MAPPING_ID
+from ev2r.scores import ev2r_combine  # noqa: F401 (re-exported)
 from ev2r.signature import Signature, package_version
-from ev2r.types import CorpusScore, Item, ItemScore, STATUS_OK, mean_or_none
+from ev2r.types import CorpusScore, Item, ItemScore, LLMUsage, STATUS_OK, mean_or_none
 
 SCORE_NAMES = ("precision", "recall", "f1", "proxy", "ev2r")
-
-
-def ev2r_combine(f1: float, proxy: float, alpha: float = DEFAULTS.alpha) -> float:
-    """``alpha * f1 + (1 - alpha) * proxy`` (Akhtar et al. 2024, sec. 3.3). All in [0, 1].
-
-    >>> ev2r_combine(0.5, 1.0)
-    0.75
-
-    Raises:
-        ValueError: an argument outside [0, 1].
-    """
-    for name, v in (("f1", f1), ("proxy", proxy), ("alpha", alpha)):
-        if v is None or not (0.0 <= v <= 1.0):
-            raise ValueError(f"{name}: expected a value in [0, 1], got {v!r}")
-    return alpha * f1 + (1.0 - alpha) * proxy
 
 
 def verifier_signature_fields(verifier) -> dict[str, str]:
@@ -134,16 +120,11 @@ class Ev2RScorer:
                 raise ValueError(f"items[{k}]: expected an ev2r.types.Item (build one from a row with "
                                  f"ev2r.io.readers.item_from_row), got {type(it).__name__}")
         out: list[ItemScore] = []
-        ref = self.reference_scorer
-        total_run: dict = {}
-        for start in range(0, len(items), self.chunk_size):
+        for start in range(0, len(items), self.chunk_size):  # LLM accounting rides on each ItemScore.llm
             chunk = items[start:start + self.chunk_size]
             out.extend(self._score_chunk(chunk))
-            _add_run(total_run, getattr(ref, "last_run", None))
             if self.progress:
                 self.progress(len(out), len(items))
-        if isinstance(getattr(ref, "last_run", None), dict):
-            ref.last_run = total_run  # LLM accounting of the whole call, not of its last chunk
         return out
 
     def _isolated(self, fn, items, make_failure):
@@ -196,7 +177,8 @@ class Ev2RScorer:
         scores = []
         for k, (item, ref, prox) in enumerate(zip(items, refs, proxies)):
             s = ItemScore(id=item.id, row=item.row, precision=ref.precision, recall=ref.recall, f1=ref.f1,
-                          predicted_facts=ref.predicted_facts, reference_facts=ref.reference_facts)
+                          predicted_facts=ref.predicted_facts, reference_facts=ref.reference_facts,
+                          llm=LLMUsage.total([ref.llm, prox.llm if prox is not None else None]))
             statuses, errors = [], []
             if ref.status != STATUS_OK:
                 statuses.append(ref.status)
@@ -224,19 +206,6 @@ class Ev2RScorer:
     def corpus(self, scores: Sequence[ItemScore]) -> CorpusScore:
         """Means over ok items (values that are None are left out), counts and the signature."""
         return corpus_summary(scores, self.signature())
-
-
-def _add_run(total: dict, run) -> None:
-    """Add one chunk's LLM accounting (numbers, and dicts of counts such as ``statuses``) to ``total``."""
-    for k, v in (run or {}).items():
-        if isinstance(v, dict):
-            sub = total.setdefault(k, {})
-            for kk, vv in v.items():
-                sub[kk] = sub.get(kk, 0) + vv
-        elif isinstance(v, (int, float)) and not isinstance(v, bool):
-            total[k] = total.get(k, 0) + v
-        else:
-            total[k] = v
 
 
 def corpus_summary(scores: Sequence[ItemScore], signature: str) -> CorpusScore:

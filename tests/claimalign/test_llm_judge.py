@@ -76,38 +76,62 @@ def test_no_score_token_is_an_error():
 
 
 class FakeClient:
-    def __init__(self, dist):
-        self.kwargs = []
-        self.dist = dist
-        self.chat = NS(completions=NS(create=self.create))
+    """A :class:`ChatClient`: answers every conversation with the score distribution ``dist``; the
+    requests are recorded (``conversations``, ``params`` per call)."""
 
-    def create(self, **kwargs):
-        self.kwargs.append(kwargs)
+    model = "m"
+
+    def __init__(self, dist, fail=None):
+        self.calls = []
+        self.dist = dist
+        self.fail = fail  # a pair's left claim whose request fails
+
+    def chat(self, conversations, **params):
+        self.calls.append({"conversations": conversations, "params": params})
         best = int(np.argmax(self.dist))
         tops = {str(s): math.log(p) for s, p in enumerate(self.dist) if p}
-        return chat_response([("Score", -0.1, {"Score": -0.1}), (":", -0.1, {":": -0.1}),
-                              (str(best), math.log(self.dist[best]), tops)])
+        out = []
+        for conv in conversations:
+            if self.fail and f"Claim A: {self.fail}\n" in conv[0]["content"]:
+                out.append(NS(ok=False, response=None, status="api_error", error="server exploded"))
+                continue
+            out.append(NS(ok=True, status="ok", error=None, response=chat_response(
+                [("Score", -0.1, {"Score": -0.1}), (":", -0.1, {":": -0.1}),
+                 (str(best), math.log(self.dist[best]), tops)])))
+        return out
 
 
 def test_judge_similarity_with_fake_client():
     client = FakeClient([0, 0, 0, 0.5, 0.5])
-    sim = LLMJudgeSimilarity(model="m", client=client)
+    sim = LLMJudgeSimilarity(client)
     m = sim.matrix(["a", "b"], ["c"])
     assert m.shape == (2, 1)
     assert m == pytest.approx(np.full((2, 1), 3.5 / 4))
-    kw = client.kwargs[0]
-    assert kw["logprobs"] is True and kw["top_logprobs"] == 20 and kw["temperature"] == 0
-    assert kw["max_tokens"] <= 16 and kw["model"] == "m"
-    assert "Claim A: a" in kw["messages"][0]["content"]
+    assert len(client.calls) == 1 and len(client.calls[0]["conversations"]) == 2  # one batch for the matrix
+    params = client.calls[0]["params"]
+    assert params["logprobs"] is True and params["top_logprobs"] == 20 and params["max_tokens"] <= 16
+    assert "Claim A: a" in client.calls[0]["conversations"][0][0]["content"]
+    assert sim.name.startswith("llm-geval:m:prompt-")
     sim.matrix(["a"], ["c"])
-    assert len(client.kwargs) == 2  # cached
-    assert LLMJudgeSimilarity(model="m", client=FakeClient([1, 0, 0, 0, 0]), symmetric=True).score("x", "y") == 0.0
+    assert len(client.calls) == 1  # asked once per instance
+    sym = LLMJudgeSimilarity(FakeClient([1, 0, 0, 0, 0]), symmetric=True)
+    assert sym.score("x", "y") == 0.0 and sym.name.endswith(":sym")
+    assert len(sym.client.calls[0]["conversations"]) == 2  # both orders
 
 
-def test_judge_bad_arguments():
+def test_failed_request_is_an_error_never_a_score():
+    sim = LLMJudgeSimilarity(FakeClient([0, 0, 0, 0, 1], fail="b"))
+    with pytest.raises(LLMJudgeError, match="api_error: server exploded"):
+        sim.matrix(["a", "b"], ["c"])
+    assert sim.matrix(["a"], ["c"])[0, 0] == 1.0  # the pair that was answered is kept
+
+
+def test_judge_needs_a_client_and_good_arguments():
+    with pytest.raises(ValueError, match="client: the LLM judge needs a chat client"):
+        LLMJudgeSimilarity()
+    with pytest.raises(ValueError, match="client: expected an object with a model name"):
+        LLMJudgeSimilarity("gpt-4o")  # the old model-name first argument
     with pytest.raises(ValueError, match="prompt"):
-        LLMJudgeSimilarity(model="m", prompt="no fields")
+        LLMJudgeSimilarity(FakeClient([1, 0, 0, 0, 0]), prompt="no fields")
     with pytest.raises(ValueError, match="top_logprobs"):
-        LLMJudgeSimilarity(model="m", top_logprobs=2)
-    with pytest.raises(ValueError, match="model"):
-        LLMJudgeSimilarity(model="")
+        LLMJudgeSimilarity(FakeClient([1, 0, 0, 0, 0]), top_logprobs=2)

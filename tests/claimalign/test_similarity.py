@@ -3,7 +3,8 @@ import pytest
 
 from claimalign.similarity import (EditSimilarity, MeteorSimilarity, NLISimilarity, Similarity,
                                    get_similarity)
-from claimalign.similarity.nli import HFNLIAdapter, map_nli_labels
+from claimalign.nli import map_nli_labels
+from claimalign.similarity.nli import HFNLIAdapter
 
 
 def test_edit_hand_computed():
@@ -77,41 +78,26 @@ def test_meteor_hand_computed(nltk_data):
     assert m[0, 0] == pytest.approx(fmean * (1 - 0.5 / 27))
 
 
-class FakeVerifier:
-    """P(entail) = 0.9 when the hypothesis is a prefix-free substring of the premise, else 0.1."""
-
-    name = "fake"
-
-    def __init__(self):
-        self.calls = []
-
-    def predict(self, premises, hypotheses):
-        self.calls.append((list(premises), list(hypotheses)))
-        out = []
-        for p, h in zip(premises, hypotheses):
-            e = 0.9 if h in p else 0.1
-            out.append([e, (1 - e) / 2, (1 - e) / 2])
-        return np.array(out)
-
-
-def test_nli_both_directions_hand_computed():
-    v = FakeVerifier()
-    left, right = ["A and B", "C"], ["A", "C"]
+def test_nli_both_directions_hand_computed(keyword_verifier):
+    # the shared fake (tests/conftest.py): P(entail) = 0.9 when every 4+-letter word of the hypothesis is in
+    # the premise, else 0.1
+    v = keyword_verifier
+    left, right = ["apples and bananas", "cherries"], ["apples", "cherries"]
     mean = NLISimilarity(v, "mean").matrix(left, right)
-    # "A and B" entails "A" (0.9) but "A" does not entail "A and B" (0.1)
+    # "apples and bananas" entails "apples" (0.9) but "apples" does not entail "apples and bananas" (0.1)
     assert mean[0, 0] == pytest.approx(0.5)
     assert mean[1, 1] == pytest.approx(0.9)
     assert mean[0, 1] == pytest.approx(0.1)
     assert NLISimilarity(v, "min").matrix(left, right)[0, 0] == pytest.approx(0.1)
     assert NLISimilarity(v, "max").matrix(left, right)[0, 0] == pytest.approx(0.9)
-    # each distinct (premise, hypothesis) pair sent once: 2x2 pairs x 2 directions, "C"/"C" once
+    # each distinct (premise, hypothesis) pair sent once: 2x2 pairs x 2 directions, "cherries"/"cherries" once
     premises, hyps = v.calls[0]
     assert len(set(zip(premises, hyps))) == len(premises) == 7
 
 
-def test_nli_bad_arguments():
+def test_nli_bad_arguments(keyword_verifier):
     with pytest.raises(ValueError, match="combine"):
-        NLISimilarity(FakeVerifier(), "product")
+        NLISimilarity(keyword_verifier, "product")
     with pytest.raises(ValueError, match="verifier"):
         NLISimilarity(object())
 
@@ -205,6 +191,13 @@ def test_hf_adapter_reads_label_order_from_config(tmp_path):
         enc = tok(prem, hyp, padding=True, return_tensors="pt")
         ref = torch.softmax(model(**enc).logits.double(), -1).numpy()
     assert out == pytest.approx(ref[:, [1, 2, 0]], abs=1e-6)
+    # exactly the numbers of the adapter's own pre-refactor loop (length-sorted batch, only_first, float64 softmax)
+    order = sorted(range(2), key=lambda i: len(prem[i]) + len(hyp[i]))
+    with torch.inference_mode():
+        enc = tok([prem[i] for i in order], [hyp[i] for i in order], padding=True, truncation="only_first",
+                  max_length=256, return_tensors="pt")
+        exact = torch.softmax(model(**enc).logits.double(), dim=-1).numpy()[:, [1, 2, 0]]
+    assert np.array_equal(out[order], exact)
     assert out.sum(axis=1) == pytest.approx([1.0, 1.0])
     m = NLISimilarity(adapter, "min").matrix(prem[:1], hyp[:1])
     rev = adapter.predict(hyp[:1], prem[:1])

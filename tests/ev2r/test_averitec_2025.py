@@ -351,6 +351,46 @@ def test_reask_recovers_an_unusable_answer(tmp_path):
         LLMRecallJudge(make_client(tmp_path, transport), max_reasks=5)
 
 
+def test_each_judgement_carries_its_usage_and_judge_run_is_their_sum(run):
+    from ev2r.llm import LLMUsage
+
+    judged = [j for c in run.report.claims for j in (c.question_only, c.question_answer) if j.called]
+    assert len(judged) == 12 and all(j.llm is not None and j.llm.requests == 1 for j in judged)
+    total = LLMUsage.total(j.llm for j in judged)
+    jr = run.report.judge_run
+    assert {k: jr[k] for k in total.to_dict()} == total.to_dict()
+    assert jr["calls"] == 12 and jr["failures"] == 1 and jr["prompt_tokens"] == 11 * 100 and jr["reasks"] == 0
+    assert run.client.stats == total.counters()  # the client's counters are the same sum
+    assert "llm" not in judged[0].to_dict()  # accounting stays out of the -o rows
+    decided = [j for c in run.report.claims for j in (c.question_only, c.question_answer) if not j.called]
+    assert decided and all(j.llm is None for j in decided)
+
+
+def test_dry_run_counts_reasks_and_what_it_cannot_count(tmp_path):
+    from ev2r.shared_task.averitec2025 import estimate_averitec_2025
+
+    judge = LLMRecallJudge(make_client(tmp_path, Forbidden()), max_reasks=2)
+    est = estimate_averitec_2025(PREDS, GOLD, judge)
+    assert (est.n_requests, est.n_cached, est.n_to_send) == (12, 0, 12)
+    assert est.max_reasks == 2 and est.reask_requests_max == 24 and est.not_counted == 0
+    assert est.max_completion_tokens == 12 * 3000 and est.reask_completion_tokens_max == 24 * 3000
+    # after a run without re-asks, the cached unusable answers (4 of them) would be re-asked
+    evaluate_averitec_2025(PREDS, GOLD, LLMRecallJudge(make_client(tmp_path, StandInTransport(REPLIES))))
+    est = estimate_averitec_2025(PREDS, GOLD, judge)
+    assert (est.n_cached, est.n_to_send) == (11, 1)  # the failed call was not cached
+    assert est.reask_requests_max == 4 * 2 + 2  # 4 unusable cached answers, and the uncached request
+    # a prompt file whose text cannot be filled for some claims is reported, never skipped silently
+    f = tmp_path / "braces.txt"
+    f.write_text("Claim: {}\nReference: {}\nPredicted: {}", encoding="utf-8")
+    j2 = LLMRecallJudge(make_client(tmp_path, Forbidden()), prompt=str(f))
+    j2.prompts["question_answer"] = j2.prompts["question_answer"].__class__(
+        "broken", "$claim $reference_evidence $predicted_evidence $oops", "0" * 64, "template", "x")
+    est = estimate_averitec_2025(PREDS, GOLD, j2)
+    assert est.not_counted == 6 and est.n_requests == 6
+    (reason, n), = est.not_counted_reasons.items()
+    assert n == 6 and reason.startswith("prompt: KeyError") and "oops" in reason
+
+
 # ----------------------------------------------------------------------------- prompt files
 
 

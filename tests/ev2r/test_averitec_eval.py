@@ -132,8 +132,7 @@ def test_fast_meteor_equals_nltk_on_fixture_pairs(parity_inputs):
     from nltk.corpus import wordnet
     from nltk.translate.meteor_score import single_meteor_score
 
-    from claimalign.nltk_data import tokenize
-    from claimalign.meteor_fast import _stem, single_meteor, synonyms
+    from claimalign.meteor_fast import _stem, single_meteor, synonyms, tokenize
 
     preds, gold = parity_inputs
     from ev2r.shared_task.averitec2024 import join_claims, prepare_gold
@@ -293,6 +292,32 @@ def test_bad_joins_are_refused_naming_the_ids(preds, cause, ids):
         evaluate_averitec(preds, GOLD)
     assert info.value.problems[cause] == ids
     assert "do not join the gold file one-to-one" in str(info.value)
+
+
+def test_null_is_not_absent_for_evidence_fields():
+    # the one AVeriTeC prediction reader (ev2r.io.averitec) refuses null evidence fields; a null answer is accepted
+    for row, match in [({"claim_id": 0, "pred_label": "Refuted", "evidence": None}, "'evidence' must be a list"),
+                       ({"claim_id": 0, "label": "Refuted", "questions": None}, "'questions' must be a list"),
+                       ({"claim_id": 0, "label": "Refuted", "string_evidence": None}, "'string_evidence' must be"),
+                       ({"claim_id": 0, "pred_label": "Refuted", "evidence": [], "questions": []}, "give one")]:
+        with pytest.raises(AveritecInputError, match=match):
+            prepare_predictions([row])
+
+
+def test_read_as_the_official_scorer_reads():
+    # the organisers' 2024 baseline writes string_evidence beside evidence: Q+A strings gain them, Q strings
+    # come from evidence; a question without answers reads "No answer could be found."; one answer object = a list
+    (p,) = prepare_predictions([{"claim_id": 0, "pred_label": "Refuted", "evidence": [{"question": "q", "answer": "a"}],
+                                 "string_evidence": ["s"]}])
+    assert (p.qa_strings, p.q_strings) == (("q a", "s"), ("q",))
+    (p,) = prepare_predictions([{"claim_id": 0, "label": "Refuted", "questions": [{"question": "q"}]}])
+    assert p.qa_strings == ("q No answer could be found.",) and p.q_strings == ("q",)
+    (p,) = prepare_predictions([{"claim_id": 0, "label": "Refuted",
+                                 "questions": [{"question": "q", "answers": {"answer": "a"}}]}])
+    assert p.qa_strings == ("q a",)
+    gold = [dict(g, id=f"x{k}") for k, g in enumerate(GOLD)]
+    with pytest.raises(AveritecInputError, match=r"references: gold records \[0, 1, 2\] have an 'id'"):
+        evaluate_averitec(PREDS, gold)
 
 
 def test_position_join_needs_equal_lengths():

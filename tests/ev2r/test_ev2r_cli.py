@@ -91,7 +91,7 @@ def test_verify_command(tmp_path, capsys, tiny_nli_model):
 
 @pytest.mark.slow
 def test_bundled_verifier_end_to_end(tmp_path, capsys):
-    from ev2r.verifier.nli import BUNDLED_DIR
+    from ev2r.verifier.loading import BUNDLED_DIR
 
     if not (BUNDLED_DIR / "config.json").exists():
         pytest.fail("the bundled verifier is missing from ev2r/verifier/models/minilm-nli")
@@ -100,7 +100,7 @@ def test_bundled_verifier_end_to_end(tmp_path, capsys):
     s = json.loads(stdout)
     assert code == 0 and s["n"] == 3 and s["n_failed"] == 0 and "verifier:ev2r-minilm-nli@" in s["signature"]
     # the bundled model reads negation: a probe pair and its negation get different verdicts
-    from ev2r.verifier.nli import load_verifier
+    from ev2r.verifier.loading import load_verifier
     p = load_verifier().predict(["The bridge was opened to traffic in 1998."] * 2,
                                 ["The bridge was opened to traffic.", "The bridge was not opened to traffic."])
     assert p[0].argmax() == 0 and p[1].argmax() == 2

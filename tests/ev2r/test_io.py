@@ -97,6 +97,62 @@ def test_averitec_original_evaluation_format_predictions(tmp_path):
         assert it.gold_label is Verdict.SUPPORTED and it.predicted_label is Verdict.REFUTED
 
 
+def test_averitec_predictions_one_reader_for_score_and_shared_task(tmp_path):
+    # ev2r score --references and ev2r averitec read predictions with the one reader (ev2r.io.averitec)
+    from ev2r.io.averitec import AveritecInputError, JoinError
+    from ev2r.shared_task.averitec2024 import prepare_predictions
+
+    gold = [{"claim": "G0", "label": "Supported", "questions": [{"question": "Q0", "answers": [{"answer": "A0"}]}]},
+            {"claim": "G1", "label": "Refuted", "questions": [{"question": "Q1", "answers": [{"answer": "A1"}]}]}]
+    gp = tmp_path / "gold.json"; gp.write_text(json.dumps(gold))
+    pp = tmp_path / "pred.json"
+    # a null answer is a question asked without an answer: no Q+A pair; no evidence at all is empty evidence
+    pp.write_text(json.dumps([{"claim_id": 0, "pred_label": "Supported",
+                               "evidence": [{"question": "q", "answer": None}, {"question": "q2", "answer": "a2"}]},
+                              {"claim_id": 1, "label": "Refuted"}]))
+    a, b = read_items(pp, references=gp)
+    assert a.predicted_evidence.pairs == (QAPair("q2", "a2"),) and b.predicted_evidence.pairs == ()
+    # read as the official scorer reads them: string_evidence beside evidence counts; one answer object is a list
+    pp.write_text(json.dumps([{"claim_id": 0, "pred_label": "Refuted", "evidence": [{"question": "q", "answer": "a"}],
+                               "string_evidence": ["s"]},
+                              {"claim_id": 1, "label": "Refuted", "questions": [{"question": "q", "answers": {"answer": "a"}}]}]))
+    a, b = read_items(pp, references=gp)
+    assert a.predicted_evidence.pairs == (QAPair("q", "a"), QAPair("", "s"))
+    assert b.predicted_evidence.pairs == (QAPair("q", "a"),)
+    refused = [
+        ({"claim_id": 0, "pred_label": "Refuted", "evidence": [], "questions": []}, "give one"),
+        ({"claim_id": 0, "label": "Refuted", "questions": [{"question": "q", "answer": "a"}]},
+         r"has 'answer' but no 'answers' list"),
+        ({"claim_id": 0, "pred_label": "Refuted", "evidence": None}, r"field 'evidence' must be a list"),
+        ({"claim_id": 0, "pred_label": "Refuted", "evidence": [{"answer": "a"}]}, r"evidence\[0\] must be"),
+        ({"claim_id": 0, "pred_label": "Refuted", "evidence": [{"question": "q", "answer": "a"}], "label": "Supported"},
+         "disagree"),
+        ({"claim_id": 0, "label": "Refuted",
+          "questions": [{"question": "q", "answers": [{"answer": "No", "answer_type": "Boolean"}]}]},
+         "a Boolean answer needs one"),
+        ({"claim_id": 0, "claim": None, "label": "Refuted"}, r"field 'claim' must be a string"),
+        ({"claim_id": 0, "label": "Refuted", "justification": 5}, r"field 'justification' must be a string"),
+    ]
+    for row, match in refused:
+        pp.write_text(json.dumps([row]))
+        with pytest.raises(AveritecInputError, match=match):
+            read_items(pp, references=gp)
+        with pytest.raises(AveritecInputError, match=match):
+            prepare_predictions([row])
+    # the join is on claim_id, the gold claim's position: never on a prediction's position or another id field
+    for rows, cause in [([{"pred_label": "Refuted", "evidence": []}], "missing_claim_id"),
+                        ([{"id": 0, "pred_label": "Refuted", "evidence": []}], "missing_claim_id"),
+                        ([{"claim_id": "1", "pred_label": "Refuted", "evidence": []}], "unknown_claim_id")]:
+        pp.write_text(json.dumps(rows))
+        with pytest.raises(JoinError, match=str(pp)) as info:
+            read_items(pp, references=gp)
+        assert cause in info.value.problems and isinstance(info.value, InputError)
+    gp.write_text(json.dumps([dict(g, id=f"g{k}") for k, g in enumerate(gold)]))
+    pp.write_text(json.dumps([{"claim_id": 0, "pred_label": "Refuted", "evidence": []}]))
+    with pytest.raises(InputError, match="'id'/'unique_id' but no 'claim_id'"):
+        read_items(pp, references=gp)
+
+
 @pytest.mark.parametrize("row, match", [
     ({"id": 7, "predicted_evidence": "x", "reference_evidence": "y"}, r"row 0 \(id '7'\): field 'claim'"),
     ({"id": 7, "claim": "c", "predicted_evidence": "x", "reference_evidence": "y", "gold_label": "maybe"}, r"gold_label.*allowed"),

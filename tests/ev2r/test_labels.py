@@ -53,3 +53,22 @@ def test_verdict_to_nli_mapping_hand_values():
     assert verdict_probability(Verdict.CONFLICTING, e, n, c) == pytest.approx(0.4)  # 2 * min(0.2, 0.5)
     assert verdict_probability(Verdict.CONFLICTING, 0.9, 0.0, 0.1) == pytest.approx(0.2)
     assert verdict_probability(Verdict.CONFLICTING, 0.5, 0.0, 0.5) == 1.0
+
+
+def test_item_reads_any_verdict_spelling_and_refuses_unknown_ones():
+    # a raw string used to reach the proxy unnormalised and fall through to the conflicting mapping
+    from ev2r.types import Evidence, Item
+
+    ev = Evidence.from_text("Paris is the capital of France.")
+    item = Item(id="1", claim="c", predicted_evidence=ev, reference_evidence=ev, gold_label="supported",
+                predicted_label="REFUTES")
+    assert item.gold_label is Verdict.SUPPORTED and item.predicted_label is Verdict.REFUTED
+    with pytest.raises(ValueError, match="Item.gold_label: unknown verdict 'maybe'"):
+        Item(id="1", claim="c", predicted_evidence=ev, reference_evidence=ev, gold_label="maybe")
+
+
+def test_verdict_probability_refuses_a_raw_string():
+    from ev2r.labels import verdict_probability
+
+    with pytest.raises(ValueError, match="verdict: expected an ev2r.labels.Verdict"):
+        verdict_probability("supported", 0.9, 0.05, 0.05)

@@ -1,5 +1,6 @@
-"""The verifier training command (ev2r.training.trainer): data split, augmentation, in-domain pairs,
-model card, and a two-step end-to-end run on a tiny model and tiny data."""
+"""The verifier training command (``ev2r train-verifier``: ev2r.cli.train over ev2r.training): data split,
+augmentation, in-domain pairs, model card, evaluation through the shared pair-inference routine, and a
+two-step end-to-end run on a tiny model and tiny data."""
 
 from __future__ import annotations
 
@@ -11,7 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from ev2r.training import trainer as tr
+from ev2r.cli.train import main as train_main
+from ev2r.training import augment, evaluation, loop, model_card
+from ev2r.training import data as tdata
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from tiny_models import build_tiny_nli_model  # noqa: E402
@@ -19,10 +22,10 @@ from tiny_models import build_tiny_nli_model  # noqa: E402
 
 def test_heldout_case_is_deterministic_and_near_the_requested_share():
     ids = [f"case-{i}" for i in range(4000)]
-    first = [tr.heldout_case(c, 15) for c in ids]
-    assert first == [tr.heldout_case(c, 15) for c in ids]
+    first = [tdata.heldout_case(c, 15) for c in ids]
+    assert first == [tdata.heldout_case(c, 15) for c in ids]
     assert 0.13 < sum(first) / len(ids) < 0.17
-    assert not any(tr.heldout_case(c, 0) for c in ids[:200])
+    assert not any(tdata.heldout_case(c, 0) for c in ids[:200])
 
 
 @pytest.mark.parametrize("sentence, expected", [
@@ -33,13 +36,13 @@ def test_heldout_case_is_deterministic_and_near_the_requested_share():
     ("Paris hosts the games.", None),         # no auxiliary verb
 ])
 def test_negate(sentence, expected):
-    assert tr.negate(sentence) == expected
+    assert augment.negate(sentence) == expected
 
 
 def test_augment_negation_flips_entailment_and_keeps_neutral():
-    pairs = [tr.Pair("p", "It was red.", "entailment", "s"), tr.Pair("p", "It is big.", "neutral", "s"),
-             tr.Pair("p", "Paris hosts it.", "entailment", "s")]
-    out = tr.augment_negation(pairs, random.Random(0), n_entail=5, n_neutral=5)
+    pairs = [tdata.Pair("p", "It was red.", "entailment", "s"), tdata.Pair("p", "It is big.", "neutral", "s"),
+             tdata.Pair("p", "Paris hosts it.", "entailment", "s")]
+    out = augment.augment_negation(pairs, random.Random(0), n_entail=5, n_neutral=5)
     assert sorted((p.hypothesis, p.label) for p in out) == [("It is not big.", "neutral"),
                                                             ("It was not red.", "contradiction")]
 
@@ -59,7 +62,7 @@ def _averitec_rows():
 def test_load_averitec_pairs(tmp_path):
     path = tmp_path / "train.json"
     path.write_text(json.dumps(_averitec_rows()))
-    pairs = tr.load_averitec_pairs(path, random.Random(0), {"entailment": 2})
+    pairs = tdata.load_averitec_pairs(path, random.Random(0), {"entailment": 2})
     own = [p for p in pairs if p.source == "averitec_train"]
     assert Counter((p.hypothesis, p.label) for p in own) == {
         ("A is true.", "entailment"): 2, ("B is true.", "contradiction"): 1, ("C is true.", "neutral"): 1}
@@ -69,12 +72,12 @@ def test_load_averitec_pairs(tmp_path):
     for p in neg:  # another claim's evidence, never the claim's own
         assert f"Is {p.hypothesis[0]} true?" not in p.premise
     assert not any("D" in p.hypothesis or "E" in p.hypothesis for p in pairs)
-    assert [p.source for p in tr.load_averitec_pairs(path, random.Random(0), negatives=False)] == ["averitec_train"] * 3
+    assert [p.source for p in tdata.load_averitec_pairs(path, random.Random(0), negatives=False)] == ["averitec_train"] * 3
 
 
 def test_batches_by_length_cover_every_index_once():
     lengths = [random.Random(i).randint(5, 90) for i in range(1000)]
-    batches = tr._batches_by_length(lengths, 32, random.Random(0))
+    batches = loop.batches_by_length(lengths, 32, random.Random(0))
     flat = [i for b in batches for i in b]
     assert sorted(flat) == list(range(1000))
     assert all(len(b) <= 32 for b in batches)
@@ -93,9 +96,9 @@ def _tiny_data_dir(root: Path) -> Path:
     fever = [{"claim": f"Fever claim {i}.", "evidence": f"Fever evidence {i}.", "label": labels[i % 2]} for i in range(10)]
     (root / "fever" / "fever_symmetric_v0.2_dev.jsonl").write_text("\n".join(json.dumps(r) for r in fever))
     (root / "fever" / "fever2_fixers_adversarial_test.jsonl").write_text(json.dumps(fever[0]))
-    for name in tr.REDISTRIBUTABLE:
+    for name in tdata.REDISTRIBUTABLE:
         rows = [{"premise": f"{name} premise {i}.", "hypothesis": f"{name} hypothesis {i} was made.",
-                 "label": rng.choice(tr.NLI_LABELS)} for i in range(5)]
+                 "label": rng.choice(tdata.NLI_LABELS)} for i in range(5)]
         (root / "nli" / f"{name}.jsonl").write_text("\n".join(json.dumps(r) for r in rows))
     return root
 
@@ -106,11 +109,12 @@ def test_training_command_end_to_end_on_a_tiny_model(tmp_path):
     (data / "averitec").mkdir()
     (data / "averitec" / "train.json").write_text(json.dumps(_averitec_rows()))
     out = tmp_path / "minilm-nli-averitec"
-    rc = tr.main(["--data-dir", str(data), "--out", str(out), "--encoder", str(encoder), "--steps", "2",
+    rc = train_main(["--data-dir", str(data), "--out", str(out), "--encoder", str(encoder), "--steps", "2",
                   "--batch-size", "8", "--eval-every", "1", "--aug-entail", "2", "--aug-neutral", "1",
                   "--averitec-train", str(data / "averitec" / "train.json"), "--averitec-repeat", "2"])
     assert rc == 0
     meta = json.loads((out / "training_meta.json").read_text())
+    assert meta["command"].startswith("ev2r train-verifier --data-dir ") and meta["commands"] == [meta["command"]]
     assert [h["step"] for h in meta["history"]] == [1, 2]
     assert meta["training_pool"]["averitec_train"] == 2 * 5  # (2 + 1 + 2) per copy (entailment and neutral x2)
     assert meta["training_pool"]["averitec_train_mismatched"] == 2 * 3
@@ -119,7 +123,7 @@ def test_training_command_end_to_end_on_a_tiny_model(tmp_path):
     for res in meta["final_eval"].values():
         assert 0.0 <= res["accuracy"] <= 1.0 and res["n"] > 0
     # held-out VitaminC cases never reach the training pool
-    held = sum(tr.heldout_case(f"vitaminc_real_test-{i}", 15) for i in range(60))
+    held = sum(tdata.heldout_case(f"vitaminc_real_test-{i}", 15) for i in range(60))
     assert meta["final_eval"]["vitaminc_real_heldout"]["n"] == held
     assert meta["training_pool"]["vitaminc_real_test"] == 2 * (60 - held)  # --vitaminc-real-repeat 2
 
@@ -127,7 +131,7 @@ def test_training_command_end_to_end_on_a_tiny_model(tmp_path):
 
     with safe_open(str(out / "model.safetensors"), "pt") as fh:
         assert all(str(fh.get_tensor(k).dtype) == "torch.float16" for k in fh.keys())
-    card = tr.write_model_card(out).read_text()
+    card = model_card.write_model_card(out).read_text()
     assert "license: cc-by-nc-4.0" in card and "non-commercial" in card
     assert "averitec_train | 10 | CC BY-NC 4.0" in card
 
@@ -137,7 +141,7 @@ def test_model_card_of_the_default_stays_share_alike(tmp_path):
     out.mkdir()
     (out / "training_meta.json").write_text(json.dumps({"training_pool": {"snli_dev_test": 10},
                                                         "args": {"vitaminc_real_repeat": 3}}))
-    card = tr.write_model_card(out).read_text()
+    card = model_card.write_model_card(out).read_text()
     assert "license: cc-by-sa-4.0" in card and "the bundled verifier of ev2r" in card
     assert "repeated 3 times" in card and "CC BY-NC" not in card
 
@@ -149,7 +153,7 @@ def test_model_card_compares_with_the_previous_bundled_verifier(tmp_path):
     (out / "training_meta.json").write_text(json.dumps({
         "training_pool": {"snli_dev_test": 10}, "final_eval": {"fever_symmetric": r(0.8), "negation_probe": r(0.9)},
         "previous_bundled": {"name": "old@1", "final_eval": {"fever_symmetric": r(0.75)}}}))
-    card = tr.write_model_card(out).read_text()
+    card = model_card.write_model_card(out).read_text()
     assert "previous bundled verifier (`old@1`" in card
     assert "| fever_symmetric | 0.750 | 0.800 | +0.050 |" in card
     assert "| negation_probe | 0." not in card.split("Compared with")[1].split("negation_probe`:")[0]
@@ -167,7 +171,7 @@ def test_model_card_compares_with_the_previous_bundled_verifier(tmp_path):
 def test_training_command_rejects_bad_options(tmp_path, capsys, extra, message):
     data = _tiny_data_dir(tmp_path / "data")
     with pytest.raises(SystemExit) as exc:
-        tr.main(["--data-dir", str(data), "--out", str(tmp_path / "out"), *extra])
+        train_main(["--data-dir", str(data), "--out", str(tmp_path / "out"), *extra])
     assert exc.value.code == 2 and message in capsys.readouterr().err
 
 
@@ -175,7 +179,7 @@ def test_training_command_rejects_a_window_the_encoder_cannot_read(tmp_path, cap
     encoder, _, _ = build_tiny_nli_model(tmp_path / "tiny")  # 128 positions
     data = _tiny_data_dir(tmp_path / "data")
     with pytest.raises(SystemExit) as exc:
-        tr.main(["--data-dir", str(data), "--out", str(tmp_path / "out"), "--encoder", str(encoder),
+        train_main(["--data-dir", str(data), "--out", str(tmp_path / "out"), "--encoder", str(encoder),
                  "--max-length", "256"])
     assert exc.value.code == 2 and "--max-length: 256 exceeds" in capsys.readouterr().err
     assert not (tmp_path / "out").exists()
@@ -185,7 +189,7 @@ def test_training_command_names_missing_data_files(tmp_path, capsys):
     data = _tiny_data_dir(tmp_path / "data")
     (data / "nli" / "med.jsonl").unlink()
     with pytest.raises(SystemExit) as exc:
-        tr.main(["--data-dir", str(data), "--out", str(tmp_path / "out")])
+        train_main(["--data-dir", str(data), "--out", str(tmp_path / "out")])
     assert exc.value.code == 2 and "lacks nli/med.jsonl" in capsys.readouterr().err
 
 
@@ -196,7 +200,7 @@ def _run_tiny(tmp_path, out, *extra):
     data = tmp_path / "data"
     if not data.exists():
         _tiny_data_dir(data)
-    return tr.main(["--data-dir", str(data), "--out", str(out), "--encoder", str(encoder), "--steps", "6",
+    return train_main(["--data-dir", str(data), "--out", str(out), "--encoder", str(encoder), "--steps", "6",
                     "--batch-size", "4", "--eval-every", "100", "--aug-entail", "2", "--aug-neutral", "1",
                     "--dtype", "fp32", *extra])
 
@@ -210,7 +214,7 @@ def test_resume_continues_exactly(tmp_path):
     assert _run_tiny(tmp_path, tmp_path / "split", "--stop-after-steps", "3") == 0
     paused = json.loads((tmp_path / "split" / "training_meta.json").read_text())
     assert paused["paused_at_step"] == 3 and "final_eval" not in paused
-    assert tr.main(["--resume", str(tmp_path / "split")]) == 0
+    assert train_main(["--resume", str(tmp_path / "split")]) == 0
     a = torch.load(tmp_path / "whole" / "resume" / "state.pt", weights_only=False)
     b = torch.load(tmp_path / "split" / "resume" / "state.pt", weights_only=False)
     assert a["step"] == b["step"] == 6
@@ -229,15 +233,15 @@ def test_resume_continues_exactly(tmp_path):
 
 def test_resume_needs_a_checkpoint(tmp_path, capsys):
     with pytest.raises(SystemExit) as exc:
-        tr.main(["--resume", str(tmp_path)])
+        train_main(["--resume", str(tmp_path)])
     assert exc.value.code == 2 and "--resume: no checkpoint at" in capsys.readouterr().err
 
 
 def test_augment_invariant_keeps_labels_and_changes_text():
-    pairs = [tr.Pair("The tower was built in 1889 and is 300 metres tall.", "The tower is 300 metres tall.",
+    pairs = [tdata.Pair("The tower was built in 1889 and is 300 metres tall.", "The tower is 300 metres tall.",
                      "entailment", "s"),
-             tr.Pair("Twenty people attended the meeting yesterday.", "Twenty people attended.", "neutral", "s")]
-    out = tr.augment_invariant(pairs, random.Random(0), 4, kinds=("typos", "numbers_to_words"))
+             tdata.Pair("Twenty people attended the meeting yesterday.", "Twenty people attended.", "neutral", "s")]
+    out = augment.augment_invariant(pairs, random.Random(0), 4, kinds=("typos", "numbers_to_words"))
     assert len(out) == 3  # typos: 2 (one per pair); numbers_to_words: only the pair with digits applies, once
     by_source = Counter(p.source for p in out)
     assert by_source == {"invariance_aug_typos": 2, "invariance_aug_numbers_to_words": 1}
@@ -247,12 +251,12 @@ def test_augment_invariant_keeps_labels_and_changes_text():
         assert p.label == orig.label and (p.premise, p.hypothesis) != (orig.premise, orig.hypothesis)
     num = next(p for p in out if p.source.endswith("numbers_to_words"))
     assert "three hundred" in (num.premise + num.hypothesis) or "eighteen eighty-nine" in num.premise
-    assert out == tr.augment_invariant(pairs, random.Random(0), 4, kinds=("typos", "numbers_to_words"))
+    assert out == augment.augment_invariant(pairs, random.Random(0), 4, kinds=("typos", "numbers_to_words"))
 
 
 def test_augment_negated_premise_balances_the_cue():
-    pairs = [tr.Pair("p", f"It was red number {i}.", "entailment", "s") for i in range(10)]
-    out = tr.augment_negated_premise(pairs, random.Random(0), 4)
+    pairs = [tdata.Pair("p", f"It was red number {i}.", "entailment", "s") for i in range(10)]
+    out = augment.augment_negated_premise(pairs, random.Random(0), 4)
     by = Counter(p.label for p in out)
     assert by["contradiction"] == 4 and by["entailment"] == 2 and by["neutral"] <= 2
     for p in out:
@@ -261,3 +265,71 @@ def test_augment_negated_premise_balances_the_cue():
             assert p.premise == p.hypothesis.replace("was", "was not")
         if p.label == "entailment":
             assert p.premise == p.hypothesis
+
+
+def _pre_refactor_probs(model, tokenizer, premises, hypotheses, max_length, bf16, batch_size=64):
+    """The evaluation routine as the trainer wrote it before it shared ``claimalign.models.predict_pairs``
+    (kept here as the reference the shared routine must reproduce exactly)."""
+    import numpy as np
+    import torch
+
+    order = sorted(range(len(premises)), key=lambda i: len(premises[i]) + len(hypotheses[i]))
+    out = np.zeros((len(premises), 3), dtype=np.float64)
+    model.eval()
+    with torch.inference_mode(), torch.autocast("cpu", dtype=torch.bfloat16, enabled=bf16):
+        for s in range(0, len(order), batch_size):
+            ids = order[s:s + batch_size]
+            enc = tokenizer([premises[i] for i in ids], [hypotheses[i] for i in ids], truncation="only_first",
+                            max_length=max_length, padding=True, return_tensors="pt")
+            out[ids] = model(**enc).logits.float().softmax(-1).numpy()
+    return out
+
+
+@pytest.mark.parametrize("bf16", [False, True])
+def test_evaluation_reproduces_the_pre_refactor_numbers_exactly(tmp_path, bf16):
+    import numpy as np
+    import torch
+    from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+    path, _, _ = build_tiny_nli_model(tmp_path / "tiny")
+    model = AutoModelForSequenceClassification.from_pretrained(
+        path, num_labels=3, id2label=dict(enumerate(tdata.NLI_LABELS)), label2id=tdata.LABEL2ID, dtype=torch.float32)
+    tok = AutoTokenizer.from_pretrained(path)
+    prem = ["The cat sat on the mat.", "A man plays guitar [SEP] loudly.", " ".join(f"w{k} is here." for k in range(90)),
+            "Prices rose.", "The cat sat on the mat."]
+    hyp = ["A cat is sitting.", "Nobody plays.", "w3 is here.", "Prices fell sharply in June.", "A cat is sitting."]
+    verifier = evaluation.ModelVerifier(model, tok, 64, bf16, batch_size=2)
+    got = verifier.predict(prem, hyp)
+    ref = _pre_refactor_probs(model, tok, prem, hyp, 64, bf16, batch_size=2)
+    assert got.dtype == np.float64 and np.array_equal(got, ref)
+    labels = ["entailment", "contradiction", "neutral", "contradiction", "entailment"]
+    res = evaluation.evaluate_pairs(evaluation.ModelVerifier(model, tok, 64, bf16),
+                                    [tdata.Pair(p, h, lab, "s") for p, h, lab in zip(prem, hyp, labels)])
+    full = _pre_refactor_probs(model, tok, prem, hyp, 64, bf16)
+    pred = [int(np.argmax(r)) for r in full]
+    gold = [tdata.LABEL2ID[lab] for lab in labels]
+    assert res["n"] == 5 and res["accuracy"] == round(sum(g == q for g, q in zip(gold, pred)) / 5, 4)
+    assert res["accuracy_2way"] == round(sum(g == (0 if r[0] >= r[2] else 2) for g, r in zip(gold, full)) / 5, 4)
+
+
+def test_model_verifier_reads_the_label_order_from_the_config(tmp_path):
+    from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+    path, _, _ = build_tiny_nli_model(tmp_path / "tiny", {0: "CONTRADICTION", 1: "ENTAILMENT", 2: "NEUTRAL"})
+    model, tok = AutoModelForSequenceClassification.from_pretrained(path), AutoTokenizer.from_pretrained(path)
+    v = evaluation.ModelVerifier(model, tok, 64, False)
+    assert v.columns == [1, 2, 0]
+    raw = _pre_refactor_probs(model, tok, ["A man plays guitar."], ["Nobody plays."], 64, False)
+    assert v.predict(["A man plays guitar."], ["Nobody plays."]).tolist() == raw[:, [1, 2, 0]].tolist()
+
+
+def test_train_verifier_entry_points(tmp_path, capsys):
+    import subprocess
+
+    from ev2r.cli.main import main
+
+    with pytest.raises(SystemExit) as exc:
+        main(["train-verifier", "--resume", str(tmp_path)])
+    assert exc.value.code == 2 and "--resume: no checkpoint at" in capsys.readouterr().err
+    proc = subprocess.run([sys.executable, "-m", "ev2r.training", "--help"], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0 and "usage: ev2r train-verifier" in proc.stdout and "--resume" in proc.stdout

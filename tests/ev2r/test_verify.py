@@ -85,7 +85,7 @@ def test_bundled_window_is_the_training_length_and_in_the_signature():
     import json
 
     from ev2r.metric.factory import build_scorer
-    from ev2r.verifier.nli import BUNDLED_DIR, bundled_max_length, load_verifier
+    from ev2r.verifier.loading import BUNDLED_DIR, bundled_max_length, load_verifier
 
     meta = json.loads((BUNDLED_DIR / "training_meta.json").read_text(encoding="utf-8"))
     assert bundled_max_length() == meta["args"]["max_length"] == 128
@@ -101,7 +101,7 @@ def test_checkpoints_from_the_training_command_keep_their_training_window(tmp_pa
     import sys
     from pathlib import Path
 
-    from ev2r.verifier.nli import load_verifier
+    from ev2r.verifier.loading import load_verifier
 
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
     from tiny_models import build_tiny_nli_model
@@ -116,7 +116,7 @@ def test_checkpoints_from_the_training_command_keep_their_training_window(tmp_pa
 
 
 def test_a_window_longer_than_the_model_can_read_is_rejected_by_name():
-    from ev2r.verifier.nli import load_verifier
+    from ev2r.verifier.loading import load_verifier
 
     v = load_verifier("bundled", max_length=1024)
     with pytest.raises(ValueError, match=r"max_length: 1024 tokens exceeds .*\(max_position_embeddings = 512\)"):
@@ -125,7 +125,47 @@ def test_a_window_longer_than_the_model_can_read_is_rejected_by_name():
 
 @pytest.mark.parametrize("spec", ["/nonexistent/ckpt", "./no-such-folder", "../no-such-folder"])
 def test_a_missing_local_checkpoint_is_named(spec):
-    from ev2r.verifier.nli import load_verifier
+    from ev2r.verifier.loading import load_verifier
 
     with pytest.raises(FileNotFoundError, match="no checkpoint folder at"):
         load_verifier(spec)
+
+
+def test_the_core_uses_the_one_nli_contract_and_loader():
+    import claimalign.nli
+    from ev2r import labels
+    from ev2r.metric import factory
+    from ev2r.verifier import loading, nli
+
+    assert labels.NLILabel is claimalign.nli.NLILabel and labels.normalize_nli_label is claimalign.nli.normalize_nli_label
+    assert nli.check_probabilities is claimalign.nli.check_probabilities and nli.Verifier is claimalign.nli.VerifierLike
+    assert factory.get_verifier is loading.get_verifier and factory.check_device is loading.check_device
+    assert factory.DEFAULT_DTYPE == loading.DEFAULT_DTYPE == "auto"
+
+
+def _pre_refactor_batches(model, tok, prem, hyp, columns, max_length, batch_size):
+    """HFNLIVerifier's batch loop as written before it called claimalign.models.predict_pairs (the reference)."""
+    order = sorted(range(len(prem)), key=lambda j: len(prem[j]) + len(hyp[j]))
+    out = np.zeros((len(prem), 3), dtype=np.float64)
+    with torch.inference_mode():
+        for s in range(0, len(order), batch_size):
+            idx = order[s:s + batch_size]
+            batch = tok([prem[j] for j in idx], [hyp[j] for j in idx], truncation="longest_first",
+                        max_length=max_length, padding=True, return_tensors="pt")
+            out[idx] = model(**batch).logits.float().softmax(-1)[:, columns].numpy()
+    return out
+
+
+def test_verifier_reproduces_the_pre_refactor_numbers_exactly(tmp_path):
+    path, _, _ = make_model(tmp_path, {0: "CONTRADICTION", 1: "ENTAILMENT", 2: "NEUTRAL"})
+    prem = ["The cat sat on the mat.", "A man plays guitar [SEP] loudly.", "The cat sat on the mat.", "Prices rose.",
+            "Ok."]
+    hyp = ["A cat is sitting.", "Nobody plays.", "A cat is sitting.", "Prices fell sharply in June.", "Fine."]
+    ver = HFNLIVerifier(str(path), batch_size=2, dtype="fp32")
+    got = ver.predict(prem, hyp)
+    uniq = list(dict.fromkeys(zip(prem, hyp)))  # the verifier runs each distinct pair once
+    ref = _pre_refactor_batches(ver._model, ver._tokenizer, [p for p, _ in uniq], [h for _, h in uniq], [1, 2, 0],
+                                128, 2)
+    assert np.array_equal(got, np.stack([ref[uniq.index(k)] for k in zip(prem, hyp)]))
+    assert ver.n_model_pairs == 4 and 0 < ver.n_model_tokens <= ver.n_padded_tokens
+    assert ver.signature_fields() == {"verifier": ver.name, "window": "128-max"}

@@ -77,7 +77,7 @@ def no_network(monkeypatch):
 
 def real_model_spec():
     """The bundled verifier (its weights ship in the package)."""
-    from ev2r.verifier.nli import BUNDLED_DIR
+    from ev2r.verifier.loading import BUNDLED_DIR
 
     if (BUNDLED_DIR / "config.json").exists():
         return "bundled"

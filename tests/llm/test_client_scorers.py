@@ -1,13 +1,14 @@
 """The client and the LLM scorers against a scripted OpenAI-compatible server on loopback:
 retries, timeouts, concurrency, cache/resume, offline replay, re-asks, statuses, dry run."""
 
+import collections
 import json
 import math
 
 import pytest
 
 from ev2r.labels import Verdict
-from ev2r.llm import LLMClient, LLMProxyScorer, LLMReferenceScorer, LLMRequest
+from ev2r.llm import LLMClient, LLMProxyScorer, LLMReferenceScorer, LLMRequest, LLMUsage
 from ev2r.metric.scorer import Ev2RScorer
 from ev2r.types import Evidence, Item
 
@@ -19,6 +20,11 @@ def make_items(n):
                  predicted_evidence=Evidence.from_text(f"Question: Q{k}?\nAnswer: Predicted answer {k}."),
                  reference_evidence=Evidence.from_text(f"Question: R{k}?\nAnswer: Reference answer {k}."),
                  gold_label=Verdict.REFUTED, row=k) for k in range(n)]
+
+
+def usage(results):
+    """The run's accounting: the sum of the per-item usage (results of a scorer or ItemScores)."""
+    return LLMUsage.total(r.llm for r in results)
 
 
 def client(server, tmp_path, **kw):
@@ -39,6 +45,9 @@ def test_retries_on_429_and_5xx_then_succeeds(fake_server, tmp_path):
     out = c.complete(req())
     assert out.ok and out.attempts == 3 and c.stats["retries"] == 2
     assert c.stats["prompt_tokens"] == 10 and c.stats["completion_tokens"] == 5
+    # the request's own usage is on its outcome; the client's counters are their sum
+    assert out.usage == LLMUsage(requests=1, calls=3, retries=2, prompt_tokens=10, completion_tokens=5)
+    assert c.stats == out.usage.counters()
     sent = fake_server.requests[-1]
     assert sent["temperature"] == 0.0 and sent["seed"] == 0 and sent["model"] == "fake-model"
 
@@ -110,8 +119,8 @@ def test_reference_scorer_statuses_reasks_and_resume(fake_server, tmp_path):
     res = sc.score_reference(items)
     assert [r.status for r in res] == ["ok", "parse_error", "ok", "parse_error"]
     assert all(r.precision is None and r.recall is None and r.f1 is None for r in res if r.status != "ok")
-    assert "no JSON object" in res[1].error
-    assert sc.last_run["calls"] == 4
+    assert "no JSON object" in res[1].error and res[1].error.endswith("(attempt 1)")
+    assert usage(res).calls == 4 and all(r.llm.requests == 1 for r in res)
     sig = sc.signature_fields()
     assert sig["llm"] == "fake-model" and sig["prompt"].startswith("reference_prf@")
 
@@ -120,10 +129,13 @@ def test_reference_scorer_statuses_reasks_and_resume(fake_server, tmp_path):
                              max_reasks=1, backoff=0.01)
     res2 = sc2.score_reference(items)
     assert [r.status for r in res2] == ["ok"] * 4
-    assert sc2.last_run["calls"] == 2 and sc2.last_run["cache_hits"] == 4 and sc2.last_run["reasks"] == 2
+    u2 = usage(res2)
+    assert u2.calls == 2 and u2.cache_hits == 4 and u2.reasks == 2 and u2.requests == 6
+    assert [r.llm.reasks for r in res2] == [0, 1, 0, 1]  # each item carries its own re-asks
     # a third run: zero calls
     sc3 = LLMReferenceScorer(base_url=fake_server.base_url, model="fake-model", cache_dir=tmp_path / "c", max_reasks=1)
-    assert [r.status for r in sc3.score_reference(items)] == ["ok"] * 4 and sc3.last_run["calls"] == 0
+    res3 = sc3.score_reference(items)
+    assert [r.status for r in res3] == ["ok"] * 4 and usage(res3).calls == 0
 
 
 def test_partial_failure_keeps_other_items_and_counts_n_failed(fake_server, tmp_path):
@@ -263,7 +275,7 @@ def test_scoring_process_killed_half_way_resumes_only_missing(fake_server, tmp_p
     sc = LLMReferenceScorer(base_url=fake_server.base_url, model="fake-model", cache_dir=cache_dir, max_reasks=0)
     res = sc.score_reference(make_items(8))
     assert [r.status for r in res] == ["ok"] * 8
-    assert sc.last_run["cache_hits"] == n_done and sc.last_run["calls"] == 8 - n_done
+    assert usage(res).cache_hits == n_done and usage(res).calls == 8 - n_done
 
 
 def test_llm_accounting_covers_every_chunk_of_a_score_call(fake_server, tmp_path):
@@ -274,6 +286,140 @@ def test_llm_accounting_covers_every_chunk_of_a_score_call(fake_server, tmp_path
     scorer = Ev2RScorer(ref, None, chunk_size=2)
     scores = scorer.score(make_items(5))
     assert len(scores) == 5
-    assert ref.last_run["calls"] == 5 and ref.last_run["statuses"] == {"ok": 5}
-    scorer.score(make_items(5))  # all from the cache now
-    assert ref.last_run["calls"] == 0 and ref.last_run["cache_hits"] == 5
+    assert usage(scores).calls == 5 and collections.Counter(s.status for s in scores) == {"ok": 5}
+    again = scorer.score(make_items(5))  # all from the cache now
+    assert usage(again).calls == 0 and usage(again).cache_hits == 5
+    assert not hasattr(ref, "last_run")  # no hidden state: the accounting is on the results
+    assert "llm" not in scores[0].to_dict()  # accounting, not a score: output rows do not change
+
+
+def test_usage_is_per_item_even_when_a_chunk_is_rescored_item_by_item(fake_server, tmp_path):
+    # a scorer that raises for the batch is rerun item by item: each item still carries its own usage
+    fake_server.responder = lambda body: (200, chat_response(json.dumps(GOOD)), 0)
+    ref = LLMReferenceScorer(base_url=fake_server.base_url, model="fake-model", cache_dir=tmp_path / "c",
+                             max_reasks=0, backoff=0.01)
+    real = ref.score_reference
+    calls = []
+
+    def flaky(items):
+        calls.append(len(items))
+        if len(items) > 1:
+            raise RuntimeError("batch failed")
+        return real(items)
+
+    ref.score_reference = flaky
+    scores = Ev2RScorer(ref, None, chunk_size=3).score(make_items(3))
+    assert [s.status for s in scores] == ["ok"] * 3 and calls == [3, 1, 1, 1]
+    assert [s.llm.calls for s in scores] == [1, 1, 1]
+
+
+def test_estimate_counts_reasks_and_says_what_it_could_not_count(fake_server, tmp_path):
+    fake_server.responder = lambda body: (200, chat_response(_answer_for(body)), 0)
+    items = make_items(4)
+    sc = LLMReferenceScorer(base_url=fake_server.base_url, model="fake-model", cache_dir=tmp_path / "c",
+                            max_reasks=1, backoff=0.01)
+    est = sc.estimate(items)
+    first = sc.client.estimate([sc.request_for(it) for it in items])
+    assert (est.n_requests, est.n_cached, est.n_to_send) == (4, 0, 4)
+    assert est.prompt_tokens == first.prompt_tokens and est.max_completion_tokens == 4 * 1024
+    assert est.max_reasks == 1 and est.reask_requests_max == 4  # each request may be re-asked once
+    assert est.reask_completion_tokens_max == 4 * 1024 and est.reask_prompt_tokens_max > est.prompt_tokens + 4 * 1024
+    assert est.not_counted == 0 and fake_server.requests == []
+    # after a run, the cached answers are parsed: the two unusable ones were re-asked and those are cached too
+    sc.score_reference(items)
+    est2 = sc.estimate(items)
+    assert (est2.n_cached, est2.n_to_send, est2.reask_requests_max) == (4, 0, 0)
+    # without the cached re-asks, the re-asks of the two unusable cached answers would be sent
+    sc0 = LLMReferenceScorer(base_url=fake_server.base_url, model="fake-model", cache_dir=tmp_path / "c0",
+                             max_reasks=0, backoff=0.01)
+    sc0.score_reference(items)
+    sc1 = LLMReferenceScorer(base_url=fake_server.base_url, model="fake-model", cache_dir=tmp_path / "c0",
+                             max_reasks=1, backoff=0.01)
+    est3 = sc1.estimate(items)
+    assert (est3.n_cached, est3.n_to_send, est3.reask_requests_max) == (4, 0, 2)
+    assert est3.reask_prompt_tokens_max > 0 and est3.to_dict()["cost_upper_bound"] is None
+    # an item whose prompt cannot be filled is reported, not dropped silently
+    bad = LLMReferenceScorer(base_url=fake_server.base_url, model="fake-model", cache_dir=tmp_path / "c",
+                             prompt="Claim: $claim; $unknown_field", max_reasks=0)
+    est4 = bad.estimate(items)
+    assert est4.n_requests == 0 and est4.not_counted == 4
+    assert list(est4.not_counted_reasons) == ["request cannot be built (KeyError: 'unknown_field')"]
+    assert [r.status for r in bad.score_reference(items)] == ["error"] * 4  # the run fails them the same way
+
+
+def test_geval_judge_asks_through_the_library_client(fake_server, tmp_path):
+    from claimalign.similarity.llm_judge import LLMJudgeSimilarity
+
+    def responder(body):
+        assert body["logprobs"] is True and body["top_logprobs"] == 20 and body["temperature"] == 0.0
+        return 200, chat_response("3", logprobs=[{"token": "3", "logprob": math.log(0.5), "top_logprobs": [
+            {"token": "3", "logprob": math.log(0.5)}, {"token": "4", "logprob": math.log(0.5)}]}]), 0
+
+    fake_server.responder = responder
+    sim = LLMJudgeSimilarity(client(fake_server, tmp_path))
+    m = sim.matrix(["a", "b"], ["c"])
+    assert m.shape == (2, 1) and m.ravel().tolist() == pytest.approx([3.5 / 4] * 2)
+    assert len(fake_server.requests) == 2
+    # a new judge over the same cache sends nothing
+    again = LLMJudgeSimilarity(client(fake_server, tmp_path))
+    assert (again.matrix(["a", "b"], ["c"]) == m).all() and len(fake_server.requests) == 2
+    assert again.client.stats["cache_hits"] == 2
+
+
+def test_cli_prints_the_llm_accounting_and_keeps_the_rows(fake_server, tmp_path, capsys, monkeypatch):
+    import ev2r.metric.factory
+    from ev2r.cli.main import main
+
+    class Overlap:  # a stand-in verifier for the proxy (no model is loaded)
+        name = "standin"
+
+        def predict(self, premises, hypotheses):
+            import numpy as np
+
+            return np.tile([0.2, 0.7, 0.1], (len(premises), 1))
+
+    monkeypatch.setattr(ev2r.metric.factory, "get_verifier", lambda *a, **k: Overlap())
+    fake_server.responder = lambda body: (200, chat_response(json.dumps(GOOD)), 0)
+    rows = [{"id": f"r{k}", "claim": f"Claim {k}", "predicted_evidence": f"Question: q{k}?\nAnswer: a{k}.",
+             "reference_evidence": f"Question: g{k}?\nAnswer: b{k}.", "gold_label": "Refuted"} for k in range(3)]
+    path, out = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in rows), encoding="utf-8")
+    argv = ["score", str(path), "--decomposer", "llm", "--llm-model", "fake-model", "--llm-base-url",
+            fake_server.base_url, "--llm-cache", str(tmp_path / "c"), "--no-progress", "-o", str(out)]
+    assert main(argv) == 0
+    err = capsys.readouterr().err
+    line = next(x for x in err.splitlines() if x.startswith("llm: "))
+    assert "requests=3 calls=3 cache_hits=0" in line and "reasks=0" in line and "statuses={'ok': 3}" in line
+    written = [json.loads(x) for x in out.read_text().splitlines()]
+    assert [r["precision"] for r in written] == [0.5] * 3 and all("llm" not in r for r in written)
+    assert main(argv) == 0  # a rerun: every answer from the cache
+    assert "requests=3 calls=0 cache_hits=3" in capsys.readouterr().err
+
+
+def test_align_cli_llm_judge_goes_through_the_cached_client(fake_server, tmp_path, capsys):
+    from ev2r.cli.main import main
+
+    def responder(body):
+        return 200, chat_response("4", logprobs=[{"token": "4", "logprob": 0.0, "top_logprobs": [
+            {"token": "4", "logprob": 0.0}]}]), 0
+
+    fake_server.responder = responder
+    a, b, out = tmp_path / "a.jsonl", tmp_path / "b.jsonl", tmp_path / "out.jsonl"
+    a.write_text(json.dumps({"id": 1, "claims": ["x is y", "z"]}) + "\n", encoding="utf-8")
+    b.write_text(json.dumps({"id": 1, "claims": ["x is y"]}) + "\n", encoding="utf-8")
+    argv = ["align", str(a), str(b), "--similarity", "llm", "--llm-model", "fake-model", "--llm-base-url",
+            fake_server.base_url, "--llm-cache", str(tmp_path / "c"), "-o", str(out)]
+    assert main(argv) == 0
+    row = json.loads(out.read_text())
+    assert row["similarity"].startswith("llm-geval:fake-model:") and row["pairs"][0]["similarity"] == 1.0
+    assert len(fake_server.requests) == 2
+    assert main(argv + ["--llm-offline"]) == 0 and len(fake_server.requests) == 2  # replayed from the cache
+    capsys.readouterr()
+    assert main(argv[:5] + ["--llm-base-url", fake_server.base_url]) == 2
+    assert "--llm-model: --similarity llm needs" in capsys.readouterr().err
+    assert main(["align", str(a), str(b), "--llm-model", "m"]) == 2
+    assert "--llm-model: only used with --similarity llm" in capsys.readouterr().err
+    fake_server.responder = lambda body: (400, {"error": "bad"}, 0)
+    assert main(["align", str(a), str(b), "--similarity", "llm", "--llm-model", "other", "--llm-base-url",
+                 fake_server.base_url, "--llm-cache", str(tmp_path / "c2")]) == 2
+    assert "--similarity llm: the judge's request failed (api_error" in capsys.readouterr().err

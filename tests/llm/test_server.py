@@ -14,7 +14,7 @@ import time
 import pytest
 
 from ev2r.labels import Verdict
-from ev2r.llm import LLMClient, LLMProxyScorer, LLMReferenceScorer, ResponseCache
+from ev2r.llm import LLMClient, LLMProxyScorer, LLMReferenceScorer, LLMUsage, ResponseCache
 from ev2r.metric.scorer import Ev2RScorer
 from ev2r.types import Evidence, Item
 
@@ -62,6 +62,11 @@ def ref_scorer(server_url, model, cache, **kw):
     return LLMReferenceScorer(**opts)
 
 
+def usage(results):
+    """The run's accounting: the sum of the per-item usage."""
+    return LLMUsage.total(r.llm for r in results)
+
+
 def check_result(r):
     assert r.status in ("ok", "parse_error"), (r.status, r.error)
     if r.status == "ok":
@@ -76,7 +81,7 @@ def test_decomposition_and_support_through_real_server(llama_server, tmp_path):
     sc = ref_scorer(llama_server.base_url, llama_server.model, tmp_path / "cache", max_reasks=1, prompt=None)
     scorer = Ev2RScorer(sc, proxy_scorer=None)
     scores = scorer.score(its)
-    run1 = dict(sc.last_run)
+    run1 = usage(scores).to_dict()
     for s in scores:
         check_result(s)
     # the 270M base model's truncated, malformed JSON is a parse_error, counted, never a number
@@ -93,7 +98,7 @@ def test_decomposition_and_support_through_real_server(llama_server, tmp_path):
     # a re-run makes zero calls and gives the same results
     sc2 = ref_scorer(llama_server.base_url, llama_server.model, tmp_path / "cache", max_reasks=1, prompt=None)
     again = sc2.score_reference(its)
-    assert sc2.last_run["calls"] == 0 and sc2.last_run["cache_hits"] == run1["calls"]
+    assert usage(again).calls == 0 and usage(again).cache_hits == run1["calls"]
     assert [(r.status, r.precision) for r in again] == [(s.status, s.precision) for s in scores]
 
 
@@ -117,8 +122,9 @@ def test_llm_proxy_reads_logprobs_from_real_server(llama_server, tmp_path):
 def test_geval_judge_through_real_server(llama_server):
     from claimalign.similarity.llm_judge import LLMJudgeError, LLMJudgeSimilarity
 
-    judge = LLMJudgeSimilarity(model=llama_server.model, base_url=llama_server.base_url, max_tokens=3,
-                               top_logprobs=20)
+    # claimalign's judge asks through the library's cached, retrying client
+    judge = LLMJudgeSimilarity(LLMClient(model=llama_server.model, base_url=llama_server.base_url, cache_dir=False,
+                                         concurrency=1, timeout=600.0, max_retries=1), max_tokens=3, top_logprobs=20)
     pairs = [("The cat sat on the mat.", "A cat was sitting on the mat."),
              ("Paris is the capital of France.", "Berlin is the capital of Germany.")]
     outcomes = []
@@ -165,9 +171,9 @@ def test_server_killed_mid_run_keeps_finished_items_and_resumes(start_llama, lla
     # resume against a live server: only the missing items are asked
     sc2 = ref_scorer(llama_server.base_url, llama_server.model, cache_dir)
     res2 = sc2.score_reference(its)
-    print(f"[resume] statuses={[r.status for r in res2]} calls={sc2.last_run['calls']} "
-          f"cache_hits={sc2.last_run['cache_hits']}")
-    assert sc2.last_run["cache_hits"] == len(done) and sc2.last_run["calls"] == len(failed)
+    print(f"[resume] statuses={[r.status for r in res2]} calls={usage(res2).calls} "
+          f"cache_hits={usage(res2).cache_hits}")
+    assert usage(res2).cache_hits == len(done) and usage(res2).calls == len(failed)
     for r in res2:
         check_result(r)
     for before, after in zip(res, res2):  # finished items come back unchanged from the cache
@@ -196,7 +202,7 @@ def test_slow_response_times_out_and_other_items_are_kept(llama_server, tmp_path
     assert res[1].status == "timeout" and res[1].precision is None, (res[1].status, res[1].error)
     for r in (res[0], res[2]):
         check_result(r)
-    assert sc.last_run["statuses"].get("timeout") == 1
+    assert [r.status for r in res].count("timeout") == 1 and res[1].llm.calls == 1
     assert len(ResponseCache(tmp_path / "cache")) == 2  # the two answers that came back are kept
 
 

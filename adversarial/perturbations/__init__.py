@@ -1,0 +1,162 @@
+"""Seeded perturbations of an item's predicted evidence, each declaring its expected effect.
+
+Every perturbation is a pure function ``(item, rng) -> PerturbationResult``:
+
+* ``item`` is an :class:`ev2r.types.Item`; only its ``predicted_evidence`` changes, through
+  :meth:`ev2r.types.Item.with_predicted` (items are frozen: the input is never mutated);
+* ``rng`` is a ``numpy.random.Generator`` or a ``random.Random``; the same rng state gives the
+  same output; nothing is read from the network (WordNet and the name lists are local);
+* when a perturbation does not apply (no number shared with the claim, no known entity, a single
+  pair to reorder, ...) the result is a skip with a reason, and the suite reports coverage.
+
+The checks follow the "checklist" tests of the Ev2R paper (Akhtar, Schlichtkrull, Vlachos 2024,
+arXiv 2411.05375, sec. 5 / appendix: robustness, coherence, coverage, redundancy, fluency,
+entity and number swaps), extended with negation, word shuffling and a prompt injection aimed at
+an LLM judge. One perturbation, ``contrastive_claim`` (``target="claim"``), changes the claim
+instead: its meaning is reversed and its gold verdict flipped (FactArena's contrastive claims,
+arXiv 2601.02669, sec. III-D), the evidence is left as it is.
+
+Expected effects (:class:`Expectation`): ``invariant`` (meaning-preserving: the mean score may
+move by at most ``tolerance_pct`` percent of its base value) or ``decrease`` (meaning-damaging:
+the mean must drop by at least ``tolerance_pct`` percent, with a bootstrap 95% CI of the change
+below zero). A perturbation has a default expectation and per-score overrides for the Ev2R
+scores where the effect is known to differ (adding an off-topic pair lowers precision but should
+leave recall unchanged). ``gated`` marks the checks that the CI gate enforces by default; the
+others are reported (and enforced with ``--fail-on-violation all``). See :mod:`adversarial.suite`.
+
+The catalogue is this module (:data:`PERTURBATIONS`, :func:`get_perturbations`, :func:`perturb_text`,
+:func:`item_rng`); the perturbations themselves live by kind in
+:mod:`adversarial.perturbations.words` (wording), :mod:`~adversarial.perturbations.pairs` (the pairs
+as units) and :mod:`~adversarial.perturbations.meaning` (negation, entity / number swaps, contrastive
+claims), on the shared types of :mod:`~adversarial.perturbations.base`; all are importable from here.
+"""
+
+from __future__ import annotations
+
+import zlib
+from types import MappingProxyType
+from typing import Mapping, Optional, Sequence
+
+import numpy as np
+
+from ev2r.types import Evidence, Item, QAPair
+
+from adversarial._text import RNG
+from adversarial.perturbations.base import (
+    DECREASE, EFFECTS, INVARIANT, MEANING_DAMAGING, MEANING_PRESERVING, Expectation, Perturbation, PerturbationResult,
+    PerturbFn,
+)
+from adversarial.perturbations.meaning import (
+    ANTONYMS, CONTRAST_RULES, contrastive_claim, entity_swap, negate_answers, negate_sentence, number_change,
+)
+from adversarial.perturbations.pairs import (
+    PROMPT_INJECTIONS, blank_answers, drop_half_pairs, duplicate_pair, make_off_topic_pair, off_topic_pair,
+    prompt_injection, reorder_pairs,
+)
+from adversarial.perturbations.words import (
+    CONTRACTIONS, DROPPABLE_STOPWORDS, contractions, drop_stopwords, duplicate_words, numbers_to_words,
+    shuffle_words, synonyms, typos, words_to_numbers,
+)
+
+__all__ = [
+    "PERTURBATIONS", "get_perturbations", "perturb_text", "item_rng",
+    "INVARIANT", "DECREASE", "EFFECTS", "MEANING_PRESERVING", "MEANING_DAMAGING",
+    "Expectation", "Perturbation", "PerturbationResult", "PerturbFn", "RNG",
+    "typos", "contractions", "numbers_to_words", "words_to_numbers", "synonyms", "duplicate_words", "drop_stopwords",
+    "shuffle_words", "CONTRACTIONS", "DROPPABLE_STOPWORDS",
+    "reorder_pairs", "duplicate_pair", "blank_answers", "drop_half_pairs", "off_topic_pair", "make_off_topic_pair",
+    "prompt_injection", "PROMPT_INJECTIONS",
+    "negate_sentence", "negate_answers", "entity_swap", "number_change", "contrastive_claim", "ANTONYMS",
+    "CONTRAST_RULES",
+]
+
+
+def item_rng(seed: int, perturbation: str, index: int) -> np.random.Generator:
+    """The generator the suite gives perturbation ``perturbation`` on the item at position
+    ``index``: independent of the order in which perturbations run, stable across processes."""
+    return np.random.default_rng([int(seed), zlib.crc32(perturbation.encode("utf-8")), int(index)])
+
+
+def _inv(tol: float, gated: bool = False) -> Expectation:
+    return Expectation(INVARIANT, tol, gated)
+
+
+def _dec(tol: float = 5.0, gated: bool = False) -> Expectation:
+    return Expectation(DECREASE, tol, gated)
+
+
+_P = MEANING_PRESERVING
+_D = MEANING_DAMAGING
+
+#: Every perturbation, in report order. Tolerances are in percent of the base mean score; see
+#: :mod:`adversarial.suite` for how they are applied and the module docstring for ``gated``.
+PERTURBATIONS: Mapping[str, Perturbation] = MappingProxyType({p.name: p for p in [
+    Perturbation("typos", typos, _P, "adjacent-letter swaps in ~10% of words", _inv(10)),
+    Perturbation("contractions", contractions, _P, "contractions expanded / phrases contracted", _inv(5)),
+    Perturbation("numbers_to_words", numbers_to_words, _P, "digits spelled out (45 -> forty-five)", _inv(10)),
+    Perturbation("words_to_numbers", words_to_numbers, _P, "number words to digits (forty-five -> 45)", _inv(10)),
+    Perturbation("synonyms", synonyms, _P, "WordNet synonyms for ~20% of content words", _inv(10)),
+    Perturbation("reorder_pairs", reorder_pairs, _P, "question/answer pairs shuffled", _inv(10, True)),
+    Perturbation("duplicate_pair", duplicate_pair, _P, "one pair repeated", _inv(10, True)),
+    Perturbation("duplicate_words", duplicate_words, _P, "~10% of words repeated", _inv(10)),
+    Perturbation("drop_stopwords", drop_stopwords, _P, "articles / intensifiers dropped", _inv(10)),
+    Perturbation("negate_answers", negate_answers, _D, "every answer sentence negated", _dec()),
+    Perturbation("blank_answers", blank_answers, _D, "all answers blanked", _dec(5, True),
+                 {"proxy": _dec(5, False)}),
+    Perturbation("drop_half_pairs", drop_half_pairs, _D, "half of the pairs dropped", _dec(),
+                 {"recall": _dec(5, True), "f1": _dec(5, True), "precision": _inv(10)}),
+    Perturbation("entity_swap", entity_swap, _D, "named entities replaced (same type)", _dec()),
+    Perturbation("number_change", number_change, _D, "numbers shared with the claim changed >=10%", _dec()),
+    Perturbation("off_topic_pair", off_topic_pair, _D, "a pair from another claim inserted", _dec(),
+                 {"precision": _dec(5, True), "recall": _inv(10, True), "proxy": _inv(10)},
+                 bind=make_off_topic_pair),
+    Perturbation("shuffle_words", shuffle_words, _D, "words shuffled within sentences", _dec()),
+    Perturbation("prompt_injection", prompt_injection, _D, "instruction to an LLM judge appended", _dec(),
+                 {"recall": _inv(10), "proxy": _inv(10)}),
+    # the claim's meaning reversed with its verdict: the evidence keeps its meaning for the item, so
+    # the reference-based scores (which ignore the claim) must not move, and the proxy, now scored
+    # against the flipped verdict, should stay where it was (it follows the flip)
+    Perturbation("contrastive_claim", contrastive_claim, _P,
+                 "claim reversed (negation/antonym/number), verdict flipped; evidence unchanged", _inv(10),
+                 {"precision": _inv(1), "recall": _inv(1), "f1": _inv(1)}, target="claim"),
+]})
+
+
+def get_perturbations(names: Optional[Sequence[str]] = None) -> list[Perturbation]:
+    """The perturbations named in ``names`` (all of :data:`PERTURBATIONS` when None), in the order
+    given.
+
+    Raises:
+        ValueError: an unknown name, listing the allowed ones.
+    """
+    if names is None:
+        return list(PERTURBATIONS.values())
+    out = []
+    for n in names:
+        if n not in PERTURBATIONS:
+            raise ValueError(f"perturbations: unknown perturbation {n!r}; allowed: {', '.join(PERTURBATIONS)}")
+        out.append(PERTURBATIONS[n])
+    return out
+
+
+def perturb_text(perturbation: "str | PerturbFn", text: str, rng: RNG) -> Optional[str]:
+    """Apply a perturbation of predicted evidence to one plain string (used to augment training
+    pairs of the verifier with meaning-preserving variants: ``typos``, ``synonyms``,
+    ``numbers_to_words``, ``words_to_numbers``).
+
+    Args:
+        perturbation: a perturbation name of :func:`get_perturbations` or a perturbation function.
+        text: the string to perturb (treated as one answer with no question).
+        rng: ``numpy.random.Generator`` or ``random.Random``; same state, same output.
+
+    Returns:
+        The perturbed string, or None when the perturbation does not apply (no eligible word, no
+        number, ...).
+
+    Raises:
+        ValueError: ``perturbation`` names no perturbation.
+    """
+    fn: PerturbFn = get_perturbations([perturbation])[0].fn if isinstance(perturbation, str) else perturbation
+    item = Item(id="text", claim="", predicted_evidence=Evidence((QAPair("", text),)), reference_evidence=Evidence(()))
+    res = fn(item, rng)
+    return res.item.predicted_evidence.pairs[0].answer if res.item is not None else None

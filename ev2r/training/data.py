@@ -1,0 +1,159 @@
+"""Training and evaluation data of the verifier: the shared data files, the (premise, hypothesis,
+label) :class:`Pair`, and readers of VitaminC, FEVER-Symmetric, the negation probe and AVeriTeC.
+
+Labels are the NLI classes of :mod:`claimalign.nli` (:data:`NLI_LABELS`, output ids :data:`LABEL2ID`);
+dataset verdicts are mapped onto them by the project's one vocabulary (:func:`claimalign.nli.normalize_nli_label`,
+:data:`ev2r.labels.VERDICT_TO_NLI`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+from dataclasses import dataclass
+from pathlib import Path
+
+from claimalign.nli import NLI_LABELS, normalize_nli_label
+from ev2r.labels import VERDICT_TO_NLI, normalize_verdict
+
+__all__ = ["NLI_LABELS", "LABEL2ID", "REDISTRIBUTABLE", "DATA_FILES", "VITAMINC_TO_NLI", "AVERITEC_TO_NLI",
+           "PROBE_PATH", "Pair", "read_jsonl", "heldout_case", "load_vitaminc", "load_fever_symmetric", "load_probe",
+           "load_averitec_pairs", "load_averitec_items"]
+
+#: Output id of each class in a model this package trains (``config.id2label`` = {0: entailment, ...}).
+LABEL2ID = {name: i for i, name in enumerate(NLI_LABELS)}
+
+#: nli/ files whose licence allows redistributing a model trained on them (shared data README).
+REDISTRIBUTABLE = (
+    "snli_dev_test",
+    "conjnli",
+    "fever_rte_dev",
+    "cad_snli",
+    "taxinli_mnli",
+    "breaking_nli",
+    "med",
+    "wice",
+    "wanli_sample",
+)
+
+#: Files of the shared data folder the training pool and its evaluation sets are read from.
+DATA_FILES = {
+    "vitaminc_real": "vitaminc/vitaminc_real_test.jsonl",
+    "vitaminc_synthetic": "vitaminc/vitaminc_synthetic_test.jsonl",
+    "fever_symmetric": "fever/fever_symmetric_v0.2_dev.jsonl",
+    "fever_adversarial": "fever/fever2_fixers_adversarial_test.jsonl",
+    **{name: f"nli/{name}.jsonl" for name in REDISTRIBUTABLE},
+}
+
+#: VitaminC / FEVER verdict strings -> NLI class name.
+VITAMINC_TO_NLI = {v: normalize_nli_label(v).value for v in ("SUPPORTS", "REFUTES", "NOT ENOUGH INFO")}
+#: AVeriTeC verdicts with a single NLI class -> its name (Conflicting Evidence/Cherrypicking has none).
+AVERITEC_TO_NLI = {v: VERDICT_TO_NLI[normalize_verdict(v)] for v in ("Supported", "Refuted", "Not Enough Evidence")}
+#: The hand-written negation probe (20 negations that must be contradictions, 8 paraphrases with negation).
+PROBE_PATH = Path(__file__).parent / "data" / "negation_probe.jsonl"
+
+
+@dataclass(frozen=True)
+class Pair:
+    """One (premise, hypothesis) training or evaluation pair with its NLI label."""
+
+    premise: str
+    hypothesis: str
+    label: str
+    source: str
+
+
+def read_jsonl(path: Path) -> list[dict]:
+    """The JSON objects of a JSONL file (blank lines skipped)."""
+    with open(path, encoding="utf-8") as fh:
+        return [json.loads(line) for line in fh if line.strip()]
+
+
+def heldout_case(case_id: str, heldout_percent: int) -> bool:
+    """Deterministic case-level split: True when ``case_id`` belongs to the held-out part."""
+    digest = hashlib.md5(case_id.encode("utf-8")).hexdigest()
+    return int(digest[:8], 16) % 100 < heldout_percent
+
+
+def load_vitaminc(path: Path, heldout_percent: int) -> tuple[list[Pair], list[Pair]]:
+    """Return (train, held-out) pairs of one VitaminC file, split by ``case_id``."""
+    train, held = [], []
+    source = path.stem
+    for row in read_jsonl(path):
+        pair = Pair(row["evidence"], row["claim"], VITAMINC_TO_NLI[row["label"]], source)
+        (held if heldout_case(row["case_id"], heldout_percent) else train).append(pair)
+    return train, held
+
+
+def load_fever_symmetric(path: Path) -> list[Pair]:
+    """FEVER-Symmetric pairs (evidence, claim, SUPPORTS / REFUTES as NLI)."""
+    return [
+        Pair(r["evidence"], r["claim"], VITAMINC_TO_NLI[r["label"]], "fever_symmetric")
+        for r in read_jsonl(path)
+    ]
+
+
+def load_probe(path: Path = PROBE_PATH) -> list[Pair]:
+    """The negation probe's (premise, hypothesis, label) pairs."""
+    return [Pair(r["premise"], r["hypothesis"], r["label"], "negation_probe") for r in read_jsonl(path)]
+
+
+def load_averitec_pairs(path: Path, rng: random.Random, class_repeat: dict[str, int] | None = None,
+                        negatives: bool = True) -> list[Pair]:
+    """In-domain (question/answer evidence) pairs from an AVeriTeC split (CC BY-NC 4.0).
+
+    For each claim with a Supported / Refuted / Not Enough Evidence verdict (Conflicting
+    Evidence/Cherrypicking has no single NLI class and is skipped):
+
+    * premise = the claim's gold evidence rendered as scoring renders it (``Question: ...\nAnswer: ...``
+      blocks, :meth:`ev2r.types.Evidence.render`), hypothesis = the claim, label = the verdict
+      mapped to NLI (Supported -> entailment, Refuted -> contradiction, NEE -> neutral), repeated
+      ``class_repeat[label]`` times (to offset the split's 58% Refuted prior);
+    * with ``negatives``, one negative per claim: the evidence of another, randomly drawn claim -> neutral, so that
+      the model must read the evidence instead of predicting the verdict from the claim alone.
+
+    Only the training split may be used here: dev is for evaluation (the Ev2R human ratings are on
+    test claims).
+    """
+    from ev2r.io.readers import averitec_questions_to_evidence
+
+    rows = json.loads(path.read_text(encoding="utf-8"))
+    repeat = {"entailment": 1, "contradiction": 1, "neutral": 1, **(class_repeat or {})}
+    usable = []
+    for k, row in enumerate(rows):
+        label = AVERITEC_TO_NLI.get(row.get("label"))
+        ev = averitec_questions_to_evidence(row.get("questions") or [], f"{path}: row {k}")
+        if label is None or ev.is_empty:
+            continue
+        usable.append((row["claim"], ev.render(), label))
+    out: list[Pair] = []
+    for k, (claim, evidence, label) in enumerate(usable):
+        out.extend([Pair(evidence, claim, label, "averitec_train")] * repeat[label])
+        if not negatives:
+            continue
+        other = rng.randrange(len(usable) - 1)
+        other += other >= k  # never the claim's own evidence
+        out.append(Pair(usable[other][1], claim, "neutral", "averitec_train_mismatched"))
+    return out
+
+
+def load_averitec_items(path: Path) -> list:
+    """AVeriTeC claims with a Supported / Refuted / Not Enough Evidence verdict, as :class:`ev2r.types.Item`
+    whose predicted evidence is the gold evidence: the proxy's verdict on them measures how well a
+    verifier reads question/answer evidence (Conflicting Evidence/Cherrypicking has no single NLI
+    class and is left out)."""
+    from ev2r.io.readers import averitec_questions_to_evidence
+    from ev2r.types import Item
+
+    rows = json.loads(path.read_text(encoding="utf-8"))
+    items = []
+    for k, row in enumerate(rows):
+        if row.get("label") not in AVERITEC_TO_NLI:
+            continue
+        ev = averitec_questions_to_evidence(row.get("questions") or [], f"{path}: row {k}")
+        if ev.is_empty:
+            continue
+        items.append(Item(id=str(k), claim=row["claim"], predicted_evidence=ev, reference_evidence=ev,
+                          gold_label=normalize_verdict(row["label"], field="label"), row=k))
+    return items

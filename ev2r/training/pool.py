@@ -1,0 +1,72 @@
+"""The training pool and the evaluation sets of one training run, assembled from the readers of
+:mod:`ev2r.training.data` and the augmentations of :mod:`ev2r.training.augment`."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+from ev2r.training.augment import augment_invariant, augment_negated_premise, augment_negation
+from ev2r.training.data import (DATA_FILES, REDISTRIBUTABLE, Pair, load_averitec_pairs, load_fever_symmetric,
+                                load_vitaminc, read_jsonl)
+
+__all__ = ["build_training_pool", "training_pool"]
+
+
+def build_training_pool(data_dir: Path, heldout_percent: int, seed: int, vitaminc_real_repeat: int,
+                        breaking_nli_cap: int, aug_entail: int, aug_neutral: int):
+    """Assemble the training pool and the evaluation sets. Returns (train, evals, stats)."""
+    rng = random.Random(seed)
+    vc_real_train, vc_real_held = load_vitaminc(data_dir / DATA_FILES["vitaminc_real"], heldout_percent)
+    vc_syn_train, vc_syn_held = load_vitaminc(data_dir / DATA_FILES["vitaminc_synthetic"], heldout_percent)
+    fever_sym = load_fever_symmetric(data_dir / DATA_FILES["fever_symmetric"])
+    eval_claims = {p.hypothesis.strip().lower() for p in fever_sym}
+    eval_claims |= {r["claim"].strip().lower() for r in read_jsonl(data_dir / DATA_FILES["fever_adversarial"])}
+    eval_claims |= {p.hypothesis.strip().lower() for p in vc_real_held + vc_syn_held}
+
+    nli: list[Pair] = []
+    stats: dict[str, int] = {}
+    for name in REDISTRIBUTABLE:
+        rows = [Pair(r["premise"], r["hypothesis"], r["label"], name) for r in read_jsonl(data_dir / DATA_FILES[name])]
+        if name == "breaking_nli" and len(rows) > breaking_nli_cap:
+            rows = rng.sample(rows, breaking_nli_cap)
+        nli.extend(rows)
+    train = vc_real_train * vitaminc_real_repeat + vc_syn_train + nli
+    before = len(train)
+    train = [p for p in train if p.hypothesis.strip().lower() not in eval_claims]
+    stats["removed_eval_claim_overlap"] = before - len(train)
+    train += augment_negation(train, rng, aug_entail, aug_neutral)
+    for p in train:
+        stats[p.source] = stats.get(p.source, 0) + 1
+    evals = {
+        "vitaminc_real_heldout": vc_real_held,
+        "vitaminc_synthetic_heldout": vc_syn_held,
+        "fever_symmetric": fever_sym,
+    }
+    return train, evals, stats
+
+
+def training_pool(args, rng: random.Random) -> tuple[list[Pair], dict[str, list[Pair]], dict[str, int]]:
+    """The pool of one training run, as its options ask: :func:`build_training_pool`, then the
+    invariance (``args.aug_invariant``) and premise-negation (``args.aug_negated_premise``)
+    augmentations and the AVeriTeC pairs (``args.averitec_train``, ``args.averitec_repeat`` copies),
+    drawing from the run's ``rng``. Returns (train, evals, stats) with ``stats`` counting the pairs
+    per source (plus ``removed_eval_claim_overlap``).
+
+    Raises:
+        adversarial.resources.ResourceMissingError: a ``synonyms`` quota without WordNet.
+    """
+    train, evals, stats = build_training_pool(args.data_dir, args.heldout_percent, args.seed,
+                                              args.vitaminc_real_repeat, args.breaking_nli_cap,
+                                              args.aug_entail, args.aug_neutral)
+    if args.aug_invariant:
+        train += augment_invariant(train, rng, args.aug_invariant)
+    if args.aug_negated_premise:
+        train += augment_negated_premise(train, rng, args.aug_negated_premise)
+    if args.averitec_train is not None:
+        av = load_averitec_pairs(args.averitec_train, rng, {"entailment": 2, "neutral": 2}) * args.averitec_repeat
+        train += av
+    stats = {k: v for k, v in stats.items() if k == "removed_eval_claim_overlap"}
+    for p in train:
+        stats[p.source] = stats.get(p.source, 0) + 1
+    return train, evals, stats

@@ -1,0 +1,139 @@
+"""Which verifier: a spec (``"bundled"``, a checkpoint folder, a hub id) -> a loaded
+:class:`~ev2r.verifier.nli.HFNLIVerifier`, on a checked device, in a resolved precision.
+
+* :func:`load_verifier` -- build (lazily loading) verifier for a spec; the bundled model lives in
+  ``ev2r/verifier/models/minilm-nli`` (:data:`BUNDLED_DIR`).
+* :func:`get_verifier` -- the same, validated, loaded now and cached per process (what
+  ``build_scorer`` and the CLI use); :func:`check_device`, :func:`default_device`.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+from pathlib import Path
+from typing import Optional
+
+from claimalign.models import resolve_dtype
+from ev2r.config import DEFAULTS
+from ev2r.verifier.nli import HFNLIVerifier, dir_fingerprint
+
+__all__ = ["BUNDLED_VERIFIER_NAME", "BUNDLED_DIR", "DEFAULT_DTYPE", "bundled_max_length", "load_verifier",
+           "default_device", "check_device", "get_verifier"]
+
+BUNDLED_VERIFIER_NAME = "ev2r-minilm-nli"
+BUNDLED_DIR = Path(__file__).parent / "models" / "minilm-nli"
+#: Verifier precision used when none is given ("auto": bf16 where the hardware runs it natively).
+DEFAULT_DTYPE = DEFAULTS.dtype
+
+
+def bundled_max_length(default: int = 128, folder: Path = BUNDLED_DIR) -> int:
+    """The token window a checkpoint made by ``ev2r train-verifier`` (default: the bundled verifier) was
+    fine-tuned with (``args.max_length`` of its ``training_meta.json``), else ``default``."""
+    try:
+        meta = json.loads((folder / "training_meta.json").read_text(encoding="utf-8"))
+        return int(meta["args"]["max_length"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return default
+
+
+def load_verifier(spec: str = "bundled", device: str = "cpu", **kwargs) -> HFNLIVerifier:
+    """Build a verifier from a spec: ``"bundled"`` (the package's own MiniLM NLI model), a local
+    checkpoint directory, or a Hugging Face hub id (needs a network or a filled HF cache).
+    ``kwargs`` go to :class:`~ev2r.verifier.nli.HFNLIVerifier`. Weights load on first use.
+
+    The bundled verifier, and any local checkpoint trained by ``ev2r train-verifier`` (it has a
+    ``training_meta.json``), default to the token window they were fine-tuned with (128): their
+    position embeddings past it were never trained for NLI, and longer windows measurably hurt
+    (``benchmarks/results/long_premise_window*.md``). Other checkpoints use their tokenizer's length.
+
+    Raises:
+        FileNotFoundError: ``"bundled"`` requested but the weights are not in the package, or
+            ``spec`` is a path (starts with ``/``, ``./``, ``../`` or ``~``) to no folder.
+    """
+    if spec in ("bundled", "default", BUNDLED_VERIFIER_NAME):
+        if not (BUNDLED_DIR / "config.json").exists():
+            raise FileNotFoundError(f"the bundled verifier is missing from {BUNDLED_DIR}; reinstall ev2r "
+                                    "or pass --model <checkpoint>")
+        kwargs.setdefault("name", f"{BUNDLED_VERIFIER_NAME}@{dir_fingerprint(BUNDLED_DIR)}")
+        kwargs.setdefault("max_length", bundled_max_length())
+        return HFNLIVerifier(str(BUNDLED_DIR), device=device, **kwargs)
+    if spec.startswith(("/", "./", "../", "~", ".\\")) and not Path(spec).expanduser().is_dir():
+        raise FileNotFoundError(f"model: no checkpoint folder at {spec} (expected 'bundled', a local folder "
+                                "with config.json and weights, or a Hugging Face hub id such as org/name)")
+    if Path(spec).is_dir() and (Path(spec) / "training_meta.json").exists():
+        kwargs.setdefault("max_length", bundled_max_length(folder=Path(spec)))
+    return HFNLIVerifier(spec, device=device, **kwargs)
+
+
+def default_device() -> str:
+    """``EV2R_DEVICE`` if set, else ``cuda`` when available, else ``cpu``."""
+    if os.environ.get("EV2R_DEVICE"):
+        return os.environ["EV2R_DEVICE"]
+    try:
+        import torch
+
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    except ImportError:  # pragma: no cover
+        return "cpu"
+
+
+def check_device(device: str) -> str:
+    """Validate a torch device string for the verifier; returns it unchanged.
+
+    Raises:
+        ValueError: not a torch device, a device type the verifier cannot run on (allowed: cpu,
+            cuda, cuda:N, mps), or CUDA / MPS requested where torch has none.
+    """
+    import torch
+
+    try:
+        dev = torch.device(device)
+    except (RuntimeError, TypeError):
+        raise ValueError(f"--device: {device!r} is not a torch device (allowed: cpu, cuda, cuda:N, mps)") from None
+    if dev.type not in ("cpu", "cuda", "mps"):
+        raise ValueError(f"--device: {device!r}: the verifier runs on cpu, cuda, cuda:N or mps, not {dev.type}")
+    if dev.type == "cuda":
+        if not torch.cuda.is_available():
+            raise ValueError(f"--device: {device!r} requested but torch has no CUDA here "
+                             "(torch.cuda.is_available() is False); use cpu")
+        if dev.index is not None and dev.index >= torch.cuda.device_count():
+            raise ValueError(f"--device: {device!r}: only {torch.cuda.device_count()} CUDA device(s) visible")
+    if dev.type == "mps" and not (getattr(torch.backends, "mps", None) and torch.backends.mps.is_available()):
+        raise ValueError(f"--device: {device!r} requested but MPS is not available here; use cpu")
+    return device
+
+
+@functools.lru_cache(maxsize=4)
+def _cached_verifier(spec: str, device: str, batch_size: int, dtype: str = "fp32") -> HFNLIVerifier:
+    try:  # load now: a checkpoint that cannot serve is one clear error, not a failure on every item
+        ver = load_verifier(spec, device=device, batch_size=batch_size, dtype=dtype)
+        ver._load()
+    except (OSError, ValueError, RuntimeError, ImportError, AssertionError) as e:
+        first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        raise ValueError(f"--model {spec!r}: cannot be loaded as a 3-way NLI verifier on {device}: {first}") from None
+    return ver
+
+
+def get_verifier(spec: str = "bundled", device: Optional[str] = None, batch_size: int = 32,
+                 dtype: str = DEFAULT_DTYPE) -> HFNLIVerifier:
+    """A (process-wide cached) verifier for ``spec``: ``"bundled"``, a checkpoint path or hub id,
+    loaded (weights and tokenizer) before it is returned.
+
+    Args:
+        spec: see :func:`load_verifier`.
+        device: torch device; default :func:`default_device`.
+        batch_size: pairs per forward pass, an integer >= 1.
+        dtype: ``"auto"`` (bf16 on CUDA or on a CPU with native bf16, else fp32), ``"fp32"``,
+            ``"bf16"`` or ``"int8"`` (CPU); see :class:`~ev2r.verifier.nli.HFNLIVerifier`.
+
+    Raises:
+        ValueError: a bad ``device`` (:func:`check_device`), ``dtype`` or ``batch_size``, or a
+            checkpoint that cannot be loaded as a 3-way NLI classifier (missing, 2-way, unnamed
+            labels), naming it.
+    """
+    device = check_device(device or default_device())
+    if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
+        raise ValueError(f"batch_size: must be an integer >= 1, got {batch_size!r}")
+    return _cached_verifier(spec, device, batch_size, resolve_dtype(dtype, device))

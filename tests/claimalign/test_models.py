@@ -1,0 +1,113 @@
+"""The one NLI loader and pair-inference routine (claimalign.models) and the NLI contract (claimalign.nli):
+label order from config.id2label, exact parity with the routines it replaced, argument errors."""
+
+import numpy as np
+import pytest
+
+from claimalign.nli import NLI_LABELS, NLILabel, check_probabilities, map_nli_labels, normalize_nli_label
+
+torch = pytest.importorskip("torch")
+pytest.importorskip("transformers")
+
+from claimalign.models import load_nli_model, predict_pairs, resolve_dtype  # noqa: E402
+from tiny_models import build_tiny_nli_model  # noqa: E402
+
+PREM = ["The cat sat on the mat.", "A man plays guitar [SEP] loudly.", "Prices rose sharply in 2020.",
+        " ".join(f"word{k} is here." for k in range(60)), "Ok."]
+HYP = ["A cat is sitting.", "Nobody plays.", "Prices fell.", "word3 is here.", "A much longer hypothesis than its premise."]
+
+
+def pre_refactor_probs(model, tok, prem, hyp, columns, max_length, batch_size, truncation, double):
+    """Batched inference as HFNLIVerifier (float32 softmax, longest_first) and HFNLIAdapter (float64,
+    only_first) each wrote it before both called predict_pairs: the reference it must reproduce."""
+    order = sorted(range(len(prem)), key=lambda i: len(prem[i]) + len(hyp[i]))
+    out = np.zeros((len(prem), 3), dtype=np.float64)
+    with torch.inference_mode():
+        for s in range(0, len(order), batch_size):
+            idx = order[s:s + batch_size]
+            enc = tok([prem[i] for i in idx], [hyp[i] for i in idx], truncation=truncation, max_length=max_length,
+                      padding=True, return_tensors="pt")
+            logits = model(**enc).logits
+            probs = torch.softmax(logits.double(), dim=-1) if double else logits.float().softmax(-1)
+            out[idx] = probs[:, columns].cpu().numpy()
+    return out
+
+
+@pytest.fixture(scope="module")
+def shuffled(tmp_path_factory):
+    """A tiny NLI checkpoint whose outputs are (contradiction, entailment, neutral)."""
+    return build_tiny_nli_model(tmp_path_factory.mktemp("models") / "tiny",
+                                {0: "CONTRADICTION", 1: "ENTAILMENT", 2: "NEUTRAL"})[0]
+
+
+def test_loader_reads_the_label_order_and_the_window(shuffled):
+    nli = load_nli_model(str(shuffled))
+    assert nli.columns == [1, 2, 0] and nli.dtype == "fp32" and nli.max_positions == 128
+    assert nli.window() == 128 and nli.window(64) == 64
+    with pytest.raises(ValueError, match=r"max_length: 256 tokens exceeds .*max_position_embeddings = 128"):
+        nli.window(256)
+    assert load_nli_model(str(shuffled), label_order=("entailment", "neutral", "contradiction")).columns == [0, 1, 2]
+    with pytest.raises(ValueError, match="label_order: has 2 names"):
+        load_nli_model(str(shuffled), label_order=("entailment", "neutral"))
+    assert load_nli_model(str(shuffled), dtype="bf16").model.dtype == torch.bfloat16
+    assert load_nli_model(str(shuffled), dtype=None).dtype is None  # as stored
+
+
+@pytest.mark.parametrize("truncation, precision, batch_size", [("longest_first", "float32", 2),
+                                                               ("only_first", "float64", 32),
+                                                               ("longest_first", "float32", 1)])
+def test_predict_pairs_reproduces_the_pre_refactor_routines_exactly(shuffled, truncation, precision, batch_size):
+    nli = load_nli_model(str(shuffled))
+    counts = {}
+    got = predict_pairs(nli.model, nli.tokenizer, PREM, HYP, max_length=64, batch_size=batch_size, columns=nli.columns,
+                        truncation=truncation, guard=nli.guard, precision=precision, counts=counts)
+    ref = pre_refactor_probs(nli.model, nli.tokenizer, PREM, HYP, [1, 2, 0], 64, batch_size, truncation,
+                             precision == "float64")
+    assert got.dtype == np.float64 and got.shape == (5, 3) and np.array_equal(got, ref)
+    np.testing.assert_allclose(got.sum(1), 1.0, atol=1e-6)
+    assert 0 < counts["tokens"] <= counts["padded_tokens"]
+    assert predict_pairs(nli.model, nli.tokenizer, [], [], max_length=64).shape == (0, 3)
+
+
+@pytest.mark.parametrize("kwargs, match", [({"truncation": "only_second"}, "truncation"),
+                                           ({"precision": "float16"}, "precision"),
+                                           ({"batch_size": 0}, "batch_size"),
+                                           ({"columns": (0, 0, 1)}, "columns")])
+def test_predict_pairs_argument_errors(shuffled, kwargs, match):
+    nli = load_nli_model(str(shuffled))
+    with pytest.raises(ValueError, match=match):
+        predict_pairs(nli.model, nli.tokenizer, ["a"], ["b"], max_length=64, **kwargs)
+    with pytest.raises(ValueError, match="lengths differ"):
+        predict_pairs(nli.model, nli.tokenizer, ["a"], [], max_length=64)
+
+
+def test_two_way_and_unnamed_heads_are_rejected_by_name(tmp_path):
+    two = build_tiny_nli_model(tmp_path / "two", {0: "entailment", 1: "not_entailment"})[0]
+    with pytest.raises(ValueError, match=r"not_entailment.*Pass label_order"):
+        load_nli_model(str(two))
+    unnamed = build_tiny_nli_model(tmp_path / "unnamed", {0: "LABEL_0", 1: "LABEL_1", 2: "LABEL_2"})[0]
+    with pytest.raises(ValueError, match=r"config\.id2label\[0\]: unknown NLI label 'LABEL_0'"):
+        load_nli_model(str(unnamed))
+
+
+def test_resolve_dtype():
+    assert resolve_dtype("fp32", "cuda") == "fp32" and resolve_dtype("auto", "cuda") == "bf16"
+    assert resolve_dtype("int8", "cpu") == "int8"
+    with pytest.raises(ValueError, match="int8 dynamic quantisation runs on device 'cpu' only"):
+        resolve_dtype("int8", "cuda")
+    with pytest.raises(ValueError, match="auto, fp32, bf16, int8"):
+        resolve_dtype("fp16", "cpu")
+
+
+def test_one_nli_vocabulary():
+    assert NLI_LABELS == ("entailment", "neutral", "contradiction") == tuple(x.value for x in NLILabel)
+    for spelling, label in [("ENTAILMENT", NLILabel.ENTAILMENT), ("entailed", NLILabel.ENTAILMENT),
+                            ("SUPPORTS", NLILabel.ENTAILMENT), ("NOT_ENOUGH_INFO", NLILabel.NEUTRAL),
+                            ("not enough evidence", NLILabel.NEUTRAL), ("Refuted", NLILabel.CONTRADICTION)]:
+        assert normalize_nli_label(spelling) is label
+    with pytest.raises(ValueError, match="label: unknown NLI label 'LABEL_0'"):
+        normalize_nli_label("LABEL_0")
+    assert map_nli_labels(["neutral", "contradiction", "entailment"]) == [2, 0, 1]
+    with pytest.raises(ValueError, match="both mean entailment"):
+        map_nli_labels({0: "entailment", 1: "supports", 2: "neutral"})
+    assert check_probabilities([[0.2, 0.3, 0.5]], 1).tolist() == [[0.2, 0.3, 0.5]]

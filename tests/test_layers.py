@@ -1,0 +1,125 @@
+"""The layers of the code base hold: the import contracts in ``pyproject.toml`` (``[tool.importlinter]``,
+checked by import-linter's ``lint-imports``) and no use of another package's private names.
+
+Layers, bottom first (README "Layout"): ``claimalign.textio`` / ``claimalign.nltk_data`` <- the rest of
+``claimalign`` <- the ev2r core (``ev2r.types``, ``labels``, ``config``, ``io``, ``facts``, ``verifier``,
+``metric``, ``llm``) <- ``adversarial`` <- ``ev2r.training`` / ``shared_task`` / ``ranking`` / ``engines`` /
+``integrations`` <- ``ev2r.cli`` <- ``benchmarks``. A module imports only from its own layer or below;
+imports inside functions count.
+"""
+
+from __future__ import annotations
+
+import ast
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+PACKAGES = ("claimalign", "ev2r", "adversarial")
+
+
+def _contract_ids() -> list:
+    import tomllib
+
+    config = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
+    return [c["id"] for c in config["tool"]["importlinter"]["contracts"]]
+
+
+def _lint_imports() -> str:
+    exe = Path(sys.executable).with_name("lint-imports")
+    found = str(exe) if exe.is_file() else shutil.which("lint-imports")
+    if not found:
+        pytest.fail("import-linter is not installed: pip install -e '.[dev]' (the layer contracts run in CI)")
+    return found
+
+
+@pytest.mark.parametrize("contract", _contract_ids())
+def test_import_contract(contract):
+    """``lint-imports --contract ID`` in the repository root (it reads ``pyproject.toml`` there): the
+    report names each broken import with its line."""
+    proc = subprocess.run([_lint_imports(), "--contract", contract, "--no-cache"], cwd=REPO, capture_output=True,
+                          text=True, timeout=600)
+    assert proc.returncode == 0, f"import contract {contract!r} broken:\n{proc.stdout}\n{proc.stderr}"
+
+
+def _is_private(name: str) -> bool:
+    return name.startswith("_") and not (name.startswith("__") and name.endswith("__"))
+
+
+def _private_imports(path: Path, importer_top: str) -> list:
+    """``(line, text)`` of each import in ``path`` of a private module or name (``_x``, not ``__x__``)
+    of another top-level package among :data:`PACKAGES`."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                parts = alias.name.split(".")
+                if parts[0] in PACKAGES and parts[0] != importer_top and any(map(_is_private, parts[1:])):
+                    found.append((node.lineno, f"import {alias.name}"))
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            parts = node.module.split(".")
+            if parts[0] not in PACKAGES or parts[0] == importer_top:
+                continue
+            names = [a.name for a in node.names]
+            if any(map(_is_private, parts[1:])) or any(map(_is_private, names)):
+                found.append((node.lineno, f"from {node.module} import {', '.join(names)}"))
+    return found
+
+
+def test_no_private_names_imported_across_packages():
+    """No module of ``claimalign``, ``ev2r``, ``adversarial`` or ``benchmarks`` imports a private module
+    (``pkg._mod``) or a private name (``from pkg.mod import _name``) of another of the three packages:
+    what one package offers another is public and documented. (Tests may reach into internals.)"""
+    bad = []
+    for top in PACKAGES + ("benchmarks",):
+        for path in sorted((REPO / top).rglob("*.py")):
+            for line, text in _private_imports(path, top):
+                bad.append(f"{path.relative_to(REPO)}:{line}: {text}")
+    assert not bad, "private names imported across packages:\n" + "\n".join(bad)
+
+
+def test_private_import_check_sees_both_forms(tmp_path):
+    src = tmp_path / "m.py"
+    src.write_text("import claimalign._x\nfrom ev2r.metric import _version, __version__\nfrom ev2r._a import b\n"
+                   "from adversarial import perturbations\nfrom ._y import z\n", encoding="utf-8")
+    assert [line for line, _ in _private_imports(src, "benchmarks")] == [1, 2, 3]
+    assert _private_imports(src, "claimalign") == [(2, "from ev2r.metric import _version, __version__"),
+                                                   (3, "from ev2r._a import b")]
+
+
+def _layer_modules() -> set:
+    import tomllib
+
+    config = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
+    names = set()
+    for contract in config["tool"]["importlinter"]["contracts"]:
+        if contract["type"] != "layers":
+            continue
+        for layer in contract["layers"]:
+            for name in layer.replace("|", ":").split(":"):
+                names.add(name.strip().strip("()"))
+    return names
+
+
+def test_every_module_has_a_layer():
+    """Each module or sub-package directly under ``ev2r/`` and ``claimalign/`` is in a layer of the
+    layers contract (a new module would otherwise go unchecked)."""
+    listed = _layer_modules()
+    unlisted = []
+    for top in ("ev2r", "claimalign"):
+        for path in sorted((REPO / top).iterdir()):
+            if path.suffix == ".py" and path.stem not in ("__init__", "__main__"):
+                name = f"{top}.{path.stem}"
+            elif path.is_dir() and (path / "__init__.py").is_file():
+                name = f"{top}.{path.name}"
+            else:
+                continue
+            if name not in listed:
+                unlisted.append(name)
+    assert "adversarial" in listed
+    assert not unlisted, f"not in any layer of [tool.importlinter] in pyproject.toml: {', '.join(unlisted)}"
