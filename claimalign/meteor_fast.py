@@ -19,7 +19,7 @@ same floating-point expression) but looks each word's stem and each stem's synon
 per process (``functools.lru_cache``), and reads WordNet through :class:`_LightWordNet` (nltk's
 morphology over the same files, without nltk's full start-up). Its values are identical (``==``,
 not approximately) to nltk's with default arguments (alpha 0.9, beta 3.0, gamma 0.5,
-``str.lower``, ``PorterStemmer()``, ``nltk.corpus.wordnet``); ``tests/ev2r/test_averitec_eval.py``
+``str.lower``, ``PorterStemmer()``, ``nltk.corpus.wordnet``); ``tests/ev2r/shared_task/test_averitec2024.py``
 checks that against nltk on the AVeriTeC parity fixture.
 
 Source: nltk 3.9/3.10 ``nltk/translate/meteor_score.py`` (``_match_enums``,

@@ -1,4 +1,5 @@
-"""Shared test fixtures: paths relative to the repository, NLTK data, fake verifiers.
+"""Fixtures every test folder shares: the project's data, NLTK data, fake verifiers, a tiny NLI
+checkpoint and the LLM servers (from :mod:`support`, which holds the shared fakes and helpers).
 
 The data-backed tests read the project's ``../shared/data`` beside the checkout and skip when it is
 not there; with ``EV2R_REQUIRE_SHARED_DATA=1`` (``.ci/run`` sets it) a missing folder stops the run
@@ -10,14 +11,15 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-import numpy as np
 import pytest
 
-REPO = Path(__file__).resolve().parents[1]
-SHARED_DATA = REPO.parent / "shared" / "data"
+from support.fakes import KeywordVerifier
+from support.llm_fixtures import fake_server, llama_server, start_llama  # noqa: F401 (fixtures)
+from support.paths import NLTK_DATA, REPO, SHARED_DATA  # noqa: F401 (REPO: for the tests' use)
+from support.tiny_models import build_tiny_nli_model
 
-if (SHARED_DATA / "nltk_data").is_dir():
-    os.environ.setdefault("NLTK_DATA", str(SHARED_DATA / "nltk_data"))
+if NLTK_DATA.is_dir():  # read by nltk when it is first imported (lazily, by the tests that need it)
+    os.environ.setdefault("NLTK_DATA", str(NLTK_DATA))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
@@ -42,44 +44,30 @@ def pytest_sessionstart(session):
                     "checkout", returncode=pytest.ExitCode.USAGE_ERROR)
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")
 def shared_data() -> Path:
+    """``../shared/data`` (or ``$EV2R_SHARED_DATA``); skips the test when it is not there."""
     if not SHARED_DATA.is_dir():
-        pytest.skip("../shared/data is not next to the repository")
+        pytest.skip(f"the project's data folder {SHARED_DATA} is not beside the repository")
     return SHARED_DATA
 
 
-class KeywordVerifier:
-    """A deterministic fake verifier: entailment when every word of the hypothesis (lower-cased,
-    4+ letters) occurs in the premise, contradiction when the hypothesis contains 'not' and the
-    premise does not, else neutral. Records every call."""
+@pytest.fixture
+def nltk_data() -> Path:
+    """The offline NLTK data (punkt_tab + WordNet), put on nltk's path; skips when it is missing."""
+    if not (NLTK_DATA / "corpora" / "wordnet").is_dir():
+        pytest.skip(f"NLTK data not found at {NLTK_DATA}")
+    import nltk
 
-    name = "keyword-fake"
-
-    def __init__(self):
-        self.calls = []
-
-    def predict(self, premises, hypotheses):
-        self.calls.append((list(premises), list(hypotheses)))
-        out = []
-        for p, h in zip(premises, hypotheses):
-            pw = set(w.strip(".,?!:").lower() for w in p.split())
-            hw = [w.strip(".,?!:").lower() for w in h.split()]
-            if "not" in hw and "not" not in pw:
-                out.append([0.05, 0.05, 0.9])
-            elif all(w in pw for w in hw if len(w) >= 4):
-                out.append([0.9, 0.05, 0.05])
-            else:
-                out.append([0.1, 0.8, 0.1])
-        return np.array(out, dtype=float).reshape(-1, 3)
+    if str(NLTK_DATA) not in nltk.data.path:
+        nltk.data.path.insert(0, str(NLTK_DATA))
+    return NLTK_DATA
 
 
 @pytest.fixture
 def keyword_verifier():
     return KeywordVerifier()
 
-
-from tiny_models import build_tiny_nli_model  # noqa: E402
 
 @pytest.fixture(scope="session")
 def tiny_nli_model(tmp_path_factory):

@@ -10,7 +10,7 @@
   concurrency and caching, and scripted judges for benchmarks. :func:`chat_response` builds a
   chat-completion body.
 
-Both are used by ``tests/llm`` and ``benchmarks/arena.py``; nothing here runs at import.
+Both are used by the tests (``tests/support/llm_fixtures.py``) and ``benchmarks/arena.py``; nothing here runs at import.
 """
 
 from __future__ import annotations

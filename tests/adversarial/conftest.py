@@ -1,19 +1,10 @@
-"""Fixtures of the adversarial tests.
-
-WordNet comes from the repository-relative ``../shared/data/nltk_data`` when it exists (set as
-``NLTK_DATA`` and put on nltk's path); tests that need it skip otherwise.
-"""
+"""Fixtures of the adversarial tests. WordNet comes from ``../shared/data/nltk_data`` (the root
+conftest sets ``NLTK_DATA``); tests that need it skip when it is missing."""
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
-
 import pytest
 
-_NLTK_DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "nltk_data"
-if _NLTK_DATA.is_dir():  # read by nltk when it is first imported (lazily, by the tests that need it)
-    os.environ.setdefault("NLTK_DATA", str(_NLTK_DATA))
 
 
 @pytest.fixture
@@ -29,6 +20,6 @@ def wordnet():
 
 @pytest.fixture
 def items():
-    from adv_helpers import make_items
+    from support.fakes import make_items
 
     return make_items()

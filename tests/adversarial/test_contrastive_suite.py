@@ -9,7 +9,7 @@ from adversarial.suite import run_suite
 from ev2r.labels import Verdict
 from ev2r.types import Evidence, Item, QAPair
 
-from adv_helpers import coverage_scorer
+from support.fakes import coverage_scorer
 
 
 def items(n=8):

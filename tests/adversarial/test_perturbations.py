@@ -13,7 +13,7 @@ from adversarial import perturbations as P
 from adversarial.resources import entity_lists
 from ev2r.types import Evidence, Item, QAPair
 
-from adv_helpers import make_items
+from support.fakes import make_items
 
 
 def item_of(*pairs, claim="A claim.", ref=None) -> Item:

@@ -13,7 +13,7 @@ from adversarial.suite import run_suite
 from ev2r.labels import normalize_verdict
 from ev2r.types import Evidence
 
-from adv_helpers import constant_scorer, coverage_scorer, first_pair_scorer, make_items
+from support.fakes import constant_scorer, coverage_scorer, first_pair_scorer, make_items
 
 STRUCTURAL = ["reorder_pairs", "duplicate_pair", "blank_answers", "drop_half_pairs", "off_topic_pair"]
 

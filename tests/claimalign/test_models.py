@@ -10,7 +10,7 @@ torch = pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
 from claimalign.models import load_nli_model, predict_pairs, resolve_dtype  # noqa: E402
-from tiny_models import build_tiny_nli_model  # noqa: E402
+from support.tiny_models import build_tiny_nli_model  # noqa: E402
 
 PREM = ["The cat sat on the mat.", "A man plays guitar [SEP] loudly.", "Prices rose sharply in 2020.",
         " ".join(f"word{k} is here." for k in range(60)), "Ok."]

@@ -9,7 +9,7 @@ from ev2r.labels import Verdict
 from ev2r.llm import ParseError, ResponseCache, load_prompt, parse_reference_answer, request_key
 from ev2r.llm.parse import parse_reference_response, verdict_distribution
 
-from llm_helpers import GOOD
+from support.llm import GOOD
 
 
 def chat(text):

@@ -2,46 +2,21 @@
 a tiny deterministic stand-in verifier (no model)."""
 
 import os
-import re
 import socket
-from pathlib import Path
 
-import numpy as np
 import pytest
+
+from support.fakes import OverlapVerifier
 
 # before evaluate / datasets are imported: they read these at import time
 os.environ["HF_EVALUATE_OFFLINE"] = "1"
 os.environ["HF_DATASETS_OFFLINE"] = "1"
 os.environ["HF_HUB_OFFLINE"] = "1"
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
+from support.paths import REPO as REPO_ROOT  # noqa: E402
 SHARED_DATA = (REPO_ROOT / ".." / "shared" / "data").resolve()
 EXAMPLE = REPO_ROOT / "examples" / "averitec_sample.jsonl"
 
-_WORD = re.compile(r"[a-z0-9]+")
-
-
-class OverlapVerifier:
-    """Stand-in verifier: P(entailment) grows with the share of hypothesis words found in the
-    premise; a 'not' on one side only means contradiction. Rows sum to 1."""
-
-    name = "overlap-fake"
-
-    def __init__(self):
-        self.calls = 0
-
-    def predict(self, premises, hypotheses):
-        self.calls += 1
-        out = np.zeros((len(premises), 3))
-        for k, (p, h) in enumerate(zip(premises, hypotheses)):
-            pw, hw = set(_WORD.findall(p.lower())), set(_WORD.findall(h.lower()))
-            r = len(pw & hw) / max(1, len(hw))
-            if ("not" in pw) != ("not" in hw):
-                out[k] = (0.05, 0.15, 0.8)
-            else:
-                e = 0.05 + 0.9 * r
-                out[k] = (e, (1 - e) * 0.7, (1 - e) * 0.3)
-        return out
 
 
 @pytest.fixture

@@ -13,7 +13,6 @@ import copy
 import json
 import os
 import re
-from pathlib import Path
 
 import pytest
 
@@ -30,7 +29,7 @@ from ev2r.shared_task.averitec2024 import (
 )
 from ev2r.cli.main import main
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
+from support.paths import REPO as REPO_ROOT  # noqa: E402
 SHARED = (REPO_ROOT / ".." / "shared" / "data").resolve()
 NLTK_DATA = SHARED / "nltk_data"
 PARITY = SHARED / "averitec" / "parity"

@@ -4,11 +4,12 @@ The computation is benchmarks/replay_parity.py's (one implementation, loaded fro
 
 import importlib.util
 import math
-from pathlib import Path
 
 import pytest
 
-BENCH = Path(__file__).resolve().parents[2] / "benchmarks" / "replay_parity.py"
+from support.paths import REPO
+
+BENCH = REPO / "benchmarks" / "replay_parity.py"
 
 FLAGGED = {("gpt-4o-2024-05-13", 35), ("gpt-3.5-turbo-1106", 268), ("gpt-3.5-turbo-1106", 66)}
 

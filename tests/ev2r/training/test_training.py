@@ -16,8 +16,7 @@ from ev2r.cli.train import main as train_main
 from ev2r.training import augment, evaluation, loop, model_card
 from ev2r.training import data as tdata
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from tiny_models import build_tiny_nli_model  # noqa: E402
+from support.tiny_models import build_tiny_nli_model
 
 
 def test_heldout_case_is_deterministic_and_near_the_requested_share():

@@ -11,7 +11,7 @@ from ev2r.cli.main import main
 from ev2r.io.readers import InputError, read_items
 from ev2r.types import Evidence, Item, QAPair
 from ev2r.verifier.nli import check_probabilities
-from tiny_models import build_tiny_nli_model
+from support.tiny_models import build_tiny_nli_model
 
 SAMPLE = "examples/averitec_sample.jsonl"
 

@@ -11,7 +11,7 @@ from ev2r.cli.robustness import add_arguments as add_robustness_arguments, run a
 from adversarial.report import render_markdown
 from adversarial.suite import run_suite
 
-from adv_helpers import constant_scorer, coverage_scorer, make_items
+from support.fakes import constant_scorer, coverage_scorer, make_items
 
 FAST = ["reorder_pairs", "duplicate_pair", "blank_answers", "drop_half_pairs", "off_topic_pair", "negate_answers",
         "number_change"]

@@ -30,6 +30,7 @@ from ev2r.shared_task.averitec2025 import (
 from ev2r.shared_task.averitec2024 import AveritecInputError, JoinError
 from ev2r.cli.main import main
 from ev2r.llm import LLMClient, load_prompt
+from support.fakes import AllWordsVerifier
 
 MODEL = "judge-standin"
 Q_PROMPT_HEAD = load_prompt("averitec2025_question_recall").text[:40]
@@ -84,25 +85,6 @@ def make_client(tmp_path, transport, **kw):
                 concurrency=2)
     opts.update(kw)
     return LLMClient(**opts)
-
-
-class OverlapVerifier:
-    """Stand-in NLI verifier: entailment when every word (3+ letters) of the hypothesis occurs in
-    the premise, else neutral."""
-
-    name = "overlap-standin"
-
-    def __init__(self):
-        self.n_pairs = 0
-
-    def predict(self, premises, hypotheses):
-        self.n_pairs += len(premises)
-        rows = []
-        for p, h in zip(premises, hypotheses):
-            pw = {w.strip(".,?!:").lower() for w in p.split()}
-            hw = [w.strip(".,?!:").lower() for w in h.split() if len(w.strip(".,?!:")) >= 3]
-            rows.append([0.9, 0.05, 0.05] if hw and all(w in pw for w in hw) else [0.05, 0.9, 0.05])
-        return np.array(rows, dtype=float).reshape(-1, 3)
 
 
 # ----------------------------------------------------------------------------- data
@@ -442,7 +424,7 @@ B_PREDS = [{"claim_id": 0, "pred_label": "Supported", "evidence": ev(
 
 
 def test_bundled_judge_uses_the_nli_reference_recall_and_says_so():
-    verifier = OverlapVerifier()
+    verifier = AllWordsVerifier()
     judge = NLIRecallJudge(verifier=verifier)
     r = evaluate_averitec_2025(B_PREDS, B_GOLD, judge)
     c = r.claims[0]
@@ -462,7 +444,7 @@ def test_bundled_judge_uses_the_nli_reference_recall_and_says_so():
 
 
 def test_bundled_verifier_failure_is_a_status_not_a_zero():
-    class Broken(OverlapVerifier):
+    class Broken(AllWordsVerifier):
         def predict(self, premises, hypotheses):
             return np.full((len(premises), 3), np.nan)
 
@@ -531,7 +513,7 @@ def test_cli_all_prints_both_tables(run, capsys):
 def test_cli_bundled_judge_is_labelled(tmp_path, capsys, monkeypatch):
     import ev2r.metric.factory
 
-    monkeypatch.setattr(ev2r.metric.factory, "get_verifier", lambda *a, **k: OverlapVerifier())  # no model is loaded
+    monkeypatch.setattr(ev2r.metric.factory, "get_verifier", lambda *a, **k: AllWordsVerifier())  # no model is loaded
     pred, gold = _write(tmp_path, "p.json", B_PREDS), _write(tmp_path, "g.json", B_GOLD)
     assert main(["averitec", pred, "--references", gold, "--edition", "2025", "--judge", "bundled"]) == 0
     out = capsys.readouterr().out

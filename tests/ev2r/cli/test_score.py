@@ -6,6 +6,7 @@ import math
 import pytest
 
 from ev2r.cli.main import main
+from support.paths import NLTK_DATA
 
 SAMPLE = "examples/averitec_sample.jsonl"
 
@@ -120,7 +121,7 @@ def test_hu_meteor_without_nltk_data_exits_2_before_scoring(capsys, tiny_nli_mod
 def test_hu_meteor_alone_loads_no_model_and_matches_the_combined_run(tmp_path, capsys, tiny_nli_model, monkeypatch):
     import os
 
-    nltk_data = os.path.join(os.path.dirname(__file__), "..", "..", "..", "shared", "data", "nltk_data")
+    nltk_data = str(NLTK_DATA)
     if not os.path.isdir(nltk_data):
         pytest.skip("needs ../shared/data/nltk_data")
     import ev2r.metric.factory as api
@@ -142,7 +143,7 @@ def test_hu_meteor_alone_loads_no_model_and_matches_the_combined_run(tmp_path, c
 def test_every_item_failed_exits_1_with_the_reason(tmp_path, capsys):
     import os
 
-    nltk_data = os.path.join(os.path.dirname(__file__), "..", "..", "..", "shared", "data", "nltk_data")
+    nltk_data = str(NLTK_DATA)
     if not os.path.isdir(nltk_data):
         pytest.skip("needs ../shared/data/nltk_data")
     rows = tmp_path / "noref.jsonl"

@@ -12,7 +12,7 @@ from ev2r.llm import LLMClient, LLMProxyScorer, LLMReferenceScorer, LLMRequest, 
 from ev2r.metric.scorer import Ev2RScorer
 from ev2r.types import Evidence, Item
 
-from llm_helpers import GOOD, chat_response
+from support.llm import GOOD, chat_response
 
 
 def make_items(n):
@@ -259,8 +259,10 @@ def test_scoring_process_killed_half_way_resumes_only_missing(fake_server, tmp_p
         "LLMReferenceScorer(base_url=sys.argv[2], model='fake-model', cache_dir=sys.argv[3], concurrency=1,"
         " max_reasks=0).score_reference(make_items(8))\n"
     )
-    repo = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    env = dict(os.environ, PYTHONPATH=repo + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    from support.paths import REPO, TESTS
+
+    repo = str(REPO)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([repo, str(TESTS), os.environ.get("PYTHONPATH", "")]))
     proc = subprocess.Popen([sys.executable, "-c", script, os.path.dirname(os.path.abspath(__file__)),
                              fake_server.base_url, str(cache_dir)], env=env, cwd=repo)
     cache = ResponseCache(cache_dir)

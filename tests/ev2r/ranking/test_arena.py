@@ -23,7 +23,7 @@ from ev2r.llm.parse import ParseError
 from ev2r.ranking.rating import ELO_SCALE, battles_from_rows, rank_battles
 from ev2r.types import Evidence, Item
 
-from llm_helpers import chat_response
+from support.llm import chat_response
 
 QUALITY = {"good": 3, "mid": 2, "bad": 1}
 _Q = re.compile(r"Evidence A:\n.*?quality (\d+).*?Evidence B:\n.*?quality (\d+)", re.S)

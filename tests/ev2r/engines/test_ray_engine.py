@@ -11,7 +11,8 @@ from ev2r.metric.factory import build_scorer
 from ev2r.cli.main import main
 from ev2r.io.readers import read_items, score_row
 from ev2r.engines.ray_engine import RUN_SUFFIX, PART_SUFFIX, RayUnavailableError, import_ray, score_ray
-from ray_helpers import SAMPLE, CrashOnceVerifier, WordVerifier, write_rows
+from support.fakes import CrashOnceVerifier, WordVerifier
+from support.ray_rows import SAMPLE, write_rows
 
 
 def run(capsys, *argv):

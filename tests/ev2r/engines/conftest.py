@@ -2,11 +2,10 @@
 external cluster; shut down after the last test of this folder."""
 
 import os
-from pathlib import Path
 
 import pytest
 
-HERE = Path(__file__).resolve().parent
+from support.paths import TESTS  # the workers import support.fakes from here
 
 
 @pytest.fixture(scope="session")
@@ -15,7 +14,7 @@ def ray_local():
     pytest.importorskip("ray.data", reason="Ray Data is not installed (pip install 'ev2r[ray]')")
     if ray.is_initialized():
         ray.shutdown()
-    path = os.pathsep.join(p for p in (str(HERE), os.environ.get("PYTHONPATH", "")) if p)
+    path = os.pathsep.join(p for p in (str(TESTS), os.environ.get("PYTHONPATH", "")) if p)
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, object_store_memory=200 * 1024 ** 2,
              runtime_env={"env_vars": {"PYTHONPATH": path}})
     yield ray

@@ -18,7 +18,7 @@ from ev2r.llm import LLMClient, LLMProxyScorer, LLMReferenceScorer, LLMUsage, Re
 from ev2r.metric.scorer import Ev2RScorer
 from ev2r.types import Evidence, Item
 
-from llm_helpers import DelayProxy
+from support.llm import DelayProxy
 
 pytestmark = [pytest.mark.llm, pytest.mark.slow]
 

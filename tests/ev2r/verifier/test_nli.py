@@ -11,7 +11,7 @@ from ev2r.verifier.nli import HFNLIVerifier, aggregate_windows  # noqa: E402
 
 
 def make_model(tmp_path, id2label, name="tiny"):
-    from tiny_models import build_tiny_nli_model
+    from support.tiny_models import build_tiny_nli_model
 
     return build_tiny_nli_model(tmp_path / name, id2label)
 
@@ -98,13 +98,10 @@ def test_bundled_window_is_the_training_length_and_in_the_signature():
 
 def test_checkpoints_from_the_training_command_keep_their_training_window(tmp_path):
     import json
-    import sys
-    from pathlib import Path
 
     from ev2r.verifier.loading import load_verifier
 
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-    from tiny_models import build_tiny_nli_model
+    from support.tiny_models import build_tiny_nli_model
 
     ckpt, _, _ = build_tiny_nli_model(tmp_path / "ckpt")
     v = load_verifier(str(ckpt))

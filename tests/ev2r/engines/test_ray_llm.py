@@ -3,18 +3,16 @@
 (a local run afterwards sends nothing and gets the same rows)."""
 
 import json
-import sys
-from pathlib import Path
 
 import pytest
 
 from ev2r.metric.factory import build_scorer
 from ev2r.io.readers import read_items, score_row
 from ev2r.engines.ray_engine import score_ray
-from ray_helpers import WordVerifier, write_rows
+from support.fakes import WordVerifier
+from support.ray_rows import write_rows
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "llm"))
-from llm_helpers import GOOD, FakeServer, chat_response  # noqa: E402
+from support.llm import GOOD, FakeServer, chat_response
 
 
 @pytest.fixture

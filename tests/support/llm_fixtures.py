@@ -1,4 +1,4 @@
-"""Fixtures for the LLM path.
+"""Fixtures for the LLM path (imported by the root ``tests/conftest.py``, so every folder has them).
 
 * ``fake_server``: a scripted OpenAI-compatible HTTP server on 127.0.0.1
   (:class:`ev2r.llm.local_server.FakeChatServer`, stdlib only) for fast, exact tests of retries,
@@ -16,31 +16,14 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Optional
 
 import pytest
-from llm_helpers import FakeServer
+from support.llm import FakeServer
 
 from ev2r.llm.local_server import LlamaServer, find_gemma_gguf
 
 REPO = Path(__file__).resolve().parents[2]
 LLAMA_READY_TIMEOUT = float(os.environ.get("EV2R_LLAMA_READY_TIMEOUT", "180"))
-
-
-def shared_data_dir() -> Optional[Path]:
-    env = os.environ.get("EV2R_SHARED_DATA")
-    for cand in ([Path(env)] if env else []) + [REPO.parent / "shared" / "data", REPO / "shared" / "data"]:
-        if (cand / "ev2r_replay").is_dir():
-            return cand
-    return None
-
-
-@pytest.fixture(scope="session")
-def shared_data() -> Path:
-    d = shared_data_dir()
-    if d is None:
-        pytest.skip("shared data (ev2r_replay, anchors) not found beside the repository; set EV2R_SHARED_DATA")
-    return d
 
 
 @pytest.fixture
