@@ -133,3 +133,19 @@ class ScorerConfig:
 
 #: The library's defaults (Ev2R paper settings with the bundled verifier and rule-based facts).
 DEFAULTS = ScorerConfig()
+
+
+@dataclass(frozen=True)
+class LLMConnection:
+    """How every LLM backend talks to its OpenAI-compatible server (:class:`ev2r.llm.LLMClient`):
+    parallel requests, seconds per request attempt, retries after a 429 / 5xx / timeout /
+    connection failure, and the first back-off in seconds (doubled per retry)."""
+
+    concurrency: int = 4
+    timeout: float = 120.0
+    max_retries: int = 3
+    backoff: float = 1.0
+
+
+#: The LLM connection defaults the client, the LLM scorers, the 2025 judge, the arena and the CLI read.
+LLM_DEFAULTS = LLMConnection()

@@ -12,6 +12,7 @@ import sys
 from typing import Optional, Sequence
 
 from ev2r.ranking.arena import DEFAULT_MAX_TOKENS
+from ev2r.config import LLM_DEFAULTS
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -42,8 +43,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--llm-cache", help="answer cache folder (default: $EV2R_LLM_CACHE, else ~/.cache/ev2r/llm); "
                                        "a rerun sends only what is missing")
     p.add_argument("--llm-offline", action="store_true", help="serve answers only from the cache (replay)")
-    p.add_argument("--llm-concurrency", type=int, default=4, help="parallel requests per judge (default 4)")
-    p.add_argument("--llm-timeout", type=float, default=120.0, help="seconds per request attempt (default 120)")
+    p.add_argument("--llm-concurrency", type=int, default=LLM_DEFAULTS.concurrency,
+                   help=f"parallel requests per judge (default {LLM_DEFAULTS.concurrency})")
+    p.add_argument("--llm-timeout", type=float, default=LLM_DEFAULTS.timeout,
+                   help=f"seconds per request attempt (default {LLM_DEFAULTS.timeout:g})")
     p.add_argument("--llm-max-retries", type=int, default=3, help="retries after 429/5xx/timeouts (default 3)")
     p.add_argument("--dry-run", action="store_true", help="print the requests per judge (cached, to send, "
                                                          "estimated tokens) as JSON; send nothing")

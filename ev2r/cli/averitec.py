@@ -7,7 +7,7 @@ import json
 import sys
 
 from ev2r.cli.common import check_output
-from ev2r.config import DEFAULTS, DTYPES
+from ev2r.config import DEFAULTS, DTYPES, LLM_DEFAULTS
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -105,9 +105,9 @@ def run(args) -> int:
 
         judge = build_judge(
             judge_kind, llm_model=args.llm_model, llm_base_url=args.llm_base_url, llm_cache=args.llm_cache,
-            llm_offline=args.llm_offline, llm_concurrency=4 if args.llm_concurrency is None else args.llm_concurrency,
-            llm_timeout=120.0 if args.llm_timeout is None else args.llm_timeout,
-            llm_max_retries=3 if args.llm_max_retries is None else args.llm_max_retries,
+            llm_offline=args.llm_offline, llm_concurrency=LLM_DEFAULTS.concurrency if args.llm_concurrency is None else args.llm_concurrency,
+            llm_timeout=LLM_DEFAULTS.timeout if args.llm_timeout is None else args.llm_timeout,
+            llm_max_retries=LLM_DEFAULTS.max_retries if args.llm_max_retries is None else args.llm_max_retries,
             max_tokens=DEFAULT_MAX_TOKENS if args.llm_max_tokens is None else args.llm_max_tokens,
             max_reasks=0 if args.llm_max_reasks is None else args.llm_max_reasks, prompt_file=args.prompt_file,
             question_prompt_file=args.question_prompt_file, verifier=args.model or DEFAULTS.verifier, device=args.device,

@@ -8,7 +8,7 @@ import math
 import sys
 
 from ev2r.cli.common import add_verifier_args, check_output, fmt
-from ev2r.config import DECOMPOSERS, DEFAULTS, PROXY_TARGETS, SCORER_NAMES, SUPPORT_MODES
+from ev2r.config import DECOMPOSERS, DEFAULTS, LLM_DEFAULTS, PROXY_TARGETS, SCORER_NAMES, SUPPORT_MODES
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -28,8 +28,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--llm-model", help="model name on that server")
     p.add_argument("--llm-cache", help="on-disk cache folder for LLM answers")
     p.add_argument("--llm-offline", action="store_true", help="serve LLM answers only from the cache")
-    p.add_argument("--llm-concurrency", type=int, default=4, help="parallel LLM requests (default 4)")
-    p.add_argument("--llm-timeout", type=float, default=120.0, help="seconds per LLM request attempt (default 120)")
+    p.add_argument("--llm-concurrency", type=int, default=LLM_DEFAULTS.concurrency,
+                   help=f"parallel LLM requests (default {LLM_DEFAULTS.concurrency})")
+    p.add_argument("--llm-timeout", type=float, default=LLM_DEFAULTS.timeout,
+                   help=f"seconds per LLM request attempt (default {LLM_DEFAULTS.timeout:g})")
     p.add_argument("--dry-run", action="store_true",
                    help="with --decomposer llm: print the requests, cached answers, estimated tokens and cost; send nothing")
     p.add_argument("--llm-price-in", type=float, help="USD per million prompt tokens, for --dry-run's cost")

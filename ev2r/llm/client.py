@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional, Sequence
 
+from ev2r.config import LLM_DEFAULTS
 from ev2r.llm.cache import ResponseCache, request_key
 from ev2r.types import STATUS_API_ERROR, STATUS_OK, STATUS_REPLAY_MISSING, STATUS_TIMEOUT, LLMUsage
 
@@ -190,8 +191,9 @@ class LLMClient:
     """
 
     def __init__(self, model: str, base_url: Optional[str] = None, api_key_env: str = "OPENAI_API_KEY",
-                 cache_dir: Any = None, offline: bool = False, concurrency: int = 4, timeout: float = 120.0,
-                 max_retries: int = 3, backoff: float = 1.0, max_backoff: float = 30.0,
+                 cache_dir: Any = None, offline: bool = False, concurrency: int = LLM_DEFAULTS.concurrency,
+                 timeout: float = LLM_DEFAULTS.timeout, max_retries: int = LLM_DEFAULTS.max_retries,
+                 backoff: float = LLM_DEFAULTS.backoff, max_backoff: float = 30.0,
                  temperature: float = 0.0, seed: Optional[int] = 0, client: Any = None, limiter: Any = None):
         if not isinstance(model, str) or not model:
             raise ValueError(f"model: expected a non-empty model name (--llm-model), got {model!r}")

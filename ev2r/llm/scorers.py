@@ -42,7 +42,7 @@ import dataclasses
 from pathlib import Path
 from typing import Any, Optional, Sequence
 
-from ev2r.config import PROXY_TARGETS
+from ev2r.config import LLM_DEFAULTS, PROXY_TARGETS
 from ev2r.labels import Verdict, normalize_verdict
 from ev2r.scores import ProxyResult
 from ev2r.scores import ReferenceResult
@@ -117,8 +117,9 @@ class LLMReferenceScorer:
     """
 
     def __init__(self, base_url: Optional[str] = None, model: Optional[str] = None, cache_dir: Any = None,
-                 offline: bool = False, api_key_env: str = "OPENAI_API_KEY", concurrency: int = 4,
-                 timeout: float = 120.0, max_retries: int = 3, backoff: float = 1.0, temperature: float = 0.0,
+                 offline: bool = False, api_key_env: str = "OPENAI_API_KEY", concurrency: int = LLM_DEFAULTS.concurrency,
+                 timeout: float = LLM_DEFAULTS.timeout, max_retries: int = LLM_DEFAULTS.max_retries,
+                 backoff: float = LLM_DEFAULTS.backoff, temperature: float = 0.0,
                  seed: Optional[int] = 0, max_tokens: int = 1024, max_reasks: int = 1, prompt: Any = None,
                  recorded: Optional[str | Path] = None, recorded_model: Optional[str] = None,
                  llm_client: Optional[LLMClient] = None):
@@ -230,8 +231,9 @@ class LLMProxyScorer:
     """
 
     def __init__(self, base_url: Optional[str] = None, model: Optional[str] = None, cache_dir: Any = None,
-                 offline: bool = False, api_key_env: str = "OPENAI_API_KEY", concurrency: int = 4,
-                 timeout: float = 60.0, max_retries: int = 3, backoff: float = 1.0, seed: Optional[int] = 0,
+                 offline: bool = False, api_key_env: str = "OPENAI_API_KEY", concurrency: int = LLM_DEFAULTS.concurrency,
+                 timeout: float = 60.0, max_retries: int = LLM_DEFAULTS.max_retries,
+                 backoff: float = LLM_DEFAULTS.backoff, seed: Optional[int] = 0,
                  target: str = "gold", max_tokens: int = 4, top_logprobs: int = 20, prompt: Any = None,
                  llm_client: Optional[LLMClient] = None):
         if target not in PROXY_TARGETS:

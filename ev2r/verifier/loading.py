@@ -116,8 +116,8 @@ def _cached_verifier(spec: str, device: str, batch_size: int, dtype: str = "fp32
     return ver
 
 
-def get_verifier(spec: str = "bundled", device: Optional[str] = None, batch_size: int = 32,
-                 dtype: str = DEFAULT_DTYPE) -> HFNLIVerifier:
+def get_verifier(spec: str = DEFAULTS.verifier, device: Optional[str] = DEFAULTS.device,
+                 batch_size: int = DEFAULTS.batch_size, dtype: str = DEFAULT_DTYPE) -> HFNLIVerifier:
     """A (process-wide cached) verifier for ``spec``: ``"bundled"``, a checkpoint path or hub id,
     loaded (weights and tokenizer) before it is returned.
 

@@ -108,3 +108,27 @@ def test_signature_round_trip_and_errors():
         Signature.from_parts({"a": "1|2"})
     with pytest.raises(ValueError, match="is not key:value"):
         Signature.parse("a:1|oops")
+
+
+def test_llm_connection_defaults_are_read_by_every_llm_entry_point():
+    import inspect
+
+    from ev2r.config import LLM_DEFAULTS
+    from ev2r.llm import LLMClient, LLMReferenceScorer
+    from ev2r.ranking.arena import run_arena
+    from ev2r.shared_task.averitec2025 import build_judge
+
+    assert (LLM_DEFAULTS.concurrency, LLM_DEFAULTS.timeout, LLM_DEFAULTS.max_retries) == (4, 120.0, 3)
+    for fn, names in [(LLMClient.__init__, ("concurrency", "timeout", "max_retries", "backoff")),
+                      (LLMReferenceScorer.__init__, ("concurrency", "timeout", "max_retries", "backoff")),
+                      (run_arena, ("concurrency", "timeout", "max_retries", "backoff")),
+                      (build_judge, ("llm_concurrency", "llm_timeout", "llm_max_retries"))]:
+        params = inspect.signature(fn).parameters
+        for name in names:
+            assert params[name].default == getattr(LLM_DEFAULTS, name.removeprefix("llm_")), (fn, name)
+    from ev2r.cli import score
+
+    p = argparse.ArgumentParser()
+    score.add_arguments(p)
+    args = p.parse_args(["in.jsonl"])
+    assert (args.llm_concurrency, args.llm_timeout) == (LLM_DEFAULTS.concurrency, LLM_DEFAULTS.timeout)

@@ -10,6 +10,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Optional, Sequence
 
+from ev2r.config import LLM_DEFAULTS
 from ev2r.llm.client import LLMClient
 from ev2r.llm.loop import Answer, ask, estimate_asks
 from ev2r.llm.parse import ParseError, response_text
@@ -94,7 +95,8 @@ def combine_orders(ab: dict, ba: dict) -> tuple[Optional[str], str, Optional[str
 def run_arena(systems: Mapping[str, Sequence[Item]], judges: Sequence[Judge],
               families: Optional[Mapping[str, Optional[str]]] = None, *, pairs_per_claim: Optional[int] = None,
               seed: int = 0, limit: Optional[int] = None, cache_dir: Any = None, offline: bool = False,
-              concurrency: int = 4, timeout: float = 120.0, max_retries: int = 3, backoff: float = 1.0,
+              concurrency: int = LLM_DEFAULTS.concurrency, timeout: float = LLM_DEFAULTS.timeout,
+              max_retries: int = LLM_DEFAULTS.max_retries, backoff: float = LLM_DEFAULTS.backoff,
               max_tokens: int = DEFAULT_MAX_TOKENS, prompt: Any = None, n_bootstrap: int = 1000,
               reference_scores: Optional[Mapping[str, Mapping[str, float]]] = None,
               clients: Optional[Mapping[str, LLMClient]] = None, constrain_answers: bool = False) -> ArenaResult:

@@ -7,6 +7,7 @@ import collections
 import os
 from typing import Any, Dict, List, Optional, Sequence
 
+from ev2r.config import DEFAULTS, LLM_DEFAULTS
 from ev2r.llm.client import CostEstimate, LLMClient, LLMRequest
 from ev2r.llm.loop import ask, estimate_asks
 from ev2r.shared_task.averitec2025.answers import (REASK_MESSAGE, _KEY_FAMILIES, JudgeAnswerError, Judgement,
@@ -159,8 +160,9 @@ class NLIRecallJudge:
 
     kind = "bundled"
 
-    def __init__(self, verifier: Any = "bundled", device: Optional[str] = None, batch_size: int = 32,
-                 dtype: str = "auto", threshold: float = 0.5):
+    def __init__(self, verifier: Any = DEFAULTS.verifier, device: Optional[str] = None,
+                 batch_size: int = DEFAULTS.batch_size, dtype: str = DEFAULTS.dtype,
+                 threshold: float = DEFAULTS.threshold):
         from ev2r.metric.factory import build_scorer
         from ev2r.metric.scorer import Ev2RScorer
 
@@ -218,11 +220,12 @@ class NLIRecallJudge:
 
 
 def build_judge(kind: str = "llm", *, llm_model: Optional[str] = None, llm_base_url: Optional[str] = None,
-                llm_cache: Any = None, llm_offline: bool = False, llm_concurrency: int = 4,
-                llm_timeout: float = 120.0, llm_max_retries: int = 3, api_key_env: str = "OPENAI_API_KEY",
+                llm_cache: Any = None, llm_offline: bool = False, llm_concurrency: int = LLM_DEFAULTS.concurrency,
+                llm_timeout: float = LLM_DEFAULTS.timeout, llm_max_retries: int = LLM_DEFAULTS.max_retries,
+                api_key_env: str = "OPENAI_API_KEY",
                 max_tokens: int = DEFAULT_MAX_TOKENS, max_reasks: int = 0, prompt_file: Any = None,
                 question_prompt_file: Any = None, llm_client: Any = None, verifier: Any = "bundled",
-                device: Optional[str] = None, batch_size: int = 32, dtype: str = "auto"):
+                device: Optional[str] = None, batch_size: int = DEFAULTS.batch_size, dtype: str = DEFAULTS.dtype):
     """The judge the ``ev2r averitec --edition 2025`` options describe.
 
     Args:
