@@ -66,6 +66,8 @@ class ScorerConfig:
         ev2r: False computes only the ``baselines`` (no verifier is loaded).
         chunk_size: items per verifier pass (bounds memory; progress granularity), >= 1.
 
+    A configuration holding ``llm_options`` (a dict) is not hashable.
+
     Raises:
         ValueError: a field outside its allowed values, naming the field and the allowed values.
     """
@@ -92,7 +94,7 @@ class ScorerConfig:
             raise ValueError(f"alpha: expected a number in [0, 1], got {self.alpha!r}")
         object.__setattr__(self, "alpha", float(self.alpha))
         if isinstance(self.threshold, bool) or not isinstance(self.threshold, numbers.Real):
-            raise ValueError(f"threshold: expected a number in [0, 1], got {self.threshold!r}")
+            raise ValueError(f"threshold: expected a number in (0, 1), got {self.threshold!r}")
         object.__setattr__(self, "threshold", float(self.threshold))
         baselines = self.baselines
         if baselines is None:
@@ -116,13 +118,35 @@ class ScorerConfig:
         if not self.ev2r and not self.baselines:
             raise ValueError(f"baselines: with ev2r=False at least one of {BASELINE_SCORERS} is needed "
                              "(there is nothing else to compute)")
+        # ranges and choices (the same wording the scorer classes use when built directly)
+        if not (0.0 <= self.alpha <= 1.0):  # NaN fails too
+            raise ValueError(f"alpha: expected a value in [0, 1], got {self.alpha!r}")
+        if not (0.0 < self.threshold < 1.0):
+            raise ValueError(f"threshold: expected a value in (0, 1), got {self.threshold!r}")
+        for name, allowed in (("support", SUPPORT_MODES), ("proxy_target", PROXY_TARGETS), ("dtype", DTYPES)):
+            if getattr(self, name) not in allowed:
+                raise ValueError(f"{name}: {getattr(self, name)!r} is not one of {allowed}")
+        for name in ("batch_size", "chunk_size"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"{name}: must be an integer >= 1, got {value!r}")
+        if not isinstance(self.ev2r, bool):
+            raise ValueError(f"ev2r: expected True or False, got {self.ev2r!r}")
+        if self.device is not None and not isinstance(self.device, str):
+            raise ValueError(f"device: expected a torch device string (cpu, cuda, cuda:N, mps) or None, "
+                             f"got {self.device!r}")
+        if self.llm_options is not None:
+            if not isinstance(self.llm_options, Mapping):
+                raise ValueError(f"llm_options: expected a dict of LLMReferenceScorer options, got "
+                                 f"{type(self.llm_options).__name__}")
+            object.__setattr__(self, "llm_options", dict(self.llm_options))  # a copy: the caller's dict may change
 
     def replace(self, **changes: Any) -> "ScorerConfig":
         """A copy with ``changes`` applied (validated again)."""
         return dataclasses.replace(self, **changes)
 
     def to_dict(self) -> dict:
-        """The fields as a plain dict (``build_scorer(**config.to_dict())`` rebuilds the scorer)."""
+        """The fields as a plain dict (``ScorerConfig(**config.to_dict())`` is an equal configuration)."""
         return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
 
     @classmethod

@@ -47,7 +47,9 @@ class Signature(str):
         seen: dict[str, str] = {}
         for part in parts:
             for key, value in part.items():
-                key, value = str(key), str(value)
+                if not isinstance(key, str) or not key or value is None:
+                    raise ValueError(f"signature: field {key!r}={value!r}: a field needs a non-empty name and a value")
+                value = str(value)
                 if key in seen:
                     raise ValueError(f"signature: field {key!r} declared twice ({seen[key]!r} and {value!r})")
                 if SEPARATOR in key or ":" in key or SEPARATOR in value:
@@ -57,9 +59,21 @@ class Signature(str):
 
     @classmethod
     def parse(cls, text: str) -> "Signature":
-        """Read a signature string back (the inverse of ``str(sig)``)."""
+        """Read a signature string back (the inverse of ``str(sig)``).
+
+        Raises:
+            ValueError: ``text`` is not a string, or a chunk is not ``key:value`` with a non-empty
+                key, or a key repeats.
+        """
+        if not isinstance(text, str):
+            raise ValueError(f"signature: expected a string, got {type(text).__name__}")
         sig = cls(text)
-        sig.fields  # noqa: B018 - validates the format
+        keys = [chunk.partition(":")[0] for chunk in text.split(SEPARATOR)] if text else []
+        sig.fields  # noqa: B018 - validates each chunk
+        if any(not k for k in keys):
+            raise ValueError(f"signature: {text!r} has a field without a name")
+        if len(set(keys)) != len(keys):
+            raise ValueError(f"signature: {text!r} repeats a field")
         return sig
 
     @property

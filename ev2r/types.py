@@ -241,8 +241,13 @@ class Item:
     source_id: Any = field(default=None, compare=False, hash=False)
 
     def __post_init__(self):
-        if isinstance(self.claim, str):  # NFC, one line ending (claimalign.textio.normalize_text)
-            object.__setattr__(self, "claim", normalize_text(self.claim))
+        if not isinstance(self.claim, str):
+            raise ValueError(f"Item.claim: expected a string, got {type(self.claim).__name__}")
+        object.__setattr__(self, "claim", normalize_text(self.claim))  # NFC, one line ending (claimalign.textio)
+        for name in ("predicted_evidence", "reference_evidence"):
+            if not isinstance(getattr(self, name), Evidence):
+                raise ValueError(f"Item.{name}: expected an ev2r.types.Evidence (e.g. Evidence.from_text(text)), "
+                                 f"got {type(getattr(self, name)).__name__}")
         for name in ("gold_label", "predicted_label"):  # any verdict spelling -> Verdict; else a clear error
             value = getattr(self, name)
             if value is not None and not isinstance(value, Verdict):

@@ -15,7 +15,8 @@ from typing import Any, Dict, List, Optional, Sequence, TextIO, Tuple
 
 from claimalign.similarity import SIMILARITY_NAMES, LLMJudgeError, get_similarity
 from claimalign.textio import (check_encodable, clean_text, is_valid_id, normalize_strings, read_text_file,
-                     split_jsonl_lines, write_jsonl)
+                               split_jsonl_lines, write_jsonl)
+from ev2r.cli.common import check_output
 
 __all__ = ["add_arguments", "run", "read_claim_rows", "main"]
 
@@ -133,6 +134,7 @@ def run(args: argparse.Namespace, stdout: Optional[TextIO] = None) -> int:
 
     out = stdout or sys.stdout
     try:
+        check_output(args.output)  # before any alignment (or paid LLM call) is made
         a = read_claim_rows(args.a, args.id_field, args.claims_field)
         b = read_claim_rows(args.b, args.id_field, args.claims_field)
         joined = _join(a, b)
@@ -191,7 +193,7 @@ def run(args: argparse.Namespace, stdout: Optional[TextIO] = None) -> int:
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """Standalone entry point: ``python -m ev2r.cli.align A.jsonl B.jsonl [options]``."""
-    parser = add_arguments(argparse.ArgumentParser(prog="claimalign", description=__doc__.splitlines()[0]))
+    parser = add_arguments(argparse.ArgumentParser(prog="ev2r align", description=__doc__.splitlines()[0]))
     return run(parser.parse_args(argv))
 
 

@@ -200,7 +200,7 @@ def averitec_questions_to_evidence(questions: Any, where: str, field: str = "que
         if official:  # as the official scorer reads them: absent -> no answer, a single answer -> a list of one
             if "answers" not in q and "answer" in q:
                 raise InputError(f"{where}: {field}[{k}] has 'answer' but no 'answers' list (the original format "
-                                 "nests answers: {{question, answers: [{{answer}}]}}); the official scorer would "
+                                 "nests answers: {question, answers: [{answer}]}); the official scorer would "
                                  "read it as unanswered")
             answers = [] if "answers" not in q else answers if isinstance(answers, list) else [answers]
         if not isinstance(answers, list):
@@ -496,7 +496,10 @@ def join_on_claim_id(predictions: Sequence[Any], gold: Sequence[Any], join: str 
             "length_mismatch": "--join position needs as many predictions as gold claims [predictions, gold]",
         }
         parts = [f"{text[k]}: {_show(v)}" for k, v in problems.items()]
-        raise JoinError("predictions do not join the gold file one-to-one: " + "; ".join(parts), problems)
+        hint = ("; the shared-task table scores every gold claim: predict them all, or give a gold file of the "
+                "claims you predicted (per-item scores of a subset: ev2r score PRED --references GOLD)"
+                if "missing_prediction" in problems else "")
+        raise JoinError("predictions do not join the gold file one-to-one: " + "; ".join(parts) + hint, problems)
     return pairs
 
 
@@ -517,9 +520,15 @@ def join_averitec_predictions(preds: Sequence[Any], gold: Sequence[Any], pred_pa
             and :func:`gold_claim_ids`; :class:`JoinError` as :func:`join_on_claim_id` with
             ``complete=False``.
     """
-    for n, g in enumerate(gold):
+    for n, g in enumerate(gold):  # the gold file's own faults are reported against the gold file
         if not isinstance(g, dict) or "questions" not in g:
             raise InputError(f"{_where(gold_path, n)}: a references row needs 'questions' (AVeriTeC gold format)")
+        averitec_questions_to_evidence(g["questions"], _where(gold_path, n))
+        if g.get("label") is not None:
+            try:
+                normalize_verdict(g["label"], field="label")
+            except ValueError as e:
+                raise InputError(f"{_where(gold_path, n)}: {e}") from None
     ids = gold_claim_ids(gold, gold_path)
     refs = [GoldRef(cid, n, g.get("claim") if isinstance(g.get("claim"), str) else None)
             for n, (cid, g) in enumerate(zip(ids, gold))]

@@ -90,6 +90,10 @@ class LLMOutcome:
         return self.status == STATUS_OK
 
 
+#: ``not_counted_reasons`` key of the requests an offline run cannot answer from the cache.
+OFFLINE_MISSING = "offline: not in the cache (the run records them replay_missing)"
+
+
 @dataclass
 class CostEstimate:
     """What a run would send (from :meth:`LLMClient.estimate` or :func:`ev2r.llm.loop.estimate_asks`;
@@ -391,7 +395,9 @@ class LLMClient:
         """What sending ``requests`` once would cost; sends nothing (cached requests are free).
 
         Re-asks are not counted here (they depend on the answers): :func:`ev2r.llm.loop.estimate_asks`
-        adds their upper bound for the callers that re-ask.
+        adds their upper bound for the callers that re-ask. Offline, nothing is to send: the
+        requests the cache cannot answer are counted in ``not_counted`` (reason
+        :data:`OFFLINE_MISSING`), as the run would record them ``replay_missing``.
         """
         n_cached, prompt_tokens, completion = 0, 0, 0
         for r in requests:
@@ -400,5 +406,10 @@ class LLMClient:
                 continue
             prompt_tokens += estimate_tokens(r.messages)
             completion += int(r.params.get("max_tokens") or 0)
+        if self.offline:  # nothing is sent offline: an uncached request gets no answer (replay_missing)
+            n_missing = len(requests) - n_cached
+            return CostEstimate(len(requests), n_cached, 0, 0, 0, price_in_per_mtok, price_out_per_mtok,
+                                not_counted=n_missing,
+                                not_counted_reasons={OFFLINE_MISSING: n_missing} if n_missing else {})
         return CostEstimate(len(requests), n_cached, len(requests) - n_cached, prompt_tokens, completion,
                             price_in_per_mtok, price_out_per_mtok)

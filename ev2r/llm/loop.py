@@ -23,7 +23,8 @@ import collections
 from dataclasses import dataclass, field
 from typing import Any, Callable, Generic, Mapping, Optional, Sequence, TypeVar
 
-from ev2r.llm.client import TOKENS_PER_MESSAGE, CostEstimate, LLMOutcome, LLMRequest, estimate_tokens
+from ev2r.llm.client import (OFFLINE_MISSING, TOKENS_PER_MESSAGE, CostEstimate, LLMOutcome, LLMRequest,
+                             estimate_tokens)
 from ev2r.llm.parse import ParseError
 from ev2r.types import STATUS_OK, STATUS_PARSE_ERROR, LLMUsage
 
@@ -172,12 +173,18 @@ def estimate_asks(client: Any, requests: Sequence[LLMRequest], parse: Callable[[
     _check_reask(max_reasks, reask_message)
     est = client.estimate(list(requests), price_in_per_mtok, price_out_per_mtok)
     skipped = collections.Counter(dict(not_counted or {}))
+    skipped.update(est.not_counted_reasons or {})  # e.g. offline requests the cache cannot answer
+    offline = bool(getattr(client, "offline", False))
     cache = getattr(client, "cache", None)
     reask_n = reask_prompt = reask_completion = 0
     for i, req in enumerate(requests):
         round_ = 0
         while True:
             cached = cache.get(client.key(req)) if cache is not None else None
+            if cached is None and offline:  # never sent: counted as not answerable above (first round)
+                if round_ > 0:
+                    skipped[OFFLINE_MISSING] += 1
+                break
             if cached is None:  # to send; then at most max_reasks - round_ re-asks
                 remaining = max_reasks - round_
                 if round_ > 0:

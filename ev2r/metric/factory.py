@@ -51,7 +51,8 @@ def build_scorer(verifier: object = DEFAULTS.verifier, decomposer: str = DEFAULT
         ev2r: False computes only the ``baselines`` columns: no verifier is loaded, no facts are
             made, and precision / recall / F1 / proxy / Ev2R stay None (needs at least one baseline).
         config: a whole configuration instead of the option values (which must then be left at
-            their defaults); the defaults are :data:`ev2r.config.DEFAULTS`.
+            their defaults: an option passed with its default value cannot be told apart from one
+            left out); the defaults are :data:`ev2r.config.DEFAULTS`.
 
     Raises:
         ValueError: an unknown option value, naming the option and the allowed values.
@@ -62,6 +63,11 @@ def build_scorer(verifier: object = DEFAULTS.verifier, decomposer: str = DEFAULT
     if config is None:
         config = ScorerConfig(**options)
     else:
+        if not isinstance(config, ScorerConfig):
+            raise ValueError(f"config: expected an ev2r.config.ScorerConfig (e.g. DEFAULTS.replace(alpha=0.3)), "
+                             f"got {type(config).__name__}")
+        if isinstance(options["baselines"], (list, tuple)):
+            options["baselines"] = tuple(options["baselines"])  # [] and () are the same choice
         changed = [k for k, v in options.items() if v is not getattr(DEFAULTS, k) and v != getattr(DEFAULTS, k)]
         if changed:
             raise ValueError(f"config: given together with {', '.join(changed)}; put them in the config "

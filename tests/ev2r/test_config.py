@@ -132,3 +132,45 @@ def test_llm_connection_defaults_are_read_by_every_llm_entry_point():
     score.add_arguments(p)
     args = p.parse_args(["in.jsonl"])
     assert (args.llm_concurrency, args.llm_timeout) == (LLM_DEFAULTS.concurrency, LLM_DEFAULTS.timeout)
+
+
+@pytest.mark.parametrize("changes, message", [
+    ({"alpha": float("nan")}, r"alpha: expected a value in \[0, 1\], got nan"),
+    ({"alpha": 2}, r"alpha: expected a value in \[0, 1\], got 2.0"),
+    ({"threshold": 0}, r"threshold: expected a value in \(0, 1\), got 0.0"),
+    ({"threshold": 1}, r"threshold: expected a value in \(0, 1\)"),
+    ({"support": "bogus"}, r"support: 'bogus' is not one of \('threshold', 'soft'\)"),
+    ({"proxy_target": "silver"}, r"proxy_target: 'silver' is not one of \('gold', 'human'\)"),
+    ({"dtype": "fp64"}, r"dtype: 'fp64' is not one of \('auto', 'fp32', 'bf16', 'int8'\)"),
+    ({"batch_size": 0}, r"batch_size: must be an integer >= 1, got 0"),
+    ({"batch_size": True}, r"batch_size: must be an integer >= 1, got True"),
+    ({"chunk_size": 1.5}, r"chunk_size: must be an integer >= 1, got 1.5"),
+    ({"ev2r": "no"}, r"ev2r: expected True or False, got 'no'"),
+    ({"device": 5}, r"device: expected a torch device string"),
+    ({"llm_options": [1]}, r"llm_options: expected a dict"),
+])
+def test_ranges_and_choices_are_checked_on_creation(changes, message):
+    with pytest.raises(ValueError, match=message):
+        ScorerConfig(**changes)
+
+
+def test_config_copies_llm_options_and_round_trips(keyword_verifier):
+    opts = {"model": "m"}
+    c = ScorerConfig(decomposer="llm", llm_options=opts)
+    opts["model"] = "changed"
+    assert c.llm_options == {"model": "m"}
+    assert ScorerConfig(**c.to_dict()) == c
+    with pytest.raises(ValueError, match="config: expected an ev2r.config.ScorerConfig"):
+        build_scorer(config={"alpha": 0.3})
+    # [] and () are the same baselines: not a conflict with config
+    assert build_scorer(config=ScorerConfig(verifier=keyword_verifier), baselines=[]).signature()
+
+
+def test_signature_parse_is_strict():
+    for bad, message in [("a:1|a:2", "repeats a field"), (":1", "without a name"), (b"a:1", "expected a string"),
+                         (None, "expected a string")]:
+        with pytest.raises(ValueError, match=message):
+            Signature.parse(bad)
+    with pytest.raises(ValueError, match="needs a non-empty name and a value"):
+        Signature.from_parts({"a": None})
+    assert Signature.parse("") == "" and Signature.parse("").fields == {}

@@ -72,3 +72,13 @@ def test_verdict_probability_refuses_a_raw_string():
 
     with pytest.raises(ValueError, match="verdict: expected an ev2r.labels.Verdict"):
         verdict_probability("supported", 0.9, 0.05, 0.05)
+
+
+def test_item_refuses_a_claim_or_evidence_of_the_wrong_type():
+    from ev2r.types import Evidence, Item
+
+    ev = Evidence.from_text("Paris is the capital of France.")
+    with pytest.raises(ValueError, match="Item.claim: expected a string, got NoneType"):
+        Item(id="1", claim=None, predicted_evidence=ev, reference_evidence=ev)
+    with pytest.raises(ValueError, match=r"Item.predicted_evidence: expected an ev2r.types.Evidence"):
+        Item(id="1", claim="c", predicted_evidence="text", reference_evidence=ev)

@@ -97,3 +97,18 @@ def test_align_cli_rejects_lone_surrogates(tmp_path, capsys):
     _write(b, [{"id": 1, "claims": ["x"]}])
     assert main([str(a), str(b)]) == 2
     assert "claims[0]" in capsys.readouterr().err
+
+
+def test_an_unwritable_output_is_refused_before_any_alignment(tmp_path, capsys, monkeypatch):
+    a = tmp_path / "a.jsonl"
+    _write(a, [{"id": 1, "claims": ["kitten"]}])
+    import claimalign.sets
+
+    def never(*args, **kwargs):
+        raise AssertionError("aligned before the output was checked")
+
+    monkeypatch.setattr(claimalign.sets, "align_sets", never)
+    assert run_align(_args(str(a), str(a), "-o", str(tmp_path / "missing" / "out.jsonl"))) == 2
+    assert "-o/--output: folder" in capsys.readouterr().err
+    assert run_align(_args(str(a), str(a), "-o", str(tmp_path))) == 2
+    assert "is a directory" in capsys.readouterr().err

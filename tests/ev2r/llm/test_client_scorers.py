@@ -425,3 +425,19 @@ def test_align_cli_llm_judge_goes_through_the_cached_client(fake_server, tmp_pat
     assert main(["align", str(a), str(b), "--similarity", "llm", "--llm-model", "other", "--llm-base-url",
                  fake_server.base_url, "--llm-cache", str(tmp_path / "c2")]) == 2
     assert "--similarity llm: the judge's request failed (api_error" in capsys.readouterr().err
+
+
+def test_offline_estimate_sends_nothing_and_counts_what_the_cache_cannot_answer(fake_server, tmp_path):
+    from ev2r.llm.client import OFFLINE_MISSING
+
+    items = make_items(3)
+    online = LLMReferenceScorer(base_url=fake_server.base_url, model="fake-model", cache_dir=tmp_path / "c")
+    fake_server.responder = lambda body: (200, chat_response(json.dumps(GOOD)), 0)
+    online.score_reference(items[:1])  # one answer cached
+    offline = LLMReferenceScorer(model="fake-model", cache_dir=tmp_path / "c", offline=True)
+    est = offline.estimate(items, price_in_per_mtok=1.0, price_out_per_mtok=2.0)
+    assert (est.n_requests, est.n_cached, est.n_to_send, est.prompt_tokens) == (3, 1, 0, 0)
+    assert est.not_counted == 2 and est.not_counted_reasons == {OFFLINE_MISSING: 2}
+    assert est.cost == 0.0 and est.reask_requests_max == 0
+    # the real offline run: the two uncached items are replay_missing, as the estimate said
+    assert [r.status for r in offline.score_reference(items)] == ["ok", "replay_missing", "replay_missing"]
