@@ -8,18 +8,28 @@ meets the declared expectation shaded) and ``per_item.jsonl`` (base and perturbe
 
 from __future__ import annotations
 
-import json
 import math
 import os
 from typing import Optional
 
-from claimalign.textio import write_jsonl
+from claimalign.textio import atomic_path, write_json, write_jsonl, write_text
 
 from adversarial.perturbations import INVARIANT, MEANING_DAMAGING, MEANING_PRESERVING
 from adversarial.suite import FAIL, NA, PASS, RobustnessReport, ScoreCheck
 
 _MARK = {PASS: "✓", NA: "–"}
-_EXP = {INVARIANT: "≈", "decrease": "↓"}
+
+
+def _arrow(shown: str) -> str:
+    """The direction of a change as printed (``"+25.7%"`` -> ``"↑"``, ``"-3.1%"`` -> ``"↓"``, a change
+    that rounds to zero -> ``"→"``): the arrow always agrees with the sign shown beside it."""
+    digits = shown.lstrip("+-").rstrip("%")
+    try:
+        if float(digits) == 0.0:
+            return "→"
+    except ValueError:
+        return ""
+    return "↓" if shown.startswith("-") else "↑"
 
 
 def _pct(x: Optional[float]) -> str:
@@ -36,9 +46,21 @@ def _mark(c: ScoreCheck) -> str:
     return _MARK.get(c.verdict, "?")
 
 
-def _cell(c: ScoreCheck) -> str:
+def _cell(c: ScoreCheck, row_expected: str = "") -> str:
+    """``"↑ +25.7% ✗"``: the observed change of the mean (arrow and sign agree; the expectation is the
+    row's ``expected`` column, repeated in the cell only where this score's differs) and the verdict."""
     val = _pct(c.pct_change) if c.pct_change is not None else (f"{c.mean_change:+.3f}" if c.mean_change is not None else "n/a")
-    return f"{_EXP[c.expected]} {val} {_mark(c)}"
+    arrow = _arrow(val)
+    if arrow == "→":  # "+0.0%" / "-0.0%": no sign for a change that rounds to zero
+        val = val.lstrip("+-")
+    text = f"{arrow} {val} {_mark(c)}" if arrow else f"{val} {_mark(c)}"
+    return text if c.expected == row_expected else f"{text} (expected {c.expected})"
+
+
+def _row_expected(checks: list) -> str:
+    """The expectation most of a perturbation's checks share (``invariant`` / ``decrease``)."""
+    exps = [c.expected for c in checks]
+    return max(dict.fromkeys(exps), key=exps.count) if exps else ""
 
 
 def _expect_text(c: ScoreCheck) -> str:
@@ -56,6 +78,30 @@ def _gate_text(report: RobustnessReport, mode: str) -> str:
     return "PASSED"
 
 
+def _tally(checks: list) -> str:
+    n = {v: sum(c.verdict == v for c in checks) for v in (PASS, FAIL, NA)}
+    return f"{n[PASS]} passed, {n[FAIL]} violated, {n[NA]} not judged (too few items)"
+
+
+def gate_summary(report: RobustnessReport, mode: str = "gated") -> str:
+    """One unambiguous line on the gate: its status, then the gated checks and the ungated (reported)
+    checks counted separately, and which of them the gate ``mode`` counts, e.g. ``PASSED -- gated
+    checks: 12 passed, 0 violated, 2 not judged (too few items); ungated checks (reported, not
+    counted by mode gated): 5 passed, 3 violated, 0 not judged (too few items)``.
+
+    Raises:
+        ValueError: unknown ``mode`` (see :meth:`RobustnessReport.violations`).
+    """
+    status = _gate_text(report, mode)
+    gated = [c for c in report.checks() if c.gated]
+    ungated = [c for c in report.checks() if not c.gated]
+    counted = {"gated": ("counted", "reported, not counted by mode gated"),
+               "all": ("counted", "counted by mode all"),
+               "none": ("reported, not counted by mode none", "reported, not counted by mode none")}[mode]
+    return (f"{status} -- gated checks ({counted[0]}): {_tally(gated)}; "
+            f"ungated checks ({counted[1]}): {_tally(ungated)}")
+
+
 def render_markdown(report: RobustnessReport, mode: str = "gated", detail: bool = True) -> str:
     """The report as Markdown. ``detail=False`` gives only the header, the summary matrix and the
     violations (what the CLI prints to the log).
@@ -71,24 +117,30 @@ def render_markdown(report: RobustnessReport, mode: str = "gated", detail: bool 
         "",
         f"{report.n_items} items, seed {report.seed}, {s['n_boot']} bootstrap resamples, "
         f"absolute floor {s['abs_tol']:g}, at least {s['min_n']} items per verdict; "
-        f"gate mode `{mode}`: **{_gate_text(report, mode)}** "
-        f"({len(all_fail)} check(s) violated in all, gated or not).",
+        f"gate mode `{mode}`: **{_gate_text(report, mode)}**.",
         "",
-        "Cells: expected effect (≈ invariant, ↓ decrease), % change of the mean score on the items the "
-        "perturbation applied to (perturbed vs base), and the verdict: ✓ meets the expectation, "
+        f"Checks: {gate_summary(report, mode).split(' -- ', 1)[1]}.",
+        "",
+        "Cells: the observed change of the mean score on the items the perturbation applied to "
+        "(perturbed vs base; ↑ rose, ↓ fell, → unchanged at the precision shown; arrow and sign always agree), "
+        "against the expectation in the row's `expected` column (invariant: stays within its tolerance; "
+        "decrease: falls), and the verdict: ✓ meets the expectation, "
         "✗ violates a gated check (its CI95 excludes meeting it), (✗) violates a reported (not gated) check, "
         "– not enough items to judge (too few items, or a check that misses its expectation while its CI95 "
         "still reaches the region that meets it; an invariant check passes on its mean change).",
         "",
     ]
     base = " | ".join(f"{sc}" for sc in report.scores)
-    lines += [f"| perturbation | kind | coverage | {base} |",
-              "|---|---|---|" + "---|" * len(report.scores)]
-    lines.append("| *(base mean)* | | | " + " | ".join(_num(report.base_means.get(sc)) for sc in report.scores) + " |")
+    lines += [f"| perturbation | kind | coverage | expected | {base} |",
+              "|---|---|---|---|" + "---|" * len(report.scores)]
+    lines.append("| *(base mean)* | | | | " + " | ".join(_num(report.base_means.get(sc)) for sc in report.scores)
+                 + " |")
     for p in report.perturbations:
         cov = "unavailable" if p.unavailable else f"{p.n_applied}/{p.n_items}"
         kind = "preserving" if p.kind == MEANING_PRESERVING else "damaging"
-        lines.append(f"| {p.name} | {kind} | {cov} | " + " | ".join(_cell(p.checks[sc]) for sc in report.scores) + " |")
+        exp = _row_expected([p.checks[sc] for sc in report.scores]) or p.expected
+        lines.append(f"| {p.name} | {kind} | {cov} | {exp} | "
+                     + " | ".join(_cell(p.checks[sc], exp) for sc in report.scores) + " |")
     lines.append("")
     if viol:
         lines += ["## Violations", ""]
@@ -232,16 +284,16 @@ def write_report(report: RobustnessReport, out_dir: str, mode: str = "gated", pn
     os.makedirs(out_dir, exist_ok=True)
     paths = {"json": os.path.join(out_dir, f"{stem}.json"), "md": os.path.join(out_dir, f"{stem}.md"),
              "per_item": os.path.join(out_dir, "per_item.jsonl" if stem == "report" else f"{stem}_per_item.jsonl")}
-    with open(paths["json"], "w", encoding="utf-8") as f:
-        json.dump(report.to_dict(mode), f, indent=2, allow_nan=False, default=_json_default)
-        f.write("\n")
-    with open(paths["md"], "w", encoding="utf-8") as f:
-        f.write(render_markdown(report, mode) + "\n")
+    # each file through a temporary file renamed into place (claimalign.textio.atomic_write)
+    write_json(report.to_dict(mode), paths["json"], indent=2, ensure_ascii=True, allow_nan=False,
+               default=_json_default)
+    write_text(render_markdown(report, mode) + "\n", paths["md"])
     # one record per line for every reader, read back by ev2r's readers (claimalign.textio)
     write_jsonl(report.per_item, paths["per_item"], allow_nan=False)
     if png:
         paths["png"] = os.path.join(out_dir, f"{stem}.png")
-        render_png(report, paths["png"], mode)
+        with atomic_path(paths["png"]) as tmp:
+            render_png(report, tmp, mode)
     return paths
 
 

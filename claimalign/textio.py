@@ -14,6 +14,15 @@ an API argument that carries text:
 Nothing else is changed: other line-like characters (U+2028 LINE SEPARATOR, U+2029, U+0085 NEL)
 are data; NFKC folding (``"²"`` -> ``"2"``) is not applied because it changes meaning.
 
+Nesting: a record (a JSONL line, an element of a JSON list, or the one object of a JSON file) may be
+nested at most :data:`MAX_JSON_DEPTH` containers deep; a deeper one is refused with an error naming
+the file, the row and the limit (every supported format is under 10 deep), never a RecursionError.
+An integer with more digits than Python converts (``sys.get_int_max_str_digits()``, 4300) is
+refused naming the field.
+
+Writing: every file written here goes through :func:`atomic_write` -- a temporary file beside the
+target, renamed onto it when complete -- so a failed write leaves the previous file as it was.
+
 JSONL: records are split on line breaks (LF, CR LF or CR) only -- never with
 :meth:`str.splitlines`, which also splits on U+2028, U+2029, U+0085, U+000B, U+000C and
 U+001C-U+001E, characters that may stand raw inside a JSON string. (A raw CR or LF cannot stand
@@ -24,17 +33,23 @@ reader, including ``str.splitlines``; :func:`read_rows_file` reads back everythi
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import re
+import secrets
+import stat
+import sys
 import unicodedata
 import warnings
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator, Optional, Sequence
+from typing import IO, Any, Callable, Iterable, Iterator, Optional, Sequence
 
 __all__ = [
     "normalize_text", "normalize_strings", "clean_text", "is_valid_id", "check_encodable", "INVISIBLE",
     "split_jsonl_lines", "parse_jsonl", "parse_json_or_jsonl", "read_text_file", "read_rows_file",
-    "dumps_jsonl", "write_jsonl", "guard_special_tokens", "neutralize_special_tokens", "UNSPACED_SCRIPTS",
+    "dumps_jsonl", "write_jsonl", "MAX_JSON_DEPTH", "json_depth", "check_depth", "loads_checked", "atomic_path",
+    "atomic_write", "write_json", "write_text", "same_file", "guard_special_tokens", "neutralize_special_tokens", "UNSPACED_SCRIPTS",
     "has_unspaced_script", "split_unspaced_script", "ScriptWarning", "warn_unspaced_script",
 ]
 
@@ -138,6 +153,113 @@ def check_encodable(value: Any, where: str, field: str, error: type = ValueError
 
 
 # ----------------------------------------------------------------------------------------------
+# Parsing one JSON text: nesting depth and integer length
+# ----------------------------------------------------------------------------------------------
+
+#: The deepest nesting (containers in containers) a record may have; see the module docstring.
+MAX_JSON_DEPTH = 100
+
+_STRING_OR_BRACKET = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]')
+_HUGE_INT_FIELD = r'"((?:[^"\\]|\\.)*)"\s*:\s*-?(\d{%d,})'  # % the digit limit + 1
+
+
+def json_depth(value: Any, stop: Optional[int] = None) -> int:
+    """The nesting depth of a parsed JSON value: 0 for a string, number, bool or null, 1 for a
+    flat list or object, 1 + the deepest member otherwise. Iterative (no recursion limit).
+
+    Args:
+        value: a parsed JSON value.
+        stop: return as soon as the depth exceeds this (``stop + 1``); None: the exact depth.
+
+    >>> json_depth({"a": [1, {"b": []}]}), json_depth("x")
+    (4, 0)
+    """
+    deepest = 0
+    todo = [(value, 1)]
+    while todo:
+        v, d = todo.pop()
+        if isinstance(v, dict):
+            members: Iterable[Any] = v.values()
+        elif isinstance(v, (list, tuple)):
+            members = v
+        else:
+            continue
+        if d > deepest:
+            deepest = d
+            if stop is not None and deepest > stop:
+                return deepest
+        todo.extend((m, d + 1) for m in members if isinstance(m, (dict, list, tuple)))
+    return deepest
+
+
+def _depth_message(where: str, limit: int) -> str:
+    return (f"{where}: nested more than {limit} levels deep (lists/objects inside each other), the limit "
+            "(claimalign.textio.MAX_JSON_DEPTH); no supported format nests more than a few levels")
+
+
+def check_depth(value: Any, where: str, error: type = ValueError, limit: int = MAX_JSON_DEPTH) -> None:
+    """Refuse a parsed record nested deeper than ``limit`` (:func:`json_depth`).
+
+    Raises:
+        ``error``: naming ``where`` (file and row) and the limit.
+    """
+    if json_depth(value, stop=limit) > limit:
+        raise error(_depth_message(where, limit))
+
+
+def _deep_offset(text: str, limit: int) -> Optional[int]:
+    """Offset of the first bracket of ``text`` that opens a level deeper than ``limit`` (outside
+    strings), or None."""
+    depth = 0
+    for m in _STRING_OR_BRACKET.finditer(text):
+        c = m.group(0)
+        if c in "[{":
+            depth += 1
+            if depth > limit:
+                return m.start()
+        elif c in "]}":
+            depth -= 1
+    return None
+
+
+def loads_checked(text: str, where: str, error: type = ValueError, limit: int = MAX_JSON_DEPTH) -> Any:
+    """``json.loads(text)`` for one record, refusing what Python's parser cannot take as data:
+    nesting deeper than ``limit`` (:func:`check_depth`; also when ``json.loads`` itself runs out of
+    recursion) and integers longer than ``sys.get_int_max_str_digits()`` digits (naming the field).
+
+    Args:
+        text: the JSON text of one record.
+        where: the location for messages (file and row or line).
+        error: the exception class to raise (a ``ValueError`` subclass).
+        limit: the deepest nesting allowed (>= 1).
+
+    Raises:
+        json.JSONDecodeError: ``text`` is not valid JSON (the caller words the message).
+        ``error``: too deep, or an over-long integer (naming ``where``, the field and the limit).
+    """
+    try:
+        value = json.loads(text)
+    except RecursionError:
+        raise error(_depth_message(where, limit)) from None
+    except json.JSONDecodeError:
+        raise
+    except ValueError as e:  # int(): "Exceeds the limit (4300 digits) for integer string conversion"
+        raise error(_huge_int_message(text, where, e)) from None
+    if isinstance(value, (dict, list)):
+        check_depth(value, where, error, limit)
+    return value
+
+
+def _huge_int_message(text: str, where: str, exc: Exception) -> str:
+    max_digits = sys.get_int_max_str_digits() if hasattr(sys, "get_int_max_str_digits") else 4300
+    m = re.search(_HUGE_INT_FIELD % (max_digits + 1), text)
+    what = (f"field {m.group(1)!r} holds an integer of {len(m.group(2))} digits" if m
+            else "a number is too long to read")
+    return (f"{where}: {what}; at most {max_digits} digits are read (Python's int limit) -- an id or score "
+            "this long is no number to compute with: give it as a string")
+
+
+# ----------------------------------------------------------------------------------------------
 # Files
 # ----------------------------------------------------------------------------------------------
 
@@ -176,15 +298,16 @@ def parse_jsonl(text: str, source: str = "<input>", error: type = ValueError) ->
     """Parsed records of JSONL ``text`` (blank lines skipped), strings :func:`normalize_text`-ed.
 
     Raises:
-        ``error``: a line that is not valid JSON, or a string holding a lone surrogate (naming
-            ``source`` and the line).
+        ``error``: a line that is not valid JSON, a record nested deeper than
+            :data:`MAX_JSON_DEPTH`, an integer too long to read, or a string holding a lone
+            surrogate (naming ``source`` and the line).
     """
     rows: list = []
     for n, line in split_jsonl_lines(text):
         if not line.strip():
             continue
         try:
-            row = json.loads(line)
+            row = loads_checked(line, f"{source}: line {n} (row {len(rows)})", error)
         except json.JSONDecodeError as e:
             hint = ""
             if not rows:  # the first record: most likely not a JSON file at all (CSV, TSV, text)
@@ -205,26 +328,33 @@ def parse_json_or_jsonl(text: str, source: str = "<input>", error: type = ValueE
         a list of rows (JSON list or JSONL), or the single object.
 
     Raises:
-        ``error``: invalid JSON (naming ``source`` and the line), an empty list or no rows.
+        ``error``: invalid JSON (naming ``source`` and the line), an empty list or no rows, a
+            record nested deeper than :data:`MAX_JSON_DEPTH` or an over-long integer (naming the
+            row and the limit).
     """
     stripped = text.lstrip()
     if stripped.startswith("["):
         try:
             rows = json.loads(text)
+        except RecursionError:  # name the row and line of the deep record
+            raise error(_deep_list_message(text, source)) from None
         except json.JSONDecodeError as e:
             raise error(f"{source}: not valid JSON ({e.msg} at line {e.lineno})") from None
+        except ValueError as e:  # an integer too long to convert
+            raise error(_huge_int_message(text, source, e)) from None
         if not rows:
             raise error(f"{source}: no rows (an empty JSON list)")
         for n, r in enumerate(rows):
+            check_depth(r, f"{source}: row {n}", error)
             check_encodable(r, f"{source}: row {n}", "", error)
         return normalize_strings(rows)
     if stripped.startswith("{"):
         first = next(line for _, line in split_jsonl_lines(stripped) if line.strip())
         try:
-            json.loads(first)
+            loads_checked(first, f"{source}: line 1 (row 0)", error)
         except json.JSONDecodeError:  # not JSONL: maybe one pretty-printed object (`ev2r rank -o`)
             try:
-                obj = json.loads(text)
+                obj = loads_checked(text, source, error)
             except json.JSONDecodeError:
                 obj = None
             if isinstance(obj, dict):
@@ -234,6 +364,24 @@ def parse_json_or_jsonl(text: str, source: str = "<input>", error: type = ValueE
     if not rows:
         raise error(f"{source}: no rows")
     return rows
+
+
+def _deep_list_message(text: str, source: str) -> str:
+    """The depth error for a JSON list of rows, naming the row and line of the first too-deep one."""
+    off = _deep_offset(text, MAX_JSON_DEPTH + 1)
+    if off is None:  # pragma: no cover - json.loads ran out of recursion below the limit
+        return _depth_message(source, MAX_JSON_DEPTH)
+    row, depth = 0, 0
+    for m in _STRING_OR_BRACKET.finditer(text, 0, off):
+        c = m.group(0)
+        if c in "[{":
+            depth += 1
+        elif c in "]}":
+            depth -= 1
+            if depth == 1:
+                row += 1
+    line = text.count("\n", 0, off) + 1
+    return _depth_message(f"{source}: row {row} (line {line})", MAX_JSON_DEPTH)
 
 
 def read_rows_file(path: Any, error: type = ValueError) -> Any:
@@ -259,14 +407,101 @@ def dumps_jsonl(obj: Any, **kwargs: Any) -> str:
 
 def write_jsonl(rows: Iterable[Any], path: Any, **kwargs: Any) -> None:
     """Write each of ``rows`` as one JSONL line (:func:`dumps_jsonl`, UTF-8, LF line ends);
-    :func:`read_rows_file` reads the file back to ``normalize_strings(rows)``.
+    :func:`read_rows_file` reads the file back to ``normalize_strings(rows)``. Written through
+    :func:`atomic_write`: on any error the previous file at ``path`` is left as it was.
 
     Raises:
         OSError: the file cannot be written. TypeError, ValueError: as :func:`dumps_jsonl`.
     """
-    with open(path, "w", encoding="utf-8", newline="\n") as fh:
+    with atomic_write(path) as fh:
         for r in rows:
             fh.write(dumps_jsonl(r, **kwargs) + "\n")
+
+
+def write_json(obj: Any, path: Any, indent: Optional[int] = 2, **kwargs: Any) -> None:
+    """Write ``obj`` as one JSON document (``json.dump``, ``ensure_ascii=False`` unless given, a final
+    newline) through :func:`atomic_write`. ``kwargs`` go to :func:`json.dump`.
+
+    Raises:
+        OSError: the file cannot be written. TypeError, ValueError: as :func:`json.dump`.
+    """
+    kwargs.setdefault("ensure_ascii", False)
+    with atomic_write(path) as fh:
+        json.dump(obj, fh, indent=indent, **kwargs)
+        fh.write("\n")
+
+
+def write_text(text: str, path: Any) -> None:
+    """Write ``text`` (UTF-8, as given) through :func:`atomic_write`.
+
+    Raises:
+        OSError: the file cannot be written. TypeError: ``text`` is not a string.
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"text: expected a string, got {type(text).__name__}")
+    with atomic_write(path) as fh:
+        fh.write(text)
+
+
+@contextlib.contextmanager
+def atomic_path(path: Any) -> Iterator[str]:
+    """A fresh temporary path beside the file ``path`` names (a symlink is followed: its target is
+    replaced, the link kept), with the same extension (so writers that go by it, e.g. matplotlib,
+    still work). When the block ends without an exception the temporary file replaces the target
+    in one step (:func:`os.replace`, keeping an existing target's permissions); on any exception,
+    KeyboardInterrupt included, it is removed and the target is left as it was.
+
+    Raises:
+        OSError: the rename fails (e.g. the block wrote nothing at the temporary path).
+    """
+    target = os.path.realpath(os.fspath(path))
+    folder, base = os.path.split(target)
+    tmp = os.path.join(folder, f".{base}.{secrets.token_hex(6)}.tmp{os.path.splitext(base)[1]}")
+    try:
+        yield tmp
+        try:
+            os.chmod(tmp, stat.S_IMODE(os.stat(target).st_mode))
+        except FileNotFoundError:
+            pass
+        os.replace(tmp, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+@contextlib.contextmanager
+def atomic_write(path: Any, encoding: str = "utf-8", newline: Optional[str] = "\n") -> Iterator[IO[str]]:
+    """A text file to write whose content replaces ``path`` only once it is complete (flushed and
+    synced; :func:`atomic_path`): a failure while writing -- an exception, a full disk, Ctrl-C --
+    never leaves a half-written file nor destroys the previous one.
+
+    >>> import tempfile, os; d = tempfile.mkdtemp(); p = os.path.join(d, "out.txt")
+    >>> with atomic_write(p) as fh:
+    ...     _ = fh.write("done")
+    >>> open(p).read(), os.listdir(d)
+    ('done', ['out.txt'])
+
+    Raises:
+        OSError: the file cannot be created or renamed into place.
+    """
+    with atomic_path(path) as tmp:
+        with open(tmp, "x", encoding=encoding, newline=newline) as fh:
+            yield fh
+            fh.flush()
+            os.fsync(fh.fileno())
+
+
+def same_file(a: Any, b: Any) -> bool:
+    """True when paths ``a`` and ``b`` name one file: the same resolved path (symlinks, ``./x``,
+    ``..``), or -- both existing -- the same file (:func:`os.path.samefile`: hard links)."""
+    ra, rb = os.path.realpath(os.fspath(a)), os.path.realpath(os.fspath(b))
+    if ra == rb:
+        return True
+    try:
+        return os.path.samefile(ra, rb)
+    except OSError:
+        return False
 
 
 # ----------------------------------------------------------------------------------------------

@@ -14,9 +14,9 @@ import sys
 from typing import Any, Dict, List, Optional, Sequence, TextIO, Tuple
 
 from claimalign.similarity import SIMILARITY_NAMES, LLMJudgeError, get_similarity
-from claimalign.textio import (check_encodable, clean_text, is_valid_id, normalize_strings, read_text_file,
-                               split_jsonl_lines, write_jsonl)
-from ev2r.cli.common import check_output
+from claimalign.textio import (check_encodable, clean_text, is_valid_id, loads_checked, normalize_strings,
+                               read_text_file, split_jsonl_lines, write_jsonl)
+from ev2r.cli.common import check_output, input_paths
 
 __all__ = ["add_arguments", "run", "read_claim_rows", "main"]
 
@@ -76,7 +76,8 @@ def read_claim_rows(path: str, id_field: str, claims_field: str) -> Dict[str, Li
     of one claim are the same claim.
 
     Raises:
-        ValueError: an unreadable or non-UTF-8 file, invalid JSON, a missing field, claims that are
+        ValueError: an unreadable or non-UTF-8 file, invalid JSON, a row nested deeper than
+            :data:`claimalign.textio.MAX_JSON_DEPTH` or holding an over-long integer, a missing field, claims that are
             not a list of strings, an empty or whitespace-only claim, or a repeated id (the message
             names the file and line).
     """
@@ -84,7 +85,7 @@ def read_claim_rows(path: str, id_field: str, claims_field: str) -> Dict[str, Li
     for lineno, line in split_jsonl_lines(read_text_file(path)):
         if line.strip():
             try:
-                row = json.loads(line)
+                row = loads_checked(line, f"{path}:{lineno}")
             except json.JSONDecodeError as exc:
                 raise ValueError(f"{path}:{lineno}: invalid JSON ({exc.msg})") from None
             if not isinstance(row, dict) or id_field not in row or claims_field not in row:
@@ -134,7 +135,8 @@ def run(args: argparse.Namespace, stdout: Optional[TextIO] = None) -> int:
 
     out = stdout or sys.stdout
     try:
-        check_output(args.output)  # before any alignment (or paid LLM call) is made
+        # before any alignment (or paid LLM call) is made; never onto an input
+        check_output(args.output, inputs=input_paths(("A", args.a), ("B", args.b)))
         a = read_claim_rows(args.a, args.id_field, args.claims_field)
         b = read_claim_rows(args.b, args.id_field, args.claims_field)
         joined = _join(a, b)

@@ -11,8 +11,13 @@ import os
 import sys
 from typing import Optional, Sequence
 
+from claimalign.textio import write_json, write_text
+from ev2r.cli.common import check_output, input_paths
 from ev2r.ranking.arena import DEFAULT_MAX_TOKENS
 from ev2r.config import LLM_DEFAULTS
+
+#: The files ``ev2r arena`` writes into its ``-o`` folder.
+OUTPUT_FILES = ("battles.jsonl", "ranking.json", "reliability.json", "arena.md")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -72,7 +77,8 @@ def run(args: argparse.Namespace) -> int:
     """``ev2r arena``: returns 0, or 1 when no judgement succeeded (the statuses are printed).
 
     Raises:
-        ValueError: a bad system or judge spec, a system given twice, an output path that is a file,
+        ValueError: a bad system or judge spec, a system given twice, an output path that is a file or
+            whose files would overwrite an input (checked before any work),
             bad settings (see :func:`ev2r.ranking.arena.run_arena`).
     """
     from ev2r.io.readers import read_items, write_jsonl
@@ -82,6 +88,10 @@ def run(args: argparse.Namespace) -> int:
     dup = [n for n, k in collections.Counter(n for n, _, _ in specs).items() if k > 1]
     if dup:
         raise ValueError(f"systems: {dup[0]!r} is given twice")
+    score_paths = [s if "=" not in s or os.path.exists(s) else s.split("=", 1)[1] for s in args.scores]
+    check_output(args.output, kind="dir", files=OUTPUT_FILES,
+                 inputs=input_paths(("system file", [p for _, _, p in specs]), ("--scores", score_paths),
+                                    ("--prompt-file", args.prompt_file)))
     judges = [parse_judge_spec(j) for j in args.judge]
     systems = {name: read_items(path) for name, _, path in specs}
     families = {name: fam for name, fam, _ in specs if fam}
@@ -92,8 +102,6 @@ def run(args: argparse.Namespace) -> int:
         with open(args.prompt_file, encoding="utf-8") as fh:
             prompt = prompt_from_text(fh.read(), name=os.path.basename(args.prompt_file))
     scores = _load_scores(args.scores, args.score_field)
-    if os.path.exists(args.output) and not os.path.isdir(args.output):
-        raise ValueError(f"-o/--output: {args.output!r} is a file; give a folder")
     kw = dict(pairs_per_claim=args.pairs_per_claim, seed=args.seed, limit=args.limit, cache_dir=args.llm_cache,
               offline=args.llm_offline, concurrency=args.llm_concurrency, timeout=args.llm_timeout,
               max_retries=args.llm_max_retries, max_tokens=args.max_tokens, prompt=prompt,
@@ -105,17 +113,14 @@ def run(args: argparse.Namespace) -> int:
             "pairs_per_claim", "seed", "limit", "cache_dir", "max_tokens", "prompt", "constrain_answers")})))
         return 0
     result = run_arena(systems, judges, families, **kw)
-    os.makedirs(args.output, exist_ok=True)
+    os.makedirs(args.output, exist_ok=True)  # each file through a temporary file renamed into place
     write_jsonl(result.battles, os.path.join(args.output, "battles.jsonl"))
     if result.ranking is not None:
-        with open(os.path.join(args.output, "ranking.json"), "w", encoding="utf-8") as fh:
-            json.dump({**result.ranking, "arena": result.settings}, fh, indent=2, ensure_ascii=False)
-    with open(os.path.join(args.output, "reliability.json"), "w", encoding="utf-8") as fh:
-        json.dump({"judges": result.reliability, "agreement": result.agreement, "statuses": result.statuses,
-                   "llm": result.llm, "settings": result.settings}, fh, indent=2, ensure_ascii=False)
+        write_json({**result.ranking, "arena": result.settings}, os.path.join(args.output, "ranking.json"))
+    write_json({"judges": result.reliability, "agreement": result.agreement, "statuses": result.statuses,
+                "llm": result.llm, "settings": result.settings}, os.path.join(args.output, "reliability.json"))
     text = render_markdown(result)
-    with open(os.path.join(args.output, "arena.md"), "w", encoding="utf-8") as fh:
-        fh.write(text)
+    write_text(text, os.path.join(args.output, "arena.md"))
     for name, st in result.llm.items():  # accounting (calls, cache hits, tokens) goes to stderr
         print(f"llm {name}: " + " ".join(f"{k}={v}" for k, v in st.items()), file=sys.stderr)
     print(text)

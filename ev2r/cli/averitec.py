@@ -6,7 +6,7 @@ import argparse
 import json
 import sys
 
-from ev2r.cli.common import check_output
+from ev2r.cli.common import check_output, input_paths
 from ev2r.config import DEFAULTS, DTYPES, LLM_DEFAULTS
 
 
@@ -22,6 +22,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "judged by an LLM and the new AVeriTeC score) or all (both tables)")
     p.add_argument("--join", choices=["id", "position"], default="id",
                    help="id (default): predictions join on claim_id; position: i-th prediction = i-th gold claim")
+    p.add_argument("--subset", action="store_true",
+                   help="score only the gold claims that have a prediction (e.g. the 5 of "
+                        "examples/averitec_predictions_sample.json) instead of refusing predictions that miss gold "
+                        "claims; the table and the JSON are then marked SUBSET (n of N gold claims) and are not the "
+                        "official shared-task numbers, which score every gold claim. 2024 edition, --join id only")
     p.add_argument("--meteor", choices=["fast", "nltk"], default="fast",
                    help="METEOR implementation: fast (cached, same values) or nltk's own function")
     p.add_argument("--json", action="store_true", help="print the table as one JSON object")
@@ -70,7 +75,7 @@ def run(args) -> int:
     the official names and numbers, and :mod:`ev2r.shared_task.averitec2025` for 2025, FEVER-8: Ev2R recall
     judged by an LLM and the new AVeriTeC score). Exit 2 on unusable input or options, naming the
     record/field, the option or the ids that do not join the gold file one-to-one."""
-    from ev2r.shared_task.averitec2024 import evaluate_averitec, format_official_table
+    from ev2r.shared_task.averitec2024 import JoinError, evaluate_averitec, format_official_table
     from ev2r.io.readers import read_rows, write_jsonl
 
     editions = ("2024", "2025") if args.edition == "all" else (args.edition,)
@@ -86,6 +91,12 @@ def run(args) -> int:
     if "2025" not in editions and given:
         raise ValueError(f"{', '.join(given)}: only used with --edition 2025 or --edition all (the 2024 table "
                          "has no judge)")
+    subset = getattr(args, "subset", False)
+    if subset and "2025" in editions:
+        raise ValueError(f"--subset: only with --edition 2024 (got --edition {args.edition}; the 2025 table scores "
+                         "every gold claim)")
+    if subset and args.join != "id":
+        raise ValueError("--subset: needs --join id (a subset of the gold claims joins on claim_id, not by position)")
     judge_kind = args.judge or "llm"
     wrong = [k for k in given if k in (nli_only if judge_kind == "llm" else llm_only)]
     if wrong:
@@ -96,7 +107,9 @@ def run(args) -> int:
         from claimalign.nltk_data import add_nltk_data_path
 
         add_nltk_data_path(args.nltk_data)
-    check_output(args.output)
+    check_output(args.output, inputs=input_paths(("the predictions", args.predictions),
+                                                 ("--references", args.references), ("--prompt-file", args.prompt_file),
+                                                 ("--question-prompt-file", args.question_prompt_file)))
     predictions = read_rows(args.predictions)
     references = read_rows(args.references)
     judge = None
@@ -123,9 +136,18 @@ def run(args) -> int:
     if "2024" in editions:
         try:
             reports["2024"] = evaluate_averitec(predictions, references, edition="2024", join=args.join,
-                                                meteor=args.meteor)
+                                                meteor=args.meteor, subset=subset)
         except RuntimeError as e:  # nltk data missing
             raise ValueError(str(e)) from None
+        except JoinError as e:
+            if "missing_prediction" not in e.problems or "2025" in editions:
+                raise
+            raise JoinError(f"{e}; or pass --subset to score only the predicted claims (the table is then marked "
+                            "SUBSET, not the official number)", e.problems) from None
+        if reports["2024"].subset:
+            r = reports["2024"]
+            print(f"ev2r averitec: note: --subset: {r.n_claims} of {r.n_gold_claims} gold claims scored; not the "
+                  "official shared-task numbers", file=sys.stderr)
     if "2025" in editions:
         from ev2r.shared_task.averitec2025 import evaluate_averitec_2025
 

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import os
+from typing import Any, Iterable
 
+from claimalign.textio import same_file
 from ev2r.config import DEFAULTS, DTYPES
 
 
@@ -23,16 +26,74 @@ def fmt(v) -> str:
     return "n/a" if v is None else f"{v:.4f}"
 
 
-def check_output(path) -> None:
-    """Fail before any work when ``-o PATH`` cannot be written (missing folder, a directory)."""
+def input_paths(*specs) -> list[tuple[str, str]]:
+    """``(label, path)`` pairs for :func:`check_output` from ``(label, value)`` pairs, dropping
+    values that are None or empty; a list value gives one pair per element."""
+    out = []
+    for label, value in specs:
+        for v in (value if isinstance(value, (list, tuple)) else [value]):
+            if v:
+                out.append((label, os.fspath(v)))
+    return out
+
+
+def check_output(path, option: str = "-o/--output", inputs: Iterable[tuple[str, Any]] = (), kind: str = "file",
+                 files: Iterable[str] = ()) -> None:
+    """Fail before any work when an output cannot be written or would overwrite an input.
+
+    Every command that writes calls this for each of its outputs before it reads or computes
+    anything costly. The outputs themselves are then written through
+    :func:`claimalign.textio.atomic_write` (a temporary file beside the target, renamed into place).
+
+    Args:
+        path: the output path; None or '' (no output) checks nothing.
+        option: the option that gave ``path``, for messages (``-o/--output``, ``--table``, ``--out``...).
+        inputs: ``(label, path)`` for every file the command reads (``("input", "a.jsonl")``,
+            ``("--references", "dev.json")``; see :func:`input_paths`) -- and earlier outputs, so two
+            outputs cannot be one file. Compared by resolved path and, where both exist,
+            :func:`os.path.samefile` (symlinks, ``./x``, hard links are the same file).
+        kind: ``"file"``: ``path`` is a file to write (its folder must exist); ``"dir"``: a folder the
+            command creates if needed and writes ``files`` into.
+        files: with ``kind="dir"``: the names of the files written into the folder.
+
+    Raises:
+        ValueError: (exit status 2) naming the option and path: a missing folder, a file where a
+            folder is wanted or the reverse, no write permission, or an output that is the same file
+            as an input (naming both).
+    """
     if not path:
         return
-    import os
-
-    folder = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(folder):
-        raise ValueError(f"-o/--output: folder {folder!r} does not exist")
-    if os.path.isdir(path):
-        raise ValueError(f"-o/--output: {path!r} is a directory, not a file")
-    if not os.access(folder, os.W_OK):
-        raise ValueError(f"-o/--output: folder {folder!r} is not writable")
+    if kind not in ("file", "dir"):
+        raise ValueError(f"check_output: kind must be 'file' or 'dir', got {kind!r}")
+    path = os.fspath(path)
+    inputs = list(inputs)
+    if kind == "dir":
+        if os.path.exists(path) and not os.path.isdir(path):
+            raise ValueError(f"{option}: {path!r} is a file; give a folder")
+        existing = os.path.abspath(path)
+        while not os.path.exists(existing):  # the nearest folder that exists: created below it
+            existing = os.path.dirname(existing)
+        if not os.path.isdir(existing):
+            raise ValueError(f"{option}: {existing!r} is a file, so folder {path!r} cannot be created")
+        if not os.access(existing, os.W_OK):
+            raise ValueError(f"{option}: folder {existing!r} is not writable")
+        for label, inp in inputs:
+            if same_file(path, inp):
+                raise ValueError(f"{option}: {path!r} is {label} {os.fspath(inp)!r}; give another folder")
+        targets = [os.path.join(path, f) for f in files]
+    else:
+        folder = os.path.dirname(os.path.abspath(path))
+        if not os.path.isdir(folder):
+            raise ValueError(f"{option}: folder {folder!r} does not exist")
+        if os.path.isdir(path):
+            raise ValueError(f"{option}: {path!r} is a directory, not a file")
+        if not os.access(folder, os.W_OK):
+            raise ValueError(f"{option}: folder {folder!r} is not writable")
+        if os.path.exists(path) and not os.access(path, os.W_OK):
+            raise ValueError(f"{option}: {path!r} is not writable")
+        targets = [path]
+    for target in targets:
+        for label, inp in inputs:
+            if same_file(target, inp):
+                raise ValueError(f"{option}: {target!r} is the same file as {label} {os.fspath(inp)!r}; refusing "
+                                 "to overwrite an input -- give another output path")

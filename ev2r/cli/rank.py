@@ -2,18 +2,19 @@
 
 from __future__ import annotations
 
-import json
 import warnings
 
-from ev2r.ranking.rating import (DEFAULT_MARGIN, RankingWarning, battles_from_rows, forest_plot, is_battle_row,
-                                 rank_battles, rank_systems, ranking_table, read_system_rows, scores_table)
+from ev2r.ranking.rating import (DEFAULT_MARGIN, RankingWarning, battles_from_rows, counted_scores_table, forest_plot,
+                                 is_battle_row, rank_battles, rank_systems, ranking_table, read_system_rows)
 
 
 def add_arguments(parser) -> None:
     """Arguments of ``ev2r rank``."""
     parser.add_argument("inputs", nargs="+", metavar="SCORES.jsonl",
-                        help="per-item score rows (id, system, score); SYSTEM=PATH sets the system of every row "
-                             "of PATH (e.g. the -o output of `ev2r score`, which has no system field)")
+                        help="per-item score rows (id, system, score, status?); SYSTEM=PATH sets the system of every "
+                             "row of PATH (e.g. the -o output of `ev2r score`, which has no system field). Only rows "
+                             "whose status is ok (or that have no status field) and whose score is not null battle "
+                             "and enter mean_score; the others are counted per system and status ('skipped')")
     parser.add_argument("-o", "--output", required=True, help="write the ranking as JSON")
     parser.add_argument("--system-field", default="system", help="field naming the system (default: system)")
     parser.add_argument("--score-field", default="ev2r", help="field holding the score (default: ev2r)")
@@ -37,12 +38,18 @@ def run(args) -> int:
     import sys
 
     table: dict[str, dict[str, float]] = {}
+    check_outputs(args)
     loaded = [read_system_rows(spec, args.system_field) for spec in args.inputs]
     judged = [is_battle_row(rows[0]) if rows else False for rows, _ in loaded]
     if any(judged):
         return _run_rank_battles(args, loaded, judged)
+    skipped: dict[str, dict[str, int]] = {}
     for rows, path in loaded:
-        part = scores_table(rows, args.system_field, args.score_field, args.id_field, source=path)
+        part, part_skipped = counted_scores_table(rows, args.system_field, args.score_field, args.id_field,
+                                                  source=path)
+        for s, d in part_skipped.items():  # only rows with status ok (or none) and a score battle
+            for status, n in d.items():
+                skipped.setdefault(s, {})[status] = skipped.get(s, {}).get(status, 0) + n
         for item, d in part.items():
             for s, v in d.items():
                 if s in table.get(item, {}):
@@ -51,7 +58,7 @@ def run(args) -> int:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RankingWarning)
         result = rank_systems(table, margin=args.margin, n_bootstrap=args.bootstrap, seed=args.seed,
-                              elo_k=args.elo_k, elo_orders=args.elo_orders, l2=args.l2)
+                              elo_k=args.elo_k, elo_orders=args.elo_orders, l2=args.l2, skipped=skipped)
     for w in result["warnings"]:
         print(f"ev2r rank: warning: {w}", file=sys.stderr)
     result["settings"].update({"score_field": args.score_field, "system_field": args.system_field,
@@ -59,16 +66,37 @@ def run(args) -> int:
     return _write_ranking(args, result, args.score_field)
 
 
+def check_outputs(args) -> None:
+    """Before any work: ``-o``, ``--table`` and ``--plot`` can be written, and none is an input
+    (``SCORES.jsonl`` or the PATH of ``SYSTEM=PATH``) or another of them.
+
+    Raises:
+        ValueError: naming the option and both paths (:func:`ev2r.cli.common.check_output`).
+    """
+    import os
+
+    from ev2r.cli.common import check_output
+
+    inputs = [("input", spec if "=" not in spec or os.path.exists(spec) else spec.split("=", 1)[1])
+              for spec in args.inputs]
+    for option, path in (("-o/--output", args.output), ("--table", args.table), ("--plot", args.plot)):
+        check_output(path, option=option, inputs=inputs)
+        if path:
+            inputs.append((option, path))
+
+
 def _write_ranking(args, result: dict, score_label: str) -> int:
-    """Write ``ev2r rank``'s outputs (JSON, optional table and plot) and print the table."""
-    with open(args.output, "w", encoding="utf-8") as fh:
-        json.dump(result, fh, indent=2, ensure_ascii=False)
+    """Write ``ev2r rank``'s outputs (JSON, optional table and plot; each through a temporary file
+    renamed into place) and print the table."""
+    from claimalign.textio import atomic_path, write_json, write_text
+
+    write_json(result, args.output)
     text = ranking_table(result, score_label)
     if args.table:
-        with open(args.table, "w", encoding="utf-8") as fh:
-            fh.write(text)
+        write_text(text, args.table)
     if args.plot:
-        forest_plot(result, args.plot)
+        with atomic_path(args.plot) as tmp:
+            forest_plot(result, tmp)
     print(text, end="")
     return 0
 

@@ -22,6 +22,8 @@ from ev2r.config import DEFAULTS, DTYPES
 from adversarial.suite import FAIL_MODES, Scorer
 
 SCORERS = ("ev2r", "bleu", "edit", "hu_meteor")
+#: The files ``ev2r robustness`` writes into its ``-o`` folder (:func:`adversarial.report.write_report`).
+OUTPUT_FILES = ("report.json", "report.md", "report.png", "per_item.jsonl")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
@@ -56,7 +58,42 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
                              "default: NLTK_DATA / nltk's usual folders")
     parser.add_argument("--n-boot", type=int, default=2000, help="bootstrap resamples (default 2000)")
     parser.add_argument("--no-png", action="store_true", help="do not draw report.png")
+    parser.add_argument("--no-progress", action="store_true",
+                        help="no progress on stderr (default: a bar on a terminal, else a plain line every 10%% or "
+                             "60 s, for the base items and then the perturbed items)")
     return parser
+
+
+def with_progress(scorer: Scorer, enabled: bool = True, stream: Optional[TextIO] = None) -> Scorer:
+    """``scorer`` reporting its progress on ``stream`` (stderr) per call (:class:`ev2r.cli.progress.Progress`):
+    the suite calls it on the base items, then on all perturbed items. An ev2r scorer
+    (:func:`ev2r.metric.factory.make_item_scorer`) reports as its chunks complete; any other at the
+    end of each call. ``enabled=False`` returns ``scorer`` itself."""
+    if not enabled:
+        return scorer
+    from ev2r.cli.progress import Progress
+
+    phases = iter(("base items", "perturbed items"))
+    inner = getattr(scorer, "scorer", None)
+
+    def scored(items):
+        items = list(items)
+        bar = Progress(f"ev2r robustness ({next(phases, 'items')})", len(items), enabled=len(items) > 1,
+                       stream=stream if stream is not None else sys.stderr)
+        had = getattr(inner, "progress", None) if inner is not None else None
+        if inner is not None and hasattr(inner, "progress"):
+            inner.progress = bar.update
+        try:
+            out = scorer(items)
+            bar.update(len(items))
+        finally:
+            if inner is not None and hasattr(inner, "progress"):
+                inner.progress = had
+            bar.close()
+        return out
+
+    scored.__name__ = getattr(scorer, "__name__", "scorer")
+    return scored
 
 
 def _split(value: Optional[str], option: str = "--perturbations") -> Optional[list[str]]:
@@ -122,6 +159,13 @@ def run(args: argparse.Namespace, scorer: Optional[Scorer] = None,
         print(f"ev2r robustness: error: {msg}", file=err)
         return 2
 
+    try:  # before any work: the folder can be written and none of its files is an input
+        from ev2r.cli.common import check_output, input_paths
+
+        check_output(args.output_dir, option="-o/--output-dir", kind="dir", files=OUTPUT_FILES,
+                     inputs=input_paths(("input", args.input), ("--references", args.references)))
+    except ValueError as e:
+        return fail(str(e))
     if args.nltk_data:
         try:
             add_nltk_data_path(args.nltk_data)
@@ -157,6 +201,7 @@ def run(args: argparse.Namespace, scorer: Optional[Scorer] = None,
             scorer_name = getattr(scorer, "__name__", "scorer")
     except (ValueError, OSError, ImportError) as e:  # bad option, missing verifier weights or library
         return fail(str(e))
+    scorer = with_progress(scorer, enabled=not getattr(args, "no_progress", False), stream=err)
     try:
         report = run_suite(items, scorer, perts, seed=args.seed, n_boot=args.n_boot, scorer_name=scorer_name)
     except ValueError as e:

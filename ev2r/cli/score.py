@@ -7,7 +7,7 @@ import json
 import math
 import sys
 
-from ev2r.cli.common import add_verifier_args, check_output, fmt
+from ev2r.cli.common import add_verifier_args, check_output, fmt, input_paths
 from ev2r.config import DECOMPOSERS, DEFAULTS, LLM_DEFAULTS, PROXY_TARGETS, SCORER_NAMES, SUPPORT_MODES
 
 
@@ -50,11 +50,16 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--proxy-target", choices=PROXY_TARGETS, default=DEFAULTS.proxy_target,
                    help="gold verdict (default) or the annotators' verdict (authors' variant, comparison only)")
     p.add_argument("--with-facts", action="store_true", help="include atomic facts and their support in -o rows")
-    p.add_argument("--no-progress", action="store_true")
+    p.add_argument("--no-progress", action="store_true",
+                   help="no progress on stderr (default: a bar on a terminal, else a plain line every 10%% or 60 s)")
     p.add_argument("--engine", choices=["local", "ray"], default="local",
                    help="local (default): score in this process; ray: a Ray Data actor pool, one loaded scorer per "
-                        "actor, the same numbers and row order (needs pip install 'ev2r[ray]'); with -o, a rerun "
-                        "skips rows already in OUT with status ok")
+                        "actor, the same numbers and row order (needs pip install 'ev2r[ray]'). With -o, either "
+                        "engine keeps rows in OUT.part as they are scored and a rerun with the same options "
+                        "resumes: it skips rows of OUT whose item_hash and status ok match")
+    p.add_argument("--no-resume", action="store_true",
+                   help="with -o: score every item afresh, replacing OUT (and OUT.part, OUT.ev2r-run.json) even "
+                        "when it was written by another run or another tool")
     p.add_argument("--ray-address", metavar="ADDR", default=None,
                    help="--engine ray: cluster to join (e.g. ray://head:10001 or auto); default: $RAY_ADDRESS, "
                         "else a local Ray instance started for this run")
@@ -64,14 +69,16 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args) -> int:
-    from ev2r.metric.factory import build_scorer
-    from ev2r.io.readers import read_items, score_row, write_jsonl
+    from ev2r.engines.runs import RunInterrupted
+    from ev2r.io.readers import read_items
 
     if args.nltk_data:
         from claimalign.nltk_data import add_nltk_data_path
 
         add_nltk_data_path(args.nltk_data)
-    check_output(args.output)
+    # before any work, for every engine: -o must be writable and no input (ray's resume reads -o itself)
+    check_output(args.output, inputs=input_paths(("input", args.input), ("--references", args.references),
+                                                 ("--replay", args.replay)))
     from ev2r.engines.ray_engine import check_engine_options
 
     check_engine_options(args.engine, args.ray_address, args.workers)
@@ -81,16 +88,11 @@ def run(args) -> int:
             raise ValueError(f"--{opt.replace('_', '-')}: must be a finite price >= 0 (USD per 1M tokens), got {v}")
     items = read_items(args.input, references=args.references, limit=args.limit,
                        strict_labels=("human_label",) if args.proxy_target == "human" else ())
-    bar = None
-    if not args.no_progress and len(items) > 1:
-        from tqdm.auto import tqdm
+    from ev2r.cli.progress import Progress
 
-        bar = tqdm(total=len(items), unit="item", desc="ev2r score", file=sys.stderr,
-                   disable=None)  # disable=None: no bar when stderr is not a terminal
-
-    def progress(done, total):
-        if bar is not None:
-            bar.update(done - bar.n)
+    # a tqdm bar on a terminal; plain lines every 10% or 60 s elsewhere (logs, CI); none with --no-progress
+    bar = Progress("ev2r score", len(items), enabled=not args.no_progress and len(items) > 1, stream=sys.stderr)
+    progress = bar.update
 
     llm_options = None
     if args.decomposer == "llm":
@@ -113,30 +115,49 @@ def run(args) -> int:
                    replay_model=args.replay_model, llm_options=llm_options,
                    baselines=[s for s in wanted if s != "ev2r"], device=args.device, batch_size=args.batch_size,
                    dtype=args.dtype, ev2r="ev2r" in wanted)
+    try:
+        return _score(args, items, options, wanted, progress, bar)
+    except RunInterrupted as e:  # Ctrl-C: finished chunks are in OUT.part; say how to resume, no traceback
+        if bar is not None:
+            bar.close()
+        print(f"\nev2r score: {e.message()}", file=sys.stderr)
+        return 130
+    finally:
+        if bar is not None:
+            bar.close()
+
+
+def _score(args, items, options, wanted, progress, bar) -> int:
+    """Score with the chosen engine (both write -o as rows are scored and resume from it,
+    :mod:`ev2r.engines.runs`), then report."""
+    resume = not args.no_resume
     if args.engine == "ray":  # the same scorer options, one scorer per Ray actor (ev2r.engines.ray_engine)
         from ev2r.engines.ray_engine import score_ray
 
-        try:
-            result = score_ray(items, args.output, scorer_options=options, address=args.ray_address,
-                               workers=args.workers, with_facts=args.with_facts, progress=progress,
-                               nltk_data=args.nltk_data)
-        finally:
-            if bar is not None:
-                bar.close()
+        result = score_ray(items, args.output, scorer_options=options, address=args.ray_address,
+                           workers=args.workers, with_facts=args.with_facts, resume=resume, progress=progress,
+                           nltk_data=args.nltk_data)
+        if bar is not None:
+            bar.close()
         if result.llm_run:
             print("llm: " + " ".join(f"{k}={v}" for k, v in result.llm_run.items()), file=sys.stderr)
         print(f"ev2r score: engine ray: {result.n_scored} item(s) scored on {result.workers} worker(s), "
               f"{result.n_resumed} resumed from {args.output}", file=sys.stderr)
         return _report_score(args, result.summary, result.scores, wanted)
-    scorer = build_scorer(**options, progress=progress)
-    scores = scorer.score(items)
+    from ev2r.engines.local_engine import score_local
+    from ev2r.engines.runs import absolute_paths
+    from ev2r.metric.factory import build_scorer
+
+    scorer = build_scorer(**options)
+    local = score_local(scorer, items, args.output, options=absolute_paths(options), with_facts=args.with_facts,
+                        resume=resume, progress=progress)
     if bar is not None:
         bar.close()
-    summary = scorer.corpus(scores)
-    _print_llm_usage(scores)
-    if args.output:
-        write_jsonl([score_row(item, s, args.with_facts) for item, s in zip(items, scores)], args.output)
-    return _report_score(args, summary, scores, wanted)
+    _print_llm_usage(local.scores)
+    if local.n_resumed:
+        print(f"ev2r score: {local.n_scored} item(s) scored, {local.n_resumed} resumed from {args.output}",
+              file=sys.stderr)
+    return _report_score(args, local.summary, local.scores, wanted)
 
 
 def _print_llm_usage(scores) -> None:

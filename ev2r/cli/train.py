@@ -119,12 +119,36 @@ def finish_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> ar
         parser.error(f"--averitec-train: no such file: {args.averitec_train}")
     if args.averitec_dev is not None and not Path(args.averitec_dev).is_file():
         parser.error(f"--averitec-dev: no such file: {args.averitec_dev}")
+    _check_out(parser, args)
     if args.nltk_data is None and (args.data_dir / "nltk_data").is_dir():
         args.nltk_data = args.data_dir / "nltk_data"
     if args.averitec_dev is None and (args.data_dir / "averitec" / "dev.json").is_file():
         args.averitec_dev = args.data_dir / "averitec" / "dev.json"
     args.dtype = resolve_dtype(args.dtype, args.device)
     return args
+
+
+#: What training writes into ``--out`` (the checkpoint, its card and learning curve); the
+#: ``resume/`` folder beside them.
+OUTPUT_FILES = ("model.safetensors", "config.json", "tokenizer.json", "tokenizer_config.json", "vocab.txt",
+                "special_tokens_map.json", "training_meta.json", "README.md", "learning_curve.json",
+                "learning_curve.png")
+
+
+def _check_out(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """Before any work: ``--out`` can be created and written, is not the ``--encoder`` checkpoint
+    training starts from, and none of the files written there is an input (data files, AVeriTeC
+    files). Errors go to ``parser.error`` (exit status 2)."""
+    from ev2r.cli.common import check_output, input_paths
+
+    inputs = input_paths(*(("--data-dir file", args.data_dir / n) for n in DATA_FILES.values()),
+                         ("--averitec-train", args.averitec_train), ("--averitec-dev", args.averitec_dev))
+    if args.encoder and Path(args.encoder).is_dir():
+        inputs.append(("the --encoder checkpoint", str(args.encoder)))
+    try:
+        check_output(args.out, option="--out", kind="dir", files=OUTPUT_FILES, inputs=inputs)
+    except ValueError as e:
+        parser.error(str(e))
 
 
 def run(args: argparse.Namespace, argv: Optional[Sequence[str]] = None) -> int:

@@ -21,16 +21,24 @@ How a run goes (:func:`score_ray`):
   same function (:func:`ev2r.metric.scorer.corpus_summary`) with the actors' signature plus
   ``|engine:ray``.
 
-Resuming (with an output file ``OUT``): each finished chunk is appended to ``OUT.part`` at once
-(flushed), the complete file replaces ``OUT`` at the end (atomic rename) and ``OUT.part`` is
-removed. A rerun skips every item already in ``OUT`` or ``OUT.part`` with status ``ok`` (matched
-on ``id``; on ``id`` and ``row`` where the input repeats an id) and scores the rest; an item that
-failed (``api_error``, ``no_reference``...) is scored again and keeps its status as locally.
-``OUT.ev2r-run.json`` records the scorer options and the signature: a rerun with other options is
-refused (:class:`ValueError`) instead of mixing numbers. Remaining items keep their place in the
-chunk grid, so after an interrupted run (whole chunks written) the rerun's numbers are those of an
-uninterrupted run; an item scored again in a chunk whose other items were skipped is scored in a
-smaller batch, where values can differ in the 7th decimal (padding, see README "Determinism").
+Resuming (with an output file ``OUT``; the code both engines share, :mod:`ev2r.engines.runs`): the
+run record ``OUT.ev2r-run.json`` (scorer options, ``with_facts``, signature, the items' content
+hashes) is written first; each finished chunk is appended to ``OUT.part`` at once (flushed), the
+complete file replaces ``OUT`` at the end (atomic rename) and ``OUT.part`` is removed. A rerun
+reuses a row of ``OUT`` or ``OUT.part`` only when its status is ``ok`` and its ``item_hash`` is the
+content hash of an item of this run (:func:`ev2r.io.readers.item_hash`: id, row, claim, both
+evidences, labels), so another system's file with the same ids is scored afresh; an item that
+failed for a passing reason (``error``, ``api_error``, ``timeout``...) is scored again, one whose
+failure is its own (``no_reference``, ``no_label``) is kept like an ok row
+(:data:`ev2r.engines.runs.REUSABLE_STATUSES`). A rerun
+with other options, or into an ``OUT`` without a run record (e.g. written by another tool), is
+refused (:class:`ValueError` saying what to do: another ``-o``, or ``resume=False`` /
+``--no-resume``) instead of mixing numbers. A local run's ``OUT`` made with the same options is
+resumed too (the rows are the same). Remaining items keep their place in the chunk grid, so after
+an interrupted run (whole chunks written) the rerun's numbers are those of an uninterrupted run; an
+item scored again in a chunk whose other items were skipped is scored in a smaller batch, where
+values can differ in the 7th decimal (padding, see README "Determinism"). Ctrl-C raises
+:class:`ev2r.engines.runs.RunInterrupted` (finished chunks kept in ``OUT.part``).
 
 Failures: an exception inside scoring is recorded on the item (status ``error``), as locally. A
 worker process that dies (killed, out of memory) loses only the chunk it was scoring: Ray restarts
@@ -60,8 +68,8 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Optional, Sequence
 
 from ev2r.engines.ray_limiter import LEASE_SLACK_S, RayRequestLimiter, RequestSemaphore
-from ev2r.engines.runs import (PART_SUFFIX, RUN_SUFFIX, absolute_paths, append_rows, check_scorer_options, plan_run,
-                               score_from_row, write_atomic, write_record)
+from ev2r.engines.runs import (PART_SUFFIX, RUN_SUFFIX, RunInterrupted, absolute_paths, append_rows,
+                               check_scorer_options, chunk_grid, finish_run, plan_run)
 from ev2r.types import CorpusScore, Item, ItemScore, LLMUsage
 
 __all__ = ["ENGINES", "INSTALL_HINT", "PART_SUFFIX", "RUN_SUFFIX", "FORWARDED_ENV", "LEASE_SLACK_S",
@@ -131,7 +139,7 @@ class RayScoreResult:
         scores: one :class:`ItemScore` per input item, in input order (resumed ones rebuilt from OUT).
         rows: the output rows, in input order, as written to OUT.
         summary: the corpus summary; its signature ends in ``|engine:ray``.
-        n_resumed: items taken from OUT (status ok) instead of being scored.
+        n_resumed: items taken from OUT (status ok, or no_reference / no_label) instead of being scored.
         n_scored: items scored in this run.
         workers: actors in the pool (0 when nothing was left to score).
         llm_run: LLM accounting summed over all chunks (calls, cache hits, tokens...), {} without LLM.
@@ -257,15 +265,19 @@ def score_ray(items: Sequence[Item], output: Optional[str | os.PathLike] = None,
         cpus_per_worker: CPUs reserved per actor (>= 1), also its torch threads.
         gpus_per_worker: GPUs per actor; None: 1 when ``device`` starts with ``cuda``, else 0.
         with_facts: keep the atomic facts in the rows (``--with-facts``).
-        resume: with ``output``: skip items already in OUT (or OUT.part) with status ok.
+        resume: with ``output``: skip items already in OUT (or OUT.part) with status ok (or no_reference / no_label) and the same
+            ``item_hash``, if its run record has the same options; False: start afresh (OUT and
+            OUT.part removed first).
         progress: callable(done, total) called on the driver as chunks finish.
         nltk_data: nltk data folder for the actors (``--nltk-data``); ``$NLTK_DATA`` is forwarded.
 
     Raises:
         RayUnavailableError: Ray is not installed (names ``pip install 'ev2r[ray]'``).
         ValueError: a bad option (as :func:`ev2r.metric.factory.build_scorer`, or ``workers`` /
-            ``cpus_per_worker`` < 1), OUT written with other options, or a model that cannot be
-            loaded on the workers (the workers' message).
+            ``cpus_per_worker`` < 1), OUT written with other options or without a run record
+            (:func:`ev2r.engines.runs.plan_run`), or a model that cannot be loaded on the workers
+            (the workers' message).
+        RunInterrupted: Ctrl-C (KeyboardInterrupt) on the driver; finished chunks are in OUT.part.
     """
     t_start = time.perf_counter()
     check_engine_options("ray", address, workers)
@@ -287,13 +299,11 @@ def score_ray(items: Sequence[Item], output: Optional[str | os.PathLike] = None,
     ray = import_ray()
 
     # -- what is left to score (ev2r.engines.runs) ---------------------------------------------
-    plan = plan_run(items, output, options, resume)
+    plan = plan_run(items, output, options, resume, engine="ray", with_facts=with_facts)
     pending, part_path = plan.pending, plan.part_path
 
     # -- the Ray pipeline ----------------------------------------------------------------------------
-    grid: dict[int, list[int]] = {}
-    for k in pending:  # the local chunk grid: positions [c * chunk_size, (c + 1) * chunk_size)
-        grid.setdefault(k // chunk_size, []).append(k)
+    grid = chunk_grid(pending, chunk_size)  # the local chunk grid: positions [c * chunk_size, (c + 1) * chunk_size)
     new_scores: dict[int, ItemScore] = {}
     signature = plan.record["signature"]
     llm_run: dict[str, int] = {}
@@ -327,32 +337,17 @@ def score_ray(items: Sequence[Item], output: Optional[str | os.PathLike] = None,
                     _signature_task).remote(options, nltk_data))
             except Exception as e:
                 _raise_actor_error(e)
+    except KeyboardInterrupt:
+        raise RunInterrupted(len(items) - len(pending) + len(new_scores), total, part_path) from None
     finally:
         if started_here:
             ray.shutdown()
     ray_seconds = time.perf_counter() - t_ray
 
     # -- rows in input order, summary -------------------------------------------------------------------
-    from ev2r.io.readers import score_row
     from ev2r.metric.scorer import corpus_summary
 
-    rows, scores = [], []
-    for k, it in enumerate(items):
-        if k in new_scores:
-            s = new_scores[k]
-            rows.append(score_row(it, s, with_facts))
-            scores.append(s)
-        else:
-            r = dict(plan.done[plan.key(it)])
-            r["row"] = it.row
-            rows.append(r)
-            scores.append(score_from_row(r))
-    if plan.out_path is not None:
-        write_atomic(rows, plan.out_path)
-        if part_path.exists():
-            part_path.unlink()
-        plan.record["signature"] = signature
-        write_record(plan)
+    rows, scores = finish_run(plan, items, new_scores, with_facts, signature)
     summary = corpus_summary(scores, f"{signature}|engine:ray")
     return RayScoreResult(scores=scores, rows=rows, summary=summary, n_resumed=len(items) - len(pending),
                           n_scored=len(pending), workers=n_workers, llm_run=llm_run,

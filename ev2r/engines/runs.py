@@ -1,12 +1,18 @@
-"""A scoring run's files beside its output ``OUT``, and what a rerun resumes (the Ray engine,
-:mod:`ev2r.engines.ray_engine`, module docstring "Resuming").
+"""A scoring run's files beside its output ``OUT``, and what a rerun resumes: the one resume code of
+both engines (the local one, :mod:`ev2r.engines.local_engine`, and Ray, :mod:`ev2r.engines.ray_engine`).
 
-* ``OUT.part``: finished chunks, appended (and flushed) as they come back (:func:`append_rows`);
-  ``OUT`` is written at the end by atomic rename (:func:`write_atomic`).
-* ``OUT.ev2r-run.json``: the run record, the scorer options (:func:`options_record`) and the
-  signature; a rerun with other options is refused.
-* :func:`plan_run`: which items an earlier run already scored with status ``ok`` (matched on
-  ``id``; on ``id`` and ``row`` where the input repeats an id), which are left.
+* ``OUT.ev2r-run.json``: the run record, written **before** any scoring: the engine, the scorer
+  options (:func:`options_record`), ``with_facts``, the signature, and the content hash of every
+  input item (``item_hashes``, in input order; :func:`ev2r.io.readers.item_hash`).
+* ``OUT.part``: finished chunks, appended (and flushed) as they are scored (:func:`append_rows`);
+  ``OUT`` is written at the end by atomic rename (:func:`finish_run`) and ``OUT.part`` removed.
+* :func:`plan_run`: which items an earlier run into ``OUT`` already scored, which are left. A row
+  is reused only when its status is ``ok`` (or ``no_reference`` / ``no_label``: see
+  :data:`REUSABLE_STATUSES`), its ``item_hash`` is the hash of an item of this run
+  (same id, row, claim, evidences, labels, other fields) and the run record was made with the
+  same options; an item whose content changed is scored again. ``OUT`` (or ``OUT.part``) without
+  a run record is refused, never resumed nor overwritten, unless ``resume=False``
+  (``--no-resume``), which starts afresh.
 
 The scorer options are checked on the driver without loading a model (:func:`check_scorer_options`)
 and their paths made absolute for workers on other nodes (:func:`absolute_paths`).
@@ -18,16 +24,26 @@ import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Optional, Sequence
+from typing import Optional, Sequence
 
-from ev2r.types import FactSupport, Item, ItemScore
+from claimalign import textio
+from ev2r.types import STATUS_NO_LABEL, STATUS_NO_REFERENCE, STATUS_OK, FactSupport, Item, ItemScore
 
 #: Suffixes of the files kept beside ``OUT``: finished chunks so far, and the run record.
 PART_SUFFIX = ".part"
 RUN_SUFFIX = ".ev2r-run.json"
 
+#: Statuses of rows a resume reuses: ``ok``, and the failures that are a property of the item itself
+#: (no reference evidence, no gold verdict: scored again they fail again, with the same reference-free
+#: values). Rows that failed for a passing reason (``error``, ``api_error``, ``timeout``,
+#: ``parse_error``, replay statuses...) are scored again.
+REUSABLE_STATUSES = (STATUS_OK, STATUS_NO_REFERENCE, STATUS_NO_LABEL)
+
+#: The format of the run record (1: the records before item hashes, which no row matches).
+RUN_FORMAT = 2
+
 _ROW_FIELDS = ("id", "row", "precision", "recall", "f1", "proxy", "ev2r", "status", "error", "predicted_facts",
-               "reference_facts")
+               "reference_facts", "item_hash")
 
 
 # -- options ----------------------------------------------------------------------------------------------
@@ -87,11 +103,6 @@ def options_record(options: dict) -> str:
 
 
 # -- rows and files -------------------------------------------------------------------------------------
-def row_key(row_id: Any, row: Any, repeated: set) -> Any:
-    rid = str(row_id)
-    return (rid, row) if rid in repeated else rid
-
-
 def score_from_row(d: dict) -> ItemScore:
     """Rebuild an :class:`ItemScore` from an output row (for the corpus summary of resumed items)."""
     def facts(v):
@@ -120,8 +131,8 @@ def previous_rows(output: Path) -> list[dict]:
     if part.exists():
         for line in part.read_text(encoding="utf-8").split("\n"):
             try:
-                r = json.loads(line)
-            except ValueError:
+                r = textio.loads_checked(line, f"{part}")
+            except ValueError:  # a torn last line of a killed run (or a row too deep to be ours)
                 continue
             if isinstance(r, dict):
                 rows.append(r)
@@ -129,14 +140,26 @@ def previous_rows(output: Path) -> list[dict]:
 
 
 def write_atomic(rows: Sequence[dict], path: Path) -> None:
+    """Write ``rows`` as JSONL to ``path`` through a temporary file beside it and an atomic rename
+    (``path`` is either the old file or the complete new one, never a torn one).
+
+    Raises:
+        OSError: the folder cannot be written (the temporary file is removed).
+    """
     from ev2r.io.readers import write_jsonl
 
     tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    write_jsonl(rows, tmp)
-    os.replace(tmp, path)
+    try:
+        write_jsonl(rows, tmp)
+        os.replace(tmp, path)
+    except BaseException:
+        if tmp.exists():
+            tmp.unlink()
+        raise
 
 
 def append_rows(fh, rows: Sequence[dict]) -> None:
+    """Append ``rows`` (one JSON line each) to the open file ``fh``, flushed and synced to disk."""
     from claimalign.textio import dumps_jsonl
 
     fh.write("".join(dumps_jsonl(r) + "\n" for r in rows))
@@ -151,9 +174,12 @@ class RunPlan:
 
     Attributes:
         out_path, record_path, part_path: ``OUT``, ``OUT.ev2r-run.json``, ``OUT.part`` (None without OUT).
-        record: the run record to write (``engine``, ``options``, ``signature`` of an earlier run or None).
-        repeated: item ids that occur more than once in the input (keyed with their row).
-        done: ``{row_key: row}`` of the items an earlier run scored with status ok.
+        record: the run record written (``format``, ``engine``, ``options``, ``with_facts``,
+            ``signature`` -- this run's, or an earlier run's with the same options, or None --,
+            ``n_items``, ``item_hashes``).
+        hashes: the content hash of each item (:func:`ev2r.io.readers.item_hash`), in input order.
+        done: ``{position: row}`` of the items an earlier run scored (a status in
+            :data:`REUSABLE_STATUSES`) with the same hash.
         pending: positions of the items left to score, in input order.
     """
 
@@ -161,63 +187,173 @@ class RunPlan:
     record_path: Optional[Path]
     part_path: Optional[Path]
     record: dict
-    repeated: set
+    hashes: list = field(default_factory=list)
     done: dict = field(default_factory=dict)
     pending: list = field(default_factory=list)
 
-    def key(self, item: Item) -> Any:
-        """The key of ``item`` in :attr:`done`."""
-        return row_key(item.id, item.row, self.repeated)
+    @property
+    def n_resumed(self) -> int:
+        """Items taken from the earlier run."""
+        return len(self.done)
+
+
+def _reusable(row: dict) -> bool:
+    """A row a resume may keep: status ``ok``, or a failure that is the item's own (:data:`REUSABLE_STATUSES`)
+    and nothing else failed beside it (e.g. a proxy that raised)."""
+    status = row.get("status")
+    if status == STATUS_OK:
+        return True
+    return status in REUSABLE_STATUSES and "scoring failed" not in str(row.get("error") or "")
+
+
+def _no_record_message(out_path: Path, record_path: Path, found: str) -> str:
+    return (f"-o/--output: {found} exists but has no run record {record_path.name} (not written by a resumable "
+            f"ev2r score run, or by an older ev2r), so ev2r cannot tell which input and options its rows were "
+            f"scored with: pass another -o, or --no-resume (resume=False) to score afresh and replace {out_path}")
 
 
 def plan_run(items: Sequence[Item], output: Optional[str | os.PathLike], options: dict, resume: bool,
-             engine: str = "ray") -> RunPlan:
-    """Find what an earlier run into ``output`` already scored, and write the new run record.
+             engine: str = "ray", with_facts: bool = False, signature: Optional[str] = None) -> RunPlan:
+    """Find what an earlier run into ``output`` already scored, and write this run's record.
 
     Args:
         items: the items of this run, in input order.
         output: ``OUT``, or None (nothing resumed, nothing written).
-        options: the scorer options (as sent to the workers).
-        resume: skip the items ``OUT``/``OUT.part`` hold with status ok; False: start afresh
-            (``OUT.part`` removed).
-        engine: the engine named in the run record.
+        options: the scorer options (as the engine builds its scorers with them).
+        resume: reuse the rows ``OUT``/``OUT.part`` hold with a status in :data:`REUSABLE_STATUSES`
+            whose ``item_hash`` is an item's of this run; False: start afresh (``OUT`` and ``OUT.part`` removed now).
+        engine: the engine named in the run record (``local`` or ``ray``); an earlier run of either
+            engine is resumed (they write the same rows).
+        with_facts: the rows carry the atomic facts (``--with-facts``); part of what must match.
+        signature: this run's scorer signature when known before scoring (the local engine); it must
+            equal an earlier record's, if that has one.
 
     Raises:
-        ValueError: ``OUT`` was written with other scorer options (its run record says so), or
-            ``OUT`` exists but cannot be read back.
+        ValueError: with ``resume``: ``OUT`` or ``OUT.part`` exists without a run record; the run
+            record cannot be read; it was made with other scorer options, another ``with_facts``
+            or another signature; ``OUT`` exists but cannot be read back. Each message says what
+            to do (another ``-o``, or ``--no-resume``).
     """
+    from ev2r.io.readers import item_hash
+
     out_path = Path(output) if output else None
     record_path = Path(str(out_path) + RUN_SUFFIX) if out_path else None
     part_path = Path(str(out_path) + PART_SUFFIX) if out_path else None
-    record = {"engine": engine, "options": options_record(options), "signature": None}
-    counts: dict[str, int] = {}
-    for it in items:
-        counts[it.id] = counts.get(it.id, 0) + 1
-    plan = RunPlan(out_path, record_path, part_path, record, {i for i, c in counts.items() if c > 1})
+    hashes = [item_hash(it) for it in items]
+    record = {"format": RUN_FORMAT, "engine": engine, "options": options_record(options),
+              "with_facts": bool(with_facts), "signature": signature, "n_items": len(items), "item_hashes": hashes}
+    plan = RunPlan(out_path, record_path, part_path, record, hashes)
     if out_path is not None and resume:
+        found = [p for p in (out_path, part_path) if p.exists()]
+        if found and not record_path.exists():
+            raise ValueError(_no_record_message(out_path, record_path, found[0]))
         if record_path.exists():
             try:
                 old = json.loads(record_path.read_text(encoding="utf-8"))
-            except (OSError, ValueError):
-                old = {}
-            if old.get("options") is not None and old.get("options") != record["options"]:
+                if not isinstance(old, dict):
+                    raise ValueError("not a JSON object")
+            except (OSError, ValueError) as e:
+                raise ValueError(f"-o/--output: the run record {record_path} cannot be read ({e}): pass another "
+                                 f"-o, or --no-resume (resume=False) to score afresh and replace {out_path}") from None
+            again = f"pass another -o, or --no-resume (resume=False) to score afresh and replace {out_path}"
+            if old.get("options") != record["options"]:
                 raise ValueError(f"-o/--output: {out_path} was written with other scorer options "
-                                 f"({record_path.name}); resuming would mix numbers: delete {out_path} "
-                                 f"(and {record_path.name}) or pass another -o")
-            record["signature"] = old.get("signature")
-        wanted = {plan.key(it) for it in items}
+                                 f"({record_path.name}); resuming would mix numbers: {again}")
+            if bool(old.get("with_facts", False)) != record["with_facts"]:
+                had = "with" if old.get("with_facts") else "without"
+                raise ValueError(f"-o/--output: {out_path} was written {had} --with-facts ({record_path.name}); "
+                                 f"give the same --with-facts to resume, or {again}")
+            if signature is not None and old.get("signature") not in (None, signature):
+                raise ValueError(f"-o/--output: {out_path} was scored under another signature "
+                                 f"({old.get('signature')!r}, this run {signature!r}: another model, version or "
+                                 f"setting); resuming would mix numbers: {again}")
+            if record["signature"] is None:
+                record["signature"] = old.get("signature")
+        position = {h: k for k, h in enumerate(hashes)}  # a hash names one position (it includes the row)
         for r in previous_rows(out_path):
-            if r.get("status") == "ok" and "id" in r:
-                key = row_key(r["id"], r.get("row"), plan.repeated)
-                if key in wanted:
-                    plan.done[key] = r
-    elif out_path is not None and part_path.exists():
-        part_path.unlink()
-    plan.pending = [k for k, it in enumerate(items) if plan.key(it) not in plan.done]
+            k = position.get(r.get("item_hash"))
+            if k is not None and _reusable(r):
+                plan.done[k] = r
+    elif out_path is not None:
+        for p in (part_path, out_path):
+            if p.exists():
+                p.unlink()
+    plan.pending = [k for k in range(len(items)) if k not in plan.done]
     if out_path is not None:
         out_path.parent.mkdir(parents=True, exist_ok=True)
         write_record(plan)
     return plan
+
+
+def chunk_grid(positions: Sequence[int], chunk_size: int) -> dict[int, list[int]]:
+    """The local scorer's chunk grid over the positions left: ``{chunk: positions}``, chunk ``c``
+    holding the positions in ``[c * chunk_size, (c + 1) * chunk_size)`` (so an item keeps its chunk
+    whatever else was resumed)."""
+    grid: dict[int, list[int]] = {}
+    for k in positions:
+        grid.setdefault(k // chunk_size, []).append(k)
+    return grid
+
+
+def finish_run(plan: RunPlan, items: Sequence[Item], new_scores: dict, with_facts: bool,
+               signature: Optional[str]) -> tuple[list[dict], list[ItemScore]]:
+    """The rows and scores of the whole run in input order (new scores through
+    :func:`ev2r.io.readers.score_row`, resumed rows as they were); with ``OUT``: ``OUT`` written
+    atomically, ``OUT.part`` removed, the record updated with ``signature``.
+
+    Args:
+        plan: what :func:`plan_run` returned.
+        items: the items of the run, in input order.
+        new_scores: ``{position: ItemScore}`` for every position in ``plan.pending``.
+        with_facts: keep the atomic facts in new rows.
+        signature: the scorer signature of this run (without an engine suffix).
+
+    Raises:
+        OSError: ``OUT`` cannot be written (``OUT.part`` is kept, so a rerun resumes).
+    """
+    from ev2r.io.readers import score_row
+
+    rows, scores = [], []
+    for k, it in enumerate(items):
+        if k in new_scores:
+            s = new_scores[k]
+            rows.append(score_row(it, s, with_facts))
+            scores.append(s)
+        else:
+            r = dict(plan.done[k])
+            rows.append(r)
+            scores.append(score_from_row(r))
+    if plan.out_path is not None:
+        write_atomic(rows, plan.out_path)
+        if plan.part_path.exists():
+            plan.part_path.unlink()
+        plan.record["signature"] = signature
+        write_record(plan)
+    return rows, scores
+
+
+class RunInterrupted(KeyboardInterrupt):
+    """A run stopped by Ctrl-C (a :class:`KeyboardInterrupt`): the rows scored so far are in
+    ``OUT.part`` beside the run record, and the same call (or command) resumes.
+
+    Attributes:
+        done: items finished (resumed or scored) when it stopped; ``total``: items of the run;
+        part_path: ``OUT.part`` (None without an output file).
+    """
+
+    def __init__(self, done: int, total: int, part_path: Optional[Path]):
+        self.done, self.total, self.part_path = done, total, part_path
+        super().__init__(self.message())
+
+    def message(self) -> str:
+        """What was kept and how to resume, in words."""
+        if self.part_path is None:
+            return (f"interrupted after {self.done} of {self.total} item(s); nothing was written (no -o): "
+                    "pass -o OUT to keep rows as they are scored")
+        out = str(self.part_path)[:-len(PART_SUFFIX)]
+        return (f"interrupted after {self.done} of {self.total} item(s); the rows scored so far are in "
+                f"{self.part_path}: run the same command again (same -o {out} and options) to resume, or add "
+                "--no-resume to start afresh")
 
 
 def write_record(plan: RunPlan) -> None:

@@ -152,7 +152,7 @@ class ReplayReferenceScorer:
         for n, line in textio.split_jsonl_lines(textio.read_text_file(path)):
             if line.strip():
                 try:
-                    row = textio.normalize_strings(json.loads(line))
+                    row = textio.normalize_strings(textio.loads_checked(line, f"{path}:{n}"))
                 except json.JSONDecodeError as e:
                     raise ValueError(f"{path}:{n}: not valid JSON ({e.msg})") from None
                 if not isinstance(row, dict):

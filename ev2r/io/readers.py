@@ -46,7 +46,7 @@ from ev2r.types import Evidence, Item, QAPair, clean_text, is_valid_id
 
 __all__ = ["ID_FIELDS", "OPTIONAL_LABEL_FIELDS", "InputError", "InputWarning", "render_averitec_answer",
            "averitec_questions_to_evidence", "parse_evidence", "item_from_row", "read_rows", "check_encodable",
-           "items_from_rows", "read_items", "write_jsonl", "score_row"]
+           "items_from_rows", "read_items", "write_jsonl", "item_hash", "score_row"]
 
 ID_FIELDS = ("id", "claim_id", "unique_id")
 
@@ -150,12 +150,14 @@ def item_from_row(row: Any, n: int, path: str = "<input>", strict_labels: Iterab
             warns once with a count); None: warn at once (:class:`InputWarning`).
 
     Raises:
-        InputError: a row that is not an object, a missing or empty claim, unusable evidence, a
+        InputError: a row that is not an object, one nested deeper than
+            :data:`claimalign.textio.MAX_JSON_DEPTH`, a missing or empty claim, unusable evidence, a
             bad id, a gold verdict (``gold_label``/``label``/``reference_label``) that is not a
             verdict, or an unreadable field named in ``strict_labels`` -- naming the row and field.
     """
     if not isinstance(row, dict):
         raise InputError(f"{_where(path, n)}: expected a JSON object, got {type(row).__name__}")
+    textio.check_depth(row, _where(path, n), InputError)
     check_encodable(row, _where(path, n), "")
     row = textio.normalize_strings(row)
     strict = tuple(strict_labels)
@@ -221,7 +223,8 @@ def read_rows(path: str | Path) -> list[Any]:
 
     Raises:
         InputError: not a path, a missing or unreadable file, not UTF-8, bad JSON (naming the
-            line), no rows, one JSON object instead of rows (e.g. the report ``ev2r rank -o``
+            line), a row nested deeper than :data:`claimalign.textio.MAX_JSON_DEPTH` or holding an
+            integer too long to read (naming the row), no rows, one JSON object instead of rows (e.g. the report ``ev2r rank -o``
             writes), or a string holding a lone surrogate (naming the row and field).
     """
     rows = textio.read_rows_file(path, error=InputError)
@@ -303,7 +306,8 @@ def read_items(path: str | Path, references: Optional[str | Path] = None, limit:
 
 def write_jsonl(rows: Iterable[dict], path: str | Path) -> None:
     """Write dicts as JSON lines (UTF-8, no ASCII escaping except U+2028, U+2029 and U+0085, so
-    each record is one line for every reader; :func:`claimalign.textio.write_jsonl`).
+    each record is one line for every reader; :func:`claimalign.textio.write_jsonl`), through a
+    temporary file beside ``path`` renamed into place: a failed write leaves the old file intact.
     :func:`read_rows` reads the file back to the same rows.
 
     Raises:
@@ -312,10 +316,51 @@ def write_jsonl(rows: Iterable[dict], path: str | Path) -> None:
     textio.write_jsonl(rows, path)
 
 
+def item_hash(item: Item) -> str:
+    """A stable content hash of an item as read: the SHA-256 (64 lower-case hex digits) of a
+    canonical JSON text of its ``id`` (and the id as the input gave it), ``row``, ``claim``, both
+    evidences (question/answer pairs, in order), ``gold_label``, ``predicted_label`` and the other
+    input fields (``Item.extra``, e.g. ``human_label``). Text is hashed after normalisation (NFC, LF),
+    so inputs that read alike hash alike; any other change of content gives another hash. Written
+    as ``item_hash`` in every output row (:func:`score_row`); a resumed run reuses a row only when
+    its hash is the item's (:mod:`ev2r.engines.runs`).
+
+    Args:
+        item: an :class:`Item`.
+
+    Raises:
+        ValueError: ``item`` is not an :class:`Item`.
+
+    >>> a = Item(id="1", claim="C.", predicted_evidence=Evidence.from_text("x"), reference_evidence=Evidence(()))
+    >>> len(item_hash(a)), item_hash(a) == item_hash(a), item_hash(a) == item_hash(a.with_predicted(Evidence(())))
+    (64, True, False)
+    """
+    import hashlib
+    import json
+
+    if not isinstance(item, Item):
+        raise ValueError(f"item: expected an ev2r.types.Item, got {type(item).__name__}")
+
+    def evidence(e: Evidence) -> list:
+        return [[p.question, p.answer] for p in e.pairs]
+
+    def verdict(v: Any) -> Any:
+        return None if v is None else getattr(v, "value", str(v))
+
+    content = {"v": 1, "id": item.id, "source_id": item.source_id, "row": item.row, "claim": item.claim,
+               "predicted_evidence": evidence(item.predicted_evidence),
+               "reference_evidence": evidence(item.reference_evidence),
+               "gold_label": verdict(item.gold_label), "predicted_label": verdict(item.predicted_label),
+               "extra": item.extra}
+    text = json.dumps(content, sort_keys=True, ensure_ascii=True, separators=(",", ":"), default=repr)
+    return hashlib.sha256(text.encode("ascii")).hexdigest()
+
+
 def score_row(item: Item, score: Any, with_facts: bool = False) -> dict:
     """The output row ``ev2r score -o`` writes for one scored item: :meth:`ItemScore.to_dict` with
-    the id as the input gave it (``585`` stays a number) and, unless ``with_facts``, without the
-    atomic facts. Every engine (local, :mod:`ev2r.engines.ray_engine`) writes rows through this.
+    the id as the input gave it (``585`` stays a number), unless ``with_facts`` without the atomic
+    facts, and last the item's content hash ``item_hash`` (:func:`item_hash`, what a resume matches
+    on). Every engine (local, :mod:`ev2r.engines.ray_engine`) writes rows through this.
 
     Args:
         item: the :class:`Item` that was scored.
@@ -327,4 +372,5 @@ def score_row(item: Item, score: Any, with_facts: bool = False) -> dict:
         d["id"] = item.source_id  # the id as the input gave it (585 stays a number)
     if not with_facts:
         d.pop("predicted_facts"), d.pop("reference_facts")
+    d["item_hash"] = item_hash(item)
     return d

@@ -1,5 +1,6 @@
 """Battles between systems (:mod:`ev2r.ranking.rating`, module docstring): from per-item scores
-(:func:`scores_table`, :func:`make_battles`, a tie within ``margin``) or from judged battle rows
+(:func:`scores_table`, :func:`make_battles`, a tie within ``margin``; only rows whose ``status`` is ok or
+absent count, :func:`counted_scores_table` counts the others) or from judged battle rows
 (:func:`battles_from_rows`, as ``ev2r arena`` writes them); the rows of one system's file
 (:func:`read_system_rows`).
 """
@@ -16,8 +17,8 @@ import numpy as np
 
 from ev2r.types import is_valid_id
 
-__all__ = ["DEFAULT_MARGIN", "BATTLE_FIELDS", "WINNERS", "Battles", "scores_table", "make_battles", "is_battle_row",
-           "battles_from_rows", "read_system_rows"]
+__all__ = ["DEFAULT_MARGIN", "BATTLE_FIELDS", "WINNERS", "NULL_SCORE", "Battles", "scores_table", "counted_scores_table",
+           "row_counts", "skipped_text", "make_battles", "is_battle_row", "battles_from_rows", "read_system_rows"]
 
 #: Default tie margin on per-item scores: differences up to 1e-6 (absolute) are float noise, a tie.
 DEFAULT_MARGIN = 1e-6
@@ -77,14 +78,55 @@ def _check_number(v: Any, where: str, fld: str) -> Optional[float]:
 
 def scores_table(rows: Iterable[Any], system_field: str = "system", score_field: str = "ev2r",
                  id_field: str = "id", source: str = "<input>") -> dict[str, dict[str, float]]:
-    """``{item id: {system: score}}`` from rows; rows whose score is null are left out (a failed
-    item does not battle).
+    """``{item id: {system: score}}`` from rows; only rows that count (:func:`counted_scores_table`:
+    ``status`` ok or absent, a score that is not null) enter it.
+
+    Raises:
+        ValueError: as :func:`counted_scores_table`.
+    """
+    return counted_scores_table(rows, system_field, score_field, id_field, source)[0]
+
+
+#: Reason under which a row with status ``ok`` (or no ``status``) but a null score is skipped.
+NULL_SCORE = "null score"
+
+
+def row_counts(row: dict, where: str = "<row>") -> Optional[str]:
+    """Why ``row`` does not battle, or None when it counts: a row counts when its ``status`` is
+    ``"ok"`` (any case, outer spaces ignored) or it has no ``status`` field (a user's own score
+    table); otherwise the reason is its status (``"replay_missing"``, ``"no_reference"``, ...).
+
+    Raises:
+        ValueError: a ``status`` that is not a non-empty string, naming ``where`` and the field.
+    """
+    if "status" not in row:
+        return None
+    status = row["status"]
+    if not isinstance(status, str) or not status.strip():
+        raise ValueError(f"{where}: field 'status' must be a non-empty string such as 'ok' (or left out), "
+                         f"got {status!r}")
+    return None if status.strip().lower() == "ok" else status.strip()
+
+
+def counted_scores_table(rows: Iterable[Any], system_field: str = "system", score_field: str = "ev2r",
+                         id_field: str = "id", source: str = "<input>"
+                         ) -> tuple[dict[str, dict[str, float]], dict[str, dict[str, int]]]:
+    """``({item id: {system: score}}, {system: {reason: rows skipped}})`` from rows.
+
+    Only rows that count battle and enter ``mean_score``: ``status`` ``"ok"`` or no ``status``
+    field (:func:`row_counts`), and a score that is not null. Every other row is skipped and
+    counted per system under its status (``replay_missing``, ``no_reference``, ...; a failed item
+    can still carry a number, e.g. the reference-free ``proxy`` of a ``no_reference`` row), or
+    under :data:`NULL_SCORE` when its status is ok but its score is null. Systems without skipped
+    rows are absent from the second dict.
 
     Raises:
         ValueError: a row that is not an object, lacks ``id_field``/``system_field``/``score_field``,
-            has a null/empty/non-scalar id, a non-numeric score, or repeats an (id, system) pair -- naming the row and field.
+            has a null/empty/non-scalar id, a non-numeric score, a ``status`` that is not a string,
+            or repeats an (id, system) pair -- naming the row and field.
     """
     table: dict[str, dict[str, float]] = {}
+    skipped: dict[str, dict[str, int]] = {}
     seen: set[tuple[str, str]] = set()
     for n, r in enumerate(rows):
         where = f"{source}: row {n}"
@@ -109,9 +151,22 @@ def scores_table(rows: Iterable[Any], system_field: str = "system", score_field:
             raise ValueError(f"{where}: item {rid!r} has a second score for system {sysname!r} "
                              f"(field {id_field!r} must be unique per system)")
         seen.add((rid, sysname))
-        if score is not None:
-            table.setdefault(rid, {})[sysname] = score
-    return table
+        reason = row_counts(r, where)
+        if reason is None and score is None:
+            reason = NULL_SCORE
+        if reason is not None:
+            per = skipped.setdefault(sysname, {})
+            per[reason] = per.get(reason, 0) + 1
+            continue
+        table.setdefault(rid, {})[sysname] = score  # type: ignore[assignment]
+    return table, skipped
+
+
+def skipped_text(skipped: dict[str, dict[str, int]]) -> str:
+    """``"A: 5 (replay_missing 5); B: 1 (null score 1)"`` for :func:`counted_scores_table`'s
+    skipped rows, systems by name; ``""`` when nothing was skipped."""
+    return "; ".join(f"{s}: {sum(d.values())} (" + ", ".join(f"{k} {v}" for k, v in sorted(d.items())) + ")"
+                     for s, d in sorted(skipped.items()) if d)
 
 
 def make_battles(table: dict[str, dict[str, float]], margin: float = DEFAULT_MARGIN) -> Battles:

@@ -11,7 +11,7 @@ from typing import Any, Optional, Sequence
 
 import numpy as np
 
-from ev2r.ranking.battles import DEFAULT_MARGIN, Battles, make_battles
+from ev2r.ranking.battles import DEFAULT_MARGIN, Battles, make_battles, skipped_text
 
 __all__ = ["ELO_SCALE", "BASE_RATING", "RATING_TIE_POINTS", "RankingWarning", "fit_bradley_terry", "to_rating",
            "elo_online", "rank_systems", "rank_battles", "share_ranks"]
@@ -145,7 +145,8 @@ def elo_online(sequence: Sequence[tuple[Any, int, int, float]], k_systems: int, 
 
 
 def rank_systems(table: dict[str, dict[str, float]], margin: float = DEFAULT_MARGIN, n_bootstrap: int = 1000,
-                 seed: int = 0, elo_k: float = 4.0, elo_orders: int = 20, l2: float = 0.0) -> dict:
+                 seed: int = 0, elo_k: float = 4.0, elo_orders: int = 20, l2: float = 0.0,
+                 skipped: Optional[dict[str, dict[str, int]]] = None) -> dict:
     """Rank systems from ``{item: {system: score}}``: Bradley-Terry ratings with bootstrap 95%
     intervals, online Elo, battle counts and warnings (see the module docstring).
 
@@ -153,17 +154,27 @@ def rank_systems(table: dict[str, dict[str, float]], margin: float = DEFAULT_MAR
         table: ``{item id: {system: score}}`` (:func:`scores_table`).
         margin: score differences up to ``margin`` are ties (default :data:`DEFAULT_MARGIN`).
         n_bootstrap, seed, elo_k, elo_orders, l2: see the module docstring.
+        skipped: ``{system: {status: rows}}`` of the rows left out of ``table`` because they do not
+            count (:func:`~ev2r.ranking.battles.counted_scores_table`); reported, never ranked.
 
     Returns a JSON-ready dict: ``ratings`` (system -> ``rank``, ``rating``, ``ci95`` [lo, hi],
-    ``elo``, ``mean_score``, ``n_items``, ``wins``, ``losses``, ``ties``), ``ranking`` (systems by
-    rank, then name; systems with equal ratings share a rank), ``components``, ``warnings``,
-    ``settings``, ``n_items``, ``n_battles``.
+    ``elo``, ``mean_score``, ``n_items``, ``n_skipped``, ``wins``, ``losses``, ``ties``), ``ranking``
+    (systems by rank, then name; systems with equal ratings share a rank), ``components``,
+    ``warnings``, ``settings``, ``n_items``, ``n_battles``, ``skipped`` (``skipped`` as given, only
+    systems with skipped rows, also those left with no counted row) and ``n_skipped`` (their total).
 
     Raises:
-        ValueError: bad settings or unusable input (see :func:`make_battles`).
+        ValueError: bad settings or unusable input (see :func:`make_battles`; the message then
+            says which rows were skipped).
     """
     _check_rank_settings(n_bootstrap, seed)
-    battles = make_battles(table, margin)
+    skipped = {s: dict(sorted(d.items())) for s, d in sorted((skipped or {}).items()) if d}
+    try:
+        battles = make_battles(table, margin)
+    except ValueError as e:
+        if skipped:
+            raise ValueError(f"{e} (rows skipped, status not ok or no score: {skipped_text(skipped)})") from None
+        raise
     covered = {sname: sum(1 for d in table.values() if sname in d) for sname in battles.systems}
     notes = []
     if len(set(covered.values())) > 1:
@@ -171,8 +182,18 @@ def rank_systems(table: dict[str, dict[str, float]], margin: float = DEFAULT_MAR
                      + ", ".join(f"{sname}: {c}" for sname, c in covered.items())
                      + "); battles use only items both systems scored, so ratings and mean scores can disagree")
     means = {s: (float(np.mean([d[s] for d in table.values() if s in d])), covered[s]) for s in battles.systems}
+    if skipped:
+        notes.append(f"{sum(sum(d.values()) for d in skipped.values())} row(s) skipped (status not ok, or no score): "
+                     f"{skipped_text(skipped)}; they neither battle nor enter mean_score")
+        unranked = sorted(set(skipped) - set(battles.systems))
+        if unranked:
+            notes.append(f"system(s) with no counted row, not ranked: {', '.join(unranked)}")
     result = rank_battles(battles, n_bootstrap=n_bootstrap, seed=seed, elo_k=elo_k, elo_orders=elo_orders, l2=l2,
                           means=means, extra_notes=notes, _stacklevel=3)
+    for sname, r in result["ratings"].items():
+        r["n_skipped"] = sum(skipped.get(sname, {}).values())
+    result["skipped"] = skipped
+    result["n_skipped"] = sum(sum(d.values()) for d in skipped.values())
     result["settings"] = {"margin": margin, **result["settings"]}
     return result
 

@@ -1,7 +1,10 @@
 """Rank systems from per-item scores: pairwise battles -> Bradley-Terry (MLE) + online Elo.
 
-Input: rows ``{id, <system field>, <score field>}`` -- one score per (item, system), e.g. the
-per-item Ev2R scores ``ev2r score -o`` writes, one file per system. Each item on which two
+Input: rows ``{id, <system field>, <score field>, status?}`` -- one score per (item, system), e.g. the
+per-item Ev2R scores ``ev2r score -o`` writes, one file per system. Only rows whose ``status`` is
+``ok`` (or that have no ``status`` field, e.g. a user's own score table) and whose score is not null
+count; a failed item (``replay_missing``, ``no_reference``, ...) neither battles nor enters
+``mean_score``, and the result counts the skipped rows per system and status (``skipped``). Each item on which two
 systems both have a score is one *battle* between them (FactArena-style arena ranking of
 fact-checking systems, arXiv 2601.02669; Chatbot Arena, Chiang et al. 2024, arXiv 2403.04132):
 
@@ -52,13 +55,15 @@ Layout: :mod:`.battles` (battles from scores or judged rows), :mod:`.bradley_ter
 bootstrap, ranks), :mod:`.report` (table, plot); every name is importable from this module.
 """
 
-from ev2r.ranking.battles import (BATTLE_FIELDS, DEFAULT_MARGIN, WINNERS, Battles, battles_from_rows, is_battle_row,
-                                  make_battles, read_system_rows, scores_table)
+from ev2r.ranking.battles import (BATTLE_FIELDS, DEFAULT_MARGIN, NULL_SCORE, WINNERS, Battles, battles_from_rows,
+                                  counted_scores_table, is_battle_row, make_battles, read_system_rows, row_counts,
+                                  scores_table, skipped_text)
 from ev2r.ranking.bradley_terry import (BASE_RATING, ELO_SCALE, RATING_TIE_POINTS, RankingWarning, elo_online,
                                         fit_bradley_terry, rank_battles, rank_systems, share_ranks, to_rating)
 from ev2r.ranking.report import forest_plot, ranking_table
 
 __all__ = ["ELO_SCALE", "BASE_RATING", "DEFAULT_MARGIN", "RATING_TIE_POINTS", "BATTLE_FIELDS", "WINNERS",
-           "RankingWarning", "Battles", "scores_table", "make_battles", "is_battle_row", "battles_from_rows",
+           "RankingWarning", "Battles", "scores_table", "counted_scores_table", "row_counts", "skipped_text",
+           "NULL_SCORE", "make_battles", "is_battle_row", "battles_from_rows",
            "fit_bradley_terry", "to_rating", "elo_online", "rank_systems", "rank_battles", "share_ranks",
            "ranking_table", "forest_plot", "read_system_rows"]

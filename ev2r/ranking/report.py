@@ -10,7 +10,9 @@ __all__ = ["ranking_table", "forest_plot"]
 
 
 def ranking_table(result: dict, score_field: str = "score") -> str:
-    """Markdown table of a :func:`rank_systems` result, best first."""
+    """Markdown table of a :func:`rank_systems` result, best first; when rows were skipped
+    (``result["skipped"]``: status not ok, or no score) a line below the table counts them per
+    system and status."""
     lines = [f"| rank | system | BT rating | 95% CI | Elo | mean {score_field} | items | W / L / T |",
              "|---:|---|---:|---|---:|---:|---:|---|"]
     for n, s in enumerate(result["ranking"], 1):
@@ -19,6 +21,16 @@ def ranking_table(result: dict, score_field: str = "score") -> str:
         ci = f"[{r['ci95'][0]:.1f}, {r['ci95'][1]:.1f}]" if r.get("ci95") else "n/a"
         lines.append(f"| {n} | {s} | {r['rating']:.1f} | {ci} | {r['elo']:.1f} | {r['mean_score']:.4f} | "
                      f"{r['n_items']} | {r['wins']} / {r['losses']} / {r['ties']} |")
+    skipped = result.get("skipped") or {}
+    if skipped:
+        from ev2r.ranking.battles import skipped_text
+
+        lines += ["", f"Skipped rows (status not ok, or no score; they neither battle nor enter the mean): "
+                      f"{result.get('n_skipped', sum(sum(d.values()) for d in skipped.values()))} -- "
+                      f"{skipped_text(skipped)}"]
+        unranked = sorted(set(skipped) - set(result["ranking"]))
+        if unranked:
+            lines.append(f"Not ranked (no counted row): {', '.join(unranked)}")
     return "\n".join(lines) + "\n"
 
 

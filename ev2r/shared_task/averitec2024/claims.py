@@ -194,9 +194,10 @@ def prepare_predictions(records: Sequence[Any]) -> List[PredictedClaim]:
 
 
 def join_claims(predictions: Sequence[PredictedClaim], gold: Sequence[GoldClaim],
-                join: str = "id") -> List[Tuple[PredictedClaim, GoldClaim]]:
+                join: str = "id", complete: bool = True) -> List[Tuple[PredictedClaim, GoldClaim]]:
     """Pair every gold claim with exactly one prediction (:func:`ev2r.io.averitec.join_on_claim_id`
-    with ``complete=True``).
+    with ``complete=True``), or, with ``complete=False`` (``ev2r averitec --subset``), every predicted
+    claim with its gold claim (gold claims without a prediction are left out; ``join="id"`` only).
 
     Args:
         predictions, gold: from :func:`prepare_predictions` / :func:`prepare_gold`.
@@ -213,6 +214,9 @@ def join_claims(predictions: Sequence[PredictedClaim], gold: Sequence[GoldClaim]
             in the gold file, gold claims without a prediction, different lengths
             (``join="position"``), or a prediction whose ``claim`` text (whitespace-normalised)
             differs from its gold claim's. The message names every offending id.
-        ValueError: unknown ``join``.
+        ValueError: unknown ``join``, or ``complete=False`` with ``join="position"`` (the i-th
+            prediction is the i-th gold claim only when every gold claim has one).
     """
-    return join_on_claim_id(predictions, gold, join=join, complete=True)
+    if not complete and join == "position":
+        raise ValueError("join: a subset of the gold claims (--subset) joins on claim_id only, not by position")
+    return join_on_claim_id(predictions, gold, join=join, complete=complete)

@@ -98,6 +98,10 @@ class AveritecReport:
         n_capped, n_no_predicted_evidence, n_justification_from_evidence: note counts.
         formats: prediction formats seen, with counts.
         claims: per-claim :class:`ClaimResult`, in gold order.
+        n_gold_claims: claims in the gold file (None: not recorded).
+        subset: True when only the predicted claims were scored (``subset=True`` in
+            :func:`evaluate_averitec` and fewer joined claims than gold claims): the numbers are
+            then **not** the official shared-task numbers, which score every gold claim.
     """
 
     edition: str
@@ -122,6 +126,8 @@ class AveritecReport:
     formats: Dict[str, int]
     meteor: str
     claims: List[ClaimResult] = field(default_factory=list, repr=False)
+    n_gold_claims: Optional[int] = None
+    subset: bool = False
 
     def official_rows(self) -> List[Tuple[str, Optional[float]]]:
         """``(name, value)`` rows in the official script's order and with its names."""
@@ -164,7 +170,12 @@ class AveritecReport:
             "formats": dict(self.formats),
             "meteor": self.meteor,
             "max_questions": MAX_QUESTIONS,
+            "n_gold_claims": self.n_gold_claims,
+            "subset": self.subset,
         }
+        if self.subset:
+            d["subset_note"] = (f"SUBSET: {self.n_claims} of {self.n_gold_claims} gold claims (only the predicted "
+                                "ones, --subset); not the official shared-task numbers, which score every gold claim")
         if with_claims:
             d["claims"] = [c.to_dict() for c in self.claims]
         return d
@@ -217,7 +228,7 @@ def _mean(values: Sequence[float]) -> Optional[float]:
 
 
 def evaluate_averitec(predictions: Sequence[Any], references: Sequence[Any], edition: str = "2024",
-                      join: str = "id", meteor: str = "fast") -> AveritecReport:
+                      join: str = "id", meteor: str = "fast", subset: bool = False) -> AveritecReport:
     """The AVeriTeC shared-task table of ``predictions`` against ``references``.
 
     Args:
@@ -227,12 +238,15 @@ def evaluate_averitec(predictions: Sequence[Any], references: Sequence[Any], edi
         join: ``"id"`` (default) or ``"position"`` (see :func:`join_claims`).
         meteor: ``"fast"`` (default; :mod:`claimalign.meteor_fast`, identical values) or
             ``"nltk"`` (nltk's ``single_meteor_score`` itself).
+        subset: False (default, the shared task): every gold claim needs a prediction. True: score
+            only the gold claims that have a prediction (``join="id"`` only); the report is then
+            marked ``subset`` (when any gold claim is left out) and is not the official number.
 
     Returns:
         :class:`AveritecReport`.
 
     Raises:
-        ValueError: unknown ``edition`` / ``join`` / ``meteor``.
+        ValueError: unknown ``edition`` / ``join`` / ``meteor``, or ``subset`` with ``join="position"``.
         AveritecInputError: malformed records (names record, field and allowed values).
         JoinError: predictions that do not join the gold file one-to-one.
         RuntimeError: nltk data (punkt_tab, WordNet) not found.
@@ -243,7 +257,7 @@ def evaluate_averitec(predictions: Sequence[Any], references: Sequence[Any], edi
         raise ValueError(f"meteor: {meteor!r} is not one of {METEOR_IMPLEMENTATIONS}")
     gold = prepare_gold(references)
     preds = prepare_predictions(predictions)
-    pairs = join_claims(preds, gold, join=join)
+    pairs = join_claims(preds, gold, join=join, complete=not subset)
 
     from sklearn.metrics import accuracy_score, f1_score
 
@@ -344,4 +358,6 @@ def evaluate_averitec(predictions: Sequence[Any], references: Sequence[Any], edi
         formats=dict(Counter(p.format for p, _ in pairs)),
         meteor=meteor,
         claims=claims,
+        n_gold_claims=len(gold),
+        subset=bool(subset) and len(claims) < len(gold),
     )

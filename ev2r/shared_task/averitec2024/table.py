@@ -23,9 +23,15 @@ def _num(v: Optional[float]) -> str:
 
 def format_official_table(report: AveritecReport) -> str:
     """The table as the official script prints it (same names, order and layout; numbers as
-    Python ``repr`` of the float), followed by this package's status lines."""
+    Python ``repr`` of the float), followed by this package's status lines. A subset report
+    (``report.subset``, ``ev2r averitec --subset``) says so in its first and last lines, so that it
+    is never taken for the official number."""
     r = report
-    out = ["AVeriTeC evaluation:", "====================",
+    out = []
+    if r.subset:
+        out.append(f"SUBSET: {r.n_claims} of {r.n_gold_claims} gold claims scored (--subset: only the predicted "
+                   "claims); NOT the official shared-task numbers, which score every gold claim")
+    out += ["AVeriTeC evaluation:", "====================",
            _line("Question-only score (HU-meteor):", _num(r.question_only)),
            _line("Question-answer score (HU-meteor):", _num(r.question_answer)),
            "====================", "Veracity F1 scores:"]
@@ -51,4 +57,7 @@ def format_official_table(report: AveritecReport) -> str:
                + " (mean evidence score above the threshold, else 0; labels not used)")
     if r.f1_undefined_classes:
         out.append("F1 undefined (no gold, no prediction; shown as 0): " + ", ".join(r.f1_undefined_classes))
+    if r.subset:
+        out.append(f"SUBSET of {r.n_claims}/{r.n_gold_claims} gold claims: not comparable with the official "
+                   "(every-claim) numbers")
     return "\n".join(out)

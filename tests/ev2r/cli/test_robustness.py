@@ -98,8 +98,12 @@ def test_cli_unreadable_input_exit_2(tmp_path, capsys):
 def test_markdown_marks_gated_and_reported_violations():
     rep = run_suite(make_items(8), constant_scorer, ["blank_answers", "negate_answers"], n_boot=200)
     md = render_markdown(rep)
-    assert "↓ +0.0% ✗" in md  # gated: blank_answers on precision
-    assert "↓ +0.0% (✗)" in md  # reported: negate_answers
+    # the arrow is the observed direction (a change that rounds to 0 is →), never the expectation
+    assert "| blank_answers | damaging | 8/8 | decrease | → 0.0% ✗ |" in md  # gated: blank_answers on precision
+    assert "| negate_answers | damaging | 8/8 | decrease | → 0.0% (✗) |" in md  # reported: negate_answers
+    assert "## Other violated checks (reported, not gating)" in md
+    assert ("gated checks (counted): 0 passed, 3 violated, 0 not judged (too few items); ungated checks "
+            "(reported, not counted by mode gated): 0 passed, 3 violated, 0 not judged (too few items)") in md
     assert "## Other violated checks (reported, not gating)" in md
 
 
@@ -129,3 +133,14 @@ def test_unloadable_verifier_exits_2(input_file, tmp_path, capsys):
     args = parse(input_file, "-o", tmp_path / "r", "--verifier", tmp_path / "nope", "--perturbations", "reorder_pairs")
     assert run_robustness(args) == 2
     assert "cannot be loaded" in capsys.readouterr().err
+
+
+def test_progress_lines_when_stderr_is_not_a_terminal(input_file, tmp_path, capsys):
+    args = parse(input_file, "-o", tmp_path / "r", "--perturbations", "duplicate_pair", "--n-boot", 200, "--no-png")
+    assert run_robustness(args, scorer=coverage_scorer) == 0
+    err = capsys.readouterr().err
+    assert "ev2r robustness (base items): 12/12 items (100%)" in err
+    assert "ev2r robustness (perturbed items): 12/12 items (100%)" in err
+    args.no_progress = True
+    assert run_robustness(args, scorer=coverage_scorer) == 0
+    assert "items/s" not in capsys.readouterr().err

@@ -151,3 +151,108 @@ def test_every_item_failed_exits_1_with_the_reason(tmp_path, capsys):
                                           "reference_evidence": ""}) for i in range(2)))
     code, _, err = run(capsys, "score", rows, "--scorer", "hu-meteor", "--nltk-data", nltk_data)
     assert code == 1 and "every item failed" in err and "no_reference" in err
+
+
+# -- -o: rows kept as they are scored, resume (ev2r.engines.local_engine / runs) -----------------------------
+def _rows(path):
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+def test_local_run_writes_item_hashes_and_a_run_record(tmp_path, capsys, tiny_nli_model):
+    from ev2r.engines.runs import PART_SUFFIX, RUN_SUFFIX
+    from ev2r.io.readers import item_hash, read_items
+
+    out = tmp_path / "s.jsonl"
+    code, _, _ = run(capsys, "score", SAMPLE, "-o", out, "--model", tiny_nli_model, "--limit", 3, "--no-progress")
+    assert code == 0
+    hashes = [item_hash(it) for it in read_items(SAMPLE, limit=3)]
+    assert [r["item_hash"] for r in _rows(out)] == hashes
+    record = json.loads((tmp_path / ("s.jsonl" + RUN_SUFFIX)).read_text())
+    assert record["engine"] == "local" and record["item_hashes"] == hashes and record["with_facts"] is False
+    assert "verifier:tiny@" in record["signature"] and "alpha" in record["options"]
+    assert not (tmp_path / ("s.jsonl" + PART_SUFFIX)).exists()
+    # the same command again: everything resumed, the same file
+    before = out.read_bytes()
+    code, _, err = run(capsys, "score", SAMPLE, "-o", out, "--model", tiny_nli_model, "--limit", 3, "--no-progress")
+    assert code == 0 and "0 item(s) scored, 3 resumed" in err and out.read_bytes() == before
+
+
+def test_second_system_with_the_same_ids_is_scored_not_resumed(tmp_path, capsys, tiny_nli_model):
+    """turn3/ray_resume_sysA.jsonl then turn3/ray_resume_sysB_same_ids.jsonl into one -o: system B
+    gets its own numbers (those of a fresh run), never A's."""
+    from support.paths import SHARED_CASES
+
+    a, b = SHARED_CASES / "turn3" / "ray_resume_sysA.jsonl", SHARED_CASES / "turn3" / "ray_resume_sysB_same_ids.jsonl"
+    if not b.exists():
+        pytest.skip("needs ../shared/cases/turn3")
+    out, fresh = tmp_path / "out.jsonl", tmp_path / "fresh_b.jsonl"
+    code, sa, _ = run(capsys, "score", a, "-o", out, "--model", tiny_nli_model, "--json", "--no-progress")
+    assert code == 0
+    rows_a = _rows(out)
+    code, sb, err = run(capsys, "score", b, "-o", out, "--model", tiny_nli_model, "--json", "--no-progress")
+    assert code == 0 and "resumed" not in err
+    code, sfresh, _ = run(capsys, "score", b, "-o", fresh, "--model", tiny_nli_model, "--json", "--no-progress")
+    assert out.read_bytes() == fresh.read_bytes() and json.loads(sb) == json.loads(sfresh)
+    assert [r["id"] for r in _rows(out)] == [585, 33]
+    rows_b = _rows(out)
+    assert all(ra["item_hash"] != rb["item_hash"] for ra, rb in zip(rows_a, rows_b))
+
+
+def test_interrupted_run_keeps_its_chunks_and_resumes_to_the_uninterrupted_file(tmp_path, capsys, tiny_nli_model,
+                                                                                monkeypatch):
+    from ev2r.engines.runs import PART_SUFFIX, RUN_SUFFIX
+    from ev2r.metric.scorer import Ev2RScorer
+    from support.ray_rows import write_rows
+
+    inp = write_rows(80, tmp_path / "in.jsonl")  # 3 chunks of 32, 32, 16
+    whole, out = tmp_path / "whole.jsonl", tmp_path / "out.jsonl"
+    argv = ["score", inp, "--model", tiny_nli_model, "--no-progress", "--json", "--with-facts"]
+    code, s_whole, _ = run(capsys, *argv, "-o", whole)
+    assert code == 0
+    original, calls = Ev2RScorer.score, []
+
+    def stop_at_chunk_2(self, items):  # Ctrl-C while the second chunk is being scored
+        calls.append(len(items))
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return original(self, items)
+
+    monkeypatch.setattr(Ev2RScorer, "score", stop_at_chunk_2)
+    code, stdout, err = run(capsys, *argv, "-o", out)
+    assert code == 130 and stdout == "" and "Traceback" not in err
+    assert "interrupted after 32 of 80 item(s)" in err and "out.jsonl.part" in err and "resume" in err
+    part = tmp_path / ("out.jsonl" + PART_SUFFIX)
+    assert not out.exists() and len(part.read_text().splitlines()) == 32
+    assert (tmp_path / ("out.jsonl" + RUN_SUFFIX)).exists()
+    monkeypatch.setattr(Ev2RScorer, "score", original)
+    code, s_out, err = run(capsys, *argv, "-o", out)
+    assert code == 0 and "48 item(s) scored, 32 resumed" in err
+    assert out.read_bytes() == whole.read_bytes() and not part.exists()  # in input order, to the last bit
+    assert json.loads(s_out) == json.loads(s_whole)
+
+
+def test_other_options_or_facts_are_refused_and_no_resume_rescores(tmp_path, capsys, tiny_nli_model):
+    out = tmp_path / "out.jsonl"
+    base = ["score", SAMPLE, "-o", out, "--model", tiny_nli_model, "--limit", 3, "--no-progress", "--json"]
+    assert run(capsys, *base)[0] == 0
+    before = out.read_bytes()
+    code, _, err = run(capsys, *base, "--alpha", 0.7)
+    assert code == 2 and "written with other scorer options" in err and "--no-resume" in err and "another -o" in err
+    code, _, err = run(capsys, *base, "--with-facts")
+    assert code == 2 and "written without --with-facts" in err
+    assert out.read_bytes() == before
+    code, stdout, _ = run(capsys, *base, "--alpha", 0.7, "--no-resume")
+    assert code == 0 and "alpha:0.7" in json.loads(stdout)["signature"]
+    rows = _rows(out)
+    assert all(r["ev2r"] == pytest.approx(0.7 * r["f1"] + 0.3 * r["proxy"]) for r in rows)
+
+
+def test_an_output_without_run_record_is_refused_not_overwritten(tmp_path, capsys, tiny_nli_model):
+    out = tmp_path / "theirs.jsonl"
+    out.write_text('{"id": 585, "ev2r": 0.99, "status": "ok"}\n')
+    code, _, err = run(capsys, "score", SAMPLE, "-o", out, "--model", tiny_nli_model, "--limit", 2, "--no-progress")
+    assert code == 2 and "has no run record" in err and "--no-resume" in err and "another -o" in err
+    assert out.read_text() == '{"id": 585, "ev2r": 0.99, "status": "ok"}\n'
+    code, _, _ = run(capsys, "score", SAMPLE, "-o", out, "--model", tiny_nli_model, "--limit", 2, "--no-progress",
+                     "--no-resume")
+    assert code == 0 and [r["id"] for r in _rows(out)] == [585, 33] and _rows(out)[0]["ev2r"] != 0.99

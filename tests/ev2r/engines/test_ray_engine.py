@@ -10,8 +10,11 @@ import pytest
 from ev2r.metric.factory import build_scorer
 from ev2r.cli.main import main
 from ev2r.io.readers import read_items, score_row
+from ev2r.engines.local_engine import score_local
 from ev2r.engines.ray_engine import RUN_SUFFIX, PART_SUFFIX, RayUnavailableError, import_ray, score_ray
+from ev2r.engines.runs import plan_run
 from support.fakes import CrashOnceVerifier, WordVerifier
+from support.paths import SHARED_CASES
 from support.ray_rows import SAMPLE, write_rows
 
 
@@ -127,8 +130,9 @@ def test_resume_skips_ok_rows_and_rescores_the_rest(ray_local, tmp_path):
     kept = rows[:32] + rows[64:]
     out.write_text("".join(json.dumps(r) + "\n" for r in kept))
     again = score_ray(items, out, scorer_options=opts, workers=2)
-    # rescored: chunk 1 (32, with row 40 that failed before: error), row 70, row 5 (no_reference again)
-    assert again.n_scored == 32 + 1 + 1 and again.n_resumed == 80 - 34
+    # rescored: chunk 1 (32, with row 40 that failed before: error), row 70; row 5 (no_reference, the
+    # item's own failure) is kept like an ok row
+    assert again.n_scored == 32 + 1 and again.n_resumed == 80 - 33
     assert again.rows[3]["precision"] == 0.123456789  # skipped, not recomputed
     expected = [dict(r) for r in want_rows]
     expected[3]["precision"] = 0.123456789
@@ -143,11 +147,13 @@ def test_resume_from_the_part_file_of_a_killed_driver(ray_local, tmp_path):
     items = read_items(write_rows(40, tmp_path / "in.jsonl"))
     want_rows, _ = local(items, WordVerifier())
     out = tmp_path / "out.jsonl"
-    # what a driver killed after its first chunk leaves: OUT.part with 32 rows, a torn last line
+    # what a driver killed after its first chunk leaves: the run record (written first), OUT.part
+    # with 32 rows, a torn last line
+    plan_run(items, out, {"verifier": WordVerifier()}, True, engine="ray")
     part = tmp_path / ("out.jsonl" + PART_SUFFIX)
     part.write_text("".join(json.dumps(r) + "\n" for r in want_rows[:32]) + '{"id": "s3')
     res = score_ray(items, out, scorer_options={"verifier": WordVerifier()}, workers=1)
-    assert res.n_resumed == 31 and res.n_scored == 9  # row 5 (no_reference) is scored again
+    assert res.n_resumed == 32 and res.n_scored == 8
     assert res.rows == want_rows and read_jsonl(out) == want_rows and not part.exists()
 
 
@@ -159,6 +165,47 @@ def test_resume_refuses_other_options(ray_local, tmp_path):
         score_ray(items, out, scorer_options={"verifier": WordVerifier(), "alpha": 0.7}, workers=1)
     res = score_ray(items, out, scorer_options={"verifier": WordVerifier(), "alpha": 0.7}, workers=1, resume=False)
     assert res.n_scored == 12 and "alpha:0.7" in res.summary.signature
+
+
+def test_second_system_with_the_same_ids_is_scored_not_resumed(ray_local, tmp_path):
+    """turn3/ray_resume_sysA.jsonl then turn3/ray_resume_sysB_same_ids.jsonl, the same -o: B was
+    reported with A's numbers ("0 scored, 2 resumed")."""
+    a, b = SHARED_CASES / "turn3" / "ray_resume_sysA.jsonl", SHARED_CASES / "turn3" / "ray_resume_sysB_same_ids.jsonl"
+    if not b.exists():
+        pytest.skip("needs ../shared/cases/turn3")
+    out, opts = tmp_path / "out.jsonl", {"verifier": WordVerifier()}
+    ra = score_ray(read_items(a), out, scorer_options=opts, workers=1)
+    rb = score_ray(read_items(b), out, scorer_options=opts, workers=1)
+    want_rows, want = local(read_items(b), WordVerifier())
+    assert rb.n_scored == 2 and rb.n_resumed == 0
+    assert rb.rows == want_rows == read_jsonl(out) and rb.summary.ev2r == want.ev2r
+    assert rb.rows[0]["recall"] == 1.0 and ra.rows[0]["recall"] < 1.0  # B's evidence is the gold evidence
+
+
+def test_a_local_run_is_resumed_with_its_options_and_refused_with_others(ray_local, tmp_path):
+    items = read_items(write_rows(12, tmp_path / "in.jsonl"))
+    want_rows, _ = local(items, WordVerifier())
+    out = tmp_path / "out.jsonl"
+    score_local(build_scorer(verifier=WordVerifier(), alpha=0.7), items, out,
+                options={"verifier": WordVerifier(), "alpha": 0.7})
+    with pytest.raises(ValueError, match="written with other scorer options"):
+        score_ray(items, out, scorer_options={"verifier": WordVerifier()}, workers=1)
+    score_local(build_scorer(verifier=WordVerifier()), items, out, options={"verifier": WordVerifier()},
+                resume=False)
+    res = score_ray(items, out, scorer_options={"verifier": WordVerifier()}, workers=1)
+    assert res.n_resumed == 12 and res.n_scored == 0 and res.rows == want_rows
+    assert "alpha:0.5" in res.summary.signature and res.summary.signature.endswith("|engine:ray")
+
+
+def test_a_file_without_run_record_is_refused(ray_local, tmp_path):
+    """A local run's -o made before run records existed (or any other file) is never resumed."""
+    items = read_items(write_rows(4, tmp_path / "in.jsonl"))
+    out = tmp_path / "out.jsonl"
+    out.write_text("".join(json.dumps(r) + "\n" for r in local(items, WordVerifier(), alpha=0.9)[0]))
+    with pytest.raises(ValueError, match="has no run record.*another -o.*--no-resume"):
+        score_ray(items, out, scorer_options={"verifier": WordVerifier()}, workers=1)
+    res = score_ray(items, out, scorer_options={"verifier": WordVerifier()}, workers=1, resume=False)
+    assert res.n_scored == 4 and res.rows == local(items, WordVerifier())[0] == read_jsonl(out)
 
 
 # -- failures ---------------------------------------------------------------------------------------

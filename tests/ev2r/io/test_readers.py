@@ -195,3 +195,20 @@ def test_odd_files_are_input_errors(tmp_path):
                              "reference_evidence": "x"}) + "\n")
     with pytest.raises(InputError, match=r"predicted_evidence\[0\].answers\[0\]"):
         read_items(p)
+
+
+def test_rows_nested_too_deep_are_an_input_error_naming_file_row_and_limit(tmp_path):
+    from claimalign.textio import MAX_JSON_DEPTH
+    from ev2r.io.readers import item_from_row, read_rows
+
+    deep = "[" * 499 + "]" * 499
+    p = tmp_path / "deep.jsonl"
+    p.write_text('{"claim": "c", "predicted_evidence": "x"}\n{"claim": "c", "predicted_evidence": ' + deep + "}\n")
+    for reader in (read_rows, read_items):
+        with pytest.raises(InputError, match=rf"deep.jsonl: line 2 \(row 1\): nested more than {MAX_JSON_DEPTH}"):
+            reader(p)
+    row: dict = {"claim": "c", "predicted_evidence": []}
+    for _ in range(3000):  # built in Python, deeper than json.loads or any recursion could take
+        row = {"claim": "c", "predicted_evidence": [row]}
+    with pytest.raises(InputError, match=rf"api: row 4: nested more than {MAX_JSON_DEPTH}"):
+        item_from_row(row, 4, "api")

@@ -394,7 +394,9 @@ def test_cli_prints_the_llm_accounting_and_keeps_the_rows(fake_server, tmp_path,
     assert "requests=3 calls=3 cache_hits=0" in line and "reasks=0" in line and "statuses={'ok': 3}" in line
     written = [json.loads(x) for x in out.read_text().splitlines()]
     assert [r["precision"] for r in written] == [0.5] * 3 and all("llm" not in r for r in written)
-    assert main(argv) == 0  # a rerun: every answer from the cache
+    assert main(argv) == 0  # the same command again resumes: every row is reused, nothing is asked
+    assert "0 item(s) scored, 3 resumed" in capsys.readouterr().err
+    assert main(argv + ["--no-resume"]) == 0  # scored afresh: every answer from the cache
     assert "requests=3 calls=0 cache_hits=3" in capsys.readouterr().err
 
 

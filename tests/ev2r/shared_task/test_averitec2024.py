@@ -385,3 +385,32 @@ def test_cli_on_parity_fixture_prints_official_table(capsys):
     got = parse_official(out)[:len(want)]
     assert [n for n, _ in got] == [n for n, _ in want]
     assert max(abs(a - b) for (_, a), (_, b) in zip(got, want)) <= 1e-9
+
+
+# ----------------------------------------------------------------------------- subset (issue 21, item 8)
+
+
+@needs_nltk
+def test_subset_scores_only_the_predicted_claims_and_says_so():
+    preds = [p for p in PREDS if p["claim_id"] in (0, 1)]
+    with pytest.raises(JoinError, match="gold claims without a prediction: \\[2\\]"):
+        evaluate_averitec(preds, GOLD)
+    r = evaluate_averitec(preds, GOLD, subset=True)
+    assert r.subset is True and r.n_claims == 2 and r.n_gold_claims == 3
+    full = evaluate_averitec(PREDS, GOLD)
+    assert full.subset is False and full.n_gold_claims == 3
+    # the same per-claim numbers as in the full table
+    for a, b in zip(r.claims, full.claims[:2]):
+        assert (a.claim_id, a.q_score, a.qa_score, a.justification_score) == \
+            (b.claim_id, b.q_score, b.qa_score, b.justification_score)
+    d = r.to_dict()
+    assert d["subset"] is True and d["n_gold_claims"] == 3 and "not the official" in d["subset_note"]
+    assert "subset_note" not in full.to_dict() and full.to_dict()["subset"] is False
+    table = format_official_table(r).splitlines()
+    assert table[0].startswith("SUBSET: 2 of 3 gold claims scored") and "NOT the official" in table[0]
+    assert table[-1].startswith("SUBSET of 2/3 gold claims")
+    assert format_official_table(full).splitlines()[0] == "AVeriTeC evaluation:"
+    # --subset with every gold claim predicted is the official table, unmarked
+    assert evaluate_averitec(PREDS, GOLD, subset=True).subset is False
+    with pytest.raises(ValueError, match="claim_id only"):
+        evaluate_averitec(preds, GOLD, subset=True, join="position")

@@ -1,0 +1,126 @@
+"""Progress of a long command on stderr: a tqdm bar on a terminal, plain periodic lines elsewhere
+(logs, CI), nothing with ``--no-progress``. A helper of the commands (``score``, ``robustness``),
+not a command itself.
+
+Plain lines look like ``ev2r score: 500/5000 items (10%), 1.4 items/s, about 54 min left`` and
+come each time another ``every_pct`` percent is done or ``every_s`` seconds have passed since the
+last line (whichever is first; defaults 10 % and 60 s), and once at the end.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+import time
+from typing import Callable, Optional, TextIO
+
+__all__ = ["Progress", "EVERY_PCT", "EVERY_S"]
+
+#: A plain progress line each time another EVERY_PCT percent of the items is done ...
+EVERY_PCT = 10.0
+#: ... or EVERY_S seconds have passed since the last line.
+EVERY_S = 60.0
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 90 * 60:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
+
+
+class Progress:
+    """Report ``done`` of ``total`` items as they complete (:meth:`update`), then :meth:`close`.
+
+    Args:
+        label: the prefix of each line, e.g. ``"ev2r score"``.
+        total: items expected (>= 0; :meth:`update` may change it).
+        enabled: False (``--no-progress``) prints nothing.
+        stream: where to write (default ``sys.stderr``).
+        tty: force the terminal (tqdm bar) or plain mode; None: ``stream.isatty()``.
+        every_pct, every_s: plain mode's period (see the module docstring); both > 0.
+        unit: the counted thing (``"items"``).
+        clock: seconds (``time.monotonic``; tests pass their own).
+
+    Raises:
+        ValueError: ``total`` < 0 or a period that is not > 0.
+    """
+
+    def __init__(self, label: str, total: int, enabled: bool = True, stream: Optional[TextIO] = None,
+                 tty: Optional[bool] = None, every_pct: float = EVERY_PCT, every_s: float = EVERY_S,
+                 unit: str = "items", clock: Callable[[], float] = time.monotonic) -> None:
+        if total < 0:
+            raise ValueError(f"total: must be >= 0, got {total}")
+        if not (every_pct > 0 and every_s > 0):
+            raise ValueError(f"every_pct / every_s: must be > 0, got {every_pct!r} / {every_s!r}")
+        self.label, self.total, self.unit = label, int(total), unit
+        self.stream = stream if stream is not None else sys.stderr
+        self.every_pct, self.every_s, self.clock = float(every_pct), float(every_s), clock
+        self.enabled = bool(enabled)
+        if tty is None:
+            isatty = getattr(self.stream, "isatty", None)
+            tty = bool(isatty()) if callable(isatty) else False
+        self.tty = tty
+        self.done = 0
+        self._start = clock()
+        self._last_t = self._start
+        self._last_pct = 0.0
+        self._closed = False
+        self._bar = None
+        if self.enabled and self.tty:
+            from tqdm.auto import tqdm
+
+            self._bar = tqdm(total=self.total, unit=unit.rstrip("s") or "item", desc=label, file=self.stream)
+
+    def line(self) -> str:
+        """The plain progress line for the current count."""
+        elapsed = max(self.clock() - self._start, 1e-9)
+        rate = self.done / elapsed
+        text = f"{self.label}: {self.done}/{self.total} {self.unit}"
+        if self.total:
+            text += f" ({100.0 * self.done / self.total:.0f}%)"
+        text += f", {rate:.1f} {self.unit}/s" if rate >= 0.1 else f", {rate:.3f} {self.unit}/s"
+        if 0 < self.done < self.total and rate > 0:
+            text += f", about {_duration((self.total - self.done) / rate)} left"
+        elif self.done >= self.total:
+            text += f", {_duration(elapsed)} in all"
+        return text
+
+    def update(self, done: int, total: Optional[int] = None) -> None:
+        """``done`` items of ``total`` (default: the total given before) are finished; a
+        callable(done, total) as :class:`ev2r.metric.scorer.Ev2RScorer` takes for ``progress``."""
+        if total is not None and total != self.total:
+            self.total = int(total)
+            if self._bar is not None:
+                self._bar.total = self.total
+        self.done = int(done)
+        if not self.enabled or self._closed:
+            return
+        if self._bar is not None:
+            self._bar.update(self.done - self._bar.n)
+            return
+        now = self.clock()
+        pct = 100.0 * self.done / self.total if self.total else 100.0
+        due = (math.floor(pct / self.every_pct) > math.floor(self._last_pct / self.every_pct)
+               or now - self._last_t >= self.every_s)
+        if due and self.done < self.total:
+            self._emit(now, pct)
+
+    def _emit(self, now: float, pct: float) -> None:
+        print(self.line(), file=self.stream, flush=True)
+        self._last_t, self._last_pct = now, pct
+
+    def close(self) -> None:
+        """End: close the bar, or print the final plain line (once; nothing when disabled or when
+        nothing was done, e.g. a dry run or an error before the first item)."""
+        if self._closed:
+            return
+        self._closed = True
+        if self._bar is not None:
+            self._bar.close()
+        elif self.enabled and self.done > 0:
+            self._emit(self.clock(), 100.0)
+
+    def __call__(self, done: int, total: Optional[int] = None) -> None:
+        self.update(done, total)

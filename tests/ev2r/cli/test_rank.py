@@ -1,0 +1,27 @@
+"""``ev2r rank``: rows with a failed status neither battle nor enter mean_score; the output counts them."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from ev2r.cli.main import main
+
+CASE = Path(__file__).resolve().parents[2] / "data" / "cases" / "turn3" / "rank_failed_status_with_score.jsonl"
+
+
+def test_cli_skips_failed_rows_and_reports_them(tmp_path, capsys):
+    good = tmp_path / "b.jsonl"
+    good.write_text("".join(json.dumps({"id": i, "ev2r": 0.5, "status": "ok"}) + "\n" for i in range(5)))
+    other = tmp_path / "c.jsonl"
+    other.write_text("".join(json.dumps({"id": i, "ev2r": 0.4}) + "\n" for i in range(5)))
+    out = tmp_path / "r.json"
+    assert main(["rank", f"A={CASE}", f"B={good}", f"C={other}", "-o", str(out), "--bootstrap", "0"]) == 0
+    res = json.loads(out.read_text())
+    assert res["ranking"] == ["B", "C"] and res["skipped"] == {"A": {"replay_missing": 5}} and res["n_skipped"] == 5
+    cap = capsys.readouterr()
+    assert "A: 5 (replay_missing 5)" in cap.out and "Not ranked (no counted row): A" in cap.out
+    assert "5 row(s) skipped" in cap.err
+    # with only A and B there is nothing to rank: exit 2, saying why
+    assert main(["rank", f"A={CASE}", f"B={good}", "-o", str(out), "--bootstrap", "0"]) == 2
+    assert "replay_missing 5" in capsys.readouterr().err
