@@ -97,3 +97,25 @@ def check_output(path, option: str = "-o/--output", inputs: Iterable[tuple[str, 
             if same_file(target, inp):
                 raise ValueError(f"{option}: {target!r} is the same file as {label} {os.fspath(inp)!r}; refusing "
                                  "to overwrite an input -- give another output path")
+
+
+def warn_ignored(command: str, args: argparse.Namespace, defaults: dict[str, Any], reason: str, stream=None) -> list[str]:
+    """Warn (one line on stderr) about options this run does not use but were given other values than
+    their defaults, so a value the user set is never silently dropped.
+
+    Args:
+        command: the command, for the message (``"ev2r score"``).
+        args: the parsed options.
+        defaults: option dest -> its default; an option whose value differs is reported.
+        reason: why they are not used (``"with --scorer hu-meteor alone (no verifier is loaded)"``).
+
+    Returns:
+        the option names warned about (``--batch-size``, ...), in ``defaults`` order.
+    """
+    import sys
+
+    given = [f"--{name.replace('_', '-')}" for name, default in defaults.items()
+             if getattr(args, name, default) != default]
+    if given:
+        print(f"{command}: warning: {', '.join(given)} not used {reason}", file=stream or sys.stderr)
+    return given

@@ -20,6 +20,7 @@ from typing import Optional, Sequence, TextIO
 from adversarial.perturbations import PERTURBATIONS
 from ev2r.config import DEFAULTS, DTYPES
 from adversarial.suite import FAIL_MODES, Scorer
+from ev2r.cli.common import warn_ignored
 
 SCORERS = ("ev2r", "bleu", "edit", "hu_meteor")
 #: The files ``ev2r robustness`` writes into its ``-o`` folder (:func:`adversarial.report.write_report`).
@@ -125,6 +126,10 @@ def build_scorer(names: Sequence[str], args: argparse.Namespace) -> Scorer:
     if not (isinstance(alpha, (int, float)) and math.isfinite(alpha) and 0.0 <= alpha <= 1.0):
         # checked whatever the scorer, so a bad value is never silently ignored
         raise ValueError(f"--alpha: must be a number in [0, 1], got {alpha!r}")
+    if "ev2r" not in names:
+        warn_ignored("ev2r robustness", args, {"verifier": DEFAULTS.verifier, "decomposer": DEFAULTS.decomposer,
+                                               "dtype": DEFAULTS.dtype},
+                     f"with --scorer {','.join(names)} (they configure the ev2r scorer only)")
     parts = []
     for n in names:
         if n not in SCORERS:

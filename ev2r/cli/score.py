@@ -7,7 +7,7 @@ import json
 import math
 import sys
 
-from ev2r.cli.common import add_verifier_args, check_output, fmt, input_paths
+from ev2r.cli.common import add_verifier_args, check_output, fmt, warn_ignored, input_paths
 from ev2r.config import DECOMPOSERS, DEFAULTS, LLM_DEFAULTS, PROXY_TARGETS, SCORER_NAMES, SUPPORT_MODES
 
 
@@ -110,6 +110,7 @@ def run(args) -> int:
         print(json.dumps(est.to_dict()))
         return 0
     wanted = args.scorer or ["ev2r"]
+    _warn_ignored_options(args, wanted)
     options = dict(verifier=args.model, decomposer=args.decomposer, alpha=args.alpha, threshold=args.threshold,
                    support=args.support, proxy_target=args.proxy_target, replay=args.replay,
                    replay_model=args.replay_model, llm_options=llm_options,
@@ -125,6 +126,29 @@ def run(args) -> int:
     finally:
         if bar is not None:
             bar.close()
+
+
+def _warn_ignored_options(args, wanted) -> None:
+    """A warning for each option this run does not use that was set to another value than its default."""
+    if "ev2r" not in wanted:
+        warn_ignored("ev2r score", args, {"model": DEFAULTS.verifier, "decomposer": DEFAULTS.decomposer,
+                                          "threshold": DEFAULTS.threshold, "support": DEFAULTS.support,
+                                          "proxy_target": DEFAULTS.proxy_target, "batch_size": DEFAULTS.batch_size,
+                                          "dtype": DEFAULTS.dtype, "device": DEFAULTS.device,
+                                          "with_facts": False},
+                     f"with --scorer {' --scorer '.join(wanted)} alone (no verifier is loaded, no facts are made)")
+        return
+    if args.decomposer != "llm":
+        warn_ignored("ev2r score", args, {"llm_base_url": None, "llm_model": None, "llm_cache": None,
+                                          "llm_offline": False, "llm_concurrency": LLM_DEFAULTS.concurrency,
+                                          "llm_timeout": LLM_DEFAULTS.timeout, "llm_price_in": None,
+                                          "llm_price_out": None},
+                     f"with --decomposer {args.decomposer} (only --decomposer llm asks an LLM)")
+    if args.decomposer in ("llm", "replay"):
+        warn_ignored("ev2r score", args, {"threshold": DEFAULTS.threshold, "support": DEFAULTS.support},
+                     f"with --decomposer {args.decomposer} (the LLM's own judgements decide support)")
+    if args.decomposer != "replay":
+        warn_ignored("ev2r score", args, {"replay_model": None}, "without --decomposer replay")
 
 
 def _score(args, items, options, wanted, progress, bar) -> int:

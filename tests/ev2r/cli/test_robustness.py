@@ -144,3 +144,12 @@ def test_progress_lines_when_stderr_is_not_a_terminal(input_file, tmp_path, caps
     args.no_progress = True
     assert run_robustness(args, scorer=coverage_scorer) == 0
     assert "items/s" not in capsys.readouterr().err
+
+
+def test_robustness_warns_about_ev2r_options_with_another_scorer(tmp_path, capsys):
+    from ev2r.cli.main import main
+
+    main(["robustness", "examples/averitec_sample.jsonl", "-o", str(tmp_path / "r"), "--sample", "3", "--scorer",
+          "hu_meteor", "--decomposer", "rules-v1", "--perturbations", "reorder_pairs", "--no-progress"])
+    err = capsys.readouterr().err
+    assert "ev2r robustness: warning: --decomposer not used with --scorer hu_meteor" in err

@@ -256,3 +256,19 @@ def test_an_output_without_run_record_is_refused_not_overwritten(tmp_path, capsy
     code, _, _ = run(capsys, "score", SAMPLE, "-o", out, "--model", tiny_nli_model, "--limit", 2, "--no-progress",
                      "--no-resume")
     assert code == 0 and [r["id"] for r in _rows(out)] == [585, 33] and _rows(out)[0]["ev2r"] != 0.99
+
+
+def test_options_a_run_does_not_use_give_a_warning_not_silence(capsys, nltk_data, monkeypatch, keyword_verifier):
+    import ev2r.metric.factory as api
+
+    code, _, err = run(capsys, "score", SAMPLE, "--json", "--limit", 2, "--scorer", "hu-meteor", "--batch-size", 8,
+                       "--threshold", 0.7, "--model", "some/checkpoint", "--nltk-data", nltk_data)
+    assert code == 0
+    assert ("ev2r score: warning: --model, --threshold, --batch-size not used with --scorer hu-meteor alone"
+            in err)
+    monkeypatch.setattr(api, "get_verifier", lambda *a, **k: keyword_verifier)
+    code, _, err = run(capsys, "score", SAMPLE, "--json", "--limit", 2, "--llm-model", "m", "--llm-timeout", 5)
+    assert code == 0 and "--llm-model, --llm-timeout not used with --decomposer rules" in err
+    code, _, err = run(capsys, "score", SAMPLE, "--json", "--limit", 2)  # nothing set: no warning
+    assert code == 0 and "warning" not in err
+
