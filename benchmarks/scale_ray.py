@@ -68,7 +68,7 @@ def run_local(items, threads: int, options: dict) -> dict:
     try:
         from ev2r.metric import factory as api
 
-        api._cached_verifier.cache_clear()  # load the model inside the timed run, as an actor does
+        api.clear_verifier_cache()  # load the model inside the timed run, as an actor does
         t0 = time.perf_counter()
         scorer = build_scorer(**options)
         t_load = time.perf_counter() - t0

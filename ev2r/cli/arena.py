@@ -52,20 +52,26 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help=f"parallel requests per judge (default {LLM_DEFAULTS.concurrency})")
     p.add_argument("--llm-timeout", type=float, default=LLM_DEFAULTS.timeout,
                    help=f"seconds per request attempt (default {LLM_DEFAULTS.timeout:g})")
-    p.add_argument("--llm-max-retries", type=int, default=3, help="retries after 429/5xx/timeouts (default 3)")
+    p.add_argument("--llm-max-retries", type=int, default=LLM_DEFAULTS.max_retries,
+                   help=f"retries after 429/5xx/timeouts (default {LLM_DEFAULTS.max_retries})")
     p.add_argument("--dry-run", action="store_true", help="print the requests per judge (cached, to send, "
                                                          "estimated tokens) as JSON; send nothing")
 
 
 def _load_scores(specs: Sequence[str], score_field: str) -> Optional[dict]:
-    from ev2r.ranking.rating import read_system_rows, scores_table
+    from ev2r.ranking.battles import counted_scores_table
+    from ev2r.ranking.rating import read_system_rows
 
     if not specs:
         return None
     table: dict[str, dict[str, float]] = {}
     for spec in specs:
         rows, path = read_system_rows(spec, "system")
-        for item, d in scores_table(rows, "system", score_field, source=path).items():
+        part, skipped = counted_scores_table(rows, "system", score_field, source=path)
+        for system, reasons in skipped.items():  # rows that failed never count, but are never dropped unsaid
+            print(f"ev2r arena: warning: --scores {path}: {sum(reasons.values())} row(s) of {system} left out "
+                  f"(by status: {reasons})", file=sys.stderr)
+        for item, d in part.items():
             for s, v in d.items():
                 if s in table.get(item, {}):
                     raise ValueError(f"--scores: {path}: item {item!r} has a second score for system {s!r}")

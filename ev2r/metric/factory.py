@@ -24,7 +24,7 @@ from ev2r.config import BASELINE_SCORERS, DECOMPOSERS, DEFAULTS, ScorerConfig  #
 from ev2r.metric.scorer import SCORE_NAMES, Ev2RScorer, verifier_signature_fields
 from ev2r.types import Item
 # the verifier loaders live in ev2r.verifier.loading; importable from here as before
-from ev2r.verifier.loading import DEFAULT_DTYPE, _cached_verifier, check_device, get_verifier  # noqa: F401
+from ev2r.verifier.loading import DEFAULT_DTYPE, check_device, clear_verifier_cache, get_verifier  # noqa: F401
 
 
 def build_scorer(verifier: object = DEFAULTS.verifier, decomposer: str = DEFAULTS.decomposer,

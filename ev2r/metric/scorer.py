@@ -36,10 +36,7 @@ def verifier_signature_fields(verifier) -> dict[str, str]:
     declare = getattr(verifier, "signature_fields", None)
     if callable(declare):
         return {str(k): str(v) for k, v in declare().items()}
-    fields = {"verifier": getattr(verifier, "name", type(verifier).__name__)}
-    if hasattr(verifier, "max_length") and hasattr(verifier, "long_premise"):  # verifiers of ev2r < 0.2 declared none
-        fields["window"] = f"{verifier.max_length or 'auto'}-{verifier.long_premise}"
-    return fields
+    return {"verifier": getattr(verifier, "name", type(verifier).__name__)}
 
 
 class Ev2RScorer:

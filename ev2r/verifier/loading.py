@@ -20,7 +20,7 @@ from ev2r.config import DEFAULTS
 from ev2r.verifier.nli import HFNLIVerifier, dir_fingerprint
 
 __all__ = ["BUNDLED_VERIFIER_NAME", "BUNDLED_DIR", "DEFAULT_DTYPE", "bundled_max_length", "load_verifier",
-           "default_device", "check_device", "get_verifier"]
+           "default_device", "check_device", "get_verifier", "clear_verifier_cache"]
 
 BUNDLED_VERIFIER_NAME = "ev2r-minilm-nli"
 BUNDLED_DIR = Path(__file__).parent / "models" / "minilm-nli"
@@ -114,6 +114,11 @@ def _cached_verifier(spec: str, device: str, batch_size: int, dtype: str = "fp32
         first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
         raise ValueError(f"--model {spec!r}: cannot be loaded as a 3-way NLI verifier on {device}: {first}") from None
     return ver
+
+
+def clear_verifier_cache() -> None:
+    """Forget the verifiers :func:`get_verifier` has loaded (the next call loads the model again)."""
+    _cached_verifier.cache_clear()
 
 
 def get_verifier(spec: str = DEFAULTS.verifier, device: Optional[str] = DEFAULTS.device,
