@@ -23,6 +23,9 @@ base and a perturbed value (``n`` of them):
   - ``decrease``: pass when ``pct_change <= -tolerance_pct`` **and** the upper end of ``ci95`` is
     below 0 (a drop beyond the margin that is not resampling noise); ``n/a`` when ``mean_base <=
     abs_tol`` (a score at its floor cannot drop);
+  - ``no_increase``: pass when ``pct_change <= tolerance_pct`` or ``mean_change <= abs_tol`` (falling
+    or staying is fine; content-free padding must not raise a score); fails when ``ci95`` lies wholly
+    above ``max(tolerance% * |mean_base|, abs_tol)``;
   - ``n/a`` when ``n < min_n`` (3 by default): too few items to judge; never a violation.
 
   A check that does not pass fails only when the interval says so: ``invariant`` fails when
@@ -49,7 +52,7 @@ import numpy as np
 
 from ev2r.types import Item
 
-from adversarial.perturbations import INVARIANT, Perturbation, get_perturbations, item_rng
+from adversarial.perturbations import INVARIANT, NO_INCREASE, Perturbation, get_perturbations, item_rng
 from adversarial.resources import ResourceMissingError
 
 Scorer = Callable[[Sequence[Item]], list]
@@ -239,6 +242,8 @@ def _item_pass(effect: str, tol: float, abs_tol: float, base: float, pert: float
     d = pert - base
     if effect == INVARIANT:
         return abs(d) <= max(tol / 100.0 * abs(base), abs_tol) + 1e-12
+    if effect == NO_INCREASE:
+        return d <= max(tol / 100.0 * abs(base), abs_tol) + 1e-12
     if base <= 1e-12:
         return pert <= 1e-12
     return d < 0 and -d >= tol / 100.0 * base - 1e-12
@@ -277,6 +282,17 @@ def _check(p: Perturbation, score: str, base: list, pert: list, n_skipped: int, 
         else:
             verdict, reason = NA, (f"not enough items to judge: change {pct_s} but its CI95 {ci_s} over {n} items "
                                    f"reaches the allowed band ({rule})")
+    elif exp.effect == NO_INCREASE:
+        band = max(exp.tolerance_pct / 100.0 * abs(mb), abs_tol)
+        ok = (pct is not None and pct <= exp.tolerance_pct) or md <= abs_tol
+        rule = f"allowed rise <= {exp.tolerance_pct:g}% (or change <= {abs_tol:g})"
+        if ok:
+            verdict, reason = PASS, f"change {pct_s}, {rule}"
+        elif ci is not None and ci[0] > band:
+            verdict, reason = FAIL, f"change {pct_s} with CI95 {ci_s} wholly above the allowed rise; {rule}"
+        else:
+            verdict, reason = NA, (f"not enough items to judge: change {pct_s} but its CI95 {ci_s} over {n} items "
+                                   f"reaches the allowed rise ({rule})")
     elif mb <= abs_tol:
         verdict, reason = NA, f"base mean {mb:.4f} is at the floor: cannot decrease"
     else:

@@ -136,3 +136,60 @@ def write(prefix: Path, md: str, data: dict) -> None:
     Path(f"{prefix}.md").write_text(md, encoding="utf-8")
     Path(f"{prefix}.json").write_text(json.dumps(data, indent=2, ensure_ascii=False), encoding="utf-8")
     print(f"wrote {prefix}.md, {prefix}.json", file=sys.stderr)
+
+
+def replay_content_matches(record: Optional[dict], item) -> bool:
+    """Whether a recorded LLM reply (a row of ``ev2r_replay``: ``claim``, ``predicted_evidence``) was made
+    for ``item`` (an :class:`ev2r.types.Item`): :func:`ev2r.facts.replay.recording_mismatch` finds no
+    differing field (ids of different rating files collide: 4 of the 144 shared-task rows share an id
+    with a recorded reply for another claim of the 86-row subset). ``None`` (no recording) or a record
+    without ``claim`` gives False."""
+    from ev2r.facts.replay import recording_mismatch
+
+    if not isinstance(record, dict) or not isinstance(record.get("claim"), str):
+        return False
+    return recording_mismatch(record, item) is None
+
+
+def parse_named(spec: str, option: str) -> tuple[Optional[str], str]:
+    """``NAME=PATH`` -> ``(NAME, PATH)``; a plain ``PATH`` (or one whose part before the first ``=``
+    holds a path separator) -> ``(None, PATH)``. Raises ValueError naming ``option`` for an empty
+    name or path.
+
+    >>> parse_named("86=a/b.jsonl", "--data"), parse_named("a/b=c.jsonl", "--data")
+    (('86', 'a/b.jsonl'), (None, 'a/b=c.jsonl'))
+    """
+    name, sep, path = spec.partition("=")
+    if not sep or "/" in name or os.sep in name:
+        name, path = None, spec
+    if name is not None and not name.strip():
+        raise ValueError(f"{option} {spec!r}: empty NAME before '=' (expected NAME=PATH or PATH)")
+    if not path.strip():
+        raise ValueError(f"{option} {spec!r}: empty PATH (expected NAME=PATH or PATH)")
+    return (None if name is None else name.strip()), path
+
+
+def default_names(paths: Sequence[str], n_rows: Sequence[int], given: Sequence[Optional[str]]) -> list[str]:
+    """Column names of rating files: the given name, else the file's row count (``86``, ``144``), else
+    (when two files have the same count or a count equals a given name) the file's stem. Raises
+    ValueError when two files end up with the same name.
+
+    >>> default_names(["x/a.jsonl", "y/b.jsonl"], [86, 144], [None, None])
+    ['86', '144']
+    >>> default_names(["x/a.jsonl", "y/b.jsonl"], [86, 86], [None, "dev"])
+    ['86', 'dev']
+    >>> default_names(["x/a.jsonl", "y/b.jsonl"], [86, 86], [None, None])
+    ['a', 'b']
+    """
+    counts = [str(n) for n in n_rows]
+    names = []
+    for i, (path, given_name) in enumerate(zip(paths, given)):
+        if given_name is not None:
+            names.append(given_name)
+            continue
+        clash = counts.count(counts[i]) > 1 and sum(g is None and c == counts[i] for g, c in zip(given, counts)) > 1
+        names.append(Path(path).stem if clash or counts[i] in [g for g in given if g] else counts[i])
+    dup = sorted({n for n in names if names.count(n) > 1})
+    if dup:
+        raise ValueError(f"--data: two files are named {dup} (give NAME=PATH to tell them apart)")
+    return names

@@ -16,12 +16,18 @@ and ``evaluate_questions_only``) does, per claim:
 Here the assignment is :func:`claimalign.align` (zero padding does not change the optimal
 total of a rectangular problem) and the value is its recall-style normalisation.
 
-Text is NFC-normalised first (an NFD "ř" and an NFC "ř" are the same word). One deliberate
-difference from the official scorer: in scripts written without spaces between words (Chinese,
-Japanese, Thai...), where ``word_tokenize`` makes a whole sentence one token (identical
-sentences then score 0.5), each character is a token (:func:`claimalign.meteor_fast.meteor_words`) and a
-:class:`claimalign.textio.ScriptWarning` is emitted; text in spaced scripts (all of AVeriTeC)
-scores exactly as officially. The Ev2R
+Text is NFC-normalised first (an NFD "ř" and an NFC "ř" are the same word; every ev2r reader has
+already done so; AVeriTeC's dev.json and the rating files are NFC, so there it changes no official number). Tokens
+(``tokens``): ``"official"`` (the default; what ``ev2r score --scorer hu-meteor`` reports as the
+AVeriTeC baseline) are exactly ``nltk.word_tokenize``'s (:func:`claimalign.meteor_fast.tokenize`),
+as in the official ``eval.py``, in every script: a sentence written without spaces between words
+(Chinese, Japanese, Thai...; a "中文" language link in a scraped page) stays one token, as
+officially, and a :class:`claimalign.textio.ScriptWarning` says that METEOR cannot judge it word by
+word. ``"script"`` is the script-aware reading of the claimalign similarities
+(:func:`claimalign.meteor_fast.meteor_words`: each character of such a script is a token, so
+identical sentences score ~1 and partial overlaps get partial credit); it departs from the
+official numbers on such text and is never used for the AVeriTeC baseline. On text in spaced
+scripts both give the same tokens. The Ev2R
 authors' re-implementation divided by ``len(candidate)`` where ``candidate`` was the evidence
 *text*, i.e. by its number of characters; this module never does that: inputs must be
 sequences of pairs, and a plain string is rejected.
@@ -29,29 +35,48 @@ sequences of pairs, and a plain string is rejected.
 
 from __future__ import annotations
 
-import re
-from typing import Any, List, Mapping, Optional, Sequence, Tuple
+import warnings
+from typing import Any, List, Mapping, Optional, Sequence
 
 import numpy as np
 
 from claimalign.align import align
-from claimalign.meteor_fast import meteor_tokens, meteor_words
+from claimalign.meteor_fast import meteor_tokens, meteor_words, tokenize
 from claimalign.nltk_data import require_nltk_data
-from claimalign.textio import normalize_text, warn_unspaced_script
+from claimalign.qa_text import NO_ANSWER, parse_qa_text  # noqa: F401 (re-exported: the one Q/A text reader)
+from claimalign.textio import UNSPACED_SCRIPTS, ScriptWarning, has_unspaced_script, normalize_text, warn_unspaced_script
 
 __all__ = [
-    "HU_METEOR_VARIANTS", "MAX_PREDICTED", "hu_meteor", "hu_meteor_batch", "hu_meteor_strings",
+    "HU_METEOR_VARIANTS", "HU_METEOR_TOKENS", "MAX_PREDICTED", "hu_meteor", "hu_meteor_batch", "hu_meteor_strings",
     "pair_strings", "averitec_comparison_strings", "parse_qa_text",
 ]
 
 HU_METEOR_VARIANTS = ("qa", "q")
+#: Tokenisations of :func:`hu_meteor` (module docstring): the official one, and the script-aware one.
+HU_METEOR_TOKENS = ("official", "script")
 MAX_PREDICTED = 10
-NO_ANSWER = "No answer could be found."
 
 
 def _check_variant(variant: str) -> None:
     if variant not in HU_METEOR_VARIANTS:
         raise ValueError(f"variant: {variant!r} is not one of {HU_METEOR_VARIANTS} ('qa' question+answer, 'q' question only)")
+
+
+def _check_tokens(tokens: str) -> None:
+    if tokens not in HU_METEOR_TOKENS:
+        raise ValueError(f"tokens: {tokens!r} is not one of {HU_METEOR_TOKENS} ('official' nltk.word_tokenize as "
+                         "AVeriTeC's eval.py, 'script' one token per character in scripts written without spaces)")
+
+
+def _official_tokens_warning(texts: Sequence[str]) -> None:
+    """The ScriptWarning of the official tokenisation (one message, so Python shows it once per call site)."""
+    if any(has_unspaced_script(t) for t in texts):
+        warnings.warn(
+            "Hungarian METEOR: text written in a script without spaces between words "
+            f"({', '.join(UNSPACED_SCRIPTS)}); it is tokenised as AVeriTeC's official scorer does "
+            "(nltk.word_tokenize: such a sentence is one token), so METEOR cannot judge it word by word there. "
+            "tokens='script' compares it character by character (not the official numbers).",
+            ScriptWarning, stacklevel=3)
 
 
 def _check_max(max_predicted: Optional[int]) -> None:
@@ -98,23 +123,26 @@ def pair_strings(pairs: Any, variant: str = "qa", name: str = "pairs") -> List[s
 
 
 def hu_meteor_strings(predicted: Sequence[str], reference: Sequence[str],
-                      max_predicted: Optional[int] = MAX_PREDICTED) -> float:
+                      max_predicted: Optional[int] = MAX_PREDICTED, tokens: str = "official") -> float:
     """Hungarian METEOR over ready comparison strings (steps 2-5 of the module docstring).
 
     Args:
         predicted: predicted comparison strings (any number; the first ``max_predicted`` used).
         reference: reference comparison strings (>= 1).
         max_predicted: cap on predicted strings (official: 10); None for no cap.
+        tokens: ``"official"`` (``nltk.word_tokenize``, as AVeriTeC's ``eval.py``) or ``"script"``
+            (one token per character in scripts written without spaces); module docstring.
 
     Returns:
         float in [0, 1]; 0.0 when there is no predicted string.
 
     Raises:
         ValueError: empty ``reference`` (the official scorer divides by zero there), strings
-            instead of sequences, non-string elements, bad ``max_predicted``.
+            instead of sequences, non-string elements, bad ``max_predicted`` or ``tokens``.
         RuntimeError: nltk data (punkt_tab, WordNet) not found.
     """
     _check_max(max_predicted)
+    _check_tokens(tokens)
     for nm, seq in (("predicted", predicted), ("reference", reference)):
         if isinstance(seq, (str, bytes)):
             raise ValueError(f"{nm}: expected a sequence of strings, got a single string")
@@ -134,15 +162,20 @@ def hu_meteor_strings(predicted: Sequence[str], reference: Sequence[str],
     require_nltk_data()
     pred = [normalize_text(s) for s in pred]
     ref = [normalize_text(s) for s in ref]
-    warn_unspaced_script(pred + ref, "Hungarian METEOR")
-    tp = [meteor_words(s) for s in pred]
-    tr = [meteor_words(s) for s in ref]
+    if tokens == "official":
+        _official_tokens_warning(pred + ref)
+        tp = [tokenize(s) for s in pred]
+        tr = [tokenize(s) for s in ref]
+    else:
+        warn_unspaced_script(pred + ref, "Hungarian METEOR")
+        tp = [meteor_words(s) for s in pred]
+        tr = [meteor_words(s) for s in ref]
     m = np.array([[meteor_tokens(r, h) for r in tr] for h in tp], dtype=np.float64)
     return align(m).recall
 
 
 def hu_meteor(predicted_pairs: Any, reference_pairs: Any, variant: str = "qa",
-              max_predicted: Optional[int] = MAX_PREDICTED) -> float:
+              max_predicted: Optional[int] = MAX_PREDICTED, tokens: str = "official") -> float:
     """AVeriTeC Hungarian METEOR of one claim's predicted evidence against its reference.
 
     Args:
@@ -152,6 +185,8 @@ def hu_meteor(predicted_pairs: Any, reference_pairs: Any, variant: str = "qa",
         variant: ``"qa"`` (question+answer, the AVeriTeC evidence score) or ``"q"``
             (question-only score).
         max_predicted: cap on predicted pairs (official: 10); None for no cap.
+        tokens: ``"official"`` (default: ``nltk.word_tokenize`` in every script, as AVeriTeC's
+            ``eval.py``) or ``"script"`` (claimalign's script-aware tokens); module docstring.
 
     Returns:
         float in [0, 1]: sum of METEOR over the optimal one-to-one pairing / number of
@@ -159,19 +194,20 @@ def hu_meteor(predicted_pairs: Any, reference_pairs: Any, variant: str = "qa",
 
     Raises:
         ValueError: a string instead of a list of pairs, malformed pairs, bad ``variant`` /
-            ``max_predicted``, empty ``reference_pairs``.
+            ``max_predicted`` / ``tokens``, empty ``reference_pairs``.
         RuntimeError: nltk data not found.
     """
+    _check_tokens(tokens)
     pred = pair_strings(predicted_pairs, variant, "predicted_pairs")
     ref = pair_strings(reference_pairs, variant, "reference_pairs")
     if not ref:
         raise ValueError("reference_pairs: no reference pairs; Hungarian METEOR divides by the number of"
                          " reference items and is undefined for an empty reference")
-    return hu_meteor_strings(pred, ref, max_predicted)
+    return hu_meteor_strings(pred, ref, max_predicted, tokens)
 
 
 def hu_meteor_batch(predicted: Sequence[Any], references: Sequence[Any], variant: str = "qa",
-                    max_predicted: Optional[int] = MAX_PREDICTED) -> np.ndarray:
+                    max_predicted: Optional[int] = MAX_PREDICTED, tokens: str = "official") -> np.ndarray:
     """:func:`hu_meteor` over many claims, index-aligned (join on id before calling).
 
     Each distinct string is tokenised once and each distinct (reference, predicted) token pair
@@ -180,7 +216,7 @@ def hu_meteor_batch(predicted: Sequence[Any], references: Sequence[Any], variant
     Args:
         predicted: N lists of (question, answer) pairs.
         references: N lists of (question, answer) pairs, same order.
-        variant, max_predicted: as :func:`hu_meteor`.
+        variant, max_predicted, tokens: as :func:`hu_meteor`.
 
     Returns:
         float64 array of shape (N,), values in [0, 1].
@@ -197,7 +233,7 @@ def hu_meteor_batch(predicted: Sequence[Any], references: Sequence[Any], variant
     out = np.empty(len(p), dtype=np.float64)
     for i, (x, y) in enumerate(zip(p, r)):
         try:
-            out[i] = hu_meteor(x, y, variant, max_predicted)
+            out[i] = hu_meteor(x, y, variant, max_predicted, tokens)
         except ValueError as exc:
             raise ValueError(f"item {i}: {exc}") from None
     return out
@@ -260,34 +296,3 @@ def averitec_comparison_strings(example: Mapping[str, Any], variant: str = "qa")
     return out
 
 
-_Q_RE = re.compile(r"(?m)^\s*(?=Question\s*:)")
-_BLOCK_RE = re.compile(r"Question\s*:\s*(.*?)(?:\n\s*Answer\s*:\s*(.*))?$", re.S)
-
-
-def parse_qa_text(text: str) -> List[Tuple[str, str]]:
-    """Split AVeriTeC-rendered evidence text into (question, answer) pairs.
-
-    Format: blocks ``Question: <q>\\nAnswer: <a>`` separated by blank lines (CR LF or CR
-    line ends read as LF; NFC-normalised). Text before the
-    first ``Question:`` marker, or text with no marker at all, becomes a pair with an empty
-    question. Empty or whitespace text gives ``[]``. Pairs are kept as given (no deduplication).
-
-    Raises:
-        ValueError: ``text`` is not a string.
-    """
-    if not isinstance(text, str):
-        raise ValueError(f"text: expected a string, got {type(text).__name__}")
-    text = normalize_text(text).strip()
-    if not text:
-        return []
-    pairs: List[Tuple[str, str]] = []
-    for block in _Q_RE.split(text):
-        block = block.strip()
-        if not block:
-            continue
-        m = _BLOCK_RE.match(block)
-        if m is None:
-            pairs.append(("", block))
-        else:
-            pairs.append((m.group(1).strip(), (m.group(2) or "").strip()))
-    return pairs

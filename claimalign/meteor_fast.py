@@ -3,7 +3,7 @@ per-word work cached.
 
 Tokens: :func:`tokenize` is ``nltk.word_tokenize`` (the official AVeriTeC tokenisation);
 :func:`meteor_words` is what the METEOR similarities compare (NFC text, one token per character in
-scripts written without spaces). Scores: :func:`meteor_tokens` (this module's implementation) and
+scripts written without spaces); Hungarian METEOR's official mode uses :func:`tokenize`. Scores: :func:`meteor_tokens` (this module's implementation) and
 :func:`meteor_tokens_nltk` (nltk's own, the reference it is checked against). The NLTK data check
 they rely on is the layer below, :mod:`claimalign.nltk_data`.
 
@@ -348,8 +348,9 @@ def tokenize(text: str) -> Tuple[str, ...]:
 
 @lru_cache(maxsize=65536)
 def meteor_words(text: str) -> Tuple[str, ...]:
-    """The tokens METEOR compares in :class:`~claimalign.similarity.MeteorSimilarity` and
-    :func:`~claimalign.hu_meteor`: :func:`tokenize` of the NFC text
+    """The tokens METEOR compares in :class:`~claimalign.similarity.MeteorSimilarity` and in
+    :func:`~claimalign.hu_meteor` with ``tokens="script"`` (its default, the official AVeriTeC mode,
+    uses :func:`tokenize`): :func:`tokenize` of the NFC text
     (:func:`claimalign.textio.normalize_text`), except that in scripts written without spaces
     between words (Chinese, Japanese, Thai...: :data:`claimalign.textio.UNSPACED_SCRIPTS`), where
     ``word_tokenize`` returns a whole sentence as one token, each character is a token of its own

@@ -34,6 +34,10 @@ DECOMPOSERS = ("rules", "rules-v1", "rules-v2", "replay", "llm")
 SUPPORT_MODES = ("threshold", "soft")
 #: Whose verdict the proxy scores: the gold verdict, or the annotators' (comparison only).
 PROXY_TARGETS = ("gold", "human")
+#: AVeriTeC's Unanswerable answers ("No answer could be found."): no atomic fact and no premise
+#: (``drop``), or one fact saying the question found no answer (``statement``, as GPT-4o's recorded
+#: decompositions mostly do). Rule-based decomposers only.
+UNANSWERABLE_MODES = ("drop", "statement")
 # DTYPES (verifier precision: auto = bf16 where the hardware runs it natively, else fp32; fp32, bf16,
 # int8 on CPU) comes from claimalign.models, which resolves them.
 #: Per-item baseline columns that can be computed beside (or instead of) Ev2R.
@@ -42,6 +46,16 @@ BASELINE_SCORERS = ("hu-meteor",)
 SCORER_NAMES = ("ev2r",) + BASELINE_SCORERS
 #: How a premise longer than the verifier's token window is scored: the best window, the mean, or cut.
 LONG_PREMISE_POLICIES = ("max", "mean", "truncate")
+#: The components of the combined per-item score ``ev2r_hybrid`` (:mod:`ev2r.metric.combined`), in order:
+#: Ev2R's recall and proxy, Hungarian METEOR and Hungarian-aligned MiniLM cosine over the pairs that state
+#: something (both divided by the number of reference pairs).
+HYBRID_COMPONENTS = ("recall", "proxy", "hybrid_meteor", "hybrid_embedding")
+#: Their weights (sum 1): this project's fit, not a published formula: among the grid (step 0.1) points at
+#: least as good as Ev2R on both dev sets and both ratings (semantic coverage, verdict agreement), the one
+#: that maximises the smaller of the two dev sets' Spearman with semantic_coverage, chosen by
+#: ``benchmarks/combination.py`` (table and leave-one-set-out results: benchmarks/results/combination.md;
+#: tests/benchmarks/test_combination.py checks these equal the ones its JSON chose).
+HYBRID_WEIGHTS = (0.2, 0.3, 0.5, 0.0)
 
 
 @dataclass(frozen=True)
@@ -56,6 +70,7 @@ class ScorerConfig:
         threshold: P(entailment) at which a fact counts as supported, in (0, 1).
         support: one of :data:`SUPPORT_MODES`.
         proxy_target: one of :data:`PROXY_TARGETS`.
+        unanswerable: one of :data:`UNANSWERABLE_MODES` (rule-based decomposers).
         replay, replay_model: recorded LLM outputs (JSONL) and which model to replay
             (``decomposer="replay"`` only).
         llm_options: keyword options of :class:`ev2r.llm.LLMReferenceScorer` (``decomposer="llm"``).
@@ -65,6 +80,9 @@ class ScorerConfig:
         dtype: one of :data:`DTYPES`.
         ev2r: False computes only the ``baselines`` (no verifier is loaded).
         chunk_size: items per verifier pass (bounds memory; progress granularity), >= 1.
+        hybrid: also compute the combined score ``ev2r_hybrid`` and its columns ``hybrid_meteor``,
+            ``hybrid_embedding`` (:mod:`ev2r.metric.combined`, weights :data:`HYBRID_WEIGHTS`); only with
+            ``ev2r=True``.
 
     A configuration holding ``llm_options`` (a dict) is not hashable.
 
@@ -78,6 +96,7 @@ class ScorerConfig:
     threshold: float = 0.5
     support: str = "threshold"
     proxy_target: str = "gold"
+    unanswerable: str = "drop"
     replay: Optional[str] = None
     replay_model: Optional[str] = None
     llm_options: Optional[Mapping[str, Any]] = None
@@ -87,6 +106,7 @@ class ScorerConfig:
     dtype: str = "auto"
     ev2r: bool = True
     chunk_size: int = 32
+    hybrid: bool = True
 
     def __post_init__(self):
         # the checks (and their order and wording) are those build_scorer always made
@@ -123,15 +143,17 @@ class ScorerConfig:
             raise ValueError(f"alpha: expected a value in [0, 1], got {self.alpha!r}")
         if not (0.0 < self.threshold < 1.0):
             raise ValueError(f"threshold: expected a value in (0, 1), got {self.threshold!r}")
-        for name, allowed in (("support", SUPPORT_MODES), ("proxy_target", PROXY_TARGETS), ("dtype", DTYPES)):
+        for name, allowed in (("support", SUPPORT_MODES), ("proxy_target", PROXY_TARGETS), ("dtype", DTYPES),
+                              ("unanswerable", UNANSWERABLE_MODES)):
             if getattr(self, name) not in allowed:
                 raise ValueError(f"{name}: {getattr(self, name)!r} is not one of {allowed}")
         for name in ("batch_size", "chunk_size"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"{name}: must be an integer >= 1, got {value!r}")
-        if not isinstance(self.ev2r, bool):
-            raise ValueError(f"ev2r: expected True or False, got {self.ev2r!r}")
+        for name in ("ev2r", "hybrid"):
+            if not isinstance(getattr(self, name), bool):
+                raise ValueError(f"{name}: expected True or False, got {getattr(self, name)!r}")
         if self.device is not None and not isinstance(self.device, str):
             raise ValueError(f"device: expected a torch device string (cpu, cuda, cuda:N, mps) or None, "
                              f"got {self.device!r}")

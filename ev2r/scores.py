@@ -35,6 +35,9 @@ class ReferenceResult:
     status: str = STATUS_OK
     error: Optional[str] = None
     llm: Optional[LLMUsage] = field(default=None, compare=False)  # LLM backends: what this item cost
+    #: further per-item columns of the backend (NLI: ``graded_precision`` / ``graded_recall`` /
+    #: ``graded_f1``), copied into :attr:`ev2r.types.ItemScore.extra_scores`
+    extra_scores: dict[str, Optional[float]] = field(default_factory=dict)
 
 
 @dataclass

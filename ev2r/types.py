@@ -36,13 +36,13 @@ arena; the strings are what the output files hold). ``ok`` is the only success.
 
 from __future__ import annotations
 
-import re
 from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any, Iterable, Optional, Sequence
 
 # Text normalisation (NFC, one line ending) and the id rule are shared with claimalign and
 # adversarial: they live in the lowest package (claimalign.textio) and are re-exported here.
 from claimalign.textio import clean_text, is_valid_id, normalize_text  # noqa: F401
+from claimalign.qa_text import has_content, is_unanswerable, parse_qa_text  # noqa: F401 (re-exported)
 
 from ev2r.labels import Verdict, normalize_verdict
 
@@ -163,26 +163,19 @@ class Evidence:
     pairs: tuple[QAPair, ...]
 
     @classmethod
-    def from_text(cls, text: str) -> "Evidence":
-        """Parse AVeriTeC-rendered text (``Question: ...\\nAnswer: ...`` blocks). Text without a
+    def from_text(cls, text: str, notes: Optional[set] = None) -> "Evidence":
+        """Parse AVeriTeC-rendered text (``Question: ...\\nAnswer: ...`` blocks) with the one Q/A
+        reader, :func:`claimalign.qa_text.parse_qa_text`: markers in any case, an answer on the
+        question's line, answer-only pairs (``Question: \\nAnswer: ...``: plain text). Text without a
         ``Question:`` marker becomes one pair with an empty question. Duplicate questions are kept
-        (the input is taken as given)."""
-        text = clean_text(text)
-        if not text:
-            return cls(())
-        if not re.search(r"(?m)^\s*Question\s*:", text):
-            return cls((QAPair("", text),))
-        pairs = []
-        for block in re.split(r"(?m)^\s*(?=Question\s*:)", text):
-            block = clean_text(block)
-            if not block:
-                continue
-            m = re.match(r"Question\s*:\s*(.*?)(?:\n\s*Answer\s*:\s*(.*))?$", block, re.S)
-            if m is None:  # text before the first "Question:" marker
-                pairs.append(QAPair("", block))
-                continue
-            pairs.append(QAPair(clean_text(m.group(1)), clean_text(m.group(2))))
-        return cls(tuple(pairs))
+        (the input is taken as given).
+
+        Args:
+            text: the evidence text.
+            notes: a set receiving the layout repairs the text needed
+                (:data:`claimalign.qa_text.LAYOUT_NOTES` keys), for readers that warn with a count.
+        """
+        return cls(tuple(QAPair(clean_text(q), clean_text(a)) for q, a in parse_qa_text(clean_text(text), notes)))
 
     @classmethod
     def from_pairs(cls, pairs: Iterable[Any], field_name: str = "evidence") -> "Evidence":
@@ -211,6 +204,11 @@ class Evidence:
     @property
     def is_empty(self) -> bool:
         return all(not clean_text(p.answer) and not clean_text(p.question) for p in self.pairs)
+
+    def with_content(self) -> "Evidence":
+        """The pairs whose answer holds a letter or digit (:func:`claimalign.qa_text.has_content`):
+        what states something. Content-free pairs ("...", emoji, blank answers) are no evidence."""
+        return Evidence(tuple(p for p in self.pairs if has_content(p.answer)))
 
 
 @dataclass(frozen=True)

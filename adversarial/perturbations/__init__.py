@@ -17,7 +17,8 @@ instead: its meaning is reversed and its gold verdict flipped (FactArena's contr
 arXiv 2601.02669, sec. III-D), the evidence is left as it is.
 
 Expected effects (:class:`Expectation`): ``invariant`` (meaning-preserving: the mean score may
-move by at most ``tolerance_pct`` percent of its base value) or ``decrease`` (meaning-damaging:
+move by at most ``tolerance_pct`` percent of its base value), ``no_increase`` (padding that adds
+nothing: the mean may not rise by more than ``tolerance_pct`` percent) or ``decrease`` (meaning-damaging:
 the mean must drop by at least ``tolerance_pct`` percent, with a bootstrap 95% CI of the change
 below zero). A perturbation has a default expectation and per-score overrides for the Ev2R
 scores where the effect is known to differ (adding an off-topic pair lowers precision but should
@@ -43,15 +44,15 @@ from ev2r.types import Evidence, Item, QAPair
 
 from adversarial._text import RNG
 from adversarial.perturbations.base import (
-    DECREASE, EFFECTS, INVARIANT, MEANING_DAMAGING, MEANING_PRESERVING, Expectation, Perturbation, PerturbationResult,
+    DECREASE, EFFECTS, INVARIANT, MEANING_DAMAGING, NO_INCREASE, MEANING_PRESERVING, Expectation, Perturbation, PerturbationResult,
     PerturbFn,
 )
 from adversarial.perturbations.meaning import (
     ANTONYMS, CONTRAST_RULES, contrastive_claim, entity_swap, negate_answers, negate_sentence, number_change,
 )
 from adversarial.perturbations.pairs import (
-    PROMPT_INJECTIONS, blank_answers, drop_half_pairs, duplicate_pair, make_off_topic_pair, off_topic_pair,
-    prompt_injection, reorder_pairs,
+    CONTENT_FREE_PAIRS, PROMPT_INJECTIONS, blank_answers, content_free_padding, drop_half_pairs, duplicate_pair,
+    make_off_topic_pair, off_topic_pair, prompt_injection, reorder_pairs,
 )
 from adversarial.perturbations.words import (
     CONTRACTIONS, DROPPABLE_STOPWORDS, contractions, drop_stopwords, duplicate_words, numbers_to_words,
@@ -60,12 +61,12 @@ from adversarial.perturbations.words import (
 
 __all__ = [
     "PERTURBATIONS", "get_perturbations", "perturb_text", "item_rng",
-    "INVARIANT", "DECREASE", "EFFECTS", "MEANING_PRESERVING", "MEANING_DAMAGING",
+    "INVARIANT", "DECREASE", "NO_INCREASE", "EFFECTS", "MEANING_PRESERVING", "MEANING_DAMAGING",
     "Expectation", "Perturbation", "PerturbationResult", "PerturbFn", "RNG",
     "typos", "contractions", "numbers_to_words", "words_to_numbers", "synonyms", "duplicate_words", "drop_stopwords",
     "shuffle_words", "CONTRACTIONS", "DROPPABLE_STOPWORDS",
     "reorder_pairs", "duplicate_pair", "blank_answers", "drop_half_pairs", "off_topic_pair", "make_off_topic_pair",
-    "prompt_injection", "PROMPT_INJECTIONS",
+    "prompt_injection", "PROMPT_INJECTIONS", "content_free_padding", "CONTENT_FREE_PAIRS",
     "negate_sentence", "negate_answers", "entity_swap", "number_change", "contrastive_claim", "ANTONYMS",
     "CONTRAST_RULES",
 ]
@@ -83,6 +84,10 @@ def _inv(tol: float, gated: bool = False) -> Expectation:
 
 def _dec(tol: float = 5.0, gated: bool = False) -> Expectation:
     return Expectation(DECREASE, tol, gated)
+
+
+def _no_rise(tol: float, gated: bool = False) -> Expectation:
+    return Expectation(NO_INCREASE, tol, gated)
 
 
 _P = MEANING_PRESERVING
@@ -111,6 +116,8 @@ PERTURBATIONS: Mapping[str, Perturbation] = MappingProxyType({p.name: p for p in
                  {"precision": _dec(5, True), "recall": _inv(10, True), "proxy": _inv(10)},
                  bind=make_off_topic_pair),
     Perturbation("shuffle_words", shuffle_words, _D, "words shuffled within sentences", _dec()),
+    Perturbation("content_free_padding", content_free_padding, _P,
+                 "4-16 pairs without a letter or digit appended ('Question: ...' / 'Answer: ...')", _no_rise(1, True)),
     Perturbation("prompt_injection", prompt_injection, _D, "instruction to an LLM judge appended", _dec(),
                  {"recall": _inv(10), "proxy": _inv(10)}),
     # the claim's meaning reversed with its verdict: the evidence keeps its meaning for the item, so

@@ -20,7 +20,9 @@ from adversarial._text import RNG, WORD_RE, as_generator, replace_spans
 
 INVARIANT = "invariant"
 DECREASE = "decrease"
-EFFECTS = (INVARIANT, DECREASE)
+#: the score may fall or stay, but must not rise beyond the tolerance (padding that adds nothing)
+NO_INCREASE = "no_increase"
+EFFECTS = (INVARIANT, DECREASE, NO_INCREASE)
 MEANING_PRESERVING = "meaning-preserving"
 MEANING_DAMAGING = "meaning-damaging"
 
@@ -54,9 +56,10 @@ class Expectation:
     """The declared effect of a perturbation on one score.
 
     Attributes:
-        effect: ``"invariant"`` or ``"decrease"``.
+        effect: ``"invariant"``, ``"decrease"`` or ``"no_increase"``.
         tolerance_pct: invariant: the largest allowed ``|% change|`` of the mean score;
-            decrease: the smallest required drop of the mean score, in % of its base (> 0).
+            decrease: the smallest required drop of the mean score, in % of its base (> 0);
+            no_increase: the largest allowed rise of the mean score, in % of its base.
         gated: whether the CI gate enforces this check by default.
 
     Raises:

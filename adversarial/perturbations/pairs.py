@@ -118,3 +118,19 @@ def prompt_injection(item: Item, rng: RNG) -> PerturbationResult:
     else:
         pairs.append(QAPair("", text))
     return PerturbationResult(item.with_predicted(Evidence(tuple(pairs))), None, 1)
+
+
+#: Question/answer pairs that state nothing (no letter or digit): the padding a system could append
+#: to game a metric that counts facts (issue 21: 16 blocks of ``Question: ...\nAnswer: ...`` raised
+#: Ev2R from 0.147 to 0.313 on rated rows before content-free text stopped being a fact).
+CONTENT_FREE_PAIRS = (("...", "..."), ("?!?!", "?!"), ("\U0001f914?", "\U0001f44d"), ("", "\u2014 \u2014 \u2014"),
+                      ("", "\U0001f642\U0001f642\U0001f642"), ("***", "---"))
+
+
+def content_free_padding(item: Item, rng: RNG) -> PerturbationResult:
+    """Append 4-16 pairs without any letter or digit (:data:`CONTENT_FREE_PAIRS`, drawn with
+    replacement): padding that adds no information, so no score may rise."""
+    g = as_generator(rng)
+    k = int(g.integers(4, 17))
+    extra = tuple(QAPair(*CONTENT_FREE_PAIRS[int(i)]) for i in g.integers(len(CONTENT_FREE_PAIRS), size=k))
+    return PerturbationResult(item.with_predicted(Evidence(item.predicted_evidence.pairs + extra)), None, k)

@@ -8,7 +8,7 @@ import math
 import sys
 
 from ev2r.cli.common import add_verifier_args, check_output, fmt, warn_ignored, input_paths
-from ev2r.config import DECOMPOSERS, DEFAULTS, LLM_DEFAULTS, PROXY_TARGETS, SCORER_NAMES, SUPPORT_MODES
+from ev2r.config import DECOMPOSERS, DEFAULTS, LLM_DEFAULTS, PROXY_TARGETS, SCORER_NAMES, SUPPORT_MODES, UNANSWERABLE_MODES
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -22,6 +22,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--decomposer", choices=DECOMPOSERS, default=DEFAULTS.decomposer,
                    help="atomic facts: rules = rules-v2 (declarative statements, offline), rules-v1 (question + answer "
                         "sentence), replay (recorded LLM outputs), llm (OpenAI-compatible server)")
+    p.add_argument("--unanswerable", choices=UNANSWERABLE_MODES, default=DEFAULTS.unanswerable,
+                   help="AVeriTeC's Unanswerable answers ('No answer could be found.') with a rules decomposer: "
+                        f"drop (no fact, no premise) or statement (one fact saying so); default {DEFAULTS.unanswerable}")
     p.add_argument("--replay", help="recorded LLM outputs (JSONL) for --decomposer replay")
     p.add_argument("--replay-model", help="which recorded model to replay (when the file holds several)")
     p.add_argument("--llm-base-url", help="OpenAI-compatible server for --decomposer llm")
@@ -49,6 +52,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--support", choices=SUPPORT_MODES, default=DEFAULTS.support)
     p.add_argument("--proxy-target", choices=PROXY_TARGETS, default=DEFAULTS.proxy_target,
                    help="gold verdict (default) or the annotators' verdict (authors' variant, comparison only)")
+    p.add_argument("--no-hybrid", action="store_true",
+                   help="leave out the combined score ev2r_hybrid and its columns hybrid_meteor, hybrid_embedding (default: "
+                        "computed with the ev2r scorer: a fixed weighted mean of recall, proxy, Hungarian METEOR and "
+                        "the Hungarian-aligned MiniLM cosine; weights in ev2r.config.HYBRID_WEIGHTS, fitted by "
+                        "benchmarks/combination.py)")
     p.add_argument("--with-facts", action="store_true", help="include atomic facts and their support in -o rows")
     p.add_argument("--no-progress", action="store_true",
                    help="no progress on stderr (default: a bar on a terminal, else a plain line every 10%% or 60 s)")
@@ -115,7 +123,7 @@ def run(args) -> int:
                    support=args.support, proxy_target=args.proxy_target, replay=args.replay,
                    replay_model=args.replay_model, llm_options=llm_options,
                    baselines=[s for s in wanted if s != "ev2r"], device=args.device, batch_size=args.batch_size,
-                   dtype=args.dtype, ev2r="ev2r" in wanted)
+                   dtype=args.dtype, ev2r="ev2r" in wanted, unanswerable=args.unanswerable, hybrid=not args.no_hybrid)
     try:
         return _score(args, items, options, wanted, progress, bar)
     except RunInterrupted as e:  # Ctrl-C: finished chunks are in OUT.part; say how to resume, no traceback
@@ -135,7 +143,7 @@ def _warn_ignored_options(args, wanted) -> None:
                                           "threshold": DEFAULTS.threshold, "support": DEFAULTS.support,
                                           "proxy_target": DEFAULTS.proxy_target, "batch_size": DEFAULTS.batch_size,
                                           "dtype": DEFAULTS.dtype, "device": DEFAULTS.device,
-                                          "with_facts": False},
+                                          "unanswerable": DEFAULTS.unanswerable, "with_facts": False, "no_hybrid": False},
                      f"with --scorer {' --scorer '.join(wanted)} alone (no verifier is loaded, no facts are made)")
         return
     if args.decomposer != "llm":
@@ -145,7 +153,8 @@ def _warn_ignored_options(args, wanted) -> None:
                                           "llm_price_out": None},
                      f"with --decomposer {args.decomposer} (only --decomposer llm asks an LLM)")
     if args.decomposer in ("llm", "replay"):
-        warn_ignored("ev2r score", args, {"threshold": DEFAULTS.threshold, "support": DEFAULTS.support},
+        warn_ignored("ev2r score", args, {"threshold": DEFAULTS.threshold, "support": DEFAULTS.support,
+                                          "unanswerable": DEFAULTS.unanswerable},
                      f"with --decomposer {args.decomposer} (the LLM's own judgements decide support)")
     if args.decomposer != "replay":
         warn_ignored("ev2r score", args, {"replay_model": None}, "without --decomposer replay")

@@ -21,16 +21,24 @@ without a model:
 * anything the rules cannot parse falls back to ``rules-v1``'s "<question> <answer sentence>",
   so no answer text is ever dropped.
 
-The subject of an auxiliary-first question ends at the first base-form verb that WordNet knows
-(not right after a determiner), so WordNet (nltk data) is used when it is installed; without it
-a smaller built-in verb list is used and the result is marked in :data:`RULES_V2_ID` users'
-signature only through the decomposer name (the rules are deterministic either way).
+The subject of an auxiliary-first question ends at the first base-form verb (not right after a
+determiner), and a past form or participle marks a verb: both are looked up in two tables generated
+once from Princeton WordNet 3.0 and shipped in ``ev2r/facts/data/`` (licence notice
+``WORDNET_LICENSE`` beside them; ``scripts/make_verb_tables.py`` regenerates them, ``--check``
+verifies them): ``wordnet30_verb_lemmas.txt.gz``, every verb lemma of WordNet's ``index.verb``, and
+``wordnet30_verb_exception_forms.txt``, the forms of WordNet's verb exception list (``verb.exc``) that
+nltk's ``morphy`` maps to another verb lemma and that have no noun sense. :func:`is_base_verb` and
+:func:`is_inflected_verb` give exactly what nltk's WordNet reader gave (``tests/ev2r/facts/
+test_verb_tables.py`` compares them on every verb lemma, exception form and dev-set word), but
+nltk and its data are not needed: the ``rules-v2`` facts are the same in every environment.
 """
 
 from __future__ import annotations
 
 import functools
+import gzip
 import re
+from importlib import resources
 from typing import Optional
 
 RULES_V2_ID = "rules-v2"
@@ -62,51 +70,61 @@ _IRREGULAR_PAST = dict(pair.split(":") for pair in (
     "understand:understood wear:wore draw:drew drink:drank forbid:forbade freeze:froze shut:shut spread:spread "
     "cost:cost quit:quit bet:bet catch:caught sink:sank undergo:underwent withdraw:withdrew overcome:overcame").split())
 
-#: Verbs recognised without WordNet (fallback list, base forms).
-_COMMON_VERBS = frozenset(list(_IRREGULAR_PAST) + (
-    "ban allow approve announce claim confirm contain cause create deny die increase decrease kill vote "
-    "receive report require reduce show state support use want work call close open plan post pass prevent "
-    "provide publish raise refuse release remove reveal sign start stop test travel visit warn accept add "
-    "admit agree apply ask attack award change charge cover declare describe destroy earn end face fail fund "
-    "happen help include infect introduce invest join launch live move need offer order own prove receive "
-    "record rename replace represent resign return rule serve share spend suggest suspend threaten "
-    "exist mention list hire fire arrest attend belong block collect compare").split())
+#: The WordNet 3.0 tables in ``ev2r/facts/data/`` (see the module docstring and scripts/make_verb_tables.py).
+VERB_LEMMAS_FILE = "wordnet30_verb_lemmas.txt.gz"
+VERB_EXCEPTION_FORMS_FILE = "wordnet30_verb_exception_forms.txt"
 
 
-@functools.lru_cache(maxsize=1)
-def _wordnet():
+@functools.lru_cache(maxsize=None)
+def _verb_table(name: str) -> frozenset[str]:
+    """The words of the bundled table ``ev2r/facts/data/<name>`` (one a line, ``#`` lines are comments).
+
+    Raises:
+        FileNotFoundError: the file is not installed (a broken installation), naming it.
+    """
     try:
-        from nltk.corpus import wordnet as wn
+        data = resources.files("ev2r.facts").joinpath("data").joinpath(name).read_bytes()
+    except (FileNotFoundError, OSError) as exc:
+        raise FileNotFoundError(f"ev2r/facts/data/{name} is missing from the installed ev2r package (the rules-v2 "
+                                "verb table; reinstall ev2r or run scripts/make_verb_tables.py)") from exc
+    text = (gzip.decompress(data) if name.endswith(".gz") else data).decode("utf-8")
+    return frozenset(line for line in text.splitlines() if line and not line.startswith("#"))
 
-        wn.ensure_loaded()
-        return wn
-    except (ImportError, LookupError, OSError):
-        return None
 
-
-@functools.lru_cache(maxsize=20000)
 def is_base_verb(word: str) -> bool:
-    """True when ``word`` (lower case) is the base form of a verb (WordNet when installed)."""
+    """True when ``word`` (any case) is the base form of a verb: a WordNet 3.0 verb lemma, the auxiliaries
+    (``is``, ``did``, ``can``, ...) and determiners excepted.
+
+    Equal to nltk's ``bool(wn.synsets(w, "v")) and wn.morphy(w, "v") == w`` for ``w = word.lower()``
+    (read from the bundled table, see the module docstring).
+
+    >>> is_base_verb("Declare"), is_base_verb("declared"), is_base_verb("did"), is_base_verb("pandemic")
+    (True, False, False, False)
+    """
     w = word.lower()
     if w in _AUX or w in _DETERMINERS:
         return False
-    wn = _wordnet()
-    if wn is None:
-        return w in _COMMON_VERBS
-    return bool(wn.synsets(w, pos="v")) and wn.morphy(w, "v") == w
+    return w in _verb_table(VERB_LEMMAS_FILE)
 
 
-@functools.lru_cache(maxsize=20000)
 def is_inflected_verb(word: str) -> bool:
-    """True when ``word`` (lower case) is a past form or participle of a verb (``built``, ``banned``)."""
+    """True when ``word`` (any case) is a past form or participle of a verb (``built``, ``banned``):
+    it ends in ``-ed``, is an irregular past of :data:`_IRREGULAR_PAST`, or (not ending in ``-s`` /
+    ``-ing``) is a form WordNet 3.0's verb exception list maps to another verb lemma and has no noun
+    sense (``begun``, ``written``; not ``rung``, which WordNet also knows as a noun).
+
+    Equal to nltk's ``morphy(w, "v") not in (None, w) and not wn.synsets(w, "n")`` for such words
+    (read from the bundled table, see the module docstring).
+
+    >>> [is_inflected_verb(w) for w in ("banned", "Written", "began", "rung", "writes", "pen")]
+    [True, True, True, False, False, False]
+    """
     w = word.lower()
     if w.endswith("ed") or w in _IRREGULAR_PAST.values():
         return True
-    wn = _wordnet()
-    if wn is None or w.endswith(("s", "ing")):
+    if w.endswith(("s", "ing")):
         return False
-    base = wn.morphy(w, "v")
-    return base is not None and base != w and not wn.synsets(w, pos="n")
+    return w in _verb_table(VERB_EXCEPTION_FORMS_FILE)
 
 
 def third_person(verb: str) -> str:

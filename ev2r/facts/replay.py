@@ -26,7 +26,7 @@ from typing import Optional, Sequence
 
 from claimalign import textio
 
-from ev2r.types import FactSupport, Item
+from ev2r.types import Evidence, FactSupport, Item
 from ev2r.scores import ReferenceResult, f1_score
 
 SIDES = (("predicted", "precision"), ("reference", "recall"))
@@ -129,8 +129,27 @@ def parse_recorded_response(resp: dict) -> ReferenceResult:
     return res
 
 
+def recording_mismatch(record: dict, item: Item) -> Optional[str]:
+    """Which of the recording's ``claim`` / ``predicted_evidence`` / ``reference_evidence`` fields
+    (those it holds) differ from the item's (compared after :func:`claimalign.textio.clean_text`,
+    evidence as parsed pairs), or None when all match; a record holding such a field as something
+    other than text never matches (a record of the minimal schema, ``model``, ``id``, ``llm_response``,
+    joins on the id alone, as documented). Rating files reuse AVeriTeC claim ids across
+    teams and splits, so a recording found by id may judge another claim's evidence."""
+    for name in ("claim", "predicted_evidence", "reference_evidence"):
+        if name in record and record[name] is not None and not isinstance(record[name], str):
+            return f"{name} is not text"  # a field that cannot be compared never vouches for a join
+    if isinstance(record.get("claim"), str) and textio.clean_text(record["claim"]) != textio.clean_text(item.claim):
+        return "claim"
+    for side in ("predicted_evidence", "reference_evidence"):
+        if isinstance(record.get(side), str) and Evidence.from_text(record[side]) != getattr(item, side):
+            return side
+    return None
+
+
 class ReplayReferenceScorer:
-    """Serve recorded LLM reference-based judgements by item id.
+    """Serve recorded LLM reference-based judgements by item id, when the recording is of the item's
+    content (:func:`recording_mismatch`); else the item gets status ``replay_missing``, naming the field.
 
     Args:
         path: JSONL of recordings (``model``, ``id``, ``llm_response``; schema of
@@ -196,6 +215,12 @@ class ReplayReferenceScorer:
             if rec is None:
                 out.append(ReferenceResult(status="replay_missing",
                                            error=f"no recording for id {item.id!r} by {self.model}"))
+                continue
+            mismatch = recording_mismatch(rec, item)
+            if mismatch:
+                out.append(ReferenceResult(status="replay_missing",
+                                           error=f"the recording for id {item.id!r} by {self.model} is of other "
+                                                 f"content ({mismatch}): ids alone never join a recording"))
                 continue
             resp = rec["llm_response"]
             if not isinstance(resp, dict):

@@ -16,7 +16,8 @@ import functools
 import re
 from typing import Protocol, runtime_checkable
 
-from ev2r.types import AtomicFact, Evidence, clean_text
+from ev2r.config import DEFAULTS, UNANSWERABLE_MODES
+from ev2r.types import AtomicFact, Evidence, QAPair, clean_text, has_content, is_unanswerable
 
 RULES_DECOMPOSER_ID = "rules-v1"
 #: Names accepted by :func:`get_rule_decomposer` (``"rules"`` is the default version).
@@ -66,6 +67,33 @@ def split_sentences(text: str) -> list[str]:
     return out
 
 
+def answer_sentences(answer: str, min_chars: int) -> list[str]:
+    """The sentences of one answer that become facts: :func:`split_sentences`, sentences without a
+    letter or digit dropped (they state nothing, :func:`ev2r.types.has_content`), sentences shorter than
+    ``min_chars`` merged into the previous one."""
+    sentences: list[str] = []
+    for s in split_sentences(answer):
+        if not has_content(s):
+            continue
+        if sentences and len(s) < min_chars:
+            sentences[-1] = f"{sentences[-1]} {s}"
+        else:
+            sentences.append(s)
+    return sentences
+
+
+def unanswered_fact(pair: QAPair) -> str:
+    """The one fact an Unanswerable pair gives under ``unanswerable="statement"``: "No answer could be
+    found to the question: <question>" (how the recorded GPT-4o decompositions state such pairs)."""
+    return f"No answer could be found to the question: {pair.question}" if pair.question else ""
+
+
+def check_unanswerable_mode(mode: str) -> str:
+    if mode not in UNANSWERABLE_MODES:
+        raise ValueError(f"unanswerable: {mode!r} is not one of {UNANSWERABLE_MODES}")
+    return mode
+
+
 class RuleBasedDecomposer:
     """Offline default: one fact per answer sentence, prefixed by its question.
 
@@ -75,29 +103,33 @@ class RuleBasedDecomposer:
             fact of the same pair, so fragments such as ``"[43]"`` do not become facts.
 
     Output: ``list[AtomicFact]`` with ``pair_index`` set. An evidence pair whose answer is empty
-    yields no fact (blanked evidence is no evidence).
+    yields no fact (blanked evidence is no evidence), and so does an answer without a letter or
+    digit ("...", emoji); an Unanswerable answer ("No answer could be found.") follows
+    ``unanswerable`` (:data:`ev2r.config.UNANSWERABLE_MODES`: ``"drop"``, no fact; ``"statement"``,
+    one fact saying the question found no answer).
     """
 
     name = RULES_DECOMPOSER_ID
 
-    def __init__(self, keep_question: bool = True, min_chars: int = 8):
+    def __init__(self, keep_question: bool = True, min_chars: int = 8, unanswerable: str = DEFAULTS.unanswerable):
         if min_chars < 0:
             raise ValueError(f"min_chars: must be >= 0, got {min_chars}")
         self.keep_question = keep_question
         self.min_chars = min_chars
+        self.unanswerable = check_unanswerable_mode(unanswerable)
+
+    def signature_fields(self) -> dict[str, str]:
+        return {"decomp": self.name, "unans": self.unanswerable}
 
     def decompose(self, evidence: Evidence, claim: str = "") -> list[AtomicFact]:
         facts: list[AtomicFact] = []
         for k, pair in enumerate(evidence.pairs):
-            sentences: list[str] = []
-            for s in split_sentences(pair.answer):
-                if sentences and len(s) < self.min_chars:
-                    sentences[-1] = f"{sentences[-1]} {s}"
-                else:
-                    sentences.append(s)
-            for s in sentences:
-                text = f"{pair.question} {s}" if (self.keep_question and pair.question) else s
-                facts.append(AtomicFact(text=text, pair_index=k))
+            if is_unanswerable(pair.answer):
+                texts = [unanswered_fact(pair)] if self.unanswerable == "statement" else []
+            else:
+                texts = [f"{pair.question} {s}" if (self.keep_question and pair.question) else s
+                         for s in answer_sentences(pair.answer, self.min_chars)]
+            facts.extend(AtomicFact(text=t, pair_index=k) for t in texts if has_content(t))
         return facts
 
 
@@ -111,44 +143,53 @@ class DeclarativeDecomposer:
     (hard line breaks inside a sentence are joined first). What the rules cannot convert keeps
     rules-v1's "<question> <sentence>" form, so no answer text is dropped.
 
-    Output: ``list[AtomicFact]`` with ``pair_index`` set; an empty answer yields no fact.
+    Output: ``list[AtomicFact]`` with ``pair_index`` set; an empty answer, or one without a letter or
+    digit, yields no fact; an Unanswerable answer follows ``unanswerable`` (as in
+    :class:`RuleBasedDecomposer`), never the yes/no rule (its "No" is not a denial).
     """
 
     name = "rules-v2"
 
-    def __init__(self, min_chars: int = 8):
+    def __init__(self, min_chars: int = 8, unanswerable: str = DEFAULTS.unanswerable):
         if min_chars < 0:
             raise ValueError(f"min_chars: must be >= 0, got {min_chars}")
         self.min_chars = min_chars
+        self.unanswerable = check_unanswerable_mode(unanswerable)
+
+    def signature_fields(self) -> dict[str, str]:
+        return {"decomp": self.name, "unans": self.unanswerable}
 
     def decompose(self, evidence: Evidence, claim: str = "") -> list[AtomicFact]:
         from ev2r.facts.declarative import qa_to_statements
 
         facts: list[AtomicFact] = []
         for k, pair in enumerate(evidence.pairs):
+            if is_unanswerable(pair.answer):
+                if self.unanswerable == "statement" and pair.question:
+                    facts.append(AtomicFact(text=unanswered_fact(pair), pair_index=k))
+                continue
             # a line break inside a sentence (hard-wrapped web text) is a space; a blank line or a
             # bullet starts a new piece
             answer = re.sub(r"(?<![.!?:;\n])\n(?![\n\-*\u2022\d])", " ", pair.answer)
-            sentences: list[str] = []
-            for s in split_sentences(answer):
-                if sentences and len(s) < self.min_chars:
-                    sentences[-1] = f"{sentences[-1]} {s}"
-                else:
-                    sentences.append(s)
+            sentences = answer_sentences(answer, self.min_chars)
+            if not sentences:
+                continue
             for text, _converted in qa_to_statements(pair.question, sentences):
-                facts.append(AtomicFact(text=text, pair_index=k))
+                if has_content(text):
+                    facts.append(AtomicFact(text=text, pair_index=k))
         return facts
 
 
-def get_rule_decomposer(name: str = "rules"):
+def get_rule_decomposer(name: str = "rules", unanswerable: str = DEFAULTS.unanswerable):
     """The rule-based decomposer called ``name``: ``"rules"`` (the default, currently
-    ``rules-v2``), ``"rules-v1"`` or ``"rules-v2"``.
+    ``rules-v2``), ``"rules-v1"`` or ``"rules-v2"``, with ``unanswerable`` as the rule for
+    AVeriTeC's Unanswerable answers (:data:`ev2r.config.UNANSWERABLE_MODES`).
 
     Raises:
-        ValueError: an unknown name, listing the allowed ones.
+        ValueError: an unknown name or mode, listing the allowed ones.
     """
     if name in ("rules", "rules-v2"):
-        return DeclarativeDecomposer()
+        return DeclarativeDecomposer(unanswerable=unanswerable)
     if name == "rules-v1":
-        return RuleBasedDecomposer()
+        return RuleBasedDecomposer(unanswerable=unanswerable)
     raise ValueError(f"decomposer: {name!r} is not one of {', '.join(RULE_DECOMPOSERS)}")

@@ -46,7 +46,7 @@ from ev2r.types import Evidence, Item, QAPair, clean_text, is_valid_id
 
 __all__ = ["ID_FIELDS", "OPTIONAL_LABEL_FIELDS", "InputError", "InputWarning", "render_averitec_answer",
            "averitec_questions_to_evidence", "parse_evidence", "item_from_row", "read_rows", "check_encodable",
-           "items_from_rows", "read_items", "write_jsonl", "item_hash", "score_row"]
+           "items_from_rows", "warn_layout", "read_items", "write_jsonl", "item_hash", "score_row"]
 
 ID_FIELDS = ("id", "claim_id", "unique_id")
 
@@ -57,13 +57,19 @@ ID_FIELDS = ("id", "claim_id", "unique_id")
 OPTIONAL_LABEL_FIELDS = ("human_label", "predicted_label", "pred_label", "candidate_label")
 
 
-def parse_evidence(value: Any, where: str, field: str) -> Evidence:
-    """Evidence from text (``Question: ...\\nAnswer: ...`` blocks or plain text), a list of
-    ``{question, answer}`` objects, or an AVeriTeC ``questions`` list (``{question, answers}``)."""
+def parse_evidence(value: Any, where: str, field: str, notes: Optional[set] = None) -> Evidence:
+    """Evidence from text (``Question: ...\\nAnswer: ...`` blocks or plain text, read by the one Q/A
+    reader :func:`claimalign.qa_text.parse_qa_text`), a list of ``{question, answer}`` objects, or an
+    AVeriTeC ``questions`` list (``{question, answers}``).
+
+    Args:
+        notes: a set receiving the layout repairs text evidence needed
+            (:data:`claimalign.qa_text.LAYOUT_NOTES` keys).
+    """
     if value is None:
         raise InputError(f"{where}: field {field!r} is missing (text or a list of {{question, answer}})")
     if isinstance(value, str):
-        return Evidence.from_text(value)
+        return Evidence.from_text(value, notes)
     if isinstance(value, list):
         if value and all(isinstance(v, dict) and "answers" in v for v in value):
             return averitec_questions_to_evidence(value, where, field)
@@ -137,7 +143,7 @@ def _optional_label(row: dict, field: str, where: str, strict: Iterable[str], pr
 
 
 def item_from_row(row: Any, n: int, path: str = "<input>", strict_labels: Iterable[str] = (),
-                  problems: Optional[list] = None) -> Item:
+                  problems: Optional[list] = None, layout: Optional[list] = None) -> Item:
     """Build an :class:`Item` from one parsed row of any supported schema (module docstring).
 
     Args:
@@ -148,6 +154,8 @@ def item_from_row(row: Any, n: int, path: str = "<input>", strict_labels: Iterab
             e.g. ``("human_label",)`` for ``--proxy-target human``: an unreadable value there raises.
         problems: a list collecting ``(field, value)`` for unreadable optional fields (the caller
             warns once with a count); None: warn at once (:class:`InputWarning`).
+        layout: a list collecting ``(field, note)`` for evidence text whose Q/A layout needed a
+            repair (:data:`claimalign.qa_text.LAYOUT_NOTES`; the caller warns once with a count).
 
     Raises:
         InputError: a row that is not an object, one nested deeper than
@@ -163,19 +171,27 @@ def item_from_row(row: Any, n: int, path: str = "<input>", strict_labels: Iterab
     strict = tuple(strict_labels)
     rid = _row_id(row, n, path)
     where = _where(path, n, rid)
+
+    def _evidence(value, where, field):
+        notes: set = set()
+        ev = parse_evidence(value, where, field, notes)
+        if layout is not None:
+            layout.extend((field, note) for note in sorted(notes))
+        return ev
+
     claim = row.get("claim")
     if not isinstance(claim, str) or not clean_text(claim):
         raise InputError(f"{where}: field 'claim' must be a non-empty string, got {claim!r}")
     used = {"claim", *ID_FIELDS}
     if "candidate_evidence" in row:  # VitaminC evidence pairs
-        pred = parse_evidence(row.get("candidate_evidence"), where, "candidate_evidence")
-        ref = parse_evidence(row.get("reference_evidence"), where, "reference_evidence")
+        pred = _evidence(row.get("candidate_evidence"), where, "candidate_evidence")
+        ref = _evidence(row.get("reference_evidence"), where, "reference_evidence")
         gold = _label(row.get("reference_label"), where, "reference_label")
         plabel = _optional_label(row, "candidate_label", where, strict, problems)
         used |= {"candidate_evidence", "reference_evidence", "reference_label", "candidate_label"}
     elif "predicted_evidence" in row or "reference_evidence" in row:
-        pred = parse_evidence(row.get("predicted_evidence"), where, "predicted_evidence")
-        ref = parse_evidence(row.get("reference_evidence", ""), where, "reference_evidence")
+        pred = _evidence(row.get("predicted_evidence"), where, "predicted_evidence")
+        ref = _evidence(row.get("reference_evidence", ""), where, "reference_evidence")
         gold = _gold_label(row, where)
         plabel = _optional_label(row, "predicted_label", where, strict, problems)
         used |= {"predicted_evidence", "reference_evidence", "gold_label", "label", "predicted_label"}
@@ -185,7 +201,7 @@ def item_from_row(row: Any, n: int, path: str = "<input>", strict_labels: Iterab
             raise InputError(f"{where}: an AVeriTeC gold row has reference evidence ('questions') but no predicted "
                              "evidence; score a predictions file (claim_id, evidence, pred_label) with "
                              "references=<gold file> (CLI: --references GOLD.json)")
-        pred = parse_evidence(row["evidence"], where, "evidence")
+        pred = _evidence(row["evidence"], where, "evidence")
         gold = _label(row.get("label"), where, "label")
         plabel = _optional_label(row, "pred_label", where, strict, problems)
         used |= {"questions", "evidence", "label", "pred_label"}
@@ -194,7 +210,7 @@ def item_from_row(row: Any, n: int, path: str = "<input>", strict_labels: Iterab
                          "without its reference evidence; pass the gold file with references=<gold.json> "
                          "(CLI: --references GOLD.json)")
     elif "evidence" in row:  # FEVER / VitaminC claim-evidence rows
-        pred = parse_evidence(row["evidence"], where, "evidence")
+        pred = _evidence(row["evidence"], where, "evidence")
         ref = Evidence(())
         gold = _gold_label(row, where)
         plabel = _optional_label(row, "predicted_label", where, strict, problems)
@@ -255,11 +271,15 @@ def items_from_rows(rows: Sequence[Any], path: str = "<input>", strict_labels: I
         InputError: as :func:`item_from_row`.
     """
     problems: list = []
+    layout: list = []
     items = []
     for n, r in enumerate(rows):
-        before = len(problems)
-        items.append(item_from_row(r, n, path, strict_labels=strict_labels, problems=problems))
+        before, before_layout = len(problems), len(layout)
+        items.append(item_from_row(r, n, path, strict_labels=strict_labels, problems=problems, layout=layout))
         problems[before:] = [(f, v, n) for f, v in problems[before:]]
+        layout[before_layout:] = [(f, note, n) for f, note in layout[before_layout:]]
+    if layout:
+        warn_layout(layout, path)
     if problems:
         by_field: dict[str, list[tuple[int, Any]]] = {}
         for f, v, n in problems:
@@ -272,6 +292,24 @@ def items_from_rows(rows: Sequence[Any], path: str = "<input>", strict_labels: I
         warnings.warn(f"{path}: " + "; ".join(parts) + f". This run does not need these fields{need}: the values "
                       "are kept as given and ignored.", InputWarning, stacklevel=3)
     return items
+
+
+def warn_layout(layout: Sequence[tuple[str, str, int]], path: str | Path) -> None:
+    """One :class:`InputWarning` counting the rows whose evidence text needed a Q/A layout repair
+    (``(field, note, row)`` triples; notes are :data:`claimalign.qa_text.LAYOUT_NOTES` keys)."""
+    from claimalign.qa_text import LAYOUT_NOTES
+
+    by_note: dict[str, list[int]] = {}
+    for _field, note, n in layout:
+        rows = by_note.setdefault(note, [])
+        if not rows or rows[-1] != n:
+            rows.append(n)
+    parts = []
+    for note, rows in sorted(by_note.items()):
+        shown = ", ".join(str(n) for n in rows[:8]) + (" ..." if len(rows) > 8 else "")
+        parts.append(f"{len(rows)} row(s) where {LAYOUT_NOTES[note]}: rows {shown}")
+    warnings.warn(f"{path}: " + "; ".join(parts) + ". Check that these rows read as intended.", InputWarning,
+                  stacklevel=3)
 
 
 def read_items(path: str | Path, references: Optional[str | Path] = None, limit: Optional[int] = None,

@@ -20,6 +20,7 @@ import math
 import re
 from typing import Any, Optional
 
+from ev2r.types import has_content
 from ev2r.labels import Verdict
 from ev2r.scores import ReferenceResult
 from ev2r.facts.replay import parse_recorded_response
@@ -97,7 +98,8 @@ def _numbered(value: Any, key: str) -> str:
 
 
 def _has_content(fact: str) -> bool:
-    return bool(re.search(r"[A-Za-z0-9]", fact)) and not re.fullmatch(r"\s*<[^>]*>\s*", fact)
+    # a letter or digit in any script (ev2r.types.has_content), and not a "<fact>" template placeholder
+    return has_content(fact) and not re.fullmatch(r"\s*<[^>]*>\s*", fact)
 
 
 def parse_reference_answer(obj: Any) -> ReferenceResult:

@@ -150,15 +150,17 @@ class LLMReferenceScorer:
 
     def request_for(self, item: Item) -> LLMRequest:
         """The first-round request for an item."""
-        text = self.prompt.render(claim=item.claim, predicted_evidence=item.predicted_evidence.render(),
-                                  reference_evidence=item.reference_evidence.render())
+        # content-free pairs ("...", emoji) are no evidence: the LLM is never shown them to count as facts
+        text = self.prompt.render(claim=item.claim, predicted_evidence=item.predicted_evidence.with_content().render(),
+                                  reference_evidence=item.reference_evidence.with_content().render())
         return LLMRequest([{"role": "user", "content": text}], {"max_tokens": self.max_tokens})
 
     def _needs_call(self, item: Item) -> Optional[ReferenceResult]:
         """A result decided without the LLM, or None when the LLM must be asked."""
-        if item.reference_evidence.is_empty:
-            return ReferenceResult(status=STATUS_NO_REFERENCE, error="reference_evidence is empty")
-        if item.predicted_evidence.is_empty:
+        if not item.reference_evidence.with_content().pairs:
+            return ReferenceResult(status=STATUS_NO_REFERENCE, error="reference_evidence is empty (or states nothing: "
+                                                                      "no answer holds a letter or digit)")
+        if not item.predicted_evidence.with_content().pairs:
             return ReferenceResult(precision=0.0, recall=0.0, f1=0.0)
         if self.recorded is not None and str(item.id) in self.recorded.records:
             return self.recorded.score_reference([item])[0]
@@ -251,7 +253,7 @@ class LLMProxyScorer:
                 "proxy_llm": self.client.model}
 
     def request_for(self, item: Item) -> LLMRequest:
-        text = self.prompt.render(claim=item.claim, evidence=item.predicted_evidence.render())
+        text = self.prompt.render(claim=item.claim, evidence=item.predicted_evidence.with_content().render())
         return LLMRequest([{"role": "user", "content": text}],
                           {"max_tokens": self.max_tokens, "logprobs": True, "top_logprobs": self.top_logprobs})
 

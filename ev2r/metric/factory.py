@@ -21,6 +21,7 @@ from typing import Callable, Optional, Sequence
 
 from ev2r.facts.rules import RuleBasedDecomposer, get_rule_decomposer  # noqa: F401 (RuleBasedDecomposer re-exported)
 from ev2r.config import BASELINE_SCORERS, DECOMPOSERS, DEFAULTS, ScorerConfig  # noqa: F401 (re-exported)
+from ev2r.metric.combined import HybridCombiner
 from ev2r.metric.scorer import SCORE_NAMES, Ev2RScorer, verifier_signature_fields
 from ev2r.types import Item
 # the verifier loaders live in ev2r.verifier.loading; importable from here as before
@@ -34,7 +35,8 @@ def build_scorer(verifier: object = DEFAULTS.verifier, decomposer: str = DEFAULT
                  llm_options: Optional[dict] = None, baselines: Sequence[str] = DEFAULTS.baselines,
                  progress: Optional[Callable] = None, device: Optional[str] = DEFAULTS.device,
                  batch_size: int = DEFAULTS.batch_size, dtype: str = DEFAULTS.dtype, ev2r: bool = DEFAULTS.ev2r,
-                 config: Optional[ScorerConfig] = None) -> Ev2RScorer:
+                 unanswerable: str = DEFAULTS.unanswerable, config: Optional[ScorerConfig] = None,
+                 hybrid: bool = DEFAULTS.hybrid) -> Ev2RScorer:
     """Build an :class:`Ev2RScorer` from option values, or from a :class:`~ev2r.config.ScorerConfig`.
 
     Args:
@@ -45,11 +47,15 @@ def build_scorer(verifier: object = DEFAULTS.verifier, decomposer: str = DEFAULT
         alpha: Ev2R weight of F1 in [0, 1] (Akhtar et al. 2024, sec. 3.3).
         threshold, support: how a P(entailment) becomes support (see :mod:`ev2r.metric.reference`).
         proxy_target: ``"gold"`` or ``"human"`` (labelled comparison only; see :mod:`ev2r.metric.proxy`).
+        unanswerable: what AVeriTeC's Unanswerable answers ("No answer could be found.") give with a
+            rule-based decomposer: ``"drop"`` (no fact) or ``"statement"`` (:data:`ev2r.config.UNANSWERABLE_MODES`).
         baselines: extra per-item columns; ``"hu-meteor"`` adds ``hu_meteor`` and ``hu_meteor_q``.
         dtype: verifier precision, ``"auto"`` (default), ``"fp32"``, ``"bf16"`` or ``"int8"``
             (:func:`get_verifier`); ignored when ``verifier`` is an object.
         ev2r: False computes only the ``baselines`` columns: no verifier is loaded, no facts are
             made, and precision / recall / F1 / proxy / Ev2R stay None (needs at least one baseline).
+        hybrid: True (default) adds the combined score ``ev2r_hybrid`` and its columns ``hu_meteor`` and
+            ``hybrid_embedding`` (:mod:`ev2r.metric.combined`; ignored with ``ev2r=False``); False leaves them out.
         config: a whole configuration instead of the option values (which must then be left at
             their defaults: an option passed with its default value cannot be told apart from one
             left out); the defaults are :data:`ev2r.config.DEFAULTS`.
@@ -59,7 +65,8 @@ def build_scorer(verifier: object = DEFAULTS.verifier, decomposer: str = DEFAULT
     """
     options = dict(verifier=verifier, decomposer=decomposer, alpha=alpha, threshold=threshold, support=support,
                    proxy_target=proxy_target, replay=replay, replay_model=replay_model, llm_options=llm_options,
-                   baselines=baselines, device=device, batch_size=batch_size, dtype=dtype, ev2r=ev2r)
+                   baselines=baselines, device=device, batch_size=batch_size, dtype=dtype, ev2r=ev2r,
+                   unanswerable=unanswerable, hybrid=hybrid)
     if config is None:
         config = ScorerConfig(**options)
     else:
@@ -92,7 +99,7 @@ def scorer_from_config(config: ScorerConfig, progress: Optional[Callable] = None
     ver = (get_verifier(c.verifier, device=c.device, batch_size=c.batch_size, dtype=c.dtype)
            if isinstance(c.verifier, str) else c.verifier)
     if c.decomposer.startswith("rules"):
-        ref = NLIReferenceScorer(ver, get_rule_decomposer(c.decomposer), threshold=c.threshold, support=c.support)
+        ref = NLIReferenceScorer(ver, get_rule_decomposer(c.decomposer, c.unanswerable), threshold=c.threshold, support=c.support)
     elif c.decomposer == "replay":
         if not c.replay:
             raise ValueError("replay: --decomposer replay needs --replay FILE (recorded LLM outputs)")
@@ -105,7 +112,7 @@ def scorer_from_config(config: ScorerConfig, progress: Optional[Callable] = None
         ref = LLMReferenceScorer(**(c.llm_options or {}))
     return Ev2RScorer(ref, NLIProxyScorer(ver, target=c.proxy_target), alpha=c.alpha,
                       verifier_fields=verifier_signature_fields(ver), extra_scorers=extras, progress=progress,
-                      chunk_size=c.chunk_size)
+                      chunk_size=c.chunk_size, combiner=HybridCombiner(device=c.device) if c.hybrid else None)
 
 
 def hu_meteor_columns() -> dict[str, Callable]:

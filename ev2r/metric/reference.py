@@ -15,6 +15,20 @@ aggregation measured in shared/design/VERIFIER_NOTES.md); the fact counts as sup
 that probability is >= ``threshold`` (0.5 by default, the point where entailment is the more
 likely reading). ``support="soft"`` uses the probabilities themselves (expected counts).
 
+Graded scores (``graded_precision``, ``graded_recall``, ``graded_f1``: per-item ``extra_scores``
+columns, in the rows and the corpus means) are the same formulas with each fact's support = its
+*calibrated* probability (expected counts, sec. 3.1 with soft support): the maximum over the same
+premises of the calibrated P(entailment) of :mod:`ev2r.verifier.calibration` (temperature or
+isotonic, fitted on held-out NLI pairs, never on ratings), from the same verifier pass as the
+thresholded scores. The calibration is the checkpoint's ``calibration.json`` (the bundled verifier
+ships one); its id is the signature's ``cal`` field. A verifier without one (a hub checkpoint, a
+fake) gets the graded columns None, never uncalibrated numbers under that name: the run's signature
+says ``cal:none`` and an :class:`~ev2r.verifier.calibration.UncalibratedWarning` gives the reason
+once, when the scorer is built (a run-level condition, so the rows' ``error`` stays for item failures).
+
+``premise_window=k`` (k >= 2; default 1, off) adds, beside each single pair, every run of k
+consecutive pairs joined by a blank line as a premise, for facts that need two pairs together.
+
 Edge cases (defined, never NaN): no predicted facts -> precision 0 (a system that retrieved
 nothing is credited with nothing); no reference facts -> precision/recall/F1 are None and the
 item's status is ``no_reference``.
@@ -22,6 +36,7 @@ item's status is ``no_reference``.
 
 from __future__ import annotations
 
+import warnings
 from typing import Protocol, Sequence, runtime_checkable
 
 import numpy as np
@@ -29,8 +44,12 @@ import numpy as np
 from ev2r.config import DEFAULTS, SUPPORT_MODES  # noqa: F401 (SUPPORT_MODES re-exported)
 from ev2r.facts.rules import Decomposer
 from ev2r.scores import ReferenceResult, f1_score, prf_from_support  # noqa: F401 (re-exported)
-from ev2r.types import AtomicFact, Evidence, FactSupport, Item, STATUS_OK
+from ev2r.types import AtomicFact, Evidence, FactSupport, Item, STATUS_OK, has_content, is_unanswerable
+from ev2r.verifier.calibration import Calibration, UncalibratedWarning, calibration_for
 from ev2r.verifier.nli import check_probabilities
+
+#: The graded columns (per-item ``extra_scores`` and corpus means), in this order.
+GRADED_NAMES = ("graded_precision", "graded_recall", "graded_f1")
 
 
 @runtime_checkable
@@ -49,9 +68,27 @@ class ReferenceScorer(Protocol):
     def signature_fields(self) -> dict[str, str]: ...
 
 
-def pair_premises(evidence: Evidence) -> list[str]:
-    """Premises for support checks: each non-empty question/answer pair rendered on its own."""
-    return [p.render() for p in evidence.pairs if p.answer.strip()]
+def pair_premises(evidence: Evidence, unanswerable: str = "drop") -> list[str]:
+    """Premises for support checks (and the proxy): each question/answer pair rendered on its own,
+    except pairs whose answer states nothing: empty, without a letter or digit ("...", emoji:
+    :func:`ev2r.types.has_content`), or AVeriTeC's Unanswerable text ("No answer could be found.").
+    Such a pair supports no fact and is no evidence for a verdict; with ``unanswerable="statement"``
+    (the decomposer states such pairs as facts) an Unanswerable pair stays a premise, so that the
+    statement "No answer could be found to the question: Q" can be supported by the other side's pair."""
+    keep = unanswerable == "statement"
+    return [p.render() for p in evidence.pairs if has_content(p.answer) and (keep or not is_unanswerable(p.answer))]
+
+
+def window_premises(premises: Sequence[str], k: int) -> list[str]:
+    """Every run of ``k`` consecutive premises joined by a blank line (none when there are fewer
+    than ``k``; ``k`` < 2 gives none).
+
+    >>> window_premises(["a", "b", "c"], 2)
+    ['a\\n\\nb', 'b\\n\\nc']
+    """
+    if k < 2:
+        return []
+    return ["\n\n".join(premises[j:j + k]) for j in range(len(premises) - k + 1)]
 
 
 class NLIReferenceScorer:
@@ -62,23 +99,52 @@ class NLIReferenceScorer:
         decomposer: a :class:`~ev2r.facts.rules.Decomposer`.
         threshold: support threshold on P(entailment), in (0, 1).
         support: ``"threshold"`` (0/1 per fact) or ``"soft"`` (the probability itself).
+        calibration: ``"auto"`` (default: the verifier checkpoint's ``calibration.json``,
+            :func:`ev2r.verifier.calibration.calibration_for`; none found: an
+            :class:`~ev2r.verifier.calibration.UncalibratedWarning` with the reason), a
+            :class:`~ev2r.verifier.calibration.Calibration`, or None (graded scores off, no warning).
+            The graded columns are None without a calibration; ``calibration_reason`` says why.
+        premise_window: premises also span k consecutive pairs (module docstring); 1 = single pairs.
+
+    Raises:
+        ValueError: ``threshold`` outside (0, 1), an unknown ``support``, a ``calibration`` that is
+            none of the above, or ``premise_window`` < 1.
     """
 
     def __init__(self, verifier, decomposer: Decomposer, threshold: float = DEFAULTS.threshold,
-                 support: str = DEFAULTS.support):
+                 support: str = DEFAULTS.support, calibration="auto", premise_window: int = 1):
         if not (0.0 < threshold < 1.0):
             raise ValueError(f"threshold: expected a value in (0, 1), got {threshold!r}")
         if support not in SUPPORT_MODES:
             raise ValueError(f"support: {support!r} is not one of {SUPPORT_MODES}")
+        if isinstance(premise_window, bool) or not isinstance(premise_window, int) or premise_window < 1:
+            raise ValueError(f"premise_window: expected an integer >= 1, got {premise_window!r}")
         self.verifier = verifier
         self.decomposer = decomposer
         self.threshold = threshold
         self.support = support
+        self.premise_window = premise_window
         self.name = f"nli:{decomposer.name}"
+        if isinstance(calibration, str) and calibration == "auto":
+            self.calibration, self.calibration_reason = calibration_for(verifier)
+            if self.calibration is None:
+                warnings.warn(f"graded_precision/graded_recall/graded_f1 will be None: {self.calibration_reason}",
+                              UncalibratedWarning, stacklevel=2)
+        elif calibration is None:
+            self.calibration, self.calibration_reason = None, "graded support off (calibration=None)"
+        elif isinstance(calibration, Calibration):
+            self.calibration, self.calibration_reason = calibration, None
+        else:
+            raise ValueError(f"calibration: expected 'auto', None or an ev2r.verifier.calibration.Calibration, "
+                             f"got {calibration!r}")
 
     def signature_fields(self) -> dict[str, str]:
         rule = f"p>={self.threshold:g}" if self.support == "threshold" else "soft"
-        return {"ref": "nli", "decomp": self.decomposer.name, "support": rule, "prem": "qa-pair-max"}
+        declared = getattr(self.decomposer, "signature_fields", None)
+        decomp = declared() if callable(declared) else {"decomp": self.decomposer.name}
+        prem = "qa-pair-max" if self.premise_window == 1 else f"qa-pair+win{self.premise_window}-max"
+        cal = self.calibration.id if self.calibration is not None else "none"
+        return {"ref": "nli", **decomp, "support": rule, "prem": prem, "cal": cal}
 
     def score_reference(self, items: Sequence[Item]) -> list[ReferenceResult]:
         results: list[ReferenceResult] = [ReferenceResult() for _ in items]
@@ -94,12 +160,17 @@ class NLIReferenceScorer:
                 results[i].status, results[i].error = "error", f"decomposition failed: {type(e).__name__}: {e}"
                 plans.append(None)
                 continue
+            # whatever made them (rules, an LLM), facts without a letter or digit state nothing
+            pred_facts = [f for f in pred_facts if has_content(f.text)]
+            ref_facts = [f for f in ref_facts if has_content(f.text)]
             plans.append((pred_facts, ref_facts))
             if not ref_facts:
                 results[i].status, results[i].error = "no_reference", "reference_evidence has no atomic facts"
             for side, facts, other in (("pred", pred_facts, item.reference_evidence),
                                        ("ref", ref_facts, item.predicted_evidence)):
-                prem = pair_premises(other)
+                prem = pair_premises(other, getattr(self.decomposer, "unanswerable", "drop"))
+                if self.premise_window > 1:
+                    prem = prem + window_premises(prem, self.premise_window)
                 for f_idx, fact in enumerate(facts):
                     start = len(premises)
                     premises.extend(prem)
@@ -107,9 +178,13 @@ class NLIReferenceScorer:
                     spans.append((i, side, f_idx, start, len(premises)))
         probs = (check_probabilities(self.verifier.predict(premises, hypotheses), len(premises))
                  if premises else np.zeros((0, 3)))
+        cal_e = self.calibration.entailment(probs) if self.calibration is not None else None
         entail: dict[tuple[int, str, int], float] = {}
+        graded: dict[tuple[int, str, int], float] = {}  # calibrated support, same premises, same pass
         for i, side, f_idx, start, stop in spans:
             entail[(i, side, f_idx)] = float(probs[start:stop, 0].max()) if stop > start else 0.0
+            if cal_e is not None:
+                graded[(i, side, f_idx)] = float(cal_e[start:stop].max()) if stop > start else 0.0
         for i, plan in enumerate(plans):
             if plan is None:
                 continue
@@ -121,6 +196,12 @@ class NLIReferenceScorer:
                 continue
             val = (lambda fs: [f.probability if self.support == "soft" else float(f.supported) for f in fs])
             res.precision, res.recall, res.f1 = prf_from_support(val(res.predicted_facts), val(res.reference_facts))
+            if self.calibration is None:  # the reason: the signature's cal:none and the construction warning
+                res.extra_scores = dict.fromkeys(GRADED_NAMES)
+            else:
+                gp, gr, gf = prf_from_support([graded[(i, "pred", k)] for k in range(len(pred_facts))],
+                                              [graded[(i, "ref", k)] for k in range(len(ref_facts))])
+                res.extra_scores = dict(zip(GRADED_NAMES, (gp, gr, gf)))
         return results
 
     def _judge(self, i: int, side: str, facts: list[AtomicFact], entail) -> list[FactSupport]:

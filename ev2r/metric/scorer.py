@@ -21,6 +21,7 @@ from typing import Callable, Mapping, Optional, Sequence
 
 from ev2r.config import DEFAULTS
 from ev2r.labels import LABEL_MAPPING_ID
+from ev2r.metric.combined import HYBRID_NAME
 from ev2r.scores import ev2r_combine  # noqa: F401 (re-exported)
 from ev2r.signature import Signature, package_version
 from ev2r.types import CorpusScore, Item, ItemScore, LLMUsage, STATUS_OK, mean_or_none
@@ -55,6 +56,8 @@ class Ev2RScorer:
             (e.g. the Hungarian METEOR baseline); their names enter the signature.
         progress: optional callable(done, total) called as chunks complete.
         chunk_size: items per verifier pass (bounds memory; progress granularity).
+        combiner: optional :class:`~ev2r.metric.combined.HybridCombiner`: adds ``ev2r_hybrid`` (and
+            its columns) to every item after the other scores; its fields enter the signature.
 
     Raises:
         ValueError: ``alpha`` outside [0, 1] or ``chunk_size`` < 1.
@@ -62,7 +65,8 @@ class Ev2RScorer:
 
     def __init__(self, reference_scorer, proxy_scorer=None, alpha: float = DEFAULTS.alpha, verifier_name: str = "none",
                  extra_scorers: Optional[dict[str, Callable]] = None, progress: Optional[Callable] = None,
-                 chunk_size: int = DEFAULTS.chunk_size, verifier_fields: Optional[Mapping[str, str]] = None):
+                 chunk_size: int = DEFAULTS.chunk_size, verifier_fields: Optional[Mapping[str, str]] = None,
+                 combiner=None):
         if not (0.0 <= alpha <= 1.0):
             raise ValueError(f"alpha: expected a value in [0, 1], got {alpha!r}")
         if chunk_size < 1:
@@ -77,6 +81,7 @@ class Ev2RScorer:
         self.extra_scorers = dict(extra_scorers or {})
         self.progress = progress
         self.chunk_size = chunk_size
+        self.combiner = combiner
 
     # -- signature ----------------------------------------------------------------------------
     def signature(self) -> Signature:
@@ -94,6 +99,8 @@ class Ev2RScorer:
             parts.append({"map": LABEL_MAPPING_ID.split(":", 1)[1], "alpha": f"{self.alpha:g}"})
         parts.append({f"extra-{name}": getattr(self.extra_scorers[name], "signature", "1")
                       for name in sorted(self.extra_scorers)})
+        if self.combiner is not None:
+            parts.append(self.combiner.signature_fields())
         parts.append({"transformers": package_version("transformers"), "torch": package_version("torch")})
         return Signature.from_parts(*parts)
 
@@ -193,11 +200,14 @@ class Ev2RScorer:
                     errors.append(f"{name}: {type(vals).__name__}: {vals}")
                 else:
                     s.extra_scores[name] = vals[k]
+            s.extra_scores.update(ref.extra_scores)  # the backend's own columns (NLI: graded_precision, ...)
             if statuses:
                 s.status = statuses[0]
             if errors:
                 s.error = "; ".join(errors)
             scores.append(s)
+        if self.combiner is not None:
+            self.combiner.apply(items, scores)
         return scores
 
     def corpus(self, scores: Sequence[ItemScore]) -> CorpusScore:
@@ -208,7 +218,8 @@ class Ev2RScorer:
 def corpus_summary(scores: Sequence[ItemScore], signature: str) -> CorpusScore:
     """The corpus summary of per-item scores (what :meth:`Ev2RScorer.corpus` returns): means over
     items whose status is ok (None values left out), ``n``, ``n_failed``, failures by status, and
-    the given ``signature``. Used by engines that score items in other processes
+    the given ``signature``. ``ev2r_hybrid`` is None unless every ok item has it (the rows' ``error``
+    says why one lacks it). Used by engines that score items in other processes
     (:mod:`ev2r.engines.ray_engine`), so a corpus is summarised one way whichever engine scored it.
 
     Args:
@@ -218,11 +229,14 @@ def corpus_summary(scores: Sequence[ItemScore], signature: str) -> CorpusScore:
     ok = [s for s in scores if s.ok]
     failures = collections.Counter(s.status for s in scores if not s.ok)
     extra_names = sorted({k for s in scores for k in s.extra_scores})
+    extra = {k: mean_or_none([s.extra_scores.get(k) for s in ok]) for k in extra_names}
+    if HYBRID_NAME in extra and any(s.extra_scores.get(HYBRID_NAME) is None for s in ok):
+        extra[HYBRID_NAME] = None  # a mean over fewer items than the others would mislead; rows say why
     return CorpusScore(
         n=len(scores), n_failed=len(scores) - len(ok),
         precision=mean_or_none([s.precision for s in ok]), recall=mean_or_none([s.recall for s in ok]),
         f1=mean_or_none([s.f1 for s in ok]), proxy=mean_or_none([s.proxy for s in ok]),
         ev2r=mean_or_none([s.ev2r for s in ok]), signature=signature,
-        extra={k: mean_or_none([s.extra_scores.get(k) for s in ok]) for k in extra_names},
+        extra=extra,
         failures=dict(failures),
     )

@@ -23,11 +23,25 @@ aggregated by ``long_premise``:
 * ``"mean"``: the mean distribution over windows;
 * ``"truncate"``: only the first window.
 The choice was measured on WiCE's long web-page premises (``benchmarks/long_premise.py``).
+
+Long hypotheses (a claim or atomic fact longer than half the window, that does not fit beside its
+premise): no hypothesis text is dropped. With ``long_hypothesis="window"`` (default) the
+hypothesis is cut into token windows as large as fit beside the premise (``max_length - 3 -
+min(len(premise), max_length // 2)`` tokens, overlapping by ``min(stride, window // 2)``), every
+hypothesis window is scored against the premise (its premise windows aggregated as above), and the
+hypothesis windows are joined by :func:`aggregate_hypothesis_windows`: a hypothesis is a
+conjunction of its parts, so it is entailed only when *every* part is (P(e) = min over parts),
+refuted when *some* part is (P(c) = max) and unverifiable when some part is (P(n) = max),
+renormalised to sum 1 -- the dual of the ``"max"`` premise rule. ``"truncate"`` keeps the old
+behaviour (the tokenizer cuts the hypothesis's tail) and says so: a :class:`LongHypothesisWarning`
+with the count. :attr:`HFNLIVerifier.n_long_hypotheses` counts such hypotheses either way, and the
+rule is in :meth:`HFNLIVerifier.signature_fields` (``hyp``).
 """
 
 from __future__ import annotations
 
 import hashlib
+import warnings
 from pathlib import Path
 from typing import Dict, Optional, Sequence
 
@@ -36,10 +50,18 @@ import numpy as np
 from claimalign.models import NLIModel, load_nli_model, predict_pairs, resolve_dtype
 from claimalign.nli import VerifierLike, check_probabilities
 from claimalign.textio import normalize_text
+from claimalign.qa_text import has_content
 from ev2r.config import LONG_PREMISE_POLICIES
 
-__all__ = ["Verifier", "check_probabilities", "LONG_PREMISE_POLICIES", "HFNLIVerifier", "aggregate_windows",
-           "dir_fingerprint"]
+__all__ = ["Verifier", "check_probabilities", "LONG_PREMISE_POLICIES", "LONG_HYPOTHESIS_POLICIES", "HFNLIVerifier",
+           "LongHypothesisWarning", "aggregate_windows", "aggregate_hypothesis_windows", "dir_fingerprint"]
+
+#: What :class:`HFNLIVerifier` does with a hypothesis that does not fit beside its premise (module docstring).
+LONG_HYPOTHESIS_POLICIES = ("window", "truncate")
+
+
+class LongHypothesisWarning(UserWarning):
+    """Hypothesis text was cut to fit the verifier's token window (``long_hypothesis="truncate"``)."""
 
 #: The verifier protocol (one definition, :class:`claimalign.nli.VerifierLike`).
 Verifier = VerifierLike
@@ -65,7 +87,10 @@ class HFNLIVerifier:
         batch_size: pairs per forward pass (>= 1).
         max_length: token window (>= 16); default the tokenizer's ``model_max_length`` capped at 512.
         long_premise: ``"max"``, ``"mean"`` or ``"truncate"`` (module docstring).
-        stride: token overlap between premise windows (>= 0).
+        stride: token overlap between premise windows (>= 0); hypothesis windows overlap by
+            ``min(stride, window // 2)``.
+        long_hypothesis: ``"window"`` (default: score every part of a long hypothesis, P(e) = min
+            over parts) or ``"truncate"`` (cut its tail, with a :class:`LongHypothesisWarning`).
         label_order: explicit class names per output index when ``config.id2label`` does not
             name the NLI classes (e.g. ``("entailment", "neutral", "contradiction")``).
         revision: hub revision (commit/tag) for reproducibility; recorded in ``name``.
@@ -81,7 +106,8 @@ class HFNLIVerifier:
 
     Attributes ``n_model_pairs``, ``n_model_tokens`` and ``n_padded_tokens`` count the forward-pass
     pairs (after deduplication and windowing), their tokens, and the tokens computed on (padding
-    included) so far.
+    included) so far; ``n_long_hypotheses`` the distinct (premise, hypothesis) pairs whose
+    hypothesis did not fit beside the premise (windowed, or cut under ``"truncate"``).
 
     Raises:
         ValueError: bad argument values, or a checkpoint whose labels cannot be mapped to
@@ -91,9 +117,11 @@ class HFNLIVerifier:
     def __init__(self, model: str, device: str = "cpu", batch_size: int = 32, max_length: Optional[int] = None,
                  long_premise: str = "max", stride: int = 32, label_order: Optional[Sequence[str]] = None,
                  revision: Optional[str] = None, name: Optional[str] = None, quantize: bool = False,
-                 dtype: str = "fp32"):
+                 dtype: str = "fp32", long_hypothesis: str = "window"):
         if long_premise not in LONG_PREMISE_POLICIES:
             raise ValueError(f"long_premise: {long_premise!r} is not one of {LONG_PREMISE_POLICIES}")
+        if long_hypothesis not in LONG_HYPOTHESIS_POLICIES:
+            raise ValueError(f"long_hypothesis: {long_hypothesis!r} is not one of {LONG_HYPOTHESIS_POLICIES}")
         if batch_size < 1:
             raise ValueError(f"batch_size: must be >= 1, got {batch_size}")
         if stride < 0:
@@ -105,6 +133,7 @@ class HFNLIVerifier:
         self.batch_size = batch_size
         self.max_length = max_length
         self.long_premise = long_premise
+        self.long_hypothesis = long_hypothesis
         self.stride = stride
         self.label_order = tuple(label_order) if label_order is not None else None
         self.revision = revision
@@ -119,6 +148,7 @@ class HFNLIVerifier:
         self.n_model_pairs = 0
         self.n_model_tokens = 0
         self.n_padded_tokens = 0
+        self.n_long_hypotheses = 0
 
     @property
     def name(self) -> str:
@@ -131,8 +161,10 @@ class HFNLIVerifier:
         return f"{self.model_id}@{self.revision or 'main'}{suffix}"
 
     def signature_fields(self) -> Dict[str, str]:
-        """``verifier``: :attr:`name`; ``window``: token window and long-premise policy (e.g. ``128-max``)."""
-        return {"verifier": self.name, "window": f"{self.max_length or 'auto'}-{self.long_premise}"}
+        """``verifier``: :attr:`name`; ``window``: token window and long-premise policy (e.g. ``128-max``);
+        ``hyp``: the long-hypothesis rule (``window-min``: every part scored, P(e) = min; ``truncate``)."""
+        hyp = "window-min" if self.long_hypothesis == "window" else "truncate"
+        return {"verifier": self.name, "window": f"{self.max_length or 'auto'}-{self.long_premise}", "hyp": hyp}
 
     def _load(self) -> NLIModel:
         """Load tokenizer and weights once (:func:`claimalign.models.load_nli_model`) and fix the window."""
@@ -147,7 +179,9 @@ class HFNLIVerifier:
     def predict(self, premises: Sequence[str], hypotheses: Sequence[str]) -> np.ndarray:
         """(n, 3) float64 [P(entailment), P(neutral), P(contradiction)] for n (premise, hypothesis)
         strings. Texts are NFC-normalised with one line ending, and a special-token string in them
-        ("[SEP]", "<s>") is tokenised as text, never as the control token.
+        ("[SEP]", "<s>") is tokenised as text, never as the control token. A pair whose premise or
+        hypothesis holds no letter or digit (:func:`claimalign.qa_text.has_content`) is (0, 1, 0), neutral,
+        without asking the model.
 
         Raises:
             ValueError: a single string, unequal lengths, or a non-string element (naming it).
@@ -167,9 +201,14 @@ class HFNLIVerifier:
         hypotheses = [nli.guard(normalize_text(h)) for h in hypotheses]
         unique: dict[tuple[str, str], int] = {}
         for p, h in zip(premises, hypotheses):
-            unique.setdefault((p, h), len(unique))
-        probs = self._predict_unique(nli, list(unique))
-        return np.stack([probs[unique[(p, h)]] for p, h in zip(premises, hypotheses)])
+            if has_content(p) and has_content(h):
+                unique.setdefault((p, h), len(unique))
+        probs = self._predict_unique(nli, list(unique)) if unique else []
+        # text without a letter or digit ("...", emoji) states nothing: it entails and contradicts
+        # nothing (the model gave such premises P(entailment) 0.73-0.86), so the model is not asked
+        nothing = np.array([0.0, 1.0, 0.0])
+        return np.stack([probs[unique[(p, h)]] if (p, h) in unique else nothing
+                         for p, h in zip(premises, hypotheses)])
 
     def _windows(self, offsets: list[tuple[int, int]], text: str, hyp_len: int) -> list[str]:
         """Cut a premise into text windows of at most ``budget`` tokens (token offsets give the
@@ -188,30 +227,56 @@ class HFNLIVerifier:
                 break
         return out
 
+    def _hypothesis_windows(self, offsets: list[tuple[int, int]], text: str, p_len: int) -> list[tuple[str, int]]:
+        """A hypothesis that does not fit beside its premise cut into (text, tokens) windows of
+        ``window - specials - min(p_len, window // 2)`` tokens (module docstring); else ``[(text, len)]``."""
+        h_len, half = len(offsets), self._window // 2
+        if h_len <= half or h_len + p_len + self._n_special <= self._window:
+            return [(text, h_len)]  # fits (the premise is windowed around it, as before)
+        self.n_long_hypotheses += 1
+        if self.long_hypothesis == "truncate":
+            return [(text, half)]  # the tokenizer cuts the tail (longest_first), as before: warned in predict
+        budget = max(8, self._window - self._n_special - min(p_len, half))
+        step = max(1, budget - min(self.stride, budget // 2))
+        out = []
+        for start in range(0, h_len, step):
+            stop = min(start + budget, h_len)
+            out.append((text[offsets[start][0]: offsets[stop - 1][1]], stop - start))
+            if stop >= h_len:
+                break
+        return out
+
     def _predict_unique(self, nli: NLIModel, keys: list[tuple[str, str]]) -> np.ndarray:
         """Distributions of distinct (guarded) pairs: windows, one :func:`predict_pairs` pass, aggregation."""
         tok = nli.tokenizer
         # verbose=False: premises longer than the model are expected here (they are windowed below)
         prem = tok([k[0] for k in keys], add_special_tokens=False, return_offsets_mapping=True, verbose=False)
-        hyp_lens = [len(x) for x in tok([k[1] for k in keys], add_special_tokens=False, verbose=False)["input_ids"]]
-        jobs: list[tuple[int, str, str]] = []  # (key index, premise window text, hypothesis)
-        for k, (key, offsets, h_len) in enumerate(zip(keys, prem["offset_mapping"], hyp_lens)):
-            h_len = min(h_len, self._window // 2)  # an over-long hypothesis is cut later
-            for w in self._windows(list(offsets), key[0], h_len):
-                jobs.append((k, w, key[1]))
+        hyp = tok([k[1] for k in keys], add_special_tokens=False, return_offsets_mapping=True, verbose=False)
+        jobs: list[tuple[int, int, str, str]] = []  # (key index, hypothesis window, premise window, hypothesis text)
+        n_long = self.n_long_hypotheses
+        for k, (key, offsets, h_offsets) in enumerate(zip(keys, prem["offset_mapping"], hyp["offset_mapping"])):
+            for hi, (h_text, h_len) in enumerate(self._hypothesis_windows(list(h_offsets), key[1], len(offsets))):
+                for w in self._windows(list(offsets), key[0], h_len):
+                    jobs.append((k, hi, w, h_text))
+        if self.long_hypothesis == "truncate" and self.n_long_hypotheses > n_long:
+            warnings.warn(f"verifier {self.name}: {self.n_long_hypotheses - n_long} hypothesis text(s) longer than "
+                          f"the {self._window}-token window beside their premise were cut (long_hypothesis="
+                          "'truncate'); long_hypothesis='window' scores every part", LongHypothesisWarning,
+                          stacklevel=3)
         counts = {"tokens": 0, "padded_tokens": 0}
-        out = predict_pairs(nli.model, tok, [j[1] for j in jobs], [j[2] for j in jobs], max_length=self._window,
+        out = predict_pairs(nli.model, tok, [j[2] for j in jobs], [j[3] for j in jobs], max_length=self._window,
                             batch_size=self.batch_size, columns=nli.columns, truncation="longest_first",
                             device=self.device, counts=counts)
         self.n_model_tokens += counts["tokens"]
         self.n_padded_tokens += counts["padded_tokens"]
         self.n_model_pairs += len(jobs)
         result = np.zeros((len(keys), 3), dtype=np.float64)
-        groups: dict[int, list[int]] = {}
-        for j, (k, _, _) in enumerate(jobs):
-            groups.setdefault(k, []).append(j)
-        for k, js in groups.items():
-            result[k] = aggregate_windows(out[js], self.long_premise)
+        groups: dict[int, dict[int, list[int]]] = {}
+        for j, (k, hi, _, _) in enumerate(jobs):
+            groups.setdefault(k, {}).setdefault(hi, []).append(j)
+        for k, parts in groups.items():
+            per_part = np.stack([aggregate_windows(out[js], self.long_premise) for js in parts.values()])
+            result[k] = aggregate_hypothesis_windows(per_part)
         return result
 
 
@@ -238,3 +303,27 @@ def aggregate_windows(probs: np.ndarray, policy: str) -> np.ndarray:
         v = np.array([probs[:, 0].max(), probs[:, 1].min(), probs[:, 2].max()])
         return v / v.sum()
     raise ValueError(f"policy: {policy!r} is not one of {LONG_PREMISE_POLICIES}")
+
+
+def aggregate_hypothesis_windows(probs: np.ndarray) -> np.ndarray:
+    """Join (m, 3) distributions [entail, neutral, contra] of the m parts of one long hypothesis
+    (each already aggregated over its premise windows) into one distribution.
+
+    A hypothesis is the conjunction of its parts: it is entailed only when every part is, refuted
+    when some part is, unverifiable when some part is. So P(e) = min over parts, P(n) = max,
+    P(c) = max, renormalised to sum 1 (the dual of :func:`aggregate_windows` ``"max"``, which joins
+    premise windows as a disjunction). One part is returned unchanged.
+
+    >>> aggregate_hypothesis_windows(np.array([[0.8, 0.1, 0.1], [0.1, 0.8, 0.1]])).round(3).tolist()
+    [0.1, 0.8, 0.1]
+
+    Raises:
+        ValueError: ``probs`` not of shape (m >= 1, 3).
+    """
+    probs = np.asarray(probs, dtype=np.float64)
+    if probs.ndim != 2 or probs.shape[1] != 3 or probs.shape[0] == 0:
+        raise ValueError(f"probs: expected shape (m>=1, 3), got {probs.shape}")
+    if probs.shape[0] == 1:
+        return probs[0]
+    v = np.array([probs[:, 0].min(), probs[:, 1].max(), probs[:, 2].max()])
+    return v / v.sum()

@@ -283,3 +283,17 @@ def test_contrastive_claim_pure_and_deterministic():
     assert exp.target == "claim" and exp.kind == P.MEANING_PRESERVING
     assert [exp.expectation(s).effect for s in ("precision", "recall", "f1", "proxy", "ev2r")] == ["invariant"] * 5
     assert exp.expectation("f1").tolerance_pct == 1 and not exp.expectation("proxy").gated
+
+
+def test_content_free_padding_appends_pairs_that_state_nothing():
+    from ev2r.types import has_content
+
+    it = item_of(("Who won?", "Bob won."), ("Where?", "Paris."))
+    r = P.content_free_padding(it, rng(3))
+    pairs = r.item.predicted_evidence.pairs
+    assert pairs[:2] == it.predicted_evidence.pairs and 4 <= len(pairs) - 2 <= 16
+    assert r.n_edits == len(pairs) - 2
+    assert not any(has_content(p.question) or has_content(p.answer) for p in pairs[2:])
+    assert P.content_free_padding(it, rng(3)).item == r.item  # same rng state, same output
+    exp = P.PERTURBATIONS["content_free_padding"]
+    assert exp.expect.effect == P.NO_INCREASE and exp.expect.gated

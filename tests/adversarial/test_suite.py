@@ -192,3 +192,32 @@ def test_plot_marks_only_interval_decided_failures(tmp_path):
                     assert abs(c.pct_change) > c.tolerance_pct
                 else:
                     assert c.pct_change > -c.tolerance_pct
+
+
+def test_no_increase_rise_fails_fall_and_stay_pass():
+    rise = _one_check("content_free_padding", [0.4] * 4, [0.6] * 4)
+    assert rise.expected == "no_increase" and rise.verdict == "fail" and "wholly above" in rise.reason
+    fall = _one_check("content_free_padding", [0.4] * 4, [0.2] * 4)
+    stay = _one_check("content_free_padding", [0.4] * 4, [0.4] * 4)
+    assert fall.verdict == "pass" and stay.verdict == "pass"
+    assert fall.pass_rate == 1.0 and rise.pass_rate == 0.0
+    noisy = _one_check("content_free_padding", [0.4, 0.4, 0.4], [0.4, 0.4, 0.7])  # one item rose: not decided
+    assert noisy.verdict == "n/a"
+
+
+def gullible_scorer(items):
+    """coverage_scorer, except that each pair without words adds 0.02 of credit to recall (as content-free
+    facts "supported" by anything did): padding games it."""
+    out = coverage_scorer(items)
+    for it, o in zip(items, out):
+        if o["recall"] is not None:
+            empty = sum(not any(c.isalnum() for c in p.answer) for p in it.predicted_evidence.pairs)
+            o["recall"] = min(1.0, o["recall"] * 0.5 + 0.02 * empty)
+    return out
+
+
+def test_padding_gate_catches_a_scorer_that_credits_content_free_pairs():
+    sound = run_suite(make_items(12), coverage_scorer, ["content_free_padding"], n_boot=200)
+    assert sound.passed("gated")
+    gamed = run_suite(make_items(12), gullible_scorer, ["content_free_padding"], n_boot=200)
+    assert ("content_free_padding", "recall") in {(c.perturbation, c.score) for c in gamed.violations("gated")}

