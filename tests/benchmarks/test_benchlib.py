@@ -1,19 +1,17 @@
 """benchmarks/_benchlib.py: file names of rating files, NAME=PATH options, and which replayed LLM
 reply belongs to a row (ids of different rating files collide)."""
 
-import importlib.util
 
 import pytest
 
 from ev2r.io.readers import items_from_rows
 from support.paths import REPO
+from support.modules import load_file_module
 
 
 @pytest.fixture(scope="module")
 def bl():
-    spec = importlib.util.spec_from_file_location("benchlib_under_test", REPO / "benchmarks" / "_benchlib.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+    mod = load_file_module("benchlib_under_test", REPO / "benchmarks" / "_benchlib.py")
     return mod
 
 

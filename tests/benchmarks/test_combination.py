@@ -1,7 +1,6 @@
 """benchmarks/combination.py (the weights of ev2r_hybrid): the grid, the fits, the join of score rows
 with rating rows, the bootstrap's Spearman, and that ev2r.config ships the weights its JSON chose."""
 
-import importlib.util
 import json
 
 import numpy as np
@@ -10,6 +9,7 @@ from scipy import stats
 
 from ev2r.config import HYBRID_COMPONENTS, HYBRID_WEIGHTS
 from support.paths import REPO
+from support.modules import load_file_module
 
 BENCH = REPO / "benchmarks" / "combination.py"
 RESULT = REPO / "benchmarks" / "results" / "combination.json"
@@ -17,9 +17,7 @@ RESULT = REPO / "benchmarks" / "results" / "combination.json"
 
 @pytest.fixture(scope="module")
 def bench():
-    spec = importlib.util.spec_from_file_location("combination", BENCH)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+    mod = load_file_module("combination", BENCH)
     return mod
 
 

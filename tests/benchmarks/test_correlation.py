@@ -2,7 +2,6 @@
 reading of ``ev2r score -o`` rows, and a whole run from score files (no model). The script is loaded
 from its path (benchmarks/ is no package)."""
 
-import importlib.util
 import json
 
 import numpy as np
@@ -11,15 +10,14 @@ from scipy import stats
 
 from ev2r.io.readers import item_hash, items_from_rows
 from support.paths import REPO
+from support.modules import load_file_module
 
 BENCH = REPO / "benchmarks" / "correlation.py"
 
 
 @pytest.fixture(scope="module")
 def corr():
-    spec = importlib.util.spec_from_file_location("correlation_bench", BENCH)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+    mod = load_file_module("correlation_bench", BENCH)
     return mod
 
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import fnmatch
 import gzip
-import importlib.util
 import json
 import re
 import sys
@@ -19,6 +18,7 @@ import pytest
 from ev2r.facts import declarative
 from ev2r.facts.declarative import is_base_verb, is_inflected_verb, qa_to_statements
 from support.paths import REPO
+from support.modules import load_file_module
 
 SCRIPT = REPO / "scripts" / "make_verb_tables.py"
 DATA = REPO / "ev2r" / "facts" / "data"
@@ -27,9 +27,7 @@ DEV_SETS = ("averitec_manual_eval_subset.jsonl", "averitec_shared_task_dev.jsonl
 
 @pytest.fixture(scope="module")
 def script():
-    spec = importlib.util.spec_from_file_location("make_verb_tables", SCRIPT)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+    mod = load_file_module("make_verb_tables", SCRIPT)
     return mod
 
 

@@ -10,6 +10,7 @@ import pytest
 
 import ev2r
 from ev2r.integrations.hf_evaluate.core import build_items, compute_ev2r
+from support.modules import load_file_module
 
 from .conftest import EXAMPLE, REPO_ROOT, ROWS, real_model_spec
 
@@ -81,11 +82,8 @@ print(round(r["ev2r"], 6))
 
 def test_docstring_examples_run(no_network):
     import doctest
-    import importlib.util
 
-    spec = importlib.util.spec_from_file_location("ev2r_metric_doc", ev2r.evaluate_module_path())
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+    mod = load_file_module("ev2r_metric_doc", ev2r.evaluate_module_path())
     test = doctest.DocTestParser().get_doctest(mod._KWARGS_DESCRIPTION, {}, "ev2r_metric", None, 0)
     runner = doctest.DocTestRunner()
     runner.run(test)

@@ -2,12 +2,12 @@
 authors' per-row precision/recall and their published correlations on the 86-row subset.
 The computation is benchmarks/replay_parity.py's (one implementation, loaded from its path)."""
 
-import importlib.util
 import math
 
 import pytest
 
 from support.paths import REPO
+from support.modules import load_file_module
 
 BENCH = REPO / "benchmarks" / "replay_parity.py"
 
@@ -16,9 +16,7 @@ FLAGGED = {("gpt-4o-2024-05-13", 35), ("gpt-3.5-turbo-1106", 268), ("gpt-3.5-tur
 
 @pytest.fixture(scope="module")
 def parity():
-    spec = importlib.util.spec_from_file_location("replay_parity", BENCH)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+    mod = load_file_module("replay_parity", BENCH)
     return mod
 
 
