@@ -66,6 +66,8 @@ def _row_expected(checks: list) -> str:
 def _expect_text(c: ScoreCheck) -> str:
     if c.expected == INVARIANT:
         return f"invariant (±{c.tolerance_pct:g}%)"
+    if c.expected == "no_increase":
+        return f"no increase (≤ +{c.tolerance_pct:g}%)"
     return f"decrease (≤ −{c.tolerance_pct:g}%)"
 
 

@@ -319,8 +319,13 @@ def _example(before: Item, after: Item, limit: int = 400) -> dict:
         for pa, pb in zip(a, b):
             if pa != pb:
                 return {"id": before.id, "before": pa.render()[:limit], "after": pb.render()[:limit]}
-    return {"id": before.id, "before": before.predicted_evidence.render()[:limit],
-            "after": after.predicted_evidence.render()[:limit]}
+    tb, ta = before.predicted_evidence.render(), after.predicted_evidence.render()
+    k = 0  # show where the two differ (pairs added at the end would be cut off by the limit otherwise)
+    while k < min(len(tb), len(ta)) and tb[k] == ta[k]:
+        k += 1
+    start = max(0, k - limit // 4)
+    cut = (lambda t: ("…" if start else "") + t[start:start + limit])
+    return {"id": before.id, "before": cut(tb), "after": cut(ta)}
 
 
 def run_suite(items: Sequence[Item], scorer: Scorer, perturbations: Optional[Sequence[Perturbation | str]] = None,

@@ -212,9 +212,15 @@ def _report_score(args, summary, scores, wanted) -> int:
     exit status (1 when every item failed)."""
     n_noref = (summary.failures or {}).get("no_reference", 0)
     if n_noref:
-        print(f"ev2r score: note: {n_noref} item(s) have no reference evidence, so no precision/recall/F1/Ev2R: "
-              "give 'reference_evidence' in each row, or for AVeriTeC prediction files (claim_id, evidence, "
-              "pred_label) pass --references GOLD.json", file=sys.stderr)
+        print(f"ev2r score: note: {n_noref} item(s) have no reference evidence that states a fact (none given, or "
+              "every reference answer empty, content-free or 'No answer could be found.'), so no "
+              "precision/recall/F1/Ev2R: give 'reference_evidence' in each row, or for AVeriTeC prediction files "
+              "(claim_id, evidence, pred_label) pass --references GOLD.json", file=sys.stderr)
+    no_hybrid = [s for s in scores if s.ok and "ev2r_hybrid: " in (s.error or "")]
+    if no_hybrid:  # the reason is in each row's error; say it once here, never a silent n/a
+        why = (no_hybrid[0].error or "").split("ev2r_hybrid: ", 1)[1].split("; ")[0]
+        print(f"ev2r score: note: {len(no_hybrid)} ok item(s) have no ev2r_hybrid (so the corpus value is n/a); "
+              f"first reason: {why[:300]}", file=sys.stderr)
     all_failed = summary.n > 0 and summary.n_failed == summary.n
     if all_failed:
         first = next((s.error for s in scores if s.error), "")

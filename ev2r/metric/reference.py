@@ -192,13 +192,12 @@ class NLIReferenceScorer:
             res = results[i]
             res.predicted_facts = self._judge(i, "pred", pred_facts, entail)
             res.reference_facts = self._judge(i, "ref", ref_facts, entail)
+            res.extra_scores = dict.fromkeys(GRADED_NAMES)  # every row has the graded keys (None: not computed)
             if res.status != STATUS_OK:
                 continue
             val = (lambda fs: [f.probability if self.support == "soft" else float(f.supported) for f in fs])
             res.precision, res.recall, res.f1 = prf_from_support(val(res.predicted_facts), val(res.reference_facts))
-            if self.calibration is None:  # the reason: the signature's cal:none and the construction warning
-                res.extra_scores = dict.fromkeys(GRADED_NAMES)
-            else:
+            if self.calibration is not None:  # else None: the signature's cal:none and the construction warning say why
                 gp, gr, gf = prf_from_support([graded[(i, "pred", k)] for k in range(len(pred_facts))],
                                               [graded[(i, "ref", k)] for k in range(len(ref_facts))])
                 res.extra_scores = dict(zip(GRADED_NAMES, (gp, gr, gf)))

@@ -95,9 +95,11 @@ def test_rows_corpus_and_signature_with_calibration():
 
 
 def test_no_reference_item_has_no_graded_scores():
+    # the keys are there (every row has the same columns), the values None: not computed, never 0
     it = Item(id="x", claim="c", predicted_evidence=_item().predicted_evidence, reference_evidence=Evidence(()))
     (res,) = NLIReferenceScorer(KeywordVerifier(), AnswerFacts(), calibration=T2).score_reference([it])
-    assert res.status == "no_reference" and res.extra_scores == {}
+    assert res.status == "no_reference"
+    assert res.extra_scores == {"graded_precision": None, "graded_recall": None, "graded_f1": None}
 
 
 def test_bad_calibration_argument():
