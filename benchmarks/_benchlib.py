@@ -138,6 +138,16 @@ def write(prefix: Path, md: str, data: dict) -> None:
     print(f"wrote {prefix}.md, {prefix}.json", file=sys.stderr)
 
 
+def display_path(path) -> str:
+    """``path`` as a result file records it: relative to the repository root when it lies beside or
+    inside it (``../shared/data/...``), so committed tables name no machine's absolute paths."""
+    p = Path(path)
+    if not p.is_absolute():
+        return str(path)
+    rel = os.path.relpath(p.resolve(), REPO)
+    return rel if not rel.startswith(os.path.join("..", "..")) else str(path)
+
+
 def replay_content_matches(record: Optional[dict], item) -> bool:
     """Whether a recorded LLM reply (a row of ``ev2r_replay``: ``claim``, ``predicted_evidence``) was made
     for ``item`` (an :class:`ev2r.types.Item`): :func:`ev2r.facts.replay.recording_mismatch` finds no

@@ -340,7 +340,7 @@ def run(scores: dict, ratings: dict, step: float = 0.1, n_boot: int = 2000, seed
     return {
         "components": list(HYBRID_COMPONENTS), "step": step, "grid_size": int(len(grid)), "n_boot": n_boot,
         "seed": seed, "objective": "Spearman vs semantic_coverage",
-        "sets": {s: {"scores": str(scores[s]), "ratings": str(ratings[s]), "n_rows": d["n_rows"],
+        "sets": {s: {"scores": bl.display_path(scores[s]), "ratings": bl.display_path(ratings[s]), "n_rows": d["n_rows"],
                      "n_used": d["n_used"], "left_out": d["left_out"], "signature": sig[s]}
                  for s, d in sets.items()},
         "shipping": {"rule": "maximin", "weights": weights_dict(grid[g]), "weights_list": [float(v) for v in grid[g]],

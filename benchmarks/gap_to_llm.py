@@ -136,7 +136,7 @@ def main(argv=None) -> int:
                                "our_fact_entailed_by_gpt4o": round(float(np.mean(flat_o)), 4) if flat_o else None}
         table = {name: correlate(vals, rating, n_boot=args.n_boot) for name, vals in columns.items()}
         per_file[fname] = {
-            "path": dict(zip(names, [p for _, p in specs]))[fname], "rows": len(rows), "rows_in_file": len(items),
+            "path": bl.display_path(dict(zip(names, [p for _, p in specs]))[fname]), "rows": len(rows), "rows_in_file": len(items),
             "rows_are": "replay_parses" if with_replay else "all",
             "replay_rows_for_another_claim": sum(str(it.id) in replayer.records and not ok
                                                  for it, ok in zip(items, match)),
