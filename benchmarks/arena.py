@@ -162,10 +162,11 @@ def main(argv=None) -> int:
     judges = [(f"`{j.model}` at {j.base_url}", j) for j in map(parse_judge_spec, args.judge)]
     server = None
     if args.llama:
-        from ev2r.llm.local_server import LlamaServer, find_gemma_gguf
+        from ev2r.llm.local_server import GEMMA_ALIAS, LlamaServer, find_gemma_gguf
 
         log = args.server_log or Path(tempfile.gettempdir()) / "ev2r_arena_llama.log"
-        server = LlamaServer(find_gemma_gguf(), threads=args.threads, n_ctx=4096, log=log, ready_timeout=300.0)
+        server = LlamaServer(find_gemma_gguf(), alias=GEMMA_ALIAS, chat_format="gemma", threads=args.threads,
+                             n_ctx=4096, log=log, ready_timeout=300.0)
         judges.append(("`gemma-3-270m` (Gemma 3 270M base, GGUF Q4_K_M, llama-cpp-python server, "
                        f"{args.threads} CPU threads)", Judge(server.model, server.base_url, "gemma")))
     try:

@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 
 from support.fakes import KeywordVerifier
-from support.llm_fixtures import fake_server, llama_server, start_llama  # noqa: F401 (fixtures)
+from support.llm_fixtures import (  # noqa: F401 (fixtures and the report hook)
+    fake_server, llama_server, pytest_runtest_makereport, shared_llama, start_llama)
 from support.paths import NLTK_DATA, REPO, SHARED_DATA  # noqa: F401 (REPO: for the tests' use)
 from support.tiny_models import build_tiny_nli_model
 

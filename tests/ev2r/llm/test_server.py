@@ -1,10 +1,13 @@
-"""The LLM path against a real OpenAI-compatible server: llama-cpp-python serving the Gemma 3 270M
-base model (GGUF from PyPI) on loopback, started by the fixtures in conftest.py.
+"""The LLM path against a real OpenAI-compatible server: llama-cpp-python serving
+Qwen2.5-Coder-0.5B-Instruct (the GGUF ``scripts/install_llm_server.sh`` assembles) on loopback,
+started by the fixtures in ``tests/support/llm_fixtures.py``.
 
-The base model rarely writes valid JSON, and with the small ``max_tokens`` used here (the model
-runs at a few tokens per second on CI's 2 cores) its answers are cut off: the reference scorer
-must turn them into ``parse_error`` items, counted in ``n_failed``, never a score. Faults injected:
-the server killed mid-run, a response held past the client's timeout, malformed JSON.
+The model follows the prompts: its answers are JSON objects with the prompt's keys, letters of the
+verdict prompt, digits of the G-Eval prompt. Decoding is greedy (temperature 0, seed 0: the
+scorers' defaults), so a rerun gets the same answers. Faults injected: the server killed mid-run,
+a response held past the client's timeout, a 1 ms client timeout. Garbage answers (a base model's
+echoed prompt, cut-off JSON) are tested against the scripted server (``test_client_scorers.py``,
+``test_parse_cache.py``): no base model is needed for them.
 """
 
 import math
@@ -15,6 +18,7 @@ import pytest
 
 from ev2r.labels import Verdict
 from ev2r.llm import LLMClient, LLMProxyScorer, LLMReferenceScorer, LLMUsage, ResponseCache
+from ev2r.llm.parse import REFERENCE_KEYS, extract_json_object
 from ev2r.metric.scorer import Ev2RScorer
 from ev2r.types import Evidence, Item
 
@@ -22,7 +26,8 @@ from support.llm import DelayProxy
 
 pytestmark = [pytest.mark.llm, pytest.mark.slow]
 
-MAX_TOKENS = 16  # enough to show the model's (malformed) JSON; small enough for CI's CPUs
+MAX_TOKENS = 16  # the fault-injection tests: a cut-off answer (parse_error) is as good as a whole one there
+ANSWER_TOKENS = 400  # a whole answer to COMPACT_PROMPT on these short items
 
 # The fault-injection tests use this compact template (same JSON schema, ~90 tokens instead of the
 # shipped prompt's ~450) to keep prompt evaluation cheap on 2 CPU cores; the shipped prompt is
@@ -76,43 +81,61 @@ def check_result(r):
         assert r.precision is None and r.recall is None and r.f1 is None and r.error
 
 
+def cached_answers(cache_dir, scorer, its):
+    """The raw chat responses the scorer's first-round requests got (from its cache)."""
+    cache = ResponseCache(cache_dir)
+    return [cache.get(scorer.client.key(scorer.request_for(it))) for it in its]
+
+
 def test_decomposition_and_support_through_real_server(llama_server, tmp_path):
-    its = items(2)
-    sc = ref_scorer(llama_server.base_url, llama_server.model, tmp_path / "cache", max_reasks=1, prompt=None)
+    # the shipped reference_prf prompt on one simple item
+    its = items(1)
+    sc = ref_scorer(llama_server.base_url, llama_server.model, tmp_path / "cache", max_reasks=1, prompt=None,
+                    max_tokens=ANSWER_TOKENS)
     scorer = Ev2RScorer(sc, proxy_scorer=None)
     scores = scorer.score(its)
     run1 = usage(scores).to_dict()
-    for s in scores:
-        check_result(s)
-    # the 270M base model's truncated, malformed JSON is a parse_error, counted, never a number
-    assert sum(s.status == "parse_error" for s in scores) >= 1
+    (answer,) = cached_answers(tmp_path / "cache", sc, its)
+    text = answer["choices"][0]["message"]["content"]
+    print(f"\n[decomposition] {[(s.status, s.precision, s.recall, s.error) for s in scores]} run={run1}\n{text}")
+    # the instruct model answers the prompt: one JSON object with every key, facts listed and counted
+    assert answer["choices"][0]["finish_reason"] == "stop"
+    obj = extract_json_object(text)
+    assert set(REFERENCE_KEYS) <= set(obj)
+    assert obj["facts count predicted evidence"] >= 1 and obj["facts count reference evidence"] >= 1
+    for key in ("facts in predicted evidence", "facts in reference evidence"):  # a numbered string or a list
+        assert (len(obj[key]) >= 1 if isinstance(obj[key], list) else "1." in obj[key]), obj[key]
+    # ... which the strict parser accepts: a score, not a failure
+    assert scores[0].status == "ok", (scores[0].status, scores[0].error)
+    for v in (scores[0].precision, scores[0].recall, scores[0].f1):
+        assert 0.0 <= v <= 1.0
     summary = scorer.corpus(scores)
-    print(f"\n[decomposition] statuses={[s.status for s in scores]} n_failed={summary.n_failed} run={run1}")
-    assert summary.n == 2 and summary.n_failed == sum(not s.ok for s in scores)
-    assert not any(isinstance(v, float) and math.isnan(v) for v in (summary.precision, summary.recall, summary.f1))
-    assert "llm:gemma-3-270m" in summary.signature and "prompt:reference_prf@" in summary.signature
-    # real calls, with token usage reported by the server; parse errors were re-asked once
-    assert run1["calls"] >= 2 and run1["prompt_tokens"] > 400 and run1["completion_tokens"] > 0
-    assert run1["reasks"] >= sum(s.status == "parse_error" for s in scores)
+    assert summary.n == 1 and summary.n_failed == 0
+    assert "llm:qwen2.5-coder-0.5b-instruct" in summary.signature and "prompt:reference_prf@" in summary.signature
+    # one real call, with token usage reported by the server, no re-ask needed
+    assert run1["calls"] == 1 and run1["prompt_tokens"] > 400 and run1["completion_tokens"] > 20
+    assert run1["reasks"] == 0
 
     # a re-run makes zero calls and gives the same results
-    sc2 = ref_scorer(llama_server.base_url, llama_server.model, tmp_path / "cache", max_reasks=1, prompt=None)
+    sc2 = ref_scorer(llama_server.base_url, llama_server.model, tmp_path / "cache", max_reasks=1, prompt=None,
+                     max_tokens=ANSWER_TOKENS)
     again = sc2.score_reference(its)
-    assert usage(again).calls == 0 and usage(again).cache_hits == run1["calls"]
-    assert [(r.status, r.precision) for r in again] == [(s.status, s.precision) for s in scores]
+    assert usage(again).calls == 0 and usage(again).cache_hits == 1
+    assert [(r.status, r.precision, r.recall) for r in again] == [(s.status, s.precision, s.recall) for s in scores]
 
 
 def test_llm_proxy_reads_logprobs_from_real_server(llama_server, tmp_path):
     px = LLMProxyScorer(base_url=llama_server.base_url, model=llama_server.model, cache_dir=tmp_path / "c",
                         concurrency=1, max_tokens=2, top_logprobs=10, timeout=600.0, max_retries=1)
     res = px.score_proxy(items(2, "p"))
-    print(f"\n[proxy] {[(r.status, r.proxy, r.error) for r in res]}")
+    print(f"\n[proxy] {[(r.status, r.proxy, r.distribution, r.error) for r in res]}")
+    # the instruct model answers with a letter: every item has a distribution over the four verdicts
+    # (the 0.5B model is a weak judge: on these refuted claims it leans to A, Supported)
     for r in res:
-        assert r.status in ("ok", "parse_error"), (r.status, r.error)
-        if r.status == "ok":
-            assert 0.0 <= r.proxy <= 1.0 and math.isclose(sum(r.distribution), 1.0, abs_tol=1e-5)
-        else:
-            assert r.proxy is None and "letter" in r.error
+        assert r.status == "ok", (r.status, r.error)
+        assert 0.0 <= r.proxy <= 1.0 and math.isclose(sum(r.distribution), 1.0, abs_tol=1e-5)
+        assert len(r.distribution) == 4 and min(r.distribution) > 0.0  # all four letters among the top 10
+        assert math.isclose(r.proxy, r.distribution[1], rel_tol=1e-6)  # P(B, Refuted): the gold verdict
     # the server really returned token log-probabilities (what the proxy reads)
     cache = ResponseCache(tmp_path / "c")
     entries = [cache.get(px.client.key(px.request_for(it))) for it in items(2, "p")]
@@ -120,24 +143,19 @@ def test_llm_proxy_reads_logprobs_from_real_server(llama_server, tmp_path):
 
 
 def test_geval_judge_through_real_server(llama_server):
-    from claimalign.similarity.llm_judge import LLMJudgeError, LLMJudgeSimilarity
+    from claimalign.similarity.llm_judge import LLMJudgeSimilarity
 
     # claimalign's judge asks through the library's cached, retrying client
     judge = LLMJudgeSimilarity(LLMClient(model=llama_server.model, base_url=llama_server.base_url, cache_dir=False,
                                          concurrency=1, timeout=600.0, max_retries=1), max_tokens=3, top_logprobs=20)
     pairs = [("The cat sat on the mat.", "A cat was sitting on the mat."),
              ("Paris is the capital of France.", "Berlin is the capital of Germany.")]
-    outcomes = []
-    for left, right in pairs:
-        try:
-            m = judge.matrix([left], [right])
-            assert m.shape == (1, 1) and 0.0 <= m[0, 0] <= 1.0 and not math.isnan(m[0, 0])
-            outcomes.append("score")
-        except LLMJudgeError as e:  # the base model did not emit a digit: an error, never a default score
-            assert "score" in str(e)
-            outcomes.append("error")
-    print(f"\n[g-eval judge] {outcomes}")
-    assert len(outcomes) == 2
+    scores = [float(judge.matrix([left], [right])[0, 0]) for left, right in pairs]
+    print(f"\n[g-eval judge] {scores}")
+    # the instruct model answers with a score digit: an expected value in [0, 1] for each pair (it is
+    # too weak to rank these two pairs: both come out near 0.5; issue 22 item 4 measures it)
+    for v in scores:
+        assert 0.0 < v < 1.0 and not math.isnan(v)
 
 
 def test_server_killed_mid_run_keeps_finished_items_and_resumes(start_llama, llama_server, tmp_path):
