@@ -1,7 +1,9 @@
 """Weights of the combined score ``ev2r_hybrid`` (issue 20, item 6), fitted on BOTH dev rating sets.
 
-    ev2r score ../shared/data/ev2r_human_eval/averitec_manual_eval_subset.jsonl -o S86.jsonl --json
-    ev2r score ../shared/data/ev2r_human_eval/averitec_shared_task_dev.jsonl -o S144.jsonl --json
+    ev2r score ../shared/data/ev2r_human_eval/averitec_manual_eval_subset.jsonl -o S86.jsonl --json --hybrid-columns all \
+        --scorer ev2r --scorer hu-meteor
+    ev2r score ../shared/data/ev2r_human_eval/averitec_shared_task_dev.jsonl -o S144.jsonl --json --hybrid-columns all \
+        --scorer ev2r --scorer hu-meteor
     python benchmarks/combination.py --scores-86 S86.jsonl --scores-144 S144.jsonl
 
 Reads the per-item rows of ``ev2r score -o`` (they carry the component columns of
@@ -75,6 +77,10 @@ def load_set(scores_path, ratings_path, components: Sequence[str] = HYBRID_COMPO
         if "row" not in r:
             raise SystemExit(f"{scores_path}: line {k + 1} has no 'row' field (not an `ev2r score -o` file?)")
         by_row[r["row"]] = r
+    absent = [c for c in dict.fromkeys((*components, *BASELINES)) if by_row and all(c not in r for r in by_row.values())]
+    if absent:
+        raise SystemExit(f"{scores_path}: no row has {', '.join(absent)}; score with `ev2r score ... --hybrid-columns all` "
+                         "(a zero-weight component is left out by default) and --scorer ev2r --scorer hu-meteor")
     left_out: dict = {}
     X, base, rat = [], {b: [] for b in BASELINES}, {q: [] for q in RATINGS}
     for n, h in enumerate(ratings):

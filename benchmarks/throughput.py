@@ -136,22 +136,138 @@ def dev_items(n: int) -> list:
     return out
 
 
-def scale_child(n: int, model: str, dtype: str, batch_size: int) -> dict:
-    """Score ``n`` dev items in this process; seconds after load and the process's peak RSS."""
-    import resource
+#: Scoring modes compared side by side: "exhaustive" is how the library scored before issue 24 (every
+#: premise, batches of a fixed number of pairs, every hybrid column); "default" is ev2r.config.DEFAULTS.
+MODES = {"exhaustive": {"premise_top_k": None, "max_batch_tokens": None, "hybrid_columns": "all"},
+         "default": {}}
 
+
+def mode_scorer(mode: str, model: str, dtype: str, batch_size: int, cache: bool = True):
+    """(verifier, scorer) of a :data:`MODES` entry, the verifier loaded. ``cache=False`` turns the
+    verifier's cross-call pair cache off (the scaling runs repeat items, which would hit it)."""
+    from ev2r.config import DEFAULTS
     from ev2r.metric.factory import build_scorer
 
-    items = dev_items(n)
+    opts = MODES[mode]
     ver = bl.load(model, "cpu", batch_size, dtype=dtype)
+    if "max_batch_tokens" in opts:
+        ver.max_batch_tokens = opts["max_batch_tokens"]
+    if not cache:
+        ver.cache_size = 0
     ver._load()
-    scorer = build_scorer(verifier=ver)
+    cfg = DEFAULTS.replace(verifier=ver, **{k: v for k, v in opts.items() if k != "max_batch_tokens"})
+    return ver, build_scorer(config=cfg)
+
+
+def scale_child(n: int, model: str, dtype: str, batch_size: int, mode: str = "default") -> dict:
+    """Score ``n`` dev items in this process (mode ``mode``, pair cache off); seconds, load included
+    and after load, pairs per item, the pruned share, the padding share, and the process's peak RSS."""
+    import resource
+
+    t_start = time.perf_counter()
+    items = dev_items(n)
+    ver, scorer = mode_scorer(mode, model, dtype, batch_size, cache=False)
     t0 = time.perf_counter()
     scores = scorer.score(items)
     dt = time.perf_counter() - t0
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    return {"n": n, "seconds": round(dt, 1), "items_per_s": round(n / dt, 2), "peak_rss_mib": round(rss),
-            "n_failed": sum(not s.ok for s in scores), "dtype": ver.dtype, "batch_size": batch_size}
+    ref = scorer.reference_scorer
+    return {"n": n, "mode": mode, "seconds": round(dt, 1), "seconds_with_load": round(time.perf_counter() - t_start, 1),
+            "items_per_s": round(n / dt, 2), "peak_rss_mib": round(rss), "n_failed": sum(not s.ok for s in scores),
+            "dtype": ver.dtype, "batch_size": batch_size, "model_pairs_per_item": round(ver.n_model_pairs / n, 1),
+            "fact_premise_pairs_per_item": round((ref.n_pairs_considered - ref.n_pairs_pruned) / n, 1),
+            "pruned_share": round(ref.n_pairs_pruned / max(1, ref.n_pairs_considered), 3),
+            "padding_share": round(1 - ver.n_model_tokens / max(1, ver.n_padded_tokens), 3)}
+
+
+def rated_child(path: str, model: str, dtype: str, batch_size: int, mode: str) -> dict:
+    """The rated rows of ``path`` in this process, mode ``mode``: load seconds, the first pass and a
+    second pass (best of the two after load), pairs, padding, peak RSS."""
+    import resource
+
+    from ev2r.io.readers import read_items
+
+    t_start = time.perf_counter()
+    items = read_items(path)
+    ver, scorer = mode_scorer(mode, model, dtype, batch_size, cache=False)
+    load_s = time.perf_counter() - t_start
+    runs = []
+    for _ in range(2):
+        tok0, pad0, pairs0 = ver.n_model_tokens, ver.n_padded_tokens, ver.n_model_pairs
+        t0 = time.perf_counter()
+        scorer.score(items)
+        runs.append(time.perf_counter() - t0)
+    ref = scorer.reference_scorer
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    return {"file": bl.display_path(path), "n": len(items), "mode": mode, "load_s": round(load_s, 1),
+            "seconds": round(min(runs), 1), "all_seconds": [round(x, 1) for x in runs],
+            "model_pairs_per_item": round((ver.n_model_pairs - pairs0) / len(items), 1),
+            "fact_premise_pairs_per_item": round((ref.n_pairs_considered - ref.n_pairs_pruned) / 2 / len(items), 1),
+            "pruned_share": round(ref.n_pairs_pruned / max(1, ref.n_pairs_considered), 3),
+            "padding_share": round(1 - (ver.n_model_tokens - tok0) / max(1, ver.n_padded_tokens - pad0), 3),
+            "peak_rss_mib": round(rss)}
+
+
+def mode_tables(rated: list, scaling: list, args) -> list[str]:
+    """Markdown: the rated rows per mode, then scaling in n per mode (fresh processes)."""
+    md = []
+    if rated:
+        md.append(f"Rated rows per mode (`--modes`; verifier dtype {args.scale_dtype}; each file and mode in a fresh "
+                  "process; seconds after load, best of 2 passes; the pair cache off, so the second pass recomputes):\n")
+        md.append("| file | rows | mode | load s | seconds | items/s | verifier pairs / item | fact-premise pairs / item "
+                  "| pruned | padding | peak RSS MiB |")
+        md.append("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+        for r in rated:
+            md.append(f"| `{Path(r['file']).name}` | {r['n']} | {r['mode']} | {r['load_s']} | {r['seconds']} | "
+                      f"{r['n'] / r['seconds']:.2f} | {r['model_pairs_per_item']} | {r['fact_premise_pairs_per_item']} | "
+                      f"{r['pruned_share']:.0%} | {r['padding_share']:.0%} | {r['peak_rss_mib']} |")
+        md.append("")
+    if scaling:
+        md.append("Scaling over AVeriTeC dev items (`parity/predictions_1.json` joined to `dev.json`, repeated past "
+                  "500 with new ids; each n and mode in a fresh process; the verifier's pair cache off, since the "
+                  "repeated items would hit it; peak RSS of that process):\n")
+        md.append("| n | mode | seconds (after load) | seconds with load | items/s | verifier pairs / item | pruned "
+                  "| padding | peak RSS MiB | failed |")
+        md.append("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+        for r in scaling:
+            md.append(f"| {r['n']} | {r['mode']} | {r['seconds']} | {r['seconds_with_load']} | {r['items_per_s']} | "
+                      f"{r['model_pairs_per_item']} | {r['pruned_share']:.0%} | {r['padding_share']:.0%} | "
+                      f"{r['peak_rss_mib']} | {r['n_failed']} |")
+        md.append("")
+        k1000 = [r for r in scaling if r["n"] == 1000 and r["mode"] == "default"]
+        if k1000:
+            ok = k1000[0]["seconds_with_load"] <= 180
+            md.append(f"Target (1,000 items <= 3 minutes end to end, load included, default mode): "
+                      f"{'met' if ok else 'NOT met'} -- {k1000[0]['seconds_with_load']} s.\n")
+    small = [r for r in rated if r["n"] == 86 and r["mode"] == "default"]
+    if small:
+        md.append(f"Target (the 86 rows <= 10 s after load, default mode): "
+                  f"{'met' if small[0]['seconds'] <= 10 else 'NOT met'} -- {small[0]['seconds']} s.\n")
+    return md
+
+
+def plot_modes(scaling: list, path: Path) -> None:
+    """Seconds against n per mode (log-log), from the scaling rows."""
+    if not scaling:
+        return
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(5.5, 3.8))
+    for mode in dict.fromkeys(r["mode"] for r in scaling):
+        rows = [r for r in scaling if r["mode"] == mode]
+        ax.plot([r["n"] for r in rows], [r["seconds_with_load"] for r in rows], marker="o", label=mode)
+    ax.axhline(180, color="grey", lw=0.8, ls="--", label="3 min")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("AVeriTeC items")
+    ax.set_ylabel("seconds, load included")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
 
 
 def main(argv=None) -> int:
@@ -160,19 +276,29 @@ def main(argv=None) -> int:
     ap.add_argument("--model", default="bundled", help="verifier: bundled (default) or a checkpoint path")
     ap.add_argument("--limit", type=int, default=None, help="only the first N rows (default all 86)")
     ap.add_argument("--batch-sizes", type=int, nargs="+", default=[32])
-    ap.add_argument("--dtypes", nargs="+", default=["fp32", "bf16", "int8"], choices=["fp32", "bf16", "int8"],
-                    help="verifier precisions to measure; the first is the reference for agreement")
+    ap.add_argument("--dtypes", nargs="*", default=["fp32", "bf16", "int8"], choices=["fp32", "bf16", "int8"],
+                    help="verifier precisions to measure; the first is the reference for agreement (none: skip)")
+    ap.add_argument("--modes", nargs="+", default=list(MODES), choices=list(MODES),
+                    help="scoring modes for the rated-rows and scaling tables (each in a fresh process)")
+    ap.add_argument("--rated", nargs="*", default=[str(bl.DATA / "ev2r_human_eval" / "averitec_manual_eval_subset.jsonl"),
+                                                   str(bl.DATA / "ev2r_human_eval" / "averitec_shared_task_dev.jsonl")],
+                    help="rating files timed per mode (none: skip)")
     ap.add_argument("--repeats", type=int, default=2, help="runs per setting; the best is reported")
     ap.add_argument("--device", default="cpu")
     ap.add_argument("--n", default="", help="scaling: comma-separated item counts over AVeriTeC dev (e.g. 100,500,1000), "
                                            "each in a fresh process (peak memory); empty = skip")
     ap.add_argument("--scale-dtype", default="bf16")
     ap.add_argument("--scale-child", type=int, default=None, help=argparse.SUPPRESS)
+    ap.add_argument("--rated-child", default=None, help=argparse.SUPPRESS)
+    ap.add_argument("--mode", default="default", help=argparse.SUPPRESS)
     ap.add_argument("--out", type=Path, default=bl.RESULTS / "throughput", help="output prefix (.md/.json/.png)")
     args = ap.parse_args(argv)
 
     if args.scale_child is not None:
-        print(json.dumps(scale_child(args.scale_child, args.model, args.scale_dtype, args.batch_sizes[0])))
+        print(json.dumps(scale_child(args.scale_child, args.model, args.scale_dtype, args.batch_sizes[0], args.mode)))
+        return 0
+    if args.rated_child is not None:
+        print(json.dumps(rated_child(args.rated_child, args.model, args.scale_dtype, args.batch_sizes[0], args.mode)))
         return 0
 
     import numpy as np
@@ -242,15 +368,33 @@ def main(argv=None) -> int:
                             "max_abs_ev2r_diff": round(float(np.max(d)), 4) if d else None,
                             "max_abs_spearman_diff": max(abs(v["diff"]) for v in rho.values()) if rho else None,
                             "spearman": rho}
+    import subprocess
+
+    def child(*extra):
+        out = subprocess.run([sys.executable, __file__, *extra, "--model", args.model, "--scale-dtype",
+                              args.scale_dtype, "--batch-sizes", str(args.batch_sizes[0])],
+                             capture_output=True, text=True, check=True)
+        return json.loads(out.stdout.strip().splitlines()[-1])
+
+    rated = []
+    for path in args.rated:
+        for mode in args.modes:
+            rated.append(child("--rated-child", path, "--mode", mode))
+            print(f"rated {path} {mode}: {rated[-1]}", file=sys.stderr)
     scaling = []
     for n in [int(x) for x in args.n.split(",") if x.strip()]:
-        import subprocess
-
-        out = subprocess.run([sys.executable, __file__, "--scale-child", str(n), "--model", args.model,
-                              "--scale-dtype", args.scale_dtype, "--batch-sizes", str(args.batch_sizes[0])],
-                             capture_output=True, text=True, check=True)
-        scaling.append(json.loads(out.stdout.strip().splitlines()[-1]))
-        print(f"scale n={n}: {scaling[-1]}", file=sys.stderr)
+        for mode in args.modes:
+            scaling.append(child("--scale-child", str(n), "--mode", mode))
+            print(f"scale n={n} {mode}: {scaling[-1]}", file=sys.stderr)
+    if not runs:  # --dtypes none: the mode tables only
+        result = {"command": bl.command(), "machine": bl.machine(),
+                  "verifier": bl.verifier_info(args.model, bl.load(args.model, args.device, 32, dtype=args.scale_dtype)),
+                  "rated": rated, "scaling": scaling}
+        md = [bl.header("Throughput: end-to-end Ev2R per scoring mode", result), "", *mode_tables(rated, scaling, args)]
+        plot_modes(scaling, Path(f"{args.out}.png"))
+        md.append(f"Plot: `{args.out.name}.png`.\n")
+        bl.write(args.out, "\n".join(md), result)
+        return 0
     best = min(runs, key=lambda r: r["end_to_end_s"])
     result = {"command": bl.command(), "machine": bl.machine(),
               "verifier": bl.verifier_info(args.model, bl.load(args.model, args.device, 32, dtype=ref)),
@@ -283,14 +427,8 @@ def main(argv=None) -> int:
         for dt, a in agreement.items():
             md.append(f"| {dt} | {a['mean_abs_ev2r_diff']} | {a['max_abs_ev2r_diff']} | {a['max_abs_spearman_diff']} |")
         md.append("")
-    if scaling:
-        md.append("Scaling over AVeriTeC dev items (`parity/predictions_1.json` joined to `dev.json`, repeated past "
-                  "500 with new ids; each n in a fresh process; peak RSS of that process):\n")
-        md.append("| n | seconds | items/s | peak RSS MiB | failed |")
-        md.append("|---:|---:|---:|---:|---:|")
-        for r in scaling:
-            md.append(f"| {r['n']} | {r['seconds']} | {r['items_per_s']} | {r['peak_rss_mib']} | {r['n_failed']} |")
-        md.append("")
+    result["rated"] = rated
+    md.extend(mode_tables(rated, scaling, args))
     md.append(f"Plot: `{args.out.name}.png`.\n")
     plot(result, Path(f"{args.out}.png"))
     bl.write(args.out, "\n".join(md), result)

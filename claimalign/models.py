@@ -193,13 +193,20 @@ def predict_pairs(model: Any, tokenizer: Any, premises: Sequence[str], hypothese
                   max_length: int, batch_size: int = 32, columns: Sequence[int] = (0, 1, 2),
                   truncation: str = "longest_first", guard: Optional[Callable[[str], str]] = None,
                   precision: str = "float32", device: Any = None,
-                  counts: Optional[Dict[str, int]] = None) -> np.ndarray:
+                  counts: Optional[Dict[str, int]] = None, max_batch_tokens: Optional[int] = None) -> np.ndarray:
     """P(entailment, neutral, contradiction) for (premise, hypothesis) pairs, in input order.
 
     Pairs are sorted by character length (premise + hypothesis) and cut into batches of
     ``batch_size``; each batch is tokenised as sentence pairs (``[CLS] premise [SEP] hypothesis
     [SEP]``, padded to its longest pair, at most ``max_length`` tokens), run in one forward pass
-    under ``torch.inference_mode``, and its softmax columns reordered by ``columns``. The caller
+    under ``torch.inference_mode``, and its softmax columns reordered by ``columns``.
+
+    With ``max_batch_tokens`` (batches sized by tokens, as bert_score sorts and batches): every pair
+    is tokenised once, the pairs are sorted by their token count, and a batch takes pairs in that
+    order while (pairs x its longest pair) stays within ``max_batch_tokens`` (a pair longer than
+    that is a batch of its own): short pairs go many to a batch, long ones few, and padding is
+    what separates neighbours in the sorted order. The numbers equal the row-batched ones up to
+    floating-point rounding (padding is masked). The caller
     sets the model's mode and any autocast context. No deduplication (callers that see repeated
     pairs deduplicate first, so that a batch's padding never depends on repeats).
 
@@ -217,6 +224,7 @@ def predict_pairs(model: Any, tokenizer: Any, premises: Sequence[str], hypothese
         device: where the batches go (default: the model's device).
         counts: optional dict whose ``"tokens"`` (non-padding tokens) and ``"padded_tokens"``
             (tokens computed on, padding included) entries are increased.
+        max_batch_tokens: None (batches of ``batch_size`` pairs) or the token budget of a batch (>= 1).
 
     Returns:
         float64 array (n, 3), rows summing to 1.
@@ -237,6 +245,9 @@ def predict_pairs(model: Any, tokenizer: Any, premises: Sequence[str], hypothese
         raise ValueError(f"batch_size: must be an int >= 1, got {batch_size!r}")
     if isinstance(max_length, bool) or not isinstance(max_length, int) or max_length < 1:
         raise ValueError(f"max_length: must be an int >= 1, got {max_length!r}")
+    if max_batch_tokens is not None and (isinstance(max_batch_tokens, bool) or not isinstance(max_batch_tokens, int)
+                                         or max_batch_tokens < 1):
+        raise ValueError(f"max_batch_tokens: must be None or an int >= 1, got {max_batch_tokens!r}")
     columns = list(columns)
     if sorted(columns) != [0, 1, 2]:
         raise ValueError(f"columns: expected the output indices of entailment, neutral, contradiction "
@@ -245,13 +256,49 @@ def predict_pairs(model: Any, tokenizer: Any, premises: Sequence[str], hypothese
         premises = [guard(t) for t in premises]
         hypotheses = [guard(t) for t in hypotheses]
     device = model.device if device is None else device
-    order = sorted(range(len(premises)), key=lambda i: len(premises[i]) + len(hypotheses[i]))
     out = np.zeros((len(premises), 3), dtype=np.float64)
+    if max_batch_tokens is not None:
+        return _predict_token_batches(model, tokenizer, premises, hypotheses, out, max_length=max_length,
+                                      columns=columns, truncation=truncation, precision=precision, device=device,
+                                      counts=counts, max_batch_tokens=max_batch_tokens)
+    order = sorted(range(len(premises)), key=lambda i: len(premises[i]) + len(hypotheses[i]))
     with torch.inference_mode():
         for start in range(0, len(order), batch_size):
             idx = order[start:start + batch_size]
             batch = tokenizer([premises[i] for i in idx], [hypotheses[i] for i in idx], truncation=truncation,
                               max_length=max_length, padding=True, return_tensors="pt").to(device)
+            logits = model(**batch).logits
+            probs = logits.double().softmax(-1) if precision == "float64" else logits.float().softmax(-1)
+            if counts is not None:
+                counts["tokens"] = counts.get("tokens", 0) + int(batch["attention_mask"].sum())
+                counts["padded_tokens"] = counts.get("padded_tokens", 0) + int(batch["attention_mask"].numel())
+            out[idx] = probs[:, columns].cpu().numpy()
+    return out
+
+
+def _predict_token_batches(model, tokenizer, premises, hypotheses, out, *, max_length, columns, truncation, precision,
+                           device, counts, max_batch_tokens) -> np.ndarray:
+    """:func:`predict_pairs` with batches sized by tokens (its docstring): tokenise once, sort by token
+    count, fill each batch up to ``max_batch_tokens`` padded tokens."""
+    import torch
+
+    if not premises:
+        return out
+    enc = tokenizer(list(premises), list(hypotheses), truncation=truncation, max_length=max_length)
+    lengths = [len(ids) for ids in enc["input_ids"]]
+    order = sorted(range(len(lengths)), key=lambda i: (lengths[i], i))
+    batches, cur = [], []
+    for i in order:  # lengths rise along the order, so the newest pair is the batch's longest
+        if cur and (len(cur) + 1) * lengths[i] > max_batch_tokens:
+            batches.append(cur)
+            cur = []
+        cur.append(i)
+    batches.append(cur)
+    keys = [k for k in enc.keys() if k in ("input_ids", "attention_mask", "token_type_ids")]
+    with torch.inference_mode():
+        for idx in batches:
+            feats = [{k: enc[k][i] for k in keys} for i in idx]
+            batch = tokenizer.pad(feats, padding=True, return_tensors="pt").to(device)
             logits = model(**batch).logits
             probs = logits.double().softmax(-1) if precision == "float64" else logits.float().softmax(-1)
             if counts is not None:

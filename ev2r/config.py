@@ -56,6 +56,8 @@ HYBRID_COMPONENTS = ("recall", "proxy", "hybrid_meteor", "hybrid_embedding")
 #: ``benchmarks/combination.py`` (table and leave-one-set-out results: benchmarks/results/combination.md;
 #: tests/benchmarks/test_combination.py checks these equal the ones its JSON chose).
 HYBRID_WEIGHTS = (0.2, 0.3, 0.5, 0.0)
+#: Which component columns the combiner adds: those with a weight above 0, or all of them (for fitting).
+HYBRID_COLUMN_MODES = ("weighted", "all")
 
 
 @dataclass(frozen=True)
@@ -83,6 +85,10 @@ class ScorerConfig:
         hybrid: also compute the combined score ``ev2r_hybrid`` and its columns ``hybrid_meteor``,
             ``hybrid_embedding`` (:mod:`ev2r.metric.combined`, weights :data:`HYBRID_WEIGHTS`); only with
             ``ev2r=True``.
+        hybrid_columns: one of :data:`HYBRID_COLUMN_MODES`: ``"weighted"`` adds only the component columns
+            whose weight is above 0 (no encoder is loaded for a zero-weight ``hybrid_embedding``), ``"all"`` every one.
+        premise_top_k: check each atomic fact against only its k premises of highest lexical overlap
+            (:mod:`ev2r.metric.prefilter`), an integer >= 1, or None for every premise (exhaustive).
 
     A configuration holding ``llm_options`` (a dict) is not hashable.
 
@@ -107,6 +113,8 @@ class ScorerConfig:
     ev2r: bool = True
     chunk_size: int = 32
     hybrid: bool = True
+    premise_top_k: Optional[int] = 4
+    hybrid_columns: str = "weighted"
 
     def __post_init__(self):
         # the checks (and their order and wording) are those build_scorer always made
@@ -144,13 +152,16 @@ class ScorerConfig:
         if not (0.0 < self.threshold < 1.0):
             raise ValueError(f"threshold: expected a value in (0, 1), got {self.threshold!r}")
         for name, allowed in (("support", SUPPORT_MODES), ("proxy_target", PROXY_TARGETS), ("dtype", DTYPES),
-                              ("unanswerable", UNANSWERABLE_MODES)):
+                              ("unanswerable", UNANSWERABLE_MODES), ("hybrid_columns", HYBRID_COLUMN_MODES)):
             if getattr(self, name) not in allowed:
                 raise ValueError(f"{name}: {getattr(self, name)!r} is not one of {allowed}")
         for name in ("batch_size", "chunk_size"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"{name}: must be an integer >= 1, got {value!r}")
+        k = self.premise_top_k
+        if k is not None and (isinstance(k, bool) or not isinstance(k, int) or k < 1):
+            raise ValueError(f"premise_top_k: expected None (every premise) or an integer >= 1, got {k!r}")
         for name in ("ev2r", "hybrid"):
             if not isinstance(getattr(self, name), bool):
                 raise ValueError(f"{name}: expected True or False, got {getattr(self, name)!r}")

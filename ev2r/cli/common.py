@@ -22,6 +22,28 @@ def add_verifier_args(p: argparse.ArgumentParser) -> None:
                         "-- else fp32; int8 = CPU dynamic quantisation); part of the signature")
 
 
+def premise_top_k_arg(text: str):
+    """``--premise-top-k``: ``all`` -> None (every premise), else an integer >= 1."""
+    if text.strip().lower() == "all":
+        return None
+    try:
+        k = int(text)
+    except ValueError:
+        k = 0
+    if k < 1:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 1 or 'all', got {text!r}")
+    return k
+
+
+def add_premise_args(p: argparse.ArgumentParser) -> None:
+    """``--premise-top-k K|all`` (:attr:`ev2r.config.ScorerConfig.premise_top_k`)."""
+    default = "all" if DEFAULTS.premise_top_k is None else DEFAULTS.premise_top_k
+    p.add_argument("--premise-top-k", type=premise_top_k_arg, default=DEFAULTS.premise_top_k, metavar="K|all",
+                   help="check each atomic fact against only its K premises (question/answer pairs of the other side) "
+                        f"of highest lexical overlap, or 'all' for every premise (exhaustive); default {default} "
+                        "(what it costs: benchmarks/results/pruning.md)")
+
+
 def fmt(v) -> str:
     return "n/a" if v is None else f"{v:.4f}"
 

@@ -20,7 +20,7 @@ from typing import Optional, Sequence, TextIO
 from adversarial.perturbations import PERTURBATIONS
 from ev2r.config import DEFAULTS, DTYPES
 from adversarial.suite import FAIL_MODES, Scorer
-from ev2r.cli.common import warn_ignored
+from ev2r.cli.common import add_premise_args, warn_ignored
 
 SCORERS = ("ev2r", "bleu", "edit", "hu_meteor")
 #: The files ``ev2r robustness`` writes into its ``-o`` folder (:func:`adversarial.report.write_report`).
@@ -54,6 +54,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
                         help="ev2r scorer: verifier precision (default auto: bf16 where native, else fp32)")
     parser.add_argument("--alpha", type=float, default=DEFAULTS.alpha,
                         help=f"ev2r scorer: weight of F1 in Ev2R (default {DEFAULTS.alpha:g})")
+    add_premise_args(parser)
     parser.add_argument("--nltk-data", default=None,
                         help="folder with nltk data (corpora/wordnet) for the synonyms perturbation and METEOR; "
                              "default: NLTK_DATA / nltk's usual folders")
@@ -128,7 +129,7 @@ def build_scorer(names: Sequence[str], args: argparse.Namespace) -> Scorer:
         raise ValueError(f"--alpha: must be a number in [0, 1], got {alpha!r}")
     if "ev2r" not in names:
         warn_ignored("ev2r robustness", args, {"verifier": DEFAULTS.verifier, "decomposer": DEFAULTS.decomposer,
-                                               "dtype": DEFAULTS.dtype},
+                                               "dtype": DEFAULTS.dtype, "premise_top_k": DEFAULTS.premise_top_k},
                      f"with --scorer {','.join(names)} (they configure the ev2r scorer only)")
     parts = []
     for n in names:
@@ -138,7 +139,8 @@ def build_scorer(names: Sequence[str], args: argparse.Namespace) -> Scorer:
             from ev2r.metric.factory import make_item_scorer
 
             parts.append(make_item_scorer(verifier=args.verifier, decomposer=args.decomposer, alpha=args.alpha,
-                                          dtype=getattr(args, "dtype", "auto")))
+                                          dtype=getattr(args, "dtype", "auto"),
+                                          premise_top_k=getattr(args, "premise_top_k", DEFAULTS.premise_top_k)))
         else:
             parts.append(get_baseline(n))
     return parts[0] if len(parts) == 1 else combine_scorers(parts)

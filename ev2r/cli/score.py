@@ -7,8 +7,9 @@ import json
 import math
 import sys
 
-from ev2r.cli.common import add_verifier_args, check_output, fmt, warn_ignored, input_paths
-from ev2r.config import DECOMPOSERS, DEFAULTS, LLM_DEFAULTS, PROXY_TARGETS, SCORER_NAMES, SUPPORT_MODES, UNANSWERABLE_MODES
+from ev2r.cli.common import add_premise_args, add_verifier_args, check_output, fmt, warn_ignored, input_paths
+from ev2r.config import (DECOMPOSERS, DEFAULTS, HYBRID_COLUMN_MODES, LLM_DEFAULTS, PROXY_TARGETS, SCORER_NAMES,
+                         SUPPORT_MODES, UNANSWERABLE_MODES)
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -57,6 +58,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "computed with the ev2r scorer: a fixed weighted mean of recall, proxy, Hungarian METEOR and "
                         "the Hungarian-aligned MiniLM cosine; weights in ev2r.config.HYBRID_WEIGHTS, fitted by "
                         "benchmarks/combination.py)")
+    p.add_argument("--hybrid-columns", choices=HYBRID_COLUMN_MODES, default=DEFAULTS.hybrid_columns,
+                   help="weighted (default): only the ev2r_hybrid component columns with a weight above 0; all: every "
+                        "one (hybrid_embedding too: what benchmarks/combination.py fits the weights on)")
+    add_premise_args(p)
     p.add_argument("--with-facts", action="store_true", help="include atomic facts and their support in -o rows")
     p.add_argument("--no-progress", action="store_true",
                    help="no progress on stderr (default: a bar on a terminal, else a plain line every 10%% or 60 s)")
@@ -123,7 +128,8 @@ def run(args) -> int:
                    support=args.support, proxy_target=args.proxy_target, replay=args.replay,
                    replay_model=args.replay_model, llm_options=llm_options,
                    baselines=[s for s in wanted if s != "ev2r"], device=args.device, batch_size=args.batch_size,
-                   dtype=args.dtype, ev2r="ev2r" in wanted, unanswerable=args.unanswerable, hybrid=not args.no_hybrid)
+                   dtype=args.dtype, ev2r="ev2r" in wanted, unanswerable=args.unanswerable, hybrid=not args.no_hybrid,
+                   premise_top_k=args.premise_top_k, hybrid_columns=args.hybrid_columns)
     try:
         return _score(args, items, options, wanted, progress, bar)
     except RunInterrupted as e:  # Ctrl-C: finished chunks are in OUT.part; say how to resume, no traceback
@@ -143,7 +149,9 @@ def _warn_ignored_options(args, wanted) -> None:
                                           "threshold": DEFAULTS.threshold, "support": DEFAULTS.support,
                                           "proxy_target": DEFAULTS.proxy_target, "batch_size": DEFAULTS.batch_size,
                                           "dtype": DEFAULTS.dtype, "device": DEFAULTS.device,
-                                          "unanswerable": DEFAULTS.unanswerable, "with_facts": False, "no_hybrid": False},
+                                          "unanswerable": DEFAULTS.unanswerable, "with_facts": False, "no_hybrid": False,
+                                          "premise_top_k": DEFAULTS.premise_top_k,
+                                          "hybrid_columns": DEFAULTS.hybrid_columns},
                      f"with --scorer {' --scorer '.join(wanted)} alone (no verifier is loaded, no facts are made)")
         return
     if args.decomposer != "llm":
@@ -154,7 +162,8 @@ def _warn_ignored_options(args, wanted) -> None:
                      f"with --decomposer {args.decomposer} (only --decomposer llm asks an LLM)")
     if args.decomposer in ("llm", "replay"):
         warn_ignored("ev2r score", args, {"threshold": DEFAULTS.threshold, "support": DEFAULTS.support,
-                                          "unanswerable": DEFAULTS.unanswerable},
+                                          "unanswerable": DEFAULTS.unanswerable,
+                                          "premise_top_k": DEFAULTS.premise_top_k},
                      f"with --decomposer {args.decomposer} (the LLM's own judgements decide support)")
     if args.decomposer != "replay":
         warn_ignored("ev2r score", args, {"replay_model": None}, "without --decomposer replay")

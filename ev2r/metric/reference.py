@@ -29,6 +29,12 @@ once, when the scorer is built (a run-level condition, so the rows' ``error`` st
 ``premise_window=k`` (k >= 2; default 1, off) adds, beside each single pair, every run of k
 consecutive pairs joined by a blank line as a premise, for facts that need two pairs together.
 
+``premise_top_k=k`` checks each fact only against its ``k`` premises of highest lexical overlap
+(:func:`ev2r.metric.prefilter.top_k_premises`, a BM25-idf stem overlap), the others are not sent to
+the verifier; None checks every premise (exhaustive). The signature's ``prem`` field names it
+(``qa-pair-max+lex-top3``). Its cost against the exhaustive run is measured in
+``benchmarks/results/pruning.md``.
+
 Edge cases (defined, never NaN): no predicted facts -> precision 0 (a system that retrieved
 nothing is credited with nothing); no reference facts -> precision/recall/F1 are None and the
 item's status is ``no_reference``.
@@ -37,12 +43,13 @@ item's status is ``no_reference``.
 from __future__ import annotations
 
 import warnings
-from typing import Protocol, Sequence, runtime_checkable
+from typing import Optional, Protocol, Sequence, runtime_checkable
 
 import numpy as np
 
 from ev2r.config import DEFAULTS, SUPPORT_MODES  # noqa: F401 (SUPPORT_MODES re-exported)
 from ev2r.facts.rules import Decomposer
+from ev2r.metric.prefilter import top_k_premises
 from ev2r.scores import ReferenceResult, f1_score, prf_from_support  # noqa: F401 (re-exported)
 from ev2r.types import AtomicFact, Evidence, FactSupport, Item, STATUS_OK, has_content, is_unanswerable
 from ev2r.verifier.calibration import Calibration, UncalibratedWarning, calibration_for
@@ -105,25 +112,35 @@ class NLIReferenceScorer:
             :class:`~ev2r.verifier.calibration.Calibration`, or None (graded scores off, no warning).
             The graded columns are None without a calibration; ``calibration_reason`` says why.
         premise_window: premises also span k consecutive pairs (module docstring); 1 = single pairs.
+        premise_top_k: check each fact against only its k premises of highest lexical overlap
+            (module docstring); None = every premise.
+
+    Attributes ``n_pairs_considered`` and ``n_pairs_pruned`` count, over all calls, the (premise,
+    fact) pairs an exhaustive run would check and those the first stage kept from the verifier.
 
     Raises:
         ValueError: ``threshold`` outside (0, 1), an unknown ``support``, a ``calibration`` that is
-            none of the above, or ``premise_window`` < 1.
+            none of the above, ``premise_window`` < 1, or ``premise_top_k`` neither None nor an integer >= 1.
     """
 
     def __init__(self, verifier, decomposer: Decomposer, threshold: float = DEFAULTS.threshold,
-                 support: str = DEFAULTS.support, calibration="auto", premise_window: int = 1):
+                 support: str = DEFAULTS.support, calibration="auto", premise_window: int = 1,
+                 premise_top_k: Optional[int] = DEFAULTS.premise_top_k):
         if not (0.0 < threshold < 1.0):
             raise ValueError(f"threshold: expected a value in (0, 1), got {threshold!r}")
         if support not in SUPPORT_MODES:
             raise ValueError(f"support: {support!r} is not one of {SUPPORT_MODES}")
         if isinstance(premise_window, bool) or not isinstance(premise_window, int) or premise_window < 1:
             raise ValueError(f"premise_window: expected an integer >= 1, got {premise_window!r}")
+        top_k_premises("", [], premise_top_k)  # validates premise_top_k (the one rule, one message)
         self.verifier = verifier
         self.decomposer = decomposer
         self.threshold = threshold
         self.support = support
         self.premise_window = premise_window
+        self.premise_top_k = premise_top_k
+        self.n_pairs_considered = 0
+        self.n_pairs_pruned = 0
         self.name = f"nli:{decomposer.name}"
         if isinstance(calibration, str) and calibration == "auto":
             self.calibration, self.calibration_reason = calibration_for(verifier)
@@ -143,6 +160,8 @@ class NLIReferenceScorer:
         declared = getattr(self.decomposer, "signature_fields", None)
         decomp = declared() if callable(declared) else {"decomp": self.decomposer.name}
         prem = "qa-pair-max" if self.premise_window == 1 else f"qa-pair+win{self.premise_window}-max"
+        if self.premise_top_k is not None:
+            prem += f"+lex-top{self.premise_top_k}"
         cal = self.calibration.id if self.calibration is not None else "none"
         return {"ref": "nli", **decomp, "support": rule, "prem": prem, "cal": cal}
 
@@ -173,8 +192,11 @@ class NLIReferenceScorer:
                     prem = prem + window_premises(prem, self.premise_window)
                 for f_idx, fact in enumerate(facts):
                     start = len(premises)
-                    premises.extend(prem)
-                    hypotheses.extend([fact.text] * len(prem))
+                    kept = [prem[j] for j in top_k_premises(fact.text, prem, self.premise_top_k)]
+                    self.n_pairs_considered += len(prem)
+                    self.n_pairs_pruned += len(prem) - len(kept)
+                    premises.extend(kept)
+                    hypotheses.extend([fact.text] * len(kept))
                     spans.append((i, side, f_idx, start, len(premises)))
         probs = (check_probabilities(self.verifier.predict(premises, hypotheses), len(premises))
                  if premises else np.zeros((0, 3)))

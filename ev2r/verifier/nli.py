@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import hashlib
 import warnings
+from collections import OrderedDict
 from pathlib import Path
 from typing import Dict, Optional, Sequence
 
@@ -103,11 +104,19 @@ class HFNLIVerifier:
             dynamic quantisation) or ``"auto"`` (bf16 where native, else fp32;
             :func:`claimalign.models.resolve_dtype`). The resolved dtype is part of ``name``
             (``+bf16``, ``+int8``; fp32 adds nothing), so it reaches the metric signature.
+        max_batch_tokens: batches sized by tokens (:func:`claimalign.models.predict_pairs`): ``"auto"``
+            (default: ``batch_size`` x the token window, so a batch never holds more tokens than
+            ``batch_size`` full-window pairs, and short pairs go many to a batch), an int >= 1, or None
+            (``batch_size`` pairs per batch, whatever their length).
+        cache_size: distinct (premise, hypothesis) pairs whose distributions are kept between calls
+            (least recently used dropped first; 0: none), so that a pair is never computed twice in a
+            run (the robustness suite rescores unchanged pairs, a resumed run its chunks' shared ones).
 
     Attributes ``n_model_pairs``, ``n_model_tokens`` and ``n_padded_tokens`` count the forward-pass
     pairs (after deduplication and windowing), their tokens, and the tokens computed on (padding
     included) so far; ``n_long_hypotheses`` the distinct (premise, hypothesis) pairs whose
-    hypothesis did not fit beside the premise (windowed, or cut under ``"truncate"``).
+    hypothesis did not fit beside the premise (windowed, or cut under ``"truncate"``); ``n_cache_hits``
+    the distinct pairs of a call answered from the cache of earlier calls (``cache_size``).
 
     Raises:
         ValueError: bad argument values, or a checkpoint whose labels cannot be mapped to
@@ -117,7 +126,8 @@ class HFNLIVerifier:
     def __init__(self, model: str, device: str = "cpu", batch_size: int = 32, max_length: Optional[int] = None,
                  long_premise: str = "max", stride: int = 32, label_order: Optional[Sequence[str]] = None,
                  revision: Optional[str] = None, name: Optional[str] = None, quantize: bool = False,
-                 dtype: str = "fp32", long_hypothesis: str = "window"):
+                 dtype: str = "fp32", long_hypothesis: str = "window", max_batch_tokens="auto",
+                 cache_size: int = 200_000):
         if long_premise not in LONG_PREMISE_POLICIES:
             raise ValueError(f"long_premise: {long_premise!r} is not one of {LONG_PREMISE_POLICIES}")
         if long_hypothesis not in LONG_HYPOTHESIS_POLICIES:
@@ -128,6 +138,15 @@ class HFNLIVerifier:
             raise ValueError(f"stride: must be >= 0, got {stride}")
         if max_length is not None and max_length < 16:
             raise ValueError(f"max_length: must be >= 16 tokens, got {max_length}")
+        if not (max_batch_tokens is None or max_batch_tokens == "auto" or (
+                isinstance(max_batch_tokens, int) and not isinstance(max_batch_tokens, bool) and max_batch_tokens >= 1)):
+            raise ValueError(f"max_batch_tokens: expected 'auto', None or an int >= 1, got {max_batch_tokens!r}")
+        if isinstance(cache_size, bool) or not isinstance(cache_size, int) or cache_size < 0:
+            raise ValueError(f"cache_size: expected an int >= 0, got {cache_size!r}")
+        self.max_batch_tokens = max_batch_tokens
+        self.cache_size = cache_size
+        self._cache: "OrderedDict[tuple[str, str], np.ndarray]" = OrderedDict()
+        self.n_cache_hits = 0
         self.model_id = str(model)
         self.device = device
         self.batch_size = batch_size
@@ -199,16 +218,30 @@ class HFNLIVerifier:
         nli = self._load()
         premises = [nli.guard(normalize_text(p)) for p in premises]
         hypotheses = [nli.guard(normalize_text(h)) for h in hypotheses]
+        known: dict[tuple[str, str], np.ndarray] = {}
         unique: dict[tuple[str, str], int] = {}
         for p, h in zip(premises, hypotheses):
-            if has_content(p) and has_content(h):
-                unique.setdefault((p, h), len(unique))
-        probs = self._predict_unique(nli, list(unique)) if unique else []
+            if not (has_content(p) and has_content(h)) or (p, h) in known or (p, h) in unique:
+                continue
+            hit = self._cache.get((p, h))
+            if hit is not None:
+                self._cache.move_to_end((p, h))
+                self.n_cache_hits += 1
+                known[(p, h)] = hit
+            else:
+                unique[(p, h)] = len(unique)
+        if unique:
+            probs = self._predict_unique(nli, list(unique))
+            for key, k in unique.items():
+                known[key] = probs[k]
+                if self.cache_size:
+                    self._cache[key] = probs[k]
+            while len(self._cache) > self.cache_size:
+                self._cache.popitem(last=False)
         # text without a letter or digit ("...", emoji) states nothing: it entails and contradicts
         # nothing (the model gave such premises P(entailment) 0.73-0.86), so the model is not asked
         nothing = np.array([0.0, 1.0, 0.0])
-        return np.stack([probs[unique[(p, h)]] if (p, h) in unique else nothing
-                         for p, h in zip(premises, hypotheses)])
+        return np.stack([known.get((p, h), nothing) for p, h in zip(premises, hypotheses)])
 
     def _windows(self, offsets: list[tuple[int, int]], text: str, hyp_len: int) -> list[str]:
         """Cut a premise into text windows of at most ``budget`` tokens (token offsets give the
@@ -264,9 +297,10 @@ class HFNLIVerifier:
                           "'truncate'); long_hypothesis='window' scores every part", LongHypothesisWarning,
                           stacklevel=3)
         counts = {"tokens": 0, "padded_tokens": 0}
+        budget = self.batch_size * self._window if self.max_batch_tokens == "auto" else self.max_batch_tokens
         out = predict_pairs(nli.model, tok, [j[2] for j in jobs], [j[3] for j in jobs], max_length=self._window,
                             batch_size=self.batch_size, columns=nli.columns, truncation="longest_first",
-                            device=self.device, counts=counts)
+                            device=self.device, counts=counts, max_batch_tokens=budget)
         self.n_model_tokens += counts["tokens"]
         self.n_padded_tokens += counts["padded_tokens"]
         self.n_model_pairs += len(jobs)

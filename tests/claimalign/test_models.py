@@ -111,3 +111,24 @@ def test_one_nli_vocabulary():
     with pytest.raises(ValueError, match="both mean entailment"):
         map_nli_labels({0: "entailment", 1: "supports", 2: "neutral"})
     assert check_probabilities([[0.2, 0.3, 0.5]], 1).tolist() == [[0.2, 0.3, 0.5]]
+
+
+def test_predict_pairs_token_batches_respect_the_budget(shuffled):
+    nli = load_nli_model(str(shuffled))
+    calls = []
+    model = nli.model
+
+    class Spy:
+        device = model.device
+
+        def __call__(self, **batch):
+            calls.append(tuple(batch["input_ids"].shape))
+            return model(**batch)
+
+    want = predict_pairs(nli.model, nli.tokenizer, PREM, HYP, max_length=64, batch_size=2, columns=nli.columns)
+    got = predict_pairs(Spy(), nli.tokenizer, PREM, HYP, max_length=64, columns=nli.columns, max_batch_tokens=60)
+    np.testing.assert_allclose(got, want, atol=1e-5)
+    assert all(rows * width <= 60 or rows == 1 for rows, width in calls)
+    assert sum(rows for rows, _ in calls) == len(PREM)
+    with pytest.raises(ValueError, match="max_batch_tokens"):
+        predict_pairs(nli.model, nli.tokenizer, PREM, HYP, max_length=64, max_batch_tokens=0)

@@ -3,6 +3,7 @@ field, the row / corpus fields, None with a reason when a component is missing."
 
 import pytest
 
+from claimalign import align_sets
 from claimalign.similarity import EditSimilarity
 from ev2r.config import DEFAULTS, HYBRID_COMPONENTS, HYBRID_WEIGHTS, ScorerConfig
 from ev2r.io.readers import score_row
@@ -176,3 +177,56 @@ def test_on_by_default_and_off_by_option():
     assert build_scorer(config=DEFAULTS.replace(verifier=KeywordVerifier(), hybrid=False)).combiner is None
     with pytest.raises(ValueError, match="hybrid: expected True or False"):
         ScorerConfig(hybrid="yes")
+
+
+class CountingEncoder:
+    """An encoder-backed similarity stand-in: bag-of-letters vectors, counting encode calls."""
+
+    name = "letters"
+
+    def __init__(self):
+        self.calls = []
+
+    def encode(self, texts):
+        import numpy as np
+
+        self.calls.append(list(texts))
+        v = np.array([[t.lower().count(c) for c in "abcdefghijklmnopqrstuvwxyz"] for t in texts], dtype=float)
+        return v / np.maximum(np.linalg.norm(v, axis=1, keepdims=True), 1e-9)
+
+    def matrix(self, left, right):
+        import numpy as np
+
+        return np.clip(self.encode(left) @ self.encode(right).T, 0.0, 1.0)
+
+
+def test_embedding_column_encodes_each_distinct_string_of_a_chunk_once(monkeypatch, nltk_data):
+    enc = CountingEncoder()
+
+    class Combiner(HybridCombiner):
+        def _similarity(self):
+            return enc
+
+    items = _items()
+    got, why = Combiner(W).embedding_column(items)
+    assert why is None and len(enc.calls) == 1  # one pass for the whole chunk
+    assert len(enc.calls[0]) == len(set(enc.calls[0])) == 3  # two reference strings + one other, each once
+    per_item = [align_sets(Combiner._strings(it.predicted_evidence), Combiner._strings(it.reference_evidence),
+                           CountingEncoder()).recall for it in items]
+    assert got == pytest.approx(per_item)
+
+
+def test_weighted_columns_leave_out_a_zero_weight_component_and_load_no_encoder(monkeypatch, nltk_data):
+    monkeypatch.setattr(combined, "_ENCODERS", {})
+    scorer = build_scorer(verifier=KeywordVerifier(), hybrid=False)
+    scorer.combiner = HybridCombiner((0.2, 0.3, 0.5, 0.0), encoder="/nonexistent/encoder")  # would fail to load
+    s = scorer.score(_items())[0]
+    assert "hybrid_embedding" not in s.extra_scores and s.extra_scores["ev2r_hybrid"] is not None
+    assert "ev2r_hybrid" not in (s.error or "") and combined._ENCODERS == {}
+    every = HybridCombiner((0.2, 0.3, 0.5, 0.0), encoder="/nonexistent/encoder", columns="all")
+    scorer.combiner = every
+    s = scorer.score(_items())[0]
+    assert s.extra_scores["hybrid_embedding"] is None  # asked for: computed (here it cannot load) ...
+    assert s.extra_scores["ev2r_hybrid"] is not None  # ... and not needed by the score
+    with pytest.raises(ValueError, match="hybrid_columns: 'some' is not one of"):
+        HybridCombiner(columns="some")

@@ -115,8 +115,8 @@ def test_window_premises_support_a_fact_spanning_two_pairs():
     pred = Evidence((QAPair("Who?", "Paris mayor"), QAPair("When?", "elected 2014")))
     ref = Evidence((QAPair("Q?", "Paris mayor elected 2014"),))
     it = Item(id="w", claim="c", predicted_evidence=pred, reference_evidence=ref)
-    one = NLIReferenceScorer(KeywordVerifier(), AnswerFacts(), calibration=None)
-    two = NLIReferenceScorer(KeywordVerifier(), AnswerFacts(), calibration=None, premise_window=2)
+    one = NLIReferenceScorer(KeywordVerifier(), AnswerFacts(), calibration=None, premise_top_k=None)
+    two = NLIReferenceScorer(KeywordVerifier(), AnswerFacts(), calibration=None, premise_window=2, premise_top_k=None)
     assert one.score_reference([it])[0].recall == 0.0  # no single pair holds every word
     assert two.score_reference([it])[0].recall == 1.0  # the two pairs together do
     assert one.signature_fields()["prem"] == "qa-pair-max" and two.signature_fields()["prem"] == "qa-pair+win2-max"

@@ -264,7 +264,7 @@ def test_two_long_claims_differing_in_their_tail_get_different_proxies(tmp_path)
 def test_content_free_text_is_neutral_without_asking_the_model(tmp_path):
     """issue 21: "...", "?!?!", emoji got P(entailment) 0.73-0.86 against unrelated text."""
     path, _model, _tok = make_model(tmp_path, {0: "ENTAILMENT", 1: "NEUTRAL", 2: "CONTRADICTION"})
-    tiny_verifier = HFNLIVerifier(str(path), batch_size=2)
+    tiny_verifier = HFNLIVerifier(str(path), batch_size=2, cache_size=0)  # the repeated pair must reach the model again
     real = tiny_verifier.predict(["Paris is in France."], ["Paris is in France."])
     before = tiny_verifier.n_model_pairs
     out = tiny_verifier.predict(["...", "Paris is in France.", "\U0001f642", "Paris is in France."],
@@ -272,3 +272,34 @@ def test_content_free_text_is_neutral_without_asking_the_model(tmp_path):
     assert out[:3].tolist() == [[0.0, 1.0, 0.0]] * 3
     assert out[3] == pytest.approx(real[0])
     assert tiny_verifier.n_model_pairs - before == 1  # the content-free pairs never reached the model
+
+
+def test_pair_cache_answers_repeated_pairs_without_the_model(tmp_path):
+    path, _, _ = make_model(tmp_path, {0: "ENTAILMENT", 1: "NEUTRAL", 2: "CONTRADICTION"}, "cache")
+    prem, hyp = ["The cat sat on the mat.", "A man plays guitar."], ["A cat is sitting.", "Nobody plays."]
+    ver = HFNLIVerifier(str(path), batch_size=2)
+    first = ver.predict(prem, hyp)
+    assert ver.n_model_pairs == 2 and ver.n_cache_hits == 0
+    again = ver.predict(prem[::-1] + ["Ok."], hyp[::-1] + ["Fine."])
+    assert ver.n_model_pairs == 3 and ver.n_cache_hits == 2  # only the new pair ran
+    np.testing.assert_array_equal(again[:2], first[::-1])
+    uncached = HFNLIVerifier(str(path), batch_size=2, cache_size=0)
+    np.testing.assert_allclose(uncached.predict(prem, hyp), first, atol=1e-6)
+    uncached.predict(prem, hyp)
+    assert uncached.n_model_pairs == 4 and uncached.n_cache_hits == 0
+    small = HFNLIVerifier(str(path), cache_size=1)
+    small.predict(prem, hyp)
+    assert len(small._cache) == 1  # bounded: the least recently used pair was dropped
+    for bad in ({"cache_size": -1}, {"max_batch_tokens": 0}, {"max_batch_tokens": "rows"}):
+        with pytest.raises(ValueError, match=next(iter(bad))):
+            HFNLIVerifier(str(path), **bad)
+
+
+def test_token_batches_give_the_row_batched_numbers(tmp_path):
+    path, _, _ = make_model(tmp_path, {0: "ENTAILMENT", 1: "NEUTRAL", 2: "CONTRADICTION"}, "tokens")
+    prem = ["Short.", "A much longer premise " * 6, "Mid length premise here.", "x " * 40, "Tiny one."] * 3
+    hyp = [f"Hypothesis number {k}." for k in range(len(prem))]
+    rows = HFNLIVerifier(str(path), batch_size=4, max_batch_tokens=None, cache_size=0)
+    toks = HFNLIVerifier(str(path), batch_size=4, cache_size=0)  # "auto": 4 x the window
+    np.testing.assert_allclose(toks.predict(prem, hyp), rows.predict(prem, hyp), atol=1e-5)
+    assert toks.n_model_tokens == rows.n_model_tokens

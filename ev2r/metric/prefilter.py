@@ -1,0 +1,90 @@
+"""A cheap first stage before the verifier: which premises can plausibly support a fact.
+
+The reference-based score judges every atomic fact against every question/answer pair of the other
+side (:mod:`ev2r.metric.reference`) and keeps the maximum P(entailment): on AVeriTeC evidence that is
+26 (premise, hypothesis) pairs per item on the 86 rated rows, and the verifier is nearly all of the
+run time. A fact is supported when *one* premise entails it, and a premise that shares none of the
+fact's words rarely does. So, as retrieve-then-rerank pipelines do (a lexical first stage, BM25
+style, before a cross-encoder), each fact is checked only against its ``k`` premises of highest
+lexical overlap; the rest are never sent to the verifier.
+
+Overlap score of a premise p for a hypothesis h (both lower-cased, cut into ``\\w+`` tokens of any
+script, each token cut to its first :data:`STEM_CHARS` characters -- a crude stem that joins
+"elected" / "election" and Czech case endings alike):
+
+    score(p | h) = sum over distinct stems t of h that occur in p of  idf(t),
+    idf(t) = ln(1 + (N - df(t) + 0.5) / (df(t) + 0.5))        (BM25's idf, Robertson & Zaragoza 2009)
+
+with N the number of premises on that side of the item and df(t) how many of them contain t: a stem
+every premise has ("question", "answer" of the rendering, the claim's topic) weighs little, a rare
+shared name or number much. Ties keep the premises' order. The ``k`` premises kept are returned in
+their original order, so the verifier's batches do not depend on the ranking.
+
+What pruning costs is measured by ``benchmarks/pruning.py`` (table ``benchmarks/results/pruning.md``)
+on both development rating sets and the robustness suite; the default ``k`` is the one that holds
+the bars there (:data:`ev2r.config.DEFAULTS` ``premise_top_k``).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Optional, Sequence
+
+__all__ = ["STEM_CHARS", "PREFILTER_STAGES", "stems", "overlap_scores", "top_k_premises"]
+
+#: Characters a token keeps as its stem.
+STEM_CHARS = 5
+#: The first stages :func:`top_k_premises` knows (the signature names the one used).
+PREFILTER_STAGES = ("lexical",)
+
+_TOKEN = re.compile(r"\w+", re.UNICODE)
+
+
+def stems(text: str) -> set[str]:
+    """The distinct stems of ``text``: lower-cased (``str.casefold``) ``\\w+`` tokens cut to
+    :data:`STEM_CHARS` characters.
+
+    >>> sorted(stems("Elected in 2019; the election's result"))
+    ['2019', 'elect', 'in', 'resul', 's', 'the']
+    """
+    return {t[:STEM_CHARS] for t in _TOKEN.findall(text.casefold())}
+
+
+def overlap_scores(hypothesis: str, premises: Sequence[str]) -> list[float]:
+    """BM25-idf-weighted stem overlap of each premise with ``hypothesis`` (module docstring), >= 0.
+
+    Here N = 2: "won" is in both premises (idf ln 1.2 = 0.182), "in", "biden", "2020" in one (ln 2 = 0.693).
+
+    >>> [round(s, 3) for s in overlap_scores("Biden won in 2020", ["Trump won in 2016", "Biden won 2020"])]
+    [0.875, 1.569]
+    """
+    prem = [stems(p) for p in premises]
+    n = len(prem)
+    out = []
+    hyp = stems(hypothesis)
+    df = {t: sum(t in p for p in prem) for t in hyp}
+    idf = {t: math.log(1.0 + (n - d + 0.5) / (d + 0.5)) for t, d in df.items()}
+    for p in prem:
+        out.append(sum(idf[t] for t in hyp if t in p))
+    return out
+
+
+def top_k_premises(hypothesis: str, premises: Sequence[str], k: Optional[int]) -> list[int]:
+    """Indices of the ``k`` premises with the highest :func:`overlap_scores` for ``hypothesis``,
+    in their original order (ties: the earlier premise first); every index when ``k`` is None or
+    at least ``len(premises)``.
+
+    >>> top_k_premises("Biden won in 2020", ["Trump won in 2016", "Rain in Spain", "Biden won 2020"], 2)
+    [0, 2]
+
+    Raises:
+        ValueError: ``k`` not None and not an integer >= 1.
+    """
+    if k is not None and (isinstance(k, bool) or not isinstance(k, int) or k < 1):
+        raise ValueError(f"premise_top_k: expected None (every premise) or an integer >= 1, got {k!r}")
+    if k is None or k >= len(premises):
+        return list(range(len(premises)))
+    scores = overlap_scores(hypothesis, premises)
+    best = sorted(range(len(premises)), key=lambda j: (-scores[j], j))[:k]
+    return sorted(best)

@@ -1,0 +1,98 @@
+"""The lexical first stage (ev2r.metric.prefilter) and its use by the reference scorer
+(premise_top_k): hand-computed scores, order, which pairs reach the verifier, the signature."""
+
+import math
+
+import pytest
+
+from ev2r.config import DEFAULTS, ScorerConfig
+from ev2r.metric.prefilter import overlap_scores, stems, top_k_premises
+from ev2r.metric.reference import NLIReferenceScorer
+from ev2r.types import Evidence, Item, QAPair
+from support.fakes import KeywordVerifier
+
+
+class AnswerFacts:
+    """Each answer is one fact (a decomposer stand-in)."""
+
+    name = "answer-facts"
+
+    def decompose(self, evidence, claim):
+        from ev2r.types import AtomicFact
+
+        return [AtomicFact(p.answer) for p in evidence.pairs]
+
+
+def test_stems_are_casefolded_prefixes_of_any_script():
+    assert stems("Elections ELECTED") == {"elect"}
+    assert stems("Praha volila v roce 2019") == {"praha", "volil", "v", "roce", "2019"}
+    assert stems("...") == set()
+
+
+def test_overlap_scores_by_hand():
+    # N = 3 premises; "paris" in 2 of them, "2014" in 1, "mayor" in 0
+    prem = ["Paris 2014", "Paris", "Rome"]
+    idf1 = math.log(1 + (3 - 1 + 0.5) / 1.5)
+    idf2 = math.log(1 + (3 - 2 + 0.5) / 2.5)
+    got = overlap_scores("mayor Paris 2014", prem)
+    assert got == pytest.approx([idf2 + idf1, idf2, 0.0])
+
+
+def test_top_k_keeps_the_best_in_their_order_and_breaks_ties_by_position():
+    prem = ["Rome", "Paris 2014", "Berlin", "Paris"]
+    assert top_k_premises("Paris 2014", prem, 2) == [1, 3]
+    assert top_k_premises("Madrid", prem, 2) == [0, 1]  # all tie at 0: the first two
+    assert top_k_premises("Madrid", prem, None) == [0, 1, 2, 3]
+    assert top_k_premises("Madrid", prem, 9) == [0, 1, 2, 3]
+    assert top_k_premises("x", [], 1) == []
+    for bad in (0, -1, 1.5, True, "2"):
+        with pytest.raises(ValueError, match="premise_top_k: expected None"):
+            top_k_premises("x", ["a"], bad)
+
+
+def _item():
+    pred = Evidence(tuple(QAPair(f"Q{k}?", a) for k, a in enumerate(
+        ["Paris elected Hidalgo mayor", "Rain fell in Spain", "Hidalgo was born in 1959", "Tourism grew"])))
+    ref = Evidence((QAPair("Who?", "Hidalgo elected mayor"), QAPair("When born?", "Hidalgo born 1959")))
+    return Item(id="p", claim="c", predicted_evidence=pred, reference_evidence=ref)
+
+
+def test_pruned_scorer_sends_each_fact_only_its_top_k_premises():
+    ver = KeywordVerifier()
+    scorer = NLIReferenceScorer(ver, AnswerFacts(), calibration=None, premise_top_k=1)
+    (res,) = scorer.score_reference([_item()])
+    sent = list(zip(*ver.calls[0]))
+    ref_side = [(p, h) for p, h in sent if h in ("Hidalgo elected mayor", "Hidalgo born 1959")]
+    assert ref_side == [("Question: Q0?\nAnswer: Paris elected Hidalgo mayor", "Hidalgo elected mayor"),
+                        ("Question: Q2?\nAnswer: Hidalgo was born in 1959", "Hidalgo born 1959")]
+    assert len(sent) == 4 + 2  # 4 predicted facts x 1 premise + 2 reference facts x 1 premise
+    assert scorer.n_pairs_considered == 4 * 2 + 2 * 4 and scorer.n_pairs_pruned == 16 - 6
+    exhaustive = NLIReferenceScorer(KeywordVerifier(), AnswerFacts(), calibration=None, premise_top_k=None)
+    (full,) = exhaustive.score_reference([_item()])
+    assert (res.precision, res.recall) == (full.precision, full.recall) == (0.25, 1.0)  # one of 4 predicted facts entailed
+    assert scorer.signature_fields()["prem"] == "qa-pair-max+lex-top1"
+    assert exhaustive.signature_fields()["prem"] == "qa-pair-max"
+
+
+def test_premise_top_k_is_validated_everywhere():
+    with pytest.raises(ValueError, match="premise_top_k: expected None"):
+        NLIReferenceScorer(KeywordVerifier(), AnswerFacts(), premise_top_k=0)
+    with pytest.raises(ValueError, match="premise_top_k: expected None"):
+        ScorerConfig(premise_top_k=0)
+    with pytest.raises(ValueError, match="hybrid_columns: 'some' is not one of"):
+        ScorerConfig(hybrid_columns="some")
+    assert DEFAULTS.replace(premise_top_k=3).premise_top_k == 3
+    assert DEFAULTS.premise_top_k == 4  # chosen on both development sets: benchmarks/results/pruning.md
+    assert NLIReferenceScorer(KeywordVerifier(), AnswerFacts(), calibration=None).signature_fields()["prem"] \
+        == "qa-pair-max+lex-top4"
+
+
+def test_cli_premise_top_k_argument():
+    import argparse
+
+    from ev2r.cli.common import premise_top_k_arg
+
+    assert premise_top_k_arg("all") is None and premise_top_k_arg("ALL") is None and premise_top_k_arg("3") == 3
+    for bad in ("0", "-2", "x", "1.5"):
+        with pytest.raises(argparse.ArgumentTypeError, match="expected an integer >= 1 or 'all'"):
+            premise_top_k_arg(bad)
