@@ -8,13 +8,46 @@ evidence into atomic facts. The paper prompts an LLM (see :mod:`ev2r.llm` for th
 * the answer split into sentences with ``pysbd`` (rule-based, no downloaded data);
 * each fact rendered as ``"<question> <answer sentence>"`` so that a short answer ("Yes.",
   "3,33,87,677 from a 2011 census.") still carries what it answers.
+
+**Scraped web pages** (issue 20 item 3). Some systems' answers are the text of a scraped page:
+navigation menus, breadcrumbs, language switchers, DOM text nodes glued without a space
+("Risk of AutismThimerosal FAQsRelated ..."). Such a unit is not a sentence and states nothing the
+claim can be checked against, so with ``boilerplate=True`` (the default) an answer sentence that
+:func:`boilerplate_reason` calls boilerplate gives no fact; the prose pieces inside it
+(:func:`prose_pieces`) still do. The test uses shallow, language-agnostic features in the style of
+boilerplate detection (Kohlschuetter, Fankhauser, Nejdl 2010, "Boilerplate detection using shallow
+text features", WSDM: word count and density of a text block; Pomikalek 2011, jusText: short blocks
+and link density), with capitalised link labels standing in for the markup's link density, which
+scraped text no longer has. A unit is boilerplate when it is
+
+1. **separator-delimited**: at least 2 tokens made only of ``| · • › ¦ ▸ ► ▪ / \\ >`` and at least
+   one such token per 6 words (menus, breadcrumbs: "Home | News | Sport");
+2. **a run of link labels**: at least 30 words, at least 60% of its words in a cased script
+   capitalised, and fewer than one punctuation mark (``. , ; : ! ? ( )``) per 10 words (real
+   sentences that long punctuate; a list of US states with commas is kept);
+3. **glued text nodes**: at least 3 places where two lower-case letters or a digit are followed, inside
+   a token, by a capitalised word ("ArticlesInfant", "2017The") and fewer than one punctuation mark
+   per 10 words ("McDonald", "iPhone": one lower-case letter, never counted);
+4. **a language list**: words in at least 3 scripts (Latin, Cyrillic, CJK, Arabic, ... as named by
+   Unicode; "English Español 中文 Русский"); prose in one language, with a quoted name, uses one or two.
+
+Not boilerplate, on purpose: short units (a Title-Case headline is a statement a fact-checker
+reads), dates or numbers alone (the answer to "When was it signed?"), any single-script prose
+(Czech, Slovak, French: the features use no word list). A boilerplate unit is split at its separator
+tokens and glued boundaries; a piece of at least 8 words, less than half of them capitalised, that is
+not boilerplate itself, is kept (the real sentence at the end of a scraped menu). Premises are not
+changed: the verifier still reads the whole answer. The rule is versioned
+(:data:`BOILERPLATE_RULE`) and written into the decomposer's signature (``boiler:v1``) when on, which
+it is by default (:data:`BOILERPLATE_DEFAULT`; ``boilerplate=False`` gives the facts, and the
+signature, of the decomposers before the test).
 """
 
 from __future__ import annotations
 
 import functools
 import re
-from typing import Protocol, runtime_checkable
+import unicodedata
+from typing import Optional, Protocol, runtime_checkable
 
 from ev2r.config import DEFAULTS, UNANSWERABLE_MODES
 from ev2r.types import AtomicFact, Evidence, QAPair, clean_text, has_content, is_unanswerable
@@ -67,12 +100,103 @@ def split_sentences(text: str) -> list[str]:
     return out
 
 
-def answer_sentences(answer: str, min_chars: int) -> list[str]:
+#: Version of the boilerplate test (module docstring); a change to it changes the numbers.
+BOILERPLATE_RULE = "v1"
+#: Default of the decomposers' ``boilerplate`` option: on, as it loses on neither development set
+#: (benchmarks/results/scraped_pages.md); part of the decomposer's definition, like ``min_chars``.
+BOILERPLATE_DEFAULT = True
+_SEPARATOR_CHARS = frozenset("|\u00b7\u2022\u203a\u00a6\u25b8\u25ba\u25aa/\\>")
+_PUNCTUATION = ".,;:!?()"
+_SAME_SCRIPT = {"HIRAGANA": "CJK", "KATAKANA": "CJK"}  # Japanese mixes kana and kanji in one sentence
+
+
+def _first_letter(token: str) -> str:
+    return next(c for c in token if c.isalpha())
+
+
+def _glued_boundaries(text: str) -> list[int]:
+    """Offsets where two lower-case letters or a digit are followed by a capitalised word, with no space
+    between them ("ArticlesInfant", "2017The"): DOM text nodes concatenated by a scraper. One lower-case
+    letter is not enough, so names such as "McDonald", "iPhone" or "OnSide" are never cut."""
+    return [i for i in range(2, len(text) - 1)
+            if (text[i - 1].isdigit() or (text[i - 1].islower() and text[i - 2].islower()))
+            and text[i].isupper() and text[i + 1].islower()]
+
+
+def _shape(text: str) -> tuple[int, float, int, int, float]:
+    """(words, share of cased-script words capitalised, separator tokens, scripts, punctuation per word)."""
+    tokens = text.split()
+    words = [t for t in tokens if any(c.isalpha() for c in t)]
+    firsts = [_first_letter(t) for t in words]
+    cased = [c for c in firsts if c.isupper() or c.islower()]
+    capitalised = sum(c.isupper() for c in cased) / len(cased) if cased else 0.0
+    separators = sum(1 for t in tokens if all(c in _SEPARATOR_CHARS for c in t))
+    scripts = set()
+    for c in firsts:
+        script = unicodedata.name(c, "UNKNOWN").split()[0]
+        scripts.add(_SAME_SCRIPT.get(script, script))
+    punctuation = sum(text.count(c) for c in _PUNCTUATION) / max(len(words), 1)
+    return len(words), capitalised, separators, len(scripts), punctuation
+
+
+def boilerplate_reason(sentence: str) -> Optional[str]:
+    """Why one answer sentence is boilerplate of a scraped web page, or None when it is not.
+
+    Args:
+        sentence: one unit of :func:`split_sentences` (any language, any length).
+
+    Returns:
+        ``"separators"``, ``"link-labels"``, ``"glued"`` or ``"languages"`` (the four tests of the
+        module docstring, checked in that order) or None. Never raises.
+
+    >>> boilerplate_reason("Home | News | Sport | Weather | Contact us")
+    'separators'
+    >>> boilerplate_reason("Vláda v pondělí schválila návrh zákona o státním rozpočtu.") is None
+    True
+    """
+    words, capitalised, separators, scripts, punctuation = _shape(sentence)
+    if separators >= 2 and separators * 6 >= words:
+        return "separators"
+    if words >= 30 and capitalised >= 0.6 and punctuation < 0.1:
+        return "link-labels"
+    if len(_glued_boundaries(sentence)) >= 3 and punctuation < 0.1:
+        return "glued"
+    if scripts >= 3:
+        return "languages"
+    return None
+
+
+def prose_pieces(sentence: str) -> list[str]:
+    """The prose inside a boilerplate unit: ``sentence`` split at its separator tokens and glued
+    boundaries (:func:`boilerplate_reason`), keeping each piece of at least 8 words, less than half of
+    them capitalised, that is not boilerplate itself. Returns [] for a unit that is all menu.
+
+    >>> prose_pieces("Skip to main content Sort byRelevanceDate Further Reading 2017The gap in the "
+    ...              "homeownership rate between black and white families is bigger today than in 1968")
+    ['The gap in the homeownership rate between black and white families is bigger today than in 1968']
+    """
+    cuts = _glued_boundaries(sentence)
+    text = "".join(f"\n{c}" if i in cuts else c for i, c in enumerate(sentence))
+    tokens = ["\n" if t and all(c in _SEPARATOR_CHARS for c in t) else t for t in re.split(r"([^\S\n]+)", text)]
+    pieces = [clean_text(p) for p in "".join(tokens).split("\n")]
+    out = []
+    for p in pieces:
+        words, capitalised, _, _, _ = _shape(p)
+        if words >= 8 and capitalised < 0.5 and boilerplate_reason(p) is None:
+            out.append(p)
+    return out
+
+
+def answer_sentences(answer: str, min_chars: int, boilerplate: bool = False) -> list[str]:
     """The sentences of one answer that become facts: :func:`split_sentences`, sentences without a
-    letter or digit dropped (they state nothing, :func:`ev2r.types.has_content`), sentences shorter than
-    ``min_chars`` merged into the previous one."""
+    letter or digit dropped (they state nothing, :func:`ev2r.types.has_content`), with
+    ``boilerplate=True`` a boilerplate sentence (:func:`boilerplate_reason`) replaced by its
+    :func:`prose_pieces`, then sentences shorter than ``min_chars`` merged into the previous one."""
     sentences: list[str] = []
-    for s in split_sentences(answer):
+    units = split_sentences(answer)
+    if boilerplate:  # the one place the scraped-page test applies (module docstring)
+        units = [piece for u in units for piece in (prose_pieces(u) if boilerplate_reason(u) else [u])]
+    for s in units:
         if not has_content(s):
             continue
         if sentences and len(s) < min_chars:
@@ -88,6 +212,12 @@ def unanswered_fact(pair: QAPair) -> str:
     return f"No answer could be found to the question: {pair.question}" if pair.question else ""
 
 
+def boilerplate_signature(fields: dict[str, str], boilerplate: bool) -> dict[str, str]:
+    """``fields`` plus ``boiler:<BOILERPLATE_RULE>`` when the boilerplate test is on; unchanged when
+    off, so the signatures of score files written before the test existed still match."""
+    return {**fields, "boiler": BOILERPLATE_RULE} if boilerplate else fields
+
+
 def check_unanswerable_mode(mode: str) -> str:
     if mode not in UNANSWERABLE_MODES:
         raise ValueError(f"unanswerable: {mode!r} is not one of {UNANSWERABLE_MODES}")
@@ -101,6 +231,9 @@ class RuleBasedDecomposer:
         keep_question: prefix every fact with its question (default True).
         min_chars: sentences shorter than this (after stripping) are merged into the previous
             fact of the same pair, so fragments such as ``"[43]"`` do not become facts.
+        unanswerable: the rule for AVeriTeC's Unanswerable answers (below).
+        boilerplate: drop answer sentences that are scraped-page boilerplate, keeping their prose
+            pieces (module docstring; default :data:`BOILERPLATE_DEFAULT`).
 
     Output: ``list[AtomicFact]`` with ``pair_index`` set. An evidence pair whose answer is empty
     yields no fact (blanked evidence is no evidence), and so does an answer without a letter or
@@ -111,15 +244,17 @@ class RuleBasedDecomposer:
 
     name = RULES_DECOMPOSER_ID
 
-    def __init__(self, keep_question: bool = True, min_chars: int = 8, unanswerable: str = DEFAULTS.unanswerable):
+    def __init__(self, keep_question: bool = True, min_chars: int = 8, unanswerable: str = DEFAULTS.unanswerable,
+                 boilerplate: bool = BOILERPLATE_DEFAULT):
         if min_chars < 0:
             raise ValueError(f"min_chars: must be >= 0, got {min_chars}")
         self.keep_question = keep_question
         self.min_chars = min_chars
         self.unanswerable = check_unanswerable_mode(unanswerable)
+        self.boilerplate = bool(boilerplate)
 
     def signature_fields(self) -> dict[str, str]:
-        return {"decomp": self.name, "unans": self.unanswerable}
+        return boilerplate_signature({"decomp": self.name, "unans": self.unanswerable}, self.boilerplate)
 
     def decompose(self, evidence: Evidence, claim: str = "") -> list[AtomicFact]:
         facts: list[AtomicFact] = []
@@ -128,7 +263,7 @@ class RuleBasedDecomposer:
                 texts = [unanswered_fact(pair)] if self.unanswerable == "statement" else []
             else:
                 texts = [f"{pair.question} {s}" if (self.keep_question and pair.question) else s
-                         for s in answer_sentences(pair.answer, self.min_chars)]
+                         for s in answer_sentences(pair.answer, self.min_chars, self.boilerplate)]
             facts.extend(AtomicFact(text=t, pair_index=k) for t in texts if has_content(t))
         return facts
 
@@ -145,19 +280,22 @@ class DeclarativeDecomposer:
 
     Output: ``list[AtomicFact]`` with ``pair_index`` set; an empty answer, or one without a letter or
     digit, yields no fact; an Unanswerable answer follows ``unanswerable`` (as in
-    :class:`RuleBasedDecomposer`), never the yes/no rule (its "No" is not a denial).
+    :class:`RuleBasedDecomposer`), never the yes/no rule (its "No" is not a denial); ``boilerplate``
+    as in :class:`RuleBasedDecomposer`.
     """
 
     name = "rules-v2"
 
-    def __init__(self, min_chars: int = 8, unanswerable: str = DEFAULTS.unanswerable):
+    def __init__(self, min_chars: int = 8, unanswerable: str = DEFAULTS.unanswerable,
+                 boilerplate: bool = BOILERPLATE_DEFAULT):
         if min_chars < 0:
             raise ValueError(f"min_chars: must be >= 0, got {min_chars}")
         self.min_chars = min_chars
         self.unanswerable = check_unanswerable_mode(unanswerable)
+        self.boilerplate = bool(boilerplate)
 
     def signature_fields(self) -> dict[str, str]:
-        return {"decomp": self.name, "unans": self.unanswerable}
+        return boilerplate_signature({"decomp": self.name, "unans": self.unanswerable}, self.boilerplate)
 
     def decompose(self, evidence: Evidence, claim: str = "") -> list[AtomicFact]:
         from ev2r.facts.declarative import qa_to_statements
@@ -171,7 +309,7 @@ class DeclarativeDecomposer:
             # a line break inside a sentence (hard-wrapped web text) is a space; a blank line or a
             # bullet starts a new piece
             answer = re.sub(r"(?<![.!?:;\n])\n(?![\n\-*\u2022\d])", " ", pair.answer)
-            sentences = answer_sentences(answer, self.min_chars)
+            sentences = answer_sentences(answer, self.min_chars, self.boilerplate)
             if not sentences:
                 continue
             for text, _converted in qa_to_statements(pair.question, sentences):
@@ -180,16 +318,18 @@ class DeclarativeDecomposer:
         return facts
 
 
-def get_rule_decomposer(name: str = "rules", unanswerable: str = DEFAULTS.unanswerable):
+def get_rule_decomposer(name: str = "rules", unanswerable: str = DEFAULTS.unanswerable,
+                        boilerplate: bool = BOILERPLATE_DEFAULT):
     """The rule-based decomposer called ``name``: ``"rules"`` (the default, currently
     ``rules-v2``), ``"rules-v1"`` or ``"rules-v2"``, with ``unanswerable`` as the rule for
-    AVeriTeC's Unanswerable answers (:data:`ev2r.config.UNANSWERABLE_MODES`).
+    AVeriTeC's Unanswerable answers (:data:`ev2r.config.UNANSWERABLE_MODES`) and ``boilerplate``
+    as the scraped-page test (module docstring).
 
     Raises:
         ValueError: an unknown name or mode, listing the allowed ones.
     """
     if name in ("rules", "rules-v2"):
-        return DeclarativeDecomposer(unanswerable=unanswerable)
+        return DeclarativeDecomposer(unanswerable=unanswerable, boilerplate=boilerplate)
     if name == "rules-v1":
-        return RuleBasedDecomposer(unanswerable=unanswerable)
+        return RuleBasedDecomposer(unanswerable=unanswerable, boilerplate=boilerplate)
     raise ValueError(f"decomposer: {name!r} is not one of {', '.join(RULE_DECOMPOSERS)}")

@@ -50,3 +50,117 @@ def test_answer_on_the_question_line_gives_the_same_facts(name):
     two = d.decompose(Evidence.from_text("Question: What is the population of Kerala?\nAnswer: 33,387,677 in 2011."))
     one = d.decompose(Evidence.from_text("question: What is the population of Kerala? answer: 33,387,677 in 2011."))
     assert [f.text for f in one] == [f.text for f in two] and two
+
+
+# --- scraped web pages (issue 20 item 3): the boilerplate test -------------------------------------------
+
+import warnings  # noqa: E402
+
+from ev2r.facts.rules import boilerplate_reason, prose_pieces  # noqa: E402
+
+REAL = "The ministry denied the report on Monday, saying the figures had been invented by a blog."
+MENU = ("Question: What did the ministry say?\nAnswer: Home | News | Sport | Business | Climate | Contact us\n\n"
+        "English Español Français Deutsch 中文 Русский العربية\n\n" + REAL)
+# 1,500 characters of ordinary news prose, proper nouns and numbers included (nothing in it is boilerplate)
+PROSE = (
+    "The Centers for Disease Control and Prevention said on Wednesday that 6% of the deaths involving COVID-19 "
+    "listed no other condition on the death certificate. Some people took that to mean that the other 94% of "
+    "deaths were caused by something else, which is not what the agency said. Death certificates often list "
+    "several conditions, and the agency counted 2.6 additional conditions per death on average. Doctors write "
+    "down the chain of events that led to a death, so pneumonia or respiratory failure caused by the virus is "
+    "listed beside it. People over the age of 65 and those with diabetes, heart disease or obesity were more "
+    "likely to die after an infection, as the agency had reported since the spring of 2020. Twitter removed a "
+    "post that promoted the false reading of the figures, after it had been shared by President Donald Trump "
+    "to his 85.6 million followers. Public health experts in New York, London and Prague said the statistic "
+    "had been misunderstood rather than hidden. The agency publishes its weekly counts on its website, with "
+    "notes that explain how the certificates are coded. In a statement, a spokesperson said the figures had "
+    "not been updated quietly and that the methods had been the same since the start of the pandemic. The "
+    "National Center for Health Statistics, which compiles the data, said that it would add a short "
+    "explanation to its tables. Fact-checkers at several newspapers reached the same conclusion within a day, "
+    "and the claim was rated false by three of them before the end of the week.")
+CZECH = ("Vláda v pondělí schválila návrh zákona o státním rozpočtu na příští rok, který počítá se schodkem "
+         "282 miliard korun. Ministr financí Zbyněk Stanjura uvedl, že Česká národní banka i Evropská komise "
+         "s tímto schodkem souhlasí.")
+
+
+def test_prose_is_long_enough_to_matter():
+    assert len(PROSE) >= 1500
+
+
+@pytest.mark.parametrize("cls", [RuleBasedDecomposer, DeclarativeDecomposer])
+def test_menu_answer_keeps_only_its_real_sentence(cls):
+    ev = Evidence.from_text(MENU)
+    on = [f.text for f in cls(boilerplate=True).decompose(ev)]
+    assert len(on) == 1 and "The ministry denied the report on Monday" in on[0]
+    # the test is what removes the menu: without it the menu and the language list are facts
+    off = [f.text for f in cls(boilerplate=False).decompose(ev)]
+    assert any("Sport" in f for f in off) and any("中文" in f for f in off) and len(off) == 3
+
+
+@pytest.mark.parametrize("cls", [RuleBasedDecomposer, DeclarativeDecomposer])
+@pytest.mark.parametrize("text", [PROSE, CZECH], ids=["english-1500-chars", "czech"])
+def test_prose_keeps_all_its_facts(cls, text):
+    ev = Evidence.from_text(f"Question: \nAnswer: {text}")
+    off = [f.text for f in cls(boilerplate=False).decompose(ev)]
+    assert [f.text for f in cls(boilerplate=True).decompose(ev)] == off
+    assert len(off) >= (10 if text is PROSE else 2)
+
+
+def test_glued_scraped_page_keeps_the_prose_at_its_end():
+    # the shape of the 144 rows' row 123 (a 3,327-character Urban Institute page): a menu of link labels,
+    # text nodes glued without a space ("byRelevanceDate", "2017The"), one real sentence at the end
+    labels = ("Research Areas Aging and retirement Artificial intelligence Child welfare Children and youth Crime "
+              "Disability Equity Policy Economic Mobility Education Families Global Issues Greater DC Health "
+              "Housing Housing Finance Immigration Land Use Neighborhoods Nonprofits Race and Equity ")
+    sentence = ("The gap in the homeownership rate between black and white families in the US is bigger today "
+                "than it was in 1968")
+    page = f"Reducing the Racial Homeownership Gap | Urban Institute Skip to main content Sort byRelevanceDate " \
+           f"{labels}Further Reading American Community Survey, 2017{sentence}"
+    assert boilerplate_reason(page) == "glued"
+    assert prose_pieces(page) == [sentence]
+    facts = DeclarativeDecomposer(boilerplate=True).decompose(Evidence.from_text(f"Question: \nAnswer: {page}"))
+    assert [f.text for f in facts] == [sentence]
+
+
+@pytest.mark.parametrize("unit, reason", [
+    ("Home | News | Sport | Weather | Contact us", "separators"),
+    ("Reducing the Racial Homeownership Gap | Urban Institute", None),  # a page title: one separator
+    ("Home › Politics › Elections › 2020 › Results", "separators"),
+    ("English Español Français 中文 Русский", "languages"),
+    ("Risk of AutismThimerosal FAQsRelated Scientific ArticlesInfant and Environmental Exposures StudyTimeline",
+     "glued"),
+    # not boilerplate: a headline, a date alone (an answer to "when?"), a long list that punctuates,
+    # a sentence quoting one name in another script, brands with an inner capital
+    ("44 African Countries Sign Agreement to Establish African Continental Free Trade Area", None),
+    ("March 3, 2021", None),
+    ("Alaska, Arizona, District of Columbia, Florida, Georgia, Hawaii, Idaho, Illinois, Iowa, Kansas, Maine, "
+     "Maryland, Massachusetts, Michigan, Minnesota, Montana, Nebraska, Nevada, New Hampshire, New Jersey", None),
+    ("The mayor of Moscow (Москва) met the delegation on Friday.", None),
+    ("McDonald's sold the iPhone case at a McLaren event.", None),
+])
+def test_boilerplate_reason(unit, reason):
+    assert boilerplate_reason(unit) == reason
+
+
+def test_boilerplate_changes_the_signature_only_when_on():
+    # on by default: score files written before the test (no "boiler" field) do not mix with new ones
+    for name in ("rules-v1", "rules-v2"):
+        assert get_rule_decomposer(name).signature_fields() == {"decomp": name, "unans": "drop", "boiler": "v1"}
+        assert get_rule_decomposer(name, boilerplate=False).signature_fields() == {"decomp": name, "unans": "drop"}
+
+
+def test_scraped_pages_of_the_shared_task_rows(shared_data):
+    from ev2r.io.readers import read_items
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the reader's layout notes for these rows, tested in tests/ev2r/io
+        items = {it.row: it for it in read_items(shared_data / "ev2r_human_eval/averitec_shared_task_dev.jsonl")}
+    on, off = DeclarativeDecomposer(), DeclarativeDecomposer(boilerplate=False)
+    page = on.decompose(items[123].predicted_evidence)
+    assert [f.text for f in page if f.pair_index == 2] == [
+        "The gap in the homeownership rate between black and white families in the US is bigger today than it was "
+        "when it was legal to refuse to sell someone a home because of the color of their skin."]
+    # row 6: a glued CDC menu (354 characters) gives no fact; every other pair keeps its facts
+    menu, kept = on.decompose(items[6].predicted_evidence), off.decompose(items[6].predicted_evidence)
+    assert not [f for f in menu if f.pair_index == 0] and [f for f in kept if f.pair_index == 0]
+    assert [f.text for f in menu] == [f.text for f in kept if f.pair_index != 0]
