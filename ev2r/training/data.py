@@ -1,5 +1,6 @@
 """Training and evaluation data of the verifier: the shared data files, the (premise, hypothesis,
-label) :class:`Pair`, and readers of VitaminC, FEVER-Symmetric, the negation probe and AVeriTeC.
+label) :class:`Pair`, and readers of VitaminC, FEVER-Symmetric, the negation probe, AVeriTeC and
+CTKFacts (Czech).
 
 Labels are the NLI classes of :mod:`claimalign.nli` (:data:`NLI_LABELS`, output ids :data:`LABEL2ID`);
 dataset verdicts are mapped onto them by the project's one vocabulary (:func:`claimalign.nli.normalize_nli_label`,
@@ -19,7 +20,7 @@ from ev2r.labels import VERDICT_TO_NLI, normalize_verdict
 
 __all__ = ["NLI_LABELS", "LABEL2ID", "REDISTRIBUTABLE", "DATA_FILES", "VITAMINC_TO_NLI", "AVERITEC_TO_NLI",
            "PROBE_PATH", "Pair", "read_jsonl", "heldout_case", "load_vitaminc", "load_fever_symmetric", "load_probe",
-           "load_averitec_pairs", "load_averitec_items"]
+           "load_averitec_pairs", "load_averitec_items", "CTKFACTS_FILES", "load_ctkfacts"]
 
 #: Output id of each class in a model this package trains (``config.id2label`` = {0: entailment, ...}).
 LABEL2ID = {name: i for i, name in enumerate(NLI_LABELS)}
@@ -45,6 +46,9 @@ DATA_FILES = {
     "fever_adversarial": "fever/fever2_fixers_adversarial_test.jsonl",
     **{name: f"nli/{name}.jsonl" for name in REDISTRIBUTABLE},
 }
+
+#: CTKFacts splits under the shared data folder (CC BY-SA 3.0; Czech claims against Czech News Agency paragraphs).
+CTKFACTS_FILES = {"train": "ctkfacts/ctkfacts_train.jsonl", "dev": "ctkfacts/ctkfacts_dev.jsonl"}
 
 #: VitaminC / FEVER verdict strings -> NLI class name.
 VITAMINC_TO_NLI = {v: normalize_nli_label(v).value for v in ("SUPPORTS", "REFUTES", "NOT ENOUGH INFO")}
@@ -157,3 +161,39 @@ def load_averitec_items(path: Path) -> list:
         items.append(Item(id=str(k), claim=row["claim"], predicted_evidence=ev, reference_evidence=ev,
                           gold_label=normalize_verdict(row["label"], field="label"), row=k))
     return items
+
+
+def load_ctkfacts(path: Path, source: str = "ctkfacts_train") -> list[Pair]:
+    """CTKFacts rows (``../shared/data/ctkfacts/``, CC BY-SA 3.0) as NLI pairs: premise = the row's
+    ``premise`` (the annotated Czech News Agency paragraphs; ``evidence`` where ``premise`` is absent),
+    hypothesis = its ``hypothesis`` (``claim`` where absent), label = its ``nli_label`` (else ``label``,
+    a FEVER verdict), read by the project's one vocabulary (:func:`claimalign.nli.normalize_nli_label`:
+    ``SUPPORTS`` / ``entailment`` -> entailment, ``REFUTES`` -> contradiction, ``NOT ENOUGH INFO`` -> neutral).
+    Text is NFC-normalised (:func:`claimalign.textio.normalize_text`), as every reader does.
+
+    Raises:
+        ValueError: a row without premise/evidence or hypothesis/claim text, or with a label that is
+            not an NLI class or FEVER verdict, naming the file, row (1-based line) and field.
+    """
+    from claimalign.textio import normalize_text
+
+    out: list[Pair] = []
+    with open(path, encoding="utf-8") as fh:
+        for line_no, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            row = json.loads(line)
+            texts = []
+            for fields in (("premise", "evidence"), ("hypothesis", "claim")):
+                value = next((row[f] for f in fields if isinstance(row.get(f), str) and row[f].strip()), None)
+                if value is None:
+                    raise ValueError(f"{path}: row {line_no}: no text in {' or '.join(repr(f) for f in fields)}")
+                texts.append(normalize_text(value))
+            field = "nli_label" if row.get("nli_label") is not None else "label"
+            try:
+                label = normalize_nli_label(row.get(field)).value
+            except (ValueError, TypeError, AttributeError):
+                raise ValueError(f"{path}: row {line_no}: field {field!r} is {row.get(field)!r}, not one of "
+                                 f"{', '.join(NLI_LABELS)} or SUPPORTS / REFUTES / NOT ENOUGH INFO") from None
+            out.append(Pair(texts[0], texts[1], label, source))
+    return out

