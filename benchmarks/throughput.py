@@ -349,7 +349,7 @@ def main(argv=None) -> int:
                          "all_end_to_end_s": [round(x, 2) for x in e2e_all], "all_verifier_s": [round(x, 2) for x in ver_all]})
             print(f"{dtype} batch {bs}: {e2e:.1f} s end-to-end, verifier {len(prem) / ver:.1f} pairs/s, "
                   f"{achieved:.0f} GFLOP/s = {achieved / gemm:.0%} of the {dtype} GEMM", file=sys.stderr)
-    ref = args.dtypes[0]
+    ref = args.dtypes[0] if args.dtypes else args.scale_dtype
     agreement = {}
     for dtype in args.dtypes[1:]:
         a, b = per_dtype[ref]["ev2r"], per_dtype[dtype]["ev2r"]

@@ -105,9 +105,10 @@ class HFNLIVerifier:
             :func:`claimalign.models.resolve_dtype`). The resolved dtype is part of ``name``
             (``+bf16``, ``+int8``; fp32 adds nothing), so it reaches the metric signature.
         max_batch_tokens: batches sized by tokens (:func:`claimalign.models.predict_pairs`): ``"auto"``
-            (default: ``batch_size`` x the token window, so a batch never holds more tokens than
-            ``batch_size`` full-window pairs, and short pairs go many to a batch), an int >= 1, or None
-            (``batch_size`` pairs per batch, whatever their length).
+            (default: ``batch_size`` x half the token window -- 2,048 tokens for 32 pairs of a 128-token
+            window -- so short pairs go many to a batch and long ones few; on the 86 rated rows' pairs it
+            ran 1.1-1.25x the speed of fixed 32-pair batches with 1.6% padding instead of 13.6%, the fastest of
+            2,048 / 4,096 / 8,192 tokens), an int >= 1, or None (``batch_size`` pairs per batch).
         cache_size: distinct (premise, hypothesis) pairs whose distributions are kept between calls
             (least recently used dropped first; 0: none), so that a pair is never computed twice in a
             run (the robustness suite rescores unchanged pairs, a resumed run its chunks' shared ones).
@@ -297,7 +298,7 @@ class HFNLIVerifier:
                           "'truncate'); long_hypothesis='window' scores every part", LongHypothesisWarning,
                           stacklevel=3)
         counts = {"tokens": 0, "padded_tokens": 0}
-        budget = self.batch_size * self._window if self.max_batch_tokens == "auto" else self.max_batch_tokens
+        budget = (self.batch_size * self._window // 2 if self.max_batch_tokens == "auto" else self.max_batch_tokens)
         out = predict_pairs(nli.model, tok, [j[2] for j in jobs], [j[3] for j in jobs], max_length=self._window,
                             batch_size=self.batch_size, columns=nli.columns, truncation="longest_first",
                             device=self.device, counts=counts, max_batch_tokens=budget)
