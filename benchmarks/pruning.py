@@ -130,7 +130,12 @@ def robustness_rows(args, inner) -> list[dict]:
     rows = []
     for k in args.k:
         got = suite(k)
-        which = [f"{p}/{sc}" for (p, sc), c in base.items() if got[(p, sc)].verdict != c.verdict]
+        def num(v):
+            return "n/a" if v is None else f"{v:+.4f}"
+
+        which = [f"{p}/{sc} ({c.verdict} -> {got[(p, sc)].verdict}; mean change {num(c.mean_change)} -> "
+                 f"{num(got[(p, sc)].mean_change)})"
+                 for (p, sc), c in base.items() if got[(p, sc)].verdict != c.verdict]
         deltas = [abs((got[key].mean_change or 0.0) - (c.mean_change or 0.0)) for key, c in base.items()]
         rows.append({"k": k, "checks": len(base), "changed": len(which), "which": which,
                      "max_delta": max(deltas) if deltas else 0.0})

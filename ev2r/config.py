@@ -113,7 +113,7 @@ class ScorerConfig:
     ev2r: bool = True
     chunk_size: int = 32
     hybrid: bool = True
-    premise_top_k: Optional[int] = 4
+    premise_top_k: Optional[int] = 5
     hybrid_columns: str = "weighted"
 
     def __post_init__(self):
@@ -160,8 +160,10 @@ class ScorerConfig:
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"{name}: must be an integer >= 1, got {value!r}")
         k = self.premise_top_k
-        if k is not None and (isinstance(k, bool) or not isinstance(k, int) or k < 1):
+        if k is not None and (isinstance(k, bool) or not isinstance(k, numbers.Integral) or k < 1):
             raise ValueError(f"premise_top_k: expected None (every premise) or an integer >= 1, got {k!r}")
+        if k is not None:
+            object.__setattr__(self, "premise_top_k", int(k))  # numpy integers too
         for name in ("ev2r", "hybrid"):
             if not isinstance(getattr(self, name), bool):
                 raise ValueError(f"{name}: expected True or False, got {getattr(self, name)!r}")

@@ -99,9 +99,14 @@ class E5Similarity:
         prefix: float64 array (len(texts), 384); (0, 0) for no texts.
 
         Raises:
-            ValueError: a single string or non-string elements.
+            ValueError: a single string, non-string elements, or a text with a NUL character (the
+                engine reads C strings: the text after it would be silently lost).
         """
         texts = check_texts(texts, "texts")
+        for i, t in enumerate(texts):
+            if "\x00" in t:
+                raise ValueError(f"texts[{i}]: holds a NUL character (\\x00) at offset {t.index(chr(0))}; the e5 "
+                                 "engine would read only the text before it -- remove it")
         if not texts:
             return np.zeros((0, 0), dtype=np.float64)
         todo: List[str] = sorted({t for t in texts if (query, t) not in self._cache}, key=len)

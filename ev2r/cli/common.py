@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 from typing import Any, Iterable
 
 from claimalign.textio import same_file
@@ -24,15 +25,11 @@ def add_verifier_args(p: argparse.ArgumentParser) -> None:
 
 def premise_top_k_arg(text: str):
     """``--premise-top-k``: ``all`` -> None (every premise), else an integer >= 1."""
-    if text.strip().lower() == "all":
+    if text.lower() == "all":
         return None
-    try:
-        k = int(text)
-    except ValueError:
-        k = 0
-    if k < 1:
+    if not re.fullmatch(r"[0-9]+", text) or int(text) < 1:  # plain ASCII digits: no "+2", "1_0", other scripts
         raise argparse.ArgumentTypeError(f"expected an integer >= 1 or 'all', got {text!r}")
-    return k
+    return int(text)
 
 
 def add_premise_args(p: argparse.ArgumentParser) -> None:

@@ -154,6 +154,9 @@ def _warn_ignored_options(args, wanted) -> None:
                                           "hybrid_columns": DEFAULTS.hybrid_columns},
                      f"with --scorer {' --scorer '.join(wanted)} alone (no verifier is loaded, no facts are made)")
         return
+    if args.no_hybrid:
+        warn_ignored("ev2r score", args, {"hybrid_columns": DEFAULTS.hybrid_columns},
+                     "with --no-hybrid (no ev2r_hybrid, no component columns)")
     if args.decomposer != "llm":
         warn_ignored("ev2r score", args, {"llm_base_url": None, "llm_model": None, "llm_cache": None,
                                           "llm_offline": False, "llm_concurrency": LLM_DEFAULTS.concurrency,

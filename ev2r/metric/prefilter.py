@@ -17,8 +17,11 @@ script, each token cut to its first :data:`STEM_CHARS` characters -- a crude ste
 
 with N the number of premises on that side of the item and df(t) how many of them contain t: a stem
 every premise has ("question", "answer" of the rendering, the claim's topic) weighs little, a rare
-shared name or number much. Ties keep the premises' order. The ``k`` premises kept are returned in
-their original order, so the verifier's batches do not depend on the ranking.
+shared name or number much. A premise is dropped only when its score is *below* the k-th best: every
+premise tied with the k-th is kept, so pruning never chooses between premises the overlap cannot tell
+apart (five pairs that all repeat the fact's words are all checked; text the stems cannot split, such
+as unspaced Chinese or Japanese, scores 0 everywhere and nothing is dropped). The premises kept are
+returned in their original order, so the verifier's batches do not depend on the ranking.
 
 What pruning costs is measured by ``benchmarks/pruning.py`` (table ``benchmarks/results/pruning.md``)
 on both development rating sets and the robustness suite; the default ``k`` is the one that holds
@@ -27,7 +30,9 @@ the bars there (:data:`ev2r.config.DEFAULTS` ``premise_top_k``).
 
 from __future__ import annotations
 
+import functools
 import math
+import numbers
 import re
 from typing import Optional, Sequence
 
@@ -41,14 +46,15 @@ PREFILTER_STAGES = ("lexical",)
 _TOKEN = re.compile(r"\w+", re.UNICODE)
 
 
-def stems(text: str) -> set[str]:
+@functools.lru_cache(maxsize=65536)
+def stems(text: str) -> frozenset[str]:
     """The distinct stems of ``text``: lower-cased (``str.casefold``) ``\\w+`` tokens cut to
-    :data:`STEM_CHARS` characters.
+    :data:`STEM_CHARS` characters (cached: a premise is stemmed once, not once per fact).
 
     >>> sorted(stems("Elected in 2019; the election's result"))
     ['2019', 'elect', 'in', 'resul', 's', 'the']
     """
-    return {t[:STEM_CHARS] for t in _TOKEN.findall(text.casefold())}
+    return frozenset(t[:STEM_CHARS] for t in _TOKEN.findall(text.casefold()))
 
 
 def overlap_scores(hypothesis: str, premises: Sequence[str]) -> list[float]:
@@ -71,20 +77,22 @@ def overlap_scores(hypothesis: str, premises: Sequence[str]) -> list[float]:
 
 
 def top_k_premises(hypothesis: str, premises: Sequence[str], k: Optional[int]) -> list[int]:
-    """Indices of the ``k`` premises with the highest :func:`overlap_scores` for ``hypothesis``,
-    in their original order (ties: the earlier premise first); every index when ``k`` is None or
-    at least ``len(premises)``.
+    """Indices of the premises whose :func:`overlap_scores` for ``hypothesis`` is at least the k-th
+    highest (the k best and every premise tied with the k-th), in their original order; every index
+    when ``k`` is None or at least ``len(premises)``.
 
     >>> top_k_premises("Biden won in 2020", ["Trump won in 2016", "Rain in Spain", "Biden won 2020"], 2)
     [0, 2]
+    >>> top_k_premises("Biden won", ["Biden won Ohio", "Biden won Iowa", "Rain"], 1)  # a tie: both kept
+    [0, 1]
 
     Raises:
         ValueError: ``k`` not None and not an integer >= 1.
     """
-    if k is not None and (isinstance(k, bool) or not isinstance(k, int) or k < 1):
+    if k is not None and (isinstance(k, bool) or not isinstance(k, numbers.Integral) or k < 1):
         raise ValueError(f"premise_top_k: expected None (every premise) or an integer >= 1, got {k!r}")
     if k is None or k >= len(premises):
         return list(range(len(premises)))
     scores = overlap_scores(hypothesis, premises)
-    best = sorted(range(len(premises)), key=lambda j: (-scores[j], j))[:k]
-    return sorted(best)
+    cut = sorted(scores, reverse=True)[k - 1]
+    return [j for j, sc in enumerate(scores) if sc >= cut]

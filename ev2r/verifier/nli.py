@@ -236,7 +236,7 @@ class HFNLIVerifier:
             for key, k in unique.items():
                 known[key] = probs[k]
                 if self.cache_size:
-                    self._cache[key] = probs[k]
+                    self._cache[key] = probs[k].copy()  # a row of its own, not a view keeping the batch alive
             while len(self._cache) > self.cache_size:
                 self._cache.popitem(last=False)
         # text without a letter or digit ("...", emoji) states nothing: it entails and contradicts

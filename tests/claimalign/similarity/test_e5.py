@@ -109,3 +109,11 @@ def test_czech_is_closer_to_its_slovak_version_than_to_an_unrelated_czech_senten
     assert m[0, 0] > m[0, 1] + 0.05
     assert m[0, 2] == pytest.approx(1.0, abs=1e-5)
     assert np.all((m >= 0) & (m <= 1))
+
+
+def test_nul_character_is_refused_not_truncated():
+    """hostile tester: the C engine read "Prague is lovely\\0 and the war killed thousands" as its first half."""
+    eng = RecordingEngine()
+    with pytest.raises(ValueError, match=r"texts\[1\]: holds a NUL character .* at offset 16"):
+        E5Similarity(engine=eng).encode(["fine", "Prague is lovely\x00 and the war"])
+    assert eng.calls == []

@@ -41,7 +41,8 @@ def test_overlap_scores_by_hand():
 def test_top_k_keeps_the_best_in_their_order_and_breaks_ties_by_position():
     prem = ["Rome", "Paris 2014", "Berlin", "Paris"]
     assert top_k_premises("Paris 2014", prem, 2) == [1, 3]
-    assert top_k_premises("Madrid", prem, 2) == [0, 1]  # all tie at 0: the first two
+    assert top_k_premises("Madrid", prem, 2) == [0, 1, 2, 3]  # all tie at 0: nothing can be told apart, none dropped
+    assert top_k_premises("Paris", prem, 1) == [1, 3]  # tied with the best: both kept
     assert top_k_premises("Madrid", prem, None) == [0, 1, 2, 3]
     assert top_k_premises("Madrid", prem, 9) == [0, 1, 2, 3]
     assert top_k_premises("x", [], 1) == []
@@ -65,13 +66,32 @@ def test_pruned_scorer_sends_each_fact_only_its_top_k_premises():
     ref_side = [(p, h) for p, h in sent if h in ("Hidalgo elected mayor", "Hidalgo born 1959")]
     assert ref_side == [("Question: Q0?\nAnswer: Paris elected Hidalgo mayor", "Hidalgo elected mayor"),
                         ("Question: Q2?\nAnswer: Hidalgo was born in 1959", "Hidalgo born 1959")]
-    assert len(sent) == 4 + 2  # 4 predicted facts x 1 premise + 2 reference facts x 1 premise
-    assert scorer.n_pairs_considered == 4 * 2 + 2 * 4 and scorer.n_pairs_pruned == 16 - 6
+    # predicted facts: two share stems with one reference pair (1 premise each), "Rain fell in Spain" and
+    # "Tourism grew" share none with either (a tie at 0: both premises kept); reference facts: 1 premise each
+    assert len(sent) == 1 + 1 + 2 + 2 + 2
+    assert scorer.n_pairs_considered == 4 * 2 + 2 * 4 and scorer.n_pairs_pruned == 16 - 8
     exhaustive = NLIReferenceScorer(KeywordVerifier(), AnswerFacts(), calibration=None, premise_top_k=None)
     (full,) = exhaustive.score_reference([_item()])
     assert (res.precision, res.recall) == (full.precision, full.recall) == (0.25, 1.0)  # one of 4 predicted facts entailed
     assert scorer.signature_fields()["prem"] == "qa-pair-max+lex-top1"
     assert exhaustive.signature_fields()["prem"] == "qa-pair-max"
+
+
+def test_a_verbatim_premise_is_never_pruned_when_the_others_repeat_its_words():
+    """hostile tester: five pairs all holding the fact's words, the verbatim one last; position broke the tie."""
+    prem = [f"Question: Who won {s}?\nAnswer: Trump won {s} in the 2020 election, not Biden." for s in
+            ("Texas", "Ohio", "Iowa", "Utah")] + ["Question: Who won?\nAnswer: Biden won the 2020 election."]
+    assert 4 in top_k_premises("Biden won the 2020 election.", prem, 4)
+    ver = KeywordVerifier()
+    it = Item(id="t", claim="c", predicted_evidence=Evidence((QAPair("", "Biden won the 2020 election."),)),
+              reference_evidence=Evidence(tuple(QAPair(*p.split("\nAnswer: ")) for p in prem)))
+    (res,) = NLIReferenceScorer(ver, AnswerFacts(), calibration=None, premise_top_k=4).score_reference([it])
+    assert res.precision == 1.0
+
+
+def test_unspaced_scripts_are_not_pruned_by_position():
+    prem = ["特朗普赢得了德州。", "特朗普赢得了俄州。", "拜登在2020年赢得了大选。"]
+    assert top_k_premises("拜登赢得了2020年大选。", prem, 1) == [0, 1, 2]  # no shared stem: nothing dropped
 
 
 def test_premise_top_k_is_validated_everywhere():
@@ -82,9 +102,12 @@ def test_premise_top_k_is_validated_everywhere():
     with pytest.raises(ValueError, match="hybrid_columns: 'some' is not one of"):
         ScorerConfig(hybrid_columns="some")
     assert DEFAULTS.replace(premise_top_k=3).premise_top_k == 3
-    assert DEFAULTS.premise_top_k == 4  # chosen on both development sets: benchmarks/results/pruning.md
+    import numpy as np
+
+    assert DEFAULTS.replace(premise_top_k=np.int64(3)).premise_top_k == 3
+    assert DEFAULTS.premise_top_k == 5  # chosen on both development sets: benchmarks/results/pruning.md
     assert NLIReferenceScorer(KeywordVerifier(), AnswerFacts(), calibration=None).signature_fields()["prem"] \
-        == "qa-pair-max+lex-top4"
+        == "qa-pair-max+lex-top5"
 
 
 def test_cli_premise_top_k_argument():
@@ -93,6 +116,6 @@ def test_cli_premise_top_k_argument():
     from ev2r.cli.common import premise_top_k_arg
 
     assert premise_top_k_arg("all") is None and premise_top_k_arg("ALL") is None and premise_top_k_arg("3") == 3
-    for bad in ("0", "-2", "x", "1.5"):
+    for bad in ("0", "-2", "x", "1.5", "+2", "1_0", " 3", "\u0663"):
         with pytest.raises(argparse.ArgumentTypeError, match="expected an integer >= 1 or 'all'"):
             premise_top_k_arg(bad)
