@@ -277,7 +277,8 @@ def test_content_free_text_is_neutral_without_asking_the_model(tmp_path):
 def test_pair_cache_answers_repeated_pairs_without_the_model(tmp_path):
     path, _, _ = make_model(tmp_path, {0: "ENTAILMENT", 1: "NEUTRAL", 2: "CONTRADICTION"}, "cache")
     prem, hyp = ["The cat sat on the mat.", "A man plays guitar."], ["A cat is sitting.", "Nobody plays."]
-    ver = HFNLIVerifier(str(path), batch_size=2)
+    assert HFNLIVerifier(str(path)).cache_size == 0  # opt-in: numbers never depend on what ran before
+    ver = HFNLIVerifier(str(path), batch_size=2, cache_size=100)
     first = ver.predict(prem, hyp)
     assert ver.n_model_pairs == 2 and ver.n_cache_hits == 0
     again = ver.predict(prem[::-1] + ["Ok."], hyp[::-1] + ["Fine."])
