@@ -123,6 +123,7 @@ def render_markdown(report: RobustnessReport, mode: str = "gated", detail: bool 
         "",
         f"Checks: {gate_summary(report, mode).split(' -- ', 1)[1]}.",
         "",
+        *([f"Ev2R scorer signature: `{s['ev2r_signature']}`.", ""] if s.get("ev2r_signature") else []),
         "Cells: the observed change of the mean score on the items the perturbation applied to "
         "(perturbed vs base; ↑ rose, ↓ fell, → unchanged at the precision shown; arrow and sign always agree), "
         "against the expectation in the row's `expected` column (invariant: stays within its tolerance; "

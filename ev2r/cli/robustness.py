@@ -132,18 +132,24 @@ def build_scorer(names: Sequence[str], args: argparse.Namespace) -> Scorer:
                                                "dtype": DEFAULTS.dtype, "premise_top_k": DEFAULTS.premise_top_k},
                      f"with --scorer {','.join(names)} (they configure the ev2r scorer only)")
     parts = []
+    signature: Optional[str] = None
     for n in names:
         if n not in SCORERS:
             raise ValueError(f"--scorer: unknown scorer {n!r}; allowed: {', '.join(SCORERS)}")
         if n == "ev2r":
             from ev2r.metric.factory import make_item_scorer
 
-            parts.append(make_item_scorer(verifier=args.verifier, decomposer=args.decomposer, alpha=args.alpha,
-                                          dtype=getattr(args, "dtype", "auto"),
-                                          premise_top_k=getattr(args, "premise_top_k", DEFAULTS.premise_top_k)))
+            part = make_item_scorer(verifier=args.verifier, decomposer=args.decomposer, alpha=args.alpha,
+                                    dtype=getattr(args, "dtype", "auto"),
+                                    premise_top_k=getattr(args, "premise_top_k", DEFAULTS.premise_top_k))
+            signature = str(part.scorer.signature())  # type: ignore[attr-defined]
+            parts.append(part)
         else:
             parts.append(get_baseline(n))
-    return parts[0] if len(parts) == 1 else combine_scorers(parts)
+    out = parts[0] if len(parts) == 1 else combine_scorers(parts)
+    if signature is not None:
+        out.ev2r_signature = signature  # type: ignore[attr-defined]  # into the report's settings
+    return out
 
 
 def run(args: argparse.Namespace, scorer: Optional[Scorer] = None,
@@ -206,6 +212,7 @@ def run(args: argparse.Namespace, scorer: Optional[Scorer] = None,
             scorer_name = "+".join(names)
         else:
             scorer_name = getattr(scorer, "__name__", "scorer")
+        signature = getattr(scorer, "ev2r_signature", None)  # the ev2r scorer's settings, into the report
     except (ValueError, OSError, ImportError) as e:  # bad option, missing verifier weights or library
         return fail(str(e))
     scorer = with_progress(scorer, enabled=not getattr(args, "no_progress", False), stream=err)
@@ -213,6 +220,8 @@ def run(args: argparse.Namespace, scorer: Optional[Scorer] = None,
         report = run_suite(items, scorer, perts, seed=args.seed, n_boot=args.n_boot, scorer_name=scorer_name)
     except ValueError as e:
         return fail(str(e))
+    if signature is not None:
+        report.settings["ev2r_signature"] = signature
     paths = write_report(report, args.output_dir, mode=args.fail_on_violation, png=not args.no_png)
     print(render_markdown(report, args.fail_on_violation, detail=False), file=out)
     print("\nwrote " + ", ".join(paths[k] for k in ("json", "md", "png", "per_item") if k in paths), file=out)

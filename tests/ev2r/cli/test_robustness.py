@@ -153,3 +153,19 @@ def test_robustness_warns_about_ev2r_options_with_another_scorer(tmp_path, capsy
           "hu_meteor", "--decomposer", "rules-v1", "--perturbations", "reorder_pairs", "--no-progress"])
     err = capsys.readouterr().err
     assert "ev2r robustness: warning: --decomposer not used with --scorer hu_meteor" in err
+
+
+def test_report_carries_the_ev2r_scorer_signature(input_file, tmp_path, monkeypatch):
+    """hostile tester: a report made with --premise-top-k 1 looked like one made with the default."""
+    import ev2r.metric.factory as factory
+    from support.fakes import KeywordVerifier
+
+    real = factory.make_item_scorer
+    monkeypatch.setattr(factory, "make_item_scorer", lambda **kw: real(**{**kw, "verifier": KeywordVerifier()}))
+    out = tmp_path / "rep"
+    args = parse(input_file, "-o", out, "--perturbations", "duplicate_pair", "--n-boot", 100, "--premise-top-k", 1,
+                 "--fail-on-violation", "none", "--no-png")
+    assert run_robustness(args) == 0
+    sig = json.loads((out / "report.json").read_text())["settings"]["ev2r_signature"]
+    assert "|prem:qa-pair-max+lex-top1|" in sig and "|verifier:keyword-fake|" in sig
+    assert f"Ev2R scorer signature: `{sig}`." in (out / "report.md").read_text()
