@@ -112,6 +112,10 @@ def compare(base, other, ratings: dict) -> dict:
     return row
 
 
+def _num(v) -> str:
+    return "n/a" if v is None else f"{v:+.4f}"
+
+
 def robustness_rows(args, inner) -> list[dict]:
     """Verdicts of the robustness suite, exhaustive vs each k (recorded probabilities)."""
     from adversarial.suite import run_suite
@@ -130,11 +134,8 @@ def robustness_rows(args, inner) -> list[dict]:
     rows = []
     for k in args.k:
         got = suite(k)
-        def num(v):
-            return "n/a" if v is None else f"{v:+.4f}"
-
-        which = [f"{p}/{sc} ({c.verdict} -> {got[(p, sc)].verdict}; mean change {num(c.mean_change)} -> "
-                 f"{num(got[(p, sc)].mean_change)})"
+        which = [f"{p}/{sc} ({c.verdict} -> {got[(p, sc)].verdict}; mean change {_num(c.mean_change)} -> "
+                 f"{_num(got[(p, sc)].mean_change)})"
                  for (p, sc), c in base.items() if got[(p, sc)].verdict != c.verdict]
         deltas = [abs((got[key].mean_change or 0.0) - (c.mean_change or 0.0)) for key, c in base.items()]
         rows.append({"k": k, "checks": len(base), "changed": len(which), "which": which,

@@ -60,6 +60,19 @@ HYBRID_WEIGHTS = (0.2, 0.3, 0.5, 0.0)
 HYBRID_COLUMN_MODES = ("weighted", "all")
 
 
+def check_premise_top_k(k: Any) -> Optional[int]:
+    """``premise_top_k`` as None (every premise) or a plain int >= 1 (numpy integers accepted).
+
+    Raises:
+        ValueError: anything else (a bool, a float, a string, a number < 1), naming the option.
+    """
+    if k is None:
+        return None
+    if isinstance(k, bool) or not isinstance(k, numbers.Integral) or k < 1:
+        raise ValueError(f"premise_top_k: expected None (every premise) or an integer >= 1, got {k!r}")
+    return int(k)
+
+
 @dataclass(frozen=True)
 class ScorerConfig:
     """Everything that configures an :class:`~ev2r.metric.scorer.Ev2RScorer` (validated on creation).
@@ -159,11 +172,7 @@ class ScorerConfig:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"{name}: must be an integer >= 1, got {value!r}")
-        k = self.premise_top_k
-        if k is not None and (isinstance(k, bool) or not isinstance(k, numbers.Integral) or k < 1):
-            raise ValueError(f"premise_top_k: expected None (every premise) or an integer >= 1, got {k!r}")
-        if k is not None:
-            object.__setattr__(self, "premise_top_k", int(k))  # numpy integers too
+        object.__setattr__(self, "premise_top_k", check_premise_top_k(self.premise_top_k))
         for name in ("ev2r", "hybrid"):
             if not isinstance(getattr(self, name), bool):
                 raise ValueError(f"{name}: expected True or False, got {getattr(self, name)!r}")

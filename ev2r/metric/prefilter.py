@@ -32,9 +32,10 @@ from __future__ import annotations
 
 import functools
 import math
-import numbers
 import re
 from typing import Optional, Sequence
+
+from ev2r.config import check_premise_top_k
 
 __all__ = ["STEM_CHARS", "PREFILTER_STAGES", "stems", "overlap_scores", "top_k_premises"]
 
@@ -89,8 +90,7 @@ def top_k_premises(hypothesis: str, premises: Sequence[str], k: Optional[int]) -
     Raises:
         ValueError: ``k`` not None and not an integer >= 1.
     """
-    if k is not None and (isinstance(k, bool) or not isinstance(k, numbers.Integral) or k < 1):
-        raise ValueError(f"premise_top_k: expected None (every premise) or an integer >= 1, got {k!r}")
+    k = check_premise_top_k(k)
     if k is None or k >= len(premises):
         return list(range(len(premises)))
     scores = overlap_scores(hypothesis, premises)

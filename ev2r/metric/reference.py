@@ -47,7 +47,7 @@ from typing import Optional, Protocol, Sequence, runtime_checkable
 
 import numpy as np
 
-from ev2r.config import DEFAULTS, SUPPORT_MODES  # noqa: F401 (SUPPORT_MODES re-exported)
+from ev2r.config import DEFAULTS, SUPPORT_MODES, check_premise_top_k  # noqa: F401 (SUPPORT_MODES re-exported)
 from ev2r.facts.rules import Decomposer
 from ev2r.metric.prefilter import top_k_premises
 from ev2r.scores import ReferenceResult, f1_score, prf_from_support  # noqa: F401 (re-exported)
@@ -132,13 +132,12 @@ class NLIReferenceScorer:
             raise ValueError(f"support: {support!r} is not one of {SUPPORT_MODES}")
         if isinstance(premise_window, bool) or not isinstance(premise_window, int) or premise_window < 1:
             raise ValueError(f"premise_window: expected an integer >= 1, got {premise_window!r}")
-        top_k_premises("", [], premise_top_k)  # validates premise_top_k (the one rule, one message)
         self.verifier = verifier
         self.decomposer = decomposer
         self.threshold = threshold
         self.support = support
         self.premise_window = premise_window
-        self.premise_top_k = premise_top_k
+        self.premise_top_k = check_premise_top_k(premise_top_k)
         self.n_pairs_considered = 0
         self.n_pairs_pruned = 0
         self.name = f"nli:{decomposer.name}"
