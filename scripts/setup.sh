@@ -13,6 +13,12 @@ fi
 python -m pip install --quiet --upgrade pip
 python -m pip install --quiet "torch==2.13.0"
 python -m pip install --quiet -e ".[all]"
+# nltk's punkt_tab and WordNet (METEOR, HU-METEOR, ev2r_hybrid) are never downloaded; where the project's data
+# folder sits beside the checkout, its nltk_data is linked to .venv/nltk_data, a folder nltk searches by default
+# (sys.prefix/nltk_data), so `ev2r score` finds them without NLTK_DATA. Elsewhere: set NLTK_DATA yourself.
+if [ -d ../shared/data/nltk_data ] && [ ! -e .venv/nltk_data ]; then
+  ln -s "$(cd ../shared/data/nltk_data && pwd)" .venv/nltk_data
+fi
 if [ "${EV2R_LLM_SERVER:-0}" = "1" ] && [ "${EV2R_SKIP_LLM_SERVER:-0}" != "1" ]; then
   bash scripts/install_llm_server.sh
 fi
