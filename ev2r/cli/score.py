@@ -8,7 +8,7 @@ import math
 import sys
 
 from ev2r.cli.common import add_premise_args, add_verifier_args, check_output, fmt, warn_ignored, input_paths
-from ev2r.config import (DECOMPOSERS, DEFAULTS, HYBRID_COLUMN_MODES, LLM_DEFAULTS, PROXY_TARGETS, SCORER_NAMES,
+from ev2r.config import (DECOMPOSERS, DEFAULTS, HYBRID_COLUMN_MODES, LLM_DEFAULTS, PROXY_TARGETS, REPLY_READINGS, SCORER_NAMES,
                          SUPPORT_MODES, UNANSWERABLE_MODES)
 
 
@@ -28,6 +28,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         f"drop (no fact, no premise) or statement (one fact saying so); default {DEFAULTS.unanswerable}")
     p.add_argument("--replay", help="recorded LLM outputs (JSONL) for --decomposer replay")
     p.add_argument("--replay-model", help="which recorded model to replay (when the file holds several)")
+    p.add_argument("--reply-reading", choices=REPLY_READINGS, default=None,
+                   help="how an LLM reply (--decomposer llm or replay) gives precision/recall: checks (the per-fact "
+                        "checks, else the stated counts; default with llm), counts (the stated counts, else the "
+                        "checks) or strict (both, agreeing; default with replay: the authors' recorded values)")
     p.add_argument("--llm-base-url", help="OpenAI-compatible server for --decomposer llm")
     p.add_argument("--llm-model", help="model name on that server")
     p.add_argument("--llm-cache", help="on-disk cache folder for LLM answers")
@@ -117,7 +121,7 @@ def run(args) -> int:
             raise ValueError("--dry-run: only meaningful with --decomposer llm (nothing else calls a paid API)")
         from ev2r.llm import LLMReferenceScorer
 
-        est = LLMReferenceScorer(**llm_options).estimate(items, args.llm_price_in, args.llm_price_out)
+        est = LLMReferenceScorer(**llm_options, scores_from=args.reply_reading or "checks").estimate(items, args.llm_price_in, args.llm_price_out)
         if bar is not None:
             bar.close()
         print(json.dumps(est.to_dict()))
@@ -129,7 +133,8 @@ def run(args) -> int:
                    replay_model=args.replay_model, llm_options=llm_options,
                    baselines=[s for s in wanted if s != "ev2r"], device=args.device, batch_size=args.batch_size,
                    dtype=args.dtype, ev2r="ev2r" in wanted, unanswerable=args.unanswerable, hybrid=not args.no_hybrid,
-                   premise_top_k=args.premise_top_k, hybrid_columns=args.hybrid_columns)
+                   premise_top_k=args.premise_top_k, hybrid_columns=args.hybrid_columns,
+                   reply_reading=args.reply_reading)
     try:
         return _score(args, items, options, wanted, progress, bar)
     except RunInterrupted as e:  # Ctrl-C: finished chunks are in OUT.part; say how to resume, no traceback

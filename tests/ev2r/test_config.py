@@ -174,3 +174,26 @@ def test_signature_parse_is_strict():
     with pytest.raises(ValueError, match="needs a non-empty name and a value"):
         Signature.from_parts({"a": None})
     assert Signature.parse("") == "" and Signature.parse("").fields == {}
+
+
+def test_reply_reading_is_checked_and_reaches_the_llm_and_replay_scorers(tmp_path):
+    import json
+
+    from ev2r.config import REPLY_READINGS, ScorerConfig
+    from ev2r.metric.factory import build_scorer
+
+    assert REPLY_READINGS == ("checks", "counts", "strict")
+    with pytest.raises(ValueError, match=r"reply_reading: 'best' is not one of \('checks', 'counts', 'strict'\)"):
+        ScorerConfig(decomposer="llm", reply_reading="best")
+    with pytest.raises(ValueError, match="only an LLM reply is read"):
+        ScorerConfig(decomposer="rules", reply_reading="checks")
+    rec = tmp_path / "r.jsonl"
+    rec.write_text(json.dumps({"model": "m", "id": "1", "llm_response": {}}) + "\n")
+    fake = type("V", (), {"name": "fake", "predict": lambda self, p, h: None})()
+    sc = build_scorer(verifier=fake, decomposer="replay", replay=str(rec), reply_reading="counts", hybrid=False)
+    assert sc.reference_scorer.scores_from == "counts"
+    assert build_scorer(verifier=fake, decomposer="replay", replay=str(rec), hybrid=False).reference_scorer.scores_from \
+        == "strict"
+    llm = build_scorer(verifier=fake, decomposer="llm", llm_options={"model": "m", "base_url": "http://127.0.0.1:9/v1"},
+                       hybrid=False)
+    assert llm.reference_scorer.scores_from == "checks" and "read:checks>counts" in llm.signature()

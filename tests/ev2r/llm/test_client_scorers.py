@@ -443,3 +443,55 @@ def test_offline_estimate_sends_nothing_and_counts_what_the_cache_cannot_answer(
     assert est.cost == 0.0 and est.reask_requests_max == 0
     # the real offline run: the two uncached items are replay_missing, as the estimate said
     assert [r.status for r in offline.score_reference(items)] == ["ok", "replay_missing", "replay_missing"]
+
+
+def test_score_and_record_gives_replay_rows_that_replay_to_the_same_scores(fake_server, tmp_path):
+    from ev2r.facts.replay import ReplayReferenceScorer, content_sha256
+
+    # one good reply, one reply in a one-line layout with counts that disagree with its checks, one without JSON
+    odd = dict(GOOD, **{"facts in predicted evidence": ["A fact.", "Another fact."],
+                        "fact check predicted evidence": "- A fact. Supported.\n- Another fact. Supported.",
+                        "support predicted evidence": 1, "precision": 0.5})
+    replies = {"i0": json.dumps(GOOD), "i1": "Sure:\n```json\n" + json.dumps(odd) + "\n```", "i2": "I cannot."}
+
+    def responder(body):
+        text = body["messages"][0]["content"]
+        key = next(k for k in replies if f"Claim number {k[1:]} " in text)
+        return 200, chat_response(replies[key]), 0
+
+    fake_server.responder = responder
+    items = make_items(3)
+    sc = LLMReferenceScorer(model="fake-model", base_url=fake_server.base_url, cache_dir=False, max_reasks=0,
+                            backoff=0.01)
+    results, records = sc.score_and_record(items)
+    assert [r.status for r in results] == ["ok", "ok", "parse_error"]
+    assert results[1].precision == 1.0 and results[1].extra_scores["precision_from_counts"] == 0.5
+    assert results[1].extra_scores["reading_disagreements"] == 1.0
+    assert records[1]["llm_response"] == odd and records[2]["llm_response"] == "I cannot."
+    assert records[0]["content_sha256"] == content_sha256(items[0]) and records[0]["model"] == "fake-model"
+    assert sc.signature_fields()["read"] == "checks>counts"
+    path = tmp_path / "replay.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    replayed = ReplayReferenceScorer(path, scores_from="checks").score_reference(items)
+    assert [(r.precision, r.recall) for r in replayed[:2]] == [(r.precision, r.recall) for r in results[:2]]
+    assert replayed[2].status == "replay_inconsistent"  # the text reply stays unscored offline too
+
+
+def test_constrained_answers_send_the_schema_and_the_letter_grammar(fake_server, tmp_path):
+    from ev2r.llm.scorers import REFERENCE_SCHEMA, VERDICT_GRAMMAR
+
+    fake_server.responder = lambda body: (200, chat_response(json.dumps(GOOD)), 0)
+    sc = LLMReferenceScorer(model="fake-model", base_url=fake_server.base_url, cache_dir=False, constrain_answers=True)
+    [res] = sc.score_reference(make_items(1))
+    assert res.status == "ok"
+    sent = fake_server.requests[-1]
+    assert sent["response_format"] == {"type": "json_object", "schema": REFERENCE_SCHEMA}
+    assert set(REFERENCE_SCHEMA["required"]) == set(GOOD) and sc.signature_fields()["constrain"] == "json"
+    assert "constrain" not in LLMReferenceScorer(model="m", base_url=fake_server.base_url).signature_fields()
+    px = LLMProxyScorer(model="fake-model", base_url=fake_server.base_url, cache_dir=False, constrain_answers=True)
+    assert px.request_for(make_items(1)[0]).params["extra_body"] == {"grammar": VERDICT_GRAMMAR}
+    assert px.signature_fields()["proxy_constrain"] == "letter"
+    with pytest.raises(ValueError, match="constrain_answers"):
+        LLMReferenceScorer(model="m", constrain_answers="yes")
+    with pytest.raises(ValueError, match="scores_from"):
+        LLMReferenceScorer(model="m", scores_from="stated")

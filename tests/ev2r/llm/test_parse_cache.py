@@ -45,11 +45,48 @@ def test_lists_and_numeric_strings_are_tolerated():
     (lambda o: o.update({"facts count reference evidence": 0, "facts in reference evidence": "",
                          "fact check reference evidence": "", "support reference evidence": 0}), "zero facts"),
 ])
-def test_invalid_answers_raise_parse_error_never_a_number(mutate, needle):
+def test_invalid_answers_raise_parse_error_never_a_number_in_strict_mode(mutate, needle):
     obj = json.loads(json.dumps(GOOD))
     mutate(obj)
     with pytest.raises(ParseError, match=needle):
-        parse_reference_answer(obj)
+        parse_reference_answer(obj, scores_from="strict")
+
+
+@pytest.mark.parametrize("mutate, precision, recall, disagreements", [
+    (lambda o: o.pop("recall"), 0.5, 1.0, 0),                                     # stated value missing
+    (lambda o: o.update({"facts count predicted evidence": 3}), 0.5, 1.0, 1),      # counts say 1/3
+    (lambda o: o.update({"precision": 0.9}), 0.5, 1.0, 0),                          # stated value wrong
+    (lambda o: o.update({"support predicted evidence": 1.5}), 0.5, 1.0, 0),         # counts unusable
+    (lambda o: o.update({"precision": float("nan")}), 0.5, 1.0, 0),
+    (lambda o: o.update({"support predicted evidence": 2}), 0.5, 1.0, 1),           # counts say 2/2
+])
+def test_default_reading_takes_the_checks_and_records_what_disagrees(mutate, precision, recall, disagreements):
+    obj = json.loads(json.dumps(GOOD))
+    mutate(obj)
+    res = parse_reference_answer(obj)
+    assert (res.status, res.precision, res.recall) == ("ok", precision, recall)
+    assert res.extra_scores["reading_disagreements"] == disagreements
+    assert res.extra_scores["precision_from_checks"] == 0.5
+
+
+def test_counts_reading_takes_the_stated_counts_first():
+    obj = dict(GOOD, **{"support predicted evidence": 2})
+    res = parse_reference_answer(obj, scores_from="counts")
+    assert res.precision == 1.0 and res.extra_scores["precision_from_checks"] == 0.5
+    assert res.extra_scores["reading_disagreements"] == 1
+    # unusable counts: the checks are the fallback
+    res = parse_reference_answer(dict(GOOD, **{"support predicted evidence": "two"}), scores_from="counts")
+    assert res.precision == 0.5 and res.extra_scores["precision_from_counts"] is None
+
+
+def test_a_side_no_reading_can_score_stays_a_parse_error():
+    obj = dict(GOOD, **{"facts count reference evidence": 0, "facts in reference evidence": "",
+                        "fact check reference evidence": "", "support reference evidence": 0})
+    for mode in ("checks", "counts"):
+        with pytest.raises(ParseError, match="reference: no per-fact checks"):
+            parse_reference_answer(obj, scores_from=mode)
+    with pytest.raises(ValueError, match="scores_from"):
+        parse_reference_answer(GOOD, scores_from="guess")
 
 
 def test_unparsable_text_and_echoed_prompt_are_parse_errors():

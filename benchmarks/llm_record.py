@@ -1,0 +1,146 @@
+"""Record an LLM's reference-based replies on rating files, as replay files (issue 22 item 2).
+
+    python benchmarks/llm_record.py --serve 1.5b \
+        --data 86=../shared/data/ev2r_human_eval/averitec_manual_eval_subset.jsonl \
+        --data 144=../shared/data/ev2r_human_eval/averitec_shared_task_dev.jsonl \
+        --out-dir benchmarks/data/llm_replay --time-budget-min 90
+
+Each item is sent once through :class:`ev2r.llm.LLMReferenceScorer` (the shipped ``reference_prf``
+prompt, greedy, one re-ask after an unusable answer, replies read with ``--reply-reading``) and
+its final reply is appended at once to ``OUT_DIR/<model>_<NAME>.jsonl`` in the replay schema
+(:meth:`~ev2r.llm.LLMReferenceScorer.score_and_record`), with the run's own columns beside it:
+``status`` (what the live run gave), ``seconds`` (wall time of the item, re-asks included),
+``rounds``, ``prompt_tokens``, ``completion_tokens``. A rerun resumes: an item is skipped only
+when a row with its id *and* its ``content_sha256`` is already in the file (a changed item is
+asked again, and its stale row is dropped when the file is rewritten at the end). The
+replies are then scored offline by ``ev2r score --decomposer replay --replay FILE`` and tabled by
+``benchmarks/llm_path.py``.
+
+``--serve 0.5b|1.5b`` starts the installer's llama.cpp server for that model
+(``scripts/install_llm_server.sh [--with-1.5b]``) with ``--threads`` threads; otherwise
+``--llm-base-url`` and ``--llm-model`` name a running OpenAI-compatible server.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import _benchlib as bl  # noqa: E402
+
+
+def _read_done(path: Path) -> dict[tuple[str, str], dict]:
+    done: dict[tuple[str, str], dict] = {}
+    if path.exists():
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                row = json.loads(line)
+                done[(str(row["id"]), row.get("content_sha256", ""))] = row
+    return done
+
+
+def record_file(scorer, items, out: Path, deadline: float, log) -> dict:
+    """Ask every item not yet recorded (same id and content hash) and append its row at once."""
+    from ev2r.facts.replay import content_sha256
+
+    done = _read_done(out)
+    wanted = {(str(it.id), content_sha256(it)) for it in items}
+    stale = [k for k in done if k not in wanted]
+    out.parent.mkdir(parents=True, exist_ok=True)
+    asked = skipped = 0
+    with out.open("a", encoding="utf-8") as f:
+        for n, item in enumerate(items, 1):
+            key = (str(item.id), content_sha256(item))
+            if key in done:
+                skipped += 1
+                continue
+            if time.monotonic() > deadline:
+                log(f"{out.name}: time budget reached after {asked} items asked this run")
+                break
+            t0 = time.monotonic()
+            (res,), (rec,) = scorer.score_and_record([item])
+            secs = time.monotonic() - t0
+            if rec is None:  # decided without a call (no reference, empty prediction) or no answer at all
+                rec = {"model": scorer.client.model, "id": item.id, "claim": item.claim,
+                       "content_sha256": key[1], "llm_response": None}
+            u = res.llm
+            rec.update(status=res.status, error=res.error, seconds=round(secs, 2),
+                       rounds=(u.requests if u else 0), prompt_tokens=(u.prompt_tokens if u else 0),
+                       completion_tokens=(u.completion_tokens if u else 0))
+            f.write(json.dumps(rec, ensure_ascii=False) + "\n")
+            f.flush()
+            done[key] = rec
+            asked += 1
+            log(f"{out.name} {n}/{len(items)} id={item.id} {res.status} {secs:.1f}s "
+                f"P={res.precision} R={res.recall}")
+    # rewrite without stale rows (items whose content changed), in input order
+    order = {(str(it.id), content_sha256(it)): k for k, it in enumerate(items)}
+    rows = sorted((r for k, r in done.items() if k in order), key=lambda r: order[(str(r["id"]), r["content_sha256"])])
+    tmp = out.with_name(out.name + ".tmp")
+    tmp.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    tmp.replace(out)
+    return {"asked": asked, "skipped": skipped, "stale_dropped": len(stale), "rows": len(rows), "items": len(items)}
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--data", action="append", metavar="NAME=PATH", required=True)
+    ap.add_argument("--serve", choices=("0.5b", "1.5b"), help="start the installer's llama.cpp server for this model")
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--n-ctx", type=int, default=8192)
+    ap.add_argument("--llm-base-url")
+    ap.add_argument("--llm-model")
+    ap.add_argument("--reply-reading", default="checks", choices=("checks", "counts", "strict"))
+    ap.add_argument("--max-reasks", type=int, default=1)
+    ap.add_argument("--limit", type=int, default=None, help="first N items of each file")
+    ap.add_argument("--out-dir", default=str(bl.REPO / "benchmarks" / "data" / "llm_replay"))
+    ap.add_argument("--log", default=None, help="progress log file (default: stderr)")
+    ap.add_argument("--time-budget-min", type=float, default=120.0)
+    args = ap.parse_args(argv)
+
+    from ev2r.io.readers import read_items
+    from ev2r.llm import LLMReferenceScorer
+
+    logf = open(args.log, "a", encoding="utf-8") if args.log else sys.stderr
+
+    def log(msg: str) -> None:
+        print(time.strftime("%H:%M:%S"), msg, file=logf, flush=True)
+
+    deadline = time.monotonic() + 60 * args.time_budget_min
+    server = None
+    if args.serve:
+        from ev2r.llm.local_server import INSTRUCT_MODELS, LlamaServer, find_instruct_gguf
+
+        alias = INSTRUCT_MODELS[args.serve][0]
+        Path(args.out_dir).mkdir(parents=True, exist_ok=True)
+        server = LlamaServer(find_instruct_gguf(args.serve), alias=alias, threads=args.threads, n_ctx=args.n_ctx,
+                             log=Path(args.out_dir) / f".server_{alias}.log", ready_timeout=600)
+        base_url, model = server.base_url, server.model
+        log(f"server {model} ready in {server.ready_seconds:.1f} s (first chat {server.first_chat_seconds:.1f} s)")
+    else:
+        if not (args.llm_base_url and args.llm_model):
+            ap.error("give --serve, or both --llm-base-url and --llm-model")
+        base_url, model = args.llm_base_url, args.llm_model
+    summary = {}
+    try:
+        scorer = LLMReferenceScorer(base_url=base_url, model=model, cache_dir=False, concurrency=1, timeout=900,
+                                    max_tokens=1024, max_reasks=args.max_reasks, scores_from=args.reply_reading)
+        for spec in args.data:
+            name, path = spec.split("=", 1)
+            items = read_items(path, limit=args.limit)
+            out = Path(args.out_dir) / f"{model}_{name}.jsonl"
+            summary[name] = record_file(scorer, items, out, deadline, log)
+            log(f"{out.name}: {summary[name]}")
+    finally:
+        if server is not None:
+            server.stop()
+    print(json.dumps(summary))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
