@@ -96,6 +96,8 @@ def main(argv=None) -> int:
     ap.add_argument("--llm-model")
     ap.add_argument("--reply-reading", default="checks", choices=("checks", "counts", "strict"))
     ap.add_argument("--max-reasks", type=int, default=1)
+    ap.add_argument("--constrain-answers", action="store_true",
+                    help="send the reply's JSON schema as response_format (llama.cpp: a grammar); files get _constrained")
     ap.add_argument("--limit", type=int, default=None, help="first N items of each file")
     ap.add_argument("--out-dir", default=str(bl.REPO / "benchmarks" / "data" / "llm_replay"))
     ap.add_argument("--log", default=None, help="progress log file (default: stderr)")
@@ -128,11 +130,13 @@ def main(argv=None) -> int:
     summary = {}
     try:
         scorer = LLMReferenceScorer(base_url=base_url, model=model, cache_dir=False, concurrency=1, timeout=900,
-                                    max_tokens=1024, max_reasks=args.max_reasks, scores_from=args.reply_reading)
+                                    max_tokens=1024, max_reasks=args.max_reasks, scores_from=args.reply_reading,
+                                    constrain_answers=args.constrain_answers)
         for spec in args.data:
             name, path = spec.split("=", 1)
             items = read_items(path, limit=args.limit)
-            out = Path(args.out_dir) / f"{model}_{name}.jsonl"
+            suffix = "_constrained" if args.constrain_answers else ""
+            out = Path(args.out_dir) / f"{model}_{name}{suffix}.jsonl"
             summary[name] = record_file(scorer, items, out, deadline, log)
             log(f"{out.name}: {summary[name]}")
     finally:

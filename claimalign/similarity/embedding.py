@@ -7,7 +7,7 @@ from typing import Dict, Optional, Sequence
 import numpy as np
 
 from claimalign.models import Encoder, load_encoder
-from claimalign.similarity.base import check_positive_int, check_texts, finish_matrix
+from claimalign.similarity.base import check_positive_int, check_texts, finish_matrix, zero_contentless
 
 __all__ = ["EmbeddingSimilarity"]
 
@@ -86,4 +86,4 @@ class EmbeddingSimilarity:
             return np.zeros((len(a), len(b)), dtype=np.float64)
         e = self.encode(a + b)
         cos = e[: len(a)] @ e[len(a):].T
-        return finish_matrix(np.clip(cos, 0.0, None), (len(a), len(b)))
+        return finish_matrix(zero_contentless(np.clip(cos, 0.0, None), a, b), (len(a), len(b)))

