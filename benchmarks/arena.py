@@ -83,7 +83,14 @@ def mechanical_server():
 
 # -- running -------------------------------------------------------------------------------------
 def arena_run(label, systems_, judge, scores, args, resume_demo=False):
+    """One arena: ``judge`` is a :class:`~ev2r.ranking.arena.Judge` or a list of them (a panel)."""
     from ev2r.ranking.arena import render_markdown, run_arena
+
+    panel = list(judge) if isinstance(judge, (list, tuple)) else [judge]
+
+    def usage(result):  # the panel's calls, summed over its judges
+        keys = ("requests", "calls", "cache_hits", "failures", "prompt_tokens")
+        return {k: sum(result.llm[j.name][k] for j in panel) for k in keys}
 
     kw = dict(pairs_per_claim=args.pairs_per_claim, seed=args.seed, cache_dir=args.cache, concurrency=args.concurrency,
               timeout=600.0, max_retries=1, max_tokens=args.max_tokens, n_bootstrap=args.bootstrap,
@@ -92,14 +99,14 @@ def arena_run(label, systems_, judge, scores, args, resume_demo=False):
     n = len(next(iter(systems_.values())))
     if resume_demo:
         t0 = time.perf_counter()
-        part = run_arena(systems_, [judge], limit=max(1, n // 2), **kw)
+        part = run_arena(systems_, panel, limit=max(1, n // 2), **kw)
         phases.append({"phase": f"first {max(1, n // 2)} claims", "seconds": round(time.perf_counter() - t0, 1),
-                       **part.llm[judge.name]})
+                       **usage(part)})
     t0 = time.perf_counter()
-    res = run_arena(systems_, [judge], **kw)
+    res = run_arena(systems_, panel, **kw)
     seconds = time.perf_counter() - t0
     phases.append({"phase": f"all {n} claims" + (" (resumed)" if resume_demo else ""), "seconds": round(seconds, 1),
-                   **res.llm[judge.name]})
+                   **usage(res)})
     ranking = res.ranking["ranking"] if res.ranking else None
     md = [f"## Judge: {label}", "", render_markdown(res, title="").lstrip("# \n")]
     md.append(f"Known order recovered: **{'yes' if ranking == EXPECTED else 'no'}** "
@@ -111,7 +118,7 @@ def arena_run(label, systems_, judge, scores, args, resume_demo=False):
         md.append(f"| {ph['phase']} | {ph['seconds']} | {ph['requests']} | {ph['calls']} | {ph['cache_hits']} | "
                   f"{ph['failures']} | {ph['prompt_tokens']} |")
     md.append("")
-    data = {"label": label, "judge": judge.__dict__, "phases": phases, "recovered": ranking == EXPECTED,
+    data = {"label": label, "judges": [j.__dict__ for j in panel], "phases": phases, "recovered": ranking == EXPECTED,
             **res.to_dict()}
     return "\n".join(md), data, res
 
@@ -124,7 +131,10 @@ def main(argv=None) -> int:
     ap.add_argument("--mechanical", action="store_true", help="run the scripted reference-overlap judge")
     ap.add_argument("--llama", action="store_true", help="start the local llama.cpp server (Gemma 3 270M) and judge")
     ap.add_argument("--judge", action="append", default=[], metavar="BASE_URL=MODEL[:FAMILY]")
-    ap.add_argument("--threads", type=int, default=2, help="llama.cpp threads")
+    ap.add_argument("--threads", type=int, default=2, help="llama.cpp threads (per server)")
+    ap.add_argument("--serve", action="append", default=[], choices=("0.5b", "1.5b"),
+                    help="start the installer's Qwen2.5-Coder instruct server of this size (repeat for a panel: "
+                         "one arena judged by every served model; scripts/install_llm_server.sh [--with-1.5b])")
     ap.add_argument("--pairs-per-claim", type=int, default=None)
     ap.add_argument("--max-tokens", type=int, default=4)
     ap.add_argument("--constrain-answers", action="store_true",
@@ -169,15 +179,33 @@ def main(argv=None) -> int:
                              n_ctx=4096, log=log, ready_timeout=300.0)
         judges.append(("`gemma-3-270m` (Gemma 3 270M base, GGUF Q4_K_M, llama-cpp-python server, "
                        f"{args.threads} CPU threads)", Judge(server.model, server.base_url, "gemma")))
+    served = []
     try:
         for label, judge in judges:
             md, d, res = arena_run(label, systems_, judge, scores, args, resume_demo=True)
             sections.append(md)
             data[judge.name] = d
             write_jsonl(res.battles, args.out_dir / f"arena_battles_{re.sub(r'[^A-Za-z0-9_.-]', '_', judge.name)}.jsonl")
+        if args.serve:
+            from ev2r.llm.local_server import INSTRUCT_MODELS, LlamaServer, find_instruct_gguf
+
+            for size in args.serve:
+                alias = INSTRUCT_MODELS[size][0]
+                served.append(LlamaServer(find_instruct_gguf(size), alias=alias, threads=args.threads, n_ctx=8192,
+                                          log=Path(tempfile.gettempdir()) / f"ev2r_arena_{alias}.log",
+                                          ready_timeout=600.0))
+            panel = [Judge(s.model, s.base_url, "qwen") for s in served]
+            label = ("panel of " + " and ".join(f"`{s.model}`" for s in served) +
+                     f" (Qwen2.5-Coder instruct GGUFs, llama-cpp-python servers, {args.threads} CPU thread(s) each)")
+            md, d, res = arena_run(label, systems_, panel, scores, args)
+            sections.append(md)
+            data["panel"] = d
+            write_jsonl(res.battles, args.out_dir / "arena_battles_panel.jsonl")
     finally:
         if server is not None:
             server.stop()
+        for srv in served:
+            srv.stop()
     machine = {k: v for k, v in bl.machine().items() if k not in ("torch_threads", "torch", "transformers")}
     head = ["# Arena: pairwise evidence battles judged in both orders", "",
             f"Command: `{bl.command()}`", "",

@@ -197,6 +197,12 @@ class ScorerConfig:
                 raise ValueError(f"llm_options: expected a dict of LLMReferenceScorer options, got "
                                  f"{type(self.llm_options).__name__}")
             object.__setattr__(self, "llm_options", dict(self.llm_options))  # a copy: the caller's dict may change
+            inner = self.llm_options.get("scores_from")
+            if inner is not None and inner not in REPLY_READINGS:
+                raise ValueError(f"llm_options: scores_from {inner!r} is not one of {REPLY_READINGS}")
+            if inner is not None and self.reply_reading is not None and inner != self.reply_reading:
+                raise ValueError(f"reply_reading: {self.reply_reading!r} contradicts llm_options' scores_from "
+                                 f"{inner!r}; give one of them")
 
     def replace(self, **changes: Any) -> "ScorerConfig":
         """A copy with ``changes`` applied (validated again)."""

@@ -222,15 +222,37 @@ class ReplayReferenceScorer:
             raise ValueError(f"--replay-model: {model!r} is not in {path}; available: {models}")
         self.model = model
         self.path = path
+        #: the first recording of each id (what an id-only lookup sees); ``by_id`` holds them all
         self.records: dict[str, dict] = {}
+        self.by_id: dict[str, list[dict]] = {}
         for n, r in rows:
             if r["model"] == model:
                 key = str(r["id"])
-                if key in self.records:
+                same = self.by_id.setdefault(key, [])
+                # rating files reuse ids: several recordings of one id are allowed when each carries the
+                # content hash of what it judged, and the hashes differ
+                if same and (not isinstance(r.get("content_sha256"), str)
+                             or any(x.get("content_sha256") in (None, r["content_sha256"]) for x in same)):
                     raise ValueError(f"{path}:{n}: a second recorded response for model {model!r} and id {key!r} "
-                                     "(one response per (model, id); which one to score would be a guess)")
-                self.records[key] = r
+                                     "(one response per (model, id), or per content_sha256; which one to score "
+                                     "would be a guess)")
+                same.append(r)
+                self.records.setdefault(key, r)
         self.name = f"replay:{model}"
+
+    def recording_for(self, item: Item) -> tuple[Optional[dict], Optional[str]]:
+        """``(record, None)``: the recording of this item's content; ``(None, why)`` when there is
+        none (no recording of the id, or only recordings of other content, naming the field)."""
+        recs = self.by_id.get(str(item.id))
+        if not recs:
+            return None, f"no recording for id {item.id!r} by {self.model}"
+        mismatch = None
+        for rec in recs:
+            mismatch = recording_mismatch(rec, item)
+            if mismatch is None:
+                return rec, None
+        return None, (f"the recording for id {item.id!r} by {self.model} is of other content ({mismatch}): ids alone "
+                      "never join a recording")
 
     def signature_fields(self) -> dict[str, str]:
         fields = {"ref": "replay", "decomp": f"replay-{self.model}", "support": "llm"}
@@ -241,16 +263,9 @@ class ReplayReferenceScorer:
     def score_reference(self, items: Sequence[Item]) -> list[ReferenceResult]:
         out = []
         for item in items:
-            rec = self.records.get(str(item.id))
+            rec, why = self.recording_for(item)
             if rec is None:
-                out.append(ReferenceResult(status="replay_missing",
-                                           error=f"no recording for id {item.id!r} by {self.model}"))
-                continue
-            mismatch = recording_mismatch(rec, item)
-            if mismatch:
-                out.append(ReferenceResult(status="replay_missing",
-                                           error=f"the recording for id {item.id!r} by {self.model} is of other "
-                                                 f"content ({mismatch}): ids alone never join a recording"))
+                out.append(ReferenceResult(status="replay_missing", error=why))
                 continue
             resp = rec["llm_response"]
             if not isinstance(resp, dict):
@@ -269,17 +284,72 @@ class ReplayReferenceScorer:
 SCORE_SOURCES = REPLY_READINGS
 
 _MARKER_STYLES = (r"{n}\.", r"{n}\)", r"\({n}\)", r"\[{n}\]", r"{n}:", r"{n} -")
-_BULLET = re.compile(r"^\s*(?:[-*\u2022\u2013\u2014\u25cf\u25aa]|\d+[.)])\s+")
+_BULLET = re.compile(r"^\s*(?:[-*\u2022\u2013\u2014\u25cf\u25aa]|\d+[.):])\s+")
+_LINE_MARKER = re.compile(r"^\s*(?:\(?\d+[.):\]]|\[\d+\]|[-*\u2022\u2013\u2014\u25cf\u25aa])(?:\s+|$)")
 _FACT_KEYS = ("fact", "statement", "text", "claim", "atomic_fact", "content")
-_VERDICT_KEYS = ("verdict", "check", "label", "result", "status", "judgement", "judgment", "support", "supported")
+_VERDICT_KEYS = ("verdict", "check", "label", "result", "status", "judgement", "judgment", "support", "supported",
+                 "is_supported")
+_PLACEHOLDER = re.compile(r"\W*(?:<[^<>]*>|\[[^\[\]]*\]|\{[^{}]*\})\W*")
+
+# a verdict phrase at the end of a check ("... Not supported.") or at its start ("Supported. ..."); the
+# negative forms first, so "not supported" is never read as "supported"
+_VERDICT_WORDS = (r"neither\s+supported\s+nor\s+\w+|not\s+enough\s+(?:information|evidence)|"
+                  r"(?:is|are|was|were)?\s*n[o']t\s+supported|not\s+supported|unsupported|partially\s+supported|"
+                  r"partly\s+supported|refuted|contradict(?:ed|s)?|nepodporov\w*|nepodlo\w*|"
+                  r"supported|podporov\w*|podlo\w*|true|false|yes|no")
+_VERDICT_END = re.compile(rf"(?i)\b({_VERDICT_WORDS})\b\s*[.!)\]\u3002]*\s*(?:\([^()]*\)\s*[.!]*\s*)?$")
+_VERDICT_START = re.compile(rf"(?i)^\s*[\W\d]*?\b({_VERDICT_WORDS})\b\s*[.:!\-\u2013\u2014]")
+_POSITIVE = re.compile(r"(?i)^(supported|podporov\w*|podlo\w*|true|yes)$")
 
 
-def _sequential(text: str, style: str) -> list[str]:
-    """Items of ``text`` under one marker style, when its first marker opens the text."""
+def check_verdict(check) -> Optional[bool]:
+    """The verdict of one per-fact check, or None when it states none.
+
+    Text: a verdict phrase that ends the check ("A is red. Supported.", "A is not red: Supported",
+    "Supported (the date is not given).") or opens it ("Supported. A is red."); "supported",
+    "yes", "true" (and Czech "podporováno") are positive; "not supported", "isn't supported",
+    "unsupported", "partially supported", "neither supported nor refuted", "not enough information",
+    "refuted", "contradicted", "no", "false" are negative; "Supported?" or a restated fact alone
+    has no verdict. A boolean, 1/0, or a check object's ``supported`` / ``verdict`` value is read
+    the same way (the object's fact text is never scanned).
+    """
+    if isinstance(check, bool):
+        return check
+    if isinstance(check, (int, float)) and check in (0, 1):
+        return bool(check)
+    if isinstance(check, dict):
+        for k in _VERDICT_KEYS:
+            if k in check:
+                v = check_verdict(check[k])
+                if v is not None:
+                    return v
+        return None
+    if not isinstance(check, str):
+        return None
+    text = check.strip()
+    m = _VERDICT_END.search(text) or _VERDICT_START.search(text)
+    if m is None:
+        return None
+    word = re.sub(r"\s+", " ", m.group(1).strip())
+    return bool(_POSITIVE.match(word))
+
+
+def _strip_verdict(check: str) -> str:
+    """A check's text without its verdict phrase (the fact it restates)."""
+    out = _VERDICT_END.sub("", check).strip()
+    if out == check.strip():
+        out = _VERDICT_START.sub("", check).strip()
+    return out.rstrip(" :-\u2013\u2014").strip()
+
+
+def _sequential(text: str, style: str, line_start: bool = False) -> list[str]:
+    """Items of ``text`` under one marker style, when its first marker opens the text (``line_start``:
+    markers only at the start of a line)."""
     positions = []
     expected, pos = 1, 0
+    lead = r"(?:^|(?<=\n))[ \t]*" if line_start else r"(?:^|(?<=\s))"
     while True:
-        m = re.compile(r"(?:^|(?<=\s))" + style.format(n=expected) + r"\s").search(text, pos)
+        m = re.compile(lead + style.format(n=expected) + r"(?=\s|$)", re.M if line_start else 0).search(text, pos)
         if m is None:
             break
         positions.append((m.start(), m.end()))
@@ -294,20 +364,24 @@ def _dict_text(d: dict) -> Optional[str]:
     for k in _FACT_KEYS:
         if isinstance(d.get(k), str) and d[k].strip():
             return d[k].strip()
-    texts = [v for v in d.values() if isinstance(v, str) and v.strip()]
-    return texts[0].strip() if len(texts) == 1 else None
+    texts = [v for k, v in d.items() if isinstance(v, str) and v.strip() and k not in _VERDICT_KEYS]
+    return max(texts, key=len).strip() if texts else None
 
 
-def split_enumeration(value) -> Optional[list[str]]:
+def split_enumeration(value, expected: Optional[int] = None) -> Optional[list[str]]:
     """The items of an enumeration in any common layout, or None when ``value`` is not one.
 
-    * a JSON list of strings (empty strings dropped), or of objects with one text field
-      (``fact``, ``statement``, ``text``, ...; a check object keeps its verdict, see
-      :func:`check_flags`);
-    * text numbered with sequential markers of one style -- ``1. a 2. b``, ``1) a 2) b``,
-      ``(1) a``, ``[1] a``, ``1: a``, ``1 - a`` -- on one line or on several (numbers inside an item,
-      "in 2014. It", "5.18", stay in it; the first marker must open the text);
-    * lines that start with a bullet (``-``, ``*``, ``\u2022``, dashes) or a number;
+    * a JSON list of strings (empty strings dropped), or of objects with a text field (``fact``,
+      ``statement``, ``text``, ...; else their longest text that is not a verdict);
+    * text with several lines, each item opening a line (numbered ``1.`` ``1)`` ``(1)`` ``[1]``
+      ``1:`` or bulleted ``-`` ``*`` ``\u2022``); lines before the first marker ("Facts:") are a
+      preamble, not an item;
+    * text numbered with sequential markers of one style on one line -- ``1. a 2. b``, ``1) a 2) b``,
+      ``(1) a``, ``[1] a``, ``1: a``, ``1 - a`` (numbers inside an item, "in 2014. It", "5.18", stay in
+      it; the first marker must open the text). Where a number inside an item reads as the next
+      marker ("finished in 2. place. 2. ..."), the split at markers that follow a sentence end is
+      taken when it has as many items, or when its length is ``expected`` (the reply's stated
+      count);
     * otherwise several non-empty lines are several items, and one line is one item.
 
     Returns [] for empty text or an empty list; None for a number, a mapping, or a list holding
@@ -332,57 +406,118 @@ def split_enumeration(value) -> Optional[list[str]]:
     text = value.strip()
     if not text:
         return []
-    best: list[str] = []
+    lines = [ln for ln in text.splitlines() if ln.strip()]
+    if len(lines) > 1:
+        first = next((k for k, ln in enumerate(lines) if _LINE_MARKER.match(ln)), None)
+        if first is not None:
+            body = "\n".join(lines[first:])
+            best: list[str] = []
+            for style in _MARKER_STYLES:
+                items = _sequential(body, style, line_start=True)
+                if len(items) > len(best):
+                    best = items
+            marked = [ln for ln in lines[first:] if _LINE_MARKER.match(ln)]
+            if len(best) >= max(2, len(marked)):
+                return [b for b in best if b]
+            if len(marked) == len(lines) - first and all(_BULLET.match(ln) for ln in marked):
+                return [t for t in (_BULLET.sub("", ln).strip() for ln in marked) if t]
+    candidates: list[list[str]] = []
     for style in _MARKER_STYLES:
         items = _sequential(text, style)
-        if len(items) > len(best):
-            best = items
-    if best:
-        return [b for b in best if b]
-    lines = [ln for ln in text.splitlines() if ln.strip()]
-    if len(lines) > 1 and all(_BULLET.match(ln) for ln in lines):
-        return [_BULLET.sub("", ln).strip() for ln in lines]
+        if items:
+            candidates.append(items)
+    if candidates:
+        longest = [x for x in max(candidates, key=len) if x]
+        sentence = [x for x in _sequential_after_sentence(text) if x]
+        if expected is not None:
+            for c in (sentence, longest):
+                if len(c) == expected:
+                    return c
+        if len(sentence) >= 2 and len(sentence) == len(longest):
+            # as many items either way: the split at sentence ends keeps "finished in 2. place" whole
+            return sentence
+        return longest
     if len(lines) > 1:
         return [ln.strip() for ln in lines]
     return [text]
 
 
-def check_flags(value) -> Optional[list[bool]]:
-    """Per-fact verdicts of a check field: each item of :func:`split_enumeration` read by
-    :func:`check_says_supported`; a check object gives its boolean ``supported`` (or its verdict
-    text). None when the field is not an enumeration."""
-    if isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
-        flags = []
-        for v in value:
-            b = next((v[k] for k in ("supported", "is_supported", "support") if isinstance(v.get(k), bool)), None)
-            if b is None:
-                t = next((v[k] for k in _VERDICT_KEYS if isinstance(v.get(k), str)), None)
-                if t is None:
-                    t = " ".join(x for x in v.values() if isinstance(x, str))
-                b = check_says_supported(t)
-            flags.append(bool(b))
-        return flags
-    items = split_enumeration(value)
-    return None if items is None else [check_says_supported(c) for c in items]
+def _sequential_after_sentence(text: str) -> list[str]:
+    """``1. a. 2. b.`` split only at markers after a sentence end (or the text's start)."""
+    positions = []
+    expected, pos = 1, 0
+    while True:
+        lead = r"^" if expected == 1 else r"(?<=[.!?;)\]\"'\u201d\u3002])\s+"
+        m = re.compile(lead + rf"{expected}\.(?=\s|$)").search(text, pos)
+        if m is None:
+            break
+        start = m.start() if expected == 1 else m.end() - len(f"{expected}.")
+        positions.append((start, m.end()))
+        expected, pos = expected + 1, m.end()
+    if not positions:
+        return []
+    return [text[e:(positions[k + 1][0] if k + 1 < len(positions) else len(text))].strip()
+            for k, (_s, e) in enumerate(positions)]
+
+
+def check_flags(value, expected: Optional[int] = None) -> Optional[list[Optional[bool]]]:
+    """Per-fact verdicts of a check field (:func:`check_verdict` of each item of
+    :func:`split_enumeration`; a JSON list of booleans or of check objects is read item by item);
+    an item without a verdict is None. None when the field is not an enumeration."""
+    if isinstance(value, list) and value and all(isinstance(v, (dict, bool)) for v in value):
+        return [check_verdict(v) for v in value]
+    items = split_enumeration(value, expected)
+    return None if items is None else [check_verdict(c) for c in items]
 
 
 def _as_number(v) -> Optional[float]:
     if isinstance(v, bool) or v is None:
         return None
-    if isinstance(v, (int, float)):
-        return float(v) if math.isfinite(v) else None
-    if isinstance(v, str):
-        try:
+    try:
+        if isinstance(v, (int, float)):
+            x = float(v)
+        elif isinstance(v, str):
             x = float(v.strip().rstrip("%"))
-        except ValueError:
+        else:
             return None
-        return x if math.isfinite(x) else None
-    return None
+    except (ValueError, OverflowError):
+        return None
+    return x if math.isfinite(x) else None
 
 
 def _whole(v) -> Optional[int]:
     x = _as_number(v)
-    return int(x) if x is not None and x.is_integer() and x >= 0 else None
+    return int(x) if x is not None and x.is_integer() and 0 <= x < 1e9 else None
+
+
+def is_placeholder(fact: str) -> bool:
+    """A template placeholder instead of a fact: no letter or digit ("...", "-"), or a bracketed
+    slot such as "<fact>", "<fact>.", "[fact]", "{fact}"."""
+    from claimalign.qa_text import has_content
+
+    return not has_content(fact) or bool(_PLACEHOLDER.fullmatch(fact))
+
+
+def normalize_reply(resp: dict) -> dict:
+    """A copy of a reply with fact lists written as JSON lists turned into numbered text and
+    numeric strings ("3", "0.5") turned into numbers -- the one normalisation every reading applies
+    before the recorded schema's checks, live or replayed."""
+    out = dict(resp)
+    for side in ("predicted", "reference"):
+        for key in (f"facts in {side} evidence", f"fact check {side} evidence"):
+            v = out.get(key)
+            if isinstance(v, list) and all(isinstance(x, str) for x in v):
+                out[key] = " ".join(f"{k}. {x.strip()}" for k, x in enumerate(v, 1))
+        for key in (f"facts count {side} evidence", f"support {side} evidence"):
+            v = out.get(key)
+            if isinstance(v, str):
+                x = _as_number(v)
+                out[key] = int(x) if x is not None and x.is_integer() else x if x is not None else v
+    for key in ("precision", "recall"):
+        v = out.get(key)
+        if isinstance(v, str) and _as_number(v) is not None:
+            out[key] = _as_number(v)
+    return out
 
 
 def read_reference_reply(resp: dict, scores_from: str = "checks") -> ReferenceResult:
@@ -391,17 +526,20 @@ def read_reference_reply(resp: dict, scores_from: str = "checks") -> ReferenceRe
 
     Per side (predicted -> precision, reference -> recall), two readings:
 
-    * *checks*: the per-fact checks (:func:`check_flags`), when there is one check per
-      enumerated fact (or checks and no separate fact list): supported checks / checks;
+    * *checks*: the per-fact checks (:func:`check_flags`), when every check states a verdict and
+      there is one check per enumerated fact (or checks and no separate fact list, the facts then
+      being the checks without their verdicts): supported checks / checks;
     * *counts*: ``support ... / facts count ...`` when both are whole numbers with
       0 <= support <= count and count > 0 (numeric strings accepted).
 
     ``scores_from`` (:data:`SCORE_SOURCES`) says which reading scores the side and which is the
-    fallback; ``strict`` is :func:`parse_recorded_response` (all must agree). Both readings and
-    the stated value go into ``extra_scores`` (``precision_from_checks``, ``precision_from_counts``,
-    ``precision_stated``, and the same for recall; None where a reading fails), and
-    ``reading_disagreements`` counts the sides on which the two readings differ (> 1e-6): a
-    disagreement is recorded on the item, never a reason to drop it.
+    fallback; ``strict`` is :func:`parse_recorded_response` after :func:`normalize_reply` (all must
+    agree). In the other modes both readings and the stated value go into ``extra_scores``
+    (``precision_from_checks``, ``precision_from_counts``, ``precision_stated``, and the same for
+    recall; None where a reading fails), and ``reading_disagreements`` counts the sides on which the
+    two readings differ (> 1e-6): a disagreement is recorded on the item, never a reason to drop it.
+    Facts that are template placeholders (:func:`is_placeholder`) make the reply unreadable in
+    every mode.
 
     Returns:
         a :class:`~ev2r.scores.ReferenceResult`: status ``ok`` when both sides could be read
@@ -414,27 +552,33 @@ def read_reference_reply(resp: dict, scores_from: str = "checks") -> ReferenceRe
     if scores_from not in SCORE_SOURCES:
         raise ValueError(f"scores_from: {scores_from!r} is not one of {SCORE_SOURCES}")
     if scores_from == "strict":
-        return parse_recorded_response(resp)
+        try:
+            res = parse_recorded_response(normalize_reply(resp))
+        except (TypeError, ValueError, OverflowError) as e:  # a value no schema check foresaw
+            return ReferenceResult(status="replay_inconsistent", error=f"unreadable reply ({type(e).__name__}: {e})")
+        return _refuse_placeholders(res)
     res = ReferenceResult()
     problems: list[str] = []
     values: dict[str, float] = {}
     extra: dict[str, Optional[float]] = {}
     disagreements = 0
     for side, score_name in SIDES:
-        facts = split_enumeration(resp.get(f"facts in {side} evidence"))
-        flags = check_flags(resp.get(f"fact check {side} evidence"))
-        check_texts = split_enumeration(resp.get(f"fact check {side} evidence")) or []
-        from_checks = None
-        if flags and (not facts or len(flags) == len(facts)):
-            from_checks = sum(flags) / len(flags)
-            facts = facts or check_texts
         count, support = _whole(resp.get(f"facts count {side} evidence")), _whole(resp.get(f"support {side} evidence"))
+        facts = split_enumeration(resp.get(f"facts in {side} evidence"), count)
+        check_value = resp.get(f"fact check {side} evidence")
+        flags = check_flags(check_value, count if not facts else len(facts))
+        from_checks = None
+        if flags and all(f is not None for f in flags) and (not facts or len(flags) == len(facts)):
+            from_checks = sum(bool(f) for f in flags) / len(flags)
+            if not facts:
+                texts = split_enumeration(check_value, len(flags)) or []
+                facts = [_strip_verdict(t) if isinstance(t, str) else t for t in texts]
         from_counts = support / count if count and support is not None and support <= count else None
         stated = _as_number(resp.get(score_name))
         extra[f"{score_name}_from_checks"] = from_checks
         extra[f"{score_name}_from_counts"] = from_counts
         extra[f"{score_name}_stated"] = stated if stated is not None and 0.0 <= stated <= 1.0 else None
-        fs = [FactSupport(fact=f, supported=bool(flags[k]) if from_checks is not None else False)
+        fs = [FactSupport(fact=f, supported=bool(flags[k]) if from_checks is not None and flags else False)
               for k, f in enumerate(facts or [])]
         if side == "predicted":
             res.predicted_facts = fs
@@ -446,8 +590,10 @@ def read_reference_reply(resp: dict, scores_from: str = "checks") -> ReferenceRe
         value = next((v for v in order if v is not None), None)
         if value is None:
             why = []
-            if flags is None or not flags:
+            if not flags:
                 why.append("no per-fact checks")
+            elif any(f is None for f in flags):
+                why.append(f"{sum(f is None for f in flags)} of {len(flags)} checks state no verdict")
             elif facts and len(flags) != len(facts):
                 why.append(f"{len(flags)} checks for {len(facts)} facts")
             why.append(f"counts {resp.get(f'facts count {side} evidence')!r} / "
@@ -461,4 +607,15 @@ def read_reference_reply(resp: dict, scores_from: str = "checks") -> ReferenceRe
         return res
     res.precision, res.recall = values["precision"], values["recall"]
     res.f1 = f1_score(res.precision, res.recall)
+    return _refuse_placeholders(res)
+
+
+def _refuse_placeholders(res: ReferenceResult) -> ReferenceResult:
+    if res.status != "ok":
+        return res
+    for side, facts in (("predicted", res.predicted_facts), ("reference", res.reference_facts)):
+        bad = [f.fact for f in facts if not isinstance(f.fact, str) or is_placeholder(f.fact)]
+        if bad:
+            return ReferenceResult(status="replay_inconsistent", error=f"{side}: placeholder facts instead of content "
+                                                                       f"({bad[:2]!r})", extra_scores=res.extra_scores)
     return res

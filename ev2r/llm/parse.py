@@ -22,10 +22,9 @@ import math
 import re
 from typing import Any, Optional
 
-from ev2r.types import has_content
 from ev2r.labels import Verdict
 from ev2r.scores import ReferenceResult
-from ev2r.facts.replay import SCORE_SOURCES, parse_recorded_response, read_reference_reply
+from ev2r.facts.replay import SCORE_SOURCES, read_reference_reply
 
 #: where a live reply's precision/recall come from (the ``read:`` field of the signature)
 DEFAULT_SCORES_FROM = "checks"
@@ -85,26 +84,13 @@ def extract_json_object(text: str) -> dict:
                 break
             try:
                 obj, _ = decoder.raw_decode(cand, m.start())
-            except json.JSONDecodeError:
+            except (ValueError, RecursionError):  # JSONDecodeError, an integer past Python's digit limit, nesting
                 continue
             if isinstance(obj, dict):
                 return obj
     snippet = text.strip().replace("\n", " ")[:120]
     reason = "unterminated (answer cut off?)" if "{" in text else "no '{' in the answer"
     raise ParseError(f"no JSON object found: {reason}; answer starts {snippet!r}")
-
-
-def _numbered(value: Any, key: str) -> str:
-    if isinstance(value, str):
-        return value
-    if isinstance(value, list) and all(isinstance(v, str) for v in value):
-        return " ".join(f"{k}. {v.strip()}" for k, v in enumerate(value, 1))
-    raise ParseError(f"{key!r}: expected a numbered string or a list of strings, got {type(value).__name__}")
-
-
-def _has_content(fact: str) -> bool:
-    # a letter or digit in any script (ev2r.types.has_content), and not a "<fact>" template placeholder
-    return has_content(fact) and not re.fullmatch(r"\s*<[^>]*>\s*", fact)
 
 
 def parse_reference_answer(obj: Any, scores_from: str = DEFAULT_SCORES_FROM) -> ReferenceResult:
@@ -116,7 +102,8 @@ def parse_reference_answer(obj: Any, scores_from: str = DEFAULT_SCORES_FROM) -> 
             definition; the stated counts when the checks cannot be read), ``counts`` (the stated
             support / count first, as the FEVER-8 scorer reads), or ``strict`` (every key present
             and counts, enumerations and stated precision/recall all agreeing -- how the authors'
-            recordings are replayed). See :func:`ev2r.facts.replay.read_reference_reply`; fact lists
+            recordings are replayed). See :func:`ev2r.facts.replay.read_reference_reply`, which a
+            replay of the recorded answer uses too, so live and replayed readings agree; fact lists
             may be in any common layout (numbered, bulleted, one per line, JSON lists), numbers may
             be numeric strings.
 
@@ -126,8 +113,9 @@ def parse_reference_answer(obj: Any, scores_from: str = DEFAULT_SCORES_FROM) -> 
 
     Raises:
         ParseError: not an object, a side that neither reading can score, placeholder facts
-            ("<fact>", "...") instead of content; in ``strict`` mode also a missing key, a wrong type
-            or counts that disagree.
+            ("<fact>", "[fact]", "...") instead of content, a value no reading foresaw (an integer
+            too large for a float); in ``strict`` mode also a missing key, a wrong type or counts
+            that disagree.
         ValueError: ``scores_from`` not in :data:`~ev2r.facts.replay.SCORE_SOURCES`.
     """
     if scores_from not in SCORE_SOURCES:
@@ -135,42 +123,27 @@ def parse_reference_answer(obj: Any, scores_from: str = DEFAULT_SCORES_FROM) -> 
     if not isinstance(obj, dict):
         raise ParseError(f"expected a JSON object, got {type(obj).__name__}")
     if scores_from == "strict":
-        res = _parse_strict(obj)
-    else:
+        missing = [k for k in REFERENCE_KEYS if k not in obj]
+        if missing:
+            raise ParseError(f"missing keys {missing}")
+        for k in REFERENCE_KEYS:
+            v = obj[k]
+            if k in _TEXT_KEYS:
+                continue
+            if v is None or isinstance(v, bool) or not isinstance(v, (int, float, str)) or (
+                    isinstance(v, float) and not math.isfinite(v)):
+                raise ParseError(f"{k!r}: expected a number, got {v!r}")
+            if isinstance(v, str):
+                try:
+                    float(v.strip())
+                except ValueError:
+                    raise ParseError(f"{k!r}: expected a number, got {v!r}") from None
+    try:
         res = read_reference_reply(obj, scores_from)
-        if res.status != "ok":
-            raise ParseError(res.error or "unreadable answer")
-    for side, facts in (("predicted", res.predicted_facts), ("reference", res.reference_facts)):
-        bad = [f.fact for f in facts if not _has_content(f.fact)]
-        if bad:
-            raise ParseError(f"{side}: placeholder facts instead of content ({bad[:2]!r})")
-    return res
-
-
-def _parse_strict(obj: dict) -> ReferenceResult:
-    missing = [k for k in REFERENCE_KEYS if k not in obj]
-    if missing:
-        raise ParseError(f"missing keys {missing}")
-    resp = dict(obj)
-    for k in _TEXT_KEYS:
-        resp[k] = _numbered(resp[k], k)
-    for k in REFERENCE_KEYS:
-        v = resp[k]
-        if k in _TEXT_KEYS:
-            continue
-        if isinstance(v, str):
-            try:
-                v = float(v.strip())
-            except ValueError:
-                raise ParseError(f"{k!r}: expected a number, got {resp[k]!r}") from None
-            if k.startswith(("facts count", "support")) and v.is_integer():
-                v = int(v)
-        if v is None or isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
-            raise ParseError(f"{k!r}: expected a number, got {resp[k]!r}")
-        resp[k] = v
-    res = parse_recorded_response(resp)
+    except (TypeError, ValueError, OverflowError, RecursionError) as e:  # a reply no reading foresaw: unusable
+        raise ParseError(f"unreadable answer ({type(e).__name__}: {str(e)[:200]})") from None
     if res.status != "ok":
-        raise ParseError(res.error or "inconsistent answer")
+        raise ParseError(res.error or "unreadable answer")
     return res
 
 

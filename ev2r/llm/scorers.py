@@ -121,8 +121,9 @@ class LLMReferenceScorer:
         prompt: a shipped prompt name, a :class:`~ev2r.llm.prompts.Prompt`, or template text
             with ``$claim``, ``$predicted_evidence``, ``$reference_evidence``.
         recorded: JSONL of recorded answers (the ``shared/data/ev2r_replay`` schema: ``model``,
-            ``id``, ``llm_response``); items whose id is recorded (for ``recorded_model``) are
-            served from it without a call.
+            ``id``, ``llm_response``; or rows of :meth:`score_and_record`); an item with a recording
+            of its content (for ``recorded_model``; :meth:`ev2r.facts.replay.ReplayReferenceScorer.recording_for`)
+            is served from it without a call, read as ``scores_from`` says; any other item is asked.
         recorded_model: which recorded model to use when the file holds several.
         llm_client: a ready :class:`~ev2r.llm.client.LLMClient` (shared with the proxy scorer).
         scores_from: how a reply is read (:func:`ev2r.llm.parse.parse_reference_answer`):
@@ -164,7 +165,7 @@ class LLMReferenceScorer:
         if recorded is not None:
             from ev2r.facts.replay import ReplayReferenceScorer
 
-            self.recorded = ReplayReferenceScorer(recorded, model=recorded_model)
+            self.recorded = ReplayReferenceScorer(recorded, model=recorded_model, scores_from=scores_from)
         self.name = f"llm:{self.client.model}"
 
     # -- protocol -------------------------------------------------------------------------------
@@ -199,8 +200,8 @@ class LLMReferenceScorer:
                                                                       "no answer holds a letter or digit)")
         if not item.predicted_evidence.with_content().pairs:
             return ReferenceResult(precision=0.0, recall=0.0, f1=0.0)
-        if self.recorded is not None and str(item.id) in self.recorded.records:
-            return self.recorded.score_reference([item])[0]
+        if self.recorded is not None and self.recorded.recording_for(item)[0] is not None:
+            return self.recorded.score_reference([item])[0]  # a recording of this very content; else ask
         return None
 
     def _plan(self, items: Sequence[Item]):

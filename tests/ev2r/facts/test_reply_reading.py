@@ -73,7 +73,7 @@ def test_one_line_enumeration_with_disagreeing_counts_is_read_not_refused():
 
 def test_checks_without_a_separate_fact_list_and_counts_only_sides():
     res = read_reference_reply(_reply(**{"facts in predicted evidence": ""}))
-    assert res.precision == 0.5 and [f.fact for f in res.predicted_facts] == ["A. Supported.", "B. Not supported."]
+    assert res.precision == 0.5 and [f.fact for f in res.predicted_facts] == ["A.", "B."]  # verdicts stripped
     # no checks at all on one side: the stated counts score it
     res = read_reference_reply(_reply(**{"fact check reference evidence": None, "support reference evidence": 0}))
     assert res.recall == 0.0 and res.extra_scores["recall_from_checks"] is None
@@ -105,3 +105,118 @@ def test_content_hash_joins_only_the_judged_content(tmp_path):
     assert "read" not in ReplayReferenceScorer(path).signature_fields()
     with pytest.raises(ValueError, match="scores_from"):
         ReplayReferenceScorer(path, scores_from="best")
+
+
+# -- the hostile tester's findings, each a class -------------------------------------------------
+@pytest.mark.parametrize("check, verdict", [
+    ("1. Supported. Kenya gained independence in 1963.", True),   # verdict first (a 1.5B recording)
+    ("A is not red: Supported", True), ("A is not red - Supported", True),
+    ("Supported (the reference doesn't give the date).", True),
+    ("Isn't supported.", False), ("Neither supported nor refuted.", False), ("Partially supported.", False),
+    ("Not enough information.", False), ("The senator supports the bill. Not supported.", False),
+    ("Yes", True), ("No", False), ("Podporováno.", True), ("Nepodporováno.", False),
+    ("A is red.", None), ("Supported?", None),
+    (True, True), (0, False), ({"fact": "The senator supports the bill", "supported": 0}, False),
+    ({"supported": "yes"}, True), ({}, None),
+])
+def test_check_verdicts(check, verdict):
+    from ev2r.facts.replay import check_verdict
+
+    assert check_verdict(check) is verdict
+
+
+def test_a_check_without_a_verdict_leaves_the_side_to_the_counts():
+    reply = _reply(**{"fact check predicted evidence": "1. A. 2. B.", "support predicted evidence": 1})
+    res = read_reference_reply(reply)
+    assert res.precision == 0.5 and res.extra_scores["precision_from_checks"] is None
+    assert check_flags([True, False]) == [True, False]
+
+
+@pytest.mark.parametrize("facts, checks", [
+    ("1. <fact> 2. <fact>", "1. <fact> Supported. 2. <fact> Not supported."),
+    ("1. <fact>. 2. <fact>.", "1. A. Supported. 2. B. Not supported."),
+    ("1. [fact] 2. [fact]", "1. A. Supported. 2. B. Not supported."),
+    ("", "1. <fact> Supported. 2. <fact> Not supported."),
+    ("1. ... 2. ...", "1. ... Supported. 2. ... Not supported."),
+])
+def test_placeholders_are_refused_live_and_offline(facts, checks):
+    from ev2r.llm import ParseError, parse_reference_answer
+
+    reply = _reply(**{"facts in predicted evidence": facts, "fact check predicted evidence": checks})
+    for mode in ("checks", "counts", "strict"):
+        assert read_reference_reply(reply, mode).status == "replay_inconsistent"
+        with pytest.raises(ParseError):
+            parse_reference_answer(reply, mode)
+
+
+def test_huge_numbers_are_an_unusable_reply_not_a_crash():
+    from ev2r.llm import ParseError, extract_json_object, parse_reference_answer
+
+    for mode in ("checks", "counts", "strict"):
+        res = read_reference_reply(_reply(**{"facts count predicted evidence": 10 ** 400, "precision": 10 ** 400}), mode)
+        assert res.status in ("ok", "replay_inconsistent") and (res.precision is None or 0 <= res.precision <= 1)
+    with pytest.raises(ParseError):
+        extract_json_object('{"facts count predicted evidence": ' + "9" * 5000 + "}")
+    with pytest.raises(ParseError):
+        parse_reference_answer(_reply(**{"facts count predicted evidence": 10 ** 400}), "strict")
+
+
+@pytest.mark.parametrize("text, expected, items", [
+    ("1. He finished in 2. place. 2. He won gold.", None, ["He finished in 2. place.", "He won gold."]),
+    ("Facts:\n1. A\n2. B", None, ["A", "B"]),
+    ("1.\n2.", None, []),
+    ("1. A. 2. B 3. C.", None, ["A.", "B", "C."]),
+    ("1. A 2. B", 2, ["A", "B"]),
+])
+def test_enumeration_splits_keep_numbers_inside_facts(text, expected, items):
+    assert split_enumeration(text, expected) == items
+
+
+def test_strict_live_and_strict_replay_read_alike(tmp_path):
+    from ev2r.llm import parse_reference_answer
+
+    reply = _reply(**{"facts in predicted evidence": ["A.", "B."], "facts count predicted evidence": "2"})
+    live = parse_reference_answer(reply, "strict")
+    replayed = read_reference_reply(reply, "strict")
+    assert (live.precision, live.recall) == (replayed.precision, replayed.recall) == (0.5, 1.0)
+
+
+def test_repeated_ids_join_by_content_hash(tmp_path):
+    a, b = _item(), _item(pred="Question: q?\nAnswer: other.")
+    rows = [{"model": "m", "id": "7", "content_sha256": content_sha256(a), "llm_response": _reply()},
+            {"model": "m", "id": "7", "content_sha256": content_sha256(b),
+             "llm_response": _reply(**{"support reference evidence": 0,
+                                       "fact check reference evidence": "1. C. Not supported."})}]
+    path = tmp_path / "r.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    ra, rb = ReplayReferenceScorer(path, scores_from="checks").score_reference([a, b])
+    assert (ra.recall, rb.recall) == (1.0, 0.0)
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows + rows[:1]))
+    with pytest.raises(ValueError, match="a second recorded response"):
+        ReplayReferenceScorer(path)
+
+
+def test_recorded_answers_are_read_as_the_live_path_reads_and_other_content_is_asked(tmp_path):
+    from ev2r.llm import LLMReferenceScorer
+    from ev2r.llm.local_server import FakeChatServer, chat_response
+
+    item, other = _item(), _item(pred="Question: q?\nAnswer: changed.")
+    path = tmp_path / "r.jsonl"
+    reply = _reply(**{"facts in predicted evidence": ["A.", "B."], "facts count predicted evidence": "2"})
+    path.write_text(json.dumps({"model": "m", "id": "7", "content_sha256": content_sha256(item),
+                                "llm_response": reply}) + "\n")
+    with FakeChatServer(lambda body: (200, chat_response(json.dumps(_reply())), 0)) as server:
+        sc = LLMReferenceScorer(model="m", base_url=server.base_url, cache_dir=False, recorded=path,
+                                scores_from="checks", backoff=0.01)
+        served, asked = sc.score_reference([item, other])
+        assert served.status == "ok" and served.llm.calls == 0 and served.precision == 0.5
+        assert asked.status == "ok" and asked.llm.calls == 1  # a recording of other content is not a reason to skip
+
+
+def test_reply_reading_and_llm_options_must_not_contradict():
+    from ev2r.config import ScorerConfig
+
+    with pytest.raises(ValueError, match="contradicts"):
+        ScorerConfig(decomposer="llm", llm_options={"model": "m", "scores_from": "counts"}, reply_reading="strict")
+    with pytest.raises(ValueError, match="scores_from 'bogus'"):
+        ScorerConfig(decomposer="llm", llm_options={"model": "m", "scores_from": "bogus"})
