@@ -3,16 +3,17 @@
     python benchmarks/llm_record.py --serve 1.5b \
         --data 86=../shared/data/ev2r_human_eval/averitec_manual_eval_subset.jsonl \
         --data 144=../shared/data/ev2r_human_eval/averitec_shared_task_dev.jsonl \
-        --out-dir benchmarks/data/llm_replay --time-budget-min 90
+        --prompt reference_prf_example --out-dir benchmarks/data/llm_replay --time-budget-min 95
 
 Each item is sent once through :class:`ev2r.llm.LLMReferenceScorer` (the shipped ``reference_prf``
 prompt, greedy, one re-ask after an unusable answer, replies read with ``--reply-reading``) and
 its final reply is appended at once to ``OUT_DIR/<model>_<NAME>.jsonl`` in the replay schema
 (:meth:`~ev2r.llm.LLMReferenceScorer.score_and_record`), with the run's own columns beside it:
 ``status`` (what the live run gave), ``seconds`` (wall time of the item, re-asks included),
-``rounds``, ``prompt_tokens``, ``completion_tokens``. A rerun resumes: an item is skipped only
-when a row with its id *and* its ``content_sha256`` is already in the file (a changed item is
-asked again, and its stale row is dropped when the file is rewritten at the end). The
+``rounds``, ``prompt_tokens``, ``completion_tokens``, ``prompt`` (the prompt's id, name@sha256).
+A rerun resumes: an item is skipped only when a row with its id, its ``content_sha256`` *and* the
+prompt id is already in the file (a changed item or an edited prompt is asked again, and the
+stale rows are dropped when the file is rewritten at the end). The
 replies are then scored offline by ``ev2r score --decomposer replay --replay FILE`` and tabled by
 ``benchmarks/llm_path.py``.
 
@@ -33,13 +34,17 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import _benchlib as bl  # noqa: E402
 
 
-def _read_done(path: Path) -> dict[tuple[str, str], dict]:
-    done: dict[tuple[str, str], dict] = {}
+def _key(item_id, sha: str, prompt: str) -> tuple[str, str, str]:
+    return str(item_id), sha, prompt
+
+
+def _read_done(path: Path) -> dict[tuple[str, str, str], dict]:
+    done: dict[tuple[str, str, str], dict] = {}
     if path.exists():
         for line in path.read_text(encoding="utf-8").splitlines():
             if line.strip():
                 row = json.loads(line)
-                done[(str(row["id"]), row.get("content_sha256", ""))] = row
+                done[_key(row["id"], row.get("content_sha256", ""), row.get("prompt", ""))] = row
     return done
 
 
@@ -48,13 +53,14 @@ def record_file(scorer, items, out: Path, deadline: float, log) -> dict:
     from ev2r.facts.replay import content_sha256
 
     done = _read_done(out)
-    wanted = {(str(it.id), content_sha256(it)) for it in items}
+    prompt = scorer.prompt.id
+    wanted = {_key(it.id, content_sha256(it), prompt) for it in items}
     stale = [k for k in done if k not in wanted]
     out.parent.mkdir(parents=True, exist_ok=True)
     asked = skipped = 0
     with out.open("a", encoding="utf-8") as f:
         for n, item in enumerate(items, 1):
-            key = (str(item.id), content_sha256(item))
+            key = _key(item.id, content_sha256(item), prompt)
             if key in done:
                 skipped += 1
                 continue
@@ -68,7 +74,7 @@ def record_file(scorer, items, out: Path, deadline: float, log) -> dict:
                 rec = {"model": scorer.client.model, "id": item.id, "claim": item.claim,
                        "content_sha256": key[1], "llm_response": None}
             u = res.llm
-            rec.update(status=res.status, error=res.error, seconds=round(secs, 2),
+            rec.update(prompt=prompt, status=res.status, error=res.error, seconds=round(secs, 2),
                        rounds=(u.requests if u else 0), prompt_tokens=(u.prompt_tokens if u else 0),
                        completion_tokens=(u.completion_tokens if u else 0))
             f.write(json.dumps(rec, ensure_ascii=False) + "\n")
@@ -78,8 +84,9 @@ def record_file(scorer, items, out: Path, deadline: float, log) -> dict:
             log(f"{out.name} {n}/{len(items)} id={item.id} {res.status} {secs:.1f}s "
                 f"P={res.precision} R={res.recall}")
     # rewrite without stale rows (items whose content changed), in input order
-    order = {(str(it.id), content_sha256(it)): k for k, it in enumerate(items)}
-    rows = sorted((r for k, r in done.items() if k in order), key=lambda r: order[(str(r["id"]), r["content_sha256"])])
+    order = {_key(it.id, content_sha256(it), prompt): k for k, it in enumerate(items)}
+    rows = sorted((r for k, r in done.items() if k in order),
+                  key=lambda r: order[_key(r["id"], r["content_sha256"], r.get("prompt", ""))])
     tmp = out.with_name(out.name + ".tmp")
     tmp.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
     tmp.replace(out)
@@ -95,6 +102,9 @@ def main(argv=None) -> int:
     ap.add_argument("--llm-base-url")
     ap.add_argument("--llm-model")
     ap.add_argument("--reply-reading", default="checks", choices=("checks", "counts", "strict"))
+    ap.add_argument("--prompt", default="reference_prf_example",
+                    help="shipped prompt name (default reference_prf_example: the 1.5B model copies reference_prf's "
+                         "template back)")
     ap.add_argument("--max-reasks", type=int, default=1)
     ap.add_argument("--constrain-answers", action="store_true",
                     help="send the reply's JSON schema as response_format (llama.cpp: a grammar); files get _constrained")
@@ -130,7 +140,7 @@ def main(argv=None) -> int:
     summary = {}
     try:
         scorer = LLMReferenceScorer(base_url=base_url, model=model, cache_dir=False, concurrency=1, timeout=900,
-                                    max_tokens=1024, max_reasks=args.max_reasks, scores_from=args.reply_reading,
+                                    max_tokens=1024, max_reasks=args.max_reasks, scores_from=args.reply_reading, prompt=args.prompt,
                                     constrain_answers=args.constrain_answers)
         for spec in args.data:
             name, path = spec.split("=", 1)

@@ -13,8 +13,16 @@ Shipped prompts:
 * ``reference_prf`` -- one call per item: atomic facts of both sides, a check of each fact
   against the other side, counts, precision and recall, answered as the JSON object whose keys
   are those of the authors' recorded answers (``shared/data/ev2r_replay``; Akhtar et al. 2024,
-  sec. 3.1). Our own wording, written in the spirit of the paper's reference-based prompt.
+  sec. 3.1). Our own wording, written in the spirit of the paper's reference-based prompt; the
+  answer's shape is shown as a template of placeholders ("1. <fact> 2. <fact>", ``<integer>``).
   Fields: ``$claim``, ``$predicted_evidence``, ``$reference_evidence``.
+* ``reference_prf_example`` -- the same task and keys, the shape shown as a worked example about
+  another claim (the Eiffel Tower) instead of the template, and the checks asked as bare verdicts
+  ("1. Supported. 2. Not supported.", fewer tokens to generate). Measured on the 86 rated rows:
+  Qwen2.5-Coder-1.5B-Instruct copied the *template* back for 8 of the first 37 items with
+  ``reference_prf`` (re-ask included), while Qwen2.5-Coder-0.5B-Instruct copies the *example*
+  (``benchmarks/results/llm_path.md``): choose by model. A reply that copies a prompt's example
+  is refused (:meth:`ev2r.llm.LLMReferenceScorer` reads it as a ``parse_error``).
 * ``proxy_verdict`` -- the verdict as one letter (A supported, B refuted, C not enough
   evidence, D conflicting); P(verdict) is read from that letter token's log-probabilities
   (proxy-reference score, sec. 3.2). Fields: ``$claim``, ``$evidence``.
@@ -41,7 +49,7 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
-PROMPT_NAMES = ("reference_prf", "proxy_verdict", "averitec2025_recall", "averitec2025_question_recall",
+PROMPT_NAMES = ("reference_prf", "reference_prf_example", "proxy_verdict", "averitec2025_recall", "averitec2025_question_recall",
                 "arena_pairwise")
 
 
@@ -64,6 +72,12 @@ class Prompt:
         """``name@hash12``, the prompt's identity in signatures."""
         return f"{self.name}@{self.sha256[:12]}"
 
+    def example_facts(self) -> frozenset:
+        """The atomic facts of the template's worked example (the JSON object on the line after
+        ``Example answer:``), case-folded; empty when the template has none. A reply holding one of
+        them copied the example (:class:`~ev2r.llm.LLMReferenceScorer` refuses it)."""
+        return _example_facts(self.text)
+
     def render(self, **fields: str) -> str:
         """Fill the template.
 
@@ -71,6 +85,28 @@ class Prompt:
             KeyError: a ``$field`` of the template was not given.
         """
         return string.Template(self.text).substitute(**fields)
+
+
+@functools.lru_cache(maxsize=32)
+def _example_facts(text: str) -> frozenset:
+    import json
+
+    from ev2r.facts.replay import split_enumeration
+
+    lines = text.splitlines()
+    for k, line in enumerate(lines[:-1]):
+        if line.strip() == "Example answer:":
+            try:
+                obj = json.loads(lines[k + 1])
+            except ValueError:
+                return frozenset()
+            if not isinstance(obj, dict):
+                return frozenset()
+            facts: set = set()
+            for key in ("facts in predicted evidence", "facts in reference evidence"):
+                facts.update(f.strip().casefold() for f in split_enumeration(obj.get(key)) or [])
+            return frozenset(facts)
+    return frozenset()
 
 
 def prompt_from_text(text: str, name: str = "custom") -> Prompt:

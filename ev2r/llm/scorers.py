@@ -225,6 +225,19 @@ class LLMReferenceScorer:
     def _parse(self, index: int, response: dict) -> ReferenceResult:
         return parse_reference_response(response, self.scores_from)
 
+    def _parse_for(self, item: Item, response: dict) -> ReferenceResult:
+        """:meth:`_parse`, refusing a reply that copies the prompt's worked example: a fact of the
+        example's answer that the item's claim and evidence do not contain (small models echo it)."""
+        res = self._parse(0, response)
+        example = self.prompt.example_facts()
+        if example:
+            seen = " ".join([item.claim, item.predicted_evidence.render(), item.reference_evidence.render()]).casefold()
+            copied = [f.fact for f in res.predicted_facts + res.reference_facts
+                      if f.fact.strip().casefold() in example and f.fact.strip().casefold() not in seen]
+            if copied:
+                raise ParseError(f"the reply copies the prompt's example instead of judging this item ({copied[0]!r})")
+        return res
+
     def _reask(self, index: int, error: BaseException) -> str:
         return REASK_MESSAGE.format(error=error)
 
@@ -249,7 +262,9 @@ class LLMReferenceScorer:
         decided, pending, requests = self._plan(items)
         results = {i: dataclasses.replace(r, llm=LLMUsage()) for i, r in decided.items()}
         records: list[Optional[dict]] = [None] * len(items)
-        answers = ask(self.client, requests, self._parse, max_reasks=self.max_reasks, reask_message=self._reask)
+        asked = [items[i] for i in pending]
+        answers = ask(self.client, requests, lambda k, response: self._parse_for(asked[k], response),
+                      max_reasks=self.max_reasks, reask_message=self._reask)
         for i, a in zip(pending, answers):
             results[i] = (dataclasses.replace(a.value, llm=a.usage) if a.ok else
                           ReferenceResult(status=a.status, error=a.error_with_attempt(), llm=a.usage))

@@ -93,10 +93,22 @@ def test_unparsable_text_and_echoed_prompt_are_parse_errors():
     for text in ("", "The evidence supports the claim.", '{"facts in predicted evidence": "1. A', "{not json}"):
         with pytest.raises(ParseError):
             parse_reference_response(chat(text))
-    # a base model echoing the prompt must not yield the schema example as a score
-    echo = load_prompt("reference_prf").render(claim="c", predicted_evidence="p", reference_evidence="r")
+    # a model echoing the prompt (or copying its worked example) must not yield the example as a score
+    from ev2r.llm import LLMReferenceScorer
+    from ev2r.types import Evidence, Item
+
+    item = Item(id="1", claim="Kerala has 33 million people.",
+                predicted_evidence=Evidence.from_text("Question: Population?\nAnswer: 33 million."),
+                reference_evidence=Evidence.from_text("Question: Population?\nAnswer: 3,33,87,677."))
+    template = load_prompt("reference_prf").render(claim=item.claim, predicted_evidence="p", reference_evidence="r")
     with pytest.raises(ParseError):
-        parse_reference_response(chat(echo))
+        parse_reference_response(chat(template))
+    example = load_prompt("reference_prf_example").render(claim=item.claim, predicted_evidence="p", reference_evidence="r")
+    scorer = LLMReferenceScorer(model="m", base_url="http://127.0.0.1:9/v1", cache_dir=False,
+                                prompt="reference_prf_example")
+    with pytest.raises(ParseError, match="copies the prompt's example"):
+        scorer._parse_for(item, chat(example))
+    assert scorer._parse_for(item, chat(json.dumps(GOOD))).precision == 0.5
     placeholder = dict(GOOD, **{"facts in predicted evidence": "1. ... 2. ...",
                                 "fact check predicted evidence": "1. ... Supported. 2. ... Not supported."})
     with pytest.raises(ParseError, match="placeholder"):
