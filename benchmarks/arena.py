@@ -109,8 +109,14 @@ def arena_run(label, systems_, judge, scores, args, resume_demo=False):
                    **usage(res)})
     ranking = res.ranking["ranking"] if res.ranking else None
     md = [f"## Judge: {label}", "", render_markdown(res, title="").lstrip("# \n")]
+    tau = None
+    if ranking and len(ranking) == len(EXPECTED) and set(ranking) == set(EXPECTED):
+        from scipy.stats import kendalltau
+
+        tau = float(kendalltau([ranking.index(x) for x in EXPECTED], list(range(len(EXPECTED))))[0])
     md.append(f"Known order recovered: **{'yes' if ranking == EXPECTED else 'no'}** "
-              f"(arena: {' > '.join(ranking) if ranking else 'n/a'}; expected: {' > '.join(EXPECTED)}).\n")
+              f"(arena: {' > '.join(ranking) if ranking else 'n/a'}; expected: {' > '.join(EXPECTED)}; "
+              f"Kendall tau with the known order {'n/a' if tau is None else f'{tau:+.2f}'}).\n")
     md += ["Calls per run (the cache makes a rerun send only what is missing):", "",
            "| run | seconds | requests | calls sent | cache hits | failures | prompt tokens |",
            "|---|---:|---:|---:|---:|---:|---:|"]
@@ -119,6 +125,7 @@ def arena_run(label, systems_, judge, scores, args, resume_demo=False):
                   f"{ph['failures']} | {ph['prompt_tokens']} |")
     md.append("")
     data = {"label": label, "judges": [j.__dict__ for j in panel], "phases": phases, "recovered": ranking == EXPECTED,
+            "kendall_tau_known_order": tau,
             **res.to_dict()}
     return "\n".join(md), data, res
 
