@@ -36,6 +36,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--llm-model", help="model name on that server")
     p.add_argument("--llm-cache", help="on-disk cache folder for LLM answers")
     p.add_argument("--llm-offline", action="store_true", help="serve LLM answers only from the cache")
+    p.add_argument("--llm-constrain", action="store_true",
+                   help="send the reply's JSON schema as response_format (llama.cpp servers turn it into a grammar; "
+                        "OpenAI reads it as JSON mode)")
     p.add_argument("--llm-concurrency", type=int, default=LLM_DEFAULTS.concurrency,
                    help=f"parallel LLM requests (default {LLM_DEFAULTS.concurrency})")
     p.add_argument("--llm-timeout", type=float, default=LLM_DEFAULTS.timeout,
@@ -115,7 +118,7 @@ def run(args) -> int:
     if args.decomposer == "llm":
         llm_options = {"base_url": args.llm_base_url, "model": args.llm_model, "cache_dir": args.llm_cache,
                        "offline": args.llm_offline, "concurrency": args.llm_concurrency,
-                       "timeout": args.llm_timeout}
+                       "timeout": args.llm_timeout, "constrain_answers": args.llm_constrain}
     if args.dry_run:
         if args.decomposer != "llm":
             raise ValueError("--dry-run: only meaningful with --decomposer llm (nothing else calls a paid API)")
@@ -164,7 +167,8 @@ def _warn_ignored_options(args, wanted) -> None:
                      "with --no-hybrid (no ev2r_hybrid, no component columns)")
     if args.decomposer != "llm":
         warn_ignored("ev2r score", args, {"llm_base_url": None, "llm_model": None, "llm_cache": None,
-                                          "llm_offline": False, "llm_concurrency": LLM_DEFAULTS.concurrency,
+                                          "llm_offline": False, "llm_constrain": False,
+                                          "llm_concurrency": LLM_DEFAULTS.concurrency,
                                           "llm_timeout": LLM_DEFAULTS.timeout, "llm_price_in": None,
                                           "llm_price_out": None},
                      f"with --decomposer {args.decomposer} (only --decomposer llm asks an LLM)")

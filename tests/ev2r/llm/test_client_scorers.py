@@ -398,6 +398,17 @@ def test_cli_prints_the_llm_accounting_and_keeps_the_rows(fake_server, tmp_path,
     assert "0 item(s) scored, 3 resumed" in capsys.readouterr().err
     assert main(argv + ["--no-resume"]) == 0  # scored afresh: every answer from the cache
     assert "requests=3 calls=0 cache_hits=3" in capsys.readouterr().err
+    # --llm-constrain sends the reply's schema; --reply-reading counts reads the stated counts first
+    out2 = tmp_path / "out2.jsonl"
+    argv2 = argv[:-1] + [str(out2), "--llm-constrain", "--reply-reading", "counts", "--llm-cache", str(tmp_path / "c2"),
+                         "--json"]
+    capsys.readouterr()
+    assert main(argv2) == 0
+    summary = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert fake_server.requests[-1]["response_format"]["type"] == "json_object"
+    written = [json.loads(x) for x in out2.read_text().splitlines()]
+    assert [r["precision"] for r in written] == [0.5] * 3
+    assert "constrain:json" in summary["signature"] and "read:counts>checks" in summary["signature"]
 
 
 def test_align_cli_llm_judge_goes_through_the_cached_client(fake_server, tmp_path, capsys):
