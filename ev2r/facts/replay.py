@@ -130,6 +130,33 @@ def parse_recorded_response(resp: dict) -> ReferenceResult:
     return res
 
 
+def copied_example_fact(res: ReferenceResult, item: Item, example: frozenset) -> Optional[str]:
+    """The first fact of ``res`` that is one of a prompt's worked-example facts (``example``,
+    case-folded; :meth:`ev2r.llm.prompts.Prompt.example_facts`) and that the item's claim and
+    evidence do not contain -- a reply that copied the example instead of judging the item -- or None."""
+    if not example:
+        return None
+    seen = " ".join([item.claim, item.predicted_evidence.render(), item.reference_evidence.render()]).casefold()
+    for f in res.predicted_facts + res.reference_facts:
+        key = f.fact.strip().casefold()
+        if key in example and key not in seen:
+            return f.fact
+    return None
+
+
+def _example_of(prompt_id) -> frozenset:
+    """The example facts of the shipped prompt a recording names (``name@sha12``), when its text is
+    the shipped one; else empty."""
+    if not isinstance(prompt_id, str) or "@" not in prompt_id:
+        return frozenset()
+    from ev2r.llm.prompts import PROMPT_NAMES, load_prompt
+
+    name = prompt_id.split("@", 1)[0]
+    if name not in PROMPT_NAMES or load_prompt(name).id != prompt_id:
+        return frozenset()
+    return load_prompt(name).example_facts()
+
+
 def content_sha256(item: Item) -> str:
     """SHA-256 (hex) of what an LLM judgement of ``item`` depends on: its claim and the
     question/answer pairs of both evidences, as read (canonical JSON). Recorded as
@@ -271,7 +298,13 @@ class ReplayReferenceScorer:
             if not isinstance(resp, dict):
                 out.append(ReferenceResult(status="replay_inconsistent", error="llm_response is not a JSON object"))
                 continue
-            out.append(read_reference_reply(resp, self.scores_from))
+            res = read_reference_reply(resp, self.scores_from)
+            copied = copied_example_fact(res, item, _example_of(rec.get("prompt"))) if res.status == "ok" else None
+            if copied is not None:  # refused live too (LLMReferenceScorer), so the replay agrees
+                res = ReferenceResult(status="replay_inconsistent", extra_scores=res.extra_scores,
+                                      error=f"the reply copies the prompt's example instead of judging this item "
+                                            f"({copied!r})")
+            out.append(res)
         return out
 
 

@@ -49,7 +49,7 @@ from ev2r.scores import ReferenceResult
 from ev2r.types import STATUS_ERROR, STATUS_NO_LABEL, STATUS_NO_REFERENCE, STATUS_OK, Item, LLMUsage
 from ev2r.llm.client import CostEstimate, LLMClient, LLMRequest
 from ev2r.llm.loop import answer_text, ask, estimate_asks
-from ev2r.facts.replay import SCORE_SOURCES, content_sha256
+from ev2r.facts.replay import SCORE_SOURCES, content_sha256, copied_example_fact
 from ev2r.llm.parse import (DEFAULT_SCORES_FROM, REFERENCE_KEYS, ParseError, extract_json_object, parse_reference_response,
                             response_text, verdict_distribution)
 from ev2r.llm.prompts import resolve_prompt
@@ -229,13 +229,9 @@ class LLMReferenceScorer:
         """:meth:`_parse`, refusing a reply that copies the prompt's worked example: a fact of the
         example's answer that the item's claim and evidence do not contain (small models echo it)."""
         res = self._parse(0, response)
-        example = self.prompt.example_facts()
-        if example:
-            seen = " ".join([item.claim, item.predicted_evidence.render(), item.reference_evidence.render()]).casefold()
-            copied = [f.fact for f in res.predicted_facts + res.reference_facts
-                      if f.fact.strip().casefold() in example and f.fact.strip().casefold() not in seen]
-            if copied:
-                raise ParseError(f"the reply copies the prompt's example instead of judging this item ({copied[0]!r})")
+        copied = copied_example_fact(res, item, self.prompt.example_facts())
+        if copied is not None:
+            raise ParseError(f"the reply copies the prompt's example instead of judging this item ({copied!r})")
         return res
 
     def _reask(self, index: int, error: BaseException) -> str:
@@ -255,7 +251,8 @@ class LLMReferenceScorer:
             whose request failed without an answer), else a row of the replay schema
             (``shared/data/ev2r_replay``; :class:`ev2r.facts.replay.ReplayReferenceScorer`): ``model``,
             ``id``, ``claim``, ``content_sha256`` (:func:`ev2r.facts.replay.content_sha256`: a replay joins
-            only the content that was judged) and ``llm_response``, the JSON
+            only the content that was judged), ``prompt`` (its id: a replay refuses a reply that copies
+            that prompt's worked example, as the live run did) and ``llm_response``, the JSON
             object of the last answer (after re-asks), or its text when it holds no object (a
             replay then reports it as unreadable, as the live run reported a ``parse_error``).
         """
@@ -277,7 +274,7 @@ class LLMReferenceScorer:
                 reply = answer_text(response)
             item = items[i]
             records[i] = {"model": self.client.model, "id": item.id, "claim": item.claim,
-                          "content_sha256": content_sha256(item), "llm_response": reply}
+                          "content_sha256": content_sha256(item), "prompt": self.prompt.id, "llm_response": reply}
         return [results[i] for i in range(len(items))], records
 
     def estimate(self, items: Sequence[Item], price_in_per_mtok: Optional[float] = None,

@@ -220,3 +220,17 @@ def test_reply_reading_and_llm_options_must_not_contradict():
         ScorerConfig(decomposer="llm", llm_options={"model": "m", "scores_from": "counts"}, reply_reading="strict")
     with pytest.raises(ValueError, match="scores_from 'bogus'"):
         ScorerConfig(decomposer="llm", llm_options={"model": "m", "scores_from": "bogus"})
+
+
+def test_a_replayed_reply_that_copies_the_prompts_example_is_refused_as_live(tmp_path):
+    from ev2r.llm.prompts import load_prompt
+
+    item = _item()
+    copied = _reply(**{"facts in predicted evidence": "1. The Eiffel Tower stands in Paris. 2. B."})
+    prompt = load_prompt("reference_prf_example").id
+    path = tmp_path / "r.jsonl"
+    for name, expected in ((prompt, "replay_inconsistent"), ("reference_prf_example@000000000000", "ok"), (None, "ok")):
+        path.write_text(json.dumps({"model": "m", "id": "7", "content_sha256": content_sha256(item), "prompt": name,
+                                    "llm_response": copied}) + "\n")
+        [res] = ReplayReferenceScorer(path, scores_from="checks").score_reference([item])
+        assert res.status == expected, (name, res.error)
