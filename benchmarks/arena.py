@@ -110,10 +110,13 @@ def arena_run(label, systems_, judge, scores, args, resume_demo=False):
     ranking = res.ranking["ranking"] if res.ranking else None
     md = [f"## Judge: {label}", "", render_markdown(res, title="").lstrip("# \n")]
     tau = None
-    if ranking and len(ranking) == len(EXPECTED) and set(ranking) == set(EXPECTED):
+    ratings = (res.ranking or {}).get("ratings") or {}
+    ranks = {name: r.get("rank") for name, r in ratings.items()}
+    if ranking and len(ranking) == len(EXPECTED) and set(ranking) == set(EXPECTED) and len(set(ranks.values())) > 1:
+        # by the arena's ranks (tied systems share one), never by the listing order of ties
         from scipy.stats import kendalltau
 
-        tau = float(kendalltau([ranking.index(x) for x in EXPECTED], list(range(len(EXPECTED))))[0])
+        tau = float(kendalltau([ranks[x] for x in EXPECTED], list(range(len(EXPECTED))))[0])
     md.append(f"Known order recovered: **{'yes' if ranking == EXPECTED else 'no'}** "
               f"(arena: {' > '.join(ranking) if ranking else 'n/a'}; expected: {' > '.join(EXPECTED)}; "
               f"Kendall tau with the known order {'n/a' if tau is None else f'{tau:+.2f}'}).\n")
