@@ -97,6 +97,7 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
 
     from ev2r.facts.replay import ReplayReferenceScorer, read_reference_reply
+    from ev2r.llm.prompts import example_facts_of
     from ev2r.io.readers import read_items
     from ev2r.metric.factory import build_scorer
     from ev2r.metric.reference import NLIReferenceScorer
@@ -111,7 +112,8 @@ def main(argv=None) -> int:
         items = read_items(path)
         rec_rows = [json.loads(line) for line in Path(replays[name]).read_text(encoding="utf-8").splitlines() if line]
         model = rec_rows[0]["model"]
-        llm = ReplayReferenceScorer(replays[name], model=model, scores_from=args.reply_reading).score_reference(items)
+        llm = ReplayReferenceScorer(replays[name], model=model, scores_from=args.reply_reading,
+                                   example_facts=example_facts_of).score_reference(items)
         # the live run's accounting and the three readings of every recorded reply
         by_id = {str(r["id"]): r for r in rec_rows}
         live = collections.Counter(by_id[str(it.id)]["status"] if str(it.id) in by_id else "not recorded" for it in items)

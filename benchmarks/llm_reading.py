@@ -32,6 +32,7 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
 
     from ev2r.facts.replay import ReplayReferenceScorer
+    from ev2r.llm.prompts import example_facts_of
     from ev2r.io.readers import read_items
 
     lines = ["# Reading LLM replies: per-fact checks vs stated counts", "", f"Command: `{bl.command()}`", "",
@@ -42,7 +43,7 @@ def main(argv=None) -> int:
             continue
         items = read_items(path)
         rat = ratings_of(items)
-        res = {m: ReplayReferenceScorer(rep, scores_from=m).score_reference(items) for m in ("checks", "counts")}
+        res = {m: ReplayReferenceScorer(rep, scores_from=m, example_facts=example_facts_of).score_reference(items) for m in ("checks", "counts")}
         for score in ("precision", "recall", "f1"):
             a, b = ([getattr(r, score) if r.status == "ok" else None for r in res[m]] for m in ("checks", "counts"))
             for rt in ("semantic_coverage", "verdict_agreement"):

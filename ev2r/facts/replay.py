@@ -22,7 +22,7 @@ import json
 import math
 import re
 from pathlib import Path
-from typing import Optional, Sequence
+from typing import Callable, Optional, Sequence
 
 from claimalign import textio
 
@@ -144,19 +144,6 @@ def copied_example_fact(res: ReferenceResult, item: Item, example: frozenset) ->
     return None
 
 
-def _example_of(prompt_id) -> frozenset:
-    """The example facts of the shipped prompt a recording names (``name@sha12``), when its text is
-    the shipped one; else empty."""
-    if not isinstance(prompt_id, str) or "@" not in prompt_id:
-        return frozenset()
-    from ev2r.llm.prompts import PROMPT_NAMES, load_prompt
-
-    name = prompt_id.split("@", 1)[0]
-    if name not in PROMPT_NAMES or load_prompt(name).id != prompt_id:
-        return frozenset()
-    return load_prompt(name).example_facts()
-
-
 def content_sha256(item: Item) -> str:
     """SHA-256 (hex) of what an LLM judgement of ``item`` depends on: its claim and the
     question/answer pairs of both evidences, as read (canonical JSON). Recorded as
@@ -203,6 +190,9 @@ class ReplayReferenceScorer:
         path: JSONL of recordings (``model``, ``id``, ``llm_response``; schema of
             ``shared/data/ev2r_replay``).
         model: which recorded model to use; required when the file holds several models.
+        example_facts: ``example_facts(prompt_id) -> frozenset`` of a record's ``prompt`` (e.g.
+            :func:`ev2r.llm.prompts.example_facts_of`, passed by the scorer factory): a reply that
+            copies that prompt's worked example is refused, as the live run refused it. None: no check.
         scores_from: how a recorded reply is read (:func:`read_reference_reply`): ``strict``
             (default; reproduces the authors' recorded values), ``checks`` or ``counts`` (a
             recording of the live LLM path, read as that path reads it).
@@ -213,10 +203,12 @@ class ReplayReferenceScorer:
             the models present).
     """
 
-    def __init__(self, path: str | Path, model: Optional[str] = None, scores_from: str = "strict"):
+    def __init__(self, path: str | Path, model: Optional[str] = None, scores_from: str = "strict",
+                 example_facts: Optional[Callable[[Optional[str]], frozenset]] = None):
         if scores_from not in SCORE_SOURCES:
             raise ValueError(f"scores_from: {scores_from!r} is not one of {SCORE_SOURCES}")
         self.scores_from = scores_from
+        self.example_facts = example_facts
         path = Path(path)
         if not path.exists():
             raise FileNotFoundError(f"--replay: {path} does not exist")
@@ -299,7 +291,8 @@ class ReplayReferenceScorer:
                 out.append(ReferenceResult(status="replay_inconsistent", error="llm_response is not a JSON object"))
                 continue
             res = read_reference_reply(resp, self.scores_from)
-            copied = copied_example_fact(res, item, _example_of(rec.get("prompt"))) if res.status == "ok" else None
+            example = self.example_facts(rec.get("prompt")) if self.example_facts is not None else frozenset()
+            copied = copied_example_fact(res, item, example) if res.status == "ok" else None
             if copied is not None:  # refused live too (LLMReferenceScorer), so the replay agrees
                 res = ReferenceResult(status="replay_inconsistent", extra_scores=res.extra_scores,
                                       error=f"the reply copies the prompt's example instead of judging this item "

@@ -47,7 +47,7 @@ import hashlib
 import string
 from dataclasses import dataclass
 from importlib import resources
-from typing import Any
+from typing import Any, Optional
 
 PROMPT_NAMES = ("reference_prf", "reference_prf_example", "proxy_verdict", "averitec2025_recall", "averitec2025_question_recall",
                 "arena_pairwise")
@@ -107,6 +107,18 @@ def _example_facts(text: str) -> frozenset:
                 facts.update(f.strip().casefold() for f in split_enumeration(obj.get(key)) or [])
             return frozenset(facts)
     return frozenset()
+
+
+def example_facts_of(prompt_id: Optional[str]) -> frozenset:
+    """The worked-example facts (:meth:`Prompt.example_facts`) of the shipped prompt a recording
+    names (``name@sha12``), when its text is the shipped one; else empty (an unknown or edited
+    prompt, or none)."""
+    if not isinstance(prompt_id, str) or "@" not in prompt_id:
+        return frozenset()
+    name = prompt_id.split("@", 1)[0]
+    if name not in PROMPT_NAMES or load_prompt(name).id != prompt_id:
+        return frozenset()
+    return load_prompt(name).example_facts()
 
 
 def prompt_from_text(text: str, name: str = "custom") -> Prompt:

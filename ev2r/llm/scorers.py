@@ -165,7 +165,10 @@ class LLMReferenceScorer:
         if recorded is not None:
             from ev2r.facts.replay import ReplayReferenceScorer
 
-            self.recorded = ReplayReferenceScorer(recorded, model=recorded_model, scores_from=scores_from)
+            from ev2r.llm.prompts import example_facts_of
+
+            self.recorded = ReplayReferenceScorer(recorded, model=recorded_model, scores_from=scores_from,
+                                                  example_facts=example_facts_of)
         self.name = f"llm:{self.client.model}"
 
     # -- protocol -------------------------------------------------------------------------------

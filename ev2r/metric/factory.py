@@ -113,7 +113,10 @@ def scorer_from_config(config: ScorerConfig, progress: Optional[Callable] = None
             raise ValueError("replay: --decomposer replay needs --replay FILE (recorded LLM outputs)")
         from ev2r.facts.replay import ReplayReferenceScorer
 
-        ref = ReplayReferenceScorer(c.replay, model=c.replay_model, scores_from=c.reply_reading or "strict")
+        from ev2r.llm.prompts import example_facts_of
+
+        ref = ReplayReferenceScorer(c.replay, model=c.replay_model, scores_from=c.reply_reading or "strict",
+                                    example_facts=example_facts_of)
     else:
         from ev2r.llm import LLMReferenceScorer
 

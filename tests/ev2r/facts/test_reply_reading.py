@@ -223,7 +223,7 @@ def test_reply_reading_and_llm_options_must_not_contradict():
 
 
 def test_a_replayed_reply_that_copies_the_prompts_example_is_refused_as_live(tmp_path):
-    from ev2r.llm.prompts import load_prompt
+    from ev2r.llm.prompts import example_facts_of, load_prompt
 
     item = _item()
     copied = _reply(**{"facts in predicted evidence": "1. The Eiffel Tower stands in Paris. 2. B."})
@@ -232,5 +232,6 @@ def test_a_replayed_reply_that_copies_the_prompts_example_is_refused_as_live(tmp
     for name, expected in ((prompt, "replay_inconsistent"), ("reference_prf_example@000000000000", "ok"), (None, "ok")):
         path.write_text(json.dumps({"model": "m", "id": "7", "content_sha256": content_sha256(item), "prompt": name,
                                     "llm_response": copied}) + "\n")
-        [res] = ReplayReferenceScorer(path, scores_from="checks").score_reference([item])
+        [res] = ReplayReferenceScorer(path, scores_from="checks", example_facts=example_facts_of).score_reference([item])
         assert res.status == expected, (name, res.error)
+        assert ReplayReferenceScorer(path, scores_from="checks").score_reference([item])[0].status == "ok"  # no check
