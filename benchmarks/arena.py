@@ -94,7 +94,8 @@ def arena_run(label, systems_, judge, scores, args, resume_demo=False):
 
     kw = dict(pairs_per_claim=args.pairs_per_claim, seed=args.seed, cache_dir=args.cache, concurrency=args.concurrency,
               timeout=600.0, max_retries=1, max_tokens=args.max_tokens, n_bootstrap=args.bootstrap,
-              reference_scores=scores, constrain_answers=args.constrain_answers)
+              reference_scores=scores, constrain_answers=args.constrain_answers,
+              position_debias=args.position_debias, debias_margin=args.debias_margin)
     phases = []
     n = len(next(iter(systems_.values())))
     if resume_demo:
@@ -149,6 +150,9 @@ def main(argv=None) -> int:
     ap.add_argument("--max-tokens", type=int, default=4)
     ap.add_argument("--constrain-answers", action="store_true",
                     help="send the A/B/tie grammar with every request (llama.cpp servers; ev2r arena --constrain-answers)")
+    ap.add_argument("--position-debias", choices=("none", "probabilities"), default="none",
+                    help="ev2r arena --position-debias: probabilities decides by the balanced verdict probabilities")
+    ap.add_argument("--debias-margin", type=float, default=0.05)
     ap.add_argument("--concurrency", type=int, default=1)
     ap.add_argument("--limit", type=int, default=None)
     ap.add_argument("--bootstrap", type=int, default=1000)
@@ -222,8 +226,11 @@ def main(argv=None) -> int:
             f"Machine: {machine['platform']}, {machine['cpu_count']} CPUs, {machine['utc']}, 1-min load average "
             f"{machine['load_average_1m']} (shared with other jobs).", "",
             f"{len(items)} AVeriTeC claims (`{args.input.name}`), 4 constructed systems; expected order "
-            f"{' > '.join(EXPECTED)}. Each battle is judged in both orders (a judge whose orders disagree gives a "
-            "tie; a failed or unparsable answer is a status, never a win). Ratings: Bradley-Terry with ties as half "
+            f"{' > '.join(EXPECTED)}. Each battle is judged in both orders (" + (
+                "each order's answer read as P(A), P(B), P(tie) from the log-probabilities; the battle goes to the "
+                f"set whose probability averaged over both positions is ahead by more than {args.debias_margin}"
+                if args.position_debias == "probabilities" else "a judge whose orders disagree gives a tie") +
+            "; a failed or unparsable answer is a status, never a win). Ratings: Bradley-Terry with ties as half "
             "wins (`ev2r.ranking.rating`), 95% CI from bootstrap over claims. The Ev2R ranking compared with is the bundled "
             f"verifier's per-item Ev2R of the same systems (`{args.scores.name}`, from `benchmarks/ranking.py`).", ""]
     (args.out_dir / "arena.md").write_text("\n".join(head + sections), encoding="utf-8")

@@ -10,7 +10,9 @@ prompt, greedy, one re-ask after an unusable answer, replies read with ``--reply
 its final reply is appended at once to ``OUT_DIR/<model>_<NAME>.jsonl`` in the replay schema
 (:meth:`~ev2r.llm.LLMReferenceScorer.score_and_record`), with the run's own columns beside it:
 ``status`` (what the live run gave), ``seconds`` (wall time of the item, re-asks included),
-``rounds``, ``prompt_tokens``, ``completion_tokens``, ``prompt`` (the prompt's id, name@sha256).
+``rounds``, ``prompt_tokens``, ``completion_tokens``, ``prompt`` (the prompt's id, name@sha256),
+``reask`` (the re-asks and their messages' version, ``1@typed``). ``--redo`` asks again the items
+whose row failed or was re-asked under other re-ask messages (only those replies depend on them).
 A rerun resumes: an item is skipped only when a row with its id, its ``content_sha256`` *and* the
 prompt id is already in the file (a changed item or an edited prompt is asked again, and the
 stale rows are dropped when the file is rewritten at the end). The
@@ -48,8 +50,15 @@ def _read_done(path: Path) -> dict[tuple[str, str, str], dict]:
     return done
 
 
-def record_file(scorer, items, out: Path, deadline: float, log) -> dict:
-    """Ask every item not yet recorded (same id and content hash) and append its row at once."""
+def needs_redo(row: dict) -> bool:
+    """A recorded row whose reply depended on the re-ask messages: it failed, or it was re-asked
+    (a first-round answer does not depend on them: greedy decoding, the same first request)."""
+    return row.get("status") != "ok" or int(row.get("rounds") or 1) > 1
+
+
+def record_file(scorer, items, out: Path, deadline: float, log, redo: bool = False) -> dict:
+    """Ask every item not yet recorded (same id and content hash) and append its row at once;
+    with ``redo``, also the recorded items :func:`needs_redo` picks (the new row replaces the old)."""
     from ev2r.facts.replay import content_sha256
 
     done = _read_done(out)
@@ -58,10 +67,11 @@ def record_file(scorer, items, out: Path, deadline: float, log) -> dict:
     stale = [k for k in done if k not in wanted]
     out.parent.mkdir(parents=True, exist_ok=True)
     asked = skipped = 0
+    reask = scorer.signature_fields()["reask"]
     with out.open("a", encoding="utf-8") as f:
         for n, item in enumerate(items, 1):
             key = _key(item.id, content_sha256(item), prompt)
-            if key in done:
+            if key in done and not (redo and needs_redo(done[key]) and done[key].get("reask") != reask):
                 skipped += 1
                 continue
             if time.monotonic() > deadline:
@@ -74,7 +84,7 @@ def record_file(scorer, items, out: Path, deadline: float, log) -> dict:
                 rec = {"model": scorer.client.model, "id": item.id, "claim": item.claim,
                        "content_sha256": key[1], "llm_response": None}
             u = res.llm
-            rec.update(prompt=prompt, status=res.status, error=res.error, seconds=round(secs, 2),
+            rec.update(prompt=prompt, reask=reask, status=res.status, error=res.error, seconds=round(secs, 2),
                        rounds=(u.requests if u else 0), prompt_tokens=(u.prompt_tokens if u else 0),
                        completion_tokens=(u.completion_tokens if u else 0))
             f.write(json.dumps(rec, ensure_ascii=False) + "\n")
@@ -108,6 +118,9 @@ def main(argv=None) -> int:
     ap.add_argument("--max-reasks", type=int, default=1)
     ap.add_argument("--constrain-answers", action="store_true",
                     help="send the reply's JSON schema as response_format (llama.cpp: a grammar); files get _constrained")
+    ap.add_argument("--redo", action="store_true",
+                    help="ask again the recorded items that failed or were re-asked under other re-ask messages "
+                         "(their rows' reask field differs from this scorer's)")
     ap.add_argument("--limit", type=int, default=None, help="first N items of each file")
     ap.add_argument("--out-dir", default=str(bl.REPO / "benchmarks" / "data" / "llm_replay"))
     ap.add_argument("--log", default=None, help="progress log file (default: stderr)")
@@ -147,7 +160,7 @@ def main(argv=None) -> int:
             items = read_items(path, limit=args.limit)
             suffix = "_constrained" if args.constrain_answers else ""
             out = Path(args.out_dir) / f"{model}_{name}{suffix}.jsonl"
-            summary[name] = record_file(scorer, items, out, deadline, log)
+            summary[name] = record_file(scorer, items, out, deadline, log, redo=args.redo)
             log(f"{out.name}: {summary[name]}")
     finally:
         if server is not None:

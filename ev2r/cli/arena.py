@@ -43,6 +43,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--constrain-answers", action="store_true",
                    help="send a grammar that lets a llama.cpp server reply only A, B or tie (for small or base "
                         "models that otherwise do not answer)")
+    p.add_argument("--position-debias", choices=("none", "probabilities"), default="none",
+                   help="none (default: both orders' answers must agree, else a tie) or probabilities: read P(A), "
+                        "P(B), P(tie) from the log-probabilities and give the battle to the set ahead by more than "
+                        "--debias-margin averaged over both positions (for judges that always pick the first set)")
+    p.add_argument("--debias-margin", type=float, default=0.05,
+                   help="margin of --position-debias probabilities (default 0.05)")
     p.add_argument("--prompt-file", metavar="FILE", help="judge prompt template ($claim, $reference_evidence, "
                                                          "$evidence_a, $evidence_b); default: arena_pairwise")
     p.add_argument("--llm-cache", help="answer cache folder (default: $EV2R_LLM_CACHE, else ~/.cache/ev2r/llm); "
@@ -111,12 +117,14 @@ def run(args: argparse.Namespace) -> int:
     kw = dict(pairs_per_claim=args.pairs_per_claim, seed=args.seed, limit=args.limit, cache_dir=args.llm_cache,
               offline=args.llm_offline, concurrency=args.llm_concurrency, timeout=args.llm_timeout,
               max_retries=args.llm_max_retries, max_tokens=args.max_tokens, prompt=prompt,
-              n_bootstrap=args.bootstrap, reference_scores=scores, constrain_answers=args.constrain_answers)
+              n_bootstrap=args.bootstrap, reference_scores=scores, constrain_answers=args.constrain_answers,
+              position_debias=args.position_debias, debias_margin=args.debias_margin)
     print("ev2r arena: judges: " + ", ".join(f"{j.model} (family {j.family or 'none'}) at {j.base_url or 'OpenAI API'}"
                                              for j in judges), file=sys.stderr)
     if args.dry_run:
         print(json.dumps(estimate_arena(systems, judges, families, **{k: v for k, v in kw.items() if k in (
-            "pairs_per_claim", "seed", "limit", "cache_dir", "max_tokens", "prompt", "constrain_answers")})))
+            "pairs_per_claim", "seed", "limit", "cache_dir", "max_tokens", "prompt", "constrain_answers",
+            "position_debias")})))
         return 0
     result = run_arena(systems, judges, families, **kw)
     os.makedirs(args.output, exist_ok=True)  # each file through a temporary file renamed into place

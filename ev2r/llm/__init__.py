@@ -21,14 +21,14 @@ that is not in the cache.
 from ev2r.llm.cache import ResponseCache, request_key
 from ev2r.llm.client import CostEstimate, LLMClient, LLMOutcome, LLMRequest, default_cache_dir
 from ev2r.llm.loop import Answer, ask, estimate_asks
-from ev2r.llm.parse import ParseError, extract_json_object, parse_reference_answer, verdict_distribution
+from ev2r.llm.parse import AnswerCutOff, ParseError, extract_json_object, parse_reference_answer, verdict_distribution
 from ev2r.llm.prompts import Prompt, load_prompt, resolve_prompt
-from ev2r.llm.scorers import LLMProxyScorer, LLMReferenceScorer
+from ev2r.llm.scorers import ExampleCopied, LLMProxyScorer, LLMReferenceScorer
 from ev2r.types import LLMUsage
 
 __all__ = [
     "LLMClient", "LLMRequest", "LLMOutcome", "LLMUsage", "CostEstimate", "ResponseCache", "request_key",
-    "default_cache_dir", "Answer", "ask", "estimate_asks", "LLMReferenceScorer", "LLMProxyScorer", "ParseError",
+    "default_cache_dir", "Answer", "ask", "estimate_asks", "LLMReferenceScorer", "LLMProxyScorer", "ParseError", "AnswerCutOff", "ExampleCopied",
     "extract_json_object", "parse_reference_answer", "verdict_distribution", "Prompt", "load_prompt",
     "resolve_prompt",
 ]

@@ -152,7 +152,8 @@ def estimate_asks(client: Any, requests: Sequence[LLMRequest], parse: Callable[[
                   max_reasks: int = 0,
                   reask_message: Optional[Callable[[int, BaseException], str]] = None,
                   not_counted: Optional[Mapping[str, int]] = None, price_in_per_mtok: Optional[float] = None,
-                  price_out_per_mtok: Optional[float] = None) -> CostEstimate:
+                  price_out_per_mtok: Optional[float] = None,
+                  reask_errors: Sequence[type] = (ParseError,)) -> CostEstimate:
     """The dry run of :func:`ask` with the same arguments: what it would send; sends nothing.
 
     The first round is :meth:`ev2r.llm.LLMClient.estimate` of ``requests``. A cached answer is
@@ -166,6 +167,9 @@ def estimate_asks(client: Any, requests: Sequence[LLMRequest], parse: Callable[[
             (``status_of`` does not change an estimate).
         not_counted: ``{reason: count}`` of items the caller could not turn into requests (e.g. a
             prompt that cannot be filled); reported in the estimate, never dropped silently.
+        reask_errors: the rejection classes whose re-ask messages bound a re-ask's length (the
+            longest of ``reask_message(i, cls(reason))`` over them; pass each class that
+            ``reask_message`` answers with its own text).
 
     Raises:
         ValueError: as :func:`ask`.
@@ -192,7 +196,7 @@ def estimate_asks(client: Any, requests: Sequence[LLMRequest], parse: Callable[[
                     reask_prompt += estimate_tokens(req.messages)
                     reask_completion += _max_tokens(req)
                 if remaining > 0:
-                    grow = _max_tokens(req) + TOKENS_PER_MESSAGE + _reask_tokens(reask_message, i)
+                    grow = _max_tokens(req) + TOKENS_PER_MESSAGE + _reask_tokens(reask_message, i, reask_errors)
                     base = estimate_tokens(req.messages)
                     reask_n += remaining
                     reask_prompt += sum(base + k * grow for k in range(1, remaining + 1))
@@ -219,6 +223,8 @@ def _max_tokens(req: LLMRequest) -> int:
     return int(req.params.get("max_tokens") or 0)
 
 
-def _reask_tokens(reask_message: Optional[Callable], index: int) -> int:
-    text = reask_message(index, ParseError("." * REASON_CHARS_ESTIMATE)) if reask_message else ""
-    return estimate_tokens([{"role": "user", "content": text}])
+def _reask_tokens(reask_message: Optional[Callable], index: int, errors: Sequence[type] = (ParseError,)) -> int:
+    if not reask_message:
+        return estimate_tokens([{"role": "user", "content": ""}])
+    return max(estimate_tokens([{"role": "user", "content": reask_message(index, cls("." * REASON_CHARS_ESTIMATE))}])
+               for cls in (errors or (ParseError,)))

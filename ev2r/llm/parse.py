@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from typing import Any, Optional
+from typing import Any, Callable, Optional, Sequence
 
 from ev2r.labels import Verdict
 from ev2r.scores import ReferenceResult
@@ -43,6 +43,11 @@ VERDICT_LETTERS = {"A": Verdict.SUPPORTED, "B": Verdict.REFUTED, "C": Verdict.NO
 
 class ParseError(ValueError):
     """An answer that cannot be used; the message says why (it goes to the item's ``error``)."""
+
+
+class AnswerCutOff(ParseError):
+    """An answer that stopped at the generation limit (``finish_reason == "length"``) before its
+    JSON object closed: the re-ask asks for shorter facts rather than the whole schema again."""
 
 
 def response_text(response: dict) -> str:
@@ -148,8 +153,29 @@ def parse_reference_answer(obj: Any, scores_from: str = DEFAULT_SCORES_FROM) -> 
 
 
 def parse_reference_response(response: dict, scores_from: str = DEFAULT_SCORES_FROM) -> ReferenceResult:
-    """:func:`response_text` -> :func:`extract_json_object` -> :func:`parse_reference_answer`."""
-    return parse_reference_answer(extract_json_object(response_text(response)), scores_from)
+    """:func:`response_text` -> :func:`extract_json_object` -> :func:`parse_reference_answer`.
+
+    Raises:
+        AnswerCutOff: no complete JSON object and the answer stopped at the length limit.
+        ParseError: any other unusable answer.
+    """
+    text = response_text(response)
+    try:
+        obj = extract_json_object(text)
+    except ParseError as e:
+        if finish_reason(response) == "length":
+            raise AnswerCutOff(f"the answer reached the length limit (max_tokens) before its JSON object closed; {e}") from e
+        raise
+    return parse_reference_answer(obj, scores_from)
+
+
+def finish_reason(response: dict) -> Optional[str]:
+    """``choices[0].finish_reason`` of a response dict ("stop", "length", ...), or None."""
+    try:
+        reason = (response.get("choices") or [{}])[0].get("finish_reason")
+    except (AttributeError, IndexError, TypeError):
+        return None
+    return reason if isinstance(reason, str) else None
 
 
 # -- proxy: P(verdict) from the letter token's log-probabilities ---------------------------------
@@ -184,34 +210,54 @@ def _token_stream(response: dict) -> list[tuple[str, float, dict[str, float]]]:
     return stream
 
 
-def verdict_distribution(response: dict) -> dict[Verdict, float]:
-    """P(verdict) for the four verdicts, from the first generated token that is a letter A-D.
+def label_distribution(response: dict, label_of: Callable[[str], Optional[str]], labels: Sequence[str],
+                       what: str = "a label") -> dict[str, float]:
+    """P(label) over ``labels`` from the first generated token that ``label_of`` maps to a label.
 
-    The letter's ``top_logprobs`` alternatives that are also letters (after stripping spaces and
-    ``.):*(``) are pooled per letter and softmax-normalised over the four; a letter absent from
-    the top list gets 0 (below the server's cut-off).
+    That token's ``top_logprobs`` alternatives that also map to labels are pooled per label
+    (log-sum-exp: "A" and " A" are one answer) and softmax-normalised over the labels; a label
+    absent from the top list gets 0 (below the server's cut-off).
+
+    Args:
+        response: a chat (``logprobs.content``) or completions (``logprobs.tokens``) response dict.
+        label_of: ``token text -> label or None``.
+        labels: the labels, the keys of the result.
+        what: how the error names the labels.
 
     Raises:
-        ParseError: no logprobs, or no generated token is a letter A-D.
+        ParseError: no logprobs, or no generated token is a label.
     """
     stream = _token_stream(response)
     for tok, tok_lp, tops in stream:
-        letter = _letter(tok)
-        if letter is None:
+        label = label_of(tok)
+        if label is None:
             continue
         pooled: dict[str, list[float]] = {}
         for t, lp in tops.items():
-            k = _letter(t)
+            k = label_of(t)
             if k is not None and math.isfinite(lp):
                 pooled.setdefault(k, []).append(lp)
         if tok not in tops and math.isfinite(tok_lp):
-            pooled.setdefault(letter, []).append(tok_lp)
+            pooled.setdefault(label, []).append(tok_lp)
+        if not pooled:
+            break
         logits = {}
         for k, lps in pooled.items():
             m = max(lps)
             logits[k] = m + math.log(sum(math.exp(x - m) for x in lps))
         top = max(logits.values())
         z = sum(math.exp(v - top) for v in logits.values())
-        return {v: (math.exp(logits[k] - top) / z if k in logits else 0.0) for k, v in VERDICT_LETTERS.items()}
+        return {k: (math.exp(logits[k] - top) / z if k in logits else 0.0) for k in labels}
     text = "".join(t for t, _, _ in stream)
-    raise ParseError(f"no generated token is a verdict letter A-D (generated {text[:80]!r})")
+    raise ParseError(f"no generated token is {what} (generated {text[:80]!r})")
+
+
+def verdict_distribution(response: dict) -> dict[Verdict, float]:
+    """P(verdict) for the four verdicts, from the first generated token that is a letter A-D
+    (:func:`label_distribution`; letters read after stripping spaces and ``.):*(``).
+
+    Raises:
+        ParseError: no logprobs, or no generated token is a verdict letter A-D.
+    """
+    dist = label_distribution(response, _letter, list(VERDICT_LETTERS), what="a verdict letter A-D")
+    return {v: dist[k] for k, v in VERDICT_LETTERS.items()}

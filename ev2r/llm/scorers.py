@@ -50,7 +50,8 @@ from ev2r.types import STATUS_ERROR, STATUS_NO_LABEL, STATUS_NO_REFERENCE, STATU
 from ev2r.llm.client import CostEstimate, LLMClient, LLMRequest
 from ev2r.llm.loop import answer_text, ask, estimate_asks
 from ev2r.facts.replay import SCORE_SOURCES, content_sha256, copied_example_fact
-from ev2r.llm.parse import (DEFAULT_SCORES_FROM, REFERENCE_KEYS, ParseError, extract_json_object, parse_reference_response,
+from ev2r.llm.parse import (DEFAULT_SCORES_FROM, REFERENCE_KEYS, AnswerCutOff, ParseError, extract_json_object,
+                            parse_reference_response,
                             response_text, verdict_distribution)
 from ev2r.llm.prompts import resolve_prompt
 
@@ -59,6 +60,27 @@ REASK_MESSAGE = (
     "every key of the schema, whole-number counts that match the numbered facts, and precision and "
     "recall equal to support / count."
 )
+#: the re-ask of a reply that copied the prompt's worked example (:class:`ExampleCopied`): it names
+#: the claim to judge instead of repeating the schema (the 1.5B Qwen model copied the example again
+#: under the generic message, 6 of its 8 failures on the two development sets)
+REASK_EXAMPLE_MESSAGE = (
+    "Your previous answer repeated the worked example ({error}), which is about another claim. "
+    "Judge the claim given at the end of my message instead: \"{claim}\". Split its predicted evidence "
+    "and its reference evidence into facts, check each one, and reply with only the JSON object."
+)
+#: the re-ask of an answer cut off at ``max_tokens`` (:class:`~ev2r.llm.parse.AnswerCutOff`)
+REASK_CUT_OFF_MESSAGE = (
+    "Your previous answer was cut off at the length limit before the JSON object was complete. "
+    "Reply again with only the JSON object, and keep every fact to one short sentence of the evidence "
+    "instead of copying whole passages."
+)
+#: version of the re-ask messages, in the ``reask`` field of the signature (``1@typed``): a re-asked
+#: item's answer depends on what the re-ask said
+REASK_MESSAGES_VERSION = "typed"
+
+
+class ExampleCopied(ParseError):
+    """A reply that copied the prompt's worked example instead of judging the item."""
 #: the JSON schema of a reference-based answer (the keys of the shipped prompt, in its order: fact
 #: lists and checks as text, counts as integers, precision/recall as numbers), sent as
 #: ``response_format`` when ``constrain_answers`` is on
@@ -178,7 +200,7 @@ class LLMReferenceScorer:
                   "prompt": self.prompt.id}
         fields.update(self.client.signature_fields())
         fields["maxtok"] = str(self.max_tokens)
-        fields["reask"] = str(self.max_reasks)
+        fields["reask"] = f"{self.max_reasks}@{REASK_MESSAGES_VERSION}" if self.max_reasks else "0"
         fields["read"] = {"checks": "checks>counts", "counts": "counts>checks"}.get(self.scores_from, self.scores_from)
         if self.constrain_answers:
             fields["constrain"] = "json"
@@ -234,11 +256,21 @@ class LLMReferenceScorer:
         res = self._parse(0, response)
         copied = copied_example_fact(res, item, self.prompt.example_facts())
         if copied is not None:
-            raise ParseError(f"the reply copies the prompt's example instead of judging this item ({copied!r})")
+            raise ExampleCopied(f"the reply copies the prompt's example instead of judging this item ({copied!r})")
         return res
 
     def _reask(self, index: int, error: BaseException) -> str:
+        """The generic re-ask (also the estimate's upper bound: the typed ones are no longer)."""
         return REASK_MESSAGE.format(error=error)
+
+    def _reask_for(self, item: Item, error: BaseException) -> str:
+        """The re-ask of ``item`` after ``error``: :data:`REASK_EXAMPLE_MESSAGE` for a copied example,
+        :data:`REASK_CUT_OFF_MESSAGE` for a cut-off answer, else :data:`REASK_MESSAGE`."""
+        if isinstance(error, ExampleCopied):
+            return REASK_EXAMPLE_MESSAGE.format(error=error, claim=item.claim)
+        if isinstance(error, AnswerCutOff):
+            return REASK_CUT_OFF_MESSAGE
+        return self._reask(0, error)
 
     def score_reference(self, items: Sequence[Item]) -> list[ReferenceResult]:
         """One :class:`~ev2r.metric.reference.ReferenceResult` per item, in order; never raises for the
@@ -264,7 +296,7 @@ class LLMReferenceScorer:
         records: list[Optional[dict]] = [None] * len(items)
         asked = [items[i] for i in pending]
         answers = ask(self.client, requests, lambda k, response: self._parse_for(asked[k], response),
-                      max_reasks=self.max_reasks, reask_message=self._reask)
+                      max_reasks=self.max_reasks, reask_message=lambda k, e: self._reask_for(asked[k], e))
         for i, a in zip(pending, answers):
             results[i] = (dataclasses.replace(a.value, llm=a.usage) if a.ok else
                           ReferenceResult(status=a.status, error=a.error_with_attempt(), llm=a.usage))
@@ -285,12 +317,15 @@ class LLMReferenceScorer:
         """Dry run of :meth:`score_reference` (sends nothing): the requests these items need, those
         answered by the cache, the upper bound of the re-asks, and ``not_counted`` items (with the
         reason) whose request cannot be built (:func:`ev2r.llm.loop.estimate_asks`)."""
-        decided, _, requests = self._plan(items)
+        decided, pending, requests = self._plan(items)
+        asked = [items[i] for i in pending]
         not_counted = collections.Counter(f"request cannot be built ({r.error})"[:200] for r in decided.values()
                                           if r.status == STATUS_ERROR)
-        return estimate_asks(self.client, requests, self._parse,
-                             max_reasks=self.max_reasks, reask_message=self._reask, not_counted=not_counted,
-                             price_in_per_mtok=price_in_per_mtok, price_out_per_mtok=price_out_per_mtok)
+        return estimate_asks(self.client, requests, lambda k, response: self._parse_for(asked[k], response),
+                             max_reasks=self.max_reasks, reask_message=lambda k, e: self._reask_for(asked[k], e),
+                             not_counted=not_counted, price_in_per_mtok=price_in_per_mtok,
+                             price_out_per_mtok=price_out_per_mtok,
+                             reask_errors=(ParseError, ExampleCopied, AnswerCutOff))
 
 
 class LLMProxyScorer:

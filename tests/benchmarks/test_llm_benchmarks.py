@@ -68,3 +68,34 @@ def test_record_resumes_only_rows_of_the_same_content_and_prompt(tmp_path):
         s4 = record.record_file(scorer("reference_prf_example"), _items("Answer: changed."), out, float("inf"),
                                 lambda m: None)
         assert (s4["asked"], s4["rows"]) == (3, 3) and len(seen) == 9
+
+
+def test_redo_asks_again_only_failed_or_reasked_rows_of_other_reask_messages(tmp_path):
+    from ev2r.llm import LLMReferenceScorer
+
+    seen = []
+
+    def responder(body):
+        seen.append(body["messages"][0]["content"])
+        return 200, chat_response(json.dumps(GOOD)), 0
+
+    out = tmp_path / "m_86.jsonl"
+    with FakeChatServer(responder) as server:
+        sc = LLMReferenceScorer(model="m", base_url=server.base_url, cache_dir=False, backoff=0.01)
+        record.record_file(sc, _items(), out, float("inf"), lambda m: None)
+        rows = [json.loads(x) for x in out.read_text().splitlines()]
+        assert [r["reask"] for r in rows] == ["1@typed"] * 3
+        # as an older recording would hold them: row 0 failed, row 1 was re-asked, under other messages
+        rows[0].update(status="parse_error", reask="1")
+        rows[1].update(rounds=2, reask="1")
+        rows[2].update(reask="1")  # first-round answer: independent of the re-ask messages
+        out.write_text("".join(json.dumps(r) + "\n" for r in rows))
+        seen.clear()
+        assert record.record_file(sc, _items(), out, float("inf"), lambda m: None)["asked"] == 0  # no --redo
+        s = record.record_file(sc, _items(), out, float("inf"), lambda m: None, redo=True)
+        assert (s["asked"], s["skipped"], s["rows"]) == (2, 1, 3) and len(seen) == 2
+        after = [json.loads(x) for x in out.read_text().splitlines()]
+        assert [r["id"] for r in after] == ["0", "1", "2"] and [r["status"] for r in after] == ["ok"] * 3
+        assert [r["reask"] for r in after] == ["1@typed", "1@typed", "1"]
+        # redone rows under these messages are not asked a third time
+        assert record.record_file(sc, _items(), out, float("inf"), lambda m: None, redo=True)["asked"] == 0

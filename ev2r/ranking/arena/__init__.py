@@ -15,6 +15,10 @@ of their open-form outputs; this module does that for retrieved evidence:
   A; ``ba``: system_b shown as A). A judge whose two orders name different outcomes gives a
   **tie** (``consistent: false``); when either order failed, the judgement has that order's status
   and no winner: **a failed or unparsable judgement is never a win** (nor a tie).
+  With ``position_debias="probabilities"`` (for judges that always name the first-shown set) each
+  order's answer is read as P(A), P(B), P(tie) from the log-probabilities, and a battle goes to the
+  set whose probability averaged over both positions is ahead by more than a margin
+  (:func:`combine_orders_balanced`; balanced position calibration, Wang et al. 2023).
 * **Panel.** Judges come from model families; a judge never judges a battle involving a system of
   its own family (families compared case-insensitively; a judge or system without a family is
   never excluded). A battle no judge may judge is written with status ``no_eligible_judge``.
@@ -54,14 +58,16 @@ command line is :mod:`ev2r.cli.arena`.
 from ev2r.ranking.arena.battles import (ANSWER_GRAMMAR, DEFAULT_MAX_TOKENS, NO_EVIDENCE, NO_REFERENCE, ORDERS,
                                         ArenaClaim, Judge, answer_params, arena_requests, common_claims, eligible,
                                         parse_judge_spec, parse_judgement, parse_judgement_text, parse_system_spec,
-                                        plan, sample_pairs)
-from ev2r.ranking.arena.judging import ArenaResult, combine_orders, estimate_arena, run_arena
+                                        judgement_probabilities, plan, sample_pairs)
+from ev2r.ranking.arena.judging import (POSITION_DEBIAS, ArenaResult, combine_orders, combine_orders_balanced,
+                                        estimate_arena, run_arena)
 from ev2r.ranking.arena.reliability import judge_reliability, ranking_agreement
 from ev2r.ranking.arena.report import reliability_table, render_markdown
 
 __all__ = [
     "ANSWER_GRAMMAR", "DEFAULT_MAX_TOKENS", "NO_EVIDENCE", "NO_REFERENCE", "ORDERS", "ArenaClaim", "ArenaResult",
-    "Judge", "answer_params", "arena_requests", "combine_orders", "common_claims", "eligible", "estimate_arena",
+    "Judge", "POSITION_DEBIAS", "answer_params", "arena_requests", "combine_orders", "combine_orders_balanced",
+    "judgement_probabilities", "common_claims", "eligible", "estimate_arena",
     "judge_reliability", "parse_judge_spec", "parse_judgement", "parse_judgement_text", "parse_system_spec", "plan",
     "ranking_agreement", "reliability_table", "render_markdown", "run_arena", "sample_pairs",
 ]

@@ -127,6 +127,26 @@ def parse_judgement_text(text: str) -> str:
     raise ParseError(f"no verdict (A, B or tie) at the start of the answer: {snippet!r}")
 
 
+def _judgement_label(token: str) -> Optional[str]:
+    t = token.strip().strip("*\"'`.:()[]_").strip()
+    if t in ("A", "B"):
+        return t
+    return "tie" if t.lower() == "tie" else None
+
+
+def judgement_probabilities(response: dict) -> dict[str, float]:
+    """P(``A``), P(``B``), P(``tie``) from the log-probabilities of the first generated token that
+    is a verdict (:func:`ev2r.llm.parse.label_distribution`; ``A``/``B`` in capitals, ``tie`` in
+    any case, after quotes and Markdown marks), renormalised over the three.
+
+    Raises:
+        ParseError: the response carries no logprobs, or no generated token is a verdict.
+    """
+    from ev2r.llm.parse import label_distribution
+
+    return label_distribution(response, _judgement_label, ("A", "B", "tie"), what="a verdict (A, B or tie)")
+
+
 def parse_judgement(response: dict) -> str:
     """:func:`ev2r.llm.parse.response_text` -> :func:`parse_judgement_text`.
 
@@ -270,10 +290,13 @@ def arena_requests(battle_plan, prompt, params: dict) -> dict[str, list[tuple[in
     return out
 
 
-def answer_params(max_tokens: int, constrain_answers: bool = False) -> dict:
+def answer_params(max_tokens: int, constrain_answers: bool = False, logprobs: bool = False) -> dict:
     """Decoding parameters of one judge request: ``max_tokens``, plus the answer grammar
-    (:data:`ANSWER_GRAMMAR`, as ``extra_body``) when ``constrain_answers``."""
+    (:data:`ANSWER_GRAMMAR`, as ``extra_body``) when ``constrain_answers``, plus ``logprobs`` with
+    the top 20 alternatives when ``logprobs`` (for ``position_debias="probabilities"``)."""
     params: dict = {"max_tokens": max_tokens}
+    if logprobs:
+        params.update(logprobs=True, top_logprobs=20)
     if constrain_answers:
         params["extra_body"] = {"grammar": ANSWER_GRAMMAR}
     return params

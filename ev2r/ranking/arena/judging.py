@@ -16,7 +16,8 @@ from ev2r.llm.loop import Answer, ask, estimate_asks
 from ev2r.llm.parse import ParseError, response_text
 from ev2r.llm.prompts import resolve_prompt
 from ev2r.ranking.arena.battles import (_WINNER, DEFAULT_MAX_TOKENS, ORDERS, Judge, _family, answer_params,
-                                        arena_requests, check_judges, common_claims, parse_judgement, plan)
+                                        arena_requests, check_judges, common_claims, judgement_probabilities,
+                                        parse_judgement, plan)
 from ev2r.ranking.arena.reliability import judge_reliability, ranking_agreement
 from ev2r.types import STATUS_NO_ELIGIBLE_JUDGE, STATUS_OK, Item, LLMUsage
 
@@ -61,8 +62,20 @@ def _client_for(judge: Judge, clients: Optional[Mapping[str, LLMClient]], **kw) 
     return LLMClient(model=judge.model, base_url=judge.base_url, **kw)
 
 
+#: ``position_debias`` values of :func:`run_arena`
+POSITION_DEBIAS = ("none", "probabilities")
+#: default margin of the balanced decision (difference of the two systems' mean probabilities)
+DEFAULT_DEBIAS_MARGIN = 0.05
+
+
 def _parse(index: int, response: dict) -> str:
     return parse_judgement(response)
+
+
+def _parse_probabilities(index: int, response: dict) -> tuple[str, dict[str, float]]:
+    """``(answer, probabilities)``: the most probable of A/B/tie and P over the three."""
+    probs = judgement_probabilities(response)
+    return max(probs, key=lambda k: probs[k]), probs
 
 
 def _order_record(order: str, first: str, answer: Answer) -> dict:
@@ -76,8 +89,33 @@ def _order_record(order: str, first: str, answer: Answer) -> dict:
         except ParseError:
             pass
     if answer.ok:
-        rec.update(answer=answer.value, winner=_WINNER[order][answer.value])
+        value, probs = answer.value if isinstance(answer.value, tuple) else (answer.value, None)
+        rec.update(answer=value, winner=_WINNER[order][value])
+        if probs is not None:
+            rec["probabilities"] = {k: round(v, 6) for k, v in probs.items()}
     return rec
+
+
+def combine_orders_balanced(ab: dict, ba: dict, margin: float = DEFAULT_DEBIAS_MARGIN
+                            ) -> tuple[Optional[str], str, Optional[str], Optional[bool], Optional[dict]]:
+    """One judge's outcome of a battle from the answer *probabilities* of its two orders
+    (``position_debias="probabilities"``): ``(winner, status, error, consistent, balanced)``.
+
+    Balanced position calibration (Wang et al. 2023, "Large Language Models are not Fair
+    Evaluators", sec. 3.2: a candidate's score is its mean over both positions), on the verdict
+    probabilities: ``s_a = (P_ab(A) + P_ba(B)) / 2`` and ``s_b = (P_ab(B) + P_ba(A)) / 2``; the
+    winner is ``a`` when ``s_a - s_b > margin``, ``b`` when ``s_b - s_a > margin``, else ``tie``. A
+    judge that always names the first-shown set with the same probability scores both sets
+    alike (a tie); what moves the decision is how much the *content* shifts its probabilities.
+    ``consistent`` is whether the two orders' most probable answers agree (as in
+    :func:`combine_orders`); a failed order gives no winner, with its status."""
+    if ab["status"] != STATUS_OK or ba["status"] != STATUS_OK:
+        return combine_orders(ab, ba) + (None,)
+    pab, pba = ab["probabilities"], ba["probabilities"]
+    s_a = (pab["A"] + pba["B"]) / 2
+    s_b = (pab["B"] + pba["A"]) / 2
+    winner = "a" if s_a - s_b > margin else "b" if s_b - s_a > margin else "tie"
+    return winner, STATUS_OK, None, ab["winner"] == ba["winner"], {"a": round(s_a, 6), "b": round(s_b, 6)}
 
 
 def combine_orders(ab: dict, ba: dict) -> tuple[Optional[str], str, Optional[str], Optional[bool]]:
@@ -99,7 +137,8 @@ def run_arena(systems: Mapping[str, Sequence[Item]], judges: Sequence[Judge],
               max_retries: int = LLM_DEFAULTS.max_retries, backoff: float = LLM_DEFAULTS.backoff,
               max_tokens: int = DEFAULT_MAX_TOKENS, prompt: Any = None, n_bootstrap: int = 1000,
               reference_scores: Optional[Mapping[str, Mapping[str, float]]] = None,
-              clients: Optional[Mapping[str, LLMClient]] = None, constrain_answers: bool = False) -> ArenaResult:
+              clients: Optional[Mapping[str, LLMClient]] = None, constrain_answers: bool = False,
+              position_debias: str = "none", debias_margin: float = DEFAULT_DEBIAS_MARGIN) -> ArenaResult:
     """Run the arena (module docstring): sample battles, judge each in both orders by every eligible
     judge, rank, and measure the judges.
 
@@ -125,6 +164,14 @@ def run_arena(systems: Mapping[str, Sequence[Item]], judges: Sequence[Judge],
             llama.cpp server can only reply ``A``, ``B`` or ``tie`` (for small or base models that
             otherwise do not answer; other servers may ignore or reject the field). Part of the
             request, so of the cache key.
+        position_debias: ``none`` (default: the FactArena rule, the answers of both orders must
+            agree) or ``probabilities``: the requests ask for the top-20 log-probabilities, each
+            order's answer is P(A), P(B), P(tie) (:func:`judgement_probabilities`; a response
+            without them is a ``parse_error``) and a battle is decided by
+            :func:`combine_orders_balanced` with ``debias_margin`` -- for judges that always name
+            the first-shown set (the Qwen 0.5B/1.5B instruct models do, 16 of 16). Named in the
+            settings' ``rule``.
+        debias_margin: the margin of :func:`combine_orders_balanced` (0 <= margin < 1).
 
     Returns:
         an :class:`ArenaResult`. Judgements never raise for the run: failures are statuses.
@@ -144,6 +191,12 @@ def run_arena(systems: Mapping[str, Sequence[Item]], judges: Sequence[Judge],
         raise ValueError(f"max_tokens: must be an int in 1..256, got {max_tokens!r}")
     if isinstance(n_bootstrap, bool) or not isinstance(n_bootstrap, int) or n_bootstrap < 0:
         raise ValueError(f"n_bootstrap: must be an int >= 0, got {n_bootstrap!r}")
+    if position_debias not in POSITION_DEBIAS:
+        raise ValueError(f"position_debias: {position_debias!r} is not one of {POSITION_DEBIAS}")
+    if (isinstance(debias_margin, bool) or not isinstance(debias_margin, (int, float))
+            or not 0 <= debias_margin < 1):
+        raise ValueError(f"debias_margin: must be a number in [0, 1), got {debias_margin!r}")
+    balanced = position_debias == "probabilities"
     prompt = resolve_prompt(prompt, "arena_pairwise")
     try:
         prompt.render(claim="", reference_evidence="", evidence_a="", evidence_b="")
@@ -155,13 +208,14 @@ def run_arena(systems: Mapping[str, Sequence[Item]], judges: Sequence[Judge],
     client_kw = dict(cache_dir=cache_dir, offline=offline, concurrency=concurrency, timeout=timeout,
                      max_retries=max_retries, backoff=backoff)
     by_judge = {j.name: j for j in judges}
-    requests = arena_requests(battle_plan, prompt, answer_params(max_tokens, constrain_answers))
+    requests = arena_requests(battle_plan, prompt, answer_params(max_tokens, constrain_answers, logprobs=balanced))
+    parse = _parse_probabilities if balanced else _parse
     llm_stats: dict[str, dict] = {}
     decoding: dict[str, str] = {}
 
     def judge_all(name: str) -> list[Answer]:
         client = _client_for(by_judge[name], clients, **client_kw)
-        got = ask(client, [r for _, _, r in requests[name]], _parse)
+        got = ask(client, [r for _, _, r in requests[name]], parse)
         llm_stats[name] = LLMUsage.total(a.usage for a in got).counters()  # the arena never re-asks
         decoding[name] = client.signature_fields()["decoding"]
         return got
@@ -182,10 +236,15 @@ def run_arena(systems: Mapping[str, Sequence[Item]], judges: Sequence[Judge],
             continue
         for j in js:
             recs = [_order_record(o, a if o == "ab" else b, answers[(bi, o, j.name)]) for o in ORDERS]
-            winner, status, error, consistent = combine_orders(*recs)
+            row_extra = {}
+            if balanced:
+                winner, status, error, consistent, scores = combine_orders_balanced(*recs, margin=debias_margin)
+                row_extra["balanced"] = scores
+            else:
+                winner, status, error, consistent = combine_orders(*recs)
             rows.append({"id": c.id, "system_a": a, "system_b": b, "judge": j.name, "judge_family": j.family,
                          "winner": winner, "status": status, "error": error, "consistent": consistent,
-                         "orders": recs})
+                         "orders": recs, **row_extra})
     statuses = dict(collections.Counter(r["status"] for r in rows))
     ranking, battles, notes = None, None, []
     try:
@@ -207,7 +266,10 @@ def run_arena(systems: Mapping[str, Sequence[Item]], judges: Sequence[Judge],
         "prompt": prompt.id, "max_tokens": max_tokens, "pairs_per_claim": pairs_per_claim, "seed": seed,
         "n_claims": len(claims), "n_battles": len(battle_plan), "orders": list(ORDERS),
         "decoding": decoding, "offline": offline, "notes": notes,
-        "rule": "both orders per judge; orders disagreeing -> tie; a failed order -> no verdict (never a win)",
+        "rule": (f"both orders per judge; balanced probabilities (mean over both positions), a winner only when "
+                 f"ahead by more than {debias_margin}; a failed order -> no verdict (never a win)" if balanced else
+                 "both orders per judge; orders disagreeing -> tie; a failed order -> no verdict (never a win)"),
+        "position_debias": position_debias, "debias_margin": debias_margin if balanced else None,
     }
     return ArenaResult(rows, ranking, judge_reliability(rows), agreement, settings, llm_stats, statuses)
 
@@ -215,15 +277,21 @@ def run_arena(systems: Mapping[str, Sequence[Item]], judges: Sequence[Judge],
 def estimate_arena(systems: Mapping[str, Sequence[Item]], judges: Sequence[Judge],
                    families: Optional[Mapping[str, Optional[str]]] = None, *, pairs_per_claim: Optional[int] = None,
                    seed: int = 0, limit: Optional[int] = None, cache_dir: Any = None,
-                   max_tokens: int = DEFAULT_MAX_TOKENS, prompt: Any = None, constrain_answers: bool = False) -> dict:
+                   max_tokens: int = DEFAULT_MAX_TOKENS, prompt: Any = None, constrain_answers: bool = False,
+                   position_debias: str = "none") -> dict:
     """Dry run: per judge, :func:`ev2r.llm.loop.estimate_asks` of the requests :func:`run_arena` would
     send (:class:`ev2r.llm.CostEstimate` as a dict; the arena never re-asks); nothing is sent."""
     judges = check_judges(judges)
     prompt = resolve_prompt(prompt, "arena_pairwise")
     battle_plan = plan(common_claims(systems, limit), judges, dict(families or {}), pairs_per_claim, seed)
     out = {}
-    for name, todo in arena_requests(battle_plan, prompt, answer_params(max_tokens, constrain_answers)).items():
+    if position_debias not in POSITION_DEBIAS:
+        raise ValueError(f"position_debias: {position_debias!r} is not one of {POSITION_DEBIAS}")
+    balanced = position_debias == "probabilities"
+    params = answer_params(max_tokens, constrain_answers, logprobs=balanced)
+    for name, todo in arena_requests(battle_plan, prompt, params).items():
         j = next(j for j in judges if j.name == name)
         client = LLMClient(model=j.model, base_url=j.base_url, cache_dir=cache_dir)
-        out[name] = estimate_asks(client, [r for _, _, r in todo], _parse).to_dict()
+        out[name] = estimate_asks(client, [r for _, _, r in todo],
+                                  _parse_probabilities if balanced else _parse).to_dict()
     return {"n_battles": len(battle_plan), "judges": out}

@@ -506,3 +506,51 @@ def test_constrained_answers_send_the_schema_and_the_letter_grammar(fake_server,
         LLMReferenceScorer(model="m", constrain_answers="yes")
     with pytest.raises(ValueError, match="scores_from"):
         LLMReferenceScorer(model="m", scores_from="stated")
+
+
+def test_reasks_are_typed_copied_example_names_the_claim_cut_off_asks_for_short_facts(fake_server, tmp_path):
+    from ev2r.llm import load_prompt
+    from ev2r.llm.scorers import REASK_CUT_OFF_MESSAGE
+
+    example = load_prompt("reference_prf_example").example_facts()
+    copy = dict(GOOD, **{"facts in predicted evidence": "1. The Eiffel Tower stands in Paris.",
+                         "fact check predicted evidence": "1. Supported.", "facts count predicted evidence": 1,
+                         "support predicted evidence": 1, "precision": 1.0})
+    assert "the eiffel tower stands in paris." in example
+
+    def responder(body):
+        msgs = body["messages"]
+        user = msgs[0]["content"]
+        if len(msgs) > 1:  # the re-ask: a good answer
+            return 200, chat_response(json.dumps(GOOD)), 0
+        if "Claim number 0" in user:
+            return 200, chat_response(json.dumps(copy)), 0
+        if "Claim number 1" in user:
+            cut = chat_response('{"facts in predicted evidence": "1. A very long copied passage')
+            cut["choices"][0]["finish_reason"] = "length"
+            return 200, cut, 0
+        if "Claim number 2" in user:
+            return 200, chat_response("{not json}"), 0
+        return 200, chat_response(json.dumps(GOOD)), 0
+
+    fake_server.responder = responder
+    items = make_items(4)
+    sc = LLMReferenceScorer(base_url=fake_server.base_url, model="fake-model", cache_dir=tmp_path / "c",
+                            max_reasks=1, backoff=0.01, prompt="reference_prf_example")
+    first = LLMReferenceScorer(base_url=fake_server.base_url, model="fake-model", cache_dir=False,
+                               max_reasks=0, prompt="reference_prf_example").score_reference(items)
+    assert [r.status for r in first] == ["parse_error", "parse_error", "parse_error", "ok"]
+    assert "copies the prompt's example" in first[0].error and "length limit" in first[1].error
+    fake_server.requests.clear()
+    res = sc.score_reference(items)
+    assert [r.status for r in res] == ["ok"] * 4 and [r.llm.reasks for r in res] == [1, 1, 1, 0]
+    reasks = {r["messages"][0]["content"].split("Claim: ")[1].split("\n")[0]: r["messages"][-1]["content"]
+              for r in fake_server.requests if len(r["messages"]) > 1}
+    assert "repeated the worked example" in reasks["Claim number 0 about Kerala."]
+    assert '"Claim number 0 about Kerala."' in reasks["Claim number 0 about Kerala."]
+    assert reasks["Claim number 1 about Kerala."] == REASK_CUT_OFF_MESSAGE
+    assert reasks["Claim number 2 about Kerala."].startswith("Your previous answer could not be used: no JSON")
+    assert sc.signature_fields()["reask"] == "1@typed"
+    # the dry run follows the same typed re-asks through the cache: nothing left to send
+    est = sc.estimate(items)
+    assert (est.n_cached, est.n_to_send, est.reask_requests_max) == (4, 0, 0)

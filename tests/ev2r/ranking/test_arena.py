@@ -407,3 +407,72 @@ def test_bootstrap_over_claims_is_deterministic(fake_server, tmp_path):
     ci = a.ranking["ratings"]["good"]["ci95"]
     assert ci[0] <= a.ranking["ratings"]["good"]["rating"] <= ci[1]
     assert np.isfinite(ci).all()
+
+
+# -- position debiasing from the answer probabilities ----------------------------------------------
+def _probs_response(p_a, p_b, p_tie, text="A"):
+    tops = [{"token": t, "logprob": math.log(p)} for t, p in (("A", p_a), ("B", p_b), (" tie", p_tie), ("The", 0.01))]
+    return chat_response(text, logprobs=[{"token": text, "logprob": math.log(p_a), "top_logprobs": tops}])
+
+
+def first_shown_with_probabilities(body):
+    """Always answers A (the first-shown set), but P(A) rises with the quality shown first over the
+    one shown second: 0.7 + 0.1 (qa - qb); P(tie) 0.05."""
+    qa, qb = map(int, _Q.search(body["messages"][-1]["content"]).groups())
+    p_a = 0.7 + 0.1 * (qa - qb)
+    return 200, _probs_response(p_a, 0.95 - p_a, 0.05), 0.0
+
+
+def test_judgement_probabilities_pool_spellings_and_renormalise():
+    from ev2r.ranking.arena import judgement_probabilities
+
+    r = _probs_response(0.6, 0.2, 0.1)  # 'The' (0.01) is not a verdict: left out, the rest renormalised
+    assert judgement_probabilities(r) == pytest.approx({"A": 0.6 / 0.9, "B": 0.2 / 0.9, "tie": 0.1 / 0.9})
+    two = chat_response("A", logprobs=[{"token": "A", "logprob": math.log(0.5), "top_logprobs": [
+        {"token": "A", "logprob": math.log(0.5)}, {"token": " A", "logprob": math.log(0.25)},
+        {"token": "**B", "logprob": math.log(0.25)}]}])
+    assert judgement_probabilities(two) == pytest.approx({"A": 0.75, "B": 0.25, "tie": 0.0})
+    with pytest.raises(ParseError, match="logprobs"):
+        judgement_probabilities(chat_response("A"))
+    with pytest.raises(ParseError, match="A, B or tie"):
+        judgement_probabilities(chat_response("x", logprobs=[{"token": "x", "logprob": 0.0, "top_logprobs": []}]))
+
+
+def test_combine_orders_balanced_hand_computed():
+    from ev2r.ranking.arena import combine_orders_balanced
+
+    def rec(o, w, pa, pb):
+        return {"order": o, "status": "ok", "winner": w, "error": None,
+                "probabilities": {"A": pa, "B": pb, "tie": 1 - pa - pb}}
+    # a always shown first wins by position: s_a = (0.8 + 0.4) / 2 = 0.6, s_b = (0.15 + 0.55) / 2 = 0.35
+    assert combine_orders_balanced(rec("ab", "a", 0.8, 0.15), rec("ba", "b", 0.55, 0.4)) == (
+        "a", "ok", None, False, {"a": 0.6, "b": 0.35})
+    # the same probabilities whichever set is first: a tie however sure the judge is of "A"
+    assert combine_orders_balanced(rec("ab", "a", 0.9, 0.1), rec("ba", "b", 0.9, 0.1))[0] == "tie"
+    # ahead by less than the margin: a tie; with margin 0: a win
+    close = (rec("ab", "a", 0.62, 0.38), rec("ba", "b", 0.58, 0.42))  # s_a - s_b = 0.04
+    assert combine_orders_balanced(*close)[0] == "tie" and combine_orders_balanced(*close, margin=0.0)[0] == "a"
+    bad = {"order": "ba", "status": "parse_error", "winner": None, "error": "no verdict"}
+    assert combine_orders_balanced(rec("ab", "a", 0.8, 0.1), bad) == (None, "parse_error", "order ba: no verdict",
+                                                                     None, None)
+
+
+def test_position_debias_recovers_the_order_from_a_first_shown_judge(fake_server, tmp_path):
+    fake_server.responder = first_shown_with_probabilities
+    kw = dict(cache_dir=tmp_path / "cache", max_retries=0, backoff=0.0, n_bootstrap=50)
+    judge = [Judge("firstprob", fake_server.base_url, None)]
+    plain = run_arena(systems(), judge, **kw)
+    assert all(r["winner"] == "tie" for r in plain.battles)  # the FactArena rule: every battle a tie
+    res = run_arena(systems(), judge, position_debias="probabilities", **kw)
+    sent = fake_server.requests[-1]
+    assert sent["logprobs"] is True and sent["top_logprobs"] == 20
+    assert res.ranking["ranking"] == ["good", "mid", "bad"] and res.settings["position_debias"] == "probabilities"
+    row = next(r for r in res.battles if r["id"] == "c0" and r["system_a"] == "bad" and r["system_b"] == "good")
+    # ab: bad first, P(A) 0.5, P(B) 0.45; ba: good first, P(A) 0.9, P(B) 0.05: s_a = (0.5 + 0.05) / 2
+    assert row["winner"] == "b" and row["balanced"] == pytest.approx({"a": 0.275, "b": 0.675})
+    assert row["consistent"] is False and row["orders"][0]["probabilities"]["A"] == pytest.approx(0.5)
+    assert "balanced probabilities" in res.settings["rule"]
+    with pytest.raises(ValueError, match="position_debias"):
+        run_arena(systems(), judge, position_debias="calibrate", **kw)
+    with pytest.raises(ValueError, match="debias_margin"):
+        run_arena(systems(), judge, position_debias="probabilities", debias_margin=1.5, **kw)
