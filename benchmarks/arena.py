@@ -75,13 +75,72 @@ def mechanical_answer(prompt: str) -> str:
 def mechanical_server():
     """A loopback OpenAI-compatible server (:class:`ev2r.llm.local_server.FakeChatServer`) answering
     with :func:`mechanical_answer`."""
+    import math
+
     from ev2r.llm.local_server import FakeChatServer, chat_response
 
-    return FakeChatServer(lambda body: (200, chat_response(mechanical_answer(body["messages"][-1]["content"]),
-                                                           prompt_tokens=0, completion_tokens=1, model=body["model"]), 0))
+    def respond(body):
+        answer = mechanical_answer(body["messages"][-1]["content"])
+        logprobs = None
+        if body.get("logprobs"):  # the answer at 0.8, the other two verdicts at 0.1 each
+            tops = [{"token": t, "logprob": math.log(0.8 if t == answer else 0.1)} for t in ("A", "B", "tie")]
+            logprobs = [{"token": answer, "logprob": math.log(0.8), "top_logprobs": tops}]
+        return 200, chat_response(answer, logprobs=logprobs, prompt_tokens=0, completion_tokens=1,
+                                  model=body["model"]), 0
+
+    return FakeChatServer(respond)
 
 
 # -- running -------------------------------------------------------------------------------------
+def _ranking_summary(reading: str, rows: list, args) -> dict:
+    """One reading of the battle rows: ranking, ratings with CIs, separation, tau with the known order."""
+    import warnings
+
+    from scipy.stats import kendalltau
+
+    from ev2r.ranking.rating import battles_from_rows, rank_battles
+
+    try:
+        battles, _ = battles_from_rows(rows, source="arena")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            rk = rank_battles(battles, n_bootstrap=args.bootstrap, seed=args.seed)
+    except ValueError as e:
+        return {"reading": reading, "ranking": f"n/a ({e})", "ratings": "", "separated": "n/a", "tau": "n/a"}
+    order, rt = rk["ranking"], rk["ratings"]
+    ranks = {x: rt[x].get("rank") for x in rt}
+    tau = (float(kendalltau([ranks[x] for x in EXPECTED], list(range(len(EXPECTED))))[0])
+           if set(ranks) == set(EXPECTED) and len(set(ranks.values())) > 1 else None)
+    ci = {x: rt[x].get("ci95") for x in rt}
+    top, bottom = order[0], order[-1]
+    sep = bool(ci[top] and ci[bottom] and ci[top][0] > ci[bottom][1])
+    return {"reading": reading, "ranking": " > ".join(order), "separated": f"{'yes' if sep else 'no'} ({top} vs {bottom})",
+            "ratings": "; ".join(f"{x} {rt[x]['rating']:.0f} [{ci[x][0]:.0f}, {ci[x][1]:.0f}]" if ci[x] else
+                                 f"{x} {rt[x]['rating']:.0f}" for x in order),
+            "tau": "n/a" if tau is None else f"{tau:+.2f}"}
+
+
+def rule_variants(rows: list, panel, args) -> list[dict]:
+    """With ``--position-debias probabilities``: the panel's battles read by the FactArena rule
+    (each order's most probable answer; orders disagreeing -> tie) and by the balanced
+    probabilities, for the panel and for each judge alone."""
+    from ev2r.ranking.arena import combine_orders
+
+    plain = []
+    for r in rows:
+        if r.get("orders"):
+            w, st, err, cons = combine_orders(*r["orders"])
+            plain.append({**r, "winner": w, "status": st, "error": err, "consistent": cons})
+        else:
+            plain.append(r)
+    out = [_ranking_summary("FactArena rule (most probable answer per order), panel", plain, args),
+           _ranking_summary(f"balanced probabilities (margin {args.debias_margin}), panel", rows, args)]
+    if len(panel) > 1:
+        for j in panel:
+            out.append(_ranking_summary(f"balanced probabilities, `{j.name}` alone",
+                                        [r for r in rows if r.get("judge") == j.name], args))
+    return out
+
 def arena_run(label, systems_, judge, scores, args, resume_demo=False):
     """One arena: ``judge`` is a :class:`~ev2r.ranking.arena.Judge` or a list of them (a panel)."""
     from ev2r.ranking.arena import render_markdown, run_arena
@@ -121,6 +180,15 @@ def arena_run(label, systems_, judge, scores, args, resume_demo=False):
     md.append(f"Known order recovered: **{'yes' if ranking == EXPECTED else 'no'}** "
               f"(arena: {' > '.join(ranking) if ranking else 'n/a'}; expected: {' > '.join(EXPECTED)}; "
               f"Kendall tau with the known order {'n/a' if tau is None else f'{tau:+.2f}'}).\n")
+    variants = rule_variants(res.battles, panel, args) if args.position_debias == "probabilities" else []
+    if variants:
+        md += ["**The same answers, other readings** (Bradley-Terry, 95% bootstrap CI over claims; `separated` = "
+               "the top system's CI lies above the bottom one's):", "",
+               "| reading | ranking | BT ratings [95% CI] | separated | Kendall tau with the known order |",
+               "|---|---|---|---|---:|"]
+        for v in variants:
+            md.append(f"| {v['reading']} | {v['ranking']} | {v['ratings']} | {v['separated']} | {v['tau']} |")
+        md.append("")
     md += ["Calls per run (the cache makes a rerun send only what is missing):", "",
            "| run | seconds | requests | calls sent | cache hits | failures | prompt tokens |",
            "|---|---:|---:|---:|---:|---:|---:|"]
@@ -129,7 +197,7 @@ def arena_run(label, systems_, judge, scores, args, resume_demo=False):
                   f"{ph['failures']} | {ph['prompt_tokens']} |")
     md.append("")
     data = {"label": label, "judges": [j.__dict__ for j in panel], "phases": phases, "recovered": ranking == EXPECTED,
-            "kendall_tau_known_order": tau,
+            "kendall_tau_known_order": tau, "rule_variants": variants,
             **res.to_dict()}
     return "\n".join(md), data, res
 

@@ -99,3 +99,17 @@ def test_redo_asks_again_only_failed_or_reasked_rows_of_other_reask_messages(tmp
         assert [r["reask"] for r in after] == ["1@typed", "1@typed", "1"]
         # redone rows under these messages are not asked a third time
         assert record.record_file(sc, _items(), out, float("inf"), lambda m: None, redo=True)["asked"] == 0
+
+
+def test_arena_benchmark_debiased_mechanical_run_reports_both_readings(tmp_path):
+    arena = load_file_module("bench_arena", REPO / "benchmarks" / "arena.py")
+    arena.main(["--mechanical", "--limit", "4", "--bootstrap", "20", "--position-debias", "probabilities",
+                "--cache", str(tmp_path / "cache"), "--out-dir", str(tmp_path / "out")])
+    md = (tmp_path / "out" / "arena.md").read_text()
+    data = json.loads((tmp_path / "out" / "arena.json").read_text())["mechanical"]
+    assert "averaged over both positions is ahead by more than 0.05" in md
+    readings = [v["reading"] for v in data["rule_variants"]]
+    assert readings[0].startswith("FactArena rule") and readings[1].startswith("balanced probabilities")
+    # a judge without position bias: both readings give the same ranking
+    assert data["rule_variants"][0]["ranking"] == data["rule_variants"][1]["ranking"]
+    assert data["settings"]["position_debias"] == "probabilities" and data["statuses"] == {"ok": 24}
