@@ -287,10 +287,15 @@ class ReplayReferenceScorer:
                 out.append(ReferenceResult(status="replay_missing", error=why))
                 continue
             resp = rec["llm_response"]
+            repaired = isinstance(resp, str) and self.scores_from != "strict"
+            if repaired:  # the recorded text of a reply that was not valid JSON: read as the live run read it
+                resp = keyed_object_from_text(resp)
             if not isinstance(resp, dict):
                 out.append(ReferenceResult(status="replay_inconsistent", error="llm_response is not a JSON object"))
                 continue
             res = read_reference_reply(resp, self.scores_from)
+            if repaired and res.status == "ok":
+                res.extra_scores["reply_json_repaired"] = 1.0
             example = self.example_facts(rec.get("prompt")) if self.example_facts is not None else frozenset()
             copied = copied_example_fact(res, item, example) if res.status == "ok" else None
             if copied is not None:  # refused live too (LLMReferenceScorer), so the replay agrees
@@ -544,6 +549,53 @@ def normalize_reply(resp: dict) -> dict:
         if isinstance(v, str) and _as_number(v) is not None:
             out[key] = _as_number(v)
     return out
+
+
+#: the keys of a reference-based reply, in the prompt's order (the Ev2R authors' schema;
+#: :data:`ev2r.llm.parse.REFERENCE_KEYS` is this tuple)
+REPLY_KEYS = (
+    "facts in predicted evidence", "fact check predicted evidence", "facts count predicted evidence",
+    "support predicted evidence", "facts in reference evidence", "fact check reference evidence",
+    "facts count reference evidence", "support reference evidence", "precision", "recall",
+)
+_KEY_AT = re.compile(r'"\s*(' + "|".join(re.escape(k) for k in REPLY_KEYS) + r')\s*"\s*:')
+
+
+def keyed_object_from_text(text: str, keys: Sequence[str] = REPLY_KEYS) -> Optional[dict]:
+    """A reply object read from text that is JSON but for unescaped double quotes inside string
+    values (small models quote a phrase: ``"... as the "greatest natural disaster.""``), or None.
+
+    The text must hold an object that closes (from its first ``{`` to its last ``}``: a reply cut
+    off at the length limit is never read this way) and at least two of ``keys`` written as
+    ``"key":``. Every such occurrence starts a value that runs to the next one (or to the closing
+    brace); a value is decoded as JSON when it is valid JSON, else, when it is quoted, taken as the
+    text between its outer quotes (``\\n`` and ``\\"`` unescaped). A key given twice keeps its
+    last value, as :func:`json.loads` does. Keys not in ``keys`` are not read (their text stays in
+    the value before them).
+    """
+    if not isinstance(text, str):
+        return None
+    start, end = text.find("{"), text.rfind("}")
+    if start < 0 or end <= start:
+        return None
+    body = text[start + 1:end]
+    pattern = _KEY_AT if tuple(keys) == REPLY_KEYS else re.compile(
+        r'"\s*(' + "|".join(re.escape(k) for k in keys) + r')\s*"\s*:')
+    hits = list(pattern.finditer(body))
+    if len({m.group(1) for m in hits}) < 2:
+        return None
+    obj: dict = {}
+    for m, nxt in zip(hits, hits[1:] + [None]):
+        raw = body[m.end():nxt.start() if nxt is not None else len(body)].strip().rstrip(",").strip()
+        try:
+            value = json.loads(raw)
+        except (ValueError, RecursionError):
+            if len(raw) >= 2 and raw[0] == raw[-1] == '"':
+                value = raw[1:-1].replace("\\n", "\n").replace('\\"', '"')
+            else:
+                value = raw
+        obj[m.group(1)] = value
+    return obj
 
 
 def read_reference_reply(resp: dict, scores_from: str = "checks") -> ReferenceResult:

@@ -24,16 +24,12 @@ from typing import Any, Callable, Optional, Sequence
 
 from ev2r.labels import Verdict
 from ev2r.scores import ReferenceResult
-from ev2r.facts.replay import SCORE_SOURCES, read_reference_reply
+from ev2r.facts.replay import REPLY_KEYS, SCORE_SOURCES, keyed_object_from_text, read_reference_reply
 
 #: where a live reply's precision/recall come from (the ``read:`` field of the signature)
 DEFAULT_SCORES_FROM = "checks"
 
-REFERENCE_KEYS = (
-    "facts in predicted evidence", "fact check predicted evidence", "facts count predicted evidence",
-    "support predicted evidence", "facts in reference evidence", "fact check reference evidence",
-    "facts count reference evidence", "support reference evidence", "precision", "recall",
-)
+REFERENCE_KEYS = REPLY_KEYS
 _TEXT_KEYS = REFERENCE_KEYS[0:2] + REFERENCE_KEYS[4:6]
 
 #: answer letter -> verdict, in the order of the ``proxy_verdict`` prompt
@@ -94,7 +90,12 @@ def extract_json_object(text: str) -> dict:
             if isinstance(obj, dict):
                 return obj
     snippet = text.strip().replace("\n", " ")[:120]
-    reason = "unterminated (answer cut off?)" if "{" in text else "no '{' in the answer"
+    if "{" not in text:
+        reason = "no '{' in the answer"
+    elif text.rfind("}") > text.find("{"):
+        reason = "not valid JSON (a quote left unescaped inside a value?)"
+    else:
+        reason = "unterminated (answer cut off?)"
     raise ParseError(f"no JSON object found: {reason}; answer starts {snippet!r}")
 
 
@@ -155,18 +156,30 @@ def parse_reference_answer(obj: Any, scores_from: str = DEFAULT_SCORES_FROM) -> 
 def parse_reference_response(response: dict, scores_from: str = DEFAULT_SCORES_FROM) -> ReferenceResult:
     """:func:`response_text` -> :func:`extract_json_object` -> :func:`parse_reference_answer`.
 
+    An answer that is JSON but for unescaped double quotes inside a value (a fact that quotes a
+    phrase) is read by its keys (:func:`ev2r.facts.replay.keyed_object_from_text`; not in
+    ``strict`` mode) and flagged ``reply_json_repaired`` = 1 in ``extra_scores``; a replay of
+    the recorded text reads it the same way.
+
     Raises:
         AnswerCutOff: no complete JSON object and the answer stopped at the length limit.
         ParseError: any other unusable answer.
     """
     text = response_text(response)
+    repaired = False
     try:
         obj = extract_json_object(text)
     except ParseError as e:
         if finish_reason(response) == "length":
             raise AnswerCutOff(f"the answer reached the length limit (max_tokens) before its JSON object closed; {e}") from e
-        raise
-    return parse_reference_answer(obj, scores_from)
+        keyed = keyed_object_from_text(text) if scores_from != "strict" else None
+        if keyed is None:
+            raise
+        obj, repaired = keyed, True  # JSON but for unescaped quotes in a value: read by its keys
+    res = parse_reference_answer(obj, scores_from)
+    if repaired:
+        res.extra_scores["reply_json_repaired"] = 1.0
+    return res
 
 
 def finish_reason(response: dict) -> Optional[str]:

@@ -235,3 +235,54 @@ def test_a_replayed_reply_that_copies_the_prompts_example_is_refused_as_live(tmp
         [res] = ReplayReferenceScorer(path, scores_from="checks", example_facts=example_facts_of).score_reference([item])
         assert res.status == expected, (name, res.error)
         assert ReplayReferenceScorer(path, scores_from="checks").score_reference([item])[0].status == "ok"  # no check
+
+
+# -- a reply that is JSON but for unescaped quotes in a value (Qwen 1.5B, 86-row item 677) ----------
+UNESCAPED = ('{"facts in predicted evidence": "1. The storm hit Galveston in 1900.", '
+             '"fact check predicted evidence": "1. Supported.", "facts count predicted evidence": 1, '
+             '"support predicted evidence": 1, "facts in reference evidence": "1. Up to 8,000 people died. '
+             '2. NOAA calls it the "greatest natural disaster."", "fact check reference evidence": '
+             '"1. Supported.\\n2. Not supported.", "facts count reference evidence": 2, '
+             '"support reference evidence": 1, "precision": 1.0, "recall": 0.5}')
+
+
+def test_keyed_reader_reads_unescaped_quotes_and_refuses_cut_off_text():
+    from ev2r.facts.replay import keyed_object_from_text
+
+    with pytest.raises(ValueError):
+        json.loads(UNESCAPED)
+    obj = keyed_object_from_text("Here it is:\n" + UNESCAPED + "\nDone.")
+    assert obj["facts in reference evidence"] == '1. Up to 8,000 people died. 2. NOAA calls it the "greatest natural disaster."'
+    assert obj["fact check reference evidence"] == "1. Supported.\n2. Not supported."
+    assert obj["facts count reference evidence"] == 2 and obj["recall"] == 0.5 and len(obj) == 10
+    # a key given twice keeps its last value (as json.loads)
+    assert keyed_object_from_text('{"precision": 1, "recall": 0.5, "precision": 0}') == {"precision": 0, "recall": 0.5}
+    assert keyed_object_from_text(UNESCAPED[:-30]) is None  # cut off: the object never closes
+    assert keyed_object_from_text('{"precision": 1}') is None  # one key is not a reply
+    assert keyed_object_from_text("no object") is None and keyed_object_from_text(None) is None
+
+
+def test_live_and_replay_read_an_unescaped_reply_alike(tmp_path):
+    from ev2r.facts.replay import ReplayReferenceScorer, content_sha256
+    from ev2r.llm.parse import ParseError, parse_reference_response
+    from ev2r.types import Evidence, Item
+
+    resp = {"choices": [{"finish_reason": "stop", "message": {"content": UNESCAPED}}]}
+    live = parse_reference_response(resp)
+    assert (live.precision, live.recall) == (1.0, 0.5) and live.extra_scores["reply_json_repaired"] == 1.0
+    with pytest.raises(ParseError):
+        parse_reference_response(resp, "strict")  # strict reads JSON only
+    cut = {"choices": [{"finish_reason": "length", "message": {"content": UNESCAPED[:-30]}}]}
+    with pytest.raises(ParseError, match="length limit"):
+        parse_reference_response(cut)
+    item = Item(id="677", claim="The 1900 Galveston hurricane was the deadliest US disaster.",
+                predicted_evidence=Evidence.from_text("Question: When?\nAnswer: 1900."),
+                reference_evidence=Evidence.from_text("Question: Deaths?\nAnswer: 6,000 to 8,000."))
+    path = tmp_path / "r.jsonl"
+    path.write_text(json.dumps({"model": "m", "id": "677", "content_sha256": content_sha256(item),
+                                "llm_response": UNESCAPED}) + "\n")
+    (rep,) = ReplayReferenceScorer(path, scores_from="checks").score_reference([item])
+    assert (rep.status, rep.precision, rep.recall) == ("ok", 1.0, 0.5)
+    assert rep.extra_scores["reply_json_repaired"] == 1.0
+    (strict,) = ReplayReferenceScorer(path, scores_from="strict").score_reference([item])
+    assert strict.status == "replay_inconsistent"
