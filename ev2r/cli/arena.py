@@ -104,6 +104,8 @@ def run(args: argparse.Namespace) -> int:
     check_output(args.output, kind="dir", files=OUTPUT_FILES,
                  inputs=input_paths(("system file", [p for _, _, p in specs]), ("--scores", score_paths),
                                     ("--prompt-file", args.prompt_file)))
+    if not 0 <= args.debias_margin < 1:
+        raise ValueError(f"--debias-margin: must be in [0, 1), got {args.debias_margin}")
     judges = [parse_judge_spec(j) for j in args.judge]
     systems = {name: read_items(path) for name, _, path in specs}
     families = {name: fam for name, fam, _ in specs if fam}

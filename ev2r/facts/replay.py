@@ -288,6 +288,10 @@ class ReplayReferenceScorer:
                 continue
             resp = rec["llm_response"]
             repaired = isinstance(resp, str) and self.scores_from != "strict"
+            if repaired and rec.get("finish_reason") == "length":
+                out.append(ReferenceResult(status="replay_inconsistent", error="the recorded reply was cut off at the "
+                                                                               "length limit (finish_reason length)"))
+                continue
             if repaired:  # the recorded text of a reply that was not valid JSON: read as the live run read it
                 resp = keyed_object_from_text(resp)
             if not isinstance(resp, dict):
@@ -567,8 +571,9 @@ def keyed_object_from_text(text: str, keys: Sequence[str] = REPLY_KEYS) -> Optio
 
     The text must hold an object that closes (from its first ``{`` to its last ``}``: a reply cut
     off at the length limit is never read this way) and at least two of ``keys`` written as
-    ``"key":``. Every such occurrence starts a value that runs to the next one (or to the closing
-    brace); a value is decoded as JSON when it is valid JSON, else, when it is quoted, taken as the
+    ``"key":``, the last of which holds a whole JSON value up to the closing brace (an object
+    that stops inside a value is not read). Every such occurrence starts a value that runs to the
+    next one (or to the closing brace); a value is decoded as JSON when it is valid JSON, else, when it is quoted, taken as the
     text between its outer quotes (``\\n`` and ``\\"`` unescaped). A key given twice keeps its
     last value, as :func:`json.loads` does. Keys not in ``keys`` are not read (their text stays in
     the value before them).
@@ -590,6 +595,8 @@ def keyed_object_from_text(text: str, keys: Sequence[str] = REPLY_KEYS) -> Optio
         try:
             value = json.loads(raw)
         except (ValueError, RecursionError):
+            if nxt is None:  # the last value must be whole JSON: else the object did not close there
+                return None
             if len(raw) >= 2 and raw[0] == raw[-1] == '"':
                 value = raw[1:-1].replace("\\n", "\n").replace('\\"', '"')
             else:

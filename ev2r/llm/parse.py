@@ -197,35 +197,60 @@ def _letter(token: str) -> Optional[str]:
     return t if t in VERDICT_LETTERS else None
 
 
+def _logprob(value: Any) -> float:
+    """A log-probability as a float; anything that is not a number (None, text) is -inf (no mass)."""
+    if isinstance(value, bool):
+        return -math.inf
+    try:
+        v = float(value)
+    except (TypeError, ValueError, OverflowError):
+        return -math.inf
+    return v if v == v else -math.inf  # NaN: no mass
+
+
+def _top_pairs(tops: Any) -> list[tuple[str, float]]:
+    """``(token, logprob)`` pairs of a ``top_logprobs`` entry: a list of ``{token, logprob}``
+    objects (chat) or a ``{token: logprob}`` mapping (completions); other shapes give none."""
+    if isinstance(tops, dict):
+        return [(str(k), _logprob(v)) for k, v in tops.items()]
+    if isinstance(tops, list):
+        return [(str(t.get("token")), _logprob(t.get("logprob"))) for t in tops if isinstance(t, dict)]
+    return []
+
+
 def _token_stream(response: dict) -> list[tuple[str, float, dict[str, float]]]:
     choices = response.get("choices") or []
     if not choices:
         raise ParseError("the response has no choices")
     lp = (choices[0] or {}).get("logprobs")
-    if not lp:
+    if not lp or not isinstance(lp, dict):
         raise ParseError("the response carries no logprobs (the server must support logprobs/top_logprobs)")
     stream = []
     if lp.get("content") is not None:
+        if not isinstance(lp["content"], list):
+            raise ParseError(f"logprobs.content: expected a list, got {type(lp['content']).__name__}")
         for item in lp["content"]:
+            if not isinstance(item, dict):
+                continue
             tops: dict[str, float] = {}
-            for t in item.get("top_logprobs") or []:
-                tops.setdefault(str(t.get("token")), float(t.get("logprob")))
-            stream.append((str(item.get("token")), float(item.get("logprob")), tops))
+            for t, v in _top_pairs(item.get("top_logprobs")):
+                tops.setdefault(t, v)
+            stream.append((str(item.get("token")), _logprob(item.get("logprob")), tops))
         return stream
     tokens = lp.get("tokens")
-    if tokens is None:
+    if not isinstance(tokens, list):
         raise ParseError("logprobs has neither 'content' (chat) nor 'tokens' (completions)")
     tlps = lp.get("token_logprobs") or [None] * len(tokens)
     tops_l = lp.get("top_logprobs") or [None] * len(tokens)
     for tok, tlp, tops in zip(tokens, tlps, tops_l):
-        stream.append((str(tok), float(tlp) if tlp is not None else -math.inf,
-                       {str(k): float(v) for k, v in (tops or {}).items()}))
+        stream.append((str(tok), _logprob(tlp), dict(_top_pairs(tops))))
     return stream
 
 
 def label_distribution(response: dict, label_of: Callable[[str], Optional[str]], labels: Sequence[str],
-                       what: str = "a label") -> dict[str, float]:
-    """P(label) over ``labels`` from the first generated token that ``label_of`` maps to a label.
+                       what: str = "a label", first: Optional[str] = None) -> dict[str, float]:
+    """P(label) over ``labels`` from the first generated token that ``label_of`` maps to a label
+    (to ``first``, when given: e.g. the ``tie`` of "A tie", whose "A" is an article).
 
     That token's ``top_logprobs`` alternatives that also map to labels are pooled per label
     (log-sum-exp: "A" and " A" are one answer) and softmax-normalised over the labels; a label
@@ -243,17 +268,17 @@ def label_distribution(response: dict, label_of: Callable[[str], Optional[str]],
     stream = _token_stream(response)
     for tok, tok_lp, tops in stream:
         label = label_of(tok)
-        if label is None:
+        if label is None or (first is not None and label != first):
             continue
         pooled: dict[str, list[float]] = {}
         for t, lp in tops.items():
             k = label_of(t)
             if k is not None and math.isfinite(lp):
                 pooled.setdefault(k, []).append(lp)
-        if tok not in tops and math.isfinite(tok_lp):
-            pooled.setdefault(label, []).append(tok_lp)
+        if not math.isfinite(tops.get(tok, -math.inf)) and math.isfinite(tok_lp):
+            pooled.setdefault(label, []).append(tok_lp)  # the generated token's own value, when the list lacks it
         if not pooled:
-            break
+            continue
         logits = {}
         for k, lps in pooled.items():
             m = max(lps)

@@ -51,7 +51,7 @@ from ev2r.llm.client import CostEstimate, LLMClient, LLMRequest
 from ev2r.llm.loop import answer_text, ask, estimate_asks
 from ev2r.facts.replay import SCORE_SOURCES, content_sha256, copied_example_fact
 from ev2r.llm.parse import (DEFAULT_SCORES_FROM, REFERENCE_KEYS, AnswerCutOff, ParseError, extract_json_object,
-                            parse_reference_response,
+                            finish_reason, parse_reference_response,
                             response_text, verdict_distribution)
 from ev2r.llm.prompts import resolve_prompt
 
@@ -287,9 +287,11 @@ class LLMReferenceScorer:
             (``shared/data/ev2r_replay``; :class:`ev2r.facts.replay.ReplayReferenceScorer`): ``model``,
             ``id``, ``claim``, ``content_sha256`` (:func:`ev2r.facts.replay.content_sha256`: a replay joins
             only the content that was judged), ``prompt`` (its id: a replay refuses a reply that copies
-            that prompt's worked example, as the live run did) and ``llm_response``, the JSON
+            that prompt's worked example, as the live run did), ``llm_response``, the JSON
             object of the last answer (after re-asks), or its text when it holds no object (a
-            replay then reports it as unreadable, as the live run reported a ``parse_error``).
+            replay reads it as the live run did: by its keys when only unescaped quotes spoil the
+            JSON, else unreadable), and ``finish_reason`` (a text cut off at the length limit,
+            ``length``, is never read).
         """
         decided, pending, requests = self._plan(items)
         results = {i: dataclasses.replace(r, llm=LLMUsage()) for i, r in decided.items()}
@@ -309,7 +311,8 @@ class LLMReferenceScorer:
                 reply = answer_text(response)
             item = items[i]
             records[i] = {"model": self.client.model, "id": item.id, "claim": item.claim,
-                          "content_sha256": content_sha256(item), "prompt": self.prompt.id, "llm_response": reply}
+                          "content_sha256": content_sha256(item), "prompt": self.prompt.id, "llm_response": reply,
+                          "finish_reason": finish_reason(response)}
         return [results[i] for i in range(len(items))], records
 
     def estimate(self, items: Sequence[Item], price_in_per_mtok: Optional[float] = None,

@@ -137,14 +137,20 @@ def _judgement_label(token: str) -> Optional[str]:
 def judgement_probabilities(response: dict) -> dict[str, float]:
     """P(``A``), P(``B``), P(``tie``) from the log-probabilities of the first generated token that
     is a verdict (:func:`ev2r.llm.parse.label_distribution`; ``A``/``B`` in capitals, ``tie`` in
-    any case, after quotes and Markdown marks), renormalised over the three.
+    any case, after quotes and Markdown marks), renormalised over the three; when the text reads
+    as a tie (:func:`parse_judgement_text`: "A tie"), from the first ``tie`` token.
 
     Raises:
         ParseError: the response carries no logprobs, or no generated token is a verdict.
     """
     from ev2r.llm.parse import label_distribution
 
-    return label_distribution(response, _judgement_label, ("A", "B", "tie"), what="a verdict (A, B or tie)")
+    try:  # the text's verdict: "A tie" is a tie, its "A" an article, as parse_judgement reads it
+        first = "tie" if parse_judgement_text(response_text(response)) == "tie" else None
+    except ParseError:
+        first = None
+    return label_distribution(response, _judgement_label, ("A", "B", "tie"), what="a verdict (A, B or tie)",
+                              first=first)
 
 
 def parse_judgement(response: dict) -> str:

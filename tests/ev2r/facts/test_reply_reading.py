@@ -286,3 +286,19 @@ def test_live_and_replay_read_an_unescaped_reply_alike(tmp_path):
     assert rep.extra_scores["reply_json_repaired"] == 1.0
     (strict,) = ReplayReferenceScorer(path, scores_from="strict").score_reference([item])
     assert strict.status == "replay_inconsistent"
+
+
+def test_keyed_reader_never_reads_an_object_that_stops_inside_a_value_and_replay_mirrors_cut_offs(tmp_path):
+    from ev2r.facts.replay import ReplayReferenceScorer, content_sha256, keyed_object_from_text
+    from ev2r.types import Evidence, Item
+
+    unclosed = UNESCAPED[:-1] + ', "recall": "see {a} and'  # a '}' inside a string, the object never closes
+    assert keyed_object_from_text(unclosed) is None
+    item = Item(id="1", claim="c.", predicted_evidence=Evidence.from_text("Question: q?\nAnswer: a."),
+                reference_evidence=Evidence.from_text("Question: r?\nAnswer: b."))
+    path = tmp_path / "r.jsonl"
+    # closed object, then trailing text cut at the length limit: the live run refused it (AnswerCutOff)
+    path.write_text(json.dumps({"model": "m", "id": "1", "content_sha256": content_sha256(item), "finish_reason": "length",
+                                "llm_response": UNESCAPED + "\nExplanation: the first"}) + "\n")
+    (rep,) = ReplayReferenceScorer(path, scores_from="checks").score_reference([item])
+    assert rep.status == "replay_inconsistent" and "length limit" in rep.error

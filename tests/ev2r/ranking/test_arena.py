@@ -476,3 +476,21 @@ def test_position_debias_recovers_the_order_from_a_first_shown_judge(fake_server
         run_arena(systems(), judge, position_debias="calibrate", **kw)
     with pytest.raises(ValueError, match="debias_margin"):
         run_arena(systems(), judge, position_debias="probabilities", debias_margin=1.5, **kw)
+
+
+def test_probabilities_read_a_tie_as_a_tie_and_survive_odd_logprobs():
+    from ev2r.ranking.arena import judgement_probabilities
+
+    def resp(text, stream):
+        return chat_response(text, logprobs=[{"token": t, "logprob": lp, "top_logprobs": tops} for t, lp, tops in stream])
+    a_tie = resp("A tie.", [("A", math.log(0.9), [{"token": "A", "logprob": math.log(0.9)}]),
+                            (" tie", math.log(0.7), [{"token": " tie", "logprob": math.log(0.7)},
+                                                     {"token": " B", "logprob": math.log(0.1)}])])
+    assert parse_judgement_text("A tie.") == "tie"
+    assert judgement_probabilities(a_tie) == pytest.approx({"A": 0.0, "B": 0.125, "tie": 0.875})
+    # a null / text / NaN logprob is no mass, never a crash; the generated token's own value stands in for a NaN entry
+    odd = resp("A", [("A", math.log(0.9), [{"token": "A", "logprob": float("nan")}, {"token": "B", "logprob": None},
+                                           {"token": "tie", "logprob": "x"}, "junk"])])
+    assert judgement_probabilities(odd) == pytest.approx({"A": 1.0, "B": 0.0, "tie": 0.0})
+    as_dict = chat_response("B", logprobs=[{"token": "B", "logprob": -0.1, "top_logprobs": {"B": -0.1, "A": -2.4}}])
+    assert judgement_probabilities(as_dict)["B"] == pytest.approx(math.exp(-0.1) / (math.exp(-0.1) + math.exp(-2.4)))
