@@ -120,6 +120,26 @@ def _ranking_summary(reading: str, rows: list, args) -> dict:
             "tau": "n/a" if tau is None else f"{tau:+.2f}"}
 
 
+def content_signal(rows: list) -> dict:
+    """Per judge, how often the balanced difference favours the known-better system (sign test)."""
+    from scipy.stats import binomtest
+
+    out: dict = {}
+    for r in rows:
+        if not r.get("balanced") or r["system_a"] not in EXPECTED or r["system_b"] not in EXPECTED:
+            continue
+        d = r["balanced"]["a"] - r["balanced"]["b"]
+        signed = d if EXPECTED.index(r["system_a"]) < EXPECTED.index(r["system_b"]) else -d
+        out.setdefault(r["judge"], []).append(signed)
+    res = {}
+    for j, ds in out.items():
+        k = sum(x > 0 for x in ds)
+        n = sum(x != 0 for x in ds)
+        res[j] = {"n": len(ds), "towards_better": k, "p": float(binomtest(k, n).pvalue) if n else 1.0,
+                  "mean_signed": sum(ds) / len(ds), "max_abs": max(abs(x) for x in ds)}
+    return res
+
+
 def rule_variants(rows: list, panel, args) -> list[dict]:
     """With ``--position-debias probabilities``: the panel's battles read by the FactArena rule
     (each order's most probable answer; orders disagreeing -> tie) and by the balanced
@@ -189,6 +209,17 @@ def arena_run(label, systems_, judge, scores, args, resume_demo=False):
         for v in variants:
             md.append(f"| {v['reading']} | {v['ranking']} | {v['ratings']} | {v['separated']} | {v['tau']} |")
         md.append("")
+        signal = content_signal(res.battles)
+        data_signal = signal
+        md += ["**Content signal** (per judge: battles whose balanced difference s_a - s_b points to the set of the "
+               "known order's better system, exact binomial test against 0.5; |d| = the size of that difference):", "",
+               "| judge | towards the better set | p | mean signed d | max abs d |", "|---|---:|---:|---:|---:|"]
+        for j, g in signal.items():
+            md.append(f"| `{j}` | {g['towards_better']} / {g['n']} | {g['p']:.3f} | {g['mean_signed']:+.4f} | "
+                      f"{g['max_abs']:.4f} |")
+        md.append("")
+    else:
+        data_signal = None
     md += ["Calls per run (the cache makes a rerun send only what is missing):", "",
            "| run | seconds | requests | calls sent | cache hits | failures | prompt tokens |",
            "|---|---:|---:|---:|---:|---:|---:|"]
@@ -197,7 +228,7 @@ def arena_run(label, systems_, judge, scores, args, resume_demo=False):
                   f"{ph['failures']} | {ph['prompt_tokens']} |")
     md.append("")
     data = {"label": label, "judges": [j.__dict__ for j in panel], "phases": phases, "recovered": ranking == EXPECTED,
-            "kendall_tau_known_order": tau, "rule_variants": variants,
+            "kendall_tau_known_order": tau, "rule_variants": variants, "content_signal": data_signal,
             **res.to_dict()}
     return "\n".join(md), data, res
 

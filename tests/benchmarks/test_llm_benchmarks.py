@@ -113,3 +113,5 @@ def test_arena_benchmark_debiased_mechanical_run_reports_both_readings(tmp_path)
     # a judge without position bias: both readings give the same ranking
     assert data["rule_variants"][0]["ranking"] == data["rule_variants"][1]["ranking"]
     assert data["settings"]["position_debias"] == "probabilities" and data["statuses"] == {"ok": 24}
+    sig = data["content_signal"]["mechanical-overlap"]
+    assert sig["n"] == 24 and sig["towards_better"] > 12 and "Content signal" in md
