@@ -41,15 +41,20 @@ def _items(answer="Answer: a."):
                  reference_evidence=Evidence.from_text(f"Question: r{k}?\nAnswer: b.")) for k in range(3)]
 
 
-def test_record_resumes_only_rows_of_the_same_content_and_prompt(tmp_path):
-    from ev2r.llm import LLMReferenceScorer
-
-    seen = []
+def _good_server_log():
+    """(prompts seen, a responder answering every request with GOOD and logging its prompt)."""
+    seen: list = []
 
     def responder(body):
         seen.append(body["messages"][0]["content"])
         return 200, chat_response(json.dumps(GOOD)), 0
+    return seen, responder
 
+
+def test_record_resumes_only_rows_of_the_same_content_and_prompt(tmp_path):
+    from ev2r.llm import LLMReferenceScorer
+
+    seen, responder = _good_server_log()
     out = tmp_path / "m_86.jsonl"
     with FakeChatServer(responder) as server:
         def scorer(prompt="reference_prf"):
@@ -73,12 +78,7 @@ def test_record_resumes_only_rows_of_the_same_content_and_prompt(tmp_path):
 def test_redo_asks_again_only_failed_or_reasked_rows_of_other_reask_messages(tmp_path):
     from ev2r.llm import LLMReferenceScorer
 
-    seen = []
-
-    def responder(body):
-        seen.append(body["messages"][0]["content"])
-        return 200, chat_response(json.dumps(GOOD)), 0
-
+    seen, responder = _good_server_log()
     out = tmp_path / "m_86.jsonl"
     with FakeChatServer(responder) as server:
         sc = LLMReferenceScorer(model="m", base_url=server.base_url, cache_dir=False, backoff=0.01)
