@@ -280,7 +280,8 @@ def estimate_arena(systems: Mapping[str, Sequence[Item]], judges: Sequence[Judge
                    max_tokens: int = DEFAULT_MAX_TOKENS, prompt: Any = None, constrain_answers: bool = False,
                    position_debias: str = "none") -> dict:
     """Dry run: per judge, :func:`ev2r.llm.loop.estimate_asks` of the requests :func:`run_arena` would
-    send (:class:`ev2r.llm.CostEstimate` as a dict; the arena never re-asks); nothing is sent."""
+    send (:class:`ev2r.llm.CostEstimate` as a dict; the arena never re-asks), ``n_no_eligible_judge`` (battles
+    no judge may judge, with a ``note`` when there are any); nothing is sent."""
     judges = check_judges(judges)
     prompt = resolve_prompt(prompt, "arena_pairwise")
     battle_plan = plan(common_claims(systems, limit), judges, dict(families or {}), pairs_per_claim, seed)
@@ -294,4 +295,9 @@ def estimate_arena(systems: Mapping[str, Sequence[Item]], judges: Sequence[Judge
         client = LLMClient(model=j.model, base_url=j.base_url, cache_dir=cache_dir)
         out[name] = estimate_asks(client, [r for _, _, r in todo],
                                   _parse_probabilities if balanced else _parse).to_dict()
-    return {"n_battles": len(battle_plan), "judges": out}
+    unjudged = sum(1 for *_, js in battle_plan if not js)
+    res: dict = {"n_battles": len(battle_plan), "n_no_eligible_judge": unjudged, "judges": out}
+    if unjudged:
+        res["note"] = (f"{unjudged} of {len(battle_plan)} battles have no eligible judge (every judge shares a family "
+                       "with one of the two systems): they would be written with status no_eligible_judge")
+    return res

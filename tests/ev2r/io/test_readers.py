@@ -225,7 +225,8 @@ def test_layout_repairs_warn_once_counting_rows(tmp_path):
         items = read_items(path)
     msgs = [str(w.message) for w in rec]
     assert len(msgs) == 1
-    assert ("2 row(s) where the answer marker stands on the question's line (Question: ... Answer: ...): rows 0, 2"
-            in msgs[0])
-    assert "1 row(s) where a question spans several lines" in msgs[0] and "rows 1" in msgs[0]
+    assert ("2 row(s) where the answer marker stands on the question's line (Question: ... Answer: ...): "
+            "rows 1 (id 1, predicted_evidence), 3 (id 3, predicted_evidence)" in msgs[0])
+    assert ("1 row(s) where a question spans several lines before its Answer: marker (read as one question): "
+            "rows 2 (id 2, reference_evidence)" in msgs[0])
     assert items[0].predicted_evidence == items[1].predicted_evidence == items[2].predicted_evidence

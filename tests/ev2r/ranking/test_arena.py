@@ -225,6 +225,13 @@ def test_family_exclusion(fake_server, tmp_path):
         else:
             assert "2" not in q
     assert res.ranking["ratings"]["good"]["wins"] == 4 and res.ranking["ratings"]["mid"]["wins"] == 4
+    # the dry run says how many battles no judge may judge
+    from ev2r.ranking.arena import estimate_arena
+
+    est = estimate_arena(systems(), [Judge("mech-g", fake_server.base_url, "gemma"),
+                                     Judge("mech-l", fake_server.base_url, "llama")],
+                         families={"good": "Gemma", "mid": "llama"}, cache_dir=tmp_path / "cache")
+    assert est["n_battles"] == 12 and est["n_no_eligible_judge"] == 4 and "no eligible judge" in est["note"]
 
 
 def test_majority_agreement_leave_one_out(fake_server, tmp_path):
