@@ -92,11 +92,20 @@ def mechanical_server():
 
 
 # -- running -------------------------------------------------------------------------------------
+def tau_known_order(ratings: dict):
+    """Kendall tau of the arena's ranks (tied systems share one, never their listing order) with
+    the known order, or None when a system is missing or every system ties."""
+    ranks = {x: r.get("rank") for x, r in ratings.items()}
+    if set(ranks) != set(EXPECTED) or len(set(ranks.values())) < 2:
+        return None
+    from scipy.stats import kendalltau
+
+    return float(kendalltau([ranks[x] for x in EXPECTED], list(range(len(EXPECTED))))[0])
+
+
 def _ranking_summary(reading: str, rows: list, args) -> dict:
     """One reading of the battle rows: ranking, ratings with CIs, separation, tau with the known order."""
     import warnings
-
-    from scipy.stats import kendalltau
 
     from ev2r.ranking.rating import battles_from_rows, rank_battles
 
@@ -108,9 +117,7 @@ def _ranking_summary(reading: str, rows: list, args) -> dict:
     except ValueError as e:
         return {"reading": reading, "ranking": f"n/a ({e})", "ratings": "", "separated": "n/a", "tau": "n/a"}
     order, rt = rk["ranking"], rk["ratings"]
-    ranks = {x: rt[x].get("rank") for x in rt}
-    tau = (float(kendalltau([ranks[x] for x in EXPECTED], list(range(len(EXPECTED))))[0])
-           if set(ranks) == set(EXPECTED) and len(set(ranks.values())) > 1 else None)
+    tau = tau_known_order(rt)
     ci = {x: rt[x].get("ci95") for x in rt}
     top, bottom = order[0], order[-1]
     sep = bool(ci[top] and ci[bottom] and ci[top][0] > ci[bottom][1])
@@ -189,18 +196,12 @@ def arena_run(label, systems_, judge, scores, args, resume_demo=False):
                    **usage(res)})
     ranking = res.ranking["ranking"] if res.ranking else None
     md = [f"## Judge: {label}", "", render_markdown(res, title="").lstrip("# \n")]
-    tau = None
-    ratings = (res.ranking or {}).get("ratings") or {}
-    ranks = {name: r.get("rank") for name, r in ratings.items()}
-    if ranking and len(ranking) == len(EXPECTED) and set(ranking) == set(EXPECTED) and len(set(ranks.values())) > 1:
-        # by the arena's ranks (tied systems share one), never by the listing order of ties
-        from scipy.stats import kendalltau
-
-        tau = float(kendalltau([ranks[x] for x in EXPECTED], list(range(len(EXPECTED))))[0])
+    tau = tau_known_order((res.ranking or {}).get("ratings") or {})
     md.append(f"Known order recovered: **{'yes' if ranking == EXPECTED else 'no'}** "
               f"(arena: {' > '.join(ranking) if ranking else 'n/a'}; expected: {' > '.join(EXPECTED)}; "
               f"Kendall tau with the known order {'n/a' if tau is None else f'{tau:+.2f}'}).\n")
     variants = rule_variants(res.battles, panel, args) if args.position_debias == "probabilities" else []
+    signal = None
     if variants:
         md += ["**The same answers, other readings** (Bradley-Terry, 95% bootstrap CI over claims; `separated` = "
                "the top system's CI lies above the bottom one's):", "",
@@ -210,7 +211,6 @@ def arena_run(label, systems_, judge, scores, args, resume_demo=False):
             md.append(f"| {v['reading']} | {v['ranking']} | {v['ratings']} | {v['separated']} | {v['tau']} |")
         md.append("")
         signal = content_signal(res.battles)
-        data_signal = signal
         md += ["**Content signal** (per judge: battles whose balanced difference s_a - s_b points to the set of the "
                "known order's better system, exact binomial test against 0.5; |d| = the size of that difference):", "",
                "| judge | towards the better set | p | mean signed d | max abs d |", "|---|---:|---:|---:|---:|"]
@@ -218,8 +218,6 @@ def arena_run(label, systems_, judge, scores, args, resume_demo=False):
             md.append(f"| `{j}` | {g['towards_better']} / {g['n']} | {g['p']:.3f} | {g['mean_signed']:+.4f} | "
                       f"{g['max_abs']:.4f} |")
         md.append("")
-    else:
-        data_signal = None
     md += ["Calls per run (the cache makes a rerun send only what is missing):", "",
            "| run | seconds | requests | calls sent | cache hits | failures | prompt tokens |",
            "|---|---:|---:|---:|---:|---:|---:|"]
@@ -228,7 +226,7 @@ def arena_run(label, systems_, judge, scores, args, resume_demo=False):
                   f"{ph['failures']} | {ph['prompt_tokens']} |")
     md.append("")
     data = {"label": label, "judges": [j.__dict__ for j in panel], "phases": phases, "recovered": ranking == EXPECTED,
-            "kendall_tau_known_order": tau, "rule_variants": variants, "content_signal": data_signal,
+            "kendall_tau_known_order": tau, "rule_variants": variants, "content_signal": signal,
             **res.to_dict()}
     return "\n".join(md), data, res
 

@@ -18,6 +18,7 @@ no recording for the chosen model gets ``replay_missing``.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import re
@@ -562,7 +563,12 @@ REPLY_KEYS = (
     "support predicted evidence", "facts in reference evidence", "fact check reference evidence",
     "facts count reference evidence", "support reference evidence", "precision", "recall",
 )
-_KEY_AT = re.compile(r'"\s*(' + "|".join(re.escape(k) for k in REPLY_KEYS) + r')\s*"\s*:')
+
+
+@functools.lru_cache(maxsize=8)
+def _key_pattern(keys: tuple) -> "re.Pattern[str]":
+    """``"key":`` for any of ``keys`` (spaces allowed inside the quotes and before the colon)."""
+    return re.compile(r'"\s*(' + "|".join(re.escape(k) for k in keys) + r')\s*"\s*:')
 
 
 def keyed_object_from_text(text: str, keys: Sequence[str] = REPLY_KEYS) -> Optional[dict]:
@@ -584,9 +590,7 @@ def keyed_object_from_text(text: str, keys: Sequence[str] = REPLY_KEYS) -> Optio
     if start < 0 or end <= start:
         return None
     body = text[start + 1:end]
-    pattern = _KEY_AT if tuple(keys) == REPLY_KEYS else re.compile(
-        r'"\s*(' + "|".join(re.escape(k) for k in keys) + r')\s*"\s*:')
-    hits = list(pattern.finditer(body))
+    hits = list(_key_pattern(tuple(keys)).finditer(body))
     if len({m.group(1) for m in hits}) < 2:
         return None
     obj: dict = {}

@@ -259,10 +259,6 @@ class LLMReferenceScorer:
             raise ExampleCopied(f"the reply copies the prompt's example instead of judging this item ({copied!r})")
         return res
 
-    def _reask(self, index: int, error: BaseException) -> str:
-        """The generic re-ask (also the estimate's upper bound: the typed ones are no longer)."""
-        return REASK_MESSAGE.format(error=error)
-
     def _reask_for(self, item: Item, error: BaseException) -> str:
         """The re-ask of ``item`` after ``error``: :data:`REASK_EXAMPLE_MESSAGE` for a copied example,
         :data:`REASK_CUT_OFF_MESSAGE` for a cut-off answer, else :data:`REASK_MESSAGE`."""
@@ -270,7 +266,7 @@ class LLMReferenceScorer:
             return REASK_EXAMPLE_MESSAGE.format(error=error, claim=item.claim)
         if isinstance(error, AnswerCutOff):
             return REASK_CUT_OFF_MESSAGE
-        return self._reask(0, error)
+        return REASK_MESSAGE.format(error=error)
 
     def score_reference(self, items: Sequence[Item]) -> list[ReferenceResult]:
         """One :class:`~ev2r.metric.reference.ReferenceResult` per item, in order; never raises for the
