@@ -71,6 +71,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="add in-domain pairs from this AVeriTeC split (train.json; CC BY-NC 4.0: the model "
                              "inherits that licence and must not replace the redistributable default)")
     parser.add_argument("--averitec-repeat", type=int, default=1, help="copies of the AVeriTeC pairs in the pool")
+    parser.add_argument("--averitec-premises", choices=("evidence", "pair-witness"), default="evidence",
+                        help="AVeriTeC premises: 'evidence' = a claim's whole gold evidence (load_averitec_pairs); "
+                             "'pair-witness' = one question/answer pair at a time as the proxy reads them, the "
+                             "verdict given to the pair the --encoder verifier finds most in its favour "
+                             "(load_averitec_witness_pairs; --encoder must be a 3-way NLI checkpoint)")
     parser.add_argument("--ctkfacts-train", type=Path, default=None,
                         help="add Czech CTKFacts pairs from this file (ctkfacts/ctkfacts_train.jsonl; CC BY-SA 3.0: the "
                              "model inherits that licence)")
@@ -127,6 +132,8 @@ def finish_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> ar
                  + (f" and {len(missing) - 4} more" if len(missing) > 4 else "") + " (the shared data folder is expected)")
     if args.averitec_train is not None and not args.averitec_train.is_file():
         parser.error(f"--averitec-train: no such file: {args.averitec_train}")
+    if args.averitec_premises != "evidence" and args.averitec_train is None:
+        parser.error(f"--averitec-premises {args.averitec_premises}: needs --averitec-train")
     if args.averitec_dev is not None and str(args.averitec_dev).lower() == "none":
         args.averitec_dev = ""  # evaluated nowhere (falsy), and never replaced by the default below
     if args.averitec_dev and not Path(args.averitec_dev).is_file():

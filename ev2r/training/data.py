@@ -20,7 +20,7 @@ from ev2r.labels import VERDICT_TO_NLI, normalize_verdict
 
 __all__ = ["NLI_LABELS", "LABEL2ID", "REDISTRIBUTABLE", "DATA_FILES", "VITAMINC_TO_NLI", "AVERITEC_TO_NLI",
            "PROBE_PATH", "Pair", "read_jsonl", "heldout_case", "load_vitaminc", "load_fever_symmetric", "load_probe",
-           "load_averitec_pairs", "load_averitec_items", "CTKFACTS_FILES", "load_ctkfacts"]
+           "load_averitec_pairs", "load_averitec_witness_pairs", "load_averitec_items", "CTKFACTS_FILES", "load_ctkfacts"]
 
 #: Output id of each class in a model this package trains (``config.id2label`` = {0: entailment, ...}).
 LABEL2ID = {name: i for i, name in enumerate(NLI_LABELS)}
@@ -139,6 +139,76 @@ def load_averitec_pairs(path: Path, rng: random.Random, class_repeat: dict[str, 
         other = rng.randrange(len(usable) - 1)
         other += other >= k  # never the claim's own evidence
         out.append(Pair(usable[other][1], claim, "neutral", "averitec_train_mismatched"))
+    return out
+
+
+def load_averitec_witness_pairs(path: Path, rng: random.Random, predict, class_repeat: dict[str, int] | None = None,
+                                neutral_cap: int = 3) -> list[Pair]:
+    """In-domain pairs from an AVeriTeC split with each question/answer pair a premise on its own, as the
+    proxy and the support checks read predicted evidence (:func:`ev2r.metric.reference.pair_premises`),
+    labelled the way the proxy aggregates them (max over pairs, Akhtar et al. 2024 sec. 3.2 as
+    implemented in :mod:`ev2r.metric.proxy`). AVeriTeC is CC BY-NC 4.0.
+
+    The verdict belongs to the claim's evidence as a whole, not to each pair, so the pairs are labelled
+    as in multiple-instance learning with a max-instance witness:
+
+    * Supported (Refuted): the one *witness* pair to which ``predict`` (the verifier training starts from)
+      gives the highest P(entailment) (P(contradiction)) -> entailment (contradiction); the other pairs of
+      the claim are left out (their label is unknown);
+    * Not Enough Evidence: every pair, at most ``neutral_cap`` of them (drawn with ``rng``) -> neutral (the
+      aggregate is neutral only when no pair entails or contradicts);
+    * per claim one negative: a pair of another, randomly drawn claim's evidence -> neutral
+      (``averitec_pair_mismatched``), so that the label cannot be read off the claim alone;
+    * labelled pairs repeated ``class_repeat[label]`` times (the split is 58% Refuted).
+
+    Args:
+        path: an AVeriTeC JSON split (``train.json``; never dev, which is for evaluation).
+        rng: draws the negatives and the Not Enough Evidence sample.
+        predict: ``predict(premises, hypotheses) -> (n, 3)`` probabilities in the order
+            (entailment, neutral, contradiction), e.g. :meth:`ev2r.verifier.nli.HFNLIVerifier.predict`.
+        class_repeat: copies per NLI class name (default 1 each).
+        neutral_cap: most Not Enough Evidence pairs per claim (>= 1).
+
+    Raises:
+        ValueError: ``neutral_cap`` < 1, or ``predict`` returns another shape.
+    """
+    import numpy as np
+
+    from ev2r.io.readers import averitec_questions_to_evidence
+    from ev2r.metric.reference import pair_premises
+
+    if isinstance(neutral_cap, bool) or not isinstance(neutral_cap, int) or neutral_cap < 1:
+        raise ValueError(f"neutral_cap: expected an int >= 1, got {neutral_cap!r}")
+    rows = json.loads(path.read_text(encoding="utf-8"))
+    repeat = {"entailment": 1, "contradiction": 1, "neutral": 1, **(class_repeat or {})}
+    usable = []
+    for k, row in enumerate(rows):
+        label = AVERITEC_TO_NLI.get(row.get("label"))
+        ev = averitec_questions_to_evidence(row.get("questions") or [], f"{path}: row {k}")
+        premises = pair_premises(ev)
+        if label is None or not premises:
+            continue
+        usable.append((row["claim"], premises, label))
+    todo = [(k, j) for k, (_, prem, label) in enumerate(usable) if label != "neutral" for j in range(len(prem))]
+    probs = np.asarray(predict([usable[k][1][j] for k, j in todo], [usable[k][0] for k, _ in todo]), dtype=float)
+    if probs.shape != (len(todo), 3):
+        raise ValueError(f"predict: expected a ({len(todo)}, 3) array of probabilities, got shape {probs.shape}")
+    best: dict[int, tuple[float, int]] = {}
+    for (k, j), p in zip(todo, probs):
+        v = float(p[LABEL2ID[usable[k][2]]])
+        if k not in best or v > best[k][0]:
+            best[k] = (v, j)
+    out: list[Pair] = []
+    for k, (claim, premises, label) in enumerate(usable):
+        if label == "neutral":
+            chosen = premises if len(premises) <= neutral_cap else rng.sample(premises, neutral_cap)
+        else:
+            chosen = [premises[best[k][1]]]
+        for premise in chosen:
+            out.extend([Pair(premise, claim, label, "averitec_pair_witness")] * repeat[label])
+        other = rng.randrange(len(usable) - 1)
+        other += other >= k  # never the claim's own evidence
+        out.append(Pair(rng.choice(usable[other][1]), claim, "neutral", "averitec_pair_mismatched"))
     return out
 
 

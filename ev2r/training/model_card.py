@@ -33,6 +33,9 @@ LICENCES = {
        for k in ("typos", "synonyms", "numbers_to_words", "words_to_numbers")},
     "averitec_train": "CC BY-NC 4.0 (AVeriTeC train split: gold evidence vs claim, verdict as label)",
     "averitec_train_mismatched": "CC BY-NC 4.0 (AVeriTeC train split: another claim's evidence -> neutral)",
+    "averitec_pair_witness": ("CC BY-NC 4.0 (AVeriTeC train split: one question/answer pair vs claim; the verdict "
+                              "on the pair the starting verifier finds most in its favour, every NEE pair neutral)"),
+    "averitec_pair_mismatched": "CC BY-NC 4.0 (AVeriTeC train split: a pair of another claim's evidence -> neutral)",
     "ctkfacts_train": "CC BY-SA 3.0 (CTKFacts, Ullrich et al. 2023: Czech claims vs Czech News Agency paragraphs)",
 }
 

@@ -7,10 +7,35 @@ import random
 from pathlib import Path
 
 from ev2r.training.augment import augment_invariant, augment_negated_premise, augment_negation
-from ev2r.training.data import (DATA_FILES, REDISTRIBUTABLE, Pair, load_averitec_pairs, load_ctkfacts,
-                                load_fever_symmetric, load_vitaminc, read_jsonl)
+from ev2r.training.data import (DATA_FILES, NLI_LABELS, REDISTRIBUTABLE, Pair, load_averitec_pairs,
+                                load_averitec_witness_pairs, load_ctkfacts, load_fever_symmetric, load_vitaminc,
+                                read_jsonl)
 
-__all__ = ["build_training_pool", "training_pool"]
+__all__ = ["build_training_pool", "training_pool", "witness_verifier"]
+
+
+def witness_verifier(args):
+    """The verifier that picks the witness pairs of ``--averitec-premises pair-witness``: the checkpoint
+    training starts from (``args.encoder``), in fp32 (the same witnesses on every run and resume), with
+    ``args.max_length`` tokens and its premise windows.
+
+    Raises:
+        ValueError: the checkpoint is not a 3-way NLI model with entailment / neutral / contradiction labels
+            (a bare encoder has no verdicts to pick witnesses by).
+    """
+    from transformers import AutoConfig
+
+    from ev2r.verifier.nli import HFNLIVerifier
+
+    path = args.encoder
+    if path is None:
+        raise ValueError("--averitec-premises pair-witness: needs --encoder, a 3-way NLI checkpoint (the "
+                         "witnesses are the pairs it finds most in favour of the verdict); the bare MiniLM has none")
+    labels = {str(v).lower() for v in (getattr(AutoConfig.from_pretrained(str(path)), "id2label", None) or {}).values()}
+    if labels != set(NLI_LABELS):
+        raise ValueError(f"--averitec-premises pair-witness: --encoder {path} has labels {sorted(labels)}, "
+                         f"not the 3-way NLI classes {list(NLI_LABELS)}")
+    return HFNLIVerifier(str(path), max_length=args.max_length, batch_size=64)
 
 
 def build_training_pool(data_dir: Path, heldout_percent: int, seed: int, vitaminc_real_repeat: int,
@@ -67,7 +92,12 @@ def training_pool(args, rng: random.Random) -> tuple[list[Pair], dict[str, list[
     if args.aug_negated_premise:
         train += augment_negated_premise(train, rng, args.aug_negated_premise)
     if args.averitec_train is not None:
-        av = load_averitec_pairs(args.averitec_train, rng, {"entailment": 2, "neutral": 2}) * args.averitec_repeat
+        repeat = {"entailment": 2, "neutral": 2}
+        if getattr(args, "averitec_premises", "evidence") == "pair-witness":
+            predict = witness_verifier(args).predict
+            av = load_averitec_witness_pairs(args.averitec_train, rng, predict, repeat) * args.averitec_repeat
+        else:
+            av = load_averitec_pairs(args.averitec_train, rng, repeat) * args.averitec_repeat
         train += av
     if getattr(args, "ctkfacts_train", None) is not None:
         train += load_ctkfacts(args.ctkfacts_train, "ctkfacts_train") * args.ctkfacts_repeat

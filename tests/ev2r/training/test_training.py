@@ -74,6 +74,84 @@ def test_load_averitec_pairs(tmp_path):
     assert [p.source for p in tdata.load_averitec_pairs(path, random.Random(0), negatives=False)] == ["averitec_train"] * 3
 
 
+def _witness_rows():
+    def q(text, answer):
+        return {"question": text, "answers": [{"answer": answer, "answer_type": "Extractive"}]}
+    return [
+        {"claim": "A is true.", "label": "Supported",
+         "questions": [q("Is A true?", "Maybe."), q("Was A seen?", "Yes, A was seen."), q("A?", "No answer could be found.")]},
+        {"claim": "B is true.", "label": "Refuted", "questions": [q("Is B true?", "No, B fails."), q("B?", "Perhaps.")]},
+        {"claim": "C is true.", "label": "Not Enough Evidence",
+         "questions": [q(f"C{i}?", f"Unclear {i}.") for i in range(4)]},
+        {"claim": "D is true.", "label": "Conflicting Evidence/Cherrypicking", "questions": [q("D?", "Both.")]},
+    ]
+
+
+def _witness_predict(calls):
+    """P(entailment) 0.9 on 'Was A seen?', P(contradiction) 0.8 on 'Is B true?', low elsewhere."""
+    import numpy as np
+
+    def predict(premises, hypotheses):
+        calls.append(list(zip(premises, hypotheses)))
+        out = []
+        for p in premises:
+            if "Was A seen?" in p:
+                out.append([0.9, 0.05, 0.05])
+            elif "Is B true?" in p:
+                out.append([0.1, 0.1, 0.8])
+            else:
+                out.append([0.3, 0.4, 0.3])
+        return np.array(out)
+    return predict
+
+
+def test_load_averitec_witness_pairs_labels_the_pair_that_carries_the_verdict(tmp_path):
+    path = tmp_path / "train.json"
+    path.write_text(json.dumps(_witness_rows()))
+    calls: list = []
+    pairs = tdata.load_averitec_witness_pairs(path, random.Random(0), _witness_predict(calls),
+                                              {"entailment": 2, "neutral": 2}, neutral_cap=3)
+    # only the Supported / Refuted claims' pairs are asked, the Unanswerable pair never (pair_premises drops it)
+    assert sorted(h for _, h in calls[0]) == ["A is true.", "A is true.", "B is true.", "B is true."]
+    own = Counter((p.premise, p.hypothesis, p.label) for p in pairs if p.source == "averitec_pair_witness")
+    assert own[("Question: Was A seen?\nAnswer: Yes, A was seen.", "A is true.", "entailment")] == 2
+    assert own[("Question: Is B true?\nAnswer: No, B fails.", "B is true.", "contradiction")] == 1
+    c_pairs = [k for k in own if k[1] == "C is true."]
+    assert len(c_pairs) == 3 and all(k[2] == "neutral" and own[k] == 2 for k in c_pairs)  # neutral_cap 3, x2
+    assert sum(own.values()) == 2 + 1 + 3 * 2
+    neg = [p for p in pairs if p.source == "averitec_pair_mismatched"]
+    assert len(neg) == 3 and all(p.label == "neutral" for p in neg)
+    for p in neg:  # a pair of another claim's evidence
+        assert p.hypothesis[0] not in p.premise.split("\n")[0]
+    assert not any(p.hypothesis == "D is true." for p in pairs)
+
+
+def test_load_averitec_witness_pairs_rejects_bad_arguments(tmp_path):
+    import numpy as np
+
+    path = tmp_path / "train.json"
+    path.write_text(json.dumps(_witness_rows()))
+    with pytest.raises(ValueError, match="neutral_cap: expected an int >= 1"):
+        tdata.load_averitec_witness_pairs(path, random.Random(0), _witness_predict([]), neutral_cap=0)
+    with pytest.raises(ValueError, match=r"predict: expected a \(4, 3\) array"):
+        tdata.load_averitec_witness_pairs(path, random.Random(0), lambda p, h: np.zeros((len(p), 2)))
+
+
+def test_witness_verifier_needs_a_three_way_nli_checkpoint(tmp_path):
+    from types import SimpleNamespace
+
+    from ev2r.training.pool import witness_verifier
+
+    with pytest.raises(ValueError, match="needs --encoder"):
+        witness_verifier(SimpleNamespace(encoder=None, max_length=64))
+    two, _, _ = build_tiny_nli_model(tmp_path / "two", id2label={0: "SUPPORTS", 1: "REFUTES"})
+    with pytest.raises(ValueError, match="not the 3-way NLI classes"):
+        witness_verifier(SimpleNamespace(encoder=two, max_length=64))
+    three, _, _ = build_tiny_nli_model(tmp_path / "three")
+    probs = witness_verifier(SimpleNamespace(encoder=three, max_length=64)).predict(["It rains."], ["It is wet."])
+    assert probs.shape == (1, 3) and abs(float(probs.sum()) - 1.0) < 1e-5
+
+
 def test_batches_by_length_cover_every_index_once():
     lengths = [random.Random(i).randint(5, 90) for i in range(1000)]
     batches = loop.batches_by_length(lengths, 32, random.Random(0))
@@ -135,6 +213,26 @@ def test_training_command_end_to_end_on_a_tiny_model(tmp_path):
     assert "averitec_train | 10 | CC BY-NC 4.0" in card
 
 
+def test_training_command_with_pair_witness_premises(tmp_path):
+    encoder, _, _ = build_tiny_nli_model(tmp_path / "tiny")
+    data = _tiny_data_dir(tmp_path / "data")
+    (data / "averitec").mkdir()
+    (data / "averitec" / "train.json").write_text(json.dumps(_witness_rows()))
+    out = tmp_path / "minilm-nli-averitec-pairs"
+    rc = train_main(["--data-dir", str(data), "--out", str(out), "--encoder", str(encoder), "--steps", "1",
+                     "--batch-size", "8", "--eval-every", "1", "--aug-entail", "0", "--aug-neutral", "0",
+                     "--averitec-train", str(data / "averitec" / "train.json"), "--averitec-premises", "pair-witness"])
+    assert rc == 0
+    meta = json.loads((out / "training_meta.json").read_text())
+    assert meta["args"]["averitec_premises"] == "pair-witness"
+    # A: one witness x2 (entailment), B: one witness, C: 3 of its 4 pairs x2 (neutral); one negative per claim
+    assert meta["training_pool"]["averitec_pair_witness"] == 2 + 1 + 3 * 2
+    assert meta["training_pool"]["averitec_pair_mismatched"] == 3
+    assert "averitec_train" not in meta["training_pool"]
+    card = model_card.write_model_card(out).read_text()
+    assert "license: cc-by-nc-4.0" in card and "averitec_pair_witness | 9 | CC BY-NC 4.0" in card
+
+
 def test_model_card_of_the_default_stays_share_alike(tmp_path):
     out = tmp_path / "minilm-nli"
     out.mkdir()
@@ -161,6 +259,7 @@ def test_model_card_compares_with_the_previous_bundled_verifier(tmp_path):
 @pytest.mark.parametrize("extra, message", [
     (["--averitec-train", "/nonexistent/train.json"], "--averitec-train: no such file"),
     (["--averitec-repeat", "0"], "--averitec-repeat: must be >= 1"),
+    (["--averitec-premises", "pair-witness"], "--averitec-premises pair-witness: needs --averitec-train"),
     (["--steps", "0"], "--steps: must be >= 1, got 0"),
     (["--lr=-1e-5"], "--lr: must be > 0"),
     (["--warmup", "1.0"], "--warmup: must be in [0, 1)"),

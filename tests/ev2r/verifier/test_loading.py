@@ -104,3 +104,34 @@ def test_unshipped_weights_are_named(tmp_path, monkeypatch):
     monkeypatch.setattr(loading, "MULTILINGUAL_DIR", tmp_path / "e5-nli")
     with pytest.raises(FileNotFoundError, match="tensors are not in .*e5-nli.*multilingual_verifier.md"):
         loading.load_verifier("multilingual")
+
+
+def test_a_czech_item_scored_end_to_end_with_the_multilingual_verifier(tiny, tmp_path, capsys):
+    """``ev2r score --model multilingual`` on a Czech item: the rule decomposer makes each Czech answer
+    sentence a fact, every support probability is the assembled verifier's own, and Ev2R is alpha*F1 + (1-alpha)*proxy."""
+    from ev2r.cli.main import main
+
+    item = {"id": "cs-1", "claim": "Jan chodí do práce.", "gold_label": "Supported",
+            "reference_evidence": "Question: Chodí Jan do práce?\nAnswer: Jan chodí do práce. V Praze svítí slunce.",
+            "predicted_evidence": "Question: Co dělá Jan?\nAnswer: Jan nechodí do práce."}
+    src = tmp_path / "cz.jsonl"
+    src.write_text(json.dumps(item, ensure_ascii=False) + "\n", encoding="utf-8")
+    out = tmp_path / "cz_scores.jsonl"
+    code = main(["score", str(src), "-o", str(out), "--json", "--model", "multilingual", "--dtype", "fp32",
+                 "--no-hybrid", "--with-facts"])
+    summary = json.loads(capsys.readouterr().out)
+    assert code == 0 and summary["n"] == 1 and summary["n_failed"] == 0
+    assert "verifier:ev2r-e5-nli@" in summary["signature"]
+    row = json.loads(out.read_text(encoding="utf-8"))
+    assert row["status"] == "ok"
+    ref_facts = [f["fact"] for f in row["reference_facts"]]
+    # one fact per answer sentence, diacritics kept; the English yes/no rules do not read Czech, so each
+    # fact keeps its question in front (rules-v2's documented fallback)
+    assert ref_facts == ["Chodí Jan do práce? Jan chodí do práce.", "Chodí Jan do práce? V Praze svítí slunce."]
+    ver = loading.get_verifier("multilingual", device="cpu", dtype="fp32")
+    premise = "Question: Co dělá Jan?\nAnswer: Jan nechodí do práce."
+    want = ver.predict([premise] * 2, ref_facts)[:, 0]  # P(entailment) of each reference fact
+    assert [f["probability"] for f in row["reference_facts"]] == pytest.approx(want.tolist(), abs=1e-4)
+    assert row["recall"] == pytest.approx(float(np.mean(want >= 0.5)))
+    assert row["proxy"] == pytest.approx(float(ver.predict([premise], [item["claim"]])[0, 0]), abs=1e-4)
+    assert row["ev2r"] == pytest.approx(0.5 * row["f1"] + 0.5 * row["proxy"])
