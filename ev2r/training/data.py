@@ -120,26 +120,34 @@ def load_averitec_pairs(path: Path, rng: random.Random, class_repeat: dict[str, 
     Only the training split may be used here: dev is for evaluation (the Ev2R human ratings are on
     test claims).
     """
-    from ev2r.io.readers import averitec_questions_to_evidence
-
-    rows = json.loads(path.read_text(encoding="utf-8"))
     repeat = {"entailment": 1, "contradiction": 1, "neutral": 1, **(class_repeat or {})}
-    usable = []
-    for k, row in enumerate(rows):
-        label = AVERITEC_TO_NLI.get(row.get("label"))
-        ev = averitec_questions_to_evidence(row.get("questions") or [], f"{path}: row {k}")
-        if label is None or ev.is_empty:
-            continue
-        usable.append((row["claim"], ev.render(), label))
+    usable = [(claim, ev.render(), label) for claim, ev, label in _averitec_claims(path) if not ev.is_empty]
     out: list[Pair] = []
     for k, (claim, evidence, label) in enumerate(usable):
         out.extend([Pair(evidence, claim, label, "averitec_train")] * repeat[label])
-        if not negatives:
-            continue
-        other = rng.randrange(len(usable) - 1)
-        other += other >= k  # never the claim's own evidence
-        out.append(Pair(usable[other][1], claim, "neutral", "averitec_train_mismatched"))
+        if negatives:
+            out.append(Pair(usable[_other_claim(rng, k, len(usable))][1], claim, "neutral", "averitec_train_mismatched"))
     return out
+
+
+def _averitec_claims(path: Path) -> list:
+    """(claim, :class:`ev2r.types.Evidence`, NLI class name) of each row of an AVeriTeC split whose verdict has
+    one NLI class (:data:`AVERITEC_TO_NLI`), in file order."""
+    from ev2r.io.readers import averitec_questions_to_evidence
+
+    rows = json.loads(path.read_text(encoding="utf-8"))
+    out = []
+    for k, row in enumerate(rows):
+        label = AVERITEC_TO_NLI.get(row.get("label"))
+        if label is not None:
+            out.append((row["claim"], averitec_questions_to_evidence(row.get("questions") or [], f"{path}: row {k}"), label))
+    return out
+
+
+def _other_claim(rng: random.Random, k: int, n: int) -> int:
+    """A uniformly drawn index in ``range(n)`` other than ``k`` (the source of a mismatched negative)."""
+    other = rng.randrange(n - 1)
+    return other + (other >= k)
 
 
 def load_averitec_witness_pairs(path: Path, rng: random.Random, predict, class_repeat: dict[str, int] | None = None,
@@ -174,21 +182,12 @@ def load_averitec_witness_pairs(path: Path, rng: random.Random, predict, class_r
     """
     import numpy as np
 
-    from ev2r.io.readers import averitec_questions_to_evidence
     from ev2r.metric.reference import pair_premises
 
     if isinstance(neutral_cap, bool) or not isinstance(neutral_cap, int) or neutral_cap < 1:
         raise ValueError(f"neutral_cap: expected an int >= 1, got {neutral_cap!r}")
-    rows = json.loads(path.read_text(encoding="utf-8"))
     repeat = {"entailment": 1, "contradiction": 1, "neutral": 1, **(class_repeat or {})}
-    usable = []
-    for k, row in enumerate(rows):
-        label = AVERITEC_TO_NLI.get(row.get("label"))
-        ev = averitec_questions_to_evidence(row.get("questions") or [], f"{path}: row {k}")
-        premises = pair_premises(ev)
-        if label is None or not premises:
-            continue
-        usable.append((row["claim"], premises, label))
+    usable = [(claim, premises, label) for claim, ev, label in _averitec_claims(path) if (premises := pair_premises(ev))]
     todo = [(k, j) for k, (_, prem, label) in enumerate(usable) if label != "neutral" for j in range(len(prem))]
     probs = np.asarray(predict([usable[k][1][j] for k, j in todo], [usable[k][0] for k, _ in todo]), dtype=float)
     if probs.shape != (len(todo), 3):
@@ -206,9 +205,8 @@ def load_averitec_witness_pairs(path: Path, rng: random.Random, predict, class_r
             chosen = [premises[best[k][1]]]
         for premise in chosen:
             out.extend([Pair(premise, claim, label, "averitec_pair_witness")] * repeat[label])
-        other = rng.randrange(len(usable) - 1)
-        other += other >= k  # never the claim's own evidence
-        out.append(Pair(rng.choice(usable[other][1]), claim, "neutral", "averitec_pair_mismatched"))
+        other = usable[_other_claim(rng, k, len(usable))][1]
+        out.append(Pair(rng.choice(other), claim, "neutral", "averitec_pair_mismatched"))
     return out
 
 

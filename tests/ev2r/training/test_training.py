@@ -180,17 +180,23 @@ def _tiny_data_dir(root: Path) -> Path:
     return root
 
 
-def test_training_command_end_to_end_on_a_tiny_model(tmp_path):
+def _train_tiny(tmp_path, averitec_rows, *options):
+    """``ev2r train-verifier`` on a tiny NLI model, the tiny data folder and these AVeriTeC training rows,
+    batch 8, evaluated every step. Returns (the --out folder, its training_meta.json)."""
     encoder, _, _ = build_tiny_nli_model(tmp_path / "tiny")
     data = _tiny_data_dir(tmp_path / "data")
     (data / "averitec").mkdir()
-    (data / "averitec" / "train.json").write_text(json.dumps(_averitec_rows()))
+    (data / "averitec" / "train.json").write_text(json.dumps(averitec_rows))
     out = tmp_path / "minilm-nli-averitec"
-    rc = train_main(["--data-dir", str(data), "--out", str(out), "--encoder", str(encoder), "--steps", "2",
-                  "--batch-size", "8", "--eval-every", "1", "--aug-entail", "2", "--aug-neutral", "1",
-                  "--averitec-train", str(data / "averitec" / "train.json"), "--averitec-repeat", "2"])
+    rc = train_main(["--data-dir", str(data), "--out", str(out), "--encoder", str(encoder), "--batch-size", "8",
+                     "--eval-every", "1", "--averitec-train", str(data / "averitec" / "train.json"), *options])
     assert rc == 0
-    meta = json.loads((out / "training_meta.json").read_text())
+    return out, json.loads((out / "training_meta.json").read_text())
+
+
+def test_training_command_end_to_end_on_a_tiny_model(tmp_path):
+    out, meta = _train_tiny(tmp_path, _averitec_rows(), "--steps", "2", "--aug-entail", "2", "--aug-neutral", "1",
+                            "--averitec-repeat", "2")
     assert meta["command"].startswith("ev2r train-verifier --data-dir ") and meta["commands"] == [meta["command"]]
     assert [h["step"] for h in meta["history"]] == [1, 2]
     assert meta["training_pool"]["averitec_train"] == 2 * 5  # (2 + 1 + 2) per copy (entailment and neutral x2)
@@ -214,16 +220,8 @@ def test_training_command_end_to_end_on_a_tiny_model(tmp_path):
 
 
 def test_training_command_with_pair_witness_premises(tmp_path):
-    encoder, _, _ = build_tiny_nli_model(tmp_path / "tiny")
-    data = _tiny_data_dir(tmp_path / "data")
-    (data / "averitec").mkdir()
-    (data / "averitec" / "train.json").write_text(json.dumps(_witness_rows()))
-    out = tmp_path / "minilm-nli-averitec-pairs"
-    rc = train_main(["--data-dir", str(data), "--out", str(out), "--encoder", str(encoder), "--steps", "1",
-                     "--batch-size", "8", "--eval-every", "1", "--aug-entail", "0", "--aug-neutral", "0",
-                     "--averitec-train", str(data / "averitec" / "train.json"), "--averitec-premises", "pair-witness"])
-    assert rc == 0
-    meta = json.loads((out / "training_meta.json").read_text())
+    out, meta = _train_tiny(tmp_path, _witness_rows(), "--steps", "1", "--aug-entail", "0", "--aug-neutral", "0",
+                            "--averitec-premises", "pair-witness")
     assert meta["args"]["averitec_premises"] == "pair-witness"
     # A: one witness x2 (entailment), B: one witness, C: 3 of its 4 pairs x2 (neutral); one negative per claim
     assert meta["training_pool"]["averitec_pair_witness"] == 2 + 1 + 3 * 2
