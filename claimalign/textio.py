@@ -50,7 +50,7 @@ __all__ = [
     "split_jsonl_lines", "parse_jsonl", "parse_json_or_jsonl", "read_text_file", "read_rows_file",
     "dumps_jsonl", "write_jsonl", "MAX_JSON_DEPTH", "json_depth", "check_depth", "loads_checked", "atomic_path",
     "atomic_write", "write_json", "write_text", "same_file", "guard_special_tokens", "neutralize_special_tokens", "UNSPACED_SCRIPTS",
-    "has_unspaced_script", "split_unspaced_script", "ScriptWarning", "warn_unspaced_script",
+    "has_unspaced_script", "split_unspaced_script", "ScriptWarning", "warn_unspaced_script", "non_ascii_letter_share",
 ]
 
 _CR = re.compile(r"\r\n?")
@@ -587,6 +587,21 @@ _UNSPACED_RANGES = (
 )
 _UNSPACED_CHAR = re.compile(f"[{_UNSPACED_RANGES}]")
 _UNSPACED_RUN = re.compile(f"[{_UNSPACED_RANGES}]|[^{_UNSPACED_RANGES}]+")
+
+
+def non_ascii_letter_share(text: str) -> float:
+    """The share of ``text``'s letters (``str.isalpha``) that are not ASCII A-Z / a-z: about 0 for English, a few
+    percent and more for Czech, Slovak, French or German prose, 1.0 for Cyrillic or Chinese; 0.0 without letters.
+
+    >>> round(non_ascii_letter_share("Praha je hlavním městem České republiky."), 3)
+    0.118
+    >>> non_ascii_letter_share("The bridge opened in 1998.")
+    0.0
+    """
+    letters = [c for c in text if c.isalpha()]
+    if not letters:
+        return 0.0
+    return sum(not c.isascii() for c in letters) / len(letters)
 
 
 class ScriptWarning(UserWarning):

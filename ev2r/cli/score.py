@@ -108,6 +108,11 @@ def run(args) -> int:
             raise ValueError(f"--{opt.replace('_', '-')}: must be a finite price >= 0 (USD per 1M tokens), got {v}")
     items = read_items(args.input, references=args.references, limit=args.limit,
                        strict_labels=("human_label",) if args.proxy_target == "human" else ())
+    if args.scorer is None or "ev2r" in args.scorer:
+        from ev2r.verifier.loading import warn_non_english
+
+        warn_non_english({it.id: " ".join((it.claim, it.predicted_evidence.render(), it.reference_evidence.render()))
+                          for it in items}, args.model)
     from ev2r.cli.progress import Progress
 
     # a tqdm bar on a terminal; plain lines every 10% or 60 s elsewhere (logs, CI); none with --no-progress

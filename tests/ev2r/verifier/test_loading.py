@@ -135,3 +135,18 @@ def test_a_czech_item_scored_end_to_end_with_the_multilingual_verifier(tiny, tmp
     assert row["recall"] == pytest.approx(float(np.mean(want >= 0.5)))
     assert row["proxy"] == pytest.approx(float(ver.predict([premise], [item["claim"]])[0, 0]), abs=1e-4)
     assert row["ev2r"] == pytest.approx(0.5 * row["f1"] + 0.5 * row["proxy"])
+
+
+def test_czech_text_on_the_english_verifier_gets_one_language_warning():
+    texts = {"cs": "Praha je hlavním městem České republiky. Question: Je Praha hlavní město?\nAnswer: Ano.",
+             "en": "São Paulo is the largest city of Brazil. Question: Which city is largest?\nAnswer: São Paulo.",
+             "short": "Zoë"}
+    with pytest.warns(loading.LanguageWarning, match=r"1 of 3 item\(s\) look like text in another language than "
+                                                      r"English \(ids 'cs': .*--model RUN_DIR"):
+        assert loading.warn_non_english(texts, "bundled") == 1
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no warning: a checkpoint given by path may read any language
+        assert loading.warn_non_english(texts, "/models/e5-nli-run") == 0
+        assert loading.warn_non_english({"en": texts["en"]}, "bundled") == 0
