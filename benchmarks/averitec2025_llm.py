@@ -68,17 +68,31 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", type=Path, default=bl.DATA / "averitec",
                     help="the shared data's averitec/ folder (dev.json, parity/predictions_1.json)")
-    ap.add_argument("--first", type=int, default=20, help="claims from the start of the fixture (>= 1)")
+    ap.add_argument("--first", type=int, default=10, help="claims from the start of the fixture (>= 1; the committed "
+                                                          "answers cover the first 10)")
     ap.add_argument("--serve", choices=("0.5b", "1.5b"), default="1.5b", help="the installer's Qwen instruct model")
     ap.add_argument("--threads", type=int, default=2, help="llama.cpp threads")
     ap.add_argument("--offline", action="store_true", help="no server: answers only from --cache")
     ap.add_argument("--cache", type=Path, default=DEFAULT_CACHE,
                     help="the judge's answers (ev2r.llm.cache folder): filled by a served run, read by --offline")
-    ap.add_argument("--out", type=Path, default=bl.RESULTS / "averitec2025_llm",
-                    help="prefix of the outputs: OUT.md, OUT.json, OUT_claims.jsonl")
+    ap.add_argument("--out", type=Path, default=None,
+                    help="prefix of the outputs: OUT.md, OUT.json, OUT_claims.jsonl (default: "
+                         "benchmarks/results/averitec2025_llm, or averitec2025_llm_offline with --offline, so that a "
+                         "rebuild never overwrites the recorded run's table)")
     args = ap.parse_args(argv)
     if args.first < 1:
         ap.error(f"--first: must be >= 1, got {args.first}")
+    if args.out is None:
+        args.out = bl.RESULTS / ("averitec2025_llm_offline" if args.offline else "averitec2025_llm")
+    inputs = [args.data / "dev.json", args.data / "parity" / "predictions_1.json"]
+    for suffix in (".md", ".json", "_claims.jsonl"):
+        target = Path(f"{args.out}{suffix}")
+        if any(target.resolve() == p.resolve() for p in inputs) or args.cache.resolve() in target.resolve().parents:
+            ap.error(f"--out: {target} would overwrite an input (the fixture or the recorded answers)")
+        if target.exists() and not target.is_file():
+            ap.error(f"--out: {target} exists and is not a file")
+    if not args.out.parent.is_dir():
+        ap.error(f"--out: the folder {args.out.parent} does not exist")
     if args.offline and not any(args.cache.glob("*/*.json")):
         ap.error(f"--offline: no recorded answers in --cache {bl.display_path(args.cache)} (run once with a server "
                  "to fill it, or point --cache at the folder that holds them)")
@@ -109,6 +123,10 @@ def main(argv=None) -> int:
         t_nli, out_nli, _ = run_ev2r(base + ["--judge", "bundled", "-o", str(Path(tmp) / "nli.jsonl")])
         rows_llm = bl.read_jsonl(Path(tmp) / "llm.jsonl")
         rows_nli = bl.read_jsonl(Path(tmp) / "nli.jsonl")
+    missing = [r["claim_id"] for r in rows_llm if "replay_missing" in (r.get("failures") or {}).values()]
+    if args.offline and missing:
+        raise SystemExit(f"averitec2025_llm: --offline: no recorded answers for claims {missing[:10]} in --cache "
+                         f"{bl.display_path(args.cache)}; rebuild with --first at most the recorded run's (nothing written)")
     table_llm, table_nli = json.loads(out_llm), json.loads(out_nli)
     accounting = next((line[5:] for line in err_llm.splitlines() if line.startswith("llm: ")), "")
     st_llm, st_nli = statuses(rows_llm), statuses(rows_nli)
@@ -129,7 +147,8 @@ def main(argv=None) -> int:
           f"Judge: `{alias}` (Qwen2.5-Coder instruct GGUF); server: {server_note}; answers recorded in "
           f"`{bl.display_path(args.cache)}` (`--offline` rebuilds this table from them).", "",
           "| | LLM judge | bundled NLI verifier |", "|---|---|---|",
-          f"| wall-clock seconds (process start and model load included) | {t_llm:.1f} | {t_nli:.1f} |",
+          f"| wall-clock seconds (process start and model load included{'; LLM answers replayed' if args.offline else ''}) "
+          f"| {t_llm:.1f} | {t_nli:.1f} |",
           f"| seconds per claim | {t_llm / args.first:.1f} | {t_nli / args.first:.2f} |",
           f"| claims by status | {st_llm['status']} | {st_nli['status']} |",
           f"| judgement failures (part: cause) | {st_llm['failures'] or 'none'} | {st_nli['failures'] or 'none'} |",

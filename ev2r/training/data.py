@@ -122,6 +122,8 @@ def load_averitec_pairs(path: Path, rng: random.Random, class_repeat: dict[str, 
     """
     repeat = {"entailment": 1, "contradiction": 1, "neutral": 1, **(class_repeat or {})}
     usable = [(claim, ev.render(), label) for claim, ev, label in _averitec_claims(path) if not ev.is_empty]
+    if negatives:
+        _check_usable(usable, path)
     out: list[Pair] = []
     for k, (claim, evidence, label) in enumerate(usable):
         out.extend([Pair(evidence, claim, label, "averitec_train")] * repeat[label])
@@ -132,16 +134,29 @@ def load_averitec_pairs(path: Path, rng: random.Random, class_repeat: dict[str, 
 
 def _averitec_claims(path: Path) -> list:
     """(claim, :class:`ev2r.types.Evidence`, NLI class name) of each row of an AVeriTeC split whose verdict has
-    one NLI class (:data:`AVERITEC_TO_NLI`), in file order."""
+    one NLI class (:data:`AVERITEC_TO_NLI`; any spelling :func:`ev2r.labels.normalize_verdict` reads), in file order.
+
+    Raises:
+        ValueError: a verdict no spelling rule reads (the message names the file and row).
+    """
     from ev2r.io.readers import averitec_questions_to_evidence
 
+    nli_of = {normalize_verdict(k): v for k, v in AVERITEC_TO_NLI.items()}
     rows = json.loads(path.read_text(encoding="utf-8"))
     out = []
     for k, row in enumerate(rows):
-        label = AVERITEC_TO_NLI.get(row.get("label"))
+        label = nli_of.get(normalize_verdict(row.get("label"), field=f"{path}: row {k}: label"))
         if label is not None:
             out.append((row["claim"], averitec_questions_to_evidence(row.get("questions") or [], f"{path}: row {k}"), label))
     return out
+
+
+def _check_usable(usable: list, path: Path) -> None:
+    """Mismatched negatives need a second claim to draw from: refuse fewer than 2 usable claims by name."""
+    if len(usable) < 2:
+        raise ValueError(f"{path}: {len(usable)} usable claim(s) (a Supported / Refuted / Not Enough Evidence verdict "
+                         "and an answer that states something); at least 2 are needed (each claim's negative is "
+                         "another claim's evidence)")
 
 
 def _other_claim(rng: random.Random, k: int, n: int) -> int:
@@ -178,7 +193,8 @@ def load_averitec_witness_pairs(path: Path, rng: random.Random, predict, class_r
         neutral_cap: most Not Enough Evidence pairs per claim (>= 1).
 
     Raises:
-        ValueError: ``neutral_cap`` < 1, or ``predict`` returns another shape.
+        ValueError: ``neutral_cap`` < 1; fewer than 2 usable claims; an unreadable verdict; ``predict``
+            returns another shape or values that are not probabilities (:func:`claimalign.nli.check_probabilities`).
     """
     import numpy as np
 
@@ -188,10 +204,12 @@ def load_averitec_witness_pairs(path: Path, rng: random.Random, predict, class_r
         raise ValueError(f"neutral_cap: expected an int >= 1, got {neutral_cap!r}")
     repeat = {"entailment": 1, "contradiction": 1, "neutral": 1, **(class_repeat or {})}
     usable = [(claim, premises, label) for claim, ev, label in _averitec_claims(path) if (premises := pair_premises(ev))]
+    _check_usable(usable, path)
     todo = [(k, j) for k, (_, prem, label) in enumerate(usable) if label != "neutral" for j in range(len(prem))]
-    probs = np.asarray(predict([usable[k][1][j] for k, j in todo], [usable[k][0] for k, _ in todo]), dtype=float)
-    if probs.shape != (len(todo), 3):
-        raise ValueError(f"predict: expected a ({len(todo)}, 3) array of probabilities, got shape {probs.shape}")
+    from claimalign.nli import check_probabilities
+
+    probs = (check_probabilities(predict([usable[k][1][j] for k, j in todo], [usable[k][0] for k, _ in todo]),
+                                 len(todo), source="witness verifier") if todo else np.zeros((0, 3)))
     best: dict[int, tuple[float, int]] = {}
     for (k, j), p in zip(todo, probs):
         v = float(p[LABEL2ID[usable[k][2]]])

@@ -135,7 +135,10 @@ def run_training(args, command: str = "ev2r train-verifier") -> int:
 
         add_nltk_data_path(str(args.nltk_data))
     t0 = time.time()
-    train, evals, stats = training_pool(args, rng)
+    try:
+        train, evals, stats = training_pool(args, rng)
+    except ValueError as e:  # unusable training data (named file, row or option): a usage error, not a traceback
+        raise TrainingOptionError(str(e)) from None
     probe = load_probe()
     averitec_items = load_averitec_items(Path(args.averitec_dev)) if args.averitec_dev else []
     print(f"training pool: {len(train)} pairs {json.dumps(stats)}; dtype {args.dtype}", flush=True)

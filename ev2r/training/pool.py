@@ -33,15 +33,22 @@ def check_witness_encoder(encoder) -> None:
         raise ValueError("--averitec-premises pair-witness: needs --encoder, a 3-way NLI checkpoint such as "
                          "ev2r/verifier/models/minilm-nli (the witnesses are the pairs it finds most in favour of "
                          "the verdict; the bare MiniLM encoder has no verdicts)")
+    folder = Path(str(encoder))
+    if folder.is_file():
+        raise ValueError(f"--averitec-premises pair-witness: --encoder {encoder} is a file; give the checkpoint's folder")
     try:
         config = AutoConfig.from_pretrained(str(encoder))
     except (OSError, ValueError) as e:
         raise ValueError(f"--averitec-premises pair-witness: cannot read a model config from --encoder {encoder}: "
                          f"{str(e).splitlines()[0]}") from None
-    labels = {str(v).lower() for v in (getattr(config, "id2label", None) or {}).values()}
-    if labels != set(NLI_LABELS):
-        raise ValueError(f"--averitec-premises pair-witness: --encoder {encoder} has labels {sorted(labels)}, "
-                         f"not the 3-way NLI classes {list(NLI_LABELS)}")
+    id2label = {int(k): str(v).lower() for k, v in (getattr(config, "id2label", None) or {}).items()}
+    if [id2label.get(i) for i in range(len(id2label))] != list(NLI_LABELS):
+        raise ValueError(f"--averitec-premises pair-witness: --encoder {encoder} has labels {id2label}, not the 3-way "
+                         f"NLI classes in training's order {dict(enumerate(NLI_LABELS))}")
+    if folder.is_dir() and not any((folder / w).is_file() for w in ("model.safetensors", "pytorch_model.bin",
+                                                                     "model.safetensors.index.json")):
+        raise ValueError(f"--averitec-premises pair-witness: --encoder {encoder} holds a config but no weights "
+                         "(model.safetensors or pytorch_model.bin)")
 
 
 def witness_verifier(args):

@@ -46,6 +46,17 @@ def test_offline_without_recorded_answers_is_refused(tmp_path, capsys):
     assert not (tmp_path / "a25.md").exists()
 
 
+def test_out_that_would_overwrite_an_input_is_refused_before_any_work(tmp_path, capsys):
+    data = _fixture(tmp_path / "averitec", 3)
+    before = (data / "dev.json").read_bytes()
+    for out, message in ((data / "dev", "would overwrite an input"),
+                         (tmp_path / "nowhere" / "a25", "does not exist")):
+        with pytest.raises(SystemExit) as exc:
+            bench.main(["--data", str(data), "--first", "2", "--offline", "--out", str(out)])
+        assert exc.value.code == 2 and message in capsys.readouterr().err
+    assert (data / "dev.json").read_bytes() == before
+
+
 @pytest.mark.slow
 def test_committed_table_is_rebuilt_offline_from_the_recorded_answers(tmp_path, shared_data):
     committed = json.loads(RESULT.read_text(encoding="utf-8"))
@@ -56,5 +67,9 @@ def test_committed_table_is_rebuilt_offline_from_the_recorded_answers(tmp_path, 
     assert rebuilt["statuses_llm"] == committed["statuses_llm"]
     for part in ("question_only", "question_answer", "new_averitec"):
         assert rebuilt["table_llm"][part] == committed["table_llm"][part]
+    with pytest.raises(SystemExit, match=r"--offline: no recorded answers for claims \[10, 11\]"):
+        bench.main(["--data", str(shared_data / "averitec"), "--first", str(committed["first"] + 2), "--offline",
+                    "--out", str(tmp_path / "more")])
+    assert not (tmp_path / "more.md").exists()
     n_requests = 2 * committed["first"]  # Q-only and Q+A per claim, every one from the recorded answers
     assert f"calls=0 cache_hits={n_requests} " in rebuilt["llm_accounting"]

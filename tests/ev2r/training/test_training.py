@@ -133,8 +133,23 @@ def test_load_averitec_witness_pairs_rejects_bad_arguments(tmp_path):
     path.write_text(json.dumps(_witness_rows()))
     with pytest.raises(ValueError, match="neutral_cap: expected an int >= 1"):
         tdata.load_averitec_witness_pairs(path, random.Random(0), _witness_predict([]), neutral_cap=0)
-    with pytest.raises(ValueError, match=r"predict: expected a \(4, 3\) array"):
+    with pytest.raises(ValueError, match=r"witness verifier: predict returned shape \(4, 2\), expected \(4, 3\)"):
         tdata.load_averitec_witness_pairs(path, random.Random(0), lambda p, h: np.zeros((len(p), 2)))
+    with pytest.raises(ValueError, match="witness verifier: predict returned non-finite"):
+        tdata.load_averitec_witness_pairs(path, random.Random(0), lambda p, h: np.full((len(p), 3), np.nan))
+    one = tmp_path / "one.json"
+    one.write_text(json.dumps(_witness_rows()[:1] + _witness_rows()[3:]))  # one usable claim (+ a Conflicting one)
+    for load in (lambda: tdata.load_averitec_witness_pairs(one, random.Random(0), _witness_predict([])),
+                 lambda: tdata.load_averitec_pairs(one, random.Random(0))):
+        with pytest.raises(ValueError, match="1 usable claim.*at least 2 are needed"):
+            load()
+    odd = tmp_path / "odd.json"
+    odd.write_text(json.dumps([dict(r, label=r["label"].lower()) for r in _witness_rows()]))  # "supported", ...
+    assert len(tdata.load_averitec_witness_pairs(odd, random.Random(0), _witness_predict([]))) == 1 + 1 + 3 + 3
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps([dict(_witness_rows()[0], label="Mostly true")]))
+    with pytest.raises(ValueError, match=r"bad.json: row 0: label"):
+        tdata.load_averitec_pairs(bad, random.Random(0))
 
 
 def test_witness_verifier_needs_a_three_way_nli_checkpoint(tmp_path):
@@ -441,7 +456,8 @@ def test_pair_witness_needs_an_nli_encoder_before_any_work(tmp_path, capsys):
     bare, _, _ = build_tiny_nli_model(tmp_path / "two", id2label={0: "SUPPORTS", 1: "REFUTES"})
     for extra, message in (([], "needs --encoder, a 3-way NLI checkpoint"),
                            (["--encoder", str(bare)], "not the 3-way NLI classes"),
-                           (["--encoder", str(tmp_path / "nowhere")], "cannot read a model config from --encoder")):
+                           (["--encoder", str(tmp_path / "nowhere")], "cannot read a model config from --encoder"),
+                           (["--encoder", str(bare / "config.json")], "is a file; give the checkpoint's folder")):
         with pytest.raises(SystemExit) as exc:
             train_main(base + extra)
         assert exc.value.code == 2 and message in capsys.readouterr().err

@@ -150,3 +150,5 @@ def test_czech_text_on_the_english_verifier_gets_one_language_warning():
         warnings.simplefilter("error")  # no warning: a checkpoint given by path may read any language
         assert loading.warn_non_english(texts, "/models/e5-nli-run") == 0
         assert loading.warn_non_english({"en": texts["en"]}, "bundled") == 0
+    with pytest.warns(loading.LanguageWarning):  # the bundled folder given by path is the same English model
+        assert loading.warn_non_english(texts, str(loading.BUNDLED_DIR)) == 1
