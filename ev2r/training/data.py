@@ -198,6 +198,7 @@ def load_averitec_witness_pairs(path: Path, rng: random.Random, predict, class_r
     """
     import numpy as np
 
+    from claimalign.nli import check_probabilities
     from ev2r.metric.reference import pair_premises
 
     if isinstance(neutral_cap, bool) or not isinstance(neutral_cap, int) or neutral_cap < 1:
@@ -206,8 +207,6 @@ def load_averitec_witness_pairs(path: Path, rng: random.Random, predict, class_r
     usable = [(claim, premises, label) for claim, ev, label in _averitec_claims(path) if (premises := pair_premises(ev))]
     _check_usable(usable, path)
     todo = [(k, j) for k, (_, prem, label) in enumerate(usable) if label != "neutral" for j in range(len(prem))]
-    from claimalign.nli import check_probabilities
-
     probs = (check_probabilities(predict([usable[k][1][j] for k, j in todo], [usable[k][0] for k, _ in todo]),
                                  len(todo), source="witness verifier") if todo else np.zeros((0, 3)))
     best: dict[int, tuple[float, int]] = {}

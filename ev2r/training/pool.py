@@ -21,11 +21,13 @@ AVERITEC_PREMISES = ("evidence", "pair-witness")
 
 def check_witness_encoder(encoder) -> None:
     """Check that ``encoder`` (``--encoder``) can pick the witness pairs of ``--averitec-premises pair-witness``:
-    a checkpoint whose ``config.id2label`` holds exactly the 3 NLI classes.
+    a checkpoint folder with weights whose ``config.id2label`` is the 3 NLI classes in training's order
+    (:data:`NLI_LABELS`).
 
     Raises:
-        ValueError: no encoder given (the bare MiniLM has no verdicts to pick witnesses by), a config that
-            cannot be read, or other labels; the message names the option.
+        ValueError: no encoder given (the bare MiniLM has no verdicts to pick witnesses by), a file instead of
+            a folder, a config that cannot be read, other labels or another order, no weights; the message
+            names the option.
     """
     from transformers import AutoConfig
 

@@ -24,7 +24,7 @@ from ev2r.verifier.nli import HFNLIVerifier, dir_fingerprint
 
 __all__ = ["BUNDLED_VERIFIER_NAME", "BUNDLED_DIR", "MULTILINGUAL_VERIFIER_NAME", "MULTILINGUAL_DIR", "DEFAULT_DTYPE",
            "bundled_max_length", "assemble_multilingual", "load_verifier", "default_device", "check_device",
-           "get_verifier", "clear_verifier_cache", "LanguageWarning", "ENGLISH_ONLY_SPECS", "NON_ENGLISH_SHARE",
+           "get_verifier", "clear_verifier_cache", "LanguageWarning", "BUNDLED_SPECS", "NON_ENGLISH_SHARE",
            "warn_non_english"]
 
 BUNDLED_VERIFIER_NAME = "ev2r-minilm-nli"
@@ -39,8 +39,8 @@ MULTILINGUAL_SPECS = ("multilingual", MULTILINGUAL_VERIFIER_NAME)
 DEFAULT_DTYPE = DEFAULTS.dtype
 
 
-#: Specs of the verifiers trained on English text only (the bundled MiniLM verifier).
-ENGLISH_ONLY_SPECS = ("bundled", "default", BUNDLED_VERIFIER_NAME)
+#: Specs that name the bundled verifier (trained on English text only).
+BUNDLED_SPECS = ("bundled", "default", BUNDLED_VERIFIER_NAME)
 #: An item whose text has at least this share of letters outside ASCII A-Z (and 20 letters or more) is taken
 #: as not English by :func:`warn_non_english` (English prose with a few names stays near 0).
 NON_ENGLISH_SHARE = 0.03
@@ -51,7 +51,7 @@ class LanguageWarning(UserWarning):
 
 
 def warn_non_english(texts: dict, spec: str) -> int:
-    """One :class:`LanguageWarning` when ``spec`` names an English-only verifier (:data:`ENGLISH_ONLY_SPECS`) and
+    """One :class:`LanguageWarning` when ``spec`` names the English-only bundled verifier (:data:`BUNDLED_SPECS`) and
     some of ``texts`` (item id -> all of the item's text) look like another language
     (:func:`claimalign.textio.non_ascii_letter_share` >= :data:`NON_ENGLISH_SHARE`, at least 20 letters): the
     message counts them, names the first ids and says what a Czech / Slovak user runs instead. Returns the
@@ -66,7 +66,7 @@ def warn_non_english(texts: dict, spec: str) -> int:
     from claimalign.textio import non_ascii_letter_share
 
     bundled_by_path = Path(str(spec)).is_dir() and Path(str(spec)).resolve() == BUNDLED_DIR.resolve()
-    if spec not in ENGLISH_ONLY_SPECS and not bundled_by_path:
+    if spec not in BUNDLED_SPECS and not bundled_by_path:
         return 0
     found = [i for i, t in texts.items()
              if sum(c.isalpha() for c in t) >= 20 and non_ascii_letter_share(t) >= NON_ENGLISH_SHARE]
@@ -196,7 +196,7 @@ def load_verifier(spec: str = "bundled", device: str = "cpu", **kwargs) -> HFNLI
         kwargs.setdefault("name", name)
         kwargs.setdefault("max_length", bundled_max_length(folder=MULTILINGUAL_DIR))
         return HFNLIVerifier(str(folder), device=device, **kwargs)
-    if spec in ("bundled", "default", BUNDLED_VERIFIER_NAME):
+    if spec in BUNDLED_SPECS:
         if not (BUNDLED_DIR / "config.json").exists():
             raise FileNotFoundError(f"the bundled verifier is missing from {BUNDLED_DIR}; reinstall ev2r "
                                     "or pass --model <checkpoint>")
