@@ -68,6 +68,8 @@ def _expect_text(c: ScoreCheck) -> str:
         return f"invariant (±{c.tolerance_pct:g}%)"
     if c.expected == "no_increase":
         return f"no increase (≤ +{c.tolerance_pct:g}%)"
+    if c.expected == "no_gain_over_original":
+        return f"no gain over the real evidence (mean ≤ 0, ≤ {c.tolerance_pct:g}% of items rising)"
     return f"decrease (≤ −{c.tolerance_pct:g}%)"
 
 
@@ -140,7 +142,7 @@ def render_markdown(report: RobustnessReport, mode: str = "gated", detail: bool 
                  + " |")
     for p in report.perturbations:
         cov = "unavailable" if p.unavailable else f"{p.n_applied}/{p.n_items}"
-        kind = "preserving" if p.kind == MEANING_PRESERVING else "damaging"
+        kind = {MEANING_PRESERVING: "preserving", MEANING_DAMAGING: "damaging"}.get(p.kind, p.kind)
         exp = _row_expected([p.checks[sc] for sc in report.scores]) or p.expected
         lines.append(f"| {p.name} | {kind} | {cov} | {exp} | "
                      + " | ".join(_cell(p.checks[sc], exp) for sc in report.scores) + " |")
@@ -208,8 +210,8 @@ def render_png(report: RobustnessReport, path: str, mode: str = "gated", title: 
     from matplotlib.patches import Patch
 
     scores = report.scores
-    groups = [(MEANING_PRESERVING, [p for p in report.perturbations if p.kind == MEANING_PRESERVING]),
-              (MEANING_DAMAGING, [p for p in report.perturbations if p.kind == MEANING_DAMAGING])]
+    kinds = list(dict.fromkeys([MEANING_PRESERVING, MEANING_DAMAGING] + [p.kind for p in report.perturbations]))
+    groups = [(k, [p for p in report.perturbations if p.kind == k]) for k in kinds]
     groups = [(k, ps) for k, ps in groups if ps]
     nb = len(scores)
     heights = [max(1, len(ps)) * (0.28 * nb + 0.35) for _, ps in groups]
@@ -227,6 +229,8 @@ def render_png(report: RobustnessReport, path: str, mode: str = "gated", title: 
                 tol = c.tolerance_pct
                 if c.expected == INVARIANT:
                     ax.add_patch(plt.Rectangle((-tol, y - bar_h / 2), 2 * tol, bar_h, color="#cdeccd", zorder=0, lw=0))
+                elif c.expected == "no_gain_over_original":
+                    ax.add_patch(plt.Rectangle((lo, y - bar_h / 2), -lo, bar_h, color="#cdeccd", zorder=0, lw=0))
                 else:
                     ax.add_patch(plt.Rectangle((lo, y - bar_h / 2), -tol - lo, bar_h, color="#cdeccd", zorder=0, lw=0))
                 v = c.pct_change
@@ -251,14 +255,16 @@ def render_png(report: RobustnessReport, path: str, mode: str = "gated", title: 
                     ax.text(vc + (3 if vc >= 0 else -3), y, "?", va="center", ha="center", fontsize=7, zorder=4,
                             color="grey")
         ax.set_yticks(range(len(ps)))
-        ax.set_yticklabels([f"{p.name}\n({'≈' if p.expected == INVARIANT else '↓'} expected, {p.n_applied}/{p.n_items})"
+        sym = {INVARIANT: "≈", "no_gain_over_original": "≤ real"}
+        ax.set_yticklabels([f"{p.name}\n({sym.get(p.expected, '↓')} expected, {p.n_applied}/{p.n_items})"
                             for p in ps], fontsize=8)
         ax.set_ylim(len(ps) - 0.5, -0.5)
         ax.set_xlim(lo - 2, hi + 2)
         ax.axvline(0, color="black", lw=0.8, zorder=1)
         for gi in range(len(ps) - 1):
             ax.axhline(gi + 0.5, color="#dddddd", lw=0.6, zorder=1)
-        ax.set_title(f"{kind} perturbations", fontsize=10, loc="left")
+        ax.set_title("gaming strategies (must not score above the real evidence)" if kind == "gaming"
+                     else f"{kind} perturbations", fontsize=10, loc="left")
         ax.grid(axis="x", color="#eeeeee", zorder=0)
         ax.set_axisbelow(True)
     axes[-1, 0].set_xlabel("% change of the mean score (perturbed vs base)")

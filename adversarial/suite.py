@@ -26,6 +26,12 @@ base and a perturbed value (``n`` of them):
   - ``no_increase``: pass when ``pct_change <= tolerance_pct`` or ``mean_change <= abs_tol`` (falling
     or staying is fine; content-free padding must not raise a score); fails when ``ci95`` lies wholly
     above ``max(tolerance% * |mean_base|, abs_tol)``;
+  - ``no_gain_over_original`` (gaming strategies, :mod:`adversarial.perturbations.gaming`): the gamed
+    evidence must not score above the real evidence. Pass when ``mean_change <= GAIN_NOISE`` (0.001)
+    **and** at most ``tolerance_pct`` percent of the items rose (``rise_rate``; an item rises when its
+    change exceeds ``RISE_MIN``, 0.005: the bf16 verifier's scores move by up to ~1e-3 with their
+    batch); fail when ``ci95`` lies wholly above 0.001 (the mean gain is not resampling noise) or more
+    than ``tolerance_pct`` percent rose while the mean rose; otherwise ``n/a``;
   - ``n/a`` when ``n < min_n`` (3 by default): too few items to judge; never a violation.
 
   A check that does not pass fails only when the interval says so: ``invariant`` fails when
@@ -52,7 +58,7 @@ import numpy as np
 
 from ev2r.types import Item
 
-from adversarial.perturbations import INVARIANT, NO_INCREASE, Perturbation, get_perturbations, item_rng
+from adversarial.perturbations import INVARIANT, NO_GAIN, NO_INCREASE, Perturbation, get_perturbations, item_rng
 from adversarial.resources import ResourceMissingError
 
 Scorer = Callable[[Sequence[Item]], list]
@@ -60,6 +66,11 @@ FAIL_MODES = ("gated", "all", "none")
 PASS, FAIL, NA = "pass", "fail", "n/a"
 #: changes smaller than this are float noise (e.g. 0.8000000000000002 - 0.8), never a decrease
 _NOISE = 1e-9
+#: ``no_gain_over_original``: a mean change up to this is no gain, and an item rises only when its score
+#: grows by more than :data:`RISE_MIN` -- the verifier's bf16 scores move by up to ~1e-3 with the
+#: batch they are computed in (padding), which is no gain of the evidence
+GAIN_NOISE = 1e-3
+RISE_MIN = 5e-3
 
 
 @dataclass
@@ -82,6 +93,7 @@ class ScoreCheck:
     n_failed: int
     verdict: str
     reason: str = ""
+    rise_rate: Optional[float] = None
 
     def to_dict(self) -> dict:
         d = asdict(self)
@@ -244,6 +256,8 @@ def _item_pass(effect: str, tol: float, abs_tol: float, base: float, pert: float
         return abs(d) <= max(tol / 100.0 * abs(base), abs_tol) + 1e-12
     if effect == NO_INCREASE:
         return d <= max(tol / 100.0 * abs(base), abs_tol) + 1e-12
+    if effect == NO_GAIN:
+        return d <= RISE_MIN
     if base <= 1e-12:
         return pert <= 1e-12
     return d < 0 and -d >= tol / 100.0 * base - 1e-12
@@ -282,6 +296,18 @@ def _check(p: Perturbation, score: str, base: list, pert: list, n_skipped: int, 
         else:
             verdict, reason = NA, (f"not enough items to judge: change {pct_s} but its CI95 {ci_s} over {n} items "
                                    f"reaches the allowed band ({rule})")
+    elif exp.effect == NO_GAIN:
+        rise = 1.0 - rate
+        rule = f"no mean gain and at most {exp.tolerance_pct:g}% of items rising"
+        rise_s = f"{100 * rise:.0f}% of {n} items rose"
+        if md <= GAIN_NOISE and 100.0 * rise <= exp.tolerance_pct + 1e-9:
+            verdict, reason = PASS, f"change {md:+.4f}, {rise_s}; {rule}"
+        elif ci is not None and ci[0] > GAIN_NOISE:
+            verdict, reason = FAIL, f"gain {md:+.4f} with CI95 {ci_s} wholly above 0, {rise_s}; {rule}"
+        elif md > GAIN_NOISE and 100.0 * rise > exp.tolerance_pct:
+            verdict, reason = FAIL, f"gain {md:+.4f} (CI95 {ci_s}) and {rise_s}; {rule}"
+        else:
+            verdict, reason = NA, f"change {md:+.4f}, CI95 {ci_s}, {rise_s}: reaches both sides of {rule}"
     elif exp.effect == NO_INCREASE:
         band = max(exp.tolerance_pct / 100.0 * abs(mb), abs_tol)
         ok = (pct is not None and pct <= exp.tolerance_pct) or md <= abs_tol
@@ -306,7 +332,8 @@ def _check(p: Perturbation, score: str, base: list, pert: list, n_skipped: int, 
             verdict, reason = NA, (f"not enough items to judge: change {pct_s}, CI95 {ci_s} over {n} items "
                                    f"spans both meeting and missing the expectation ({rule})")
     return ScoreCheck(mean_base=mb, mean_perturbed=mq, mean_change=md, pct_change=pct, ci95=ci, pass_rate=rate,
-                      verdict=verdict, reason=reason, **common)
+                      verdict=verdict, reason=reason,
+                      rise_rate=float(np.mean(d > RISE_MIN)) if exp.effect == NO_GAIN else None, **common)
 
 
 def _example(before: Item, after: Item, limit: int = 400) -> dict:

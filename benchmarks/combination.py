@@ -28,6 +28,13 @@ What it does, kept small on purpose (4 components, a coarse grid):
   Spearman vs semantic_coverage and vs verdict_agreement per set with 95% percentile bootstrap CIs
   (rows resampled, seeded), and paired bootstrap CIs of hybrid minus Ev2R / HU-METEOR.
 
+**The gaming suite as a constraint** (issue 32, ``--gaming NAME=PATH``, the per-item rows of
+``benchmarks/gaming.py`` for each set, which carry every component for the real and the gamed
+evidence): a weight vector qualifies only if, on every set and every strategy, ``ev2r_hybrid`` gains
+nothing over the real evidence (mean change <= 0.001 and at most 10% of rows rising by more than
+0.005: the suite's ``no_gain_over_original``). The table counts the vectors each rule leaves and names
+the strategies that exclude the most.
+
 The in-sample numbers of the shipped vector are optimistic (it was chosen on them); read the LOSO
 rows beside them. Writes ``--out`` (default ``benchmarks/results/combination``) ``.md`` and
 ``.json`` with the command and the machine; the JSON's ``shipping.weights`` is what
@@ -146,7 +153,43 @@ def best(values: np.ndarray) -> int:
     return int(np.nanargmax(values))
 
 
-def fit(sets: dict, grid: np.ndarray, rating: str = "semantic_coverage") -> dict:
+def load_gaming(path, components: Sequence[str] = HYBRID_COMPONENTS) -> dict:
+    """The per-item rows of ``benchmarks/gaming.py`` (``<out>_<set>_per_item.jsonl``): strategy ->
+    ``(base, gamed)`` arrays of shape (n, k) over the applied rows that have every component both ways."""
+    out: dict = {}
+    for r in bl.read_jsonl(path):
+        if not r.get("applied") or not r.get("perturbed"):
+            continue
+        b, q = r["base"], r["perturbed"]
+        if any(b.get(c) is None or q.get(c) is None for c in components):
+            continue
+        base, gamed = out.setdefault(r["perturbation"], ([], []))
+        base.append([float(b[c]) for c in components])
+        gamed.append([float(q[c]) for c in components])
+    return {k: (np.array(b), np.array(g)) for k, (b, g) in out.items()}
+
+
+#: The suite's ``no_gain_over_original`` rule (adversarial.suite: GAIN_NOISE, RISE_MIN, 10% of rows).
+GAIN_NOISE, RISE_MIN, RISE_SHARE = 1e-3, 5e-3, 0.10
+
+
+def gaming_ok(grid: np.ndarray, gaming: dict) -> tuple[np.ndarray, dict]:
+    """Which grid vectors gain nothing from any strategy on any set (module docstring), and for each
+    ``set/strategy`` how many vectors it excludes."""
+    ok = np.ones(len(grid), dtype=bool)
+    excluded = {}
+    for set_name, strategies in gaming.items():
+        for name, (base, gamed) in strategies.items():
+            if not len(base):
+                continue
+            d = (gamed - base) @ grid.T  # (n, G)
+            good = (d.mean(axis=0) <= GAIN_NOISE) & ((d > RISE_MIN).mean(axis=0) <= RISE_SHARE + 1e-12)
+            excluded[f"{set_name}/{name}"] = int((~good).sum())
+            ok &= good
+    return ok, excluded
+
+
+def fit(sets: dict, grid: np.ndarray, rating: str = "semantic_coverage", extra_ok: Optional[np.ndarray] = None) -> dict:
     """Per-set in-sample fits, leave-one-set-out, maximin and pooled fits over ``grid``.
 
     ``maximin`` is the constrained maximin: among the grid points whose Spearman is at least Ev2R's
@@ -172,9 +215,13 @@ def fit(sets: dict, grid: np.ndarray, rating: str = "semantic_coverage") -> dict
             ev2r_rho = spearman(d["baselines"]["ev2r"], d["ratings"][q])
             if ev2r_rho is not None:
                 ok &= np.nan_to_num(grid_spearman(d["X"], d["ratings"][q], grid), nan=-2.0) >= ev2r_rho - 1e-12
+    two_set = int(ok.sum())
+    if extra_ok is not None:
+        ok &= extra_ok
     chosen = best(np.where(ok, worst, np.nan)) if ok.any() else best(worst)
     return {"per_set": {s: best(r) for s, r in rho.items()}, "maximin": chosen, "pooled": best(rho_pooled),
-            "rho": rho, "rho_pooled": rho_pooled, "feasible": int(ok.sum())}
+            "rho": rho, "rho_pooled": rho_pooled, "feasible": int(ok.sum()), "feasible_two_set": two_set,
+            "feasible_gaming": None if extra_ok is None else int(extra_ok.sum())}
 
 
 # -- bootstrap ---------------------------------------------------------------------------------------
@@ -274,8 +321,12 @@ def markdown(info: dict) -> str:
              "| rule | " + " | ".join(info["components"]) + " |", "|---|" + "---|" * len(info["components"])]
     for name, c in t["candidates"].items():
         lines.append(f"| {name} | " + " | ".join(f"{c['weights'][k]:g}" for k in info["components"]) + " |")
-    lines += ["", f"**Shipped: maximin** ({info['shipping']['why']}).", "",
-              "## Spearman with 95% bootstrap CIs", ""]
+    lines += ["", f"**Shipped: maximin** ({info['shipping']['why']}).", ""]
+    if info["shipping"].get("gaming_excluded"):
+        ex = info["shipping"]["gaming_excluded"]
+        lines += [f"Gaming constraint (`{info['shipping']['gaming_inputs']}`): vectors each set/strategy excludes "
+                  "(of the grid): " + ", ".join(f"{k} {v}" for k, v in ex.items() if v) + ".", ""]
+    lines += ["## Spearman with 95% bootstrap CIs", ""]
     for q in RATINGS:
         lines += [f"### vs {q}", "", "| score | " + " | ".join(f"{s} rows" for s in sets) + " |",
                   "|---|" + "---|" * len(sets)]
@@ -315,12 +366,14 @@ def run_signature(scores_path) -> Optional[str]:
         return None
 
 
-def run(scores: dict, ratings: dict, step: float = 0.1, n_boot: int = 2000, seed: int = 0) -> dict:
+def run(scores: dict, ratings: dict, step: float = 0.1, n_boot: int = 2000, seed: int = 0,
+        gaming: Optional[dict] = None) -> dict:
     """Everything the report holds (without command / machine): see the module docstring.
 
     Args:
         scores, ratings: set name -> path of the ``ev2r score -o`` rows / of the rating file.
         step: grid step (1/step whole). n_boot, seed: bootstrap resamples and their seed.
+        gaming: set name -> path of the gaming suite's per-item rows (the constraint), or None.
     """
     sets = {s: load_set(scores[s], ratings[s]) for s in scores}
     for s, d in sets.items():
@@ -328,7 +381,8 @@ def run(scores: dict, ratings: dict, step: float = 0.1, n_boot: int = 2000, seed
             raise SystemExit(f"{scores[s]}: only {d['n_used']} usable rows (left out: {d['left_out']}); were the "
                              "scores made with the hybrid columns (not --no-hybrid, the ev2r scorer on)?")
     grid = simplex_grid(len(HYBRID_COMPONENTS), step)
-    fits = fit(sets, grid)
+    g_ok, g_excluded = (gaming_ok(grid, {s: load_gaming(p) for s, p in gaming.items()}) if gaming else (None, {}))
+    fits = fit(sets, grid, extra_ok=g_ok)
     table = evaluate(sets, grid, fits, n_boot, seed)
     names = list(sets)
     loso = {}
@@ -352,11 +406,17 @@ def run(scores: dict, ratings: dict, step: float = 0.1, n_boot: int = 2000, seed
         "shipping": {"rule": "maximin", "weights": weights_dict(grid[g]), "weights_list": [float(v) for v in grid[g]],
                      "min_in_sample_rho": float(np.nanmin([fits["rho"][s][g] for s in names])),
                      "why": "among the grid points at least as good as Ev2R on both dev sets and both ratings "
-                            f"({fits['feasible']} of {len(grid)} qualify), the one whose worse dev set is best on "
+                            f"({fits['feasible_two_set']} of {len(grid)})"
+                            + (f" and gaining nothing from any gaming strategy on either set ({fits['feasible_gaming']}; "
+                               f"both: {fits['feasible']})" if gaming else "")
+                            + ", the one whose worse dev set is best on "
                             "semantic coverage: the two-set rule (a win on one set and a loss on the other is no "
                             "win) as an objective; the pooled fit is reported, not shipped, since one Spearman over "
                             "both sets mixes two rating populations and follows the larger",
-                     "feasible": fits["feasible"],
+                     "feasible": fits["feasible"], "feasible_two_set": fits["feasible_two_set"],
+                     "feasible_gaming": fits["feasible_gaming"],
+                     "gaming_excluded": dict(sorted(g_excluded.items(), key=lambda kv: -kv[1])),
+                     "gaming_inputs": {s: bl.display_path(p) for s, p in (gaming or {}).items()},
                      "config_weights_when_run": [float(v) for v in HYBRID_WEIGHTS]},
         "pooled": {"weights": weights_dict(grid[fits["pooled"]]), "rho": float(fits["rho_pooled"][fits["pooled"]])},
         "loso": loso, "table": table,
@@ -373,9 +433,20 @@ def main(argv=None) -> int:
     p.add_argument("--boot", type=int, default=2000, help="bootstrap resamples (default 2000)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", default=str(bl.RESULTS / "combination"), help="output prefix (.md and .json)")
+    p.add_argument("--gaming", action="append", default=None, metavar="SET=PATH",
+                   help="per-item rows of benchmarks/gaming.py for a set (86 or 144): the weights must gain nothing "
+                        "from any strategy there; repeat for both sets")
     args = p.parse_args(argv)
+    gaming = None
+    if args.gaming:
+        gaming = {}
+        for spec in args.gaming:
+            name, _, path = spec.partition("=")
+            if name not in SET_NAMES or not path:
+                p.error(f"--gaming: expected SET=PATH with SET one of {SET_NAMES}, got {spec!r}")
+            gaming[name] = path
     info = run({"86": args.scores_86, "144": args.scores_144}, {"86": args.ratings_86, "144": args.ratings_144},
-               step=args.step, n_boot=args.boot, seed=args.seed)
+               step=args.step, n_boot=args.boot, seed=args.seed, gaming=gaming)
     info = {"command": bl.command(), "machine": bl.machine(), **info}
     bl.write(Path(args.out), markdown(info), info)
     ship = info["shipping"]

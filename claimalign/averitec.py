@@ -48,7 +48,7 @@ from claimalign.textio import UNSPACED_SCRIPTS, ScriptWarning, has_unspaced_scri
 
 __all__ = [
     "HU_METEOR_VARIANTS", "HU_METEOR_TOKENS", "MAX_PREDICTED", "hu_meteor", "hu_meteor_batch", "hu_meteor_strings",
-    "pair_strings", "averitec_comparison_strings", "parse_qa_text",
+    "pair_strings", "averitec_comparison_strings", "parse_qa_text", "meteor_matrix",
 ]
 
 HU_METEOR_VARIANTS = ("qa", "q")
@@ -159,9 +159,24 @@ def hu_meteor_strings(predicted: Sequence[str], reference: Sequence[str],
         pred = pred[:max_predicted]
     if not pred:
         return 0.0
+    return align(meteor_matrix(pred, ref, tokens)).recall
+
+
+def meteor_matrix(predicted: Sequence[str], reference: Sequence[str], tokens: str = "official") -> np.ndarray:
+    """The METEOR similarity matrix of Hungarian METEOR (step 4 of the module docstring): shape
+    ``(len(predicted), len(reference))``, ``[i, j] = METEOR(hypothesis=predicted[i],
+    reference=reference[j])`` in [0, 1], strings NFC-normalised and tokenised as ``tokens`` says.
+    No cap and no check of the sequences (:func:`hu_meteor_strings` does both).
+
+    Raises:
+        RuntimeError: nltk data (punkt_tab, WordNet) not found.
+    """
+    _check_tokens(tokens)
+    if not predicted or not reference:
+        return np.zeros((len(predicted), len(reference)))
     require_nltk_data()
-    pred = [normalize_text(s) for s in pred]
-    ref = [normalize_text(s) for s in ref]
+    pred = [normalize_text(s) for s in predicted]
+    ref = [normalize_text(s) for s in reference]
     if tokens == "official":
         _official_tokens_warning(pred + ref)
         tp = [tokenize(s) for s in pred]
@@ -170,8 +185,7 @@ def hu_meteor_strings(predicted: Sequence[str], reference: Sequence[str],
         warn_unspaced_script(pred + ref, "Hungarian METEOR")
         tp = [meteor_words(s) for s in pred]
         tr = [meteor_words(s) for s in ref]
-    m = np.array([[meteor_tokens(r, h) for r in tr] for h in tp], dtype=np.float64)
-    return align(m).recall
+    return np.array([[meteor_tokens(r, h) for r in tr] for h in tp], dtype=np.float64)
 
 
 def hu_meteor(predicted_pairs: Any, reference_pairs: Any, variant: str = "qa",

@@ -50,15 +50,18 @@ SCORER_NAMES = ("ev2r",) + BASELINE_SCORERS
 #: How a premise longer than the verifier's token window is scored: the best window, the mean, or cut.
 LONG_PREMISE_POLICIES = ("max", "mean", "truncate")
 #: The components of the combined per-item score ``ev2r_hybrid`` (:mod:`ev2r.metric.combined`), in order:
-#: Ev2R's recall and proxy, Hungarian METEOR and Hungarian-aligned MiniLM cosine over the pairs that state
-#: something (both divided by the number of reference pairs).
-HYBRID_COMPONENTS = ("recall", "proxy", "hybrid_meteor", "hybrid_embedding")
+#: Ev2R's recall and proxy, Hungarian METEOR and Hungarian-aligned MiniLM cosine over the pairs that are
+#: evidence (both divided by the number of reference pairs), Ev2R's precision (so that unrelated text
+#: costs something, issue 32), and the Hungarian METEOR whose every reference pair counts only as far as
+#: the verifier finds that pair's atomic facts supported (``verified_meteor``: a negated or word-shuffled
+#: copy of the reference matches it word for word but supports none of its facts).
+HYBRID_COMPONENTS = ("recall", "proxy", "hybrid_meteor", "hybrid_embedding", "precision", "verified_meteor")
 #: Their weights (sum 1): this project's fit, not a published formula: among the grid (step 0.1) points at
 #: least as good as Ev2R on both dev sets and both ratings (semantic coverage, verdict agreement), the one
 #: that maximises the smaller of the two dev sets' Spearman with semantic_coverage, chosen by
 #: ``benchmarks/combination.py`` (table and leave-one-set-out results: benchmarks/results/combination.md;
 #: tests/benchmarks/test_combination.py checks these equal the ones its JSON chose).
-HYBRID_WEIGHTS = (0.2, 0.3, 0.5, 0.0)
+HYBRID_WEIGHTS = (0.2, 0.3, 0.5, 0.0, 0.0, 0.0)
 #: Which component columns the combiner adds: those with a weight above 0, or all of them (for fitting).
 HYBRID_COLUMN_MODES = ("weighted", "all")
 

@@ -269,12 +269,14 @@ class FactSupport:
     """A fact with the verifier's judgement against the other side's evidence.
 
     ``probability`` is the support probability in [0, 1] (None for recorded LLM judgements that
-    are only yes/no), ``supported`` the decision.
+    are only yes/no), ``supported`` the decision, ``pair_index`` the index of the question/answer pair
+    of its own side's evidence the fact came from (None when the decomposer does not say).
     """
 
     fact: str
     supported: bool
     probability: Optional[float] = None
+    pair_index: Optional[int] = None
 
 
 @dataclass

@@ -44,7 +44,7 @@ from ev2r.types import Evidence, Item, QAPair
 
 from adversarial._text import RNG
 from adversarial.perturbations.base import (
-    DECREASE, EFFECTS, INVARIANT, MEANING_DAMAGING, NO_INCREASE, MEANING_PRESERVING, Expectation, Perturbation, PerturbationResult,
+    DECREASE, EFFECTS, INVARIANT, MEANING_DAMAGING, NO_GAIN, NO_INCREASE, MEANING_PRESERVING, Expectation, Perturbation, PerturbationResult,
     PerturbFn,
 )
 from adversarial.perturbations.meaning import (
@@ -61,7 +61,8 @@ from adversarial.perturbations.words import (
 
 __all__ = [
     "PERTURBATIONS", "get_perturbations", "perturb_text", "item_rng",
-    "INVARIANT", "DECREASE", "NO_INCREASE", "EFFECTS", "MEANING_PRESERVING", "MEANING_DAMAGING",
+    "GAMING_STRATEGIES", "GAMING", "get_gaming_strategies",
+    "INVARIANT", "DECREASE", "NO_INCREASE", "NO_GAIN", "EFFECTS", "MEANING_PRESERVING", "MEANING_DAMAGING",
     "Expectation", "Perturbation", "PerturbationResult", "PerturbFn", "RNG",
     "typos", "contractions", "numbers_to_words", "words_to_numbers", "synonyms", "duplicate_words", "drop_stopwords",
     "shuffle_words", "CONTRACTIONS", "DROPPABLE_STOPWORDS",
@@ -127,6 +128,62 @@ PERTURBATIONS: Mapping[str, Perturbation] = MappingProxyType({p.name: p for p in
                  "claim reversed (negation/antonym/number), verdict flipped; evidence unchanged", _inv(10),
                  {"precision": _inv(1), "recall": _inv(1), "f1": _inv(1)}, target="claim"),
 ]})
+
+
+#: The kind of a gaming strategy (:mod:`adversarial.perturbations.gaming`).
+GAMING = "gaming"
+#: Every strategy fails its check when more than this share (%) of the items gain from it.
+GAMING_RISE_PCT = 10.0
+
+
+def _gaming_catalogue() -> Mapping[str, Perturbation]:
+    from adversarial.perturbations import gaming as g
+
+    no_gain = Expectation(NO_GAIN, GAMING_RISE_PCT, True)
+    # the official HU-METEOR is reported beside the Ev2R scores as the baseline it replaces, never gated
+    baseline = {name: Expectation(NO_GAIN, GAMING_RISE_PCT, False) for name in ("hu_meteor", "hu_meteor_q", "bleu", "edit")}
+    rows = [
+        ("negated_reference", g.negated_reference, "the reference's answers as 'It is not true that ...'", None),
+        ("negated_reference_other", g.negated_reference_other, "the reference's answers in other denial templates", None),
+        ("negated_reference_inline", g.negated_reference_inline, "the reference's answer sentences negated in place", None),
+        ("shuffled_reference", g.shuffled_reference, "the reference's answers with their words shuffled", None),
+        ("claim_echo_appended", g.claim_echo_appended, "real evidence + 'Is it true that <claim>? Yes.' + the claim", None),
+        ("claim_echo_prepended", g.claim_echo_prepended, "the claim echo before the real evidence", None),
+        ("claim_question_verdict", g.claim_question_verdict, "'Is it true that <claim>?' answered with the gold verdict", None),
+        ("claim_question_wrong_verdict", g.claim_question_wrong_verdict, "'Is it true that <claim>?' answered wrongly", None),
+        ("claim_question_x", g.claim_question_x, "'Is it true that <claim>?' answered 'x'", None),
+        ("claim_copy", g.claim_copy, "the claim as the only answer", None),
+        ("claim_paraphrase_appended", g.claim_paraphrase_appended, "real evidence + the claim reworded with synonyms", None),
+        ("claim_question_unanswerable", g.claim_question_unanswerable, "the claim asked, 'No answer could be found' variants", None),
+        ("one_pair_repeated", g.one_pair_repeated, "the real evidence with its first pair ten times", None),
+        ("evidence_repeated", g.evidence_repeated, "every real pair three times", None),
+        ("junk_appended", g.junk_appended, "real evidence + 40 pairs of other claims", g.make_junk_appended),
+        ("junk_prepended", g.junk_prepended, "10 pairs of other claims + real evidence", g.make_junk_prepended),
+        ("off_topic_only", g.off_topic_only, "one sentence about something else", None),
+        ("script_hiding", g.script_hiding, "real evidence + the claim behind words of three scripts", None),
+        ("reference_questions_trivial", g.reference_questions_trivial, "the reference's questions answered x/Yes/No/URL/2021", None),
+    ]
+    return MappingProxyType({name: Perturbation(name, fn, GAMING, desc, no_gain, baseline, bind=bind)
+                             for name, fn, desc, bind in rows})
+
+
+#: Every gaming strategy (:mod:`adversarial.perturbations.gaming`), each expecting ``no_gain_over_original``
+#: on every score, gated: at most :data:`GAMING_RISE_PCT` percent of items may rise, and the mean may not.
+GAMING_STRATEGIES: Mapping[str, Perturbation] = _gaming_catalogue()
+
+
+def get_gaming_strategies(names: Optional[Sequence[str]] = None) -> list[Perturbation]:
+    """The gaming strategies named in ``names`` (all of :data:`GAMING_STRATEGIES` when None), in the order given.
+
+    Raises:
+        ValueError: an unknown name, listing the allowed ones.
+    """
+    if names is None:
+        return list(GAMING_STRATEGIES.values())
+    unknown = [n for n in names if n not in GAMING_STRATEGIES]
+    if unknown:
+        raise ValueError(f"gaming strategies: unknown {unknown[0]!r}; allowed: {', '.join(GAMING_STRATEGIES)}")
+    return [GAMING_STRATEGIES[n] for n in names]
 
 
 def get_perturbations(names: Optional[Sequence[str]] = None) -> list[Perturbation]:

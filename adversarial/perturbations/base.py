@@ -22,7 +22,9 @@ INVARIANT = "invariant"
 DECREASE = "decrease"
 #: the score may fall or stay, but must not rise beyond the tolerance (padding that adds nothing)
 NO_INCREASE = "no_increase"
-EFFECTS = (INVARIANT, DECREASE, NO_INCREASE)
+#: gamed evidence (:mod:`adversarial.perturbations.gaming`): the score must not rise above the real evidence's
+NO_GAIN = "no_gain_over_original"
+EFFECTS = (INVARIANT, DECREASE, NO_INCREASE, NO_GAIN)
 MEANING_PRESERVING = "meaning-preserving"
 MEANING_DAMAGING = "meaning-damaging"
 
@@ -56,10 +58,12 @@ class Expectation:
     """The declared effect of a perturbation on one score.
 
     Attributes:
-        effect: ``"invariant"``, ``"decrease"`` or ``"no_increase"``.
+        effect: ``"invariant"``, ``"decrease"``, ``"no_increase"`` or ``"no_gain_over_original"``.
         tolerance_pct: invariant: the largest allowed ``|% change|`` of the mean score;
             decrease: the smallest required drop of the mean score, in % of its base (> 0);
-            no_increase: the largest allowed rise of the mean score, in % of its base.
+            no_increase: the largest allowed rise of the mean score, in % of its base;
+            no_gain_over_original: the largest share of items (in %) whose score may rise at all
+            (10 by default for the gaming strategies); the mean may not rise.
         gated: whether the CI gate enforces this check by default.
 
     Raises:

@@ -1,4 +1,6 @@
-"""``ev2r robustness INPUT [-o DIR] [--sample N] [--seed S] ...``: run the perturbation suite.
+"""``ev2r robustness INPUT [-o DIR] [--suite perturbations|gaming] [--sample N] [--seed S] ...``: run the
+perturbation suite, or the gaming suite (``--suite gaming``: evidence a cheating system could output
+must not score above each item's real predicted evidence, :mod:`adversarial.perturbations.gaming`).
 
 Mounted by ``ev2r.cli.main`` (``add_arguments`` + ``run``); also runnable alone
 as ``python -m ev2r.cli.robustness INPUT ...``.
@@ -17,12 +19,14 @@ import argparse
 import sys
 from typing import Optional, Sequence, TextIO
 
-from adversarial.perturbations import PERTURBATIONS
+from adversarial.perturbations import GAMING_STRATEGIES, PERTURBATIONS
 from ev2r.config import DEFAULTS, DTYPES, HYBRID_COLUMN_MODES
 from adversarial.suite import FAIL_MODES, Scorer
 from ev2r.cli.common import add_premise_args, warn_ignored
 
 SCORERS = ("ev2r", "bleu", "edit", "hu_meteor")
+#: What ``--suite`` runs: the perturbations (meaning kept or damaged) or the gaming strategies.
+SUITES = ("perturbations", "gaming")
 #: The files ``ev2r robustness`` writes into its ``-o`` folder (:func:`adversarial.report.write_report`).
 OUTPUT_FILES = ("report.json", "report.md", "report.png", "per_item.jsonl")
 
@@ -39,8 +43,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     parser.add_argument("--scorer", default="ev2r",
                         help=f"comma-separated scorers to test, of: {', '.join(SCORERS)} (default: ev2r = "
                              "precision, recall, f1, proxy, ev2r with the bundled verifier)")
+    parser.add_argument("--suite", choices=SUITES, default="perturbations",
+                        help="perturbations (default: the meaning-preserving and meaning-damaging perturbations) or "
+                             "gaming (evidence a cheating system could output; every score must stay at or below the "
+                             "item's real predicted evidence)")
     parser.add_argument("--perturbations", default=None,
-                        help=f"comma-separated perturbations (default: all): {', '.join(PERTURBATIONS)}")
+                        help=f"comma-separated perturbations (default: all of the suite): {', '.join(PERTURBATIONS)}; "
+                             f"with --suite gaming: {', '.join(GAMING_STRATEGIES)}")
     parser.add_argument("--fail-on-violation", choices=FAIL_MODES, default="gated",
                         help="which violated expectations make the exit status 1: gated (default: the checks "
                              "declared gated), all, none")
@@ -209,9 +218,13 @@ def run(args: argparse.Namespace, scorer: Optional[Scorer] = None,
         items = [it.with_predicted(it.reference_evidence) for it in items]
     try:
         names = _split(args.scorer, "--scorer") or ["ev2r"]
-        from adversarial.perturbations import get_perturbations
+        from adversarial.perturbations import get_gaming_strategies, get_perturbations
 
-        perts = get_perturbations(_split(args.perturbations))
+        suite = getattr(args, "suite", "perturbations")
+        if suite == "gaming" and args.gold_as_prediction:
+            return fail("--gold-as-prediction with --suite gaming: the gaming suite compares each strategy with the "
+                        "item's real predicted evidence; leave --gold-as-prediction out")
+        perts = (get_gaming_strategies if suite == "gaming" else get_perturbations)(_split(args.perturbations))
         if scorer is None:
             scorer = build_scorer(names, args)
             scorer_name = "+".join(names)

@@ -51,6 +51,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--aug-negated-premise", type=int, default=0,
                         help="premise-negation pairs added: (not H, H) contradiction, plus half as many (not H, not H) "
                              "entailment and (not H, other) neutral")
+    parser.add_argument("--aug-structure", type=int, default=0,
+                        help="negation and word-order pairs added: a denied statement (contradiction), plus half as "
+                             "many asserted (entailment), word-shuffled hypothesis and premise (neutral) pairs")
     parser.add_argument("--aug-invariant", type=int, default=0,
                         help="label-preserving variants added (typos, synonyms, numbers as words and back; "
                              "needs WordNet for synonyms: --nltk-data)")
@@ -124,6 +127,7 @@ def finish_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> ar
               ("--stop-after-steps", args.stop_after_steps >= 0, ">= 0 (0 = never)"),
               ("--aug-invariant", args.aug_invariant >= 0, ">= 0"),
               ("--aug-negated-premise", args.aug_negated_premise >= 0, ">= 0"),
+              ("--aug-structure", getattr(args, "aug_structure", 0) >= 0, ">= 0"),
               ("--threads", args.threads >= 0, ">= 0 (0 = torch's default)"),
               ("--averitec-repeat", args.averitec_repeat >= 1, ">= 1"),
               ("--ctkfacts-repeat", args.ctkfacts_repeat >= 1, ">= 1")]

@@ -351,8 +351,17 @@ def qa_to_statements(question: str, answer_sentences: list[str]) -> list[tuple[s
     """Declarative statements for one question and its answer split into sentences.
 
     Returns ``[(statement, converted)]``: ``converted`` is False for the rules-v1 fallback
-    ("<question> <sentence>"). Every answer sentence contributes at least one statement.
+    ("<question> <sentence>"). Every answer sentence contributes at least one statement, except a
+    bare one (no content word: "Yes.", "No", "x", a URL; :func:`claimalign.qa_text.is_bare_answer`)
+    that the yes/no rule of a polar question does not read: "What is X called?" + "No." states nothing.
+
+    >>> qa_to_statements("What is Joe Biden's sister called?", ["No."])
+    []
+    >>> qa_to_statements("Did the senate pass the bill?", ["No."])
+    [('The senate did not pass the bill.', True)]
     """
+    from claimalign.qa_text import is_bare_answer
+
     q = question.strip()
     out: list[tuple[str, bool]] = []
     aux_parts = split_aux_question(q) if q else None
@@ -378,6 +387,8 @@ def qa_to_statements(question: str, answer_sentences: list[str]) -> list[tuple[s
                     if rest:
                         out.extend(_clauses(rest, subject) if has_verb(rest) else [(f"{q} {rest}", False)])
                     continue
+        if is_bare_answer(s):  # no yes/no statement was made of it: it states nothing
+            continue
         if k == 0 and not _looks_like_aux_question(q) and is_fragment(s):
             items = split_list(s)
             stmts = [wh_statement(q, it) for it in items]

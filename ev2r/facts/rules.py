@@ -35,8 +35,10 @@ Not boilerplate, on purpose: short units (a Title-Case headline is a statement a
 reads), dates or numbers alone (the answer to "When was it signed?"), any single-script prose
 (Czech, Slovak, French: the features use no word list). A boilerplate unit is split at its separator
 tokens and glued boundaries; a piece of at least 8 words, less than half of them capitalised, that is
-not boilerplate itself, is kept (the real sentence at the end of a scraped menu). Premises are not
-changed: the verifier still reads the whole answer. The rule is versioned
+not boilerplate itself, is kept (the real sentence at the end of a scraped menu). What is no fact is no
+premise either: :func:`strip_boilerplate` gives the answer text the verifier reads
+(:func:`ev2r.metric.reference.evidence_pairs`; issue 32: a claim hidden behind words of three scripts
+gave no fact but reached the proxy). The rule is versioned
 (:data:`BOILERPLATE_RULE`) and written into the decomposer's signature (``boiler:v1``) when on, which
 it is by default (:data:`BOILERPLATE_DEFAULT`; ``boilerplate=False`` gives the facts, and the
 signature, of the decomposers before the test).
@@ -50,9 +52,11 @@ import unicodedata
 from typing import Optional, Protocol, runtime_checkable
 
 from ev2r.config import DEFAULTS, UNANSWERABLE_MODES
+from claimalign.qa_text import is_bare_answer
 from ev2r.types import AtomicFact, Evidence, QAPair, clean_text, has_content, is_unanswerable
 
 RULES_DECOMPOSER_ID = "rules-v1"
+_POLAR_WORD = re.compile(r"(?i)^\W*(yes|yeah|yep|no|nope|true|false|correct|incorrect)\b")
 #: Names accepted by :func:`get_rule_decomposer` (``"rules"`` is the default version).
 RULE_DECOMPOSERS = ("rules", "rules-v1", "rules-v2")
 
@@ -187,6 +191,29 @@ def prose_pieces(sentence: str) -> list[str]:
     return out
 
 
+def _maybe_boilerplate(text: str) -> bool:
+    """A cheap screen for :func:`strip_boilerplate`: could any unit of ``text`` be boilerplate?"""
+    words, _, separators, scripts, _ = _shape(text)
+    return separators >= 2 or scripts >= 3 or words >= 30 or len(_glued_boundaries(text)) >= 3
+
+
+def strip_boilerplate(answer: str) -> str:
+    """``answer`` without its boilerplate units (:func:`boilerplate_reason`), each replaced by its
+    :func:`prose_pieces`: the text a premise should carry, since what is no fact is no premise either
+    (issue 32: words of three scripts hid a claim from the facts while the proxy still read it).
+    Returned unchanged (the same string) when no unit is boilerplate; "" when every unit is.
+
+    >>> strip_boilerplate("Home | News | Sport | Weather. The bill was signed on 3 May.")
+    'The bill was signed on 3 May.'
+    """
+    if not answer or not _maybe_boilerplate(answer):
+        return answer
+    units = split_sentences(answer)
+    if not any(boilerplate_reason(u) for u in units):
+        return answer
+    return " ".join(piece for u in units for piece in (prose_pieces(u) if boilerplate_reason(u) else [u]))
+
+
 def answer_sentences(answer: str, min_chars: int, boilerplate: bool = False) -> list[str]:
     """The sentences of one answer that become facts: :func:`split_sentences`, sentences without a
     letter or digit dropped (they state nothing, :func:`ev2r.types.has_content`), with
@@ -237,7 +264,8 @@ class RuleBasedDecomposer:
 
     Output: ``list[AtomicFact]`` with ``pair_index`` set. An evidence pair whose answer is empty
     yields no fact (blanked evidence is no evidence), and so does an answer without a letter or
-    digit ("...", emoji); an Unanswerable answer ("No answer could be found.") follows
+    digit ("...", emoji) or a bare answer other than yes/no ("x", a URL:
+    :func:`claimalign.qa_text.is_bare_answer`); an Unanswerable answer ("No answer could be found.") follows
     ``unanswerable`` (:data:`ev2r.config.UNANSWERABLE_MODES`: ``"drop"``, no fact; ``"statement"``,
     one fact saying the question found no answer).
     """
@@ -261,6 +289,8 @@ class RuleBasedDecomposer:
         for k, pair in enumerate(evidence.pairs):
             if is_unanswerable(pair.answer):
                 texts = [unanswered_fact(pair)] if self.unanswerable == "statement" else []
+            elif is_bare_answer(pair.answer) and not _POLAR_WORD.match(pair.answer):
+                texts = []  # "x", a URL: states nothing (a "Yes"/"No" still answers its question here)
             else:
                 texts = [f"{pair.question} {s}" if (self.keep_question and pair.question) else s
                          for s in answer_sentences(pair.answer, self.min_chars, self.boilerplate)]

@@ -18,7 +18,19 @@ over the components of :data:`ev2r.config.HYBRID_COMPONENTS`, in that order:
   MiniLM cosine (:class:`claimalign.similarity.EmbeddingSimilarity`, all-MiniLM-L6-v2), zero
   padding as in Algorithm 1 of *Examining the Metrics for Document-Level Claim Extraction in Czech
   and Slovak* (:func:`claimalign.align_sets`), the optimal total divided by the number of reference
-  pairs (its ``recall``, the normalisation of HU-METEOR) -- semantic coverage is a recall-like rating.
+  pairs (its ``recall``, the normalisation of HU-METEOR) -- semantic coverage is a recall-like rating;
+* ``precision``: share of predicted atomic facts the verifier finds supported by the reference (Ev2R's
+  precision, sec. 3.1): the one component that unrelated text appended to real evidence lowers (issue 32);
+* ``verified_meteor``: ``hybrid_meteor`` with every similarity to reference pair ``j`` multiplied by ``v_j``,
+  the mean support probability of that pair's reference atomic facts against the predicted evidence
+  (the same verifier pass as ``recall``; 0 for a pair without facts), then aligned by the Hungarian
+  algorithm and divided by the number of reference pairs: a lexical match counts only as far as the
+  verifier finds the matched content there. The reference negated or with its words shuffled matches
+  METEOR almost word for word and supports none of its facts (issue 32).
+
+Both the alignments read the pairs of :func:`informative`: on the predicted side the pairs that are
+evidence for the claim (:func:`ev2r.metric.reference.evidence_pairs`: answer-only, on topic), on the
+reference side every pair with an answer; each repeated pair once.
 
 The weights :data:`ev2r.config.HYBRID_WEIGHTS` are this project's fit, not a published formula:
 a grid over the weight simplex (step 0.1); among the points at least as good as Ev2R on both
@@ -31,11 +43,12 @@ not found, the encoder not loadable) makes ``ev2r_hybrid`` None and the reason i
 item's ``error``; it is never replaced by 0. The item's status is not changed (as for any extra
 column). A component whose weight is 0 is not needed.
 
+    >>> names = ("recall", "proxy", "hybrid_meteor", "hybrid_embedding")
     >>> hybrid_value({"recall": 0.5, "proxy": 1.0, "hybrid_meteor": 0.2, "hybrid_embedding": 0.4},
-    ...              weights=(0.25, 0.25, 0.25, 0.25))
+    ...              weights=(0.25, 0.25, 0.25, 0.25), names=names)
     (0.525, None)
     >>> hybrid_value({"recall": None, "proxy": 1.0, "hybrid_meteor": 0.2, "hybrid_embedding": 0.4},
-    ...              weights=(0.25, 0.25, 0.25, 0.25))
+    ...              weights=(0.25, 0.25, 0.25, 0.25), names=names)
     (None, 'recall is None')
 """
 
@@ -45,25 +58,70 @@ import math
 from typing import Any, Mapping, Optional, Sequence
 
 from ev2r.config import HYBRID_COLUMN_MODES, HYBRID_COMPONENTS, HYBRID_WEIGHTS
-from ev2r.types import Evidence, Item, ItemScore, has_content, is_unanswerable
+from ev2r.types import Evidence, Item, ItemScore
 
-__all__ = ["HYBRID_NAME", "EMBEDDING_COLUMN", "METEOR_COLUMN", "check_weights", "hybrid_value", "informative",
-           "weights_field", "HybridCombiner"]
+__all__ = ["HYBRID_NAME", "EMBEDDING_COLUMN", "METEOR_COLUMN", "VERIFIED_METEOR_COLUMN", "check_weights", "hybrid_value",
+           "informative", "weights_field", "HybridCombiner", "reference_pair_support"]
 
 #: The output field of the combined score (rows and corpus summary).
 HYBRID_NAME = "ev2r_hybrid"
 #: The per-item component columns the combiner adds (recall and proxy are Ev2R's own fields).
 METEOR_COLUMN = "hybrid_meteor"
 EMBEDDING_COLUMN = "hybrid_embedding"
+VERIFIED_METEOR_COLUMN = "verified_meteor"
 
 _ENCODERS: dict = {}  # (model, device) -> EmbeddingSimilarity, loaded once per process
 
 
-def informative(evidence: Evidence) -> Evidence:
-    """The pairs of ``evidence`` that state something: an answer with a letter or digit
-    (:func:`ev2r.types.has_content`) that is not AVeriTeC's Unanswerable text
-    (:func:`ev2r.types.is_unanswerable`) -- what the NLI side reads as premises and facts by default."""
-    return Evidence(tuple(p for p in evidence.pairs if has_content(p.answer) and not is_unanswerable(p.answer)))
+def informative(evidence: Evidence, claim: Optional[str] = None, relevant: bool = False) -> Evidence:
+    """The pairs of ``evidence`` that are evidence, as the NLI side reads them
+    (:func:`ev2r.metric.reference.evidence_pairs`: an answer with a letter or digit that is not
+    AVeriTeC's Unanswerable text; with ``claim``, neither bare nor a restatement of the claim, and with
+    ``relevant`` on the claim's topic: what the combiner gives the predicted side), each once: a pair repeated (the same question and answer, or the same answer, after folding case, spaces
+    and punctuation) is kept at its first place, so copies cannot each take a reference pair in the
+    Hungarian alignment (issue 32)."""
+    from ev2r.metric.reference import evidence_pairs
+
+    kept = dict(evidence_pairs(evidence, claim, relevant=relevant))
+    return Evidence(tuple(kept[k] for k in informative_indices(evidence, claim, relevant)))
+
+
+def informative_indices(evidence: Evidence, claim: Optional[str] = None, relevant: bool = False) -> list[int]:
+    """The indexes (into ``evidence.pairs``) of the pairs :func:`informative` keeps, in order."""
+    from ev2r.metric.reference import evidence_pairs
+
+    seen: set = set()
+    out = []
+    for k, p in evidence_pairs(evidence, claim, relevant=relevant):
+        key = _fold(p.answer)
+        if key not in seen:
+            seen.add(key)
+            out.append(k)
+    return out
+
+
+def reference_pair_support(reference_facts) -> dict[int, float]:
+    """Reference pair index -> mean support probability of its atomic facts (the facts'
+    ``pair_index`` and ``probability``; a fact without a probability counts 1.0 when supported, else
+    0.0). Facts that name no pair are left out.
+
+    >>> from ev2r.types import FactSupport
+    >>> reference_pair_support([FactSupport("a", True, 0.9, 0), FactSupport("b", False, 0.1, 0),
+    ...                         FactSupport("c", True, None, 2)])
+    {0: 0.5, 2: 1.0}
+    """
+    sums: dict[int, list[float]] = {}
+    for f in reference_facts or ():
+        j = getattr(f, "pair_index", None)
+        if j is None:
+            continue
+        p = f.probability if f.probability is not None else float(bool(f.supported))
+        sums.setdefault(int(j), []).append(float(p))
+    return {j: round(sum(v) / len(v), 12) for j, v in sums.items()}
+
+
+def _fold(text: str) -> str:
+    return " ".join("".join(c if c.isalnum() else " " for c in text.casefold()).split())
 
 
 def check_weights(weights: Sequence[float], components: Sequence[str] = HYBRID_COMPONENTS) -> tuple[float, ...]:
@@ -121,8 +179,8 @@ def hybrid_value(components: Mapping[str, Optional[float]], weights: Sequence[fl
 def weights_field(weights: Sequence[float] = HYBRID_WEIGHTS, names: Sequence[str] = HYBRID_COMPONENTS) -> str:
     """The signature value of the weights, e.g. ``w=recall:0.3,proxy:0.2,hybrid_meteor:0.3,hybrid_embedding:0.2``.
 
-    >>> weights_field((0.5, 0.0, 0.5, 0.0))
-    'w=recall:0.5,proxy:0,hybrid_meteor:0.5,hybrid_embedding:0'
+    >>> weights_field((0.5, 0.0, 0.5, 0.0, 0.0, 0.0))
+    'w=recall:0.5,proxy:0,hybrid_meteor:0.5,hybrid_embedding:0,precision:0,verified_meteor:0'
     """
     w = check_weights(weights, names)
     return "w=" + ",".join(f"{n}:{v:g}" for n, v in zip(names, w))
@@ -198,24 +256,45 @@ class HybridCombiner:
             _ENCODERS[key] = sim
         return _ENCODERS[key]
 
-    def meteor_column(self, items: Sequence[Item]) -> tuple[list[Optional[float]], Optional[str]]:
-        """Per-item Hungarian METEOR (question+answer, :func:`claimalign.hu_meteor`); None for an
-        item without reference pairs. ``(values, reason)``: all None with the reason when nltk's
-        punkt_tab / WordNet data cannot be found."""
-        from claimalign import hu_meteor
+    def meteor_columns(self, items: Sequence[Item], scores: Optional[Sequence[ItemScore]] = None
+                       ) -> tuple[list[Optional[float]], list[Optional[float]], Optional[str]]:
+        """Per-item Hungarian METEOR (question+answer strings of the :func:`informative` pairs, AVeriTeC's
+        ``hu_meteor`` over them) and its verified version (module docstring; needs ``scores``, whose
+        ``reference_facts`` carry the support of each reference pair's facts), from one METEOR matrix per
+        item; None for an item without reference pairs (and, for the verified column, without
+        ``scores``). ``(meteor, verified, reason)``: all None with the reason when nltk's punkt_tab /
+        WordNet data cannot be found."""
+        import numpy as np
+
+        from claimalign import align
+        from claimalign.averitec import MAX_PREDICTED, meteor_matrix, pair_strings
         from claimalign.nltk_data import require_nltk_data
 
+        n = len(items)
         try:
             require_nltk_data()
         except RuntimeError as e:
-            return [None] * len(items), f"{METEOR_COLUMN} unavailable (nltk data not found: {e})"
-
-        def pairs(ev):
-            return [(p.question, p.answer) for p in ev.pairs]
-
-        return [hu_meteor(pairs(informative(it.predicted_evidence)), pairs(informative(it.reference_evidence)),
-                          variant="qa")
-                if informative(it.reference_evidence).pairs else None for it in items], None
+            return [None] * n, [None] * n, f"{METEOR_COLUMN} unavailable (nltk data not found: {e})"
+        meteor: list[Optional[float]] = []
+        verified: list[Optional[float]] = []
+        for k, it in enumerate(items):
+            ref_idx = informative_indices(it.reference_evidence)
+            if not ref_idx:
+                meteor.append(None)
+                verified.append(None)
+                continue
+            pred = informative(it.predicted_evidence, it.claim, relevant=True).pairs[:MAX_PREDICTED]
+            ref = [it.reference_evidence.pairs[j] for j in ref_idx]
+            m = meteor_matrix(pair_strings([(p.question, p.answer) for p in pred], "qa"),
+                              pair_strings([(p.question, p.answer) for p in ref], "qa"))
+            meteor.append(align(m).recall if len(pred) else 0.0)
+            if scores is None:
+                verified.append(None)
+                continue
+            support = reference_pair_support(scores[k].reference_facts)
+            v = np.array([support.get(j, 0.0) for j in ref_idx])
+            verified.append(align(m * v[None, :]).recall if len(pred) else 0.0)
+        return meteor, verified, None
 
     def embedding_column(self, items: Sequence[Item]) -> tuple[list[Optional[float]], Optional[str]]:
         """Per-item Hungarian-aligned embedding similarity, normalised as HU-METEOR is (``align_sets(...).recall``:
@@ -225,7 +304,7 @@ class HybridCombiner:
         ``(values, reason)``: all None with the reason when the encoder cannot be loaded."""
         from claimalign import align_sets
 
-        items = [it.with_predicted(informative(it.predicted_evidence)) for it in items]
+        items = [it.with_predicted(informative(it.predicted_evidence, it.claim, relevant=True)) for it in items]
         refs = [informative(it.reference_evidence) for it in items]
         if not any(r.pairs for r in refs):
             return [None] * len(items), None
@@ -256,22 +335,26 @@ class HybridCombiner:
         wanted = set(HYBRID_COMPONENTS) if self.columns == "all" else need
         reasons: dict[str, Optional[str]] = {}
         cols: dict[str, list[Any]] = {}
-        for name, fn in ((METEOR_COLUMN, self.meteor_column), (EMBEDDING_COLUMN, self.embedding_column)):
-            if name in wanted:
-                cols[name], reasons[name] = fn(items)
-        meteor = cols.get(METEOR_COLUMN, [None] * n)
-        emb = cols.get(EMBEDDING_COLUMN, [None] * n)
+        if wanted & {METEOR_COLUMN, VERIFIED_METEOR_COLUMN}:
+            meteor_vals, verified_vals, why_meteor = self.meteor_columns(items, scores)
+            for name, vals in ((METEOR_COLUMN, meteor_vals), (VERIFIED_METEOR_COLUMN, verified_vals)):
+                if name in wanted:
+                    cols[name], reasons[name] = vals, why_meteor
+        if EMBEDDING_COLUMN in wanted:
+            cols[EMBEDDING_COLUMN], reasons[EMBEDDING_COLUMN] = self.embedding_column(items)
+        none = [None] * n
         for k in range(n):
             s = scores[k]
             for name, values in cols.items():
                 s.extra_scores[name] = values[k]
-            comps = {"recall": s.recall, "proxy": s.proxy, METEOR_COLUMN: meteor[k], EMBEDDING_COLUMN: emb[k]}
+            comps = {"recall": s.recall, "proxy": s.proxy, "precision": s.precision,
+                     **{name: cols.get(name, none)[k] for name in (METEOR_COLUMN, EMBEDDING_COLUMN, VERIFIED_METEOR_COLUMN)}}
             value, why = hybrid_value(comps, self.weights)
             s.extra_scores[HYBRID_NAME] = value
             if value is None:
                 name = why.split(" ", 1)[0] if why else ""
                 detail = reasons.get(name) if name in need else None
-                if detail is None and name in ("recall", "proxy") and s.status != "ok":
+                if detail is None and name in ("recall", "proxy", "precision") and s.status != "ok":
                     detail = f"{why} (status {s.status})"
                 msg = f"{HYBRID_NAME}: {detail or why}"
                 s.error = msg if not s.error else f"{s.error}; {msg}"

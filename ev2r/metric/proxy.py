@@ -10,8 +10,18 @@ the predicted evidence is the premise and the claim the hypothesis. Here:
   minimum, renormalised -- evidence supports (refutes) a claim when some pair does;
 * the verdict is mapped to the verifier's classes by :data:`ev2r.labels.VERDICT_TO_NLI`
   (``Conflicting Evidence/Cherrypicking`` -> ``min(P(e), P(c)) * 2``: both at once);
-* predicted evidence with no non-empty answer yields the distribution (0, 1, 0): no evidence
-  is "not enough evidence".
+* the premises are the pairs of :func:`ev2r.metric.reference.evidence_pairs` with the item's claim:
+  **the question is context, not evidence** (issue 32): a pair whose answer is bare ("Yes.", "No.",
+  "x", a URL) would be judged by its question alone ("Is it true that <claim>?" entails the claim
+  whatever the answer says), and an answer that restates the claim is the claim, not evidence for
+  it; neither is a premise, nor is a pair about something else (under
+  :data:`ev2r.metric.reference.PREMISE_RELEVANCE_MIN` of the claim's content words);
+* predicted evidence with no premise yields the distribution (0, 1, 0);
+* **Not Enough Evidence needs relevant evidence** (issue 32: an off-topic sentence got P(neutral)
+  0.42-0.49 against 0.09-0.16 for real evidence): for a Not-Enough-Evidence target the proxy is
+  ``P(neutral) * relevance``, ``relevance = min(1, c / RELEVANCE_FULL)`` (0.25) with ``c`` the largest share of
+  the claim's content words (:func:`claimalign.qa_text.claim_coverage`) that one premise holds:
+  evidence about something else, or none, earns no "not enough evidence".
 
 Target: the claim's **gold** verdict (``target="gold"``, the default). The authors' released
 code scored the annotators' own verdict on the predicted evidence (``target="human"``, read
@@ -25,12 +35,27 @@ from typing import Optional, Sequence
 
 import numpy as np
 
+from claimalign.qa_text import claim_coverage
 from ev2r.config import DEFAULTS, PROXY_TARGETS  # noqa: F401 (PROXY_TARGETS re-exported)
 from ev2r.labels import Verdict, normalize_verdict, verdict_probability
-from ev2r.metric.reference import pair_premises
+from ev2r.metric.reference import PREMISE_RULE, pair_premises
 from ev2r.scores import ProxyResult  # noqa: F401 (re-exported)
 from ev2r.types import Item
 from ev2r.verifier.nli import aggregate_windows, check_probabilities
+
+#: The share of the claim's content words one premise must hold for full relevance (module docstring).
+RELEVANCE_FULL = 0.25
+
+
+def relevance(premises: Sequence[str], claim: str) -> float:
+    """``min(1, max over premises of claim_coverage(premise, claim) / RELEVANCE_FULL)``, in [0, 1];
+    0 without premises.
+
+    >>> relevance(["Paris is the capital of France."], "Kerala has 3 million Muslims.")
+    0.0
+    """
+    best = max((claim_coverage(p, claim) for p in premises), default=0.0)
+    return min(1.0, best / RELEVANCE_FULL)
 
 
 class NLIProxyScorer:
@@ -49,7 +74,7 @@ class NLIProxyScorer:
         self.target = target
 
     def signature_fields(self) -> dict[str, str]:
-        return {"proxy": f"nli-{self.target}", "agg": "qa-pair-max"}
+        return {"proxy": f"nli-{self.target}", "agg": "qa-pair-max", "proxy-rule": f"{PREMISE_RULE}+nee-rel"}
 
     def _target(self, item: Item) -> Optional[Verdict]:
         if self.target == "gold":
@@ -58,10 +83,15 @@ class NLIProxyScorer:
         return None if raw is None else normalize_verdict(raw, field="human_label")
 
     def distributions(self, items: Sequence[Item]) -> list[np.ndarray]:
-        """The aggregated (entailment, neutral, contradiction) distribution per item."""
-        premises, hypotheses, spans = [], [], []
+        """The aggregated (entailment, neutral, contradiction) distribution per item (premises: the
+        predicted pairs that are evidence for the item's claim, module docstring)."""
+        return [d for d, _ in self._distributions(items)]
+
+    def _distributions(self, items: Sequence[Item]) -> list[tuple[np.ndarray, float]]:
+        premises, hypotheses, spans, rel = [], [], [], []
         for item in items:
-            prem = pair_premises(item.predicted_evidence)
+            prem = pair_premises(item.predicted_evidence, claim=item.claim, relevant=True)
+            rel.append(relevance(prem, item.claim))
             start = len(premises)
             premises.extend(prem)
             hypotheses.extend([item.claim] * len(prem))
@@ -69,8 +99,8 @@ class NLIProxyScorer:
         probs = (check_probabilities(self.verifier.predict(premises, hypotheses), len(premises))
                  if premises else np.zeros((0, 3)))
         out = []
-        for start, stop in spans:
-            out.append(aggregate_windows(probs[start:stop], "max") if stop > start else np.array([0.0, 1.0, 0.0]))
+        for (start, stop), r in zip(spans, rel):
+            out.append((aggregate_windows(probs[start:stop], "max") if stop > start else np.array([0.0, 1.0, 0.0]), r))
         return out
 
     def score_proxy(self, items: Sequence[Item]) -> list[ProxyResult]:
@@ -87,7 +117,10 @@ class NLIProxyScorer:
                 results[i] = ProxyResult(None, None, "no_label", f"{field} is missing: proxy needs the claim's verdict")
                 continue
             todo.append((i, target))
-        dists = self.distributions([items[i] for i, _ in todo])
-        for (i, target), d in zip(todo, dists):
-            results[i] = ProxyResult(verdict_probability(target, *d), tuple(round(float(x), 6) for x in d))
+        dists = self._distributions([items[i] for i, _ in todo])
+        for (i, target), (d, rel) in zip(todo, dists):
+            p = verdict_probability(target, *d)
+            if target is Verdict.NOT_ENOUGH_EVIDENCE:
+                p *= rel
+            results[i] = ProxyResult(p, tuple(round(float(x), 6) for x in d))
         return results  # type: ignore[return-value]

@@ -48,10 +48,11 @@ from typing import Optional, Protocol, Sequence, runtime_checkable
 import numpy as np
 
 from ev2r.config import DEFAULTS, SUPPORT_MODES, check_premise_top_k  # noqa: F401 (SUPPORT_MODES re-exported)
-from ev2r.facts.rules import Decomposer
+from ev2r.facts.rules import Decomposer, strip_boilerplate
 from ev2r.metric.prefilter import top_k_premises
 from ev2r.scores import ReferenceResult, f1_score, prf_from_support  # noqa: F401 (re-exported)
-from ev2r.types import AtomicFact, Evidence, FactSupport, Item, STATUS_OK, has_content, is_unanswerable
+from claimalign.qa_text import claim_coverage, content_tokens, is_bare_answer, restates_claim
+from ev2r.types import AtomicFact, Evidence, FactSupport, Item, QAPair, STATUS_OK, has_content, is_unanswerable
 from ev2r.verifier.calibration import Calibration, UncalibratedWarning, calibration_for
 from ev2r.verifier.nli import check_probabilities
 
@@ -75,15 +76,65 @@ class ReferenceScorer(Protocol):
     def signature_fields(self) -> dict[str, str]: ...
 
 
-def pair_premises(evidence: Evidence, unanswerable: str = "drop") -> list[str]:
-    """Premises for support checks (and the proxy): each question/answer pair rendered on its own,
-    except pairs whose answer states nothing: empty, without a letter or digit ("...", emoji:
-    :func:`ev2r.types.has_content`), or AVeriTeC's Unanswerable text ("No answer could be found.").
-    Such a pair supports no fact and is no evidence for a verdict; with ``unanswerable="statement"``
-    (the decomposer states such pairs as facts) an Unanswerable pair stays a premise, so that the
-    statement "No answer could be found to the question: Q" can be supported by the other side's pair."""
-    keep = unanswerable == "statement"
-    return [p.render() for p in evidence.pairs if has_content(p.answer) and (keep or not is_unanswerable(p.answer))]
+#: The share of the claim's content words a *predicted* pair must hold to be a premise (issue 32: 85% of
+#: pairs taken from other claims' evidence hold none, real predicted pairs of the development sets almost
+#: always do: 0.8% / 2.3% of them hold under 10%); see :func:`evidence_pairs`.
+PREMISE_RELEVANCE_MIN = 0.1
+#: The signature value of the premise rules (:func:`evidence_pairs` with a claim).
+PREMISE_RULE = f"pred-answer-only+rel{PREMISE_RELEVANCE_MIN:g}"
+
+
+def evidence_pairs(evidence: Evidence, claim: Optional[str] = None, unanswerable: str = "drop",
+                   relevant: bool = False) -> list[tuple[int, QAPair]]:
+    """The pairs of ``evidence`` that are evidence, with their index: ``(index, pair)``, in order.
+
+    A pair is evidence only through its answer. Left out: an answer that states nothing (empty,
+    without a letter or digit, :func:`ev2r.types.has_content`) or is AVeriTeC's Unanswerable text in
+    any of the ways people type it (:func:`ev2r.types.is_unanswerable`; kept with
+    ``unanswerable="statement"``, where the decomposer states such pairs as facts). With ``claim``
+    (issue 32: the question is context, not evidence), also left out: a **bare** answer ("Yes.",
+    "No", "x", a URL: :func:`claimalign.qa_text.is_bare_answer`), whose pair a verifier would judge
+    by its question alone, and an answer that **restates the claim**
+    (:func:`claimalign.qa_text.restates_claim`: the claim copied, or wrapped in "It is (not) true
+    that ..."), which is the claim, not evidence for it. Each kept answer loses its scraped-page
+    boilerplate units (:func:`ev2r.facts.rules.strip_boilerplate`: what is no fact is no premise); a
+    pair left with no answer text is left out. With ``relevant=True`` (the predicted side: what a system
+    retrieved), a pair holding under :data:`PREMISE_RELEVANCE_MIN` of the claim's content words
+    (:func:`claimalign.qa_text.claim_coverage`) is off-topic and no premise either (a claim without
+    content words keeps every pair). ev2r gives ``claim`` (and ``relevant``) for the predicted evidence
+    only: the reference is the gold evidence, whatever it restates.
+    """
+    claim_has_content = claim is not None and bool(content_tokens(claim))
+    keep_unanswerable = unanswerable == "statement"
+    out = []
+    for k, p in enumerate(evidence.pairs):
+        if not has_content(p.answer):
+            continue
+        if is_unanswerable(p.answer):
+            if keep_unanswerable:
+                out.append((k, p))
+            continue
+        if claim is not None and (is_bare_answer(p.answer) or restates_claim(p.answer, claim)):
+            continue
+        answer = strip_boilerplate(p.answer)
+        if answer is not p.answer:
+            if not has_content(answer):
+                continue
+            p = QAPair(p.question, answer)
+        if relevant and claim_has_content and claim_coverage(p.render(), claim) < PREMISE_RELEVANCE_MIN:
+            continue
+        out.append((k, p))
+    return out
+
+
+def pair_premises(evidence: Evidence, unanswerable: str = "drop", claim: Optional[str] = None,
+                  relevant: bool = False) -> list[str]:
+    """Premises for support checks (and the proxy): each pair of :func:`evidence_pairs` rendered on
+    its own (``claim``: the item's claim, which a pair must not merely restate; None reads every pair
+    with an answer). A pair left out supports no fact and is no evidence for a verdict; with
+    ``unanswerable="statement"`` an Unanswerable pair stays a premise, so that the statement "No answer
+    could be found to the question: Q" can be supported by the other side's pair."""
+    return [p.render() for _, p in evidence_pairs(evidence, claim, unanswerable, relevant)]
 
 
 def window_premises(premises: Sequence[str], k: int) -> list[str]:
@@ -162,7 +213,7 @@ class NLIReferenceScorer:
         if self.premise_top_k is not None:
             prem += f"+lex-top{self.premise_top_k}"
         cal = self.calibration.id if self.calibration is not None else "none"
-        return {"ref": "nli", **decomp, "support": rule, "prem": prem, "cal": cal}
+        return {"ref": "nli", **decomp, "support": rule, "prem": prem, "prem-rule": PREMISE_RULE, "cal": cal}
 
     def score_reference(self, items: Sequence[Item]) -> list[ReferenceResult]:
         results: list[ReferenceResult] = [ReferenceResult() for _ in items]
@@ -178,15 +229,22 @@ class NLIReferenceScorer:
                 results[i].status, results[i].error = "error", f"decomposition failed: {type(e).__name__}: {e}"
                 plans.append(None)
                 continue
-            # whatever made them (rules, an LLM), facts without a letter or digit state nothing
-            pred_facts = [f for f in pred_facts if has_content(f.text)]
+            # whatever made them (rules, an LLM), facts without a letter or digit state nothing; a fact
+            # of a pair that is no evidence (a bare answer, the claim restated) and a fact that restates
+            # the claim are no atomic facts of the evidence (issue 32)
+            # (the predicted side only: the reference is the gold evidence, whatever it restates)
+            unans = getattr(self.decomposer, "unanswerable", "drop")
+            pred_facts = self._facts_of_evidence(pred_facts, item.predicted_evidence, item.claim, unans)
             ref_facts = [f for f in ref_facts if has_content(f.text)]
             plans.append((pred_facts, ref_facts))
             if not ref_facts:
                 results[i].status, results[i].error = "no_reference", "reference_evidence has no atomic facts"
             for side, facts, other in (("pred", pred_facts, item.reference_evidence),
                                        ("ref", ref_facts, item.predicted_evidence)):
-                prem = pair_premises(other, getattr(self.decomposer, "unanswerable", "drop"))
+                # the reference's pairs as premises for the predicted facts; the predicted pairs that are
+                # evidence for the claim (answer-only, on topic) for the reference facts
+                prem = (pair_premises(other, unans, item.claim, relevant=True) if side == "ref"
+                        else pair_premises(other, unans))
                 if self.premise_window > 1:
                     prem = prem + window_premises(prem, self.premise_window)
                 for f_idx, fact in enumerate(facts):
@@ -224,9 +282,19 @@ class NLIReferenceScorer:
                 res.extra_scores = dict(zip(GRADED_NAMES, (gp, gr, gf)))
         return results
 
+    @staticmethod
+    def _facts_of_evidence(facts: Sequence[AtomicFact], evidence: Evidence, claim: str, unanswerable: str) -> list[AtomicFact]:
+        """``facts`` that are atomic facts of the predicted ``evidence``: with a letter or digit, from a
+        pair of :func:`evidence_pairs` (when the fact names its pair; off-topic pairs keep their facts,
+        which then cost precision), and not restating ``claim``."""
+        kept = {k for k, _ in evidence_pairs(evidence, claim, unanswerable)}
+        return [f for f in facts if has_content(f.text) and (f.pair_index is None or f.pair_index in kept)
+                and not restates_claim(f.text, claim)]
+
     def _judge(self, i: int, side: str, facts: list[AtomicFact], entail) -> list[FactSupport]:
         out = []
         for k, f in enumerate(facts):
             p = entail[(i, side, k)]
-            out.append(FactSupport(fact=f.text, supported=p >= self.threshold, probability=round(p, 6)))
+            out.append(FactSupport(fact=f.text, supported=p >= self.threshold, probability=round(p, 6),
+                                   pair_index=f.pair_index))
         return out

@@ -10,7 +10,8 @@ from typing import Sequence
 
 from ev2r.training.data import Pair
 
-__all__ = ["negate", "augment_negation", "augment_negated_premise", "INVARIANT_PERTURBATIONS", "augment_invariant"]
+__all__ = ["negate", "augment_negation", "augment_negated_premise", "INVARIANT_PERTURBATIONS", "augment_invariant",
+           "DENIAL_TEMPLATES", "ASSERTION_TEMPLATES", "shuffle_words_text", "augment_structure"]
 
 _AUX = re.compile(
     r"\b(is|are|was|were|has|have|had|can|will|would|should|could|does|do|did)\b(?! not\b)(?!n't)",
@@ -127,4 +128,116 @@ def augment_invariant(pairs: Sequence[Pair], rng: random.Random, n: int,
                 continue
             out.append(Pair(prem or p.premise, hyp or p.hypothesis, p.label, f"invariance_aug_{kind}"))
             made += 1
+    return out
+
+
+# ----------------------------------------------------------------------------- negation and word order (issue 32)
+
+#: Templates that deny a whole statement ``{s}`` (its first letter lower-cased): the premise refutes the statement.
+#: The gaming suite (:mod:`adversarial.gaming`) negates with *other* templates, so that it measures
+#: whether the verifier reads negation, not whether it learnt these strings.
+DENIAL_TEMPLATES = (
+    "It is not true that {s}",
+    "It is false that {s}",
+    "It is not the case that {s}",
+    "There is no truth to the claim that {s}",
+    "Contrary to what was reported, it is untrue that {s}",
+    "The statement that {s} is false.",
+    "No evidence shows that {s}; in fact the opposite is the case.",
+    "Fact-checkers found that it is wrong that {s}",
+)
+#: Templates that assert ``{s}``: the premise entails the statement, so "that" clauses are no denial cue.
+ASSERTION_TEMPLATES = (
+    "It is true that {s}",
+    "It is the case that {s}",
+    "Reports confirmed that {s}",
+    "Records show that {s}",
+)
+
+
+#: Generic questions for the premises rendered as question/answer pairs (``Question: q\nAnswer: a``, the
+#: layout of the evidence the verifier reads in ev2r), so that what it learns holds in that layout too.
+GENERIC_QUESTIONS = ("What did the report say?", "What happened?", "What is known about this?",
+                     "What did officials state?", "What does the source say?", "Is there any truth to this?")
+
+
+def _as_pair(text: str, rng: random.Random, share: float = 0.3) -> str:
+    """``text`` as the answer of a question/answer premise with a generic question, with probability ``share``."""
+    if rng.random() < share:
+        return f"Question: {GENERIC_QUESTIONS[rng.randrange(len(GENERIC_QUESTIONS))]}\nAnswer: {text}"
+    return text
+
+
+def _clause(sentence: str) -> str:
+    s = sentence.strip().rstrip(".!?")
+    if len(s) > 1 and s[0].isupper() and not s[1].isupper():
+        s = s[0].lower() + s[1:]
+    return s
+
+
+def _with_period(text: str) -> str:
+    return text if text.endswith((".", "!", "?")) else text + "."
+
+
+def shuffle_words_text(text: str, rng: random.Random) -> str | None:
+    """The words of ``text`` in a random order other than the original (final punctuation kept at
+    the end); None when fewer than 4 words or no other order differs."""
+    words = text.strip().rstrip(".!?").split()
+    if len(words) < 4 or len(set(words)) < 3:
+        return None
+    for _ in range(10):
+        perm = words[:]
+        rng.shuffle(perm)
+        if perm != words:
+            return " ".join(perm) + "."
+    return None
+
+
+def augment_structure(pairs: Sequence[Pair], rng: random.Random, n: int) -> list[Pair]:
+    """Pairs that teach the verifier to read negation and word order (issue 32: the negated and the
+    word-shuffled reference must not be read as supporting it), from the entailed pairs of ``pairs``:
+
+    * ``(denial(H), H)`` -> contradiction (``n`` pairs), ``denial`` one of :data:`DENIAL_TEMPLATES`;
+    * ``(assertion(H), H)`` -> entailment (``n // 2``), :data:`ASSERTION_TEMPLATES`, so that a "that"
+      clause alone is no denial cue;
+    * ``(H, H)`` -> entailment (``n // 2``): the same words in the same order are the same statement, so that
+      the shuffled pairs below teach word order, not "the hypothesis's own words are neutral";
+    * ``(shuffled words of H, H)`` -> neutral (``n // 4``): the claim's words without its structure state nothing;
+    * ``(shuffled words of P, H)`` -> neutral (``n // 4``) for an entailed ``(P, H)`` with a premise under 60 words.
+
+    About 30% of these premises are laid out as a question/answer pair with a generic question
+    (:data:`GENERIC_QUESTIONS`), the layout of the premises ev2r gives the verifier.
+
+    A pure function of ``pairs`` and ``rng``.
+    """
+    ent = [p for p in pairs if p.label == "entailment" and 20 <= len(p.hypothesis) < 200]
+    rng.shuffle(ent)
+    out: list[Pair] = []
+    quota = {"denial": n, "assertion": n // 2, "copy": n // 2, "shuffled_hypothesis": n // 4, "shuffled_premise": n // 4}
+    made = dict.fromkeys(quota, 0)
+    for p in ent:
+        if all(made[k] >= quota[k] for k in quota):
+            break
+        h = p.hypothesis
+        if made["denial"] < quota["denial"]:
+            t = DENIAL_TEMPLATES[rng.randrange(len(DENIAL_TEMPLATES))]
+            out.append(Pair(_as_pair(_with_period(t.format(s=_clause(h))), rng), h, "contradiction", "structure_aug_denial"))
+            made["denial"] += 1
+        if made["assertion"] < quota["assertion"] and rng.random() < 0.5:
+            t = ASSERTION_TEMPLATES[rng.randrange(len(ASSERTION_TEMPLATES))]
+            out.append(Pair(_as_pair(_with_period(t.format(s=_clause(h))), rng), h, "entailment", "structure_aug_assertion"))
+            made["assertion"] += 1
+        if made["copy"] < quota["copy"] and rng.random() < 0.5:
+            out.append(Pair(_as_pair(h, rng), h, "entailment", "structure_aug_copy"))
+            made["copy"] += 1
+        if made["shuffled_hypothesis"] < quota["shuffled_hypothesis"] and rng.random() < 0.5:
+            s = shuffle_words_text(h, rng)
+            if s:
+                out.append(Pair(_as_pair(s, rng), h, "neutral", "structure_aug_shuffled_hypothesis"))
+                made["shuffled_hypothesis"] += 1
+        if made["shuffled_premise"] < quota["shuffled_premise"] and len(p.premise.split()) < 60 and rng.random() < 0.5:
+            s = shuffle_words_text(p.premise, rng)
+            if s:
+                out.append(Pair(_as_pair(s, rng), h, "neutral", "structure_aug_shuffled_premise"))
+                made["shuffled_premise"] += 1
     return out

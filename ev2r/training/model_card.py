@@ -31,6 +31,11 @@ LICENCES = {
     "negated_premise_aug": "derived from the pairs above (negated hypothesis as premise)",
     **{f"invariance_aug_{k}": "derived from the pairs above (meaning-preserving perturbation, label kept)"
        for k in ("typos", "synonyms", "numbers_to_words", "words_to_numbers")},
+    "structure_aug_denial": "derived from the pairs above (an entailed hypothesis denied by a template -> contradiction)",
+    "structure_aug_assertion": "derived from the pairs above (an entailed hypothesis asserted by a template -> entailment)",
+    "structure_aug_copy": "derived from the pairs above (a hypothesis as its own premise -> entailment)",
+    "structure_aug_shuffled_hypothesis": "derived from the pairs above (the hypothesis's words shuffled as premise -> neutral)",
+    "structure_aug_shuffled_premise": "derived from the pairs above (an entailing premise with its words shuffled -> neutral)",
     "averitec_train": "CC BY-NC 4.0 (AVeriTeC train split: gold evidence vs claim, verdict as label)",
     "averitec_train_mismatched": "CC BY-NC 4.0 (AVeriTeC train split: another claim's evidence -> neutral)",
     "averitec_pair_witness": ("CC BY-NC 4.0 (AVeriTeC train split: one question/answer pair vs claim; the verdict "
@@ -82,7 +87,12 @@ def write_model_card(out: Path, extra_notes: str = "") -> Path:
         "as words and back) on the premise, the hypothesis or both. Premise-negation augmentation "
         "(`negated_premise_aug`) negates the premise of entailed pairs: (not H, H) is a contradiction, "
         "(not H, not H) an entailment and (not H, an unrelated hypothesis) neutral, so that a negated premise "
-        "is read rather than matched by words.",
+        "is read rather than matched by words. Negation and word-order augmentation (`structure_aug_*`, "
+        "`--aug-structure`, issue 32) denies entailed hypotheses with templates (\"It is not true that ...\", "
+        "\"There is no truth to the claim that ...\" -> contradiction), asserts them (\"Reports confirmed that "
+        "...\" -> entailment), gives a hypothesis as its own premise (entailment) and shuffles the words of the "
+        "hypothesis or of an entailing premise (-> neutral: the same words without their order state nothing); "
+        "about 30% of these premises are laid out as question/answer pairs with a generic question.",
         "", ("AVeriTeC pairs (`averitec_train*`, see `load_averitec_pairs`) make the weights CC BY-NC 4.0."
              if non_commercial else "Share-alike sources (CC BY-SA) make the weights CC BY-SA 4.0."), "",
         "## Hyperparameters and command", "", "```", *meta.get("commands", [meta.get("command", "")]), "```", "",

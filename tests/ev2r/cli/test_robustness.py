@@ -188,3 +188,31 @@ def test_hybrid_columns_reach_the_ev2r_scorer(input_file, tmp_path, monkeypatch)
     assert seen["hybrid_columns"] == "all"
     with pytest.raises(SystemExit):
         parse(input_file, "--hybrid-columns", "some")
+
+
+def test_cli_gaming_suite_gates_a_scorer_that_volume_raises(input_file, tmp_path, capsys):
+    def by_volume(items):  # a score that grows with the number of pairs: gamed by repetition and junk
+        return [{"n": min(1.0, len(it.predicted_evidence.pairs) / 30)} for it in items]
+
+    out = tmp_path / "g"
+    args = parse(input_file, "-o", out, "--suite", "gaming", "--perturbations",
+                 "evidence_repeated,junk_appended,claim_copy", "--n-boot", 200, "--no-png")
+    assert run_robustness(args, scorer=by_volume) == 1
+    rep = json.loads((out / "report.json").read_text())
+    assert {v["perturbation"] for v in rep["violations"]} == {"evidence_repeated", "junk_appended"}
+    cell = rep["perturbations"]["claim_copy"]["scores"]["n"]
+    assert cell["expected"] == "no_gain_over_original" and cell["verdict"] == "pass" and cell["rise_rate"] == 0.0
+    assert "no gain over the real evidence" in (out / "report.md").read_text()
+    assert "evidence_repeated/n" in capsys.readouterr().err
+
+
+def test_cli_gaming_suite_refuses_gold_as_prediction(input_file, tmp_path, capsys):
+    args = parse(input_file, "-o", tmp_path / "g", "--suite", "gaming", "--gold-as-prediction")
+    assert run_robustness(args, scorer=coverage_scorer) == 2
+    assert "--gold-as-prediction with --suite gaming" in capsys.readouterr().err
+
+
+def test_cli_gaming_suite_names_unknown_strategies(input_file, tmp_path, capsys):
+    args = parse(input_file, "-o", tmp_path / "g", "--suite", "gaming", "--perturbations", "typos")
+    assert run_robustness(args, scorer=coverage_scorer) == 2
+    assert "unknown 'typos'" in capsys.readouterr().err

@@ -1,0 +1,175 @@
+"""The gaming suite on the two development rating sets: can evidence that is not better score higher?
+
+Every strategy of :data:`adversarial.perturbations.GAMING_STRATEGIES` (negated or word-shuffled
+reference, the claim echoed, pairs repeated, junk appended, trivial answers, ...) is applied to every
+row of each rating file, and each score of Ev2R (precision, recall, F1, proxy, Ev2R, the graded
+scores, ``ev2r_hybrid`` and its ``hybrid_meteor``) is compared with the row's *real* predicted
+evidence; the official Hungarian METEOR (``hu_meteor``) is reported beside them as the baseline,
+not gated. A check passes when the mean change is <= 0 and at most 10% of the rows rise; it fails
+when the bootstrap CI95 of the mean change lies wholly above 0 or the mean rises with more than 10%
+of rows rising (:mod:`adversarial.suite`, ``no_gain_over_original``).
+
+Usage (from the repository root)::
+
+    python benchmarks/gaming.py \\
+        --data 86=../shared/data/ev2r_human_eval/averitec_manual_eval_subset.jsonl \\
+        --data 144=../shared/data/ev2r_human_eval/averitec_shared_task_dev.jsonl \\
+        --out benchmarks/results/gaming
+
+writes ``gaming.md`` (the strategy x score table, both files), ``gaming.json``, ``gaming.png`` (the mean
+change per strategy and score, both files) and, per file, the suite's own report (``gaming_<NAME>.md``,
+``.json``, ``_per_item.jsonl``: every component of ``ev2r_hybrid`` per row, base and gamed, which
+``benchmarks/combination.py --gaming`` reads to hold any weight vector to the suite) next to ``--out``. ``--verifier PATH`` scores with another checkpoint;
+``--sample N`` draws N rows per file (seeded).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import _benchlib as bl  # noqa: E402
+from adversarial.perturbations import get_gaming_strategies  # noqa: E402
+from adversarial.report import write_report  # noqa: E402
+from adversarial.suite import FAIL, PASS, run_suite  # noqa: E402
+from ev2r.io.readers import read_items  # noqa: E402
+
+#: Score columns of the table, in order (Ev2R's, then the combined score, then the baseline).
+SCORES = ("precision", "recall", "f1", "proxy", "ev2r", "graded_precision", "graded_recall", "graded_f1",
+          "hybrid_meteor", "verified_meteor", "hybrid_embedding", "ev2r_hybrid", "hu_meteor")
+HEADLINE = ("ev2r", "ev2r_hybrid")
+
+
+def _cell(c: dict) -> str:
+    if c["mean_change"] is None:
+        return "n/a"
+    mark = {PASS: "✓", FAIL: "✗"}.get(c["verdict"], "–")
+    return f"{c['mean_change']:+.3f} ({100 * (c['rise_rate'] or 0):.0f}%) {mark}"
+
+
+def markdown(results: dict, files: list[str], meta: dict) -> str:
+    lines = ["# Gaming suite: gamed evidence against each row's real evidence", "",
+             f"Command: `{meta['command']}`", f"Machine: {meta['machine']}", f"Verifier: {meta['verifier']}", ""]
+    for name in files:
+        r = results[name]
+        lines.append(f"* `{name}`: {r['path']}, {r['n_items']} rows, scored in {r['seconds']:.0f} s; "
+                     f"signature `{r['signature']}`")
+    lines += ["", "Cell: mean change of the score (gamed - real evidence) over the rows the strategy applied to, "
+              "(share of rows whose score rose), verdict: ✓ no gain (mean <= 0, <= 10% of rows rising), "
+              "✗ a gain (CI95 wholly above 0, or a mean gain with > 10% of rows rising), – neither shown. "
+              "`hu_meteor` is the official AVeriTeC HU-METEOR, the baseline (not gated).", ""]
+    for name in files:
+        r = results[name]
+        checks = r["checks"]
+        n_fail = sum(c["verdict"] == FAIL for s in checks.values() for k, c in s.items() if k != "hu_meteor")
+        n_all = sum(1 for s in checks.values() for k in s if k != "hu_meteor")
+        base = r["base_means"]
+        lines += [f"## {name} ({r['n_items']} rows): {n_all - n_fail} of {n_all} gated checks without a gain",
+                  "", "| strategy | rows | " + " | ".join(SCORES) + " |", "|---|---|" + "---|" * len(SCORES),
+                  "| *(real evidence: mean)* | | " + " | ".join(
+                      "n/a" if base.get(s) is None else f"{base[s]:.3f}" for s in SCORES) + " |"]
+        for strat, cs in checks.items():
+            lines.append(f"| {strat} | {r['applied'][strat]} | " + " | ".join(
+                _cell(cs[s]) if s in cs else "n/a" for s in SCORES) + " |")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def plot(results: dict, files: list[str], path: str) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    strategies = list(results[files[0]]["checks"])
+    fig, axes = plt.subplots(1, len(files), figsize=(5.5 * len(files), 0.32 * len(strategies) + 1.8), squeeze=False,
+                             sharey=True)
+    cols = ("ev2r", "ev2r_hybrid", "hu_meteor")
+    colors = {"ev2r": "#1f77b4", "ev2r_hybrid": "#2ca02c", "hu_meteor": "#7f7f7f"}
+    for ax, name in zip(axes[0], files):
+        checks = results[name]["checks"]
+        y = np.arange(len(strategies))
+        for j, sc in enumerate(cols):
+            vals = [checks[s][sc]["mean_change"] if checks[s].get(sc) and checks[s][sc]["mean_change"] is not None
+                    else 0.0 for s in strategies]
+            ax.barh(y + (j - 1) * 0.27, vals, height=0.26, color=colors[sc], label=sc)
+        ax.axvline(0, color="black", lw=0.8)
+        ax.axvspan(ax.get_xlim()[0] if ax.get_xlim()[0] < 0 else -0.05, 0, color="#cdeccd", zorder=0)
+        ax.set_yticks(y)
+        ax.set_yticklabels(strategies, fontsize=8)
+        ax.invert_yaxis()
+        ax.set_xlabel("mean change vs the real evidence")
+        ax.set_title(f"{name}: {results[name]['n_items']} rows", fontsize=10)
+        ax.grid(axis="x", color="#eeeeee")
+    axes[0][0].legend(fontsize=8, loc="lower right")
+    fig.suptitle("Gaming strategies: the score must not rise (green: no gain)", fontsize=10)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--data", action="append", required=True, metavar="NAME=PATH",
+                    help="rating file (ev2r_human_eval schema); repeat for each development set")
+    ap.add_argument("--out", default=str(bl.RESULTS / "gaming"), help="output path prefix (default benchmarks/results/gaming)")
+    ap.add_argument("--verifier", default="bundled", help="verifier checkpoint (default: the bundled one)")
+    ap.add_argument("--strategies", default=None, help="comma-separated strategies (default: all)")
+    ap.add_argument("--sample", type=int, default=None, help="rows drawn per file (seeded); default: every row")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--n-boot", type=int, default=2000)
+    args = ap.parse_args(argv)
+
+    from ev2r.metric.factory import make_item_scorer
+
+    files = {}
+    for spec in args.data:
+        if "=" not in spec:
+            ap.error(f"--data: expected NAME=PATH, got {spec!r}")
+        name, path = spec.split("=", 1)
+        files[name] = path
+    strategies = get_gaming_strategies(args.strategies.split(",") if args.strategies else None)
+    # every component column of ev2r_hybrid (hybrid_columns="all"), so that benchmarks/combination.py can
+    # check any weight vector against the suite from the per-item rows
+    scorer = make_item_scorer(verifier=args.verifier, baselines=("hu-meteor",), hybrid_columns="all")
+    signature = str(scorer.scorer.signature())  # type: ignore[attr-defined]
+    results = {}
+    out_dir = os.path.dirname(args.out) or "."
+    stem = os.path.basename(args.out)
+    for name, path in files.items():
+        items = read_items(path)
+        if args.sample is not None and args.sample < len(items):
+            idx = np.random.default_rng(args.seed).choice(len(items), size=args.sample, replace=False)
+            items = [items[i] for i in sorted(idx.tolist())]
+        t0 = time.time()
+        report = run_suite(items, scorer, strategies, seed=args.seed, n_boot=args.n_boot,
+                           scores=[s for s in SCORES], scorer_name=f"ev2r ({name})")
+        secs = time.time() - t0
+        report.settings["ev2r_signature"] = signature
+        write_report(report, out_dir, png=False, stem=f"{stem}_{name}")
+        results[name] = {
+            "path": path, "n_items": len(items), "seconds": secs, "signature": signature,
+            "base_means": report.base_means,
+            "applied": {p.name: p.n_applied for p in report.perturbations},
+            "checks": {p.name: {s: c.to_dict() for s, c in p.checks.items()} for p in report.perturbations},
+        }
+        print(f"{name}: {len(items)} rows in {secs:.0f} s", file=sys.stderr, flush=True)
+    meta = {"command": bl.command(), "machine": bl.machine(), "verifier": args.verifier}
+    names = list(files)
+    Path(args.out + ".md").write_text(markdown(results, names, meta) + "\n", encoding="utf-8")
+    Path(args.out + ".json").write_text(json.dumps({"meta": meta, "results": results}, indent=1) + "\n",
+                                        encoding="utf-8")
+    plot(results, names, args.out + ".png")
+    print(Path(args.out + ".md").read_text(encoding="utf-8"))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,185 @@
+"""The scoring rules that close the gaming holes of issue 32, on hand-made items with fake
+verifiers (no model): the question is context (bare answers are no premise), a restated claim is
+neither a premise nor an atomic fact, Unanswerable text as people type it, the yes/no rule only for
+polar questions, Not Enough Evidence needs relevant evidence, copies count once in the alignment,
+and the verified METEOR follows the verifier."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from claimalign.qa_text import claim_coverage, content_tokens, is_bare_answer, is_unanswerable, restates_claim
+from ev2r.facts.rules import DeclarativeDecomposer, RuleBasedDecomposer, strip_boilerplate
+from ev2r.labels import Verdict
+from ev2r.metric.combined import HybridCombiner, informative, reference_pair_support
+from ev2r.metric.proxy import NLIProxyScorer, relevance
+from ev2r.metric.reference import NLIReferenceScorer, evidence_pairs, pair_premises
+from ev2r.types import Evidence, FactSupport, Item, ItemScore, QAPair
+
+from support.fakes import KeywordVerifier
+
+CLAIM = "Amazon suspended Parler from its web hosting service on January 10, 2021."
+Q = "Did Amazon remove Parler from its hosting services?"
+
+# the Unanswerable text as people type it (shared/cases/turn4/text/unanswerable_variants.jsonl and more)
+UNANSWERABLE = ["No answer could be found.", "No answer could be found\u2026", "No answer could be found. No answer could be found.",
+                "No answer could be found.\nNo answer could be found.", "No answer could be found in the sources.",
+                "No answer found.", "No answer could be found\u3002", "(No answer could be found.)",
+                "no answer was found online", "\u201cNo answer could be found.\u201d"]
+
+
+@pytest.mark.parametrize("answer", UNANSWERABLE)
+def test_unanswerable_as_typed_gives_no_fact_and_no_premise(answer):
+    assert is_unanswerable(answer)
+    ev = Evidence((QAPair(Q, answer),))
+    for dec in (DeclarativeDecomposer(), RuleBasedDecomposer()):
+        assert dec.decompose(ev, CLAIM) == []  # never the denial "Amazon did not remove Parler ..."
+    assert pair_premises(ev) == [] and pair_premises(ev, claim=CLAIM) == []
+
+
+@pytest.mark.parametrize("answer", ["No evidence was found that Amazon removed Parler.",
+                                    "No answer could be found, but Amazon said it suspended Parler.",
+                                    "No, Amazon did not remove it."])
+def test_statements_that_start_alike_are_not_unanswerable(answer):
+    assert not is_unanswerable(answer)
+
+
+@pytest.mark.parametrize("question,answer", [("What is Joe Biden's sister called?", "No."),
+                                             ("Who owns Dominion?", "Yes."),
+                                             ("What is Joe Biden's sister called?", "x"),
+                                             ("Is Valerie Owens married to Stephen Owens?", "x"),
+                                             ("Who owns Dominion?", "https://www.example.com/dominion")])
+def test_bare_answers_to_wh_questions_state_nothing(question, answer):
+    # shared/cases/turn4/text/yes_no_wh_question.jsonl: not "Joe Biden's sister called is No."
+    assert is_bare_answer(answer)
+    assert DeclarativeDecomposer().decompose(Evidence((QAPair(question, answer),))) == []
+
+
+def test_yes_no_rule_still_reads_polar_questions():
+    facts = DeclarativeDecomposer().decompose(Evidence((QAPair("Did the senate pass the bill?", "No."),)))
+    assert [f.text for f in facts] == ["The senate did not pass the bill."]
+
+
+def test_content_tokens_and_restatement_by_hand():
+    assert content_tokens("Yes, it is true.") == frozenset()
+    assert content_tokens("The vaccines were approved") == {"vaccin", "approv"}
+    assert claim_coverage("Parler went offline", CLAIM) == pytest.approx(1 / 9)
+    assert restates_claim(CLAIM, CLAIM)
+    assert restates_claim(f"It is not true that {CLAIM[0].lower() + CLAIM[1:]}", CLAIM)
+    assert restates_claim(f"Is it true that {CLAIM.rstrip('.')}? Yes.", CLAIM)
+    assert not restates_claim("January 10, 2021.", CLAIM)  # confirms a detail: covers 3 of 9 tokens
+    assert not restates_claim("Amazon Web Services told Parler it would suspend its account at midnight "
+                              "because of violent content, according to BuzzFeed News.", CLAIM)
+
+
+def test_evidence_pairs_the_question_is_context():
+    ev = Evidence((QAPair(f"Is it true that {CLAIM.rstrip('.')}?", "Yes."),   # bare: judged by its question alone
+                   QAPair("", CLAIM),                                           # the claim copied
+                   QAPair("What did Amazon say?", "Amazon said Parler broke its rules on violent content."),
+                   QAPair("Languages?", "English Espa\u00f1ol \u4e2d\u6587 \u0420\u0443\u0441\u0441\u043a\u0438\u0439 " + CLAIM),
+                   QAPair("Anything else?", "No answer found.")))
+    assert [k for k, _ in evidence_pairs(ev, CLAIM)] == [2]
+    assert [k for k, _ in evidence_pairs(ev)] == [0, 1, 2]  # without the claim: every pair with an answer (but menus)
+    assert strip_boilerplate(ev.pairs[3].answer) == ""
+
+
+def test_proxy_does_not_credit_the_question_or_the_claim():
+    kv = KeywordVerifier()
+    proxy = NLIProxyScorer(kv)
+    echo = Item(id="e", claim=CLAIM, gold_label=Verdict.SUPPORTED, reference_evidence=Evidence(()),
+                predicted_evidence=Evidence((QAPair(f"Is it true that {CLAIM.rstrip('.')}?", "Yes."), QAPair("", CLAIM))))
+    assert proxy.score_proxy([echo])[0].proxy == 0.0  # no premise left: (0, 1, 0)
+    assert kv.calls == []  # nothing was sent to the verifier
+    # the claim wrapped in a template restates it; an answer naming its source is evidence
+    assert proxy.score_proxy([echo.with_predicted(Evidence((QAPair(
+        "What happened?", f"It is true that {CLAIM}"),)))])[0].proxy == 0.0
+    assert proxy.score_proxy([echo.with_predicted(Evidence((QAPair(
+        "What happened?", f"AWS said: {CLAIM}"),)))])[0].proxy == pytest.approx(0.9)
+    real = echo.with_predicted(Evidence((QAPair("What did AWS do?", "AWS emailed Parler that Amazon suspended it from "
+                                                "its web hosting service at midnight on January 10, 2021, citing violent "
+                                                "posts."),)))
+    assert proxy.score_proxy([real])[0].proxy == pytest.approx(0.9)
+
+
+def test_not_enough_evidence_needs_relevant_evidence():
+    proxy = NLIProxyScorer(KeywordVerifier())
+    nee = Item(id="n", claim="The Muslim population of Kerala is 88,73,472.", gold_label=Verdict.NOT_ENOUGH_EVIDENCE,
+               reference_evidence=Evidence(()),
+               predicted_evidence=Evidence((QAPair("What is the capital of France?", "Paris is the capital of France."),)))
+    assert proxy.score_proxy([nee])[0].proxy == 0.0  # off-topic: relevance 0
+    empty = nee.with_predicted(Evidence(()))
+    assert proxy.score_proxy([empty])[0].proxy == 0.0  # no evidence earns no "not enough evidence"
+    on_topic = nee.with_predicted(Evidence((QAPair("How many Muslims live in Kerala?",
+                                                   "Census figures for the Muslim population of Kerala differ by source."),)))
+    assert proxy.score_proxy([on_topic])[0].proxy == pytest.approx(0.8)  # KeywordVerifier: neutral 0.8, relevance 1
+    assert relevance([], nee.claim) == 0.0
+
+
+def test_restated_claim_is_no_atomic_fact():
+    ref = Evidence((QAPair("What did AWS do?", "AWS suspended Parler's account on 10 January 2021 over violent posts."),))
+    pred = Evidence((QAPair("", CLAIM), QAPair("What did AWS do?", "AWS suspended Parler's account on 10 January 2021.")))
+    it = Item(id="f", claim=CLAIM, predicted_evidence=pred, reference_evidence=ref, gold_label=Verdict.SUPPORTED)
+    res = NLIReferenceScorer(KeywordVerifier(), DeclarativeDecomposer(), calibration=None).score_reference([it])[0]
+    assert [f.fact for f in res.predicted_facts] == ["AWS suspended Parler's account on 10 January 2021."]
+    assert [f.pair_index for f in res.predicted_facts] == [1]
+    assert res.precision == 1.0
+
+
+def test_copies_count_once_in_the_alignment(nltk_data):
+    ref = Evidence((QAPair("When was it signed?", "The treaty was signed in Paris in 2015."),
+                    QAPair("Who signed it?", "195 countries signed the treaty.")))
+    one = Evidence((QAPair("When was it signed?", "It was signed in Paris in 2015."),))
+    dup = Evidence(one.pairs * 10)
+    assert informative(dup).pairs == one.pairs
+    comb = HybridCombiner()
+    items = [Item(id=str(k), claim="The climate treaty was signed in Paris by every nation.", predicted_evidence=ev, reference_evidence=ref)
+             for k, ev in enumerate((one, dup))]
+    meteor, _, why = comb.meteor_columns(items)
+    assert why is None and meteor[0] == meteor[1] > 0
+
+
+def test_verified_meteor_follows_the_reference_facts(nltk_data):
+    ref = Evidence((QAPair("When was it signed?", "The treaty was signed in Paris in 2015."),
+                    QAPair("Who signed it?", "195 countries signed the treaty.")))
+    it = Item(id="v", claim="The climate treaty was signed in Paris by every nation.", predicted_evidence=ref, reference_evidence=ref)
+    comb = HybridCombiner()
+
+    def score(probs):
+        s = ItemScore(id="v", row=0)
+        s.reference_facts = [FactSupport(f"f{j}", p >= 0.5, p, j) for j, p in enumerate(probs)]
+        return s
+
+    meteor, full, _ = comb.meteor_columns([it], [score([1.0, 1.0])])
+    _, half, _ = comb.meteor_columns([it], [score([1.0, 0.0])])
+    _, none, _ = comb.meteor_columns([it], [score([0.0, 0.0])])
+    assert full[0] == pytest.approx(meteor[0])
+    assert none[0] == 0.0
+    assert half[0] == pytest.approx(meteor[0] / 2, abs=0.02)  # one of the two reference pairs verified
+    assert reference_pair_support(score([0.2, 0.8]).reference_facts) == {0: 0.2, 1: 0.8}
+
+
+def test_boilerplate_is_no_premise_either():
+    ev = Evidence((QAPair("What happened?", "Home | News | Sport | Weather. The bill was signed on 3 May."),))
+    assert pair_premises(ev, claim="The bill was signed.") == ["Question: What happened?\nAnswer: The bill was signed on 3 May."]
+    assert np.isfinite(relevance(pair_premises(ev, claim="The bill was signed."), "The bill was signed."))
+
+
+def test_predicted_pairs_about_something_else_are_no_premise():
+    # a reference fact about the claim is not supported by another claim's evidence appended (junk, G6)
+    claim = "The mayor of Springfield banned fireworks in 2021."
+    ref = Evidence((QAPair("What did the mayor do?", "The mayor of Springfield signed an order banning fireworks on "
+                                                     "public land, citing fire risk, in June 2021."),))
+    junk = QAPair("What did the senate vote on?", "Fireworks were banned by the mayor of Springfield in 2021 and the senate voted.")
+    junk_unrelated = QAPair("Who won the cup?", "The home team won the cup after extra time.")
+    pred = Evidence((junk_unrelated,))
+    assert evidence_pairs(pred, claim, relevant=True) == []
+    assert [k for k, _ in evidence_pairs(pred, claim)] == [0]  # the reference side keeps background pairs
+    assert [k for k, _ in evidence_pairs(Evidence((junk,)), claim, relevant=True)] == [0]  # on topic: kept
+    it = Item(id="j", claim=claim, predicted_evidence=pred, reference_evidence=ref, gold_label=Verdict.SUPPORTED)
+    kv = KeywordVerifier()
+    scorer = NLIReferenceScorer(kv, DeclarativeDecomposer(), calibration=None)
+    res = scorer.score_reference([it])[0]
+    assert res.recall == 0.0 and res.precision == 0.0  # the junk's own fact stays a fact: unsupported, it costs precision
+    assert not any("home team" in p for prem, _ in kv.calls for p in prem if p.startswith("Question: Who won"))
+    assert "prem-rule" in scorer.signature_fields()
