@@ -35,7 +35,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import _benchlib as bl  # noqa: E402
 from adversarial.perturbations import negate_sentence  # noqa: E402
-from adversarial.perturbations.gaming import SUITE_DENIALS, _clause  # noqa: E402
+from adversarial.perturbations.gaming import SUITE_DENIALS, that_clause  # noqa: E402
 from ev2r.training.augment import shuffle_words_text  # noqa: E402
 
 PROBES = ("copy", "denial", "inline negation", "word salad")
@@ -66,7 +66,7 @@ def build_probes(sentences: list[str], seed: int) -> list[tuple[str, str, str]]:
     out = []
     for k, s in enumerate(sentences):
         out.append(("copy", s, s))
-        out.append(("denial", SUITE_DENIALS[k % len(SUITE_DENIALS)].format(s=_clause(s)), s))
+        out.append(("denial", SUITE_DENIALS[k % len(SUITE_DENIALS)].format(s=that_clause(s)), s))
         neg = negate_sentence(s)
         if neg != s:
             out.append(("inline negation", neg, s))

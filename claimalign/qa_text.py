@@ -34,7 +34,8 @@ from typing import List, Optional, Tuple
 from claimalign.textio import normalize_text
 
 __all__ = ["LAYOUT_NOTES", "NO_ANSWER", "parse_qa_text", "is_unanswerable", "has_content", "content_tokens",
-           "is_bare_answer", "restates_claim", "claim_coverage", "RESTATE_COVERAGE", "RESTATE_NOVELTY"]
+           "is_bare_answer", "restates_claim", "claim_coverage", "RESTATE_COVERAGE", "RESTATE_NOVELTY",
+           "MIN_CLAIM_TOKENS"]
 
 #: AVeriTeC's answer text for a question the annotators could not answer (answer_type "Unanswerable").
 NO_ANSWER = "No answer could be found."
@@ -187,6 +188,9 @@ RESTATE_COVERAGE = 0.5
 #: :func:`restates_claim`: a restatement adds no content token of its own (measured on the development sets:
 #: allowing one more would flag 15 / 12 real predicted pairs of the 86 / 144 rows instead of 8 / 7).
 RESTATE_NOVELTY = 0
+#: A claim with fewer content tokens than this is too short to tell a restatement (or an off-topic text) by
+#: its words: :func:`restates_claim` is False and ``ev2r.metric.reference`` keeps every pair for it.
+MIN_CLAIM_TOKENS = 4
 
 
 def _stemmer():
@@ -231,7 +235,11 @@ def is_bare_answer(answer: Optional[str]) -> bool:
     >>> is_bare_answer("No."), is_bare_answer("2021"), is_bare_answer("")
     (True, False, False)
     """
-    return has_content(answer) and not content_tokens(answer)
+    if not has_content(answer) or content_tokens(answer):
+        return False
+    words = _TOKEN.findall(_URL.sub(" ", normalize_text(answer)).casefold())
+    # one-letter words are no content alone ("x"), but several words with one ("X is here", "a b") say something
+    return not any(len(w) == 1 for w in words) or len(words) < 2
 
 
 def claim_coverage(text: Optional[str], claim: Optional[str]) -> float:
@@ -249,7 +257,8 @@ def restates_claim(text: Optional[str], claim: Optional[str]) -> bool:
     2021") covers too little, and one that reports what a source found adds its own words (a name, a
     number, "$30,842.15"). A claim restated is no evidence for it: the verifier would find it entailing
     (or, negated, contradicting) the claim from the claim's own words. A paraphrase with other words
-    (synonyms) is not caught here.
+    (synonyms) is not caught here, nor is anything for a claim of fewer than :data:`MIN_CLAIM_TOKENS`
+    content tokens.
 
     >>> restates_claim("It is not true that Biden froze arms sales.", "Biden froze arms sales to Saudi Arabia.")
     True
@@ -260,7 +269,7 @@ def restates_claim(text: Optional[str], claim: Optional[str]) -> bool:
     False
     """
     t, c = content_tokens(text), content_tokens(claim)
-    if not t or not c:
+    if not t or len(c) < MIN_CLAIM_TOKENS:
         return False
     coverage = len(t & c) / len(c)
     novelty = len(t - c)

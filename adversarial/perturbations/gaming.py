@@ -42,7 +42,7 @@ from adversarial._text import RNG, as_generator, map_sentences
 from adversarial.perturbations.base import PerturbationResult, PerturbFn
 
 __all__ = [
-    "SUITE_DENIALS", "UNANSWERABLE_VARIANTS", "TRIVIAL_ANSWERS", "OFF_TOPIC_PAIR", "SCRIPT_MIX",
+    "SUITE_DENIALS", "UNANSWERABLE_VARIANTS", "that_clause", "TRIVIAL_ANSWERS", "OFF_TOPIC_PAIR", "SCRIPT_MIX",
     "negated_reference", "negated_reference_other", "negated_reference_inline", "shuffled_reference",
     "claim_echo_appended", "claim_echo_prepended", "claim_question_verdict", "claim_question_wrong_verdict",
     "claim_question_x", "claim_copy", "claim_paraphrase_appended", "claim_question_unanswerable",
@@ -78,7 +78,7 @@ def _informative(evidence: Evidence) -> list[QAPair]:
 _FUNCTION_WORDS = frozenset("the a an it there this that these those its his her their our we they he she yes no".split())
 
 
-def _clause(sentence: str) -> str:
+def that_clause(sentence: str) -> str:
     """``sentence`` as a that-clause: final punctuation dropped, a capitalised function word
     ("The", "It", ...) lower-cased; names keep their case."""
     s = sentence.strip().rstrip(".!?\u2026 ")
@@ -89,7 +89,7 @@ def _clause(sentence: str) -> str:
 
 
 def _question(claim: str) -> str:
-    return f"Is it true that {_clause(claim)}?"
+    return f"Is it true that {that_clause(claim)}?"
 
 
 def _done(item: Item, pairs: Sequence[QAPair], n_edits: int) -> PerturbationResult:
@@ -126,14 +126,14 @@ def _rewrite_reference(item: Item, rewrite) -> PerturbationResult:
 def negated_reference(item: Item, rng: RNG) -> PerturbationResult:
     """The reference's pairs as the prediction, each answer sentence prefixed "It is not true that"
     (the handed case G1)."""
-    return _rewrite_reference(item, lambda s: f"It is not true that {_clause(s)}.")
+    return _rewrite_reference(item, lambda s: f"It is not true that {that_clause(s)}.")
 
 
 def negated_reference_other(item: Item, rng: RNG) -> PerturbationResult:
     """The reference's pairs, each answer sentence wrapped in a denial template of
     :data:`SUITE_DENIALS` drawn per sentence."""
     g = as_generator(rng)
-    return _rewrite_reference(item, lambda s: SUITE_DENIALS[int(g.integers(len(SUITE_DENIALS)))].format(s=_clause(s)))
+    return _rewrite_reference(item, lambda s: SUITE_DENIALS[int(g.integers(len(SUITE_DENIALS)))].format(s=that_clause(s)))
 
 
 def negated_reference_inline(item: Item, rng: RNG) -> PerturbationResult:
@@ -234,7 +234,7 @@ def claim_paraphrase_appended(item: Item, rng: RNG) -> PerturbationResult:
         return skip
     g = as_generator(rng)
     reworded = perturb_text(lambda it, r: synonyms(it, r, rate=0.5), item.claim, g) or item.claim
-    text = f"According to reports, {_clause(reworded)}."
+    text = f"According to reports, {that_clause(reworded)}."
     return _done(item, list(item.predicted_evidence.pairs) + [QAPair("What was reported?", text)], 1)
 
 

@@ -35,7 +35,7 @@ from typing import Optional, Sequence
 
 import numpy as np
 
-from claimalign.qa_text import claim_coverage
+from claimalign.qa_text import MIN_CLAIM_TOKENS, claim_coverage, content_tokens
 from ev2r.config import DEFAULTS, PROXY_TARGETS  # noqa: F401 (PROXY_TARGETS re-exported)
 from ev2r.labels import Verdict, normalize_verdict, verdict_probability
 from ev2r.metric.reference import PREMISE_RULE, pair_premises
@@ -120,7 +120,7 @@ class NLIProxyScorer:
         dists = self._distributions([items[i] for i, _ in todo])
         for (i, target), (d, rel) in zip(todo, dists):
             p = verdict_probability(target, *d)
-            if target is Verdict.NOT_ENOUGH_EVIDENCE:
+            if target is Verdict.NOT_ENOUGH_EVIDENCE and len(content_tokens(items[i].claim)) >= MIN_CLAIM_TOKENS:
                 p *= rel
             results[i] = ProxyResult(p, tuple(round(float(x), 6) for x in d))
         return results  # type: ignore[return-value]

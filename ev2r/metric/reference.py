@@ -51,7 +51,7 @@ from ev2r.config import DEFAULTS, SUPPORT_MODES, check_premise_top_k  # noqa: F4
 from ev2r.facts.rules import Decomposer, strip_boilerplate
 from ev2r.metric.prefilter import top_k_premises
 from ev2r.scores import ReferenceResult, f1_score, prf_from_support  # noqa: F401 (re-exported)
-from claimalign.qa_text import claim_coverage, content_tokens, is_bare_answer, restates_claim
+from claimalign.qa_text import MIN_CLAIM_TOKENS, claim_coverage, content_tokens, is_bare_answer, restates_claim
 from ev2r.types import AtomicFact, Evidence, FactSupport, Item, QAPair, STATUS_OK, has_content, is_unanswerable
 from ev2r.verifier.calibration import Calibration, UncalibratedWarning, calibration_for
 from ev2r.verifier.nli import check_probabilities
@@ -100,11 +100,11 @@ def evidence_pairs(evidence: Evidence, claim: Optional[str] = None, unanswerable
     boilerplate units (:func:`ev2r.facts.rules.strip_boilerplate`: what is no fact is no premise); a
     pair left with no answer text is left out. With ``relevant=True`` (the predicted side: what a system
     retrieved), a pair holding under :data:`PREMISE_RELEVANCE_MIN` of the claim's content words
-    (:func:`claimalign.qa_text.claim_coverage`) is off-topic and no premise either (a claim without
-    content words keeps every pair). ev2r gives ``claim`` (and ``relevant``) for the predicted evidence
+    (:func:`claimalign.qa_text.claim_coverage`) is off-topic and no premise either (a claim of fewer
+    than :data:`claimalign.qa_text.MIN_CLAIM_TOKENS` content words keeps every pair). ev2r gives ``claim`` (and ``relevant``) for the predicted evidence
     only: the reference is the gold evidence, whatever it restates.
     """
-    claim_has_content = claim is not None and bool(content_tokens(claim))
+    claim_has_content = claim is not None and len(content_tokens(claim)) >= MIN_CLAIM_TOKENS
     keep_unanswerable = unanswerable == "statement"
     out = []
     for k, p in enumerate(evidence.pairs):
