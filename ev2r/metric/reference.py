@@ -286,10 +286,17 @@ class NLIReferenceScorer:
     def _facts_of_evidence(facts: Sequence[AtomicFact], evidence: Evidence, claim: str, unanswerable: str) -> list[AtomicFact]:
         """``facts`` that are atomic facts of the predicted ``evidence``: with a letter or digit, from a
         pair of :func:`evidence_pairs` (when the fact names its pair; off-topic pairs keep their facts,
-        which then cost precision), and not restating ``claim``."""
+        which then cost precision), not restating ``claim``, each once (a repeated fact is one fact)."""
         kept = {k for k, _ in evidence_pairs(evidence, claim, unanswerable)}
-        return [f for f in facts if has_content(f.text) and (f.pair_index is None or f.pair_index in kept)
-                and not restates_claim(f.text, claim)]
+        seen: set = set()
+        out = []
+        for f in facts:  # a fact repeated (a pair copied) is one fact (issue 32)
+            key = " ".join(f.text.casefold().split())
+            if (has_content(f.text) and (f.pair_index is None or f.pair_index in kept)
+                    and not restates_claim(f.text, claim) and key not in seen):
+                seen.add(key)
+                out.append(f)
+        return out
 
     def _judge(self, i: int, side: str, facts: list[AtomicFact], entail) -> list[FactSupport]:
         out = []

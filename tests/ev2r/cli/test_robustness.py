@@ -199,7 +199,9 @@ def test_cli_gaming_suite_gates_a_scorer_that_volume_raises(input_file, tmp_path
                  "evidence_repeated,junk_appended,claim_copy", "--n-boot", 200, "--no-png")
     assert run_robustness(args, scorer=by_volume) == 1
     rep = json.loads((out / "report.json").read_text())
-    assert {v["perturbation"] for v in rep["violations"]} == {"evidence_repeated", "junk_appended"}
+    assert {v["perturbation"] for v in rep["violations"]} == {"evidence_repeated"}
+    junk = rep["perturbations"]["junk_appended"]["scores"]["n"]  # a known-open strategy: reported, not gated
+    assert junk["verdict"] == "fail" and junk["gated"] is False
     cell = rep["perturbations"]["claim_copy"]["scores"]["n"]
     assert cell["expected"] == "no_gain_over_original" and cell["verdict"] == "pass" and cell["rise_rate"] == 0.0
     assert "no gain over the real evidence" in (out / "report.md").read_text()
