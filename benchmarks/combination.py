@@ -367,7 +367,7 @@ def run_signature(scores_path) -> Optional[str]:
 
 
 def run(scores: dict, ratings: dict, step: float = 0.1, n_boot: int = 2000, seed: int = 0,
-        gaming: Optional[dict] = None) -> dict:
+        gaming: Optional[dict] = None, zero: Sequence[str] = ()) -> dict:
     """Everything the report holds (without command / machine): see the module docstring.
 
     Args:
@@ -381,6 +381,8 @@ def run(scores: dict, ratings: dict, step: float = 0.1, n_boot: int = 2000, seed
             raise SystemExit(f"{scores[s]}: only {d['n_used']} usable rows (left out: {d['left_out']}); were the "
                              "scores made with the hybrid columns (not --no-hybrid, the ev2r scorer on)?")
     grid = simplex_grid(len(HYBRID_COMPONENTS), step)
+    for name in zero:  # components held at weight 0 (e.g. one that costs a model load and breaks bit-identical resume)
+        grid = grid[grid[:, list(HYBRID_COMPONENTS).index(name)] == 0.0]
     g_ok, g_excluded = (gaming_ok(grid, {s: load_gaming(p) for s, p in gaming.items()}) if gaming else (None, {}))
     fits = fit(sets, grid, extra_ok=g_ok)
     table = evaluate(sets, grid, fits, n_boot, seed)
@@ -399,6 +401,7 @@ def run(scores: dict, ratings: dict, step: float = 0.1, n_boot: int = 2000, seed
     sig = {s: run_signature(scores[s]) for s in names}
     return {
         "components": list(HYBRID_COMPONENTS), "step": step, "grid_size": int(len(grid)), "n_boot": n_boot,
+        "held_at_zero": list(zero),
         "seed": seed, "objective": "Spearman vs semantic_coverage",
         "sets": {s: {"scores": bl.display_path(scores[s]), "ratings": bl.display_path(ratings[s]), "n_rows": d["n_rows"],
                      "n_used": d["n_used"], "left_out": d["left_out"], "signature": sig[s]}
@@ -436,6 +439,8 @@ def main(argv=None) -> int:
     p.add_argument("--gaming", action="append", default=None, metavar="SET=PATH",
                    help="per-item rows of benchmarks/gaming.py for a set (86 or 144): the weights must gain nothing "
                         "from any strategy there; repeat for both sets")
+    p.add_argument("--zero", action="append", default=[], choices=HYBRID_COMPONENTS,
+                   help="hold this component's weight at 0 (repeatable)")
     args = p.parse_args(argv)
     gaming = None
     if args.gaming:
@@ -446,7 +451,7 @@ def main(argv=None) -> int:
                 p.error(f"--gaming: expected SET=PATH with SET one of {SET_NAMES}, got {spec!r}")
             gaming[name] = path
     info = run({"86": args.scores_86, "144": args.scores_144}, {"86": args.ratings_86, "144": args.ratings_144},
-               step=args.step, n_boot=args.boot, seed=args.seed, gaming=gaming)
+               step=args.step, n_boot=args.boot, seed=args.seed, gaming=gaming, zero=args.zero)
     info = {"command": bl.command(), "machine": bl.machine(), **info}
     bl.write(Path(args.out), markdown(info), info)
     ship = info["shipping"]

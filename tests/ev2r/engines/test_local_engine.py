@@ -93,18 +93,18 @@ def test_changed_input_rows_are_rescored_the_others_kept(tmp_path):
     out = tmp_path / "out.jsonl"
     before = score_local(build_scorer(verifier=WordVerifier()), items, out, options={})
     lines = rows_path.read_text().splitlines()
-    row = json.loads(lines[7])
+    row = json.loads(lines[8])
     row["predicted_evidence"] = row["reference_evidence"]  # same id, other evidence
-    lines[7] = json.dumps(row)
+    lines[8] = json.dumps(row)
     rows_path.write_text("\n".join(lines) + "\n")
     changed = read_items(rows_path)
     res = score_local(build_scorer(verifier=WordVerifier()), changed, out, options={})
     assert res.rows[5]["status"] == "no_reference" and res.rows[40]["status"] == "error"
     fresh = score_local(build_scorer(verifier=WordVerifier()), changed, tmp_path / "fresh.jsonl", options={})
-    assert res.n_scored == 2 and res.n_resumed == 46  # row 7 (changed) and row 40 (error before)
-    assert res.rows[7]["item_hash"] == item_hash(changed[7]) != item_hash(items[7])
-    assert res.rows[7] == fresh.rows[7] and res.rows[7]["recall"] > before.rows[7]["recall"]
-    assert res.rows[:7] + res.rows[8:] == before.rows[:7] + before.rows[8:]
+    assert res.n_scored == 2 and res.n_resumed == 46  # row 8 (changed) and row 40 (error before)
+    assert res.rows[8]["item_hash"] == item_hash(changed[8]) != item_hash(items[8])
+    assert res.rows[8] == fresh.rows[8] and res.rows[8]["recall"] > before.rows[8]["recall"]
+    assert res.rows[:8] + res.rows[9:] == before.rows[:8] + before.rows[9:]
 
 
 def test_other_options_are_refused_and_resume_false_starts_afresh(tmp_path):
