@@ -21,15 +21,22 @@ and link density), with capitalised link labels standing in for the markup's lin
 scraped text no longer has. A unit is boilerplate when it is
 
 1. **separator-delimited**: at least 2 tokens made only of ``| · • › ¦ ▸ ► ▪ / \\ >`` and at least
-   one such token per 6 words (menus, breadcrumbs: "Home | News | Sport");
+   one such token per 6 words (menus, breadcrumbs: "Home | News | Sport"), unless it is a table of
+   numbers (at least half of the cells between separators hold no letter: "2019 | 3.5% | 2020 | 8.1%")
+   or names in a sentence separated by slashes only, where prose pieces (4 or more words, at least half
+   of them lower-case) hold at least half of the words ("Pfizer / Moderna / AstraZeneca are authorised
+   in the EU.");
 2. **a run of link labels**: at least 30 words, at least 60% of its words in a cased script
    capitalised, and fewer than one punctuation mark (``. , ; : ! ? ( )``) per 10 words (real
    sentences that long punctuate; a list of US states with commas is kept);
 3. **glued text nodes**: at least 3 places where two lower-case letters or a digit are followed, inside
    a token, by a capitalised word ("ArticlesInfant", "2017The") and fewer than one punctuation mark
    per 10 words ("McDonald", "iPhone": one lower-case letter, never counted);
-4. **a language list**: words in at least 3 scripts (Latin, Cyrillic, CJK, Arabic, ... as named by
-   Unicode; "English Español 中文 Русский"); prose in one language, with a quoted name, uses one or two.
+4. **a language list**: a run of at least 4 consecutive words, each capitalised or in a script
+   without case, in at least 3 scripts (Latin, Cyrillic, CJK, Arabic, ... as named by Unicode;
+   "English Español 中文 Русский"): the native names of a language switcher. Prose that quotes names in
+   other scripts ("Kerala's population (കേരളം) is ... (जनगणना)", "the Russian word мир and the
+   Chinese word 和平") has lower-case words between them and is kept.
 
 Not boilerplate, on purpose: short units (a Title-Case headline is a statement a fact-checker
 reads), dates or numbers alone (the answer to "When was it signed?"), any single-script prose
@@ -39,7 +46,7 @@ not boilerplate itself, is kept (the real sentence at the end of a scraped menu)
 premise either: :func:`strip_boilerplate` gives the answer text the verifier reads
 (:func:`ev2r.metric.reference.evidence_pairs`; issue 32: a claim hidden behind words of three scripts
 gave no fact but reached the proxy). The rule is versioned
-(:data:`BOILERPLATE_RULE`) and written into the decomposer's signature (``boiler:v1``) when on, which
+(:data:`BOILERPLATE_RULE`) and written into the decomposer's signature (``boiler:v2``) when on, which
 it is by default (:data:`BOILERPLATE_DEFAULT`; ``boilerplate=False`` gives the facts, and the
 signature, of the decomposers before the test).
 """
@@ -105,7 +112,7 @@ def split_sentences(text: str) -> list[str]:
 
 
 #: Version of the boilerplate test (module docstring); a change to it changes the numbers.
-BOILERPLATE_RULE = "v1"
+BOILERPLATE_RULE = "v2"  # v2 (issue 33): numeric tables, slash-separated names and quoted names kept
 #: Default of the decomposers' ``boilerplate`` option: on, as it loses on neither development set
 #: (benchmarks/results/scraped_pages.md); part of the decomposer's definition, like ``min_chars``.
 BOILERPLATE_DEFAULT = True
@@ -127,6 +134,58 @@ def _glued_boundaries(text: str) -> list[int]:
             and text[i].isupper() and text[i + 1].islower()]
 
 
+def _script(c: str) -> str:
+    script = unicodedata.name(c, "UNKNOWN").split()[0]
+    return _SAME_SCRIPT.get(script, script)
+
+
+def _is_separator(token: str) -> bool:
+    return bool(token) and all(c in _SEPARATOR_CHARS for c in token)
+
+
+def _table_or_names(text: str) -> bool:
+    """True when the separators of ``text`` delimit a table of numbers (at least half of the cells hold
+    no letter) or, with slashes only, names inside a sentence (prose pieces of 4+ words, at least half
+    of them lower-case, hold at least half of the words): rule 1's exceptions (module docstring)."""
+    tokens = text.split()
+    cells: list[list[str]] = [[]]
+    for t in tokens:
+        if _is_separator(t):
+            cells.append([])
+        else:
+            cells[-1].append(t)
+    cells = [c for c in cells if c]
+    if not cells:
+        return False
+    if 2 * sum(not any(ch.isalpha() for ch in " ".join(c)) for c in cells) >= len(cells):
+        return True
+    if any(_is_separator(t) and set(t) != {"/"} for t in tokens):
+        return False
+    words = [[w for w in c if any(ch.isalpha() for ch in w)] for c in cells]
+    total = sum(len(w) for w in words)
+    prose = sum(len(w) for w in words if len(w) >= 4 and 2 * sum(_first_letter(x).islower() for x in w) >= len(w))
+    return total > 0 and 2 * prose >= total
+
+
+def _language_run(text: str) -> bool:
+    """True when ``text`` holds a run of at least 4 consecutive words, each capitalised or in a script
+    without case, covering at least 3 scripts: the native names of a language switcher (rule 4)."""
+    run: set[str] = set()
+    length = 0
+    for token in text.split():
+        if not any(c.isalpha() for c in token):
+            continue
+        first = _first_letter(token)
+        if first.islower():
+            run, length = set(), 0
+            continue
+        run.add(_script(first))
+        length += 1
+        if length >= 4 and len(run) >= 3:
+            return True
+    return False
+
+
 def _shape(text: str) -> tuple[int, float, int, int, float]:
     """(words, share of cased-script words capitalised, separator tokens, scripts, punctuation per word)."""
     tokens = text.split()
@@ -134,11 +193,8 @@ def _shape(text: str) -> tuple[int, float, int, int, float]:
     firsts = [_first_letter(t) for t in words]
     cased = [c for c in firsts if c.isupper() or c.islower()]
     capitalised = sum(c.isupper() for c in cased) / len(cased) if cased else 0.0
-    separators = sum(1 for t in tokens if all(c in _SEPARATOR_CHARS for c in t))
-    scripts = set()
-    for c in firsts:
-        script = unicodedata.name(c, "UNKNOWN").split()[0]
-        scripts.add(_SAME_SCRIPT.get(script, script))
+    separators = sum(1 for t in tokens if _is_separator(t))
+    scripts = {_script(c) for c in firsts}
     punctuation = sum(text.count(c) for c in _PUNCTUATION) / max(len(words), 1)
     return len(words), capitalised, separators, len(scripts), punctuation
 
@@ -159,13 +215,13 @@ def boilerplate_reason(sentence: str) -> Optional[str]:
     True
     """
     words, capitalised, separators, scripts, punctuation = _shape(sentence)
-    if separators >= 2 and separators * 6 >= words:
+    if separators >= 2 and separators * 6 >= words and not _table_or_names(sentence):
         return "separators"
     if words >= 30 and capitalised >= 0.6 and punctuation < 0.1:
         return "link-labels"
     if len(_glued_boundaries(sentence)) >= 3 and punctuation < 0.1:
         return "glued"
-    if scripts >= 3:
+    if scripts >= 3 and _language_run(sentence):
         return "languages"
     return None
 

@@ -145,6 +145,14 @@ DENIAL_TEMPLATES = (
     "The statement that {s} is false.",
     "No evidence shows that {s}; in fact the opposite is the case.",
     "Fact-checkers found that it is wrong that {s}",
+    "It is incorrect that {s}",
+    "Officials denied that {s}",
+    "The report that {s} was found to be false.",
+    "Despite rumours, it is not so that {s}",
+    "Reports that {s} are inaccurate.",
+    "The claim that {s} has been refuted.",
+    "It was falsely claimed that {s}",
+    "In reality, it is not the case that {s}",
 )
 #: Templates that assert ``{s}``: the premise entails the statement, so "that" clauses are no denial cue.
 ASSERTION_TEMPLATES = (
@@ -200,7 +208,7 @@ def augment_structure(pairs: Sequence[Pair], rng: random.Random, n: int) -> list
     * ``(denial(H), H)`` -> contradiction (``n`` pairs), ``denial`` one of :data:`DENIAL_TEMPLATES`;
     * ``(assertion(H), H)`` -> entailment (``n // 2``), :data:`ASSERTION_TEMPLATES`, so that a "that"
       clause alone is no denial cue;
-    * ``(H, H)`` -> entailment (``n // 2``): the same words in the same order are the same statement, so that
+    * ``(H, H)`` -> entailment (``n``): the same words in the same order are the same statement, so that
       the shuffled pairs below teach word order, not "the hypothesis's own words are neutral";
     * ``(shuffled words of H, H)`` -> neutral (``n // 4``): the claim's words without its structure state nothing;
     * ``(shuffled words of P, H)`` -> neutral (``n // 4``) for an entailed ``(P, H)`` with a premise under 60 words.
@@ -213,7 +221,7 @@ def augment_structure(pairs: Sequence[Pair], rng: random.Random, n: int) -> list
     ent = [p for p in pairs if p.label == "entailment" and 20 <= len(p.hypothesis) < 200]
     rng.shuffle(ent)
     out: list[Pair] = []
-    quota = {"denial": n, "assertion": n // 2, "copy": n // 2, "shuffled_hypothesis": n // 4, "shuffled_premise": n // 4}
+    quota = {"denial": n, "assertion": n // 2, "copy": n, "shuffled_hypothesis": n // 4, "shuffled_premise": n // 4}
     made = dict.fromkeys(quota, 0)
     for p in ent:
         if all(made[k] >= quota[k] for k in quota):
@@ -227,7 +235,7 @@ def augment_structure(pairs: Sequence[Pair], rng: random.Random, n: int) -> list
             t = ASSERTION_TEMPLATES[rng.randrange(len(ASSERTION_TEMPLATES))]
             out.append(Pair(_as_pair(_with_period(t.format(s=_clause(h))), rng), h, "entailment", "structure_aug_assertion"))
             made["assertion"] += 1
-        if made["copy"] < quota["copy"] and rng.random() < 0.5:
+        if made["copy"] < quota["copy"]:
             out.append(Pair(_as_pair(h, rng), h, "entailment", "structure_aug_copy"))
             made["copy"] += 1
         if made["shuffled_hypothesis"] < quota["shuffled_hypothesis"] and rng.random() < 0.5:

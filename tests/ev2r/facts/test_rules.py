@@ -137,6 +137,15 @@ def test_glued_scraped_page_keeps_the_prose_at_its_end():
      "Maryland, Massachusetts, Michigan, Minnesota, Montana, Nebraska, Nevada, New Hampshire, New Jersey", None),
     ("The mayor of Moscow (Москва) met the delegation on Friday.", None),
     ("McDonald's sold the iPhone case at a McLaren event.", None),
+    # v2 (issue 33, ../shared/cases/turn4/text/boilerplate_false_positives.jsonl): native-script names in
+    # English prose, words quoted in two other scripts, a numeric table, slash-separated names in a sentence
+    ("Kerala's population (കേരളം) is 3,33,87,677 according to the 2011 census (जनगणना).", None),
+    ("The Russian word мир and the Chinese word 和平 both mean peace.", None),
+    ("Unemployment: 2019 | 3.5% | 2020 | 8.1% | 2021 | 5.4%", None),
+    ("COVID-19 vaccines: Pfizer-BioNTech / Moderna / Johnson&Johnson / AstraZeneca are authorised in the EU.", None),
+    ("Kerala (കേരളം, केरल) is a state.", None),
+    ("Home / News / Sport / Weather", "separators"),  # a slash breadcrumb is still a menu
+    ("English Español 中文 Русский العربية The Senate passed the bill.", "languages"),  # the gaming suite's script hiding
 ])
 def test_boilerplate_reason(unit, reason):
     assert boilerplate_reason(unit) == reason
@@ -145,7 +154,7 @@ def test_boilerplate_reason(unit, reason):
 def test_boilerplate_changes_the_signature_only_when_on():
     # on by default: score files written before the test (no "boiler" field) do not mix with new ones
     for name in ("rules-v1", "rules-v2"):
-        assert get_rule_decomposer(name).signature_fields() == {"decomp": name, "unans": "drop", "boiler": "v1"}
+        assert get_rule_decomposer(name).signature_fields() == {"decomp": name, "unans": "drop", "boiler": "v2"}
         assert get_rule_decomposer(name, boilerplate=False).signature_fields() == {"decomp": name, "unans": "drop"}
 
 
@@ -164,3 +173,19 @@ def test_scraped_pages_of_the_shared_task_rows(shared_data):
     menu, kept = on.decompose(items[6].predicted_evidence), off.decompose(items[6].predicted_evidence)
     assert not [f for f in menu if f.pair_index == 0] and [f for f in kept if f.pair_index == 0]
     assert [f.text for f in menu] == [f.text for f in kept if f.pair_index != 0]
+
+
+def test_boilerplate_false_positives_case_file_gives_facts():
+    """Each sentence of the handed case file is one atomic fact of its own (issue 33, item 4)."""
+    import json
+
+    from support.paths import SHARED_CASES
+
+    path = SHARED_CASES / "turn4" / "text" / "boilerplate_false_positives.jsonl"
+    if not path.is_file():
+        pytest.skip(f"case file not here: {path}")
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    assert len(rows) == 4
+    for row in rows:
+        facts = DeclarativeDecomposer(boilerplate=True).decompose(Evidence.from_text(f"Question: \nAnswer: {row['sentence']}"))
+        assert [f.text for f in facts] == [row["sentence"]], row["id"]
