@@ -46,6 +46,9 @@ LAYOUT_NOTES = {
     "multi_line_question": "a question spans several lines before its Answer: marker (read as one question)",
     "no_answer_marker": "a Question: block has no Answer: marker (the text after its first line, or after "
                         "its first '?', read as the answer)",
+    "marker_layout": "question/answer markers in another layout (numbered '1. Question:', bulleted '- Question:', "
+                     "quoted '> Question:', markdown '**Question:**', 'Question 1:' / 'Answer 1:', 'Q:' / 'A:', "
+                     "a fullwidth colon) read as Question: / Answer:",
 }
 
 # spaces a marker may stand after at a line start: blanks, NBSP and the invisible characters
@@ -59,6 +62,54 @@ _ANSWER_INLINE = re.compile(r"(?i)(?<![^\W_])answer[ \t\u00a0]*:")
 # a marker repeated at the start of the text it introduces ("Answer: Answer: Bob")
 _REPEATED = {"question": re.compile(r"(?i)^(?:question[ \t\u00a0]*:\s*)+"),
              "answer": re.compile(r"(?i)^(?:answer[ \t\u00a0]*:\s*)+")}
+# a marker line as LLM systems lay it out (issue 33): list numbering, bullets, quote marks or headings
+# before it, markdown emphasis around it, a number after the word, an ASCII or fullwidth colon
+_DECOR = r"(?:(?:[-*+\u2022>]|\d{1,3}[.)]|#{1,6})[ \t\u00a0]*)*"
+_EMPH = r"(?:\*\*|__|\*|_)?"
+_LAYOUT_MARKER = re.compile(
+    rf"(?im)^{_PAD}{_DECOR}{_EMPH}(question|answer|q|a)(?:[ \t\u00a0]*\d{{1,3}})?{_EMPH}[ \t\u00a0]*[:\uff1a]"
+    rf"{_EMPH}[ \t\u00a0]*")
+# on the question's line, an answer marker in the same layouts ("Question 1: Who? Answer 1: Bob")
+_LAYOUT_INLINE_ANSWER = re.compile(r"(?i)(?<![^\W_])" + _EMPH + r"answer(?:[ \t\u00a0]*\d{1,3})?" + _EMPH
+                                   + r"[ \t\u00a0]*[:\uff1a]" + _EMPH)
+_QUOTED_MARKER = re.compile(rf"(?i)^{_PAD}>[ \t\u00a0>]*{_EMPH}(?:question|q)\b")
+_QUOTE = re.compile(rf"^{_PAD}>+[ \t\u00a0]?")
+_PLAIN_MARKER = re.compile(r"(?i)(?:question|answer)[ \t\u00a0]*:")
+
+
+def _canonical_markers(text: str, notes: Optional[set]) -> str:
+    """``text`` with each marker line of another layout (:data:`LAYOUT_NOTES` ``marker_layout``) rewritten
+    as ``Question: ...`` / ``Answer: ...``; lines already in the AVeriTeC layout are left as they are. The
+    short markers ``Q:`` / ``A:`` count only in a text whose lines use both (a line "A: ..." alone is no
+    answer marker)."""
+    lines = text.split("\n")
+    changed = False
+    if any(_QUOTED_MARKER.match(line) for line in lines):  # a quoted block: the quote marks of every line go
+        lines = [_QUOTE.sub("", line) for line in lines]
+        changed = True
+    found = [_LAYOUT_MARKER.match(line) for line in lines]
+    short = {m.group(1).lower() for m in found if m} >= {"q", "a"}
+    for k, m in enumerate(found):
+        if m is None:
+            continue
+        word = m.group(1).lower()
+        if word in ("q", "a") and not short:
+            continue
+        rest = lines[k][m.end():]
+        inline = _LAYOUT_INLINE_ANSWER.search(rest) if word in ("question", "q") else None
+        if inline is not None and _PLAIN_MARKER.fullmatch(inline.group(0)):
+            inline = None  # "Answer:" on the question's line: the reader's own repair (answer_inline)
+        if _PLAIN_MARKER.fullmatch(m.group(0).strip(" \t\u00a0\u200b\u200c\u200d\u2060\ufeff")) and inline is None:
+            continue
+        if inline is not None:
+            rest = f"{rest[:inline.start()]}Answer: {rest[inline.end():].lstrip()}"
+        lines[k] = ("Question: " if word in ("question", "q") else "Answer: ") + rest
+        changed = True
+    if changed and notes is not None:
+        notes.add("marker_layout")
+    return "\n".join(lines) if changed else text
+
+
 _INVISIBLE = re.compile("[\u00a0\u200b\u200c\u200d\u2060\ufeff\u2018\u2019\u201c\u201d\"'\u00ab\u00bb]")
 # one sentence of the Unanswerable text, as typed: "No answer could be found", "No answer found",
 # "No answer was found", "... in the sources" / "online" / "in the search results"
@@ -156,6 +207,7 @@ def parse_qa_text(text: str, notes: Optional[set] = None) -> List[Tuple[str, str
     text = normalize_text(text).strip()
     if not text:
         return []
+    text = _canonical_markers(text, notes)
     pairs: List[Tuple[str, str]] = []
     for block in _QUESTION.split(text):
         block = block.strip().lstrip("\u200b\u200c\u200d\u2060\ufeff").strip()

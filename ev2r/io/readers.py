@@ -59,8 +59,10 @@ OPTIONAL_LABEL_FIELDS = ("human_label", "predicted_label", "pred_label", "candid
 
 def parse_evidence(value: Any, where: str, field: str, notes: Optional[set] = None) -> Evidence:
     """Evidence from text (``Question: ...\\nAnswer: ...`` blocks or plain text, read by the one Q/A
-    reader :func:`claimalign.qa_text.parse_qa_text`), a list of ``{question, answer}`` objects, or an
-    AVeriTeC ``questions`` list (``{question, answers}``).
+    reader :func:`claimalign.qa_text.parse_qa_text`), a list of such texts (each read by the same reader,
+    so a string ``"Question: a?\\nAnswer: b"`` is the pair (a?, b), never an answer with markers in it;
+    issue 33), a list of ``{question, answer}`` objects, or an AVeriTeC ``questions`` list
+    (``{question, answers}``).
 
     Args:
         notes: a set receiving the layout repairs text evidence needed
@@ -73,8 +75,8 @@ def parse_evidence(value: Any, where: str, field: str, notes: Optional[set] = No
     if isinstance(value, list):
         if value and all(isinstance(v, dict) and "answers" in v for v in value):
             return averitec_questions_to_evidence(value, where, field)
-        if value and all(isinstance(v, str) for v in value):  # a list of sentences
-            return Evidence(tuple(QAPair("", t) for t in (clean_text(v) for v in value) if t))
+        if value and all(isinstance(v, str) for v in value):  # a list of texts: each read by the one Q/A reader
+            return Evidence(tuple(p for v in value for p in Evidence.from_text(v, notes).pairs))
         try:
             return Evidence.from_pairs(value, field_name=field)
         except ValueError as e:

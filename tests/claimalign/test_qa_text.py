@@ -61,7 +61,7 @@ def test_multi_line_question_is_noted_and_kept_whole():
     pairs = parse_qa_text("Question: In the annual\nreport, are cases listed?\nAnswer: No.", notes)
     assert pairs == [("In the annual\nreport, are cases listed?", "No.")]
     assert notes == {"multi_line_question"}
-    assert set(LAYOUT_NOTES) == {"answer_inline", "multi_line_question", "no_answer_marker"}
+    assert set(LAYOUT_NOTES) == {"answer_inline", "multi_line_question", "no_answer_marker", "marker_layout"}
 
 
 def test_plain_text_and_leading_text():
@@ -139,3 +139,57 @@ def test_second_block_after_invisible_characters_is_split(pad):
                                   "\u201cNo answer could be found.\u201d", "No answer could be found ."])
 def test_unanswerable_variants(text):
     assert is_unanswerable(text)
+
+
+# issue 33, item 5: the layouts LLM-based systems emit (../shared/cases/turn4/text/llm_layouts.jsonl and more)
+LLM_LAYOUTS = {
+    "numbered": "1. Question: Who won?\nAnswer: Bob.\n\n2. Question: Where?\nAnswer: Paris.",
+    "numbered_paren": "1) Question: Who won?\n   Answer: Bob.\n2) Question: Where?\n   Answer: Paris.",
+    "markdown": "**Question:** Who won?\n**Answer:** Bob.\n\n**Question:** Where?\n**Answer:** Paris.",
+    "markdown_outside": "**Question**: Who won?\n**Answer**: Bob.\n\n**Question**: Where?\n**Answer**: Paris.",
+    "question_n": "Question 1: Who won?\nAnswer 1: Bob.\n\nQuestion 2: Where?\nAnswer 2: Paris.",
+    "question_n_inline": "Question 1: Who won? Answer 1: Bob.\nQuestion 2: Where? Answer 2: Paris.",
+    "bullet": "- Question: Who won?\n- Answer: Bob.\n\n- Question: Where?\n- Answer: Paris.",
+    "star_bullet": "* Question: Who won?\n  * Answer: Bob.\n* Question: Where?\n  * Answer: Paris.",
+    "short": "Q: Who won?\nA: Bob.\n\nQ: Where?\nA: Paris.",
+    "short_numbered": "Q1: Who won?\nA1: Bob.\nQ2: Where?\nA2: Paris.",
+    "quoted": "> Question: Who won?\n> Answer: Bob.\n>\n> Question: Where?\n> Answer: Paris.",
+    "fullwidth_colon": "Question\uff1a Who won?\nAnswer\uff1a Bob.\n\nQuestion\uff1a Where?\nAnswer\uff1a Paris.",
+    "heading": "### Question 1: Who won?\nAnswer: Bob.\n\n### Question 2: Where?\nAnswer: Paris.",
+}
+
+
+@pytest.mark.parametrize("name", sorted(LLM_LAYOUTS))
+def test_llm_layouts_read_as_the_same_pairs_with_a_note(name):
+    notes: set = set()
+    assert parse_qa_text(LLM_LAYOUTS[name], notes) == [("Who won?", "Bob."), ("Where?", "Paris.")]
+    assert "marker_layout" in notes
+
+
+def test_the_avertiec_layout_needs_no_marker_repair():
+    notes: set = set()
+    assert parse_qa_text("Question: Who won?\nAnswer: Bob.\n\nquestion : Where?\nANSWER: Paris.", notes) == \
+        [("Who won?", "Bob."), ("Where?", "Paris.")]
+    assert notes == set()
+
+
+def test_short_markers_count_only_in_pairs():
+    # a plain answer that happens to start with "A:" is no answer marker without "Q:" lines
+    assert parse_qa_text("A: the plan was rejected.") == [("", "A: the plan was rejected.")]
+    # numbered prose that is not a Q/A layout stays text
+    assert parse_qa_text("1. The plan was rejected.\n2. The vote was held.") == \
+        [("", "1. The plan was rejected.\n2. The vote was held.")]
+
+
+def test_llm_layout_case_file_reads_as_its_reference():
+    from support.paths import SHARED_CASES
+
+    path = SHARED_CASES / "turn4" / "text" / "llm_layouts.jsonl"
+    if not path.is_file():
+        pytest.skip(f"case file not here: {path}")
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    assert len(rows) >= 5
+    for row in rows:
+        notes: set = set()
+        assert parse_qa_text(row["predicted_evidence"], notes) == parse_qa_text(row["reference_evidence"]), row["id"]
+        assert ("marker_layout" in notes) == (not row["id"].endswith(":plain")), row["id"]

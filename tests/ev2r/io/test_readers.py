@@ -230,3 +230,27 @@ def test_layout_repairs_warn_once_counting_rows(tmp_path):
     assert ("1 row(s) where a question spans several lines before its Answer: marker (read as one question): "
             "rows 2 (id 2, reference_evidence)" in msgs[0])
     assert items[0].predicted_evidence == items[1].predicted_evidence == items[2].predicted_evidence
+
+
+def test_llm_layouts_warn_once_and_read_as_pairs(tmp_path):
+    # issue 33, item 5: numbered and markdown markers are Q/A pairs, and the file says once which rows needed it
+    rows = [{"id": 1, "claim": "C.", "predicted_evidence": "1. Question: Q?\nAnswer: A.", "reference_evidence": "Question: Q?\nAnswer: A."},
+            {"id": 2, "claim": "C.", "predicted_evidence": "**Question:** Q?\n**Answer:** A.", "reference_evidence": "R."},
+            {"id": 3, "claim": "C.", "predicted_evidence": "Question: Q?\nAnswer: A.", "reference_evidence": "R."}]
+    with pytest.warns(InputWarning) as rec:
+        items = read_items(write(tmp_path, rows))
+    msgs = [str(w.message) for w in rec]
+    assert len(msgs) == 1 and "2 row(s) where question/answer markers in another layout" in msgs[0]
+    assert "rows 1 (id 1, predicted_evidence), 2 (id 2, predicted_evidence)" in msgs[0]
+    assert items[0].predicted_evidence.pairs == items[1].predicted_evidence.pairs == (QAPair("Q?", "A."),)
+
+
+def test_evidence_as_a_list_of_strings_reads_each_string_as_qa_text(tmp_path):
+    # issue 33, item 6 (../shared/cases/turn4/text/evidence_list_of_strings.jsonl): no markers left in the text
+    rows = [{"id": "a1", "claim": "Biden removed his hand from the Bible.", "predicted_evidence": ["Question: a?\nAnswer: b"],
+             "reference_evidence": "Question: Did Biden remove his hand from the Bible?\nAnswer: No.", "gold_label": "refuted"},
+            {"id": "a2", "claim": "C.", "predicted_evidence": ["Plain sentence one.", "Question: Q?\nAnswer: A.\n\nQuestion: Q2?\nAnswer: B."],
+             "reference_evidence": "R."}]
+    items = read_items(write(tmp_path, rows))
+    assert items[0].predicted_evidence.pairs == (QAPair("a?", "b"),)
+    assert items[1].predicted_evidence.pairs == (QAPair("", "Plain sentence one."), QAPair("Q?", "A."), QAPair("Q2?", "B."))
