@@ -57,7 +57,7 @@ def input_paths(*specs) -> list[tuple[str, str]]:
 
 
 def check_output(path, option: str = "-o/--output", inputs: Iterable[tuple[str, Any]] = (), kind: str = "file",
-                 files: Iterable[str] = ()) -> None:
+                 files: Iterable[str] = (), sidecars: Iterable[str] = ()) -> None:
     """Fail before any work when an output cannot be written or would overwrite an input.
 
     Every command that writes calls this for each of its outputs before it reads or computes
@@ -74,6 +74,10 @@ def check_output(path, option: str = "-o/--output", inputs: Iterable[tuple[str, 
         kind: ``"file"``: ``path`` is a file to write (its folder must exist); ``"dir"``: a folder the
             command creates if needed and writes ``files`` into.
         files: with ``kind="dir"``: the names of the files written into the folder.
+        sidecars: with ``kind="file"``: suffixes of the other files the command writes, renames or
+            removes beside ``path`` (``".part"``, ``".ev2r-run.json"`` for ``ev2r score``): each of
+            ``path + suffix`` is checked against the inputs as well (issue 33: ``score X.part -o X
+            --no-resume`` removed its own input).
 
     Raises:
         ValueError: (exit status 2) naming the option and path: a missing folder, a file where a
@@ -110,12 +114,13 @@ def check_output(path, option: str = "-o/--output", inputs: Iterable[tuple[str, 
             raise ValueError(f"{option}: folder {folder!r} is not writable")
         if os.path.exists(path) and not os.access(path, os.W_OK):
             raise ValueError(f"{option}: {path!r} is not writable")
-        targets = [path]
+        targets = [path] + [path + suffix for suffix in sidecars]
     for target in targets:
         for label, inp in inputs:
             if same_file(target, inp):
-                raise ValueError(f"{option}: {target!r} is the same file as {label} {os.fspath(inp)!r}; refusing "
-                                 "to overwrite an input -- give another output path")
+                what = "" if target == path else f" (a file this command writes or removes beside {path!r})"
+                raise ValueError(f"{option}: {target!r}{what} is the same file as {label} {os.fspath(inp)!r}; "
+                                 "refusing to overwrite an input -- give another output path")
 
 
 def warn_ignored(command: str, args: argparse.Namespace, defaults: dict[str, Any], reason: str, stream=None) -> list[str]:

@@ -97,8 +97,10 @@ def run(args) -> int:
 
         add_nltk_data_path(args.nltk_data)
     # before any work, for every engine: -o must be writable and no input (ray's resume reads -o itself)
+    from ev2r.engines.runs import PART_SUFFIX, RUN_SUFFIX
+
     check_output(args.output, inputs=input_paths(("input", args.input), ("--references", args.references),
-                                                 ("--replay", args.replay)))
+                                                 ("--replay", args.replay)), sidecars=(PART_SUFFIX, RUN_SUFFIX))
     from ev2r.engines.ray_engine import check_engine_options
 
     check_engine_options(args.engine, args.ray_address, args.workers)

@@ -8,7 +8,8 @@ both engines (the local one, :mod:`ev2r.engines.local_engine`, and Ray, :mod:`ev
   ``OUT`` is written at the end by atomic rename (:func:`finish_run`) and ``OUT.part`` removed.
 * :func:`plan_run`: which items an earlier run into ``OUT`` already scored, which are left. A row
   is reused only when its status is ``ok`` (or ``no_reference`` / ``no_label``: see
-  :data:`REUSABLE_STATUSES`), its ``item_hash`` is the hash of an item of this run
+  :data:`REUSABLE_STATUSES`), every component was computed (no ``unavailable (...)`` in its
+  ``error``: nltk data or the encoder missing when it was scored), its ``item_hash`` is the hash of an item of this run
   (same id, row, claim, evidences, labels, other fields) and the run record was made with the
   same options; an item whose content changed is scored again. ``OUT`` (or ``OUT.part``) without
   a run record is refused, never resumed nor overwritten, unless ``resume=False``
@@ -199,11 +200,18 @@ class RunPlan:
 
 def _reusable(row: dict) -> bool:
     """A row a resume may keep: status ``ok``, or a failure that is the item's own (:data:`REUSABLE_STATUSES`)
-    and nothing else failed beside it (e.g. a proxy that raised)."""
-    status = row.get("status")
+    and nothing else failed beside it (e.g. a proxy that raised), and every component computed: a row
+    whose ``error`` says a component was unavailable in the environment it was scored in
+    (:data:`ev2r.metric.combined.UNAVAILABLE`: nltk data, the encoder) is scored again, since what a row
+    was scored with includes what it lacked."""
+    from ev2r.metric.combined import UNAVAILABLE
+
+    status, error = row.get("status"), str(row.get("error") or "")
+    if UNAVAILABLE in error:
+        return False
     if status == STATUS_OK:
         return True
-    return status in REUSABLE_STATUSES and "scoring failed" not in str(row.get("error") or "")
+    return status in REUSABLE_STATUSES and "scoring failed" not in error
 
 
 def _no_record_message(out_path: Path, record_path: Path, found: str) -> str:

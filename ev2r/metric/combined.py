@@ -58,6 +58,12 @@ import math
 from typing import Any, Mapping, Optional, Sequence
 
 from ev2r.config import HYBRID_COLUMN_MODES, HYBRID_COMPONENTS, HYBRID_WEIGHTS
+
+#: How an item's ``error`` says that a component could not be computed in this environment (nltk data
+#: or the encoder missing): a passing reason, so a resumed run scores such a row again
+#: (:func:`ev2r.engines.runs.plan_run`; issue 33: rows scored without nltk data kept ``ev2r_hybrid`` None
+#: after the data was back).
+UNAVAILABLE = "unavailable ("
 from ev2r.types import Evidence, Item, ItemScore
 
 __all__ = ["HYBRID_NAME", "EMBEDDING_COLUMN", "METEOR_COLUMN", "VERIFIED_METEOR_COLUMN", "check_weights", "hybrid_value",
@@ -274,7 +280,7 @@ class HybridCombiner:
         try:
             require_nltk_data()
         except RuntimeError as e:
-            return [None] * n, [None] * n, f"{METEOR_COLUMN} unavailable (nltk data not found: {e})"
+            return [None] * n, [None] * n, f"{METEOR_COLUMN} {UNAVAILABLE}nltk data not found: {e})"
         meteor: list[Optional[float]] = []
         verified: list[Optional[float]] = []
         for k, it in enumerate(items):
@@ -311,7 +317,7 @@ class HybridCombiner:
         try:
             sim = self._similarity()
         except Exception as e:  # a missing package or checkpoint: recorded, never a silent 0
-            return [None] * len(items), f"{EMBEDDING_COLUMN} unavailable (encoder: {type(e).__name__}: {e})"
+            return [None] * len(items), f"{EMBEDDING_COLUMN} {UNAVAILABLE}encoder: {type(e).__name__}: {e})"
         # every distinct string of the chunk encoded in one length-sorted pass (not one pass per item)
         strings = [(self._strings(it.predicted_evidence), self._strings(ref)) for it, ref in zip(items, refs)]
         distinct = sorted({t for pred, ref in strings for t in pred + ref})

@@ -217,3 +217,32 @@ def test_a_write_that_fails_after_the_work_keeps_the_previous_output(tmp_path, c
     assert code == 2 and report.read_text() == "previous"
     monkeypatch.undo()
     assert not [n for n in os.listdir(tmp_path) if ".tmp" in n]
+
+
+def test_check_output_refuses_a_sidecar_that_is_an_input(tmp_path):
+    inp = _jsonl(tmp_path / "X.part", [ITEM])
+    with pytest.raises(ValueError, match=r"'.*X.part' \(a file this command writes or removes beside '.*X'\) is the "
+                                         r"same file as input"):
+        check_output(str(tmp_path / "X"), inputs=input_paths(("input", inp)), sidecars=(".part", ".ev2r-run.json"))
+    check_output(str(tmp_path / "Y"), inputs=input_paths(("input", inp)), sidecars=(".part",))
+
+
+@pytest.mark.parametrize("engine", ["local", "ray"])
+@pytest.mark.parametrize("suffix, option", [(".part", "input"), (".ev2r-run.json", "input"), (".part", "--references")])
+def test_score_never_removes_or_overwrites_an_input_beside_its_output(tmp_path, capsys, monkeypatch, engine, suffix,
+                                                                      option):
+    # issue 33, item 1: `ev2r score X.part -o X --no-resume` deleted its input X.part and exited 0
+    monkeypatch.chdir(tmp_path)
+    _, _, _, _, preds, gold = _inputs(tmp_path)
+    if option == "input":
+        inp = _jsonl(tmp_path / f"X{suffix}", [ITEM])
+        argv = ["score", inp.name, "-o", "X", "--scorer", "hu-meteor", "--engine", engine, "--no-resume"]
+    else:
+        inp = tmp_path / f"X{suffix}"
+        inp.write_bytes(gold.read_bytes())
+        argv = ["score", preds.name, "--references", inp.name, "-o", "X", "--scorer", "hu-meteor", "--engine", engine,
+                "--no-resume"]
+    before = inp.read_bytes()
+    code, _, err = run(capsys, *argv)
+    assert code == 2 and f"'X{suffix}' (a file this command writes or removes beside 'X') is the same file as" in err
+    assert inp.read_bytes() == before and not (tmp_path / "X").exists()

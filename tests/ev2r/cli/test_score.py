@@ -272,3 +272,36 @@ def test_options_a_run_does_not_use_give_a_warning_not_silence(capsys, nltk_data
     code, _, err = run(capsys, "score", SAMPLE, "--json", "--limit", 2)  # nothing set: no warning
     assert code == 0 and "warning" not in err
 
+
+
+def test_rows_scored_without_a_component_are_scored_again_once_it_is_there(tmp_path, capsys, tiny_nli_model,
+                                                                         monkeypatch):
+    """Issue 33, item 2: rows scored while nltk data was missing (ev2r_hybrid None, status ok) are not
+    resumed after the data is back: what a row was scored with includes the component it lacked."""
+    import os
+
+    import claimalign.nltk_data
+
+    if not os.path.isdir(NLTK_DATA):
+        pytest.skip("needs ../shared/data/nltk_data")
+    out = tmp_path / "s.jsonl"
+
+    def missing():
+        raise RuntimeError("punkt_tab not found")
+
+    with monkeypatch.context() as m:
+        m.setattr(claimalign.nltk_data, "require_nltk_data", missing)
+        code, _, _ = run(capsys, "score", SAMPLE, "-o", out, "--model", tiny_nli_model, "--limit", 3, "--no-progress")
+    assert code == 0
+    first = _rows(out)
+    assert all(r["ev2r_hybrid"] is None and "unavailable (nltk data not found" in r["error"] for r in first)
+    code, _, err = run(capsys, "score", SAMPLE, "-o", out, "--model", tiny_nli_model, "--limit", 3, "--no-progress",
+                       "--nltk-data", NLTK_DATA)
+    assert code == 0 and "resumed" not in err  # every row scored again (the line is printed only when some resumed)
+    again = _rows(out)
+    assert all(r["ev2r_hybrid"] is not None and not r.get("error") for r in again)
+    assert [r["ev2r"] for r in again] == [r["ev2r"] for r in first]  # the other scores as before
+    # and now every row is complete: the same command resumes them all
+    code, _, err = run(capsys, "score", SAMPLE, "-o", out, "--model", tiny_nli_model, "--limit", 3, "--no-progress",
+                       "--nltk-data", NLTK_DATA)
+    assert code == 0 and "0 item(s) scored, 3 resumed" in err
