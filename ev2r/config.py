@@ -66,8 +66,15 @@ HYBRID_WEIGHTS = (0.0, 0.1, 0.1, 0.0, 0.0, 0.8)
 HYBRID_COLUMN_MODES = ("weighted", "all")
 
 
+#: A ``premise_top_k`` at or above this is every premise (None): no evidence holds that many premises for
+#: one fact (the rated sets: at most a few dozen), so the computation, and the signature, are those of
+#: ``all`` (issue 33: ``--premise-top-k 99999999999999999999999`` was written as such).
+PREMISE_TOP_K_ALL = 10_000
+
+
 def check_premise_top_k(k: Any) -> Optional[int]:
-    """``premise_top_k`` as None (every premise) or a plain int >= 1 (numpy integers accepted).
+    """``premise_top_k`` as None (every premise) or a plain int >= 1 (numpy integers accepted); a k at or
+    above :data:`PREMISE_TOP_K_ALL` is None.
 
     Raises:
         ValueError: anything else (a bool, a float, a string, a number < 1), naming the option.
@@ -76,7 +83,7 @@ def check_premise_top_k(k: Any) -> Optional[int]:
         return None
     if isinstance(k, bool) or not isinstance(k, numbers.Integral) or k < 1:
         raise ValueError(f"premise_top_k: expected None (every premise) or an integer >= 1, got {k!r}")
-    return int(k)
+    return None if k >= PREMISE_TOP_K_ALL else int(k)
 
 
 @dataclass(frozen=True)

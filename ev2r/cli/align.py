@@ -68,8 +68,10 @@ def _llm_judge(args: argparse.Namespace):
                                         offline=args.llm_offline))
 
 
-def read_claim_rows(path: str, id_field: str, claims_field: str) -> Dict[str, List[str]]:
-    """``{id: claims}`` from a JSONL file (ids compared as strings).
+def read_claim_rows(path: str, id_field: str, claims_field: str,
+                    original_ids: Optional[Dict[str, Any]] = None) -> Dict[str, List[str]]:
+    """``{id: claims}`` from a JSONL file (ids compared as strings; ``original_ids``, when given, receives
+    ``{id as a string: the id as written}`` so that outputs keep an integer id an integer).
 
     Read as every reader of the packages reads (:mod:`claimalign.textio`): records split on line
     breaks only (LF, CR LF, CR), strings in Unicode NFC with LF line ends, so NFD and NFC spellings
@@ -107,6 +109,8 @@ def read_claim_rows(path: str, id_field: str, claims_field: str) -> Dict[str, Li
             if key in rows:
                 raise ValueError(f"{path}:{lineno}: repeated id {key!r}")
             rows[key] = claims
+            if original_ids is not None:
+                original_ids[key] = rid
     return rows
 
 
@@ -137,7 +141,8 @@ def run(args: argparse.Namespace, stdout: Optional[TextIO] = None) -> int:
     try:
         # before any alignment (or paid LLM call) is made; never onto an input
         check_output(args.output, inputs=input_paths(("A", args.a), ("B", args.b)))
-        a = read_claim_rows(args.a, args.id_field, args.claims_field)
+        ids: Dict[str, Any] = {}
+        a = read_claim_rows(args.a, args.id_field, args.claims_field, ids)
         b = read_claim_rows(args.b, args.id_field, args.claims_field)
         joined = _join(a, b)
         kwargs: Dict[str, Any] = {}
@@ -167,7 +172,7 @@ def run(args: argparse.Namespace, stdout: Optional[TextIO] = None) -> int:
         return 2
     for key, ca, cb, res in results:
         records.append({
-            "id": key, "similarity": sim.name, "score": res.score, "precision": res.precision,
+            "id": ids.get(key, key), "similarity": sim.name, "score": res.score, "precision": res.precision,
             "recall": res.recall, "n_a": res.n_left, "n_b": res.n_right, "count_difference": res.n_left - res.n_right,
             "pairs": [{"a_index": i, "b_index": j, "a": ca[i], "b": cb[j], "similarity": s}
                       for (i, j), s in zip(res.pairs, res.pair_scores)],
@@ -177,7 +182,7 @@ def run(args: argparse.Namespace, stdout: Optional[TextIO] = None) -> int:
           f"(printed 0-100; -o writes 0-1; similarity={sim.name})",
           file=out)
     for r in records:
-        print(f"{r['id'][:20]:<20} {100 * r['score']:7.2f} {100 * r['precision']:7.2f} {100 * r['recall']:7.2f}"
+        print(f"{str(r['id'])[:20]:<20} {100 * r['score']:7.2f} {100 * r['precision']:7.2f} {100 * r['recall']:7.2f}"
               f" {r['n_a']:4d} {r['n_b']:4d}", file=out)
         for p in r["pairs"]:
             print(f"    {p['a_index']:>3} <-> {p['b_index']:<3} {100 * p['similarity']:6.2f}  "

@@ -22,7 +22,7 @@ def test_align_cli_joins_on_id_and_writes_jsonl(tmp_path):
     buf = io.StringIO()
     assert run_align(_args(str(a), str(b), "-o", str(out)), stdout=buf) == 0
     rows = [json.loads(line) for line in out.read_text().splitlines()]
-    assert [r["id"] for r in rows] == ["1", "2"]
+    assert [r["id"] for r in rows] == [1, 2]  # ids as written (issue 33: not turned into strings)
     r1 = rows[0]
     assert r1["pairs"] == [{"a_index": 0, "b_index": 0, "a": "kitten", "b": "sitting",
                             "similarity": pytest.approx(4 / 7)}]
@@ -112,3 +112,12 @@ def test_an_unwritable_output_is_refused_before_any_alignment(tmp_path, capsys, 
     assert "-o/--output: folder" in capsys.readouterr().err
     assert run_align(_args(str(a), str(a), "-o", str(tmp_path))) == 2
     assert "is a directory" in capsys.readouterr().err
+
+
+def test_align_keeps_string_ids_strings_and_joins_int_with_its_spelling(tmp_path):
+    a, b, out = tmp_path / "a.jsonl", tmp_path / "b.jsonl", tmp_path / "o.jsonl"
+    _write(a, [{"id": "x-1", "claims": ["kitten"]}, {"id": 7, "claims": ["abc"]}])
+    _write(b, [{"id": "7", "claims": ["abc"]}, {"id": "x-1", "claims": ["kitten"]}])
+    assert run_align(_args(str(a), str(b), "--similarity", "edit", "-o", str(out)), stdout=io.StringIO()) == 0
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [r["id"] for r in rows] == ["x-1", 7] and [r["score"] for r in rows] == [1.0, 1.0]

@@ -119,3 +119,17 @@ def test_cli_premise_top_k_argument():
     for bad in ("0", "-2", "x", "1.5", "+2", "1_0", " 3", "\u0663"):
         with pytest.raises(argparse.ArgumentTypeError, match="expected an integer >= 1 or 'all'"):
             premise_top_k_arg(bad)
+
+
+def test_a_k_beyond_any_premise_count_is_all_in_the_computation_and_the_signature():
+    # issue 33, item 7: equal computations, equal signatures
+    from ev2r.cli.common import premise_top_k_arg
+    from ev2r.config import PREMISE_TOP_K_ALL
+
+    huge = premise_top_k_arg("99999999999999999999999")
+    assert DEFAULTS.replace(premise_top_k=huge).premise_top_k is None
+    assert DEFAULTS.replace(premise_top_k=PREMISE_TOP_K_ALL).premise_top_k is None
+    assert DEFAULTS.replace(premise_top_k=PREMISE_TOP_K_ALL - 1).premise_top_k == PREMISE_TOP_K_ALL - 1
+    fields = [NLIReferenceScorer(KeywordVerifier(), AnswerFacts(), calibration=None, premise_top_k=k).signature_fields()["prem"]
+              for k in (None, huge, PREMISE_TOP_K_ALL)]
+    assert fields == ["qa-pair-max"] * 3
