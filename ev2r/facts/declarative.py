@@ -42,6 +42,11 @@ from importlib import resources
 from typing import Optional
 
 RULES_V2_ID = "rules-v2"
+#: Revision of the rules, written into the signature (``v2-rev``): ``2`` (issue 33) adds the facts that stand
+#: alone -- prepositional wh-questions, be-questions without a predicate, dates with a comma as one answer,
+#: "Because ..." answers, what someone said, a leading "It" of a wh-question's answer -- and (issue 32)
+#: no fact for a bare answer that the yes/no rule does not read.
+RULES_V2_REVISION = "2"
 
 _BE = {"is", "are", "was", "were"}
 _HAVE = {"has", "have", "had"}
@@ -272,21 +277,65 @@ def is_fragment(answer: str) -> bool:
     return len(answer.split()) <= 12 and not has_verb(answer)
 
 
+_MONTHS = ("january|february|march|april|may|june|july|august|september|october|november|december|"
+           "jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec")
+_DATE = re.compile(rf"(?i)\b(?:(?:{_MONTHS})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?|\d{{1,2}}(?:st|nd|rd|th)?\s+(?:{_MONTHS})\.?)"
+                   r",\s*\d{4}\b")
+
+
+_DAY_DATE = re.compile(rf"(?i)\b(?:(?:{_MONTHS})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?\b|\d{{1,2}}(?:st|nd|rd|th)?\s+(?:{_MONTHS})\b)")
+
+
+def _be_only(text: str) -> Optional[tuple[str, str, str]]:
+    """``("is", "the Eiffel Tower", "")`` for "is the Eiffel Tower": a be-question with no predicate
+    after its subject ("Where is the Eiffel Tower?"), which :func:`split_aux_question` leaves out."""
+    m = re.match(r"(?i)^(is|are|was|were)\s+(\S.*)$", _strip_q(text))
+    return (m.group(1).lower(), m.group(2), "") if m else None
+
+
 def split_list(answer: str) -> list[str]:
-    """Items of a list answer ("A, B and C" / "A; B; C"): each item short (<= 6 words) and at least
-    two items; otherwise ``[answer]``."""
+    """Items of a list answer ("A, B and C" / "A; B; C"): each item short (<= 6 words), at least two
+    items, all of them words or all of them numbers, and no date written with a comma ("September 17,
+    1862" is one answer); otherwise ``[answer]``."""
     a = answer.strip().rstrip(".")
+    if _DATE.search(a):  # "September 17, 1862", "17 September, 1862": one date, no list
+        return [answer]
     parts = [p.strip() for p in re.split(r"\s*;\s*|,\s+(?:and\s+)?|\s+and\s+", a) if p.strip()]
-    if len(parts) >= 2 and all(len(p.split()) <= 6 for p in parts) and not has_verb(a):
+    lettered = {any(c.isalpha() for c in p) for p in parts}
+    if len(parts) >= 2 and all(len(p.split()) <= 6 for p in parts) and not has_verb(a) and len(lettered) == 1:
         return parts
     return [answer]
 
 
+#: Answer openings that are no name: lower-cased inside a statement ("is about 33 million").
+_ANSWER_LOWER = frozenset("about around approximately roughly nearly almost over under more less fewer some only just "
+                          "up between the a an in on at since during before after by from until because".split())
+
+
+def _answer_in_gap(answer: str) -> str:
+    a = answer.strip().rstrip(".")
+    m = _WORD.match(a)
+    if m and m.group(0).lower() in _ANSWER_LOWER and not m.group(0).isupper():
+        a = a[0].lower() + a[1:]
+    return a
+
+
 def wh_statement(question: str, answer: str) -> Optional[str]:
     """The statement a wh-question with a short ``answer`` states (the answer in the question's
-    gap), or None when no rule applies."""
+    gap), or None when no rule applies. A question led by a preposition ("In which city is the Eiffel
+    Tower?") puts the answer after it ("The Eiffel Tower is in Paris.")."""
     q = _strip_q(question)
-    a = answer.strip().rstrip(".")
+    a = _answer_in_gap(answer)
+    m = re.match(r"(?i)^(in|on|at|from|to|for|by|with|during|since|into|under|near)\s+(?:which|what)\s+\w+\s+(.+)$", q)
+    if m:
+        parts = split_aux_question(m.group(2) + "?") or _be_only(m.group(2))
+        if parts:
+            aux, subj, rest = parts
+            vp = (_conjugate(aux, rest) if aux in _DO else f"{aux} {rest}").strip()
+            prep = m.group(1).lower()
+            a = re.sub(rf"(?i)^{prep}\s+", "", a)
+            return _sentence(f"{_lower_first(subj)} {vp} {prep} {a}")
+        return None
     m = re.match(r"(?i)^(what|which|who)\s+(is|are|was|were)\s+(.+)$", q)
     if m:
         return _sentence(f"{_lower_first(m.group(3))} {m.group(2).lower()} {a}")
@@ -321,10 +370,10 @@ def wh_statement(question: str, answer: str) -> Optional[str]:
     m = re.match(r"(?i)^(when|where|why|how)\s+(.+)$", q)
     if m:
         wh = m.group(1).lower()
-        parts = split_aux_question(m.group(2) + "?")
+        parts = split_aux_question(m.group(2) + "?") or (_be_only(m.group(2)) if wh in ("when", "where") else None)
         if parts:
             aux, subj, rest = parts
-            vp = _conjugate(aux, rest) if aux in _DO else f"{aux} {rest}"
+            vp = (_conjugate(aux, rest) if aux in _DO else f"{aux} {rest}").strip()
             if wh == "why":
                 return _sentence(f"{_lower_first(subj)} {vp} because {a}" if not a.lower().startswith("because")
                                  else f"{_lower_first(subj)} {vp} {a}")
@@ -334,13 +383,56 @@ def wh_statement(question: str, answer: str) -> Optional[str]:
             prep = re.match(r"(?i)^(in|on|at|from|since|during|by|around|near|before|after|between|until)\b", a)
             if prep:
                 a = a[0].lower() + a[1:]
-            lead = "" if prep else _PREP_AFTER[wh] + " "
+            lead = "" if prep else ("on " if wh == "when" and _DAY_DATE.search(a) else _PREP_AFTER[wh] + " ")
             return _sentence(f"{_lower_first(subj)} {vp} {lead}{a}")
     return None
 
 
 #: Answer openings that need the question to be understood ("That it would ...", "It was ...").
 _DEPENDENT = re.compile(r"^(that|because|to|by|it|they|he|she|this|these|those|so|which|yes|no)\b", re.I)
+
+
+#: Answer openings that fill a wh-question's gap as a clause: "Why ...?" + "Because ...", "How ...?" + "By ...".
+_GAP_CLAUSE = re.compile(r"(?i)^(because|by)\b")
+_REPORTING = ("say", "claim", "state", "announce", "report", "tweet", "write", "argue", "find", "conclude", "reveal",
+              "allege", "suggest", "confirm", "deny", "post", "tell")
+_REPORTED_PAST = {"say": "said", "write": "wrote", "find": "found", "tell": "told"}
+
+
+def reported_statement(question: str, answer: str) -> Optional[str]:
+    """"What did the minister say?" + "It was a lie." -> "The minister said that it was a lie.": a
+    question about what someone said (a reporting verb: say, claim, state, announce, report, ...)
+    answered by a sentence; None otherwise. (:func:`qa_to_statements` uses it only for an answer that
+    does not stand alone, one led by a pronoun or "that"; "The ministry denied the report." stays as it is.)"""
+    m = re.match(rf"(?i)^what\s+(did|does|do|has|have|had)\s+(.+?)\s+({'|'.join(_REPORTING)})$", _strip_q(question))
+    if not m or not has_verb(answer) or len(answer.split()) < 3:
+        return None
+    aux, subj, verb = m.group(1).lower(), m.group(2), m.group(3).lower()
+    if aux in _HAVE:
+        return None
+    said = _REPORTED_PAST.get(verb) or (past_tense(verb) if aux == "did" else third_person(verb))
+    if aux != "did" and verb in _REPORTED_PAST:
+        said = third_person(verb)
+    clause = re.sub(r"^(?:that\s+)", "", answer.strip(), flags=re.I)
+    clause = clause[0].lower() + clause[1:] if clause[:1].isupper() and not clause[1:2].isupper() and \
+        _WORD.match(clause) and _WORD.match(clause).group(0).lower() in _DETERMINERS | {"it", "they", "he", "she", "there", "we"} \
+        else clause
+    return _sentence(f"{_lower_first(subj)} {said} that {clause}")
+
+
+def wh_subject(question: str) -> Optional[str]:
+    """The subject a wh-question is about, for resolving a leading "It"/"They" of its answer: "What is
+    Tesla?" -> "Tesla"; "When did the senate pass the bill?" -> "the senate"; None when there is none."""
+    q = _strip_q(question)
+    m = re.match(r"(?i)^(?:what|who)\s+(?:is|are|was|were)\s+(.+)$", q)
+    if m and len(m.group(1).split()) <= 6:
+        return m.group(1)
+    m = re.match(r"(?i)^(?:when|where|why|how)\s+(.+)$", q)
+    if m:
+        parts = split_aux_question(m.group(1) + "?")
+        if parts:
+            return parts[1]
+    return None
 
 
 def _looks_like_aux_question(text: str) -> bool:
@@ -365,7 +457,7 @@ def qa_to_statements(question: str, answer_sentences: list[str]) -> list[tuple[s
     q = question.strip()
     out: list[tuple[str, bool]] = []
     aux_parts = split_aux_question(q) if q else None
-    subject = aux_parts[1] if aux_parts else None
+    subject = aux_parts[1] if aux_parts else (wh_subject(q) if q else None)
     for k, sent in enumerate(answer_sentences):
         s = sent.strip()
         if not s:
@@ -394,6 +486,12 @@ def qa_to_statements(question: str, answer_sentences: list[str]) -> list[tuple[s
             stmts = [wh_statement(q, it) for it in items]
             if all(stmts):
                 out.extend((st, True) for st in stmts)  # type: ignore[misc]
+                continue
+        if k == 0 and not _looks_like_aux_question(q):
+            stmt = (reported_statement(q, s) if _DEPENDENT.match(s) else None) or \
+                (wh_statement(q, s) if _GAP_CLAUSE.match(s) else None)
+            if stmt:  # "What did X say?" + a sentence; "Why ...?" + "Because ..."
+                out.append((stmt, True))
                 continue
         if len(s.split()) >= 5 and has_verb(s) and (subject or not _DEPENDENT.match(s)):
             out.extend(_clauses(s, subject))

@@ -381,7 +381,12 @@ class DeclarativeDecomposer:
         self.boilerplate = bool(boilerplate)
 
     def signature_fields(self) -> dict[str, str]:
-        return boilerplate_signature({"decomp": self.name, "unans": self.unanswerable}, self.boilerplate)
+        """``decomp:rules-v2``, ``v2-rev`` (:data:`ev2r.facts.declarative.RULES_V2_REVISION`: the rules changed
+        since the first rules-v2 files), ``unans`` and, when on, ``boiler``."""
+        from ev2r.facts.declarative import RULES_V2_REVISION
+
+        return boilerplate_signature({"decomp": self.name, "v2-rev": RULES_V2_REVISION, "unans": self.unanswerable},
+                                     self.boilerplate)
 
     def decompose(self, evidence: Evidence, claim: str = "") -> list[AtomicFact]:
         from ev2r.facts.declarative import qa_to_statements

@@ -82,9 +82,9 @@ def test_build_scorer_from_config_equals_from_options(keyword_verifier):
 def test_scorer_signature_fields_in_order(keyword_verifier):
     sig = build_scorer(verifier=keyword_verifier).signature()
     assert isinstance(sig, Signature) and isinstance(sig, str)
-    assert list(sig.fields) == ["ev2r", "ref", "decomp", "unans", "boiler", "support", "prem", "prem-rule", "cal", "verifier", "proxy", "agg", "proxy-rule",
+    assert list(sig.fields) == ["ev2r", "ref", "decomp", "v2-rev", "unans", "boiler", "support", "prem", "prem-rule", "cal", "verifier", "proxy", "agg", "proxy-rule",
                                 "map", "alpha", "hybrid", "hybrid-emb", "transformers", "torch"]
-    assert str(sig).startswith("ev2r:") and "|ref:nli|decomp:rules-v2|unans:drop|boiler:v2|support:p>=0.5|prem:qa-pair-max+lex-top5|" \
+    assert str(sig).startswith("ev2r:") and "|ref:nli|decomp:rules-v2|v2-rev:2|unans:drop|boiler:v2|support:p>=0.5|prem:qa-pair-max+lex-top5|" \
                                              "prem-rule:pred-answer-only+rel0.1|cal:none|verifier:keyword-fake|proxy:nli-gold|" \
                                              "agg:qa-pair-max|proxy-rule:pred-answer-only+rel0.1+nee-rel|map:v1|alpha:0.5|" in sig
 

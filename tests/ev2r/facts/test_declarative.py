@@ -38,9 +38,33 @@ def _statements(q, a):
     # not convertible by rule: the rules-v1 form keeps the question as context, nothing is dropped
     ("What did the minister say about the ban?", "That it would be lifted in June.",
      ["What did the minister say about the ban? That it would be lifted in June."]),
+    # issue 33, item 9: facts that stand alone -- a question led by a preposition, a be-question with no
+    # predicate, a date with a comma (no list), the answer's function word lower-cased, "Because ...",
+    # what someone said, a leading "It" of a wh-question's answer
+    ("In which city is the Eiffel Tower?", "Paris.", ["The Eiffel Tower is in Paris."]),
+    ("In which city is the Eiffel Tower?", "In Paris.", ["The Eiffel Tower is in Paris."]),
+    ("In what year did Biden win the election?", "2020", ["Biden won the election in 2020."]),
+    ("Where is the Eiffel Tower?", "Paris", ["The Eiffel Tower is in Paris."]),
+    ("When did the Battle of Antietam take place?", "September 17, 1862",
+     ["The Battle of Antietam took place on September 17, 1862."]),
+    ("What is the population of Kerala?", "About 33 million.", ["The population of Kerala is about 33 million."]),
+    ("Why was the bill rejected?", "Because it was too costly.", ["The bill was rejected because it was too costly."]),
+    ("What did the minister say?", "It was a lie.", ["The minister said that it was a lie."]),
+    ("What did Trump claim?", "That the election was stolen.", ["Trump claimed that the election was stolen."]),
+    ("What did the ministry say?", "The ministry denied the report on Monday.", ["The ministry denied the report on Monday."]),
+    ("What is Tesla?", "It is an American car maker founded in 2003.", ["Tesla is an American car maker founded in 2003."]),
+    ("Which years were the warmest?", "2019, 2020 and 2021", ["The warmest were 2019.", "The warmest were 2020.",
+                                                               "The warmest were 2021."]),
 ])
 def test_qa_to_statements(question, answer, expected):
     assert _statements(question, answer) == expected
+
+
+def test_a_list_is_words_or_numbers_and_no_date():
+    assert split_list("September 17, 1862") == ["September 17, 1862"]
+    assert split_list("17 September, 1862") == ["17 September, 1862"]
+    assert split_list("Paris, 2019") == ["Paris, 2019"]  # a place and a year: one answer, not two items
+    assert split_list("France, Germany and Italy") == ["France", "Germany", "Italy"]
 
 
 def test_every_answer_sentence_contributes():
