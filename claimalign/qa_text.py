@@ -294,10 +294,19 @@ def is_bare_answer(answer: Optional[str]) -> bool:
     return not any(len(w) == 1 for w in words) or len(words) < 2
 
 
-def claim_coverage(text: Optional[str], claim: Optional[str]) -> float:
-    """Share of the claim's content tokens that ``text`` holds (0 when the claim has none), in [0, 1]."""
+def claim_coverage(text: Optional[str], claim: Optional[str], cap: Optional[int] = None) -> float:
+    """Share of the claim's content tokens that ``text`` holds (0 when the claim has none), in [0, 1].
+
+    Args:
+        cap: with an integer, the share of ``min(len(claim tokens), cap)`` instead (clipped to 1): a long
+            claim (background context, then the checkable clause) asks no more words of one evidence
+            pair than a claim of ``cap`` content tokens does.
+    """
     c = content_tokens(claim)
-    return len(content_tokens(text) & c) / len(c) if c else 0.0
+    if not c:
+        return 0.0
+    denominator = len(c) if cap is None else min(len(c), cap)
+    return min(1.0, len(content_tokens(text) & c) / denominator)
 
 
 def restates_claim(text: Optional[str], claim: Optional[str]) -> bool:

@@ -38,7 +38,7 @@ import numpy as np
 from claimalign.qa_text import MIN_CLAIM_TOKENS, claim_coverage, content_tokens
 from ev2r.config import DEFAULTS, PROXY_TARGETS  # noqa: F401 (PROXY_TARGETS re-exported)
 from ev2r.labels import Verdict, normalize_verdict, verdict_probability
-from ev2r.metric.reference import PREMISE_RULE, pair_premises
+from ev2r.metric.reference import PREMISE_RULE, RELEVANCE_CLAIM_CAP, pair_premises
 from ev2r.scores import ProxyResult  # noqa: F401 (re-exported)
 from ev2r.types import Item
 from ev2r.verifier.nli import aggregate_windows, check_probabilities
@@ -49,12 +49,13 @@ RELEVANCE_FULL = 0.25
 
 def relevance(premises: Sequence[str], claim: str) -> float:
     """``min(1, max over premises of claim_coverage(premise, claim) / RELEVANCE_FULL)``, in [0, 1];
-    0 without premises.
+    0 without premises (the share out of at most :data:`ev2r.metric.reference.RELEVANCE_CLAIM_CAP` claim
+    content tokens, as for the premises).
 
     >>> relevance(["Paris is the capital of France."], "Kerala has 3 million Muslims.")
     0.0
     """
-    best = max((claim_coverage(p, claim) for p in premises), default=0.0)
+    best = max((claim_coverage(p, claim, RELEVANCE_CLAIM_CAP) for p in premises), default=0.0)
     return min(1.0, best / RELEVANCE_FULL)
 
 

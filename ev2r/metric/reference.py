@@ -80,8 +80,12 @@ class ReferenceScorer(Protocol):
 #: pairs taken from other claims' evidence hold none, real predicted pairs of the development sets almost
 #: always do: 0.8% / 2.3% of them hold under 10%); see :func:`evidence_pairs`.
 PREMISE_RELEVANCE_MIN = 0.1
+#: The claim length (content tokens) above which the share is counted out of this many (issue 33: a claim of
+#: ~120 words of context left no pair relevant, so its proxy was 0 whatever the evidence said); 3 of the 86
+#: rated rows' claims and 6 of the 144 have more.
+RELEVANCE_CLAIM_CAP = 20
 #: The signature value of the premise rules (:func:`evidence_pairs` with a claim).
-PREMISE_RULE = f"pred-answer-only+rel{PREMISE_RELEVANCE_MIN:g}"
+PREMISE_RULE = f"pred-answer-only+rel{PREMISE_RELEVANCE_MIN:g}/{RELEVANCE_CLAIM_CAP}"
 
 
 def evidence_pairs(evidence: Evidence, claim: Optional[str] = None, unanswerable: str = "drop",
@@ -100,7 +104,7 @@ def evidence_pairs(evidence: Evidence, claim: Optional[str] = None, unanswerable
     boilerplate units (:func:`ev2r.facts.rules.strip_boilerplate`: what is no fact is no premise); a
     pair left with no answer text is left out. With ``relevant=True`` (the predicted side: what a system
     retrieved), a pair holding under :data:`PREMISE_RELEVANCE_MIN` of the claim's content words
-    (:func:`claimalign.qa_text.claim_coverage`) is off-topic and no premise either (a claim of fewer
+    (:func:`claimalign.qa_text.claim_coverage`, out of at most :data:`RELEVANCE_CLAIM_CAP`) is off-topic and no premise either (a claim of fewer
     than :data:`claimalign.qa_text.MIN_CLAIM_TOKENS` content words keeps every pair). ev2r gives ``claim`` (and ``relevant``) for the predicted evidence
     only: the reference is the gold evidence, whatever it restates.
     """
@@ -121,7 +125,8 @@ def evidence_pairs(evidence: Evidence, claim: Optional[str] = None, unanswerable
             if not has_content(answer):
                 continue
             p = QAPair(p.question, answer)
-        if relevant and claim_has_content and claim_coverage(p.render(), claim) < PREMISE_RELEVANCE_MIN:
+        if relevant and claim_has_content and \
+                claim_coverage(p.render(), claim, RELEVANCE_CLAIM_CAP) < PREMISE_RELEVANCE_MIN:
             continue
         out.append((k, p))
     return out

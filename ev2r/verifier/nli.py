@@ -26,8 +26,10 @@ The choice was measured on WiCE's long web-page premises (``benchmarks/long_prem
 
 Long hypotheses (a claim or atomic fact longer than half the window, that does not fit beside its
 premise): no hypothesis text is dropped. With ``long_hypothesis="window"`` (default) the
-hypothesis is cut into token windows as large as fit beside the premise (``max_length - 3 -
-min(len(premise), max_length // 2)`` tokens, overlapping by ``min(stride, window // 2)``), every
+hypothesis is cut into its clauses (:func:`clause_spans`: sentences, and the clause a reporting frame
+"X said that" introduces, so that each keeps its own subject; issue 33), and a clause still too long
+into token windows as large as fit beside the premise (``max_length - 3 - min(len(premise),
+max_length // 2)`` tokens, overlapping by ``min(stride, window // 2)``), every
 hypothesis window is scored against the premise (its premise windows aggregated as above), and the
 hypothesis windows are joined by :func:`aggregate_hypothesis_windows`: a hypothesis is a
 conjunction of its parts, so it is entailed only when *every* part is (P(e) = min over parts),
@@ -41,6 +43,7 @@ rule is in :meth:`HFNLIVerifier.signature_fields` (``hyp``).
 from __future__ import annotations
 
 import hashlib
+import re
 import warnings
 from collections import OrderedDict
 from pathlib import Path
@@ -188,8 +191,9 @@ class HFNLIVerifier:
 
     def signature_fields(self) -> Dict[str, str]:
         """``verifier``: :attr:`name`; ``window``: token window and long-premise policy (e.g. ``128-max``);
-        ``hyp``: the long-hypothesis rule (``window-min``: every part scored, P(e) = min; ``truncate``)."""
-        hyp = "window-min" if self.long_hypothesis == "window" else "truncate"
+        ``hyp``: the long-hypothesis rule (``clause-window-min``: every clause, or token window of a clause
+        too long for the window, scored, P(e) = min; ``truncate``)."""
+        hyp = "clause-window-min" if self.long_hypothesis == "window" else "truncate"
         return {"verifier": self.name, "window": f"{self.max_length or 'auto'}-{self.long_premise}", "hyp": hyp}
 
     def _load(self) -> NLIModel:
@@ -279,12 +283,17 @@ class HFNLIVerifier:
         budget = max(8, self._window - self._n_special - min(p_len, half))
         step = max(1, budget - min(self.stride, budget // 2))
         out = []
-        for start in range(0, h_len, step):
-            stop = min(start + budget, h_len)
-            out.append((text[offsets[start][0]: offsets[stop - 1][1]], stop - start))
-            if stop >= h_len:
-                break
-        return out
+        for c_start, c_stop in clause_spans(text):  # a part never straddles two clauses (issue 33, item 8)
+            toks = [k for k, (a, b) in enumerate(offsets) if b > a and a >= c_start and b <= c_stop]
+            if not toks:
+                continue
+            first, last = toks[0], toks[-1] + 1
+            for start in range(first, last, step):
+                stop = min(start + budget, last)
+                out.append((text[offsets[start][0]: offsets[stop - 1][1]], stop - start))
+                if stop >= last:
+                    break
+        return out or [(text, half)]
 
     def _predict_unique(self, nli: NLIModel, keys: list[tuple[str, str]]) -> np.ndarray:
         """Distributions of distinct (guarded) pairs: windows, one :func:`predict_pairs` pass, aggregation."""
@@ -319,6 +328,37 @@ class HFNLIVerifier:
             per_part = np.stack([aggregate_windows(out[js], self.long_premise) for js in parts.values()])
             result[k] = aggregate_hypothesis_windows(per_part)
         return result
+
+
+_CLAUSE_END = re.compile(r"(?<=[.!?;])\s+(?=\S)")
+#: A reporting frame ("..., the governor said that ..."): what follows it is a claim of its own.
+_REPORTING_FRAME = re.compile(r"(?i)\b(?:said|says|stated|states|claimed|claims|added|argued|wrote|announced|"
+                              r"reported|tweeted|insisted|suggested|declared|noted|alleged|asserted|posted|"
+                              r"explained|told \w+)\s+that\s+")
+
+
+def clause_spans(text: str) -> list[tuple[int, int]]:
+    """Character spans of the clauses of a long hypothesis: its sentences (split after ``. ! ? ;``) and,
+    inside a sentence, the part before a reporting frame ("X said that") and the reported clause after
+    it. A long claim is judged on every clause, each whole where it fits: the reported clause keeps its
+    own subject, so a contradiction in the last clause of ~120 words of context is still found
+    (issue 33: token windows cut across it and read the claim as neutral either way).
+
+    >>> t = "After a long rally, the governor said that taxes fell. Jobs rose."
+    >>> [t[a:b] for a, b in clause_spans(t)]
+    ['After a long rally, the governor said that', 'taxes fell.', 'Jobs rose.']
+    """
+    cuts = [0] + [m.start() for m in _CLAUSE_END.finditer(text)] + [m.end() for m in _REPORTING_FRAME.finditer(text)]
+    cuts = sorted(set(c for c in cuts if 0 <= c < len(text))) + [len(text)]
+    spans = []
+    for a, b in zip(cuts, cuts[1:]):
+        while a < b and text[a].isspace():
+            a += 1
+        while b > a and text[b - 1].isspace():
+            b -= 1
+        if b > a:
+            spans.append((a, b))
+    return spans
 
 
 def aggregate_windows(probs: np.ndarray, policy: str) -> np.ndarray:

@@ -183,3 +183,26 @@ def test_predicted_pairs_about_something_else_are_no_premise():
     assert res.recall == 0.0 and res.precision == 0.0  # the junk's own fact stays a fact: unsupported, it costs precision
     assert not any("home team" in p for prem, _ in kv.calls for p in prem if p.startswith("Question: Who won"))
     assert "prem-rule" in scorer.signature_fields()
+
+
+def test_a_long_claim_keeps_its_relevant_pairs():
+    """Issue 33, item 8: a claim of ~60 content words of context asks no more of one pair than a claim of 20."""
+    from claimalign.qa_text import claim_coverage, content_tokens
+    from ev2r.metric.reference import PREMISE_RELEVANCE_MIN, RELEVANCE_CLAIM_CAP, evidence_pairs
+
+    context = ("In a speech delivered to supporters at a rally in the state capital on a cold Tuesday evening, after "
+               "weeks of campaigning across rural counties and debates with opponents about taxes, schools, roads, "
+               "healthcare costs and the future of the manufacturing industry, which lost thousands of jobs over the "
+               "past decade according to reports published by regional newspapers and think tanks, the governor "
+               "repeated his familiar talking points about economic growth and public safety and then said that ")
+    claim = context + "the state's unemployment rate fell to 3 percent in 2022."
+    pair = QAPair("What was the state's unemployment rate in 2022?", "It rose to 7 percent in 2022, figures show.")
+    n = len(content_tokens(claim))
+    shared = len(content_tokens(pair.render()) & content_tokens(claim))
+    assert n > 45 and shared == 5  # state, unemploy, rate, 2022, percent
+    assert claim_coverage(pair.render(), claim) == pytest.approx(shared / n)
+    assert shared / n < PREMISE_RELEVANCE_MIN  # out of the whole claim, the pair would be off-topic
+    assert claim_coverage(pair.render(), claim, RELEVANCE_CLAIM_CAP) == pytest.approx(shared / RELEVANCE_CLAIM_CAP)
+    assert [k for k, _ in evidence_pairs(Evidence((pair,)), claim=claim, relevant=True)] == [0]
+    # a short claim is counted out of its own length, as before
+    assert claim_coverage("Paris.", "Paris is the capital of France.", RELEVANCE_CLAIM_CAP) == pytest.approx(1 / 3)

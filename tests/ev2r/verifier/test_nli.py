@@ -173,7 +173,7 @@ def test_verifier_reproduces_the_pre_refactor_numbers_exactly(tmp_path):
                                 128, 2)
     assert np.array_equal(got, np.stack([ref[uniq.index(k)] for k in zip(prem, hyp)]))
     assert ver.n_model_pairs == 4 and 0 < ver.n_model_tokens <= ver.n_padded_tokens
-    assert ver.signature_fields() == {"verifier": ver.name, "window": "128-max", "hyp": "window-min"}
+    assert ver.signature_fields() == {"verifier": ver.name, "window": "128-max", "hyp": "clause-window-min"}
 
 
 # -- long hypotheses: no tail is dropped silently ----------------------------------------------
@@ -232,6 +232,40 @@ def test_long_hypotheses_are_scored_in_windows_that_reach_their_tail(tmp_path, m
     np.testing.assert_allclose(out[0], aggregate_hypothesis_windows(direct), atol=1e-6)
 
 
+def test_clause_spans_cut_at_sentences_and_reporting_frames():
+    from ev2r.verifier.nli import clause_spans
+
+    t = "After a long rally in the capital, the governor said that taxes fell in 2022. Jobs rose; wages did not."
+    assert [t[a:b] for a, b in clause_spans(t)] == ["After a long rally in the capital, the governor said that",
+                                                     "taxes fell in 2022.", "Jobs rose;", "wages did not."]
+    assert clause_spans("One clause only") == [(0, 15)]
+    assert clause_spans("") == []
+
+
+def test_a_long_claim_is_judged_clause_by_clause(tmp_path, monkeypatch):
+    """Issue 33, item 8: a reported clause after ~130 tokens of context is scored whole, as its own part."""
+    import ev2r.verifier.nli as nli_module
+
+    path, _, _ = make_model(tmp_path, {0: "entailment", 1: "neutral", 2: "contradiction"})
+    clause = "the bridge never opened at all."
+    claim = f"{HEAD}, the mayor said that {clause}"
+    sent = []
+    real = nli_module.predict_pairs
+
+    def spy(model, tokenizer, premises, hypotheses, **kw):
+        sent.extend(hypotheses)
+        return real(model, tokenizer, premises, hypotheses, **kw)
+
+    monkeypatch.setattr(nli_module, "predict_pairs", spy)
+    prem = "The bridge over the river was approved by the council."
+    ver = HFNLIVerifier(str(path), max_length=128, stride=16)
+    out = ver.predict([prem], [claim])
+    assert clause in sent  # the reported clause alone, with its own subject
+    assert all(not (h.endswith(clause) and h != clause) for h in sent)  # no part straddles the frame
+    direct = HFNLIVerifier(str(path), max_length=128, stride=16).predict([prem] * len(sent), sent)
+    np.testing.assert_allclose(out[0], aggregate_hypothesis_windows(direct), atol=1e-6)
+
+
 def test_truncating_long_hypotheses_says_so(tmp_path):
     path, _, _ = make_model(tmp_path, {0: "entailment", 1: "neutral", 2: "contradiction"})
     prem = "The bridge over the river was approved by the council."
@@ -263,7 +297,7 @@ def test_two_long_claims_differing_in_their_tail_get_different_proxies(tmp_path)
     a, b = scorer.score(items)
     assert a.status == b.status == "ok"
     assert a.proxy != b.proxy
-    assert "|hyp:window-min|" in scorer.signature() or "hyp:window-min" in scorer.signature()
+    assert "|hyp:clause-window-min|" in scorer.signature()
 
 
 def test_content_free_text_is_neutral_without_asking_the_model(tmp_path):
