@@ -26,6 +26,13 @@ resampled rows for both scores) per file and headline rating.
 
 ``--json OUT`` writes ``{"<file>": {"<score>/<rating>": {"spearman", "pearson", "n", ...},
 "<A> - <B>/<rating>": {"diff", "ci95", ...}}}``.
+
+**System level** (issue 32; how shared tasks use a metric): for a rating file whose rows carry a ``team``
+field (the 144 shared-task rows: 7 teams), each score's and rating's per-team means, Kendall's tau-b
+between them and the pairwise ranking accuracy (the share of team pairs that the score orders as the
+people's means do; a tie on either side counts half), with a percentile bootstrap that resamples rows
+within each team (seeded), so that every team stays in every resample. Table ``System level``; JSON key
+``"<file>": {"system/<score>/<rating>": {...}}``.
 """
 
 from __future__ import annotations
@@ -275,6 +282,88 @@ def columns_from_score_rows(rows: Sequence, items, path: str, check_hash: bool =
     return cols, {"rows": len(items), "hash_checked": hashed, "hash_missing": missing_hash}
 
 
+def pairwise_accuracy(a: Sequence[float], b: Sequence[float]) -> float:
+    """Share of the pairs (i < j) that ``a`` and ``b`` order the same way; a pair tied in either counts
+    half (0.5 = chance). ``a``, ``b``: equal-length sequences of at least 2 numbers. Returns a float in [0, 1].
+
+    >>> pairwise_accuracy([1, 2, 3], [10, 20, 30]), pairwise_accuracy([1, 2, 3], [30, 20, 10])
+    (1.0, 0.0)
+    >>> pairwise_accuracy([1, 1, 3], [1, 2, 3])
+    0.8333333333333334
+    """
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    if a.shape != b.shape or a.size < 2:
+        raise ValueError(f"pairwise_accuracy: expected two equal-length sequences of >= 2 values, got {a.size}, {b.size}")
+    i, j = np.triu_indices(a.size, 1)
+    sa, sb = np.sign(a[i] - a[j]), np.sign(b[i] - b[j])
+    agree = np.where((sa == 0) | (sb == 0), 0.5, (sa == sb).astype(float))
+    return float(agree.mean())
+
+
+def system_level(score: Sequence, rating: Sequence, teams: Sequence[str], n_boot: int = 2000, seed: int = 0) -> dict:
+    """Per-team means of ``score`` and ``rating`` (rows where either is None left out), Kendall's tau-b
+    (:func:`scipy.stats.kendalltau`) and :func:`pairwise_accuracy` between them, with percentile bootstrap
+    95% CIs that resample rows within each team (teams left with no row in a resample are skipped).
+
+    Returns ``{"n_teams", "n_rows", "kendall_tau", "kendall_tau_ci95", "pairwise_accuracy",
+    "pairwise_accuracy_ci95", "team_means": {team: [score mean, rating mean, rows]}}``; tau is None when
+    fewer than 3 teams have rows or either side is constant.
+    """
+    rows: dict[str, list[tuple[float, float]]] = {}
+    for x, y, t in zip(score, rating, teams):
+        if x is not None and y is not None and t is not None and not (isinstance(x, float) and math.isnan(x)):
+            rows.setdefault(str(t), []).append((float(x), float(y)))
+    names = sorted(rows)
+    out: dict = {"n_teams": len(names), "n_rows": sum(len(v) for v in rows.values()), "kendall_tau": None,
+                 "kendall_tau_ci95": None, "pairwise_accuracy": None, "pairwise_accuracy_ci95": None,
+                 "team_means": {t: [float(np.mean([r[0] for r in rows[t]])), float(np.mean([r[1] for r in rows[t]])),
+                                    len(rows[t])] for t in names}}
+    if len(names) < 3:
+        return out
+
+    def stats_of(per_team: dict) -> tuple[Optional[float], float]:
+        xs = [np.mean([r[0] for r in per_team[t]]) for t in names]
+        ys = [np.mean([r[1] for r in per_team[t]]) for t in names]
+        tau = stats.kendalltau(xs, ys).statistic if np.ptp(xs) > 0 and np.ptp(ys) > 0 else None
+        return (None if tau is None or math.isnan(tau) else float(tau)), pairwise_accuracy(xs, ys)
+
+    out["kendall_tau"], out["pairwise_accuracy"] = stats_of(rows)
+    rng = np.random.default_rng(seed)
+    taus, accs = [], []
+    for _ in range(n_boot):
+        sample = {t: [rows[t][k] for k in rng.integers(0, len(rows[t]), len(rows[t]))] for t in names}
+        tau, acc = stats_of(sample)
+        accs.append(acc)
+        if tau is not None:
+            taus.append(tau)
+    if taus:
+        out["kendall_tau_ci95"] = [float(np.percentile(taus, 2.5)), float(np.percentile(taus, 97.5))]
+    out["pairwise_accuracy_ci95"] = [float(np.percentile(accs, 2.5)), float(np.percentile(accs, 97.5))]
+    return out
+
+
+def system_rows(tables: dict, files: Sequence[str], scores: Sequence[str], ratings: Sequence[str]) -> list[str]:
+    """Markdown lines of the system-level table (one row per score, a column pair per file x rating)."""
+    cols = [(f, d) for f in files for d in ratings if any(f"system/{s}/{d}" in tables[f] for s in scores)]
+    if not cols:
+        return []
+    n = {f: next(v["n_teams"] for k, v in tables[f].items() if k.startswith("system/")) for f, _ in cols}
+    head = "| score | " + " | ".join(f"`{f}` {d}: tau (CI) / pairwise acc. (CI), {n[f]} teams" for f, d in cols) + " |"
+    lines = [head, "|---|" + "---|" * len(cols)]
+    for s in scores:
+        cells = []
+        for f, d in cols:
+            r = tables[f].get(f"system/{s}/{d}")
+            if r is None:
+                cells.append("")
+                continue
+            tau = "n/a" if r["kendall_tau"] is None else f"{r['kendall_tau']:+.3f}"
+            cells.append(f"{tau} {_ci(r['kendall_tau_ci95'])} / {r['pairwise_accuracy']:.3f} {_ci(r['pairwise_accuracy_ci95'])}")
+        if any(cells):
+            lines.append(f"| {s} | " + " | ".join(cells) + " |")
+    return lines
+
+
 def correlation_table(columns: dict, ratings: dict, n_boot: int = 2000, seed: int = 0) -> dict:
     """``{"<score>/<rating>": correlate(...)}`` over every column and rating of one file."""
     return {f"{name}/{d}": correlate(vals, ratings[d], n_boot=n_boot, seed=seed)
@@ -521,6 +610,16 @@ def main(argv=None) -> int:
             ap.error(f"--anchor-dataset {spec!r}: no --data file is named {n!r} (names: {list(files)})")
         anchor_ds[n or names[0]] = ds
     tables = {f: correlation_table(columns[f], ratings[f], n_boot=args.n_boot, seed=args.seed) for f in files}
+    system_files = []
+    for f, its in files.items():
+        teams = [it.extra.get("team") for it in its]
+        if sum(t is not None for t in teams) and len({t for t in teams if t is not None}) >= 3:
+            system_files.append(f)
+            for name, col in columns[f].items():
+                for d in HEADLINE_RATINGS:
+                    if d in ratings[f]:
+                        tables[f][f"system/{name}/{d}"] = system_level(col, ratings[f][d], teams,
+                                                                       n_boot=args.n_boot, seed=args.seed)
     published: dict = {}  # (score, rating) -> ["<file>: <value> (<anchor>)", ...]
     for f, ds in anchor_ds.items():
         anchors = load_anchors(args.anchors, ds)
@@ -601,6 +700,13 @@ def main(argv=None) -> int:
     if rest:
         lines += ["", "## Other ratings", "",
                   *markdown_table(multi_file_rows(tables, score_names, rest, n_rows), list(files), n_rows, pub_text)]
+    if system_files:
+        lines += ["", "## System level (per-team means)", "",
+                  "How a shared task uses a metric: the teams ranked by their mean score against their mean human "
+                  "rating. Kendall's tau-b and pairwise ranking accuracy (share of team pairs ordered as the people's "
+                  "means order them; ties count half; 0.5 = chance), 95% percentile bootstrap CIs over rows resampled "
+                  f"within each team (seed {args.seed}, {args.n_boot} resamples). With 7 teams, 21 pairs: read the CIs.",
+                  "", *system_rows(tables, system_files, score_names, head)]
     if diffs:
         lines += ["", "## Paired comparisons", "",
                   "rho(A) - rho(B) on the rows both scores and the rating have, with a paired percentile bootstrap "

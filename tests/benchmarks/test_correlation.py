@@ -256,3 +256,33 @@ def test_docstring_examples(corr):
 
     res = doctest.testmod(corr)
     assert res.attempted >= 1 and res.failed == 0
+
+
+# -- system level (issue 32) ----------------------------------------------------------------------
+def test_system_level_hand_values(corr):
+    # three teams, two rows each: team means of the score 0.15, 0.45, 0.8; of the rating 1.5, 3.5, 2.5
+    score = [0.1, 0.2, 0.4, 0.5, 0.7, 0.9]
+    rating = [1, 2, 3, 4, 2, 3]
+    teams = ["a", "a", "b", "b", "c", "c"]
+    r = corr.system_level(score, rating, teams, n_boot=200, seed=0)
+    assert r["n_teams"] == 3 and r["n_rows"] == 6
+    assert r["team_means"]["a"] == pytest.approx([0.15, 1.5, 2]) and r["team_means"]["c"] == pytest.approx([0.8, 2.5, 2])
+    # pairs (a,b) agree, (a,c) agree, (b,c) disagree: accuracy 2/3, tau-b (2 - 1) / 3
+    assert r["pairwise_accuracy"] == pytest.approx(2 / 3)
+    assert r["kendall_tau"] == pytest.approx(stats.kendalltau([0.15, 0.45, 0.8], [1.5, 3.5, 2.5]).statistic)
+    assert r["kendall_tau"] == pytest.approx(1 / 3)
+    lo, hi = r["pairwise_accuracy_ci95"]
+    assert 0.0 <= lo <= r["pairwise_accuracy"] <= hi <= 1.0
+    assert corr.system_level(score, rating, teams, n_boot=200, seed=0) == r  # deterministic per seed
+
+
+def test_system_level_drops_missing_rows_and_needs_three_teams(corr):
+    r = corr.system_level([0.1, None, 0.3, 0.4], [1, 2, None, 4], ["a", "a", "b", "b"], n_boot=10)
+    assert r["n_teams"] == 2 and r["n_rows"] == 2 and r["kendall_tau"] is None and r["pairwise_accuracy"] is None
+
+
+def test_pairwise_accuracy_counts_ties_half_and_refuses_short_input(corr):
+    assert corr.pairwise_accuracy([1, 2], [5, 5]) == 0.5
+    assert corr.pairwise_accuracy([3, 2, 1], [1, 2, 3]) == 0.0
+    with pytest.raises(ValueError, match="pairwise_accuracy"):
+        corr.pairwise_accuracy([1], [1])
