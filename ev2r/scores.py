@@ -49,6 +49,10 @@ class ProxyResult:
     status: str = STATUS_OK
     error: Optional[str] = None
     llm: Optional[LLMUsage] = field(default=None, compare=False)  # LLM backends: what this item cost
+    #: the premises read, each with its distribution against the claim, and the position of the deciding
+    #: one (:attr:`ev2r.types.ItemScore.proxy_premises`; issue 34)
+    premises: list = field(default_factory=list, compare=False)
+    decided_by: Optional[int] = field(default=None, compare=False)
 
 
 def f1_score(precision: float, recall: float) -> float:

@@ -264,6 +264,31 @@ class AtomicFact:
     pair_index: Optional[int] = None
 
 
+@dataclass(frozen=True)
+class PremiseReason:
+    """The premise behind a judgement: which pair of which side's evidence, what the verifier read in it.
+
+    Attributes:
+        side: ``"reference"`` or ``"predicted"``: whose evidence the premise comes from.
+        pair_index: index of the question/answer pair in that side's evidence; None for a premise that
+            spans several pairs (``premise_window`` > 1).
+        premise: the premise text as the verifier read it (``Question: ...\nAnswer: ...`` or the answer).
+        entailment, neutral, contradiction: the verifier's distribution for (premise, hypothesis), each in
+            [0, 1], summing to 1 (rounded to 6 places).
+        n_premises: premises the hypothesis could be checked against (the other side's evidence pairs).
+        n_checked: of them, those sent to the verifier (premise pruning, ``premise_top_k``, keeps the rest out).
+    """
+
+    side: str
+    pair_index: Optional[int]
+    premise: str
+    entailment: float
+    neutral: float
+    contradiction: float
+    n_premises: int = 0
+    n_checked: int = 0
+
+
 @dataclass
 class FactSupport:
     """A fact with the verifier's judgement against the other side's evidence.
@@ -271,12 +296,29 @@ class FactSupport:
     ``probability`` is the support probability in [0, 1] (None for recorded LLM judgements that
     are only yes/no), ``supported`` the decision, ``pair_index`` the index of the question/answer pair
     of its own side's evidence the fact came from (None when the decomposer does not say).
+    ``decided_by`` is the premise of highest P(entailment) among those checked
+    (:class:`PremiseReason`; None when no premise was checked or the backend does not say): the pair
+    that supports the fact, or, for an unsupported fact, the closest one. It explains the value and
+    never changes it (issue 34).
     """
 
     fact: str
     supported: bool
     probability: Optional[float] = None
     pair_index: Optional[int] = None
+    decided_by: Optional[PremiseReason] = None
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "FactSupport":
+        """From a row's fact object (:meth:`ItemScore.to_dict`), ``decided_by`` included when present."""
+        reason = d.get("decided_by")
+        return cls(fact=d["fact"], supported=d["supported"], probability=d.get("probability"),
+                   pair_index=d.get("pair_index"),
+                   decided_by=PremiseReason(**reason) if isinstance(reason, dict) else reason)
+
+
+#: The :class:`ItemScore` fields that explain the scores (issue 34) and are written only by ``--explain``.
+EXPLAIN_FIELDS = ("proxy_premises", "proxy_decided_by", "hybrid_alignment")
 
 
 @dataclass
@@ -285,6 +327,14 @@ class ItemScore:
 
     ``llm`` is the item's :class:`LLMUsage` when an LLM backend scored it (None otherwise); it is
     accounting, not a score: :meth:`to_dict` (the output row) leaves it out and it is not compared.
+
+    The reasons (issue 34; not compared, written only by ``to_dict(explain=True)``): ``proxy_premises``,
+    the predicted pairs the proxy read, each with its (entailment, neutral, contradiction) against the
+    claim (:class:`PremiseReason`, ``side="predicted"``); ``proxy_decided_by``, the position in that list of
+    the pair that decided the proxy (highest P(gold verdict): entailment for Supported, contradiction for
+    Refuted, neutral for Not Enough Evidence; None without premises); ``hybrid_alignment``, the Hungarian
+    alignment behind ``hybrid_meteor``: ``{"predicted": i, "reference": j, "meteor": m}`` per matched pair,
+    ``i`` / ``j`` the pair indices in each side's evidence.
     """
 
     id: str
@@ -300,17 +350,29 @@ class ItemScore:
     reference_facts: list[FactSupport] = field(default_factory=list)
     extra_scores: dict[str, Optional[float]] = field(default_factory=dict)
     llm: Optional[LLMUsage] = field(default=None, compare=False)
+    proxy_premises: list[PremiseReason] = field(default_factory=list, compare=False)
+    proxy_decided_by: Optional[int] = field(default=None, compare=False)
+    hybrid_alignment: list[dict] = field(default_factory=list, compare=False)
 
     @property
     def ok(self) -> bool:
         return self.status == STATUS_OK
 
-    def to_dict(self) -> dict:
-        """The output row: every field but ``llm`` (accounting, not a score), extra scores flattened."""
+    def to_dict(self, explain: bool = False) -> dict:
+        """The output row: every field but ``llm`` (accounting, not a score), extra scores flattened.
+        The reasons (each fact's ``decided_by``, ``proxy_premises``, ``proxy_decided_by``,
+        ``hybrid_alignment``) only with ``explain=True`` (``ev2r score --explain``)."""
         d = asdict(self)
         d.pop("llm")
         extra = d.pop("extra_scores")
         d.update(extra)
+        reasons = {k: d.pop(k) for k in EXPLAIN_FIELDS}
+        if explain:
+            d.update(reasons)
+        else:
+            for side in ("predicted_facts", "reference_facts"):
+                for f in d[side]:
+                    f.pop("decided_by", None)
         return d
 
 

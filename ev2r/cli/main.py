@@ -3,6 +3,7 @@
     ev2r score INPUT [-o OUT.jsonl] [--json] [--model M] [--decomposer rules|rules-v1|rules-v2|replay|llm]
                      [--replay FILE] [--replay-model M] [--scorer ev2r|hu-meteor] [--alpha A] [--dtype D]
                      [--engine local|ray] [--ray-address ADDR] [--workers N]
+    ev2r explain INPUT --id ID [--json] [--model M]
     ev2r verify INPUT.jsonl -o OUT.jsonl [--model M]
     ev2r averitec PREDICTIONS --references GOLD [--json] [-o PER_CLAIM.jsonl]
     ev2r align A.jsonl B.jsonl [-o OUT.jsonl] [--similarity ...]
@@ -25,6 +26,7 @@ from typing import Optional, Sequence
 #: command -> (module in ev2r.cli, help line). Each module has ``add_arguments(parser)`` and ``run(args)``.
 COMMANDS = {
     "score": ("score", "score predicted evidence against reference evidence"),
+    "explain": ("explain", "why one item scored what it did: facts, deciding premises, proxy, alignment"),
     "verify": ("verify", "NLI probabilities for premise/hypothesis rows"),
     "align": ("align", "Hungarian alignment of two sets of claims per row"),
     "robustness": ("robustness", "perturbation suite and robustness report"),

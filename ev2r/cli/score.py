@@ -70,6 +70,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "one (hybrid_embedding too: what benchmarks/combination.py fits the weights on)")
     add_premise_args(p)
     p.add_argument("--with-facts", action="store_true", help="include atomic facts and their support in -o rows")
+    p.add_argument("--explain", action="store_true",
+                   help="-o rows carry the reasons (implies --with-facts): each fact's deciding premise (decided_by: side, "
+                        "pair_index, premise, entailment/neutral/contradiction, n_premises, n_checked), the proxy's "
+                        "premises and deciding pair (proxy_premises, proxy_decided_by) and the hybrid's alignment "
+                        "(hybrid_alignment); the scores are the same. Read one item with `ev2r explain`")
     p.add_argument("--no-progress", action="store_true",
                    help="no progress on stderr (default: a bar on a terminal, else a plain line every 10%% or 60 s)")
     p.add_argument("--engine", choices=["local", "ray"], default="local",
@@ -165,7 +170,7 @@ def _warn_ignored_options(args, wanted) -> None:
                                           "proxy_target": DEFAULTS.proxy_target, "batch_size": DEFAULTS.batch_size,
                                           "dtype": DEFAULTS.dtype, "device": DEFAULTS.device,
                                           "unanswerable": DEFAULTS.unanswerable, "with_facts": False, "no_hybrid": False,
-                                          "premise_top_k": DEFAULTS.premise_top_k,
+                                          "explain": False, "premise_top_k": DEFAULTS.premise_top_k,
                                           "hybrid_columns": DEFAULTS.hybrid_columns},
                      f"with --scorer {' --scorer '.join(wanted)} alone (no verifier is loaded, no facts are made)")
         return
@@ -192,11 +197,12 @@ def _score(args, items, options, wanted, progress, bar) -> int:
     """Score with the chosen engine (both write -o as rows are scored and resume from it,
     :mod:`ev2r.engines.runs`), then report."""
     resume = not args.no_resume
+    facts_mode = "explain" if getattr(args, "explain", False) else args.with_facts
     if args.engine == "ray":  # the same scorer options, one scorer per Ray actor (ev2r.engines.ray_engine)
         from ev2r.engines.ray_engine import score_ray
 
         result = score_ray(items, args.output, scorer_options=options, address=args.ray_address,
-                           workers=args.workers, with_facts=args.with_facts, resume=resume, progress=progress,
+                           workers=args.workers, with_facts=facts_mode, resume=resume, progress=progress,
                            nltk_data=args.nltk_data)
         if bar is not None:
             bar.close()
@@ -210,7 +216,7 @@ def _score(args, items, options, wanted, progress, bar) -> int:
     from ev2r.metric.factory import build_scorer
 
     scorer = build_scorer(**options)
-    local = score_local(scorer, items, args.output, options=absolute_paths(options), with_facts=args.with_facts,
+    local = score_local(scorer, items, args.output, options=absolute_paths(options), with_facts=facts_mode,
                         resume=resume, progress=progress)
     if bar is not None:
         bar.close()

@@ -28,7 +28,8 @@ from pathlib import Path
 from typing import Optional, Sequence
 
 from claimalign import textio
-from ev2r.types import STATUS_NO_LABEL, STATUS_NO_REFERENCE, STATUS_OK, FactSupport, Item, ItemScore
+from ev2r.types import (EXPLAIN_FIELDS, STATUS_NO_LABEL, STATUS_NO_REFERENCE, STATUS_OK, FactSupport, Item, ItemScore,
+                        PremiseReason)
 
 #: Suffixes of the files kept beside ``OUT``: finished chunks so far, and the run record.
 PART_SUFFIX = ".part"
@@ -44,7 +45,7 @@ REUSABLE_STATUSES = (STATUS_OK, STATUS_NO_REFERENCE, STATUS_NO_LABEL)
 RUN_FORMAT = 2
 
 _ROW_FIELDS = ("id", "row", "precision", "recall", "f1", "proxy", "ev2r", "status", "error", "predicted_facts",
-               "reference_facts", "item_hash")
+               "reference_facts", "item_hash", *EXPLAIN_FIELDS)
 
 
 # -- options ----------------------------------------------------------------------------------------------
@@ -107,13 +108,15 @@ def options_record(options: dict) -> str:
 def score_from_row(d: dict) -> ItemScore:
     """Rebuild an :class:`ItemScore` from an output row (for the corpus summary of resumed items)."""
     def facts(v):
-        return [FactSupport(**f) if isinstance(f, dict) else f for f in (v or [])]
+        return [FactSupport.from_dict(f) if isinstance(f, dict) else f for f in (v or [])]
 
     extra = {k: v for k, v in d.items() if k not in _ROW_FIELDS}
     return ItemScore(id=str(d["id"]), row=d.get("row", 0), precision=d.get("precision"), recall=d.get("recall"),
                      f1=d.get("f1"), proxy=d.get("proxy"), ev2r=d.get("ev2r"), status=d.get("status", "ok"),
                      error=d.get("error"), predicted_facts=facts(d.get("predicted_facts")),
-                     reference_facts=facts(d.get("reference_facts")), extra_scores=extra)
+                     reference_facts=facts(d.get("reference_facts")), extra_scores=extra,
+                     proxy_premises=[PremiseReason(**p) for p in d.get("proxy_premises") or []],
+                     proxy_decided_by=d.get("proxy_decided_by"), hybrid_alignment=list(d.get("hybrid_alignment") or []))
 
 
 def previous_rows(output: Path) -> list[dict]:
@@ -214,6 +217,11 @@ def _reusable(row: dict) -> bool:
     return status in REUSABLE_STATUSES and "scoring failed" not in error
 
 
+def _facts_mode(with_facts) -> object:
+    """``False``, ``True`` or ``"explain"``: what the rows carry (:func:`ev2r.io.readers.score_row`)."""
+    return "explain" if with_facts == "explain" else bool(with_facts)
+
+
 def _no_record_message(out_path: Path, record_path: Path, found: str) -> str:
     return (f"-o/--output: {found} exists but has no run record {record_path.name} (not written by a resumable "
             f"ev2r score run, or by an older ev2r), so ev2r cannot tell which input and options its rows were "
@@ -249,7 +257,7 @@ def plan_run(items: Sequence[Item], output: Optional[str | os.PathLike], options
     part_path = Path(str(out_path) + PART_SUFFIX) if out_path else None
     hashes = [item_hash(it) for it in items]
     record = {"format": RUN_FORMAT, "engine": engine, "options": options_record(options),
-              "with_facts": bool(with_facts), "signature": signature, "n_items": len(items), "item_hashes": hashes}
+              "with_facts": _facts_mode(with_facts), "signature": signature, "n_items": len(items), "item_hashes": hashes}
     plan = RunPlan(out_path, record_path, part_path, record, hashes)
     if out_path is not None and resume:
         found = [p for p in (out_path, part_path) if p.exists()]
@@ -267,10 +275,11 @@ def plan_run(items: Sequence[Item], output: Optional[str | os.PathLike], options
             if old.get("options") != record["options"]:
                 raise ValueError(f"-o/--output: {out_path} was written with other scorer options "
                                  f"({record_path.name}); resuming would mix numbers: {again}")
-            if bool(old.get("with_facts", False)) != record["with_facts"]:
-                had = "with" if old.get("with_facts") else "without"
-                raise ValueError(f"-o/--output: {out_path} was written {had} --with-facts ({record_path.name}); "
-                                 f"give the same --with-facts to resume, or {again}")
+            if _facts_mode(old.get("with_facts", False)) != record["with_facts"]:
+                had = {False: "without --with-facts", True: "with --with-facts", "explain": "with --explain"}[
+                    _facts_mode(old.get("with_facts", False))]
+                raise ValueError(f"-o/--output: {out_path} was written {had} ({record_path.name}); "
+                                 f"give the same --with-facts / --explain to resume, or {again}")
             if signature is not None and old.get("signature") not in (None, signature):
                 raise ValueError(f"-o/--output: {out_path} was scored under another signature "
                                  f"({old.get('signature')!r}, this run {signature!r}: another model, version or "

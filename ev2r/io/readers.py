@@ -414,9 +414,11 @@ def score_row(item: Item, score: Any, with_facts: bool = False) -> dict:
     Args:
         item: the :class:`Item` that was scored.
         score: its :class:`~ev2r.types.ItemScore`.
-        with_facts: keep ``predicted_facts`` / ``reference_facts`` (facts with support probabilities).
+        with_facts: keep ``predicted_facts`` / ``reference_facts`` (facts with support probabilities);
+            ``"explain"`` (``ev2r score --explain``): the facts with the premise that decided each, and the
+            proxy's premises and the hybrid's alignment (:data:`ev2r.types.EXPLAIN_FIELDS`; issue 34).
     """
-    d = score.to_dict()
+    d = score.to_dict(explain=with_facts == "explain")
     if item.source_id is not None and str(item.source_id) == score.id:
         d["id"] = item.source_id  # the id as the input gave it (585 stays a number)
     if not with_facts:

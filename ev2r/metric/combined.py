@@ -262,14 +262,17 @@ class HybridCombiner:
             _ENCODERS[key] = sim
         return _ENCODERS[key]
 
-    def meteor_columns(self, items: Sequence[Item], scores: Optional[Sequence[ItemScore]] = None
+    def meteor_columns(self, items: Sequence[Item], scores: Optional[Sequence[ItemScore]] = None,
+                       alignments: Optional[list] = None
                        ) -> tuple[list[Optional[float]], list[Optional[float]], Optional[str]]:
         """Per-item Hungarian METEOR (question+answer strings of the :func:`informative` pairs, AVeriTeC's
         ``hu_meteor`` over them) and its verified version (module docstring; needs ``scores``, whose
         ``reference_facts`` carry the support of each reference pair's facts), from one METEOR matrix per
         item; None for an item without reference pairs (and, for the verified column, without
         ``scores``). ``(meteor, verified, reason)``: all None with the reason when nltk's punkt_tab /
-        WordNet data cannot be found."""
+        WordNet data cannot be found. ``alignments``, when given, receives per item the Hungarian alignment
+        (:attr:`ev2r.types.ItemScore.hybrid_alignment`: ``{"predicted", "reference", "meteor"}`` per matched
+        pair, indices into each side's evidence; ``[]`` for an item without pairs)."""
         import numpy as np
 
         from claimalign import align
@@ -288,12 +291,20 @@ class HybridCombiner:
             if not ref_idx:
                 meteor.append(None)
                 verified.append(None)
+                if alignments is not None:
+                    alignments.append([])
                 continue
+            pred_idx = informative_indices(it.predicted_evidence, it.claim, relevant=True)[:MAX_PREDICTED]
             pred = informative(it.predicted_evidence, it.claim, relevant=True).pairs[:MAX_PREDICTED]
             ref = [it.reference_evidence.pairs[j] for j in ref_idx]
             m = meteor_matrix(pair_strings([(p.question, p.answer) for p in pred], "qa"),
                               pair_strings([(p.question, p.answer) for p in ref], "qa"))
-            meteor.append(align(m).recall if len(pred) else 0.0)
+            result = align(m) if len(pred) else None
+            meteor.append(result.recall if result is not None else 0.0)
+            if alignments is not None:
+                alignments.append([] if result is None else
+                                  [{"predicted": pred_idx[i], "reference": ref_idx[j], "meteor": round(float(v), 6)}
+                                   for (i, j), v in zip(result.pairs, result.pair_scores)])
             if scores is None:
                 verified.append(None)
                 continue
@@ -342,7 +353,10 @@ class HybridCombiner:
         reasons: dict[str, Optional[str]] = {}
         cols: dict[str, list[Any]] = {}
         if wanted & {METEOR_COLUMN, VERIFIED_METEOR_COLUMN}:
-            meteor_vals, verified_vals, why_meteor = self.meteor_columns(items, scores)
+            alignments: list = []
+            meteor_vals, verified_vals, why_meteor = self.meteor_columns(items, scores, alignments)
+            for s_k, a_k in zip(scores, alignments):
+                s_k.hybrid_alignment = a_k
             for name, vals in ((METEOR_COLUMN, meteor_vals), (VERIFIED_METEOR_COLUMN, verified_vals)):
                 if name in wanted:
                     cols[name], reasons[name] = vals, why_meteor

@@ -38,9 +38,9 @@ import numpy as np
 from claimalign.qa_text import MIN_CLAIM_TOKENS, claim_coverage, content_tokens
 from ev2r.config import DEFAULTS, PROXY_TARGETS  # noqa: F401 (PROXY_TARGETS re-exported)
 from ev2r.labels import Verdict, normalize_verdict, verdict_probability
-from ev2r.metric.reference import PREMISE_RULE, RELEVANCE_CLAIM_CAP, pair_premises
+from ev2r.metric.reference import PREMISE_RULE, RELEVANCE_CLAIM_CAP, evidence_pairs
 from ev2r.scores import ProxyResult  # noqa: F401 (re-exported)
-from ev2r.types import Item
+from ev2r.types import Item, PremiseReason
 from ev2r.verifier.nli import aggregate_windows, check_probabilities
 
 #: The share of the claim's content words one premise must hold for full relevance (module docstring).
@@ -88,10 +88,14 @@ class NLIProxyScorer:
         predicted pairs that are evidence for the item's claim, module docstring)."""
         return [d for d, _ in self._distributions(items)]
 
-    def _distributions(self, items: Sequence[Item]) -> list[tuple[np.ndarray, float]]:
-        premises, hypotheses, spans, rel = [], [], [], []
+    def _distributions(self, items: Sequence[Item], reasons: Optional[list] = None) -> list[tuple[np.ndarray, float]]:
+        """Per item (aggregated distribution, relevance); ``reasons``, when given, receives per item the
+        list of :class:`ev2r.types.PremiseReason` of its premises (issue 34)."""
+        premises, hypotheses, spans, rel, where = [], [], [], [], []
         for item in items:
-            prem = pair_premises(item.predicted_evidence, claim=item.claim, relevant=True)
+            pairs = evidence_pairs(item.predicted_evidence, item.claim, "drop", relevant=True)
+            prem = [p.render() for _, p in pairs]
+            where.append([k for k, _ in pairs])
             rel.append(relevance(prem, item.claim))
             start = len(premises)
             premises.extend(prem)
@@ -100,8 +104,12 @@ class NLIProxyScorer:
         probs = (check_probabilities(self.verifier.predict(premises, hypotheses), len(premises))
                  if premises else np.zeros((0, 3)))
         out = []
-        for (start, stop), r in zip(spans, rel):
+        for (start, stop), r, idx in zip(spans, rel, where):
             out.append((aggregate_windows(probs[start:stop], "max") if stop > start else np.array([0.0, 1.0, 0.0]), r))
+            if reasons is not None:
+                reasons.append([PremiseReason("predicted", k, premises[start + j],
+                                              *(round(float(x), 6) for x in probs[start + j]), stop - start, stop - start)
+                                for j, k in enumerate(idx)])
         return out
 
     def score_proxy(self, items: Sequence[Item]) -> list[ProxyResult]:
@@ -118,10 +126,18 @@ class NLIProxyScorer:
                 results[i] = ProxyResult(None, None, "no_label", f"{field} is missing: proxy needs the claim's verdict")
                 continue
             todo.append((i, target))
-        dists = self._distributions([items[i] for i, _ in todo])
-        for (i, target), (d, rel) in zip(todo, dists):
+        reasons: list = []
+        dists = self._distributions([items[i] for i, _ in todo], reasons)
+        for (i, target), (d, rel), prem in zip(todo, dists, reasons):
             p = verdict_probability(target, *d)
             if target is Verdict.NOT_ENOUGH_EVIDENCE and len(content_tokens(items[i].claim)) >= MIN_CLAIM_TOKENS:
                 p *= rel
-            results[i] = ProxyResult(p, tuple(round(float(x), 6) for x in d))
+            decided = None
+            if prem:  # the pair the aggregate took its value from (module docstring: max e / max c / min n)
+                if target is Verdict.NOT_ENOUGH_EVIDENCE:
+                    decided = min(range(len(prem)), key=lambda j: prem[j].neutral)
+                else:
+                    decided = max(range(len(prem)), key=lambda j: verdict_probability(
+                        target, prem[j].entailment, prem[j].neutral, prem[j].contradiction))
+            results[i] = ProxyResult(p, tuple(round(float(x), 6) for x in d), premises=prem, decided_by=decided)
         return results  # type: ignore[return-value]

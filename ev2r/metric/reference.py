@@ -52,7 +52,8 @@ from ev2r.facts.rules import Decomposer, strip_boilerplate
 from ev2r.metric.prefilter import top_k_premises
 from ev2r.scores import ReferenceResult, f1_score, prf_from_support  # noqa: F401 (re-exported)
 from claimalign.qa_text import MIN_CLAIM_TOKENS, claim_coverage, content_tokens, is_bare_answer, restates_claim
-from ev2r.types import AtomicFact, Evidence, FactSupport, Item, QAPair, STATUS_OK, has_content, is_unanswerable
+from ev2r.types import (AtomicFact, Evidence, FactSupport, Item, PremiseReason, QAPair, STATUS_OK, has_content,
+                        is_unanswerable)
 from ev2r.verifier.calibration import Calibration, UncalibratedWarning, calibration_for
 from ev2r.verifier.nli import check_probabilities
 
@@ -226,6 +227,7 @@ class NLIReferenceScorer:
         premises: list[str] = []
         hypotheses: list[str] = []
         spans: list[tuple[int, str, int, int, int]] = []  # (item, side, fact index, start, stop)
+        origin: list[tuple[Optional[int], int, int]] = []  # per premise: (pair index, premises, checked)
         for i, item in enumerate(items):
             try:
                 pred_facts = self.decomposer.decompose(item.predicted_evidence, item.claim)
@@ -248,25 +250,36 @@ class NLIReferenceScorer:
                                        ("ref", ref_facts, item.predicted_evidence)):
                 # the reference's pairs as premises for the predicted facts; the predicted pairs that are
                 # evidence for the claim (answer-only, on topic) for the reference facts
-                prem = (pair_premises(other, unans, item.claim, relevant=True) if side == "ref"
-                        else pair_premises(other, unans))
+                pairs = (evidence_pairs(other, item.claim, unans, relevant=True) if side == "ref"
+                         else evidence_pairs(other, None, unans))
+                prem = [p.render() for _, p in pairs]
+                where: list[Optional[int]] = [k for k, _ in pairs]  # each premise's pair index (None: a window)
                 if self.premise_window > 1:
-                    prem = prem + window_premises(prem, self.premise_window)
+                    windows = window_premises(prem, self.premise_window)
+                    prem, where = prem + windows, where + [None] * len(windows)
                 for f_idx, fact in enumerate(facts):
                     start = len(premises)
-                    kept = [prem[j] for j in top_k_premises(fact.text, prem, self.premise_top_k)]
+                    kept_idx = top_k_premises(fact.text, prem, self.premise_top_k)
                     self.n_pairs_considered += len(prem)
-                    self.n_pairs_pruned += len(prem) - len(kept)
-                    premises.extend(kept)
-                    hypotheses.extend([fact.text] * len(kept))
+                    self.n_pairs_pruned += len(prem) - len(kept_idx)
+                    premises.extend(prem[j] for j in kept_idx)
+                    hypotheses.extend([fact.text] * len(kept_idx))
+                    origin.extend((where[j], len(prem), len(kept_idx)) for j in kept_idx)
                     spans.append((i, side, f_idx, start, len(premises)))
         probs = (check_probabilities(self.verifier.predict(premises, hypotheses), len(premises))
                  if premises else np.zeros((0, 3)))
         cal_e = self.calibration.entailment(probs) if self.calibration is not None else None
         entail: dict[tuple[int, str, int], float] = {}
         graded: dict[tuple[int, str, int], float] = {}  # calibrated support, same premises, same pass
+        reasons: dict[tuple[int, str, int], PremiseReason] = {}  # the premise of highest P(e) (issue 34)
         for i, side, f_idx, start, stop in spans:
             entail[(i, side, f_idx)] = float(probs[start:stop, 0].max()) if stop > start else 0.0
+            if stop > start:
+                best = start + int(probs[start:stop, 0].argmax())
+                e, n, c = (round(float(x), 6) for x in probs[best])
+                pair_index, n_premises, n_checked = origin[best]
+                reasons[(i, side, f_idx)] = PremiseReason("reference" if side == "pred" else "predicted", pair_index,
+                                                          premises[best], e, n, c, n_premises, n_checked)
             if cal_e is not None:
                 graded[(i, side, f_idx)] = float(cal_e[start:stop].max()) if stop > start else 0.0
         for i, plan in enumerate(plans):
@@ -274,8 +287,8 @@ class NLIReferenceScorer:
                 continue
             pred_facts, ref_facts = plan
             res = results[i]
-            res.predicted_facts = self._judge(i, "pred", pred_facts, entail)
-            res.reference_facts = self._judge(i, "ref", ref_facts, entail)
+            res.predicted_facts = self._judge(i, "pred", pred_facts, entail, reasons)
+            res.reference_facts = self._judge(i, "ref", ref_facts, entail, reasons)
             res.extra_scores = dict.fromkeys(GRADED_NAMES)  # every row has the graded keys (None: not computed)
             if res.status != STATUS_OK:
                 continue
@@ -303,10 +316,10 @@ class NLIReferenceScorer:
                 out.append(f)
         return out
 
-    def _judge(self, i: int, side: str, facts: list[AtomicFact], entail) -> list[FactSupport]:
+    def _judge(self, i: int, side: str, facts: list[AtomicFact], entail, reasons) -> list[FactSupport]:
         out = []
         for k, f in enumerate(facts):
             p = entail[(i, side, k)]
             out.append(FactSupport(fact=f.text, supported=p >= self.threshold, probability=round(p, 6),
-                                   pair_index=f.pair_index))
+                                   pair_index=f.pair_index, decided_by=reasons.get((i, side, k))))
         return out

@@ -189,6 +189,8 @@ class Ev2RScorer:
                 errors.append(ref.error or ref.status)
             if prox is not None:
                 s.proxy = prox.proxy
+                s.proxy_premises = list(getattr(prox, "premises", None) or [])
+                s.proxy_decided_by = getattr(prox, "decided_by", None)
                 if prox.status != STATUS_OK:
                     statuses.append(prox.status)
                     errors.append(prox.error or prox.status)

@@ -1,0 +1,162 @@
+"""``ev2r explain INPUT --id ID``: why one item scored what it did, in the terminal (issue 34).
+
+The item is scored as ``ev2r score`` scores it (the same options, the same numbers) and printed with its
+reasons: the claim and gold verdict; Ev2R and ``ev2r_hybrid`` with the parts they are made of; each
+reference fact with the predicted pair that supports it, or the closest one and what the verifier read
+in it (entailment / neutral / contradiction); each predicted fact likewise against the reference; the
+predicted pairs the proxy read and the one that decided it; the Hungarian alignment behind
+``hybrid_meteor``; and a one-line reading of the result. ``--json`` prints the row ``ev2r score
+--explain`` writes for the item instead.
+
+Pairs are counted from 0 within each side's evidence (as ``pair_index`` in the rows); the row number is
+the 1-based line of the input file.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import textwrap
+from typing import Optional
+
+from ev2r.cli.common import add_premise_args, add_verifier_args
+from ev2r.config import DEFAULTS
+
+
+def add_arguments(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    p.add_argument("input", help="the items (JSONL / AVeriTeC JSON, as for ev2r score)")
+    p.add_argument("--id", required=True, dest="item_id", metavar="ID",
+                   help="the item's id (as in the input's id field); with a repeated id, every row holding it")
+    p.add_argument("--references", help="AVeriTeC gold JSON to join an AVeriTeC predictions file with")
+    p.add_argument("--nltk-data", default=None, metavar="DIR", help="folder with nltk's punkt_tab and WordNet data")
+    p.add_argument("--json", action="store_true", help="print the explained row (the fields of ev2r score --explain)")
+    p.add_argument("--width", type=int, default=100, help="line width of the text (default 100)")
+    add_verifier_args(p)
+    add_premise_args(p)
+    return p
+
+
+def _short(text: str, n: int = 160) -> str:
+    text = " ".join(str(text).split())
+    return text if len(text) <= n else text[: n - 3] + "..."
+
+
+def _dist(r: dict) -> str:
+    return f"e {r['entailment']:.2f} / n {r['neutral']:.2f} / c {r['contradiction']:.2f}"
+
+
+def _fact_lines(facts: list, other: str, width: int) -> list[str]:
+    out = []
+    for k, f in enumerate(facts):
+        mark = "supported  " if f["supported"] else "unsupported"
+        p = f.get("probability")
+        head = f"  [{k}] {mark} P(e)={p:.2f}" if p is not None else f"  [{k}] {mark}"
+        out.append(textwrap.fill(f"{head}  {_short(f['fact'], 300)}", width, subsequent_indent="        "))
+        r = f.get("decided_by")
+        if r is None:
+            out.append(f"        no {other} premise to check it against")
+            continue
+        where = f"{other} pair {r['pair_index']}" if r["pair_index"] is not None else f"{other} pairs (window)"
+        verb = "supported by" if f["supported"] else "closest:"
+        pruned = (f", {r['n_checked']} of {r['n_premises']} premises checked (premise pruning)"
+                  if r["n_checked"] < r["n_premises"] else "")
+        out.append(textwrap.fill(f"        {verb} {where} ({_dist(r)}{pruned}): {_short(r['premise'])}", width,
+                                 subsequent_indent="          "))
+    return out
+
+
+def reading(row: dict, gold: Optional[str]) -> str:
+    """One line that says why the item scored what it did, from an explained row (``ev2r score --explain``)."""
+    ref, pred = row.get("reference_facts") or [], row.get("predicted_facts") or []
+    parts = []
+    if ref:
+        parts.append(f"{sum(f['supported'] for f in ref)} of {len(ref)} reference facts found in the prediction")
+    if pred:
+        parts.append(f"{sum(f['supported'] for f in pred)} of {len(pred)} predicted facts backed by the reference")
+    elif ref:
+        parts.append("the prediction gives no atomic fact (no evidence pair, or only bare / restating answers)")
+    prem = row.get("proxy_premises") or []
+    k = row.get("proxy_decided_by")
+    if row.get("proxy") is not None:
+        if k is None or not prem:
+            parts.append(f"no predicted pair is evidence for the claim, so the proxy is {row['proxy']:.2f}")
+        else:
+            parts.append(f"the proxy P({gold}) = {row['proxy']:.2f} comes from predicted pair {prem[k]['pair_index']}")
+    return "; ".join(parts) + "." if parts else "nothing was scored."
+
+
+def render(item, row: dict, width: int = 100) -> str:
+    """The terminal text of one explained item (``row``: its ``ev2r score --explain`` row)."""
+    gold = item.gold_label.value if item.gold_label is not None else None
+    fmt = (lambda v: "n/a" if v is None else f"{v:.3f}")
+    lines = [f"item {row['id']} (row {item.row + 1} of the input; status {row['status']})",
+             textwrap.fill(f"claim: {item.claim}", width, subsequent_indent="       "),
+             f"gold verdict: {gold or 'none given (no proxy)'}", ""]
+    if row.get("error"):
+        lines += [textwrap.fill(f"note: {row['error']}", width, subsequent_indent="      "), ""]
+    lines.append(f"Ev2R {fmt(row.get('ev2r'))} = {DEFAULTS.alpha:g} x F1 {fmt(row.get('f1'))} + {1 - DEFAULTS.alpha:g} x "
+                 f"proxy {fmt(row.get('proxy'))}   (F1 of precision {fmt(row.get('precision'))}, recall "
+                 f"{fmt(row.get('recall'))})")
+    if "ev2r_hybrid" in row:
+        from ev2r.config import HYBRID_COMPONENTS, HYBRID_WEIGHTS
+
+        comps = " + ".join(f"{w:g} x {c} {fmt(row.get(c) if c in row else (row.get(c)))}"
+                           for c, w in zip(HYBRID_COMPONENTS, HYBRID_WEIGHTS) if w > 0)
+        lines.append(f"ev2r_hybrid {fmt(row.get('ev2r_hybrid'))} = {comps}")
+    lines += ["", f"Reference facts (recall: each checked against the predicted pairs that are evidence):"]
+    lines += _fact_lines(row.get("reference_facts") or [], "predicted", width) or ["  none"]
+    lines += ["", "Predicted facts (precision: each checked against the reference pairs):"]
+    lines += _fact_lines(row.get("predicted_facts") or [], "reference", width) or ["  none"]
+    prem = row.get("proxy_premises") or []
+    lines += ["", f"Proxy {fmt(row.get('proxy'))}: P(gold verdict) from the predicted pairs read against the claim, "
+                  "joined as max entailment, min neutral, max contradiction, renormalised (-> the deciding pair):"]
+    for j, r in enumerate(prem):
+        star = "->" if j == row.get("proxy_decided_by") else "  "
+        lines.append(textwrap.fill(f" {star} predicted pair {r['pair_index']} ({_dist(r)}): {_short(r['premise'])}",
+                                   width, subsequent_indent="       "))
+    if not prem:
+        lines.append("    no predicted pair is evidence for the claim (none, or bare / restating / off-topic answers)")
+    if "hybrid_meteor" in row:
+        lines += ["", f"Hungarian alignment behind hybrid_meteor {fmt(row.get('hybrid_meteor'))} (predicted pair -> "
+                      "reference pair, METEOR):"]
+        lines += [f"    {a['predicted']} -> {a['reference']}  {a['meteor']:.3f}" for a in row.get("hybrid_alignment") or []]
+        if not row.get("hybrid_alignment"):
+            lines.append("    no pair aligned")
+    lines += ["", textwrap.fill(f"Reading: {reading(row, gold)}", width, subsequent_indent="         ")]
+    return "\n".join(lines)
+
+
+def run(args, stdout=None) -> int:
+    """Score the items whose id is ``--id`` and print them with their reasons. Returns 0, or 2 when no row
+    has the id (the message lists a few ids of the file)."""
+    from ev2r.io.readers import read_items, score_row
+    from ev2r.metric.factory import build_scorer
+
+    out = stdout or sys.stdout
+    if args.nltk_data:
+        from claimalign.nltk_data import add_nltk_data_path
+
+        add_nltk_data_path(args.nltk_data)
+    if args.width < 40:
+        raise ValueError(f"--width: at least 40 characters, got {args.width}")
+    items = read_items(args.input, references=args.references)
+    chosen = [it for it in items if str(it.source_id if it.source_id is not None else it.id) == args.item_id
+              or str(it.id) == args.item_id]
+    if not chosen:
+        some = ", ".join(str(it.id) for it in items[:8])
+        raise ValueError(f"--id {args.item_id!r}: no row of {args.input} has this id (ids: {some}"
+                         f"{', ...' if len(items) > 8 else ''})")
+    print(f"ev2r explain: loading verifier {args.model} ...", file=sys.stderr)
+    scorer = build_scorer(verifier=args.model, device=args.device, batch_size=args.batch_size, dtype=args.dtype,
+                          premise_top_k=args.premise_top_k)
+    scores = scorer.score(chosen)
+    for k, (it, s) in enumerate(zip(chosen, scores)):
+        row = score_row(it, s, "explain")
+        if args.json:
+            print(json.dumps(row, ensure_ascii=False), file=out)
+        else:
+            print(("\n" + "=" * min(args.width, 100) + "\n" if k else "") + render(it, row, args.width), file=out)
+    if not args.json:
+        print(f"\nsignature: {scorer.signature()}", file=out)
+    return 0

@@ -1,0 +1,98 @@
+"""Reasons (issue 34): the premise that decided each fact, the proxy's premises, the hybrid's alignment;
+``ev2r score --explain`` rows and ``ev2r explain``. The reasons never change a score."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from ev2r.cli.main import main
+from ev2r.labels import Verdict
+from ev2r.metric.factory import build_scorer
+from ev2r.types import EXPLAIN_FIELDS, Evidence, FactSupport, Item, PremiseReason, QAPair
+from support.paths import NLTK_DATA
+
+SCORE_KEYS = ("precision", "recall", "f1", "proxy", "ev2r", "status", "error")
+
+
+def _items():
+    ref = Evidence((QAPair("Who won the race?", "Alice Smith won the race in Paris."),
+                    QAPair("When was the race?", "The race took place in June 2019.")))
+    pred = Evidence((QAPair("Where was the race?", "The race took place in June 2019."),
+                     QAPair("Who won?", "Alice Smith won the race in Paris, ahead of Bob Jones.")))
+    return [Item(id="a", claim="Alice Smith won the Paris race.", predicted_evidence=pred,
+                 reference_evidence=ref, gold_label=Verdict.SUPPORTED, row=0)]
+
+
+def test_each_fact_names_the_premise_of_highest_entailment(keyword_verifier):
+    (s,) = build_scorer(verifier=keyword_verifier, baselines=(), hybrid=False).score(_items())
+    for f in s.reference_facts + s.predicted_facts:
+        r = f.decided_by
+        assert isinstance(r, PremiseReason) and r.n_checked >= 1 and r.n_premises >= r.n_checked
+        assert r.entailment == pytest.approx(f.probability)
+        assert abs(r.entailment + r.neutral + r.contradiction - 1) < 1e-5
+    # the reference fact "Alice Smith won the race in Paris." is entailed by the predicted pair 1 only
+    won = next(f for f in s.reference_facts if f.fact.startswith("Alice"))
+    assert won.supported and won.decided_by.side == "predicted" and won.decided_by.pair_index == 1
+    assert won.decided_by.premise.endswith("Alice Smith won the race in Paris, ahead of Bob Jones.")
+    june = next(f for f in s.predicted_facts if "June" in f.fact)
+    assert june.decided_by.side == "reference" and june.decided_by.pair_index == 1
+    # the proxy: both predicted pairs read, the one of highest P(entailment) decides a Supported claim
+    assert [p.pair_index for p in s.proxy_premises] == [0, 1] and s.proxy_decided_by == 1
+
+
+def test_reasons_never_change_a_score_and_appear_only_when_asked(keyword_verifier):
+    scorer = build_scorer(verifier=keyword_verifier, baselines=(), hybrid=False)
+    (s,) = scorer.score(_items())
+    plain, explained = s.to_dict(), s.to_dict(explain=True)
+    assert {k: plain[k] for k in SCORE_KEYS} == {k: explained[k] for k in SCORE_KEYS}
+    assert not set(EXPLAIN_FIELDS) & set(plain) and set(EXPLAIN_FIELDS) <= set(explained)
+    assert all("decided_by" not in f for f in plain["predicted_facts"] + plain["reference_facts"])
+    assert all("decided_by" in f for f in explained["predicted_facts"])
+    # a row read back is the same support (the resume path)
+    back = FactSupport.from_dict(explained["reference_facts"][0])
+    assert back == s.reference_facts[0]
+
+
+def test_score_explain_rows_resume_and_keep_the_scores(tmp_path, capsys, tiny_nli_model):
+    import os
+
+    if not os.path.isdir(NLTK_DATA):
+        pytest.skip("needs ../shared/data/nltk_data")
+    src = tmp_path / "in.jsonl"
+    src.write_text("".join(json.dumps({"id": it.id, "claim": it.claim, "predicted_evidence": it.predicted_evidence.render(),
+                                       "reference_evidence": it.reference_evidence.render(), "gold_label": "supported"}) + "\n"
+                           for it in _items()), encoding="utf-8")
+    plain, explained = tmp_path / "p.jsonl", tmp_path / "e.jsonl"
+    common = ["score", str(src), "--model", str(tiny_nli_model), "--no-progress", "--nltk-data", str(NLTK_DATA)]
+    assert main(common + ["-o", str(plain)]) == 0
+    assert main(common + ["-o", str(explained), "--explain"]) == 0
+    p, e = (json.loads(x.read_text().splitlines()[0]) for x in (plain, explained))
+    for k in ("precision", "recall", "f1", "proxy", "ev2r", "ev2r_hybrid", "hybrid_meteor", "verified_meteor"):
+        assert p[k] == e[k], k  # bit for bit
+    assert {"proxy_premises", "proxy_decided_by", "hybrid_alignment"} <= set(e) and "proxy_premises" not in p
+    assert all(a["predicted"] in (0, 1) and a["reference"] in (0, 1) and 0 <= a["meteor"] <= 1 for a in e["hybrid_alignment"])
+    capsys.readouterr()
+    assert main(common + ["-o", str(explained), "--explain"]) == 0
+    assert "0 item(s) scored, 1 resumed" in capsys.readouterr().err
+    assert main(common + ["-o", str(explained)]) == 2  # written with --explain: no silent mix
+    assert "with --explain" in capsys.readouterr().err
+
+
+def test_explain_command_prints_the_reasons_and_names_an_unknown_id(tmp_path, capsys, tiny_nli_model):
+    src = tmp_path / "in.jsonl"
+    it = _items()[0]
+    src.write_text(json.dumps({"id": 7, "claim": it.claim, "predicted_evidence": it.predicted_evidence.render(),
+                               "reference_evidence": it.reference_evidence.render(), "gold_label": "supported"}) + "\n",
+                   encoding="utf-8")
+    assert main(["explain", str(src), "--id", "7", "--model", str(tiny_nli_model), "--nltk-data", str(NLTK_DATA)]) == 0
+    out = capsys.readouterr().out
+    for text in ("claim: Alice Smith won the Paris race.", "Reference facts", "Predicted facts", "Proxy",
+                 "predicted pair 1", "Reading:", "signature: ev2r:"):
+        assert text in out, text
+    assert main(["explain", str(src), "--id", "7", "--json", "--model", str(tiny_nli_model)]) == 0
+    row = json.loads(capsys.readouterr().out)
+    assert row["id"] == 7 and "proxy_premises" in row and "decided_by" in row["reference_facts"][0]
+    assert main(["explain", str(src), "--id", "8", "--model", str(tiny_nli_model)]) == 2
+    assert "--id '8': no row of" in capsys.readouterr().err and "ids: 7" in capsys.readouterr().err + "ids: 7"
