@@ -241,6 +241,22 @@ def _print_llm_usage(scores) -> None:
               file=sys.stderr)
 
 
+def _headline(summary) -> str:
+    """The line to quote (issue 34): :data:`ev2r.config.HEADLINE_SCORE` when the run computed it, else Ev2R;
+    "" when neither is there (HU-METEOR alone). The means below it are means of per-item values, so the
+    corpus F1 is not the F1 of the corpus precision and recall."""
+    from ev2r.config import HEADLINE_SCORE
+
+    value = summary.extra.get(HEADLINE_SCORE)
+    if value is not None:
+        return (f"headline: {HEADLINE_SCORE} = {value:.4f} (the score to report; Ev2R, the paper's 0.5 x F1 + 0.5 x "
+                f"proxy, = {fmt(summary.ev2r)}; every value below is a mean of per-item values)")
+    if summary.ev2r is not None:
+        return (f"headline: ev2r = {summary.ev2r:.4f} ({HEADLINE_SCORE} not computed; every value below is a mean of "
+                "per-item values)")
+    return ""
+
+
 def _report_score(args, summary, scores, wanted) -> int:
     """Print what ``ev2r score`` reports after scoring (notes, the summary) for any engine; the
     exit status (1 when every item failed)."""
@@ -263,6 +279,9 @@ def _report_score(args, summary, scores, wanted) -> int:
         print(json.dumps(summary.to_dict(), ensure_ascii=False))
     else:
         print(f"n={summary.n} n_failed={summary.n_failed}" + (f" {summary.failures}" if summary.failures else ""))
+        headline = _headline(summary)
+        if headline:
+            print(headline)
         names = ["precision", "recall", "f1", "proxy", "ev2r"] if "ev2r" in wanted else []
         width = max(len(k) for k in names + list(summary.extra) + ["signature"])
         for k in names:

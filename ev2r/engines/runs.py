@@ -205,16 +205,34 @@ def _reusable(row: dict) -> bool:
     """A row a resume may keep: status ``ok``, or a failure that is the item's own (:data:`REUSABLE_STATUSES`)
     and nothing else failed beside it (e.g. a proxy that raised), and every component computed: a row
     whose ``error`` says a component was unavailable in the environment it was scored in
-    (:data:`ev2r.metric.combined.UNAVAILABLE`: nltk data, the encoder) is scored again, since what a row
-    was scored with includes what it lacked."""
+    (:data:`ev2r.metric.combined.UNAVAILABLE`: nltk data, the encoder) is scored again when this run can
+    compute it (the nltk data is found now; an encoder is always tried again), since what a row was scored
+    with includes what it lacked."""
     from ev2r.metric.combined import UNAVAILABLE
 
     status, error = row.get("status"), str(row.get("error") or "")
-    if UNAVAILABLE in error:
+    if UNAVAILABLE in error and not _still_unavailable(error):
         return False
     if status == STATUS_OK:
         return True
     return status in REUSABLE_STATUSES and "scoring failed" not in error
+
+
+def _still_unavailable(error: str) -> bool:
+    """True when what ``error`` says was unavailable is unavailable now too, so that scoring the row again
+    would give it again: the nltk data of the METEOR columns (checked here); an encoder is never assumed
+    to be still missing (the row is scored again)."""
+    from ev2r.metric.combined import EMBEDDING_COLUMN, UNAVAILABLE
+
+    if f"{EMBEDDING_COLUMN} {UNAVAILABLE}" in error:
+        return False
+    from claimalign.nltk_data import require_nltk_data
+
+    try:
+        require_nltk_data()
+    except RuntimeError:
+        return True
+    return False
 
 
 def _facts_mode(with_facts) -> object:

@@ -305,3 +305,22 @@ def test_rows_scored_without_a_component_are_scored_again_once_it_is_there(tmp_p
     code, _, err = run(capsys, "score", SAMPLE, "-o", out, "--model", tiny_nli_model, "--limit", 3, "--no-progress",
                        "--nltk-data", NLTK_DATA)
     assert code == 0 and "0 item(s) scored, 3 resumed" in err
+
+
+def test_the_summary_names_the_headline_score_first(capsys, tiny_nli_model):
+    """Issue 34, item 4: one headline -- ev2r_hybrid, with Ev2R beside it; Ev2R when the hybrid is off."""
+    import os
+
+    if not os.path.isdir(NLTK_DATA):
+        pytest.skip("needs ../shared/data/nltk_data")
+    code, out, _ = run(capsys, "score", SAMPLE, "--model", tiny_nli_model, "--limit", 2, "--no-progress",
+                       "--nltk-data", NLTK_DATA, "--json")
+    summary = json.loads(out)
+    code, out, _ = run(capsys, "score", SAMPLE, "--model", tiny_nli_model, "--limit", 2, "--no-progress",
+                       "--nltk-data", NLTK_DATA)
+    lines = out.splitlines()
+    assert code == 0 and lines[1] == (f"headline: ev2r_hybrid = {summary['ev2r_hybrid']:.4f} (the score to report; Ev2R, "
+                                      f"the paper's 0.5 x F1 + 0.5 x proxy, = {summary['ev2r']:.4f}; every value below is "
+                                      "a mean of per-item values)")
+    code, out, _ = run(capsys, "score", SAMPLE, "--model", tiny_nli_model, "--limit", 2, "--no-progress", "--no-hybrid")
+    assert code == 0 and out.splitlines()[1].startswith(f"headline: ev2r = {summary['ev2r']:.4f} (ev2r_hybrid not computed")
