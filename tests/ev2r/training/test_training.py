@@ -379,6 +379,33 @@ def test_augment_negated_premise_balances_the_cue():
             assert p.premise == p.hypothesis
 
 
+def test_augment_structure_quotas_labels_and_held_out_templates():
+    """Issue 32: denials contradict, assertions and copies entail, shuffled words are neutral; the gaming
+    suite's own denial templates are never among the training ones (it measures reading, not memory)."""
+    from adversarial.perturbations.gaming import SUITE_DENIALS
+
+    hyps = [f"The council approved plan number {i} for the new river bridge." for i in range(200)]
+    pairs = [tdata.Pair(f"Records show the council approved plan {i} for the bridge over the river.", h,
+                        "entailment", "s") for i, h in enumerate(hyps)]
+    out = augment.augment_structure(pairs, random.Random(0), 40)
+    by = Counter(p.source for p in out)
+    assert by["structure_aug_denial"] == 40 and by["structure_aug_copy"] == 40
+    assert by["structure_aug_assertion"] == 20
+    assert by["structure_aug_shuffled_hypothesis"] == 10 and by["structure_aug_shuffled_premise"] == 10
+    label = {"denial": "contradiction", "copy": "entailment", "assertion": "entailment",
+             "shuffled_hypothesis": "neutral", "shuffled_premise": "neutral"}
+    for p in out:
+        assert p.label == label[p.source.removeprefix("structure_aug_")]
+        body = p.premise.split("\nAnswer: ", 1)[-1]  # ~30% laid out as a question/answer pair
+        if p.source == "structure_aug_copy":
+            assert body == p.hypothesis
+        if p.source == "structure_aug_shuffled_hypothesis":
+            assert sorted(body.rstrip(".").split()) == sorted(p.hypothesis.rstrip(".").split()) and body != p.hypothesis
+    assert 0.15 < sum(p.premise.startswith("Question: ") for p in out) / len(out) < 0.45
+    assert not set(augment.DENIAL_TEMPLATES) & set(SUITE_DENIALS)
+    assert out == augment.augment_structure(pairs, random.Random(0), 40)  # a pure function of its inputs
+
+
 def _pre_refactor_probs(model, tokenizer, premises, hypotheses, max_length, bf16, batch_size=64):
     """The evaluation routine as the trainer wrote it before it shared ``claimalign.models.predict_pairs``
     (kept here as the reference the shared routine must reproduce exactly)."""
