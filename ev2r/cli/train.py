@@ -54,6 +54,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--aug-structure", type=int, default=0,
                         help="negation and word-order pairs added: a denied statement (contradiction), plus half as "
                              "many asserted (entailment), word-shuffled hypothesis and premise (neutral) pairs")
+    parser.add_argument("--aug-structure-reverse", type=int, default=0,
+                        help="the same structures in the hypothesis (how precision reads a predicted fact): an "
+                             "entailing premise against the hypothesis denied (contradiction) or word-shuffled "
+                             "(neutral), N pairs each, plus N/2 copies and N/2 asserted hypotheses (entailment)")
     parser.add_argument("--aug-invariant", type=int, default=0,
                         help="label-preserving variants added (typos, synonyms, numbers as words and back; "
                              "needs WordNet for synonyms: --nltk-data)")
@@ -128,6 +132,7 @@ def finish_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> ar
               ("--aug-invariant", args.aug_invariant >= 0, ">= 0"),
               ("--aug-negated-premise", args.aug_negated_premise >= 0, ">= 0"),
               ("--aug-structure", getattr(args, "aug_structure", 0) >= 0, ">= 0"),
+              ("--aug-structure-reverse", getattr(args, "aug_structure_reverse", 0) >= 0, ">= 0"),
               ("--threads", args.threads >= 0, ">= 0 (0 = torch's default)"),
               ("--averitec-repeat", args.averitec_repeat >= 1, ">= 1"),
               ("--ctkfacts-repeat", args.ctkfacts_repeat >= 1, ">= 1")]

@@ -249,3 +249,48 @@ def augment_structure(pairs: Sequence[Pair], rng: random.Random, n: int) -> list
                 out.append(Pair(_as_pair(s, rng), h, "neutral", "structure_aug_shuffled_premise"))
                 made["shuffled_premise"] += 1
     return out
+
+
+def augment_structure_reverse(pairs: Sequence[Pair], rng: random.Random, n: int) -> list[Pair]:
+    """The other direction of :func:`augment_structure`, where the *hypothesis* carries the gamed structure
+    (how ev2r's precision reads a predicted fact against a reference premise; issue 32: the shuffled
+    reference's facts were entailed by the reference, precision +0.79), from the entailed pairs of ``pairs``:
+
+    * ``(P, denial(H))`` -> contradiction (``n`` pairs) for an entailed ``(P, H)``, ``denial`` one of
+      :data:`DENIAL_TEMPLATES`: an entailing premise refutes the statement's denial;
+    * ``(P, shuffled words of H)`` -> neutral (``n`` pairs): a premise that entails H does not state the same
+      words in another order;
+    * ``(H, H)`` -> entailment (``n // 2``) and ``(P, assertion(H))`` -> entailment (``n // 2``): the controls, so
+      that a copied or "that"-wrapped hypothesis stays entailed.
+
+    About 30% of the premises are laid out as question/answer pairs with a generic question. A pure function
+    of ``pairs`` and ``rng``.
+    """
+    ent = [p for p in pairs if p.label == "entailment" and 20 <= len(p.hypothesis) < 200 and len(p.premise.split()) < 80]
+    rng.shuffle(ent)
+    out: list[Pair] = []
+    quota = {"denied_hypothesis": n, "shuffled_fact": n, "copy": n // 2, "asserted_hypothesis": n // 2}
+    made = dict.fromkeys(quota, 0)
+    for p in ent:
+        if all(made[k] >= quota[k] for k in quota):
+            break
+        h = p.hypothesis
+        if made["denied_hypothesis"] < quota["denied_hypothesis"]:
+            t = DENIAL_TEMPLATES[rng.randrange(len(DENIAL_TEMPLATES))]
+            out.append(Pair(_as_pair(p.premise, rng), _with_period(t.format(s=_clause(h))), "contradiction",
+                            "structure_rev_denied_hypothesis"))
+            made["denied_hypothesis"] += 1
+        if made["shuffled_fact"] < quota["shuffled_fact"]:
+            sh = shuffle_words_text(h, rng)
+            if sh:
+                out.append(Pair(_as_pair(p.premise, rng), sh, "neutral", "structure_rev_shuffled_fact"))
+                made["shuffled_fact"] += 1
+        if made["copy"] < quota["copy"] and rng.random() < 0.5:
+            out.append(Pair(_as_pair(h, rng), h, "entailment", "structure_rev_copy"))
+            made["copy"] += 1
+        if made["asserted_hypothesis"] < quota["asserted_hypothesis"] and rng.random() < 0.5:
+            t = ASSERTION_TEMPLATES[rng.randrange(len(ASSERTION_TEMPLATES))]
+            out.append(Pair(_as_pair(p.premise, rng), _with_period(t.format(s=_clause(h))), "entailment",
+                            "structure_rev_asserted_hypothesis"))
+            made["asserted_hypothesis"] += 1
+    return out

@@ -36,6 +36,10 @@ LICENCES = {
     "structure_aug_copy": "derived from the pairs above (a hypothesis as its own premise -> entailment)",
     "structure_aug_shuffled_hypothesis": "derived from the pairs above (the hypothesis's words shuffled as premise -> neutral)",
     "structure_aug_shuffled_premise": "derived from the pairs above (an entailing premise with its words shuffled -> neutral)",
+    "structure_rev_denied_hypothesis": "derived from the pairs above (an entailing premise vs the hypothesis denied -> contradiction)",
+    "structure_rev_shuffled_fact": "derived from the pairs above (an entailing premise vs the hypothesis's words shuffled -> neutral)",
+    "structure_rev_copy": "derived from the pairs above (a hypothesis as its own premise -> entailment)",
+    "structure_rev_asserted_hypothesis": "derived from the pairs above (an entailing premise vs the hypothesis asserted -> entailment)",
     "averitec_train": "CC BY-NC 4.0 (AVeriTeC train split: gold evidence vs claim, verdict as label)",
     "averitec_train_mismatched": "CC BY-NC 4.0 (AVeriTeC train split: another claim's evidence -> neutral)",
     "averitec_pair_witness": ("CC BY-NC 4.0 (AVeriTeC train split: one question/answer pair vs claim; the verdict "

@@ -7,7 +7,8 @@ import random
 import time
 from pathlib import Path
 
-from ev2r.training.augment import augment_invariant, augment_negated_premise, augment_negation, augment_structure
+from ev2r.training.augment import (augment_invariant, augment_negated_premise, augment_negation, augment_structure,
+                                   augment_structure_reverse)
 from ev2r.training.data import (DATA_FILES, NLI_LABELS, REDISTRIBUTABLE, Pair, load_averitec_pairs,
                                 load_averitec_witness_pairs, load_ctkfacts, load_fever_symmetric, load_vitaminc,
                                 read_jsonl)
@@ -103,7 +104,7 @@ def build_training_pool(data_dir: Path, heldout_percent: int, seed: int, vitamin
 def training_pool(args, rng: random.Random) -> tuple[list[Pair], dict[str, list[Pair]], dict[str, int]]:
     """The pool of one training run, as its options ask: :func:`build_training_pool`, then the
     invariance (``args.aug_invariant``), premise-negation (``args.aug_negated_premise``) and
-    negation / word-order (``args.aug_structure``) augmentations, the AVeriTeC pairs (``args.averitec_train``, ``args.averitec_repeat`` copies) and the
+    negation / word-order (``args.aug_structure``, and in the hypothesis ``args.aug_structure_reverse``) augmentations, the AVeriTeC pairs (``args.averitec_train``, ``args.averitec_repeat`` copies) and the
     Czech CTKFacts pairs (``args.ctkfacts_train``, ``args.ctkfacts_repeat`` copies, added after the
     augmentations: the English rules never rewrite Czech text), drawing from the run's ``rng``; with
     ``args.ctkfacts_dev``, ``evals["ctkfacts_dev"]`` is that split's pairs. Returns (train, evals,
@@ -122,6 +123,8 @@ def training_pool(args, rng: random.Random) -> tuple[list[Pair], dict[str, list[
         train += augment_negated_premise(train, rng, args.aug_negated_premise)
     if getattr(args, "aug_structure", 0):
         train += augment_structure(train, rng, args.aug_structure)
+    if getattr(args, "aug_structure_reverse", 0):
+        train += augment_structure_reverse(train, rng, args.aug_structure_reverse)
     if args.averitec_train is not None:
         repeat = {"entailment": 2, "neutral": 2}
         if getattr(args, "averitec_premises", None) == "pair-witness":

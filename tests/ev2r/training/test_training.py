@@ -406,6 +406,27 @@ def test_augment_structure_quotas_labels_and_held_out_templates():
     assert out == augment.augment_structure(pairs, random.Random(0), 40)  # a pure function of its inputs
 
 
+def test_augment_structure_reverse_puts_the_structure_in_the_hypothesis():
+    hyps = [f"The council approved plan number {i} for the new river bridge." for i in range(100)]
+    pairs = [tdata.Pair(f"Records show the council approved plan {i} for the bridge over the river.", h,
+                        "entailment", "s") for i, h in enumerate(hyps)]
+    out = augment.augment_structure_reverse(pairs, random.Random(1), 20)
+    by = Counter(p.source for p in out)
+    assert by["structure_rev_denied_hypothesis"] == 20 and by["structure_rev_shuffled_fact"] == 20
+    assert by["structure_rev_copy"] == 10 and by["structure_rev_asserted_hypothesis"] == 10
+    for p in out:
+        body = p.premise.split("\nAnswer: ", 1)[-1]
+        if p.source == "structure_rev_denied_hypothesis":
+            assert p.label == "contradiction" and body.startswith("Records show") and any(
+                p.hypothesis.startswith(t.split("{s}")[0]) for t in augment.DENIAL_TEMPLATES)
+        if p.source == "structure_rev_shuffled_fact":
+            orig = next(h for h in hyps if sorted(h.rstrip(".").split()) == sorted(p.hypothesis.rstrip(".").split()))
+            assert p.label == "neutral" and p.hypothesis != orig
+        if p.source == "structure_rev_copy":
+            assert p.label == "entailment" and body == p.hypothesis
+    assert out == augment.augment_structure_reverse(pairs, random.Random(1), 20)
+
+
 def _pre_refactor_probs(model, tokenizer, premises, hypotheses, max_length, bf16, batch_size=64):
     """The evaluation routine as the trainer wrote it before it shared ``claimalign.models.predict_pairs``
     (kept here as the reference the shared routine must reproduce exactly)."""
