@@ -207,3 +207,15 @@ def test_a_long_claim_keeps_its_relevant_pairs():
     assert [k for k, _ in evidence_pairs(Evidence((pair,)), claim=claim, relevant=True)] == [0]
     # a short claim is counted out of its own length, as before
     assert claim_coverage("Paris.", "Paris is the capital of France.", RELEVANCE_CLAIM_CAP) == pytest.approx(1 / 3)
+
+
+def test_a_one_word_predicted_answer_is_no_premise_and_gives_no_fact():
+    """Issue 32 (gaming suite, reference_questions_trivial): the reference's questions answered "2021" raised
+    precision on 28% of the 144 rows with a verifier that reads structure better; a one-word answer is judged by
+    its question alone, so on the predicted side it is no evidence (punctuation around it does not count)."""
+    claim = "The Senate passed the infrastructure bill in 2021."
+    ev = Evidence((QAPair("When did the Senate pass the bill?", "2021"),
+                   QAPair("When did the Senate pass the bill?", "2021 :"),
+                   QAPair("When did the Senate pass the bill?", "In August 2021, by 69 votes to 30.")))
+    assert [k for k, _ in evidence_pairs(ev, claim=claim)] == [2]
+    assert [k for k, _ in evidence_pairs(ev)] == [0, 1, 2]  # the reference side (no claim) keeps them

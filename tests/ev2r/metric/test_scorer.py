@@ -91,7 +91,7 @@ def test_reference_scores_hand_computed():
 
 
 def test_proxy_aggregates_pairs_and_maps_verdicts():
-    pred = ev(("Q1", "aa"), ("Q2", "bb"))
+    pred = ev(("Q1", "aa one"), ("Q2", "bb two"))  # two words each: a one-word answer is no evidence (issue 32)
     r = [p.render() for p in pred.pairs]
     table = {(r[0], "claim"): [0.6, 0.3, 0.1], (r[1], "claim"): [0.1, 0.2, 0.7]}
     ver = TableVerifier(table)
@@ -115,7 +115,7 @@ def test_proxy_empty_evidence_is_neutral_and_missing_label_is_status():
 
 
 def test_human_target_variant_reads_human_label():
-    pred = ev(("Q", "xx"))
+    pred = ev(("Q", "xx yy"))
     table = {(pred.pairs[0].render(), "c"): [0.7, 0.2, 0.1]}
     item = Item(id="h", claim="c", predicted_evidence=pred, reference_evidence=ev(), gold_label=Verdict.REFUTED,
                 extra={"human_label": "supported"})
