@@ -153,14 +153,22 @@ def best(values: np.ndarray) -> int:
     return int(np.nanargmax(values))
 
 
-def load_gaming(path, components: Sequence[str] = HYBRID_COMPONENTS) -> dict:
-    """The per-item rows of ``benchmarks/gaming.py`` (``<out>_<set>_per_item.jsonl``): strategy ->
-    ``(base, gamed)`` arrays of shape (n, k) over the applied rows that have every component both ways."""
+def load_gaming(path, components: Sequence[str] = HYBRID_COMPONENTS, zero: Sequence[str] = (),
+                gated_only: bool = False) -> dict:
+    """The per-item rows of ``benchmarks/gaming.py`` (``<out>_<set>_per_item.jsonl``) or of ``ev2r robustness
+    --suite gaming`` (``per_item.jsonl``): strategy -> ``(base, gamed)`` arrays of shape (n, k) over the applied
+    rows that have every component both ways. A component of ``zero`` (held at weight 0) may be absent and
+    reads 0; ``gated_only``: only the strategies the CI gate counts (not :data:`adversarial.perturbations.GAMING_OPEN`)."""
+    from adversarial.perturbations import GAMING_OPEN
+
     out: dict = {}
     for r in bl.read_jsonl(path):
         if not r.get("applied") or not r.get("perturbed"):
             continue
-        b, q = r["base"], r["perturbed"]
+        if gated_only and r.get("perturbation") in GAMING_OPEN:
+            continue
+        b = {**dict.fromkeys(zero, 0.0), **{k: v for k, v in r["base"].items() if v is not None}}
+        q = {**dict.fromkeys(zero, 0.0), **{k: v for k, v in r["perturbed"].items() if v is not None}}
         if any(b.get(c) is None or q.get(c) is None for c in components):
             continue
         base, gamed = out.setdefault(r["perturbation"], ([], []))
@@ -370,13 +378,15 @@ def run_signature(scores_path) -> Optional[str]:
 
 
 def run(scores: dict, ratings: dict, step: float = 0.1, n_boot: int = 2000, seed: int = 0,
-        gaming: Optional[dict] = None, zero: Sequence[str] = ()) -> dict:
+        gaming: Optional[dict] = None, zero: Sequence[str] = (), gated_only: bool = False) -> dict:
     """Everything the report holds (without command / machine): see the module docstring.
 
     Args:
         scores, ratings: set name -> path of the ``ev2r score -o`` rows / of the rating file.
         step: grid step (1/step whole). n_boot, seed: bootstrap resamples and their seed.
         gaming: set name -> path of the gaming suite's per-item rows (the constraint), or None.
+        zero: components held at weight 0. gated_only: the gaming constraint counts only the strategies the
+            CI gate counts (the open ones raise every METEOR-bearing vector: the verifier's part, not the weights').
     """
     sets = {s: load_set(scores[s], ratings[s]) for s in scores}
     for s, d in sets.items():
@@ -386,7 +396,8 @@ def run(scores: dict, ratings: dict, step: float = 0.1, n_boot: int = 2000, seed
     grid = simplex_grid(len(HYBRID_COMPONENTS), step)
     for name in zero:  # components held at weight 0 (e.g. one that costs a model load and breaks bit-identical resume)
         grid = grid[grid[:, list(HYBRID_COMPONENTS).index(name)] == 0.0]
-    g_ok, g_excluded = (gaming_ok(grid, {s: load_gaming(p) for s, p in gaming.items()}) if gaming else (None, {}))
+    g_ok, g_excluded = (gaming_ok(grid, {s: load_gaming(p, zero=zero, gated_only=gated_only)
+                                         for s, p in gaming.items()}) if gaming else (None, {}))
     fits = fit(sets, grid, extra_ok=g_ok)
     table = evaluate(sets, grid, fits, n_boot, seed)
     names = list(sets)
@@ -442,6 +453,8 @@ def main(argv=None) -> int:
     p.add_argument("--gaming", action="append", default=None, metavar="SET=PATH",
                    help="per-item rows of benchmarks/gaming.py for a set (86 or 144): the weights must gain nothing "
                         "from any strategy there; repeat for both sets")
+    p.add_argument("--gaming-gated-only", action="store_true",
+                   help="with --gaming: only the strategies the CI gate counts (not adversarial.perturbations.GAMING_OPEN)")
     p.add_argument("--zero", action="append", default=[], choices=HYBRID_COMPONENTS,
                    help="hold this component's weight at 0 (repeatable)")
     args = p.parse_args(argv)
@@ -454,7 +467,8 @@ def main(argv=None) -> int:
                 p.error(f"--gaming: expected SET=PATH with SET one of {SET_NAMES}, got {spec!r}")
             gaming[name] = path
     info = run({"86": args.scores_86, "144": args.scores_144}, {"86": args.ratings_86, "144": args.ratings_144},
-               step=args.step, n_boot=args.boot, seed=args.seed, gaming=gaming, zero=args.zero)
+               step=args.step, n_boot=args.boot, seed=args.seed, gaming=gaming, zero=args.zero,
+               gated_only=args.gaming_gated_only)
     info = {"command": bl.command(), "machine": bl.machine(), **info}
     bl.write(Path(args.out), markdown(info), info)
     ship = info["shipping"]
