@@ -88,7 +88,8 @@ def check_premise_top_k(k: Any) -> Optional[int]:
         return None
     if isinstance(k, bool) or not isinstance(k, numbers.Integral) or k < 1:
         raise ValueError(f"premise_top_k: expected None (every premise) or an integer >= 1, got {k!r}")
-    return None if k >= PREMISE_TOP_K_ALL else int(k)
+    k = int(k)
+    return None if k >= PREMISE_TOP_K_ALL else k
 
 
 @dataclass(frozen=True)

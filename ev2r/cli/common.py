@@ -115,10 +115,11 @@ def check_output(path, option: str = "-o/--output", inputs: Iterable[tuple[str, 
         if os.path.exists(path) and not os.access(path, os.W_OK):
             raise ValueError(f"{option}: {path!r} is not writable")
         targets = [path] + [path + suffix for suffix in sidecars]
+    beside = set(targets[1:]) if kind == "file" else set()
     for target in targets:
         for label, inp in inputs:
             if same_file(target, inp):
-                what = "" if target == path else f" (a file this command writes or removes beside {path!r})"
+                what = f" (a file this command writes or removes beside {path!r})" if target in beside else ""
                 raise ValueError(f"{option}: {target!r}{what} is the same file as {label} {os.fspath(inp)!r}; "
                                  "refusing to overwrite an input -- give another output path")
 

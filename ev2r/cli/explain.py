@@ -101,10 +101,10 @@ def render(item, row: dict, width: int = 100) -> str:
     if "ev2r_hybrid" in row:
         from ev2r.config import HYBRID_COMPONENTS, HYBRID_WEIGHTS
 
-        comps = " + ".join(f"{w:g} x {c} {fmt(row.get(c) if c in row else (row.get(c)))}"
+        comps = " + ".join(f"{w:g} x {c} {fmt(row.get(c))}"
                            for c, w in zip(HYBRID_COMPONENTS, HYBRID_WEIGHTS) if w > 0)
         lines.append(f"ev2r_hybrid {fmt(row.get('ev2r_hybrid'))} = {comps}")
-    lines += ["", f"Reference facts (recall: each checked against the predicted pairs that are evidence):"]
+    lines += ["", "Reference facts (recall: each checked against the predicted pairs that are evidence):"]
     lines += _fact_lines(row.get("reference_facts") or [], "predicted", width) or ["  none"]
     lines += ["", "Predicted facts (precision: each checked against the reference pairs):"]
     lines += _fact_lines(row.get("predicted_facts") or [], "reference", width) or ["  none"]

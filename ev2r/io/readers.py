@@ -42,7 +42,7 @@ from ev2r.io.averitec import averitec_questions_to_evidence, join_averitec_predi
 from ev2r.io.errors import InputError, InputWarning
 from ev2r.io.errors import where as _where
 from ev2r.labels import normalize_verdict
-from ev2r.types import Evidence, Item, QAPair, clean_text, is_valid_id
+from ev2r.types import Evidence, Item, clean_text, is_valid_id
 
 __all__ = ["ID_FIELDS", "OPTIONAL_LABEL_FIELDS", "InputError", "InputWarning", "render_averitec_answer",
            "averitec_questions_to_evidence", "parse_evidence", "item_from_row", "read_rows", "check_encodable",
