@@ -67,10 +67,10 @@ _REPEATED = {"question": re.compile(r"(?i)^(?:question[ \t\u00a0]*:\s*)+"),
 _DECOR = r"(?:(?:[-*+\u2022>]|\d{1,3}[.)]|#{1,6})[ \t\u00a0]*)*"
 _EMPH = r"(?:\*\*|__|\*|_)?"
 _LAYOUT_MARKER = re.compile(
-    rf"(?im)^{_PAD}{_DECOR}{_EMPH}(question|answer|q|a)(?:[ \t\u00a0]*\d{{1,3}})?{_EMPH}[ \t\u00a0]*[:\uff1a]"
+    rf"(?im)^{_PAD}{_DECOR}{_EMPH}(question|answer|q|a)(?:[ \t\u00a0]*(?:\#|\()?\d{{1,3}}\)?)?{_EMPH}[ \t\u00a0]*[:\uff1a]"
     rf"{_EMPH}[ \t\u00a0]*")
 # on the question's line, an answer marker in the same layouts ("Question 1: Who? Answer 1: Bob")
-_LAYOUT_INLINE_ANSWER = re.compile(r"(?i)(?<![^\W_])" + _EMPH + r"answer(?:[ \t\u00a0]*\d{1,3})?" + _EMPH
+_LAYOUT_INLINE_ANSWER = re.compile(r"(?i)(?<![^\W_])" + _EMPH + r"answer(?:[ \t\u00a0]*(?:#|\()?\d{1,3}\)?)?" + _EMPH
                                    + r"[ \t\u00a0]*[:\uff1a]" + _EMPH)
 _QUOTED_MARKER = re.compile(rf"(?i)^{_PAD}>[ \t\u00a0>]*{_EMPH}(?:question|q)\b")
 _QUOTE = re.compile(rf"^{_PAD}>+[ \t\u00a0]?")

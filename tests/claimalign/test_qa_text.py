@@ -156,6 +156,10 @@ LLM_LAYOUTS = {
     "quoted": "> Question: Who won?\n> Answer: Bob.\n>\n> Question: Where?\n> Answer: Paris.",
     "fullwidth_colon": "Question\uff1a Who won?\nAnswer\uff1a Bob.\n\nQuestion\uff1a Where?\nAnswer\uff1a Paris.",
     "heading": "### Question 1: Who won?\nAnswer: Bob.\n\n### Question 2: Where?\nAnswer: Paris.",
+    "hash_numbered": "Question #1: Who won?\nAnswer #1: Bob.\nQuestion #2: Where?\nAnswer #2: Paris.",
+    "paren_numbered": "Question (1): Who won?\nAnswer (1): Bob.\nQuestion (2): Where?\nAnswer (2): Paris.",
+    "short_markdown": "**Q:** Who won?\n**A:** Bob.\n\n**Q:** Where?\n**A:** Paris.",
+    "numbered_markdown": "1. **Question:** Who won?\n   **Answer:** Bob.\n2. **Question:** Where?\n   **Answer:** Paris.",
 }
 
 
