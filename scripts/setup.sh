@@ -19,6 +19,10 @@ python -m pip install --quiet -e ".[all]"
 if [ -d ../shared/data/nltk_data ] && [ ! -e .venv/nltk_data ]; then
   ln -s "$(cd ../shared/data/nltk_data && pwd)" .venv/nltk_data
 fi
+if [ ! -e .venv/nltk_data ] && [ -z "${NLTK_DATA:-}" ]; then
+  echo "setup: note: no ../shared/data/nltk_data beside this checkout and NLTK_DATA is not set: METEOR, HU-METEOR and" \
+       "ev2r_hybrid need punkt_tab and WordNet -- pass --nltk-data DIR to ev2r, or set NLTK_DATA" >&2
+fi
 if [ "${EV2R_LLM_SERVER:-0}" = "1" ] && [ "${EV2R_SKIP_LLM_SERVER:-0}" != "1" ]; then
   bash scripts/install_llm_server.sh
 fi

@@ -90,7 +90,8 @@ def render(item, row: dict, width: int = 100) -> str:
     """The terminal text of one explained item (``row``: its ``ev2r score --explain`` row)."""
     gold = item.gold_label.value if item.gold_label is not None else None
     fmt = (lambda v: "n/a" if v is None else f"{v:.3f}")
-    lines = [f"item {row['id']} (row {item.row + 1} of the input; status {row['status']})",
+    lines = [f"item {row['id']} (row {item.row}, counted from 0 as in the score rows: line {item.row + 1} of a JSONL "
+             f"input; status {row['status']})",
              textwrap.fill(f"claim: {item.claim}", width, subsequent_indent="       "),
              f"gold verdict: {gold or 'none given (no proxy)'}", ""]
     if row.get("error"):
@@ -120,7 +121,17 @@ def render(item, row: dict, width: int = 100) -> str:
     if "hybrid_meteor" in row:
         lines += ["", f"Hungarian alignment behind hybrid_meteor {fmt(row.get('hybrid_meteor'))} (predicted pair -> "
                       "reference pair, METEOR):"]
-        lines += [f"    {a['predicted']} -> {a['reference']}  {a['meteor']:.3f}" for a in row.get("hybrid_alignment") or []]
+        from ev2r.metric.combined import reference_pair_support
+        from ev2r.types import FactSupport
+
+        support = reference_pair_support([FactSupport.from_dict(f) for f in row.get("reference_facts") or []])
+        if "verified_meteor" in row:
+            lines[-1] = lines[-1][:-1] + (f"; verified_meteor {fmt(row.get('verified_meteor'))} weighs each match by the "
+                                          "share of the reference pair's facts the verifier found supported):")
+        for a in row.get("hybrid_alignment") or []:
+            s_j = support.get(a["reference"], 0.0)
+            lines.append(f"    {a['predicted']} -> {a['reference']}  METEOR {a['meteor']:.3f}"
+                         + (f" x reference-pair support {s_j:.2f} = {a['meteor'] * s_j:.3f}" if "verified_meteor" in row else ""))
         if not row.get("hybrid_alignment"):
             lines.append("    no pair aligned")
     lines += ["", textwrap.fill(f"Reading: {reading(row, gold)}", width, subsequent_indent="         ")]
