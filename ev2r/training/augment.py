@@ -187,6 +187,12 @@ def _with_period(text: str) -> str:
     return text if text.endswith((".", "!", "?")) else text + "."
 
 
+def _templated(templates: Sequence[str], statement: str, rng: random.Random) -> str:
+    """``statement`` put into one of ``templates`` (drawn with ``rng``), as a sentence."""
+    t = templates[rng.randrange(len(templates))]
+    return _with_period(t.format(s=_clause(statement)))
+
+
 def shuffle_words_text(text: str, rng: random.Random) -> str | None:
     """The words of ``text`` in a random order other than the original (final punctuation kept at
     the end); None when fewer than 4 words or no other order differs."""
@@ -228,12 +234,10 @@ def augment_structure(pairs: Sequence[Pair], rng: random.Random, n: int) -> list
             break
         h = p.hypothesis
         if made["denial"] < quota["denial"]:
-            t = DENIAL_TEMPLATES[rng.randrange(len(DENIAL_TEMPLATES))]
-            out.append(Pair(_as_pair(_with_period(t.format(s=_clause(h))), rng), h, "contradiction", "structure_aug_denial"))
+            out.append(Pair(_as_pair(_templated(DENIAL_TEMPLATES, h, rng), rng), h, "contradiction", "structure_aug_denial"))
             made["denial"] += 1
         if made["assertion"] < quota["assertion"] and rng.random() < 0.5:
-            t = ASSERTION_TEMPLATES[rng.randrange(len(ASSERTION_TEMPLATES))]
-            out.append(Pair(_as_pair(_with_period(t.format(s=_clause(h))), rng), h, "entailment", "structure_aug_assertion"))
+            out.append(Pair(_as_pair(_templated(ASSERTION_TEMPLATES, h, rng), rng), h, "entailment", "structure_aug_assertion"))
             made["assertion"] += 1
         if made["copy"] < quota["copy"]:
             out.append(Pair(_as_pair(h, rng), h, "entailment", "structure_aug_copy"))
@@ -276,8 +280,7 @@ def augment_structure_reverse(pairs: Sequence[Pair], rng: random.Random, n: int)
             break
         h = p.hypothesis
         if made["denied_hypothesis"] < quota["denied_hypothesis"]:
-            t = DENIAL_TEMPLATES[rng.randrange(len(DENIAL_TEMPLATES))]
-            out.append(Pair(_as_pair(p.premise, rng), _with_period(t.format(s=_clause(h))), "contradiction",
+            out.append(Pair(_as_pair(p.premise, rng), _templated(DENIAL_TEMPLATES, h, rng), "contradiction",
                             "structure_rev_denied_hypothesis"))
             made["denied_hypothesis"] += 1
         if made["shuffled_fact"] < quota["shuffled_fact"]:
@@ -289,8 +292,7 @@ def augment_structure_reverse(pairs: Sequence[Pair], rng: random.Random, n: int)
             out.append(Pair(_as_pair(h, rng), h, "entailment", "structure_rev_copy"))
             made["copy"] += 1
         if made["asserted_hypothesis"] < quota["asserted_hypothesis"] and rng.random() < 0.5:
-            t = ASSERTION_TEMPLATES[rng.randrange(len(ASSERTION_TEMPLATES))]
-            out.append(Pair(_as_pair(p.premise, rng), _with_period(t.format(s=_clause(h))), "entailment",
+            out.append(Pair(_as_pair(p.premise, rng), _templated(ASSERTION_TEMPLATES, h, rng), "entailment",
                             "structure_rev_asserted_hypothesis"))
             made["asserted_hypothesis"] += 1
     return out
