@@ -12,6 +12,12 @@ seed), each sentence ``S`` is the hypothesis of four premises:
   "never", a flipped Yes/No) -- must not be read as entailment;
 * ``word salad``: the words of ``S`` shuffled -- must not be read as entailment.
 
+and, in the other direction (how precision reads a predicted atomic fact against a reference premise),
+``S`` is the premise of two hypotheses:
+
+* ``denied fact``: ``S`` wrapped in a denial template -- must not be read as entailment;
+* ``salad fact``: the words of ``S`` shuffled -- must not be read as entailment.
+
 A probe item is correct when the verifier's argmax is as required (entailment for ``copy``, anything
 but entailment otherwise); the contradiction share of the two negation probes is reported beside it.
 Issue 32's target: >= 90% on the negation and word-order probes.
@@ -38,7 +44,7 @@ from adversarial.perturbations import negate_sentence  # noqa: E402
 from adversarial.perturbations.gaming import SUITE_DENIALS, that_clause  # noqa: E402
 from ev2r.training.augment import shuffle_words_text  # noqa: E402
 
-PROBES = ("copy", "denial", "inline negation", "word salad")
+PROBES = ("copy", "denial", "inline negation", "word salad", "denied fact", "salad fact")
 
 
 def probe_sentences(path: Path, n: int, seed: int) -> list[str]:
@@ -59,7 +65,7 @@ def probe_sentences(path: Path, n: int, seed: int) -> list[str]:
 
 
 def build_probes(sentences: list[str], seed: int) -> list[tuple[str, str, str]]:
-    """``(probe, premise, hypothesis)`` rows: the four premises of each sentence (module docstring)."""
+    """``(probe, premise, hypothesis)`` rows: the four premises and two hypotheses of each sentence (module docstring)."""
     import random
 
     rng = random.Random(seed)
@@ -73,6 +79,10 @@ def build_probes(sentences: list[str], seed: int) -> list[tuple[str, str, str]]:
         salad = shuffle_words_text(s, rng)
         if salad:
             out.append(("word salad", salad, s))
+        out.append(("denied fact", s, SUITE_DENIALS[(k + 1) % len(SUITE_DENIALS)].format(s=that_clause(s))))
+        fact_salad = shuffle_words_text(s, rng)
+        if fact_salad:
+            out.append(("salad fact", s, fact_salad))
     return out
 
 
@@ -108,14 +118,14 @@ def main(argv=None) -> int:
     lines = ["# Structure probes: does the verifier read negation and word order?", "",
              f"Command: `{bl.command()}`", f"Machine: {bl.machine()}", "",
              f"{args.n} answer sentences of AVeriTeC dev gold evidence (8-40 words, seed {args.seed}), each the "
-             "hypothesis of four premises. Correct: argmax entailment for `copy`, anything but entailment for the "
+             "hypothesis of four premises and the premise of two hypotheses (`denied fact`, `salad fact`: the precision direction). Correct: argmax entailment for `copy`, anything but entailment for the "
              "others (target >= 90%); `contradiction` = share read as contradiction.", "",
              "| verifier | " + " | ".join(f"{p} (n)" for p in PROBES) + " |", "|---|" + "---|" * len(PROBES)]
     for spec, r in results.items():
         cells = []
         for p in PROBES:
             c = r["probes"].get(p)
-            cells.append("n/a" if c is None else (f"{100 * c['correct']:.1f}% ({c['n']})" if p in ("copy", "word salad")
+            cells.append("n/a" if c is None else (f"{100 * c['correct']:.1f}% ({c['n']})" if p in ("copy", "word salad", "salad fact")
                                                   else f"{100 * c['correct']:.1f}%, contra {100 * c['contradiction']:.0f}% ({c['n']})"))
         lines.append(f"| `{r['verifier']}` ({spec}) | " + " | ".join(cells) + " |")
     Path(args.out + ".md").write_text("\n".join(lines) + "\n", encoding="utf-8")

@@ -18,10 +18,10 @@ import argparse
 import json
 import sys
 import textwrap
-from typing import Optional
 
 from ev2r.cli.common import add_premise_args, add_verifier_args
 from ev2r.config import DEFAULTS
+from ev2r.reporting.reasons import reading
 
 
 def add_arguments(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
@@ -64,26 +64,6 @@ def _fact_lines(facts: list, other: str, width: int) -> list[str]:
         out.append(textwrap.fill(f"        {verb} {where} ({_dist(r)}{pruned}): {_short(r['premise'])}", width,
                                  subsequent_indent="          "))
     return out
-
-
-def reading(row: dict, gold: Optional[str]) -> str:
-    """One line that says why the item scored what it did, from an explained row (``ev2r score --explain``)."""
-    ref, pred = row.get("reference_facts") or [], row.get("predicted_facts") or []
-    parts = []
-    if ref:
-        parts.append(f"{sum(f['supported'] for f in ref)} of {len(ref)} reference facts found in the prediction")
-    if pred:
-        parts.append(f"{sum(f['supported'] for f in pred)} of {len(pred)} predicted facts backed by the reference")
-    elif ref:
-        parts.append("the prediction gives no atomic fact (no evidence pair, or only bare / restating answers)")
-    prem = row.get("proxy_premises") or []
-    k = row.get("proxy_decided_by")
-    if row.get("proxy") is not None:
-        if k is None or not prem:
-            parts.append(f"no predicted pair is evidence for the claim, so the proxy is {row['proxy']:.2f}")
-        else:
-            parts.append(f"the proxy P({gold}) = {row['proxy']:.2f} comes from predicted pair {prem[k]['pair_index']}")
-    return "; ".join(parts) + "." if parts else "nothing was scored."
 
 
 def render(item, row: dict, width: int = 100) -> str:

@@ -4,6 +4,7 @@
                      [--replay FILE] [--replay-model M] [--scorer ev2r|hu-meteor] [--alpha A] [--dtype D]
                      [--engine local|ray] [--ray-address ADDR] [--workers N]
     ev2r explain INPUT --id ID [--json] [--model M]
+    ev2r report SCORES.jsonl -o REPORT.html [--input ITEMS]
     ev2r verify INPUT.jsonl -o OUT.jsonl [--model M]
     ev2r averitec PREDICTIONS --references GOLD [--json] [-o PER_CLAIM.jsonl]
     ev2r align A.jsonl B.jsonl [-o OUT.jsonl] [--similarity ...]
@@ -27,6 +28,7 @@ from typing import Optional, Sequence
 COMMANDS = {
     "score": ("score", "score predicted evidence against reference evidence"),
     "explain": ("explain", "why one item scored what it did: facts, deciding premises, proxy, alignment"),
+    "report": ("report", "one self-contained HTML page of a scored run: summary, distribution, items, reasons"),
     "verify": ("verify", "NLI probabilities for premise/hypothesis rows"),
     "align": ("align", "Hungarian alignment of two sets of claims per row"),
     "robustness": ("robustness", "perturbation suite and robustness report"),

@@ -1,0 +1,255 @@
+"""``ev2r report``: one self-contained HTML page of a scored run (issue 34).
+
+The page holds, in this order: the corpus summary with the headline score first
+(:data:`ev2r.config.HEADLINE_SCORE`, with a 95% bootstrap interval over items), the distribution of the
+per-item scores (a matplotlib histogram embedded as a PNG data URI), a sortable table of the items, and a
+drill-down per item with its reasons when the rows were written by ``ev2r score --explain``: each reference
+and predicted atomic fact with the premise (question/answer pair of the other side) that decided it and the
+verifier's entailment / neutral / contradiction as bars, the proxy's premises with the deciding one, the
+Hungarian alignment behind ``hybrid_meteor`` as a small matrix, and the one-line reading of
+:func:`ev2r.reporting.reasons.reading`.
+
+Self-contained: inline CSS and JavaScript, no network request (no CDN, no font, no external image), so the
+file opens offline and can be attached to a paper's supplementary material. Rendered with jinja2
+(autoescaping on: evidence text never becomes markup).
+
+Nothing is recomputed: the numbers are the rows' own (the corpus means by
+:func:`ev2r.metric.scorer.corpus_summary`, the function ``ev2r score`` prints its summary with).
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import json
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Optional, Sequence
+
+from ev2r.config import HEADLINE_SCORE, HYBRID_COMPONENTS, HYBRID_WEIGHTS
+from ev2r.reporting.reasons import reading
+
+__all__ = ["TABLE_COLUMNS", "ReportItem", "report_items", "corpus_means", "headline_interval", "render_report",
+           "write_report"]
+
+#: The score columns of the item table, the headline first (those a run has).
+TABLE_COLUMNS = (HEADLINE_SCORE, "ev2r", "precision", "recall", "f1", "proxy", "hybrid_meteor", "verified_meteor")
+_BASE_FIELDS = ("precision", "recall", "f1", "proxy", "ev2r")
+_NOT_SCORES = {"id", "row", "status", "error", "predicted_facts", "reference_facts", "item_hash", "proxy_premises",
+               "proxy_decided_by", "hybrid_alignment"}
+
+
+@dataclass(frozen=True)
+class ReportItem:
+    """One item of the report: its score row and, when the input was given, what was scored.
+
+    Attributes:
+        row: the score row (a dict, as ``ev2r score -o`` wrote it).
+        claim: the claim text, or None when the items were not given (``--input``).
+        gold: the gold verdict's name (``Supported``, ``Refuted``, ...), or None.
+        predicted_pairs / reference_pairs: ``(question, answer)`` tuples of each side's evidence, in order
+            (empty when the items were not given).
+    """
+
+    row: dict
+    claim: Optional[str] = None
+    gold: Optional[str] = None
+    predicted_pairs: tuple = ()
+    reference_pairs: tuple = ()
+
+
+def _check_rows(rows: Sequence[Any], source: str) -> None:
+    if not rows:
+        raise ValueError(f"{source}: no rows to report")
+    for n, r in enumerate(rows):
+        if not isinstance(r, dict):
+            raise ValueError(f"{source}: row {n} is a {type(r).__name__}, not a score row (an object with id and status)")
+        for key in ("id", "status"):
+            if key not in r:
+                raise ValueError(f"{source}: row {n} has no field {key!r}; expected rows written by `ev2r score -o` "
+                                 "(fields id, status, precision, recall, f1, proxy, ev2r, ...)")
+        for key, v in r.items():
+            if key in _NOT_SCORES or v is None or isinstance(v, bool):
+                continue
+            if isinstance(v, (int, float)) and not (math.isfinite(v) and -1e-9 <= v <= 1 + 1e-9):
+                raise ValueError(f"{source}: row {n} field {key!r} = {v!r}: a score must be in [0, 1] or null")
+
+
+def report_items(rows: Sequence[dict], items: Optional[Sequence[Any]] = None, source: str = "rows") -> list[ReportItem]:
+    """Join score rows with the items they score (optional).
+
+    Args:
+        rows: score rows (dicts with at least ``id`` and ``status``; score fields in [0, 1] or null).
+        items: :class:`ev2r.types.Item` objects read from the scored input, or None. A row is joined to the
+            item with the same content hash (``item_hash``, what a resume matches on), else the same ``row``
+            number and id.
+        source: the rows' file, for messages.
+
+    Raises:
+        ValueError: no rows, a row that is not an object or lacks ``id`` / ``status``, or a score outside
+            [0, 1] (naming the row and field).
+    """
+    _check_rows(rows, source)
+    by_hash: dict[str, Any] = {}
+    by_row: dict[tuple, Any] = {}
+    if items:
+        from ev2r.io.readers import item_hash
+
+        for it in items:
+            by_hash[item_hash(it)] = it
+            by_row[(it.row, str(it.source_id if it.source_id is not None else it.id))] = it
+    out = []
+    for r in rows:
+        it = by_hash.get(r.get("item_hash")) or by_row.get((r.get("row"), str(r["id"])))
+        if it is None:
+            out.append(ReportItem(row=r))
+            continue
+        out.append(ReportItem(row=r, claim=it.claim, gold=it.gold_label.value if it.gold_label is not None else None,
+                              predicted_pairs=tuple((p.question, p.answer) for p in it.predicted_evidence.pairs),
+                              reference_pairs=tuple((p.question, p.answer) for p in it.reference_evidence.pairs)))
+    return out
+
+
+def _score_names(rows: Sequence[dict]) -> list[str]:
+    names = []
+    for r in rows:
+        for k, v in r.items():
+            if k not in _NOT_SCORES and k not in names and (v is None or isinstance(v, (int, float))) \
+                    and not isinstance(v, bool):
+                names.append(k)
+    return names
+
+
+def corpus_means(rows: Sequence[dict], signature: str = "") -> dict:
+    """The corpus summary of score rows, as ``ev2r score`` prints it (:func:`ev2r.metric.scorer.corpus_summary`:
+    means over rows whose status is ``ok``, None values left out, ``ev2r_hybrid`` None unless every ok row has
+    it), as a dict (``n``, ``n_failed``, ``failures``, one mean per score column)."""
+    from ev2r.metric.scorer import corpus_summary
+    from ev2r.types import ItemScore
+
+    names = _score_names(rows)
+    scores = [ItemScore(id=str(r["id"]), row=int(r.get("row") or 0), status=r["status"],
+                        **{k: r.get(k) for k in _BASE_FIELDS},
+                        extra_scores={k: r.get(k) for k in names if k not in _BASE_FIELDS}) for r in rows]
+    return corpus_summary(scores, signature).to_dict()
+
+
+def headline_interval(rows: Sequence[dict], column: str, n_boot: int = 2000, seed: int = 0) -> Optional[tuple]:
+    """95% percentile bootstrap interval (over items, ``n_boot`` resamples, seeded) of the mean of ``column``
+    over the ok rows that have it; None with fewer than 2 such rows."""
+    import numpy as np
+
+    vals = np.asarray([r[column] for r in rows if r.get("status") == "ok" and r.get(column) is not None], float)
+    if len(vals) < 2:
+        return None
+    rng = np.random.default_rng(seed)
+    means = vals[rng.integers(0, len(vals), size=(n_boot, len(vals)))].mean(axis=1)
+    return float(np.percentile(means, 2.5)), float(np.percentile(means, 97.5))
+
+
+def _histogram_png(rows: Sequence[dict], columns: Sequence[str]) -> Optional[str]:
+    """A histogram of the per-item values of ``columns`` (ok rows), as a base64 PNG; None without values."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    series = [(c, [r[c] for r in rows if r.get("status") == "ok" and r.get(c) is not None]) for c in columns]
+    series = [(c, v) for c, v in series if v]
+    if not series:
+        return None
+    fig, ax = plt.subplots(figsize=(6.4, 2.6), dpi=100)
+    bins = [i / 20 for i in range(21)]
+    for c, v in series:
+        ax.hist(v, bins=bins, alpha=0.55, label=f"{c} (mean {sum(v) / len(v):.3f}, n={len(v)})")
+    ax.set_xlim(0, 1)
+    ax.set_xlabel("per-item score")
+    ax.set_ylabel("items")
+    ax.legend(fontsize=8, loc="upper right")
+    fig.tight_layout()
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png")
+    plt.close(fig)
+    return base64.b64encode(buf.getvalue()).decode("ascii")
+
+
+def _alignment_matrix(row: dict) -> Optional[dict]:
+    """The Hungarian alignment of an explained row as a small matrix: predicted pair indices (rows) x reference
+    pair indices (columns), the METEOR of each aligned cell and, when ``verified_meteor`` was computed, the
+    reference pair's support that weighs it."""
+    align = row.get("hybrid_alignment")
+    if not align:
+        return None
+    from ev2r.metric.combined import reference_pair_support
+    from ev2r.types import FactSupport
+
+    support = reference_pair_support([FactSupport.from_dict(f) for f in row.get("reference_facts") or []])
+    preds = sorted({a["predicted"] for a in align})
+    refs = sorted({a["reference"] for a in align} | set(support))
+    cells = {(a["predicted"], a["reference"]): a["meteor"] for a in align}
+    return {"predicted": preds, "reference": refs, "cells": cells, "support": support,
+            "verified": "verified_meteor" in row}
+
+
+def render_report(items: Sequence[ReportItem], record: Optional[dict] = None, title: str = "ev2r report",
+                  source: str = "") -> str:
+    """The HTML text of the report (module docstring).
+
+    Args:
+        items: the :class:`ReportItem` objects (:func:`report_items`), in the rows' order.
+        record: the run record ``ev2r score`` wrote beside its output (``OUT.ev2r-run.json``: signature,
+            options), or None.
+        title: the page title.
+        source: the score file's name, shown under the title.
+
+    Returns:
+        A complete HTML5 document (str) with no external resource.
+    """
+    import jinja2
+
+    rows = [it.row for it in items]
+    signature = (record or {}).get("signature", "")
+    summary = corpus_means(rows, signature)
+    names = _score_names(rows)
+    headline = HEADLINE_SCORE if HEADLINE_SCORE in names else "ev2r"
+    columns = [c for c in TABLE_COLUMNS if c in names and (c != HEADLINE_SCORE or headline == HEADLINE_SCORE)]
+    others = [c for c in names if c not in columns]
+    explained = any("proxy_premises" in r for r in rows)
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(Path(__file__).parent / "templates")),
+                             autoescape=True, undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+    env.filters["f3"] = lambda v: "n/a" if v is None else f"{v:.3f}"
+    env.filters["pct"] = lambda v: "0" if v is None else f"{100 * max(0.0, min(1.0, float(v))):.1f}"
+    weights = [(c, w) for c, w in zip(HYBRID_COMPONENTS, HYBRID_WEIGHTS) if w > 0]
+    tpl = env.get_template("report.html.j2")
+    return tpl.render(
+        title=title, source=source, signature=signature, summary=summary, headline=headline,
+        headline_ci=headline_interval(rows, headline), columns=columns, others=others,
+        histogram=_histogram_png(rows, [headline] + (["ev2r"] if headline != "ev2r" else [])),
+        items=[{"it": it, "k": k, "reading": reading(it.row, it.gold) if explained else None,
+                "alignment": _alignment_matrix(it.row)} for k, it in enumerate(items)],
+        explained=explained, hybrid_weights=weights, options=json.loads((record or {}).get("options") or "{}"),
+    )
+
+
+def write_report(scores_path: str | Path, out_path: str | Path, input_path: Optional[str] = None,
+                 references: Optional[str] = None, title: Optional[str] = None) -> int:
+    """Read ``ev2r score`` rows (and the run record beside them, and the scored items when ``input_path`` is
+    given), write the HTML report to ``out_path`` atomically. Returns the number of items.
+
+    Raises:
+        ev2r.io.readers.InputError / ValueError: unreadable rows or items (naming the file and row).
+    """
+    from claimalign.textio import atomic_write
+    from ev2r.io.readers import read_items, read_rows
+
+    scores_path = Path(scores_path)
+    rows = read_rows(scores_path)
+    record_path = Path(str(scores_path) + ".ev2r-run.json")
+    record = json.loads(record_path.read_text(encoding="utf-8")) if record_path.is_file() else None
+    items = read_items(input_path, references=references) if input_path else None
+    joined = report_items(rows, items, source=str(scores_path))
+    html = render_report(joined, record, title=title or f"ev2r report: {scores_path.name}", source=str(scores_path))
+    with atomic_write(out_path) as fh:
+        fh.write(html)
+    return len(joined)

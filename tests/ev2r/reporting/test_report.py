@@ -1,0 +1,166 @@
+"""``ev2r report``: the self-contained HTML page of a scored run (issue 34). The numbers on the page are the
+rows' own; evidence text never becomes markup; the page works in a real browser (headless Chromium)."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+
+import pytest
+
+from ev2r.cli.main import main
+from ev2r.io.readers import score_row
+from ev2r.labels import Verdict
+from ev2r.metric.factory import build_scorer
+from ev2r.reporting.html import corpus_means, headline_interval, render_report, report_items
+from ev2r.types import Evidence, Item, QAPair
+
+
+def _items():
+    ref = Evidence((QAPair("Who won the race?", "Alice Smith won the race in Paris."),
+                    QAPair("When was the race?", "The race took place in June 2019.")))
+    pred = Evidence((QAPair("Where was the race?", "The race took place in June 2019."),
+                     QAPair("Who won?", "Alice Smith won the race in Paris, ahead of Bob Jones.")))
+    other = Evidence((QAPair("What is <script>alert(1)</script>?", "A tag & an ampersand."),))
+    return [Item(id="a", claim="Alice Smith won the Paris race.", predicted_evidence=pred, reference_evidence=ref,
+                 gold_label=Verdict.SUPPORTED, row=0),
+            Item(id="b", claim="Bob <b>Jones</b> won.", predicted_evidence=other, reference_evidence=ref,
+                 gold_label=Verdict.REFUTED, row=1)]
+
+
+@pytest.fixture
+def explained(keyword_verifier):
+    items = _items()
+    scores = build_scorer(verifier=keyword_verifier, baselines=(), hybrid=False).score(items)
+    return items, [score_row(it, s, "explain") for it, s in zip(items, scores)]
+
+
+def test_summary_is_the_rows_own_means_with_the_headline_first(explained):
+    items, rows = explained
+    means = corpus_means(rows)
+    assert means["n"] == 2 and means["n_failed"] == 0
+    for k in ("precision", "recall", "f1", "proxy", "ev2r"):
+        assert means[k] == pytest.approx((rows[0][k] + rows[1][k]) / 2)
+    html = render_report(report_items(rows, items))
+    # without ev2r_hybrid the headline falls back to Ev2R, printed first, with its value
+    head = re.search(r'<p class="headline" id="headline">(.*?)</p>', html, re.S).group(1)
+    assert "<code>ev2r</code>" in head and f"{means['ev2r']:.3f}" in head
+    assert html.index('id="headline"') < html.index('id="summary"') < html.index('id="items"')
+
+
+def test_reasons_are_on_the_page_and_text_is_escaped(explained):
+    items, rows = explained
+    html = render_report(report_items(rows, items))
+    won = next(f for f in rows[0]["reference_facts"] if f["fact"].startswith("Alice"))
+    assert won["supported"] and won["decided_by"]["pair_index"] == 1
+    section = html[html.index('id="item-0"'):html.index('id="item-1"')]
+    assert "supported by predicted pair 1" in section and "Alice Smith won the race in Paris." in section
+    assert "decides the proxy" in section and "Reading:" in section
+    # evidence and claims are text, never markup
+    assert "<script>alert(1)</script>" not in html and "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+    assert "Bob &lt;b&gt;Jones&lt;/b&gt; won." in html and "A tag &amp; an ampersand." in html
+    # self-contained: no resource from the network
+    assert not re.search(r'(src|href)="(https?:)?//', html)
+    assert html.count("<script>") == 1  # the page's own script only
+
+
+def test_rows_without_items_or_reasons_still_report(explained):
+    items, rows = explained
+    plain = [{k: v for k, v in r.items() if k not in ("proxy_premises", "proxy_decided_by", "hybrid_alignment")}
+             for r in rows]
+    html = render_report(report_items(plain))
+    assert "score with <code>ev2r score --explain</code>" in html and "<th data-type=\"text\">claim</th>" not in html
+    assert html.count('<tr data-item="') == 2
+
+
+def test_headline_interval_brackets_the_mean_and_is_seeded():
+    rows = [{"id": i, "status": "ok", "ev2r": v} for i, v in enumerate([0.1, 0.2, 0.9, 0.4])]
+    rows.append({"id": 9, "status": "no_reference", "ev2r": None})
+    lo, hi = headline_interval(rows, "ev2r")
+    assert lo < 0.4 < hi and (lo, hi) == headline_interval(rows, "ev2r")
+    assert headline_interval(rows[:1], "ev2r") is None
+
+
+@pytest.mark.parametrize("row, needle", [
+    ({"status": "ok"}, "row 0 has no field 'id'"),
+    ({"id": 1}, "row 0 has no field 'status'"),
+    ({"id": 1, "status": "ok", "ev2r": 1.5}, "row 0 field 'ev2r' = 1.5"),
+    ({"id": 1, "status": "ok", "proxy": float("nan")}, "field 'proxy' = nan"),
+    ([1, 2], "row 0 is a list"),
+])
+def test_bad_rows_are_refused_by_name(row, needle):
+    with pytest.raises(ValueError, match=re.escape(needle)):
+        report_items([row], source="s.jsonl")
+
+
+def test_report_command_writes_the_page_and_refuses_its_input_as_output(tmp_path, explained, capsys):
+    items, rows = explained
+    scores = tmp_path / "s.jsonl"
+    scores.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    out = tmp_path / "r.html"
+    assert main(["report", str(scores), "-o", str(out)]) == 0
+    assert out.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
+    assert main(["report", str(scores), "-o", str(scores)]) == 2
+    assert "refusing to overwrite an input" in capsys.readouterr().err
+    assert main(["report", str(scores), "-o", str(out), "--references", str(scores)]) == 2
+
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+
+
+def _browser_or_skip():
+    need = os.environ.get("EV2R_REQUIRE_BROWSER", "0") == "1"
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        if need:
+            raise
+        pytest.skip("needs playwright (pip install -e '.[browser]')")
+    if not os.path.exists(CHROMIUM):
+        if need:
+            pytest.fail(f"EV2R_REQUIRE_BROWSER=1 but no chromium at {CHROMIUM} (apt-get install chromium)")
+        pytest.skip("needs Debian's chromium (apt-get install chromium)")
+    return sync_playwright
+
+
+#: Flags for a headless Chromium on a machine without a network (no background connections).
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+def test_the_page_works_in_headless_chromium(tmp_path, explained):
+    sync_playwright = _browser_or_skip()
+    items, rows = explained
+    page_file = tmp_path / "report.html"
+    page_file.write_text(render_report(report_items(rows, items)), encoding="utf-8")
+    errors, requests = [], []
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        page = browser.new_page(viewport={"width": 1200, "height": 900})
+        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.on("request", lambda r: requests.append(r.url))
+        page.goto(page_file.as_uri())
+        # every item is listed; no drill-down is open before a click
+        assert page.locator("#items tbody tr").count() == 2
+        assert page.locator("section.item.shown").count() == 0
+        # one drill-down opened by clicking its row
+        page.locator('#items tbody tr[data-item="0"]').click()
+        shown = page.locator("section.item.shown")
+        assert shown.count() == 1 and shown.get_attribute("id") == "item-0"
+        assert "Reference facts" in shown.inner_text() and "decides the proxy" in shown.inner_text()
+        assert page.locator('#items tbody tr.open').get_attribute("data-item") == "0"
+        # sorting by Ev2R (descending on the second click) puts the higher row first
+        head = page.locator("#items th", has_text=re.compile(r"^ev2r$"))
+        head.click()
+        head.click()
+        first = page.locator("#items tbody tr").first.get_attribute("data-item")
+        assert rows[int(first)]["ev2r"] == max(r["ev2r"] for r in rows)
+        assert head.get_attribute("aria-sort") == "descending"
+        page.screenshot(path=str(tmp_path / "report.png"), full_page=True)
+        browser.close()
+    assert errors == []
+    assert all(u.startswith(("file:", "data:")) for u in requests), requests
+    assert (tmp_path / "report.png").stat().st_size > 10_000
