@@ -14,7 +14,7 @@ from typing import Optional
 
 from claimalign.textio import atomic_path, write_json, write_jsonl, write_text
 
-from adversarial.perturbations import INVARIANT, MEANING_DAMAGING, MEANING_PRESERVING
+from adversarial.perturbations import INVARIANT, MEANING_DAMAGING, MEANING_PRESERVING, NO_INCREASE
 from adversarial.suite import FAIL, NA, PASS, RobustnessReport, ScoreCheck
 
 _MARK = {PASS: "✓", NA: "–"}
@@ -79,6 +79,10 @@ def _gate_text(report: RobustnessReport, mode: str) -> str:
         return f"FAILED ({len(report.violations(mode))} violation(s))"
     if status == "not judged":
         return "NOT JUDGED (no counted check had enough items for a verdict)"
+    if status == "inconclusive":
+        counted = [c for c in report.checks() if mode == "all" or c.gated]
+        return (f"INCONCLUSIVE ({len(report.not_judged(mode))} of {len(counted)} "
+                f"{'gated' if mode == 'gated' else 'counted'} checks not judged: too few items)")
     return "PASSED"
 
 
@@ -151,6 +155,15 @@ def render_markdown(report: RobustnessReport, mode: str = "gated", detail: bool 
         lines += ["## Violations", ""]
         lines += [f"- **{c.perturbation} / {c.score}** (expected {_expect_text(c)}): {c.reason}" for c in viol]
         lines.append("")
+    undecided = report.not_judged(mode)
+    if undecided:
+        lines += [f"## Not judged ({'gated' if mode == 'gated' else 'counted'} checks without a verdict)", ""]
+        lines += [f"- **{c.perturbation} / {c.score}** (expected {_expect_text(c)}): "
+                  + (f"mean change {c.mean_change:+.4f}, CI95 [{c.ci95[0]:+.4f}, {c.ci95[1]:+.4f}]"
+                     if c.mean_change is not None and c.ci95 is not None else "no interval")
+                  + (f", {100 * c.rise_rate:.0f}% of {c.n} items rose" if c.rise_rate is not None else f", n = {c.n}")
+                  for c in undecided]
+        lines.append("")
     unavailable = [p for p in report.perturbations if p.unavailable]
     if unavailable:
         lines += ["## Unavailable perturbations", ""]
@@ -192,7 +205,62 @@ def render_markdown(report: RobustnessReport, mode: str = "gated", detail: bool 
 
 
 def render_png(report: RobustnessReport, path: str, mode: str = "gated", title: Optional[str] = None) -> None:
-    """Draw the chart: one row per perturbation (meaning-preserving above, meaning-damaging below),
+    """Draw the summary that fits a screen (issue 34: the bar chart of 43 perturbations was 1430 x 7962 px):
+    one row per perturbation (grouped by kind), one column per score, each cell coloured by its verdict
+    (green: meets the expectation; red: a gated check violated; orange: a reported check violated; grey:
+    not judged) and labelled with the % change of the mean. At most about 1300 x 1100 px for the 43
+    perturbations and 12 scores of the suites; the per-check bars with their intervals are
+    :func:`render_png_details`.
+
+    Raises:
+        ImportError: matplotlib is not installed.
+    """
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.colors import ListedColormap
+    from matplotlib.patches import Patch
+
+    scores = report.scores
+    kinds = list(dict.fromkeys([MEANING_PRESERVING, MEANING_DAMAGING] + [p.kind for p in report.perturbations]))
+    perts = [p for k in kinds for p in report.perturbations if p.kind == k]
+    codes = {PASS: 0, FAIL: 1, NA: 3}
+    grid = [[(2 if (p.checks[sc].verdict == FAIL and not p.checks[sc].gated) else codes.get(p.checks[sc].verdict, 3))
+             for sc in scores] for p in perts]
+    cmap = ListedColormap(["#bfe5bf", "#e8797a", "#f6c27a", "#dcdcdc"])
+    w = min(13.0, max(8.5, 3.2 + 0.78 * len(scores)))
+    h = min(11.0, 1.7 + 0.22 * len(perts))
+    fig, ax = plt.subplots(figsize=(w, h), dpi=100)
+    ax.imshow(grid, cmap=cmap, vmin=-0.5, vmax=3.5, aspect="auto", interpolation="nearest")
+    fs = 7 if len(perts) <= 30 else 6
+    for r, p in enumerate(perts):
+        for c, sc in enumerate(scores):
+            v = p.checks[sc].pct_change
+            ax.text(c, r, "n/a" if v is None else f"{v:+.0f}%", ha="center", va="center", fontsize=fs)
+    sym = {INVARIANT: "≈", "no_gain_over_original": "≤", NO_INCREASE: "≤+"}
+    ax.set_yticks(range(len(perts)))
+    ax.set_yticklabels([f"{p.name} ({sym.get(p.expected, '↓')})" for p in perts], fontsize=fs)
+    ax.set_xticks(range(len(scores)))
+    ax.set_xticklabels(scores, rotation=35, ha="right", fontsize=7)
+    ax.xaxis.tick_top()
+    plt.setp(ax.get_xticklabels(), rotation=35, ha="left")
+    for k in range(1, len(perts)):
+        if perts[k].kind != perts[k - 1].kind:
+            ax.axhline(k - 0.5, color="black", lw=1.0)
+    handles = [Patch(color="#bfe5bf", label="meets the expectation"), Patch(color="#e8797a", label="gated check violated"),
+               Patch(color="#f6c27a", label="reported check violated"), Patch(color="#dcdcdc", label="not judged")]
+    fig.legend(handles=handles, loc="lower left", ncol=4, fontsize=7, frameon=False, bbox_to_anchor=(0.01, 0.0))
+    fig.suptitle(title or f"Robustness of {report.scorer}: {report.n_items} items, seed {report.seed}; mode {mode}:\n"
+                 f"{_gate_text(report, mode)}\ncell: % change of the mean score (perturbed vs base); "
+                 "≈ invariant, ↓ decrease, ≤ no gain over the real evidence", x=0.01, ha="left", fontsize=8)
+    fig.tight_layout(rect=(0, 0.03, 1, 1 - 0.55 / h))
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+def render_png_details(report: RobustnessReport, path: str, mode: str = "gated", title: Optional[str] = None) -> None:
+    """Draw the detailed chart: one row per perturbation (meaning-preserving above, meaning-damaging below),
     one bar per score giving the % change of its mean; behind each bar, the region that meets the
     declared expectation is shaded green (invariant: ±tolerance; decrease: below −tolerance);
     a black line gives the 95% bootstrap interval of the change, which decides the verdict;
@@ -286,8 +354,9 @@ def render_png(report: RobustnessReport, path: str, mode: str = "gated", title: 
 
 
 def write_report(report: RobustnessReport, out_dir: str, mode: str = "gated", png: bool = True,
-                 stem: str = "report") -> dict[str, str]:
-    """Write ``<stem>.json``, ``<stem>.md``, ``<stem>.png`` (unless ``png=False``) and
+                 stem: str = "report", png_details: bool = False) -> dict[str, str]:
+    """Write ``<stem>.json``, ``<stem>.md``, ``<stem>.png`` (the summary, unless ``png=False``; with
+    ``png_details`` also ``<stem>_details.png``, :func:`render_png_details`) and
     ``<stem>_per_item.jsonl`` (``per_item.jsonl`` when ``stem`` is ``report``) into ``out_dir``
     (created). Returns {"json", "md", "png"?, "per_item"} -> path."""
     os.makedirs(out_dir, exist_ok=True)
@@ -303,6 +372,10 @@ def write_report(report: RobustnessReport, out_dir: str, mode: str = "gated", pn
         paths["png"] = os.path.join(out_dir, f"{stem}.png")
         with atomic_path(paths["png"]) as tmp:
             render_png(report, tmp, mode)
+        if png_details:
+            paths["png_details"] = os.path.join(out_dir, f"{stem}_details.png")
+            with atomic_path(paths["png_details"]) as tmp:
+                render_png_details(report, tmp, mode)
     return paths
 
 

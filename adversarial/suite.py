@@ -147,7 +147,7 @@ class RobustnessReport:
         base_failed: items whose base score is None, per score.
         perturbations: one :class:`PerturbationSummary` each, in run order.
         per_item: one record per (perturbation, item): ids, applied/skip reason, base and
-            perturbed scores.
+            perturbed scores, and ``changed``: the perturbed text of each field it changed.
     """
 
     scorer: str
@@ -183,14 +183,28 @@ class RobustnessReport:
         return [c for c in self.checks() if c.verdict != NA and (mode == "all" or c.gated)]
 
     def gate_status(self, mode: str = "gated") -> str:
-        """``"passed"``, ``"failed"`` (a counted check violated) or ``"not judged"`` (``mode`` is not
-        ``none`` and no counted check had enough items for a verdict: the gate cannot pass on no
-        evidence)."""
+        """``"passed"`` (every counted check judged, none violated), ``"failed"`` (a counted check violated),
+        ``"inconclusive"`` (none violated, but :meth:`not_judged` is not empty: some counted checks had too few
+        items, or an interval reaching both sides, for a verdict -- a gate that judged only part of its checks
+        has not passed; issue 34) or ``"not judged"`` (no counted check reached a verdict at all). With
+        ``mode="none"`` nothing is counted and the status is ``"passed"``."""
         if self.violations(mode):
             return "failed"
-        if mode != "none" and not self.judged(mode):
+        if mode == "none":
+            return "passed"
+        if not self.judged(mode):
             return "not judged"
+        if self.not_judged(mode):
+            return "inconclusive"
         return "passed"
+
+    def not_judged(self, mode: str = "gated") -> list[ScoreCheck]:
+        """Checks counted by ``mode`` that reached no verdict (``n/a``)."""
+        if mode not in FAIL_MODES:
+            raise ValueError(f"fail_on_violation: expected one of {', '.join(FAIL_MODES)}, got {mode!r}")
+        if mode == "none":
+            return []
+        return [c for c in self.checks() if c.verdict == NA and (mode == "all" or c.gated)]
 
     def passed(self, mode: str = "gated") -> bool:
         """True when :meth:`gate_status` is ``"passed"`` for ``mode``."""
@@ -355,6 +369,19 @@ def _example(before: Item, after: Item, limit: int = 400) -> dict:
     return {"id": before.id, "before": cut(tb), "after": cut(ta)}
 
 
+def _changed_text(before: Item, after: Item) -> dict:
+    """What a perturbation changed, as text: ``{"claim": ..., "predicted_evidence": ...,
+    "reference_evidence": ...}`` with only the fields that differ (evidence rendered as
+    ``Question: ...\nAnswer: ...`` blocks), so a reader of ``per_item.jsonl`` sees the perturbed input."""
+    out = {}
+    if after.claim != before.claim:
+        out["claim"] = after.claim
+    for side in ("predicted_evidence", "reference_evidence"):
+        if getattr(after, side) != getattr(before, side):
+            out[side] = getattr(after, side).render()
+    return out
+
+
 def run_suite(items: Sequence[Item], scorer: Scorer, perturbations: Optional[Sequence[Perturbation | str]] = None,
               *, seed: int = 0, scores: Optional[Sequence[str]] = None, n_boot: int = 2000, abs_tol: float = 0.01,
               min_n: int = 3, scorer_name: str = "scorer") -> RobustnessReport:
@@ -450,7 +477,8 @@ def run_suite(items: Sequence[Item], scorer: Scorer, perturbations: Optional[Seq
             per_item.append({"perturbation": p.name, "index": i, "id": items[i].id, "row": items[i].row,
                              "applied": k is not None, "skip_reason": r.skip_reason, "n_edits": r.n_edits,
                              "base": {s: base[i].get(s) for s in names},
-                             "perturbed": {s: pert_scores[k].get(s) for s in names} if k is not None else None})
+                             "perturbed": {s: pert_scores[k].get(s) for s in names} if k is not None else None,
+                             "changed": _changed_text(items[i], r.item) if k is not None else None})
 
     base_means, base_failed = {}, {}
     for s in names:

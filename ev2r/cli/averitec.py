@@ -172,6 +172,11 @@ def run(args) -> int:
         from ev2r.shared_task.averitec2025 import format_2025_table
 
         tables = [format_official_table(reports["2024"])] if "2024" in reports else []
+        if "2024" in reports:  # this package's status lines: stderr, so stdout is the official table
+            from ev2r.shared_task.averitec2024 import table_notes
+
+            for line in table_notes(reports["2024"]):
+                print(f"ev2r averitec: note: {line}", file=sys.stderr)
         if "2025" in reports:
             tables.append(format_2025_table(reports["2025"]))
         print("\n\n".join(tables))

@@ -56,6 +56,23 @@ def build_parser() -> argparse.ArgumentParser:
     return ap
 
 
+def _plain_warnings(command: str) -> None:
+    """Show the project's own warnings (``InputWarning``, ``LanguageWarning``, ...) as one line each,
+    ``ev2r COMMAND: InputWarning: ...``, without the file name and source line Python adds (issue 34: the
+    sample's InputWarning printed ``readers.py:353`` and a line of code); other warnings as Python shows them."""
+    import warnings
+
+    shown = warnings.showwarning
+
+    def show(message, category, filename, lineno, file=None, line=None):
+        if category.__module__.split(".")[0] in ("ev2r", "claimalign", "adversarial"):
+            print(f"ev2r {command}: {category.__name__}: {message}", file=file or sys.stderr)
+        else:
+            shown(message, category, filename, lineno, file, line)
+
+    warnings.showwarning = show
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """Run one ``ev2r`` command; returns the exit status (0 ok, 1 every item failed, 2 bad input)."""
     argv = list(sys.argv[1:] if argv is None else argv)
@@ -65,6 +82,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return train_main(argv[1:])
     args = build_parser().parse_args(argv)
     from ev2r.io.readers import InputError
+
+    _plain_warnings(args.command)
 
     try:
         return int(args.func(args) or 0)

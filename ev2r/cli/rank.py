@@ -15,7 +15,8 @@ def add_arguments(parser) -> None:
                              "row of PATH (e.g. the -o output of `ev2r score`, which has no system field). Only rows "
                              "whose status is ok (or that have no status field) and whose score is not null battle "
                              "and enter mean_score; the others are counted per system and status ('skipped')")
-    parser.add_argument("-o", "--output", required=True, help="write the ranking as JSON")
+    parser.add_argument("-o", "--output", default=None,
+                        help="also write the ranking as JSON (the table is printed either way)")
     parser.add_argument("--system-field", default="system", help="field naming the system (default: system)")
     parser.add_argument("--score-field", default="ev2r", help="field holding the score (default: ev2r)")
     parser.add_argument("--id-field", default="id", help="field identifying the item (default: id)")
@@ -90,7 +91,8 @@ def _write_ranking(args, result: dict, score_label: str) -> int:
     renamed into place) and print the table."""
     from claimalign.textio import atomic_path, write_json, write_text
 
-    write_json(result, args.output)
+    if args.output:
+        write_json(result, args.output)
     text = ranking_table(result, score_label)
     if args.table:
         write_text(text, args.table)

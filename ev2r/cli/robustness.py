@@ -5,9 +5,12 @@ must not score above each item's real predicted evidence, :mod:`adversarial.pert
 Mounted by ``ev2r.cli.main`` (``add_arguments`` + ``run``); also runnable alone
 as ``python -m ev2r.cli.robustness INPUT ...``.
 
-Writes ``DIR/report.json``, ``DIR/report.md``, ``DIR/report.png`` and ``DIR/per_item.jsonl``, and
-prints the summary table (Markdown) to stdout. Exit status: 0 when no counted expectation is
-violated, 1 when one is (``--fail-on-violation``: ``gated``, the default, counts the checks
+Writes ``DIR/report.json``, ``DIR/report.md``, ``DIR/report.png`` (a summary that fits a screen: one
+row per perturbation, one cell per score, coloured by verdict; ``--png-details`` adds
+``DIR/report_details.png``, one bar per score and perturbation with its CI95) and ``DIR/per_item.jsonl``
+(each item's scores before and after, with the perturbed evidence), and prints the summary table
+(Markdown) to stdout. Exit status: 0 when every counted expectation was judged and holds, 3 when none is
+violated but some reached no verdict (INCONCLUSIVE: too few items; 0 with ``--allow-inconclusive``), 1 when one is (``--fail-on-violation``: ``gated``, the default, counts the checks
 declared gated; ``all`` counts every check; ``none`` never fails), 2 on unusable input or options
 (unreadable file, no items, bad ``--sample``, unknown perturbation or scorer, a scorer output that
 breaks the protocol).
@@ -28,7 +31,7 @@ SCORERS = ("ev2r", "bleu", "edit", "hu_meteor")
 #: What ``--suite`` runs: the perturbations (meaning kept or damaged) or the gaming strategies.
 SUITES = ("perturbations", "gaming")
 #: The files ``ev2r robustness`` writes into its ``-o`` folder (:func:`adversarial.report.write_report`).
-OUTPUT_FILES = ("report.json", "report.md", "report.png", "per_item.jsonl")
+OUTPUT_FILES = ("report.json", "report.md", "report.png", "report_details.png", "per_item.jsonl")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
@@ -53,6 +56,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     parser.add_argument("--fail-on-violation", choices=FAIL_MODES, default="gated",
                         help="which violated expectations make the exit status 1: gated (default: the checks "
                              "declared gated), all, none")
+    parser.add_argument("--allow-inconclusive", action="store_true",
+                        help="exit 0 when no counted check is violated but some reached no verdict (too few items): "
+                             "the report still says INCONCLUSIVE. Without it such a gate exits 3 (a gate that judged "
+                             "only part of its checks has not passed)")
     parser.add_argument("--gold-as-prediction", action="store_true",
                         help="use each item's reference evidence as its predicted evidence too (the base is "
                              "then gold vs gold, as in the Ev2R paper's checklist tests)")
@@ -72,6 +79,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
                              "default: NLTK_DATA / nltk's usual folders")
     parser.add_argument("--n-boot", type=int, default=2000, help="bootstrap resamples (default 2000)")
     parser.add_argument("--no-png", action="store_true", help="do not draw report.png")
+    parser.add_argument("--png-details", action="store_true",
+                        help="also draw report_details.png: one bar per perturbation and score with its CI95 (tall)")
     parser.add_argument("--no-progress", action="store_true",
                         help="no progress on stderr (default: a bar on a terminal, else a plain line every 10%% or "
                              "60 s, for the base items and then the perturbed items)")
@@ -171,7 +180,9 @@ def run(args: argparse.Namespace, scorer: Optional[Scorer] = None,
     """Run the suite as the CLI does. ``scorer`` replaces ``--scorer`` (tests, other metrics).
 
     Returns:
-        0 all counted expectations hold, 1 one is violated, 2 unusable input or options.
+        0 every counted expectation judged and holding, 1 one is violated, 2 unusable input or options (or no
+        counted check judged at all), 3 none violated but some reached no verdict (INCONCLUSIVE; 0 with
+        ``--allow-inconclusive``).
     """
     import numpy as np
 
@@ -240,9 +251,10 @@ def run(args: argparse.Namespace, scorer: Optional[Scorer] = None,
         return fail(str(e))
     if signature is not None:
         report.settings["ev2r_signature"] = signature
-    paths = write_report(report, args.output_dir, mode=args.fail_on_violation, png=not args.no_png)
+    paths = write_report(report, args.output_dir, mode=args.fail_on_violation, png=not args.no_png,
+                         png_details=getattr(args, "png_details", False) and not args.no_png)
     print(render_markdown(report, args.fail_on_violation, detail=False), file=out)
-    print("\nwrote " + ", ".join(paths[k] for k in ("json", "md", "png", "per_item") if k in paths), file=out)
+    print("\nwrote " + ", ".join(paths[k] for k in ("json", "md", "png", "png_details", "per_item") if k in paths), file=out)
     viol = report.violations(args.fail_on_violation)
     if args.fail_on_violation != "none" and not report.judged(args.fail_on_violation):
         print(f"ev2r robustness: error: no counted check had enough scored items for a verdict (each needs >= "
@@ -253,6 +265,14 @@ def run(args: argparse.Namespace, scorer: Optional[Scorer] = None,
         print(f"ev2r robustness: {len(viol)} expectation(s) violated (--fail-on-violation "
               f"{args.fail_on_violation}): " + ", ".join(f"{c.perturbation}/{c.score}" for c in viol), file=err)
         return 1
+    undecided = report.not_judged(args.fail_on_violation)
+    if undecided:
+        print(f"ev2r robustness: INCONCLUSIVE: {len(undecided)} counted check(s) reached no verdict (too few items, "
+              "or an interval on both sides of the expectation): " + ", ".join(f"{c.perturbation}/{c.score}"
+                                                                               for c in undecided)
+              + ("; exit 0 (--allow-inconclusive)" if getattr(args, "allow_inconclusive", False)
+                 else " -- score more items (--sample), or pass --allow-inconclusive; exit 3"), file=err)
+        return 0 if getattr(args, "allow_inconclusive", False) else 3
     return 0
 
 

@@ -57,7 +57,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--alpha", type=float, default=DEFAULTS.alpha, help=f"Ev2R weight of F1 (default {DEFAULTS.alpha:g})")
     p.add_argument("--threshold", type=float, default=DEFAULTS.threshold,
                    help=f"P(entailment) at which a fact is supported (default {DEFAULTS.threshold:g})")
-    p.add_argument("--support", choices=SUPPORT_MODES, default=DEFAULTS.support)
+    p.add_argument("--support", choices=SUPPORT_MODES, default=DEFAULTS.support,
+                   help="how a fact's P(entailment) becomes its support: threshold (default: 1 when P >= --threshold, "
+                        "else 0, as the paper) or soft (P itself)")
     p.add_argument("--proxy-target", choices=PROXY_TARGETS, default=DEFAULTS.proxy_target,
                    help="gold verdict (default) or the annotators' verdict (authors' variant, comparison only)")
     p.add_argument("--no-hybrid", action="store_true",
@@ -215,6 +217,9 @@ def _score(args, items, options, wanted, progress, bar) -> int:
     from ev2r.engines.runs import absolute_paths
     from ev2r.metric.factory import build_scorer
 
+    if options.get("ev2r", True):
+        print(f"ev2r score: loading verifier {options.get('verifier')} ({len(items)} item(s) to score) ...",
+              file=sys.stderr)
     scorer = build_scorer(**options)
     local = score_local(scorer, items, args.output, options=absolute_paths(options), with_facts=facts_mode,
                         resume=resume, progress=progress)

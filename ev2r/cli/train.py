@@ -63,7 +63,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "needs WordNet for synonyms: --nltk-data)")
     parser.add_argument("--nltk-data", type=Path, default=None,
                         help="folder with nltk's WordNet (default: DATA_DIR/nltk_data when it exists)")
-    parser.add_argument("--no-freeze-embeddings", action="store_true", help="also train the word embeddings")
+    parser.add_argument("--no-freeze-embeddings", action="store_true",
+                        help="also train the word embeddings (default: frozen, as the bundled verifier was trained)")
     parser.add_argument("--eval-every", type=int, default=1000, help="evaluate on sampled sets (and save) every N steps")
     parser.add_argument("--eval-cap", type=int, default=2000, help="pairs per set in intermediate evaluations")
     parser.add_argument("--time-budget-min", type=float, default=0.0,

@@ -288,19 +288,20 @@ def items_from_rows(rows: Sequence[Any], path: str = "<input>", strict_labels: I
             by_field.setdefault(f, []).append((n, v))
         parts = []
         for f, bad in by_field.items():
-            shown = ", ".join(f"{n + 1} ({v!r:.40})" for n, v in bad[:5]) + (" ..." if len(bad) > 5 else "")
-            parts.append(f"{len(bad)} row(s) whose {f!r} is not a known verdict: rows {shown} (counted from 1)")
+            shown = ", ".join(f"{n} (line {n + 1}; {v!r:.40})" for n, v in bad[:5]) + (" ..." if len(bad) > 5 else "")
+            parts.append(f"{len(bad)} row(s) whose {f!r} is not a known verdict: rows {shown}")
         need = " (human_label is read only by --proxy-target human)" if "human_label" in by_field else ""
         warnings.warn(f"{path}: " + "; ".join(parts) + f". This run does not need these fields{need}: the values "
-                      "are kept as given and ignored.", InputWarning, stacklevel=3)
+                      "are kept as given and ignored. Rows are counted from 0, as the row field of the score rows "
+                      "(line = the line of a JSONL file).", InputWarning, stacklevel=3)
     return items
 
 
 def warn_layout(layout: Sequence[tuple[str, str, int]], path: str | Path, ids: Optional[Sequence[Any]] = None) -> None:
     """One :class:`InputWarning` counting the rows whose evidence text needed a Q/A layout repair
     (``(field, note, row)`` triples, ``row`` 0-based; notes are :data:`claimalign.qa_text.LAYOUT_NOTES`
-    keys). Rows are shown 1-based (the line of a JSONL file), with the item's id (``ids[row]``) and
-    the field."""
+    keys). Rows are shown 0-based, as the ``row`` field of the score rows and the row of every error
+    message, with the line of a JSONL file, the item's id (``ids[row]``) and the field."""
     from claimalign.qa_text import LAYOUT_NOTES
 
     by_note: dict[str, list[tuple[int, list[str]]]] = {}
@@ -313,13 +314,14 @@ def warn_layout(layout: Sequence[tuple[str, str, int]], path: str | Path, ids: O
 
     def where(n: int, fields: list[str]) -> str:
         id_ = f"id {ids[n]}, " if ids is not None and n < len(ids) else ""
-        return f"{n + 1} ({id_}{', '.join(fields)})"
+        return f"{n} (line {n + 1}; {id_}{', '.join(fields)})"
     parts = []
     for note, rows in sorted(by_note.items()):
         shown = ", ".join(where(n, fs) for n, fs in rows[:8]) + (" ..." if len(rows) > 8 else "")
         parts.append(f"{len(rows)} row(s) where {LAYOUT_NOTES[note]}: rows {shown}")
-    warnings.warn(f"{path}: " + "; ".join(parts) + ". Rows are counted from 1 (a JSONL file's line). They are read as "
-                  "said; check that these rows read as intended.", InputWarning,
+    warnings.warn(f"{path}: " + "; ".join(parts) + ". Rows are counted from 0, as the row field of the score rows "
+                  "(line = the line of a JSONL file). They are read as said; check that these rows read as intended.",
+                  InputWarning,
                   stacklevel=3)
 
 

@@ -113,6 +113,21 @@ def fit_bradley_terry(counts: np.ndarray, l2: float = 0.0, l2_fallback: float = 
     return theta, {"components": comps, "mle_exists": mle_exists, "l2": used}
 
 
+def _no_mle_words(counts: np.ndarray, systems: Sequence[str], used: float) -> str:
+    """The missing-MLE warning in words: who won or lost every battle, and what the penalty does."""
+    W = np.asarray(counts, dtype=float).copy()
+    np.fill_diagonal(W, 0.0)
+    played = (W + W.T).sum(1) > 0
+    unbeaten = [systems[i] for i in range(len(systems)) if played[i] and W[:, i].sum() == 0]
+    winless = [systems[i] for i in range(len(systems)) if played[i] and W[i, :].sum() == 0]
+    who = "; ".join(x for x in (f"{', '.join(unbeaten)} never lost a battle" if unbeaten else "",
+                                 f"{', '.join(winless)} never won or tied one" if winless else "") if x) \
+        or "one group of systems beat the rest in every battle between them"
+    return (f"no finite Bradley-Terry MLE: {who}, so the maximum-likelihood ratings would be infinitely far apart; "
+            f"the ratings are pulled slightly towards each other (an L2 penalty of {used:g} on the strengths, "
+            "--l2 to set it): the order is sound, but the size of those gaps is set by the penalty, not the data")
+
+
 def to_rating(theta: np.ndarray) -> np.ndarray:
     """Natural-log strengths -> Elo-scale ratings centred on 1000."""
     return BASE_RATING + ELO_SCALE * np.asarray(theta, dtype=float)
@@ -229,6 +244,9 @@ def rank_battles(battles: Battles, n_bootstrap: int = 1000, seed: int = 0, elo_k
         warnings.simplefilter("always")
         theta, info = fit_bradley_terry(battles.counts, l2=l2)
     notes = [str(w.message) for w in caught]
+    if not info["mle_exists"] and l2 == 0:
+        notes = [m for m in notes if not m.startswith("no finite Bradley-Terry MLE")]
+        notes.append(_no_mle_words(battles.counts, systems, info["l2"]))
     if len(info["components"]) > 1:
         names = [[systems[i] for i in comp] for comp in info["components"]]
         notes.insert(0, "the comparison graph is disconnected (systems in different components never scored the "

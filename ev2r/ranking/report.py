@@ -13,7 +13,12 @@ def ranking_table(result: dict, score_field: str = "score") -> str:
     """Markdown table of a :func:`rank_systems` result, best first; when rows were skipped
     (``result["skipped"]``: status not ok, or no score) a line below the table counts them per
     system and status."""
-    lines = [f"| rank | system | BT rating | 95% CI | Elo | mean {score_field} | items | W / L / T |",
+    lines = ["Bradley-Terry rating: the rating to report (maximum likelihood over all battles at once, centred on "
+             "1000; a 400-point gap means 10:1 odds of winning), with its 95% bootstrap CI over items. Online Elo "
+             "(averaged over random battle orders, K small) is a check on the order only: it is on its own scale, "
+             "shrunk towards 1000, and its numbers are not comparable with the Bradley-Terry ones.", "",
+             f"| rank | system | Bradley-Terry rating | 95% CI | online Elo (check) | mean {score_field} | items | "
+             "W / L / T |",
              "|---:|---|---:|---|---:|---:|---:|---|"]
     for n, s in enumerate(result["ranking"], 1):
         r = result["ratings"][s]
@@ -35,7 +40,8 @@ def ranking_table(result: dict, score_field: str = "score") -> str:
 
 
 def forest_plot(result: dict, path: str, title: str = "Bradley-Terry ratings (95% bootstrap CI)") -> None:
-    """Forest plot (PNG): BT rating and CI per system, best at the top, Elo as a hollow marker."""
+    """Forest plot (PNG): the Bradley-Terry rating and its CI per system, best at the top, on its own axis; the
+    online Elo beside it on a second axis of its own (the two are on different scales; issue 34)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -44,19 +50,22 @@ def forest_plot(result: dict, path: str, title: str = "Bradley-Terry ratings (95
     order = result["ranking"][::-1]
     y = np.arange(len(order))
     r = np.array([result["ratings"][s]["rating"] for s in order])
-    fig, ax = plt.subplots(figsize=(7, 0.5 * len(order) + 1.5))
+    fig, (ax, ax_elo) = plt.subplots(1, 2, figsize=(9, 0.5 * len(order) + 1.6), sharey=True,
+                                     gridspec_kw={"width_ratios": [3, 1.4]})
     if all(result["ratings"][s].get("ci95") for s in order):
         lo = np.array([result["ratings"][s]["ci95"][0] for s in order])
         hi = np.array([result["ratings"][s]["ci95"][1] for s in order])
-        ax.errorbar(r, y, xerr=[r - lo, hi - r], fmt="o", color="C0", capsize=3, label="Bradley-Terry (95% CI)")
+        ax.errorbar(r, y, xerr=[r - lo, hi - r], fmt="o", color="C0", capsize=3)
     else:
-        ax.plot(r, y, "o", color="C0", label="Bradley-Terry")
-    ax.plot([result["ratings"][s]["elo"] for s in order], y, "D", mfc="none", color="C1", label="Elo (online, averaged)")
+        ax.plot(r, y, "o", color="C0")
     ax.axvline(BASE_RATING, color="grey", lw=0.8, ls=":")
     ax.set_yticks(y, order)
-    ax.set_xlabel("rating (Elo scale)")
-    ax.set_title(title)
-    ax.legend(loc="best", fontsize=8)
+    ax.set_xlabel("Bradley-Terry rating (report this; 400 points = 10:1 odds)")
+    ax.set_title(title, fontsize=10)
+    ax_elo.plot([result["ratings"][s]["elo"] for s in order], y, "D", mfc="none", color="C1")
+    ax_elo.axvline(BASE_RATING, color="grey", lw=0.8, ls=":")
+    ax_elo.set_xlabel("online Elo (own scale; a check)")
+    ax_elo.set_title("online Elo", fontsize=10)
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)

@@ -226,3 +226,55 @@ def test_padding_gate_catches_a_scorer_that_credits_content_free_pairs():
     assert sound.passed("gated")
     gamed = run_suite(make_items(12), gullible_scorer, ["content_free_padding"], n_boot=200)
     assert ("content_free_padding", "recall") in {(c.perturbation, c.score) for c in gamed.violations("gated")}
+
+
+def test_a_gate_that_judged_only_part_of_its_checks_is_inconclusive(tmp_path):
+    """Issue 34: "PASSED" on 3 items with 19 of 43 gated checks unjudged misled; now INCONCLUSIVE, k of n named."""
+    from adversarial.report import gate_summary, render_markdown, render_png
+
+    items = make_items(4)
+    items[0] = items[0].with_predicted(type(items[0].predicted_evidence)(items[0].predicted_evidence.pairs[:1]))
+    rep = run_suite(items, constant_scorer, ["reorder_pairs", "duplicate_pair"], n_boot=200, min_n=4)
+    reorder, dup = rep.perturbations
+    assert all(c.verdict == "n/a" for c in reorder.checks.values())  # applied to 3 < min_n items
+    assert all(c.verdict == "pass" for c in dup.checks.values())
+    n_counted = sum(c.gated for c in rep.checks())
+    undecided = rep.not_judged("gated")
+    assert undecided and all(c.perturbation == "reorder_pairs" for c in undecided)
+    assert rep.gate_status("gated") == "inconclusive" and not rep.passed("gated") and rep.violations() == []
+    text = f"INCONCLUSIVE ({len(undecided)} of {n_counted} gated checks not judged: too few items)"
+    assert gate_summary(rep).startswith(text) and f"**{text}**" in render_markdown(rep)
+    assert "## Not judged (gated checks without a verdict)" in render_markdown(rep)
+    assert rep.to_dict()["gate_status"] == "inconclusive" and rep.to_dict()["passed"] is False
+    # the summary picture fits a screen
+    render_png(rep, str(tmp_path / "r.png"))
+    from PIL import Image
+
+    w, h = Image.open(tmp_path / "r.png").size
+    assert w <= 1400 and h <= 1200
+
+
+def test_summary_png_of_every_perturbation_fits_a_screen(tmp_path):
+    from PIL import Image
+
+    from adversarial.report import render_png, render_png_details
+
+    perts = list(P.get_perturbations(None)) + list(P.get_gaming_strategies(None))
+
+    def twelve_scores(items):  # as many columns as the ev2r + hu_meteor run of the CI gate
+        return [{f"score_{k}": 0.5 for k in range(12)} for _ in items]
+
+    rep = run_suite(make_items(6), twelve_scores, perts, n_boot=100)
+    render_png(rep, str(tmp_path / "s.png"))
+    w, h = Image.open(tmp_path / "s.png").size
+    assert len(rep.perturbations) >= 35 and w <= 1400 and h <= 1200
+    render_png_details(rep, str(tmp_path / "d.png"))  # the tall per-check chart stays available
+    assert Image.open(tmp_path / "d.png").size[1] > h
+
+
+def test_per_item_rows_carry_the_perturbed_text():
+    items = make_items(3)
+    rep = run_suite(items, constant_scorer, ["duplicate_pair"], n_boot=100)
+    row = next(r for r in rep.per_item if r["applied"])
+    assert set(row["changed"]) == {"predicted_evidence"}
+    assert row["changed"]["predicted_evidence"].count("Question:") == len(items[row["index"]].predicted_evidence.pairs) + 1

@@ -95,11 +95,11 @@ from ev2r.shared_task.averitec2024.claims import (FORMATS, MAX_QUESTIONS, VERDIC
 from ev2r.shared_task.averitec2024.scoring import (AVERITEC_LEVELS, EDITIONS, FAILURE_CAUSES, METEOR_IMPLEMENTATIONS,
                                                   TYPE_THRESHOLDS, AveritecReport, ClaimResult, averitec_contribution,
                                                   evaluate_averitec, thresholded_evidence)
-from ev2r.shared_task.averitec2024.table import format_official_table
+from ev2r.shared_task.averitec2024.table import format_official_table, table_notes
 
 __all__ = [
     "EDITIONS", "VERDICTS", "AVERITEC_LEVELS", "TYPE_THRESHOLDS", "MAX_QUESTIONS", "FORMATS",
     "FAILURE_CAUSES", "METEOR_IMPLEMENTATIONS", "AveritecInputError", "JoinError", "GoldClaim", "PredictedClaim",
     "ClaimResult", "AveritecReport", "prepare_gold", "prepare_predictions", "join_claims",
-    "evaluate_averitec", "format_official_table", "averitec_contribution", "thresholded_evidence",
+    "evaluate_averitec", "format_official_table", "table_notes", "averitec_contribution", "thresholded_evidence",
 ]

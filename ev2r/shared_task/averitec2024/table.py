@@ -21,9 +21,26 @@ def _num(v: Optional[float]) -> str:
     return "n/a" if v is None or (isinstance(v, float) and math.isnan(v)) else repr(float(v))
 
 
+def table_notes(report: AveritecReport) -> list[str]:
+    """This package's status lines on a 2024 table (``ev2r averitec`` prints them on stderr, so that stdout
+    is the official script's table line for line; issue 34): claims joined and failed, pairs capped,
+    claims without predicted evidence, justifications taken from the evidence, what the by-type blocks
+    mean, and the classes whose F1 is undefined."""
+    r = report
+    failed = ", ".join(f"{k} {n}" for k, n in r.n_failed.items()) or "none"
+    out = [f"claims: {r.n_claims} joined; failed: {failed}; capped at {MAX_QUESTIONS} predicted pairs: "
+           f"{r.n_capped}; no predicted evidence: {r.n_no_predicted_evidence}; justification from evidence: "
+           f"{r.n_justification_from_evidence}",
+           "by-type blocks: thresholds " + " then ".join(str(t) for t in TYPE_THRESHOLDS)
+           + " (mean evidence score above the threshold, else 0; labels not used)"]
+    if r.f1_undefined_classes:
+        out.append("F1 undefined (no gold, no prediction; shown as 0): " + ", ".join(r.f1_undefined_classes))
+    return out
+
+
 def format_official_table(report: AveritecReport) -> str:
     """The table as the official script prints it (same names, order and layout; numbers as
-    Python ``repr`` of the float), followed by this package's status lines. A subset report
+    Python ``repr`` of the float); this package's status lines are :func:`table_notes`. A subset report
     (``report.subset``, ``ev2r averitec --subset``) says so in its first and last lines, so that it
     is never taken for the official number."""
     r = report
@@ -49,14 +66,6 @@ def format_official_table(report: AveritecReport) -> str:
         for t, v in r.by_type[thr].items():
             out.append(_line(f" * Veracity scores ({t}):", _num(v)))
     out.append("====================")
-    failed = ", ".join(f"{k} {n}" for k, n in r.n_failed.items()) or "none"
-    out.append(f"claims: {r.n_claims} joined; failed: {failed}; capped at {MAX_QUESTIONS} predicted pairs: "
-               f"{r.n_capped}; no predicted evidence: {r.n_no_predicted_evidence}; justification from evidence: "
-               f"{r.n_justification_from_evidence}")
-    out.append("by-type blocks: thresholds " + " then ".join(str(t) for t in TYPE_THRESHOLDS)
-               + " (mean evidence score above the threshold, else 0; labels not used)")
-    if r.f1_undefined_classes:
-        out.append("F1 undefined (no gold, no prediction; shown as 0): " + ", ".join(r.f1_undefined_classes))
     if r.subset:
         out.append(f"SUBSET of {r.n_claims}/{r.n_gold_claims} gold claims: not comparable with the official "
                    "(every-claim) numbers")

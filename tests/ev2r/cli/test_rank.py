@@ -25,3 +25,15 @@ def test_cli_skips_failed_rows_and_reports_them(tmp_path, capsys):
     # with only A and B there is nothing to rank: exit 2, saying why
     assert main(["rank", f"A={CASE}", f"B={good}", "-o", str(out), "--bootstrap", "0"]) == 2
     assert "replay_missing 5" in capsys.readouterr().err
+
+
+def test_table_is_printed_without_o_and_names_which_rating_to_quote(tmp_path, capsys):
+    a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    a.write_text("".join(json.dumps({"id": i, "ev2r": 0.1 * (i % 4), "status": "ok"}) + "\n" for i in range(8)))
+    b.write_text("".join(json.dumps({"id": i, "ev2r": 0.1 * (i % 3), "status": "ok"}) + "\n" for i in range(8)))
+    plot = tmp_path / "f.png"
+    assert main(["rank", f"A={a}", f"B={b}", "--bootstrap", "50", "--plot", str(plot)]) == 0
+    out = capsys.readouterr().out
+    assert "| rank | system | Bradley-Terry rating | 95% CI | online Elo (check) |" in out
+    assert "the rating to report" in out and "not comparable with the Bradley-Terry ones" in out
+    assert plot.read_bytes()[:4] == b"\x89PNG" and not list(tmp_path.glob("*.json"))

@@ -226,9 +226,10 @@ def test_layout_repairs_warn_once_counting_rows(tmp_path):
     msgs = [str(w.message) for w in rec]
     assert len(msgs) == 1
     assert ("2 row(s) where the answer marker stands on the question's line (Question: ... Answer: ...): "
-            "rows 1 (id 1, predicted_evidence), 3 (id 3, predicted_evidence)" in msgs[0])
+            "rows 0 (line 1; id 1, predicted_evidence), 2 (line 3; id 3, predicted_evidence)" in msgs[0])
     assert ("1 row(s) where a question spans several lines before its Answer: marker (read as one question): "
-            "rows 2 (id 2, reference_evidence)" in msgs[0])
+            "rows 1 (line 2; id 2, reference_evidence)" in msgs[0])
+    assert "Rows are counted from 0, as the row field of the score rows" in msgs[0]
     assert items[0].predicted_evidence == items[1].predicted_evidence == items[2].predicted_evidence
 
 
@@ -241,7 +242,7 @@ def test_llm_layouts_warn_once_and_read_as_pairs(tmp_path):
         items = read_items(write(tmp_path, rows))
     msgs = [str(w.message) for w in rec]
     assert len(msgs) == 1 and "2 row(s) where question/answer markers in another layout" in msgs[0]
-    assert "rows 1 (id 1, predicted_evidence), 2 (id 2, predicted_evidence)" in msgs[0]
+    assert "rows 0 (line 1; id 1, predicted_evidence), 1 (line 2; id 2, predicted_evidence)" in msgs[0]
     assert items[0].predicted_evidence.pairs == items[1].predicted_evidence.pairs == (QAPair("Q?", "A."),)
 
 

@@ -118,6 +118,10 @@ def test_no_finite_mle_warns_and_stays_finite():
     with pytest.warns(RankingWarning, match="no finite Bradley-Terry MLE"):
         res = rank_systems(table, n_bootstrap=20)
     assert res["ratings"]["A"]["rating"] > res["ratings"]["B"]["rating"]
+    # the warning says it in words: who never lost / never won, and what the penalty does (issue 34)
+    (msg,) = [w for w in res["warnings"] if w.startswith("no finite")]
+    assert "A never lost a battle; B never won or tied one" in msg and "L2 penalty of 0.01" in msg
+    assert "the order is sound" in msg
     assert all(math.isfinite(x) for s in res["ratings"].values() for x in [s["rating"], *s["ci95"]])
 
 
