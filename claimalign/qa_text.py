@@ -34,7 +34,7 @@ from typing import List, Optional, Tuple
 from claimalign.textio import normalize_text
 
 __all__ = ["LAYOUT_NOTES", "NO_ANSWER", "parse_qa_text", "is_unanswerable", "has_content", "content_tokens",
-           "is_bare_answer", "restates_claim", "claim_coverage", "RESTATE_COVERAGE", "RESTATE_NOVELTY",
+           "is_bare_answer", "restates_claim", "is_claim_span", "claim_coverage", "RESTATE_COVERAGE", "RESTATE_NOVELTY",
            "MIN_CLAIM_TOKENS"]
 
 #: AVeriTeC's answer text for a question the annotators could not answer (answer_type "Unanswerable").
@@ -319,7 +319,8 @@ def restates_claim(text: Optional[str], claim: Optional[str]) -> bool:
     number, "$30,842.15"). A claim restated is no evidence for it: the verifier would find it entailing
     (or, negated, contradicting) the claim from the claim's own words. A paraphrase with other words
     (synonyms) is not caught here, nor is anything for a claim of fewer than :data:`MIN_CLAIM_TOKENS`
-    content tokens.
+    content tokens. A verbatim span of the claim (one of its sentences or clauses copied,
+    :func:`is_claim_span`) restates it too, whatever share of the claim it covers.
 
     >>> restates_claim("It is not true that Biden froze arms sales.", "Biden froze arms sales to Saudi Arabia.")
     True
@@ -334,4 +335,43 @@ def restates_claim(text: Optional[str], claim: Optional[str]) -> bool:
         return False
     coverage = len(t & c) / len(c)
     novelty = len(t - c)
-    return coverage >= RESTATE_COVERAGE and novelty <= RESTATE_NOVELTY
+    if coverage >= RESTATE_COVERAGE and novelty <= RESTATE_NOVELTY:
+        return True
+    return is_claim_span(text, claim)
+
+
+#: :func:`is_claim_span`: a copied span needs at least this many content tokens, as many as a claim needs to
+#: be told apart at all (:data:`MIN_CLAIM_TOKENS`): "January 10, 2021." (3) answers a question with a detail
+#: of the claim, "So, NASA's Perseverance rover cannot land on Mars." (5) copies a clause of it. On the
+#: development sets no real predicted answer is a span of its claim that the coverage rule did not flag.
+SPAN_MIN_TOKENS = MIN_CLAIM_TOKENS
+
+
+def _span_text(text: str) -> str:
+    """Case-folded words and numbers of ``text`` joined by one space (punctuation and quotes dropped)."""
+    return " ".join(_TOKEN.findall(normalize_text(text).casefold()))
+
+
+def is_claim_span(text: Optional[str], claim: Optional[str]) -> bool:
+    """True when ``text`` is a verbatim span of the claim (words and numbers in the claim's order, case,
+    punctuation and spacing aside) holding at least :data:`SPAN_MIN_TOKENS` content tokens: one
+    sentence or clause of a longer claim copied (issue 32: the claim appended behind words of three scripts
+    left "So, NASA's Perseverance rover cannot land on Mars." once the scraped-page rule dropped the words,
+    a premise that entails the claim's last sentence from its own words). Real evidence that quotes a claim
+    adds words of its own, so it is no span.
+
+    >>> claim = "Mars has little oxygen. So, NASA's Perseverance rover cannot land on Mars."
+    >>> is_claim_span("so NASA's Perseverance rover cannot land on Mars", claim)
+    True
+    >>> is_claim_span("The Perseverance rover landed on Mars in 2021.", claim)
+    False
+    >>> is_claim_span("land on Mars", claim)  # a detail: too little content to tell
+    False
+    >>> is_claim_span("Vac) has an efficacy rate of 91.25% in Indonesia.",  # a word cut by a sentence splitter
+    ...               "SinoVac COVID-19 vaccine (CoronaVac) has an efficacy rate of 91.25% in Indonesia.")
+    True
+    """
+    if not text or not claim or len(content_tokens(text)) < SPAN_MIN_TOKENS:
+        return False
+    span, whole = _span_text(text), _span_text(claim)
+    return bool(span) and span in whole

@@ -128,6 +128,9 @@ def evidence_pairs(evidence: Evidence, claim: Optional[str] = None, unanswerable
         if answer is not p.answer:
             if not has_content(answer):
                 continue
+            if claim is not None and (is_bare_answer(answer) or sum(has_content(w) for w in answer.split()) < 2
+                                      or restates_claim(answer, claim)):
+                continue  # what the boilerplate hid is judged as any answer (issue 32: script_hiding)
             p = QAPair(p.question, answer)
         if relevant and claim_has_content and \
                 claim_coverage(p.render(), claim, RELEVANCE_CLAIM_CAP) < PREMISE_RELEVANCE_MIN:

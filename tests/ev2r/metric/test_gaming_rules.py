@@ -69,6 +69,11 @@ def test_content_tokens_and_restatement_by_hand():
     assert restates_claim(f"It is not true that {CLAIM[0].lower() + CLAIM[1:]}", CLAIM)
     assert restates_claim(f"Is it true that {CLAIM.rstrip('.')}? Yes.", CLAIM)
     assert not restates_claim("January 10, 2021.", CLAIM)  # confirms a detail: covers 3 of 9 tokens
+    # a clause of the claim copied verbatim restates it, however little of the claim it covers (issue 32:
+    # what the scraped-page rule left of the claim hidden behind three scripts)
+    two = "Mars has almost no oxygen. So, NASA's Perseverance rover cannot land on Mars."
+    assert restates_claim("So, NASA's Perseverance rover cannot land on Mars.", two)
+    assert not restates_claim("NASA's Perseverance rover landed on Mars in 2021.", two)
     assert not restates_claim("Amazon Web Services told Parler it would suspend its account at midnight "
                               "because of violent content, according to BuzzFeed News.", CLAIM)
 
@@ -219,3 +224,18 @@ def test_a_one_word_predicted_answer_is_no_premise_and_gives_no_fact():
                    QAPair("When did the Senate pass the bill?", "In August 2021, by 69 votes to 30.")))
     assert [k for k, _ in evidence_pairs(ev, claim=claim)] == [2]
     assert [k for k, _ in evidence_pairs(ev)] == [0, 1, 2]  # the reference side (no claim) keeps them
+
+
+def test_what_the_boilerplate_rule_leaves_of_a_hidden_claim_is_judged_as_an_answer():
+    """Issue 32, script_hiding: on 7 of the 86 rows the sentence splitter left the claim's last sentence (or a
+    tail of it) once the words of three scripts were dropped, and that remainder was a premise entailing the
+    claim from its own words; it is a restatement, checked after the boilerplate is stripped as before."""
+    two = ("Combustion cannot exist without at least 16% of oxygen content to burn, and Mars atmosphere only "
+           "contains 0'16% of molecular oxygen. So, NASA's Perseverance rover cannot land on Mars.")
+    hidden = QAPair("Which languages is the page in?",
+                    "English Espa\u00f1ol \u4e2d\u6587 \u0420\u0443\u0441\u0441\u043a\u0438\u0439 "
+                    "\u0627\u0644\u0639\u0631\u0628\u064a\u0629 " + two)
+    real = QAPair("Is there oxygen on Mars?", "Mars's atmosphere is 0.13% oxygen, NASA says.")
+    stripped = strip_boilerplate(hidden.answer)
+    assert stripped and stripped != hidden.answer  # the rule leaves part of the claim...
+    assert [k for k, _ in evidence_pairs(Evidence((real, hidden)), two, relevant=True)] == [0]  # ...which is no premise
