@@ -34,7 +34,7 @@ from typing import List, Optional, Tuple
 from claimalign.textio import normalize_text
 
 __all__ = ["LAYOUT_NOTES", "NO_ANSWER", "parse_qa_text", "is_unanswerable", "has_content", "content_tokens",
-           "is_bare_answer", "restates_claim", "is_claim_span", "claim_coverage", "RESTATE_COVERAGE", "RESTATE_NOVELTY",
+           "is_bare_answer", "restates_claim", "is_claim_span", "SPAN_MIN_TOKENS", "claim_coverage", "RESTATE_COVERAGE", "RESTATE_NOVELTY",
            "MIN_CLAIM_TOKENS"]
 
 #: AVeriTeC's answer text for a question the annotators could not answer (answer_type "Unanswerable").

@@ -51,7 +51,8 @@ from ev2r.config import DEFAULTS, SUPPORT_MODES, check_premise_top_k  # noqa: F4
 from ev2r.facts.rules import Decomposer, strip_boilerplate
 from ev2r.metric.prefilter import top_k_premises
 from ev2r.scores import ReferenceResult, f1_score, prf_from_support  # noqa: F401 (re-exported)
-from claimalign.qa_text import MIN_CLAIM_TOKENS, claim_coverage, content_tokens, is_bare_answer, restates_claim
+from claimalign.qa_text import (MIN_CLAIM_TOKENS, SPAN_MIN_TOKENS, claim_coverage, content_tokens, is_bare_answer,
+                                 restates_claim)
 from ev2r.types import (AtomicFact, Evidence, FactSupport, Item, PremiseReason, QAPair, STATUS_OK, has_content,
                         is_unanswerable)
 from ev2r.verifier.calibration import Calibration, UncalibratedWarning, calibration_for
@@ -86,7 +87,7 @@ PREMISE_RELEVANCE_MIN = 0.1
 #: rated rows' claims and 6 of the 144 have more.
 RELEVANCE_CLAIM_CAP = 20
 #: The signature value of the premise rules (:func:`evidence_pairs` with a claim).
-PREMISE_RULE = f"pred-answer-2w+rel{PREMISE_RELEVANCE_MIN:g}/{RELEVANCE_CLAIM_CAP}"
+PREMISE_RULE = f"pred-answer-2w+span{SPAN_MIN_TOKENS}+rel{PREMISE_RELEVANCE_MIN:g}/{RELEVANCE_CLAIM_CAP}"
 
 
 def evidence_pairs(evidence: Evidence, claim: Optional[str] = None, unanswerable: str = "drop",

@@ -85,8 +85,8 @@ def test_scorer_signature_fields_in_order(keyword_verifier):
     assert list(sig.fields) == ["ev2r", "ref", "decomp", "v2-rev", "unans", "boiler", "support", "prem", "prem-rule", "cal", "verifier", "proxy", "agg", "proxy-rule",
                                 "map", "alpha", "hybrid", "hybrid-emb", "transformers", "torch"]
     assert str(sig).startswith("ev2r:") and "|ref:nli|decomp:rules-v2|v2-rev:2|unans:drop|boiler:v2|support:p>=0.5|prem:qa-pair-max+lex-top5|" \
-                                             "prem-rule:pred-answer-2w+rel0.1/20|cal:none|verifier:keyword-fake|proxy:nli-gold|" \
-                                             "agg:qa-pair-max|proxy-rule:pred-answer-2w+rel0.1/20+nee-rel|map:v1|alpha:0.5|" in sig
+                                             "prem-rule:pred-answer-2w+span4+rel0.1/20|cal:none|verifier:keyword-fake|proxy:nli-gold|" \
+                                             "agg:qa-pair-max|proxy-rule:pred-answer-2w+span4+rel0.1/20+nee-rel|map:v1|alpha:0.5|" in sig
 
 
 def test_verifier_declares_its_own_fields(keyword_verifier):
