@@ -233,16 +233,21 @@ def render_png(report: RobustnessReport, path: str, mode: str = "gated", title: 
     h = min(11.0, 1.7 + 0.22 * len(perts))
     fig, ax = plt.subplots(figsize=(w, h), dpi=100)
     ax.imshow(grid, cmap=cmap, vmin=-0.5, vmax=3.5, aspect="auto", interpolation="nearest")
-    fs = 7 if len(perts) <= 30 else 6
+    fs = 8 if len(perts) <= 30 else 7
     for r, p in enumerate(perts):
         for c, sc in enumerate(scores):
-            v = p.checks[sc].pct_change
-            ax.text(c, r, "n/a" if v is None else f"{v:+.0f}%", ha="center", va="center", fontsize=fs)
+            ck = p.checks[sc]
+            v = ck.pct_change
+            if v is None:  # no percentage (a base mean of 0): the absolute change, else nothing scored
+                text = "n/a" if ck.mean_change is None else f"{ck.mean_change:+.3f}"
+            else:
+                text = "0%" if abs(v) < 0.5 else f"{v:+.0f}%"
+            ax.text(c, r, text, ha="center", va="center", fontsize=fs)
     sym = {INVARIANT: "≈", "no_gain_over_original": "≤", NO_INCREASE: "≤+"}
     ax.set_yticks(range(len(perts)))
     ax.set_yticklabels([f"{p.name} ({sym.get(p.expected, '↓')})" for p in perts], fontsize=fs)
     ax.set_xticks(range(len(scores)))
-    ax.set_xticklabels(scores, rotation=35, ha="right", fontsize=7)
+    ax.set_xticklabels(scores, rotation=35, ha="right", fontsize=8)
     ax.xaxis.tick_top()
     plt.setp(ax.get_xticklabels(), rotation=35, ha="left")
     for k in range(1, len(perts)):
@@ -250,10 +255,10 @@ def render_png(report: RobustnessReport, path: str, mode: str = "gated", title: 
             ax.axhline(k - 0.5, color="black", lw=1.0)
     handles = [Patch(color="#bfe5bf", label="meets the expectation"), Patch(color="#e8797a", label="gated check violated"),
                Patch(color="#f6c27a", label="reported check violated"), Patch(color="#dcdcdc", label="not judged")]
-    fig.legend(handles=handles, loc="lower left", ncol=4, fontsize=7, frameon=False, bbox_to_anchor=(0.01, 0.0))
+    fig.legend(handles=handles, loc="lower left", ncol=4, fontsize=8, frameon=False, bbox_to_anchor=(0.01, 0.0))
     fig.suptitle(title or f"Robustness of {report.scorer}: {report.n_items} items, seed {report.seed}; mode {mode}:\n"
                  f"{_gate_text(report, mode)}\ncell: % change of the mean score (perturbed vs base); "
-                 "≈ invariant, ↓ decrease, ≤ no gain over the real evidence", x=0.01, ha="left", fontsize=8)
+                 "≈ invariant, ↓ decrease, ≤ no gain over the real evidence", x=0.01, ha="left", fontsize=9)
     fig.tight_layout(rect=(0, 0.03, 1, 1 - 0.55 / h))
     fig.savefig(path, dpi=100)
     plt.close(fig)

@@ -21,7 +21,7 @@ import textwrap
 
 from ev2r.cli.common import add_premise_args, add_verifier_args
 from ev2r.config import DEFAULTS
-from ev2r.reporting.reasons import reading
+from ev2r.reporting.reasons import proxy_breakdown, reading
 
 
 def add_arguments(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
@@ -31,6 +31,11 @@ def add_arguments(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
     p.add_argument("--references", help="AVeriTeC gold JSON to join an AVeriTeC predictions file with")
     p.add_argument("--nltk-data", default=None, metavar="DIR", help="folder with nltk's punkt_tab and WordNet data")
     p.add_argument("--json", action="store_true", help="print the explained row (the fields of ev2r score --explain)")
+    p.add_argument("--scores", default=None, metavar="SCORES.jsonl",
+                   help="rows written by `ev2r score INPUT --explain -o SCORES.jsonl`: show the item's row from there "
+                        "(the run's exact numbers) instead of scoring it again. Scored alone, an item's numbers can "
+                        "differ from the run's in the third or fourth decimal: the bf16 verifier's outputs move "
+                        "slightly with the other pairs of their batch")
     p.add_argument("--width", type=int, default=100, help="line width of the text (default 100)")
     add_verifier_args(p)
     add_premise_args(p)
@@ -51,7 +56,7 @@ def _fact_lines(facts: list, other: str, width: int) -> list[str]:
     for k, f in enumerate(facts):
         mark = "supported  " if f["supported"] else "unsupported"
         p = f.get("probability")
-        head = f"  [{k}] {mark} P(e)={p:.2f}" if p is not None else f"  [{k}] {mark}"
+        head = f"  [{k}] {mark} P(e)={p:.3f}" if p is not None else f"  [{k}] {mark}"
         out.append(textwrap.fill(f"{head}  {_short(f['fact'], 300)}", width, subsequent_indent="        "))
         r = f.get("decided_by")
         if r is None:
@@ -98,6 +103,12 @@ def render(item, row: dict, width: int = 100) -> str:
                                    width, subsequent_indent="       "))
     if not prem:
         lines.append("    no predicted pair is evidence for the claim (none, or bare / restating / off-topic answers)")
+    b = proxy_breakdown(row, gold, item.claim)
+    if b is not None:
+        e, n, c = b["joined"]
+        rel = (f" x relevance {b['relevance']:.3f} (Not Enough Evidence is earned only by evidence on the claim's topic)"
+               f" = {b['proxy']:.3f}" if b["relevance"] is not None else "")
+        lines.append(f"    joined: e {e:.3f} / n {n:.3f} / c {c:.3f} -> P({b['verdict']}) = {b['verdict_p']:.3f}{rel}")
     if "hybrid_meteor" in row:
         lines += ["", f"Hungarian alignment behind hybrid_meteor {fmt(row.get('hybrid_meteor'))} (predicted pair -> "
                       "reference pair, METEOR):"]
@@ -106,12 +117,14 @@ def render(item, row: dict, width: int = 100) -> str:
 
         support = reference_pair_support([FactSupport.from_dict(f) for f in row.get("reference_facts") or []])
         if "verified_meteor" in row:
-            lines[-1] = lines[-1][:-1] + (f"; verified_meteor {fmt(row.get('verified_meteor'))} weighs each match by the "
-                                          "share of the reference pair's facts the verifier found supported):")
+            lines[-1] = lines[-1][:-1] + (f"; verified_meteor {fmt(row.get('verified_meteor'))} weighs every METEOR "
+                                          "similarity to a reference pair by the mean P(entailment) of that pair's "
+                                          "facts (its support) and aligns again):")
         for a in row.get("hybrid_alignment") or []:
             s_j = support.get(a["reference"], 0.0)
             lines.append(f"    {a['predicted']} -> {a['reference']}  METEOR {a['meteor']:.3f}"
-                         + (f" x reference-pair support {s_j:.2f} = {a['meteor'] * s_j:.3f}" if "verified_meteor" in row else ""))
+                         + (f"; reference pair {a['reference']}'s support (mean P(e) of its facts) {s_j:.3f}"
+                            if "verified_meteor" in row else ""))
         if not row.get("hybrid_alignment"):
             lines.append("    no pair aligned")
     lines += ["", textwrap.fill(f"Reading: {reading(row, gold)}", width, subsequent_indent="         ")]
@@ -138,16 +151,46 @@ def run(args, stdout=None) -> int:
         some = ", ".join(str(it.id) for it in items[:8])
         raise ValueError(f"--id {args.item_id!r}: no row of {args.input} has this id (ids: {some}"
                          f"{', ...' if len(items) > 8 else ''})")
-    print(f"ev2r explain: loading verifier {args.model} ...", file=sys.stderr)
-    scorer = build_scorer(verifier=args.model, device=args.device, batch_size=args.batch_size, dtype=args.dtype,
-                          premise_top_k=args.premise_top_k)
-    scores = scorer.score(chosen)
-    for k, (it, s) in enumerate(zip(chosen, scores)):
-        row = score_row(it, s, "explain")
+    rows, signature = _rows_from_scores(args.scores, chosen) if args.scores else (None, None)
+    if rows is None:
+        print(f"ev2r explain: loading verifier {args.model} ...", file=sys.stderr)
+        scorer = build_scorer(verifier=args.model, device=args.device, batch_size=args.batch_size, dtype=args.dtype,
+                              premise_top_k=args.premise_top_k)
+        rows = [score_row(it, s, "explain") for it, s in zip(chosen, scorer.score(chosen))]
+        signature = str(scorer.signature())
+    for k, (it, row) in enumerate(zip(chosen, rows)):
         if args.json:
             print(json.dumps(row, ensure_ascii=False), file=out)
         else:
             print(("\n" + "=" * min(args.width, 100) + "\n" if k else "") + render(it, row, args.width), file=out)
     if not args.json:
-        print(f"\nsignature: {scorer.signature()}", file=out)
+        print(f"\nsignature: {signature}", file=out)
     return 0
+
+
+def _rows_from_scores(path: str, chosen: list) -> tuple:
+    """The ``ev2r score --explain`` rows of ``chosen`` items from ``path`` (matched by content hash) and the
+    run's signature (its run record, when beside it).
+
+    Raises:
+        ValueError: a chosen item has no row in ``path`` with the same content hash (scored from another
+            input, or the input changed since), or its row was written without ``--explain``.
+    """
+    import os
+
+    from ev2r.io.readers import item_hash, read_rows
+
+    by_hash = {r.get("item_hash"): r for r in read_rows(path) if isinstance(r, dict)}
+    rows = []
+    for it in chosen:
+        r = by_hash.get(item_hash(it))
+        if r is None:
+            raise ValueError(f"--scores: {path} has no row for item {it.id} as it reads now (no row with its "
+                             "item_hash): score INPUT again with --explain, or leave --scores out")
+        if "proxy_premises" not in r:
+            raise ValueError(f"--scores: {path} was written without --explain (its rows hold no reasons); "
+                             "score with `ev2r score INPUT --explain -o ...`, or leave --scores out")
+        rows.append(r)
+    record = path + ".ev2r-run.json"
+    signature = json.load(open(record, encoding="utf-8")).get("signature") if os.path.isfile(record) else "n/a"
+    return rows, signature

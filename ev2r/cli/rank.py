@@ -18,7 +18,9 @@ def add_arguments(parser) -> None:
     parser.add_argument("-o", "--output", default=None,
                         help="also write the ranking as JSON (the table is printed either way)")
     parser.add_argument("--system-field", default="system", help="field naming the system (default: system)")
-    parser.add_argument("--score-field", default="ev2r", help="field holding the score (default: ev2r)")
+    parser.add_argument("--score-field", default=None,
+                        help="field holding the score (default: ev2r_hybrid, the headline score, when every input's "
+                             "rows have it, else ev2r; the table says which)")
     parser.add_argument("--id-field", default="id", help="field identifying the item (default: id)")
     parser.add_argument("--margin", type=float, default=DEFAULT_MARGIN,
                         help=f"a win needs a score difference > MARGIN, else a tie (default {DEFAULT_MARGIN:g}: float "
@@ -44,6 +46,15 @@ def run(args) -> int:
     judged = [is_battle_row(rows[0]) if rows else False for rows, _ in loaded]
     if any(judged):
         return _run_rank_battles(args, loaded, judged)
+    if args.score_field is None:
+        from ev2r.config import HEADLINE_SCORE
+
+        every = all(any(isinstance(r, dict) and HEADLINE_SCORE in r for r in rows) for rows, _ in loaded)
+        args.score_field = HEADLINE_SCORE if every else "ev2r"
+        print(f"ev2r rank: ranking by {args.score_field}" + (" (the headline score)" if every else
+              f" (not every input has {HEADLINE_SCORE})") + "; --score-field to choose another", file=sys.stderr)
+    for w in signature_warnings([path for _, path in loaded]):
+        print(f"ev2r rank: warning: {w}", file=sys.stderr)
     skipped: dict[str, dict[str, int]] = {}
     for rows, path in loaded:
         part, part_skipped = counted_scores_table(rows, args.system_field, args.score_field, args.id_field,
@@ -65,6 +76,30 @@ def run(args) -> int:
     result["settings"].update({"score_field": args.score_field, "system_field": args.system_field,
                                "inputs": list(args.inputs)})
     return _write_ranking(args, result, args.score_field)
+
+
+def signature_warnings(paths: list) -> list[str]:
+    """A warning when the inputs were scored under different signatures (their ``ev2r score`` run records,
+    ``PATH.ev2r-run.json``, beside them): naming the fields that differ. Systems are compared fairly only
+    when scored the same way (a bf16 and an fp32 run of one system differ by noise that can decide
+    battles); inputs without a run record are not checked."""
+    import json
+    import os
+
+    sigs = {}
+    for p in paths:
+        rec = os.fspath(p) + ".ev2r-run.json"
+        if os.path.isfile(rec):
+            try:
+                sigs[p] = json.load(open(rec, encoding="utf-8")).get("signature") or ""
+            except (OSError, ValueError):
+                continue
+    if len(set(sigs.values())) <= 1:
+        return []
+    fields = [dict(f.split(":", 1) if ":" in f else (f, "") for f in s.split("|")) for s in sigs.values()]
+    keys = sorted({k for f in fields for k in f if len({g.get(k) for g in fields}) > 1})
+    return [f"the inputs were scored under different signatures (fields that differ: {', '.join(keys)}): the "
+            "ranking compares the settings as well as the systems; score every system with the same options"]
 
 
 def check_outputs(args) -> None:

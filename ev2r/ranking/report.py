@@ -16,7 +16,9 @@ def ranking_table(result: dict, score_field: str = "score") -> str:
     lines = ["Bradley-Terry rating: the rating to report (maximum likelihood over all battles at once, centred on "
              "1000; a 400-point gap means 10:1 odds of winning), with its 95% bootstrap CI over items. Online Elo "
              "(averaged over random battle orders, K small) is a check on the order only: it is on its own scale, "
-             "shrunk towards 1000, and its numbers are not comparable with the Bradley-Terry ones.", "",
+             "shrunk towards 1000, and its numbers are not comparable with the Bradley-Terry ones."
+             + (f" Battles are won on the per-item `{score_field}`." if score_field != "win share" else
+                " Battles are the judges' verdicts."), "",
              f"| rank | system | Bradley-Terry rating | 95% CI | online Elo (check) | mean {score_field} | items | "
              "W / L / T |",
              "|---:|---|---:|---|---:|---:|---:|---|"]

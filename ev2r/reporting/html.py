@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any, Optional, Sequence
 
 from ev2r.config import HEADLINE_SCORE, HYBRID_COMPONENTS, HYBRID_WEIGHTS
-from ev2r.reporting.reasons import reading
+from ev2r.reporting.reasons import proxy_breakdown, reading
 
 __all__ = ["TABLE_COLUMNS", "ReportItem", "report_items", "corpus_means", "headline_interval", "render_report",
            "write_report"]
@@ -227,7 +227,8 @@ def render_report(items: Sequence[ReportItem], record: Optional[dict] = None, ti
         headline_ci=headline_interval(rows, headline), columns=columns, others=others,
         histogram=_histogram_png(rows, [headline] + (["ev2r"] if headline != "ev2r" else [])),
         items=[{"it": it, "k": k, "reading": reading(it.row, it.gold) if explained else None,
-                "alignment": _alignment_matrix(it.row)} for k, it in enumerate(items)],
+                "proxy": proxy_breakdown(it.row, it.gold, it.claim), "alignment": _alignment_matrix(it.row)}
+               for k, it in enumerate(items)],
         explained=explained, hybrid_weights=weights, options=json.loads((record or {}).get("options") or "{}"),
     )
 

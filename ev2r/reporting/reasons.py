@@ -10,7 +10,54 @@ from __future__ import annotations
 
 from typing import Optional
 
-__all__ = ["reading"]
+__all__ = ["reading", "proxy_breakdown"]
+
+
+def proxy_breakdown(row: dict, gold: Optional[str], claim: Optional[str] = None) -> Optional[dict]:
+    """How the proxy of an explained row was made, from its ``proxy_premises`` (the rule of
+    :mod:`ev2r.metric.proxy`): the per-pair distributions joined as max entailment, min neutral, max
+    contradiction, renormalised (``joined``: ``(e, n, c)``); P(gold verdict) read from that
+    (``verdict_p``); for a Not-Enough-Evidence claim the relevance factor it is multiplied by
+    (``relevance``, needs ``claim``; None otherwise) and the resulting ``proxy``. None without premises or
+    without a known gold verdict.
+
+    Args:
+        row: an ``ev2r score --explain`` row.
+        gold: the gold verdict as written (``Supported``, ``refuted``, ...), or None.
+        claim: the claim text (for the relevance factor of a Not-Enough-Evidence claim).
+
+    >>> row = {"proxy_premises": [{"entailment": 0.736, "neutral": 0.2, "contradiction": 0.064, "premise": "a"},
+    ...                           {"entailment": 0.1, "neutral": 0.148, "contradiction": 0.407, "premise": "b"}]}
+    >>> b = proxy_breakdown(row, "supported")
+    >>> [round(x, 3) for x in b["joined"]], round(b["verdict_p"], 3), b["relevance"]
+    ([0.57, 0.115, 0.315], 0.57, None)
+    """
+    prem = row.get("proxy_premises") or []
+    if not prem or not gold:
+        return None
+    from ev2r.labels import Verdict, normalize_verdict, verdict_probability
+
+    try:
+        verdict = normalize_verdict(gold, field="gold_label")
+    except ValueError:
+        return None
+    e = max(p["entailment"] for p in prem)
+    n = min(p["neutral"] for p in prem)
+    c = max(p["contradiction"] for p in prem)
+    total = e + n + c
+    joined = (e / total, n / total, c / total) if total > 0 else (0.0, 1.0, 0.0)
+    if len(prem) == 1:
+        joined = (prem[0]["entailment"], prem[0]["neutral"], prem[0]["contradiction"])
+    p_verdict = verdict_probability(verdict, *joined)
+    rel = None
+    if verdict is Verdict.NOT_ENOUGH_EVIDENCE and claim:
+        from claimalign.qa_text import MIN_CLAIM_TOKENS, content_tokens
+        from ev2r.metric.proxy import relevance
+
+        if len(content_tokens(claim)) >= MIN_CLAIM_TOKENS:
+            rel = relevance([p["premise"] for p in prem], claim)
+    return {"joined": joined, "verdict": verdict.value, "verdict_p": p_verdict, "relevance": rel,
+            "proxy": p_verdict * rel if rel is not None else p_verdict}
 
 
 def reading(row: dict, gold: Optional[str]) -> str:
@@ -37,6 +84,9 @@ def reading(row: dict, gold: Optional[str]) -> str:
     if row.get("proxy") is not None:
         if k is None or not prem:
             parts.append(f"no predicted pair is evidence for the claim, so the proxy is {row['proxy']:.2f}")
+        elif len(prem) == 1:
+            parts.append(f"the proxy P({gold}) = {row['proxy']:.2f} is predicted pair {prem[k]['pair_index']}'s reading")
         else:
-            parts.append(f"the proxy P({gold}) = {row['proxy']:.2f} comes from predicted pair {prem[k]['pair_index']}")
+            parts.append(f"the proxy P({gold}) = {row['proxy']:.2f} joins the {len(prem)} predicted pairs' readings "
+                         f"(pair {prem[k]['pair_index']} reads the gold verdict most strongly)")
     return "; ".join(parts) + "." if parts else "nothing was scored."

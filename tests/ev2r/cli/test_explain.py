@@ -96,3 +96,24 @@ def test_explain_command_prints_the_reasons_and_names_an_unknown_id(tmp_path, ca
     assert row["id"] == 7 and "proxy_premises" in row and "decided_by" in row["reference_facts"][0]
     assert main(["explain", str(src), "--id", "8", "--model", str(tiny_nli_model)]) == 2
     assert "--id '8': no row of" in capsys.readouterr().err and "ids: 7" in capsys.readouterr().err + "ids: 7"
+
+
+def test_explain_reads_the_runs_own_row_with_scores(tmp_path, capsys, tiny_nli_model):
+    """Scored alone an item's bf16 numbers can move in the 3rd-4th decimal; --scores shows the run's exact row."""
+    src = tmp_path / "in.jsonl"
+    src.write_text("".join(json.dumps({"id": it.id, "claim": it.claim, "predicted_evidence": it.predicted_evidence.render(),
+                                       "reference_evidence": it.reference_evidence.render(), "gold_label": "supported"}) + "\n"
+                           for it in _items()), encoding="utf-8")
+    scores = tmp_path / "s.jsonl"
+    assert main(["score", str(src), "--model", str(tiny_nli_model), "--no-progress", "--no-hybrid", "--explain",
+                 "-o", str(scores)]) == 0
+    row = json.loads(scores.read_text().splitlines()[0])
+    row["proxy"] = 0.123456  # a value only the file holds: shown as it is, not recomputed
+    scores.write_text(json.dumps(row) + "\n", encoding="utf-8")
+    capsys.readouterr()
+    assert main(["explain", str(src), "--id", "a", "--scores", str(scores), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["proxy"] == 0.123456
+    plain = tmp_path / "p.jsonl"
+    plain.write_text(json.dumps({k: v for k, v in row.items() if k != "proxy_premises"}) + "\n", encoding="utf-8")
+    assert main(["explain", str(src), "--id", "a", "--scores", str(plain)]) == 2
+    assert "written without --explain" in capsys.readouterr().err

@@ -37,3 +37,18 @@ def test_table_is_printed_without_o_and_names_which_rating_to_quote(tmp_path, ca
     assert "| rank | system | Bradley-Terry rating | 95% CI | online Elo (check) |" in out
     assert "the rating to report" in out and "not comparable with the Bradley-Terry ones" in out
     assert plot.read_bytes()[:4] == b"\x89PNG" and not list(tmp_path.glob("*.json"))
+
+
+def test_ranks_by_the_headline_score_and_warns_on_different_signatures(tmp_path, capsys):
+    files = []
+    for name, sig in (("a", "ev2r:0.1.0|verifier:v@1+bf16|alpha:0.5"), ("b", "ev2r:0.1.0|verifier:v@1|alpha:0.5")):
+        f = tmp_path / f"{name}.jsonl"
+        f.write_text("".join(json.dumps({"id": i, "ev2r": 0.5, "ev2r_hybrid": 0.1 * (i % 3) + (name == "a") * 0.05,
+                                         "status": "ok"}) + "\n" for i in range(6)))
+        (tmp_path / f"{name}.jsonl.ev2r-run.json").write_text(json.dumps({"signature": sig}))
+        files.append(f"{name.upper()}={f}")
+    assert main(["rank", *files, "--bootstrap", "20"]) == 0
+    cap = capsys.readouterr()
+    assert "ranking by ev2r_hybrid (the headline score)" in cap.err
+    assert "different signatures (fields that differ: verifier)" in cap.err
+    assert "| 1 | A |" in cap.out and "Battles are won on the per-item `ev2r_hybrid`" in cap.out

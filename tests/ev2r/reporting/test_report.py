@@ -57,7 +57,8 @@ def test_reasons_are_on_the_page_and_text_is_escaped(explained):
     assert won["supported"] and won["decided_by"]["pair_index"] == 1
     section = html[html.index('id="item-0"'):html.index('id="item-1"')]
     assert "supported by predicted pair 1" in section and "Alice Smith won the race in Paris." in section
-    assert "decides the proxy" in section and "Reading:" in section
+    assert "reads the verdict most strongly" in section and "Reading:" in section
+    assert "The proxy joins the pairs' readings" in section
     # evidence and claims are text, never markup
     assert "<script>alert(1)</script>" not in html and "&lt;script&gt;alert(1)&lt;/script&gt;" in html
     assert "Bob &lt;b&gt;Jones&lt;/b&gt; won." in html and "A tag &amp; an ampersand." in html
@@ -150,7 +151,7 @@ def test_the_page_works_in_headless_chromium(tmp_path, explained):
         page.locator('#items tbody tr[data-item="0"]').click()
         shown = page.locator("section.item.shown")
         assert shown.count() == 1 and shown.get_attribute("id") == "item-0"
-        assert "Reference facts" in shown.inner_text() and "decides the proxy" in shown.inner_text()
+        assert "Reference facts" in shown.inner_text() and "reads the verdict most strongly" in shown.inner_text()
         assert page.locator('#items tbody tr.open').get_attribute("data-item") == "0"
         # sorting by Ev2R (descending on the second click) puts the higher row first
         head = page.locator("#items th", has_text=re.compile(r"^ev2r$"))
@@ -164,3 +165,17 @@ def test_the_page_works_in_headless_chromium(tmp_path, explained):
     assert errors == []
     assert all(u.startswith(("file:", "data:")) for u in requests), requests
     assert (tmp_path / "report.png").stat().st_size > 10_000
+
+
+def test_the_proxy_breakdown_gives_back_the_rows_proxy(explained):
+    """The page and `ev2r explain` show how the proxy is made (joined readings, P(verdict), relevance); that
+    arithmetic must give the row's own proxy (the premises are rounded to 6 decimals in the rows)."""
+    from ev2r.reporting.reasons import proxy_breakdown
+
+    items, rows = explained
+    for it, row in zip(items, rows):
+        b = proxy_breakdown(row, it.gold_label.value, it.claim)
+        if row["proxy_premises"]:
+            assert b["proxy"] == pytest.approx(row["proxy"], abs=1e-5)
+        else:
+            assert b is None and row["proxy"] == 0.0
