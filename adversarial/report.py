@@ -230,7 +230,7 @@ def render_png(report: RobustnessReport, path: str, mode: str = "gated", title: 
              for sc in scores] for p in perts]
     cmap = ListedColormap(["#bfe5bf", "#e8797a", "#f6c27a", "#dcdcdc"])
     w = min(13.0, max(8.5, 3.2 + 0.78 * len(scores)))
-    h = min(11.0, 1.7 + 0.22 * len(perts))
+    h = min(11.0, max(3.6, 2.4 + 0.22 * len(perts)))  # room for the title, the score names and the legend
     fig, ax = plt.subplots(figsize=(w, h), dpi=100)
     ax.imshow(grid, cmap=cmap, vmin=-0.5, vmax=3.5, aspect="auto", interpolation="nearest")
     fs = 8 if len(perts) <= 30 else 7
@@ -259,7 +259,7 @@ def render_png(report: RobustnessReport, path: str, mode: str = "gated", title: 
     fig.suptitle(title or f"Robustness of {report.scorer}: {report.n_items} items, seed {report.seed}; mode {mode}:\n"
                  f"{_gate_text(report, mode)}\ncell: % change of the mean score (perturbed vs base); "
                  "≈ invariant, ↓ decrease, ≤ no gain over the real evidence", x=0.01, ha="left", fontsize=9)
-    fig.tight_layout(rect=(0, 0.03, 1, 1 - 0.55 / h))
+    fig.tight_layout(rect=(0, 0.35 / h, 1, 1 - 0.55 / h))
     fig.savefig(path, dpi=100)
     plt.close(fig)
 

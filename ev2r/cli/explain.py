@@ -176,8 +176,6 @@ def _rows_from_scores(path: str, chosen: list) -> tuple:
         ValueError: a chosen item has no row in ``path`` with the same content hash (scored from another
             input, or the input changed since), or its row was written without ``--explain``.
     """
-    import os
-
     from ev2r.io.readers import item_hash, read_rows
 
     by_hash = {r.get("item_hash"): r for r in read_rows(path) if isinstance(r, dict)}
@@ -191,6 +189,9 @@ def _rows_from_scores(path: str, chosen: list) -> tuple:
             raise ValueError(f"--scores: {path} was written without --explain (its rows hold no reasons); "
                              "score with `ev2r score INPUT --explain -o ...`, or leave --scores out")
         rows.append(r)
-    record = path + ".ev2r-run.json"
-    signature = json.load(open(record, encoding="utf-8")).get("signature") if os.path.isfile(record) else "n/a"
-    return rows, signature
+    from ev2r.reporting.html import clean_row, read_run_record
+
+    for n, r in enumerate(rows):  # checked as the report checks them (naming the field); shown as written
+        clean_row(r, n, f"--scores {path}")
+    record = read_run_record(path)
+    return rows, (record or {}).get("signature") or "n/a (no run record beside --scores)"

@@ -57,20 +57,20 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _plain_warnings(command: str) -> None:
-    """Show the project's own warnings (``InputWarning``, ``LanguageWarning``, ...) as one line each,
+    """Print the project's own warnings (``InputWarning``, ``LanguageWarning``, ...) as one line each,
     ``ev2r COMMAND: InputWarning: ...``, without the file name and source line Python adds (issue 34: the
-    sample's InputWarning printed ``readers.py:353`` and a line of code); other warnings as Python shows them."""
+    sample's InputWarning printed ``readers.py:353`` and a line of code); other warnings as Python formats
+    them. Only the format changes (``warnings.formatwarning``): filters and recording are untouched."""
     import warnings
 
-    shown = warnings.showwarning
+    original = warnings.formatwarning
 
-    def show(message, category, filename, lineno, file=None, line=None):
+    def fmt(message, category, filename, lineno, line=None):
         if category.__module__.split(".")[0] in ("ev2r", "claimalign", "adversarial"):
-            print(f"ev2r {command}: {category.__name__}: {message}", file=file or sys.stderr)
-        else:
-            shown(message, category, filename, lineno, file, line)
+            return f"ev2r {command}: {category.__name__}: {message}\n"
+        return original(message, category, filename, lineno, line)
 
-    warnings.showwarning = show
+    warnings.formatwarning = fmt
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:

@@ -49,7 +49,7 @@ def run(args) -> int:
     if args.score_field is None:
         from ev2r.config import HEADLINE_SCORE
 
-        every = all(any(isinstance(r, dict) and HEADLINE_SCORE in r for r in rows) for rows, _ in loaded)
+        every = all(rows and all(isinstance(r, dict) and HEADLINE_SCORE in r for r in rows) for rows, _ in loaded)
         args.score_field = HEADLINE_SCORE if every else "ev2r"
         print(f"ev2r rank: ranking by {args.score_field}" + (" (the headline score)" if every else
               f" (not every input has {HEADLINE_SCORE})") + "; --score-field to choose another", file=sys.stderr)
@@ -87,19 +87,25 @@ def signature_warnings(paths: list) -> list[str]:
     import os
 
     sigs = {}
+    out = []
     for p in paths:
         rec = os.fspath(p) + ".ev2r-run.json"
         if os.path.isfile(rec):
             try:
-                sigs[p] = json.load(open(rec, encoding="utf-8")).get("signature") or ""
-            except (OSError, ValueError):
+                record = json.load(open(rec, encoding="utf-8"))
+            except (OSError, ValueError) as e:
+                out.append(f"{rec}: not a readable run record ({e}); its signature is not compared")
                 continue
+            if not isinstance(record, dict) or not isinstance(record.get("signature"), str):
+                out.append(f"{rec}: not a run record (no text signature); its signature is not compared")
+                continue
+            sigs[p] = record["signature"]
     if len(set(sigs.values())) <= 1:
-        return []
+        return out
     fields = [dict(f.split(":", 1) if ":" in f else (f, "") for f in s.split("|")) for s in sigs.values()]
     keys = sorted({k for f in fields for k in f if len({g.get(k) for g in fields}) > 1})
-    return [f"the inputs were scored under different signatures (fields that differ: {', '.join(keys)}): the "
-            "ranking compares the settings as well as the systems; score every system with the same options"]
+    return out + [f"the inputs were scored under different signatures (fields that differ: {', '.join(keys)}): the "
+                  "ranking compares the settings as well as the systems; score every system with the same options"]
 
 
 def check_outputs(args) -> None:
@@ -115,6 +121,7 @@ def check_outputs(args) -> None:
 
     inputs = [("input", spec if "=" not in spec or os.path.exists(spec) else spec.split("=", 1)[1])
               for spec in args.inputs]
+    inputs += [("the run record of input", path + ".ev2r-run.json") for _, path in list(inputs)]
     for option, path in (("-o/--output", args.output), ("--table", args.table), ("--plot", args.plot)):
         check_output(path, option=option, inputs=inputs)
         if path:

@@ -27,8 +27,9 @@ def run(args) -> int:
     """Write the report; prints one line naming it. Returns 0 (2 on unusable input, via the caller)."""
     from ev2r.reporting.html import write_report
 
-    check_output(args.output, inputs=input_paths(("SCORES.jsonl", args.scores), ("--input", args.input),
-                                                 ("--references", args.references)))
+    check_output(args.output, inputs=input_paths(("SCORES.jsonl", args.scores),
+                                                 ("the run record of SCORES.jsonl", args.scores + ".ev2r-run.json"),
+                                                 ("--input", args.input), ("--references", args.references)))
     if args.references and not args.input:
         raise ValueError("--references: only with --input (the AVeriTeC predictions file it joins)")
     n = write_report(args.scores, args.output, input_path=args.input, references=args.references, title=args.title)

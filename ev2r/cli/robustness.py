@@ -59,7 +59,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     parser.add_argument("--allow-inconclusive", action="store_true",
                         help="exit 0 when no counted check is violated but some reached no verdict (too few items): "
                              "the report still says INCONCLUSIVE. Without it such a gate exits 3 (a gate that judged "
-                             "only part of its checks has not passed)")
+                             "only part of its checks has not passed). A gate that judged none of them exits 2 "
+                             "either way: use more items")
     parser.add_argument("--gold-as-prediction", action="store_true",
                         help="use each item's reference evidence as its predicted evidence too (the base is "
                              "then gold vs gold, as in the Ev2R paper's checklist tests)")
@@ -228,7 +229,7 @@ def run(args: argparse.Namespace, scorer: Optional[Scorer] = None,
     if args.gold_as_prediction:
         items = [it.with_predicted(it.reference_evidence) for it in items]
     try:
-        names = _split(args.scorer, "--scorer") or ["ev2r"]
+        names = [n.replace("-", "_") for n in (_split(args.scorer, "--scorer") or ["ev2r"])]  # hu-meteor as in score
         from adversarial.perturbations import get_gaming_strategies, get_perturbations
 
         suite = getattr(args, "suite", "perturbations")

@@ -59,21 +59,134 @@ class ReportItem:
     reference_pairs: tuple = ()
 
 
-def _check_rows(rows: Sequence[Any], source: str) -> None:
+#: Score columns ``ev2r score`` writes: each must be a number in [0, 1] or null in a row.
+KNOWN_SCORES = ("precision", "recall", "f1", "proxy", "ev2r", "ev2r_hybrid", "graded_precision", "graded_recall",
+                "graded_f1", "hybrid_meteor", "verified_meteor", "hybrid_embedding", "hu_meteor", "hu_meteor_q")
+
+
+def _number(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def _unit(v: Any, where: str, null: bool = True) -> Optional[float]:
+    """``v`` as a float in [0, 1] (None when ``null`` allows it), else ValueError naming ``where``."""
+    if v is None and null:
+        return None
+    try:
+        ok = _number(v) and math.isfinite(float(v)) and -1e-9 <= float(v) <= 1 + 1e-9
+    except OverflowError:
+        ok = False
+    if not ok:
+        raise ValueError(f"{where} = {v!r:.60}: expected a number in [0, 1]{' or null' if null else ''}")
+    return float(v)
+
+
+def _index(v: Any, where: str, n: Optional[int] = None, null: bool = True) -> Optional[int]:
+    if v is None and null:
+        return None
+    if not isinstance(v, int) or isinstance(v, bool) or v < 0 or (n is not None and v >= n):
+        allowed = f"an integer in [0, {n - 1}]" if n else "an integer >= 0"
+        raise ValueError(f"{where} = {v!r:.60}: expected {allowed}{' or null' if null else ''}")
+    return v
+
+
+def _distribution(d: Any, where: str, keys: Sequence[str] = ()) -> dict:
+    if not isinstance(d, dict):
+        raise ValueError(f"{where}: expected an object, got {type(d).__name__}")
+    out = dict(d)
+    for k in ("entailment", "neutral", "contradiction"):
+        out[k] = _unit(d.get(k), f"{where}.{k}", null=False)
+    for k in keys:
+        if not isinstance(d.get(k), str):
+            raise ValueError(f"{where}.{k}: expected text, got {d.get(k)!r:.60}")
+    return out
+
+
+def _facts(v: Any, where: str) -> list:
+    if v is None:
+        return []
+    if not isinstance(v, list):
+        raise ValueError(f"{where}: expected a list of facts, got {type(v).__name__}")
+    out = []
+    for k, f in enumerate(v):
+        w = f"{where}[{k}]"
+        if not isinstance(f, dict) or not isinstance(f.get("fact"), str) or not isinstance(f.get("supported"), bool):
+            raise ValueError(f"{w}: expected an object with fact (text) and supported (true/false)")
+        g = dict(f, probability=_unit(f.get("probability"), f"{w}.probability"), decided_by=None)
+        d = f.get("decided_by")
+        if d is not None:
+            d = _distribution(d, f"{w}.decided_by", ("premise",))
+            d["pair_index"] = _index(d.get("pair_index"), f"{w}.decided_by.pair_index")
+            n_prem = _index(d.get("n_premises"), f"{w}.decided_by.n_premises", null=False)
+            d["n_premises"] = n_prem
+            d["n_checked"] = _index(d.get("n_checked"), f"{w}.decided_by.n_checked", null=False)
+            g["decided_by"] = d
+        out.append(g)
+    return out
+
+
+def clean_row(r: Any, n: int, source: str) -> dict:
+    """One score row checked and normalised for the report: ``id`` and ``status`` present, every known score
+    column a number in [0, 1] or null (a boolean, text or list is refused), ``row`` an integer, and the
+    reasons of an ``--explain`` row well formed (facts with ``fact`` / ``supported`` / ``decided_by``,
+    ``proxy_premises`` distributions, ``proxy_decided_by`` an index into them, ``hybrid_alignment`` pairs of
+    indices with a METEOR in [0, 1]). A row written without ``--explain`` has ``explained`` False.
+
+    Raises:
+        ValueError: naming ``source``, the row (counted from 0) and the field.
+    """
+    where = f"{source}: row {n}"
+    if not isinstance(r, dict):
+        raise ValueError(f"{where} is a {type(r).__name__}, not a score row (an object with id and status)")
+    for key in ("id", "status"):
+        if key not in r:
+            raise ValueError(f"{where} has no field {key!r}; expected rows written by `ev2r score -o` "
+                             "(fields id, status, precision, recall, f1, proxy, ev2r, ...)")
+    if isinstance(r["id"], (dict, list)):
+        raise ValueError(f"{where} field 'id': expected text or a number, got {type(r['id']).__name__}")
+    if not isinstance(r["status"], str):
+        raise ValueError(f"{where} field 'status': expected text, got {r['status']!r:.60}")
+    out = dict(r)
+    out["row"] = _index(r.get("row"), f"{where} field 'row'")
+    for key in KNOWN_SCORES:
+        if key in r:
+            out[key] = _unit(r[key], f"{where} field {key!r}")
+    for key, v in r.items():  # other numeric columns (a scorer's own): in [0, 1] when they are numbers
+        if key not in KNOWN_SCORES and key not in _NOT_SCORES and _number(v):
+            _unit(v, f"{where} field {key!r}")
+    for side in ("predicted_facts", "reference_facts"):
+        out[side] = _facts(r.get(side), f"{where} field {side!r}")
+    out["explained"] = "proxy_premises" in r
+    if out["explained"]:
+        prem = r.get("proxy_premises")
+        if not isinstance(prem, list):
+            raise ValueError(f"{where} field 'proxy_premises': expected a list, got {type(prem).__name__}")
+        out["proxy_premises"] = [_distribution(p, f"{where} field 'proxy_premises'[{k}]", ("premise",))
+                                 for k, p in enumerate(prem)]
+        for k, p in enumerate(out["proxy_premises"]):
+            p["pair_index"] = _index(p.get("pair_index"), f"{where} field 'proxy_premises'[{k}].pair_index")
+        out["proxy_decided_by"] = _index(r.get("proxy_decided_by"), f"{where} field 'proxy_decided_by'",
+                                         n=len(prem) or None) if prem else None
+        align = r.get("hybrid_alignment") or []
+        if not isinstance(align, list):
+            raise ValueError(f"{where} field 'hybrid_alignment': expected a list, got {type(align).__name__}")
+        clean = []
+        for k, a in enumerate(align):
+            w = f"{where} field 'hybrid_alignment'[{k}]"
+            if not isinstance(a, dict):
+                raise ValueError(f"{w}: expected an object {{predicted, reference, meteor}}")
+            clean.append({"predicted": _index(a.get("predicted"), f"{w}.predicted", null=False),
+                          "reference": _index(a.get("reference"), f"{w}.reference", null=False),
+                          "meteor": _unit(a.get("meteor"), f"{w}.meteor", null=False)})
+        out["hybrid_alignment"] = clean
+    return out
+
+
+def clean_rows(rows: Sequence[Any], source: str) -> list[dict]:
+    """:func:`clean_row` for every row; ValueError for no rows."""
     if not rows:
         raise ValueError(f"{source}: no rows to report")
-    for n, r in enumerate(rows):
-        if not isinstance(r, dict):
-            raise ValueError(f"{source}: row {n} is a {type(r).__name__}, not a score row (an object with id and status)")
-        for key in ("id", "status"):
-            if key not in r:
-                raise ValueError(f"{source}: row {n} has no field {key!r}; expected rows written by `ev2r score -o` "
-                                 "(fields id, status, precision, recall, f1, proxy, ev2r, ...)")
-        for key, v in r.items():
-            if key in _NOT_SCORES or v is None or isinstance(v, bool):
-                continue
-            if isinstance(v, (int, float)) and not (math.isfinite(v) and -1e-9 <= v <= 1 + 1e-9):
-                raise ValueError(f"{source}: row {n} field {key!r} = {v!r}: a score must be in [0, 1] or null")
+    return [clean_row(r, n, source) for n, r in enumerate(rows)]
 
 
 def report_items(rows: Sequence[dict], items: Optional[Sequence[Any]] = None, source: str = "rows") -> list[ReportItem]:
@@ -82,26 +195,22 @@ def report_items(rows: Sequence[dict], items: Optional[Sequence[Any]] = None, so
     Args:
         rows: score rows (dicts with at least ``id`` and ``status``; score fields in [0, 1] or null).
         items: :class:`ev2r.types.Item` objects read from the scored input, or None. A row is joined to the
-            item with the same content hash (``item_hash``, what a resume matches on), else the same ``row``
-            number and id.
+            item with the same content hash (``item_hash``, what a resume matches on: the same claim, evidence,
+            labels and row), never by id alone, so an edited input cannot put a new claim beside old scores.
         source: the rows' file, for messages.
 
     Raises:
-        ValueError: no rows, a row that is not an object or lacks ``id`` / ``status``, or a score outside
-            [0, 1] (naming the row and field).
+        ValueError: as :func:`clean_rows` (naming the row and field).
     """
-    _check_rows(rows, source)
+    rows = clean_rows(rows, source)
     by_hash: dict[str, Any] = {}
-    by_row: dict[tuple, Any] = {}
     if items:
         from ev2r.io.readers import item_hash
 
-        for it in items:
-            by_hash[item_hash(it)] = it
-            by_row[(it.row, str(it.source_id if it.source_id is not None else it.id))] = it
+        by_hash = {item_hash(it): it for it in items}
     out = []
     for r in rows:
-        it = by_hash.get(r.get("item_hash")) or by_row.get((r.get("row"), str(r["id"])))
+        it = by_hash.get(r.get("item_hash"))
         if it is None:
             out.append(ReportItem(row=r))
             continue
@@ -115,8 +224,7 @@ def _score_names(rows: Sequence[dict]) -> list[str]:
     names = []
     for r in rows:
         for k, v in r.items():
-            if k not in _NOT_SCORES and k not in names and (v is None or isinstance(v, (int, float))) \
-                    and not isinstance(v, bool):
+            if k not in _NOT_SCORES and k != "explained" and k not in names and (v is None or _number(v)):
                 names.append(k)
     return names
 
@@ -129,7 +237,7 @@ def corpus_means(rows: Sequence[dict], signature: str = "") -> dict:
     from ev2r.types import ItemScore
 
     names = _score_names(rows)
-    scores = [ItemScore(id=str(r["id"]), row=int(r.get("row") or 0), status=r["status"],
+    scores = [ItemScore(id=str(r["id"]), row=r.get("row") or 0, status=r["status"],
                         **{k: r.get(k) for k in _BASE_FIELDS},
                         extra_scores={k: r.get(k) for k in names if k not in _BASE_FIELDS}) for r in rows]
     return corpus_summary(scores, signature).to_dict()
@@ -209,7 +317,7 @@ def render_report(items: Sequence[ReportItem], record: Optional[dict] = None, ti
     import jinja2
 
     rows = [it.row for it in items]
-    signature = (record or {}).get("signature", "")
+    signature = (record or {}).get("signature") or ""
     summary = corpus_means(rows, signature)
     names = _score_names(rows)
     headline = HEADLINE_SCORE if HEADLINE_SCORE in names else "ev2r"
@@ -224,13 +332,37 @@ def render_report(items: Sequence[ReportItem], record: Optional[dict] = None, ti
     tpl = env.get_template("report.html.j2")
     return tpl.render(
         title=title, source=source, signature=signature, summary=summary, headline=headline,
-        headline_ci=headline_interval(rows, headline), columns=columns, others=others,
+        headline_ci=headline_interval(rows, headline) if summary.get(headline) is not None else None,
+        headline_missing=sum(1 for r in rows if r["status"] == "ok" and r.get(headline) is None),
+        columns=columns, others=others, with_claims=any(it.claim is not None for it in items),
         histogram=_histogram_png(rows, [headline] + (["ev2r"] if headline != "ev2r" else [])),
-        items=[{"it": it, "k": k, "reading": reading(it.row, it.gold) if explained else None,
-                "proxy": proxy_breakdown(it.row, it.gold, it.claim), "alignment": _alignment_matrix(it.row)}
+        items=[{"it": it, "k": k, "explained": it.row["explained"],
+                "reading": reading(it.row, it.gold) if it.row["explained"] else None,
+                "proxy": proxy_breakdown(it.row, it.gold, it.claim) if it.row["explained"] else None,
+                "alignment": _alignment_matrix(it.row) if it.row["explained"] else None}
                for k, it in enumerate(items)],
-        explained=explained, hybrid_weights=weights, options=json.loads((record or {}).get("options") or "{}"),
+        explained=explained, hybrid_weights=weights,
     )
+
+
+def read_run_record(scores_path: str | Path) -> Optional[dict]:
+    """The run record ``ev2r score`` wrote beside ``scores_path`` (``SCORES.ev2r-run.json``), or None when there
+    is none.
+
+    Raises:
+        ValueError: the record is there but is not a JSON object with a text ``signature`` (naming the file).
+    """
+    path = Path(str(scores_path) + ".ev2r-run.json")
+    if not path.is_file():
+        return None
+    try:
+        record = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        raise ValueError(f"{path}: not a readable run record ({e}); remove it or score again") from None
+    if not isinstance(record, dict) or not isinstance(record.get("signature", ""), str):
+        raise ValueError(f"{path}: not a run record (expected a JSON object with a text signature, as `ev2r score` "
+                         "writes); remove it or score again")
+    return record
 
 
 def write_report(scores_path: str | Path, out_path: str | Path, input_path: Optional[str] = None,
@@ -246,10 +378,19 @@ def write_report(scores_path: str | Path, out_path: str | Path, input_path: Opti
 
     scores_path = Path(scores_path)
     rows = read_rows(scores_path)
-    record_path = Path(str(scores_path) + ".ev2r-run.json")
-    record = json.loads(record_path.read_text(encoding="utf-8")) if record_path.is_file() else None
+    record = read_run_record(scores_path)
     items = read_items(input_path, references=references) if input_path else None
     joined = report_items(rows, items, source=str(scores_path))
+    if items is not None:
+        unmatched = sum(1 for it in joined if it.claim is None)
+        if unmatched:
+            import warnings
+
+            from ev2r.io.readers import InputWarning
+
+            warnings.warn(f"--input {input_path}: {unmatched} of {len(joined)} rows have no item with the same content "
+                          "(item_hash: claim, evidence, labels and row as scored): they are shown without claim and "
+                          "evidence; give the file that was scored, unchanged", InputWarning, stacklevel=2)
     html = render_report(joined, record, title=title or f"ev2r report: {scores_path.name}", source=str(scores_path))
     with atomic_write(out_path) as fh:
         fh.write(html)

@@ -90,10 +90,69 @@ def test_headline_interval_brackets_the_mean_and_is_seeded():
     ({"id": 1, "status": "ok", "ev2r": 1.5}, "row 0 field 'ev2r' = 1.5"),
     ({"id": 1, "status": "ok", "proxy": float("nan")}, "field 'proxy' = nan"),
     ([1, 2], "row 0 is a list"),
+    # found by trying to break the report: a boolean counted as 1, text and lists, huge integers, bad reasons
+    ({"id": 1, "status": "ok", "f1": True}, "field 'f1' = True"),
+    ({"id": 1, "status": "ok", "ev2r": "0.5"}, "field 'ev2r' = '0.5'"),
+    ({"id": 1, "status": "ok", "ev2r": [0.1]}, "field 'ev2r' = [0.1]"),
+    ({"id": 1, "status": "ok", "f1": 10 ** 400}, "field 'f1' = 1000"),
+    ({"id": 1, "status": "ok", "row": "abc"}, "field 'row' = 'abc'"),
+    ({"id": 1, "status": "ok", "proxy_premises": [], "proxy_decided_by": 0}, None),
+    ({"id": 1, "status": "ok", "proxy_premises": [{"entailment": 0.5, "neutral": 0.5, "contradiction": 0.0,
+                                                   "premise": "p", "pair_index": 0}], "proxy_decided_by": 99},
+     "field 'proxy_decided_by' = 99: expected an integer in [0, 0]"),
+    ({"id": 1, "status": "ok", "reference_facts": "x"}, "field 'reference_facts': expected a list of facts"),
+    ({"id": 1, "status": "ok", "predicted_facts": [{"fact": "a"}]}, "field 'predicted_facts'[0]: expected an object"),
+    ({"id": 1, "status": "ok", "proxy_premises": [], "hybrid_alignment": [{"predicted": 1}]},
+     "field 'hybrid_alignment'[0].reference = None"),
+    ({"id": 1, "status": "ok", "proxy_premises": [{"neutral": 0.5, "contradiction": 0.0, "premise": "p"}]},
+     "field 'proxy_premises'[0].entailment = None"),
 ])
 def test_bad_rows_are_refused_by_name(row, needle):
+    if needle is None:  # an explained row without premises: proxy_decided_by is not read
+        assert report_items([row], source="s.jsonl")[0].row["proxy_decided_by"] is None
+        return
     with pytest.raises(ValueError, match=re.escape(needle)):
         report_items([row], source="s.jsonl")
+
+
+def test_explained_and_plain_rows_mix_and_an_edited_input_is_not_joined(tmp_path, explained, capsys):
+    items, rows = explained
+    plain = {k: v for k, v in rows[1].items() if k not in ("proxy_premises", "proxy_decided_by", "hybrid_alignment")}
+    plain["reference_facts"] = [{k: v for k, v in f.items() if k != "decided_by"} for f in plain["reference_facts"]]
+    html = render_report(report_items([rows[0], plain], items))
+    section = html[html.index('id="item-1"'):]
+    assert "No reasons in this row" in section and "reads the verdict most strongly" not in section
+    # the input edited since scoring: the row is not joined to the new claim (never a claim beside old scores)
+    scores, src = tmp_path / "s.jsonl", tmp_path / "in.jsonl"
+    src.write_text("".join(json.dumps({"id": it.id, "claim": it.claim + (" EDITED" if k == 0 else ""),
+                                       "predicted_evidence": it.predicted_evidence.render(),
+                                       "reference_evidence": it.reference_evidence.render(),
+                                       "gold_label": it.gold_label.value}) + "\n" for k, it in enumerate(items)),
+                   encoding="utf-8")
+    from ev2r.io.readers import read_items, item_hash
+
+    for r, it in zip(rows, read_items(src)):  # the rows as if scored from the file before the edit
+        r["item_hash"] = item_hash(it) if it.id == "b" else "0" * 64
+    scores.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    out = tmp_path / "r.html"
+    with pytest.warns(Warning, match="1 of 2 rows have no item with the same content"):
+        assert main(["report", str(scores), "-o", str(out), "--input", str(src)]) == 0
+    assert "EDITED" not in out.read_text(encoding="utf-8")
+
+
+def test_the_run_record_beside_the_rows_is_an_input_never_an_output(tmp_path, explained, capsys):
+    items, rows = explained
+    scores = tmp_path / "s.jsonl"
+    scores.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    record = tmp_path / "s.jsonl.ev2r-run.json"
+    record.write_text(json.dumps({"signature": "ev2r:0.1.0|alpha:0.5"}), encoding="utf-8")
+    assert main(["report", str(scores), "-o", str(record)]) == 2
+    assert "the run record of SCORES.jsonl" in capsys.readouterr().err
+    assert json.loads(record.read_text())["signature"] == "ev2r:0.1.0|alpha:0.5"
+    assert main(["rank", f"A={scores}", f"B={scores}", "-o", str(record)]) == 2
+    record.write_text("[1, 2]", encoding="utf-8")  # not a run record: named, exit 2
+    assert main(["report", str(scores), "-o", str(tmp_path / "r.html")]) == 2
+    assert "s.jsonl.ev2r-run.json: not a run record" in capsys.readouterr().err
 
 
 def test_report_command_writes_the_page_and_refuses_its_input_as_output(tmp_path, explained, capsys):
