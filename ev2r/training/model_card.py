@@ -96,7 +96,11 @@ def write_model_card(out: Path, extra_notes: str = "") -> Path:
         "\"There is no truth to the claim that ...\" -> contradiction), asserts them (\"Reports confirmed that "
         "...\" -> entailment), gives a hypothesis as its own premise (entailment) and shuffles the words of the "
         "hypothesis or of an entailing premise (-> neutral: the same words without their order state nothing); "
-        "about 30% of these premises are laid out as question/answer pairs with a generic question.",
+        "about 30% of these premises are laid out as question/answer pairs with a generic question. "
+        "The same structures in the hypothesis (`structure_rev_*`, `--aug-structure-reverse`: how precision reads a "
+        "predicted fact against a reference premise) pair an entailing premise with its hypothesis denied "
+        "(-> contradiction) or with the hypothesis's words shuffled (-> neutral), beside copied and asserted "
+        "hypotheses (-> entailment) as controls.",
         "", ("AVeriTeC pairs (`averitec_train*`, see `load_averitec_pairs`) make the weights CC BY-NC 4.0."
              if non_commercial else "Share-alike sources (CC BY-SA) make the weights CC BY-SA 4.0."), "",
         "## Hyperparameters and command", "", "```", *meta.get("commands", [meta.get("command", "")]), "```", "",
