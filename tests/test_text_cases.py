@@ -250,7 +250,7 @@ def test_unneeded_unreadable_label_warns_with_a_count_and_the_run_goes_on(tmp_pa
     rows[1]["predicted_label"] = "half-true"
     p = tmp_path / "in.jsonl"
     write_jsonl(rows, p)
-    with pytest.warns(InputWarning, match=r"2 row\(s\) whose 'human_label'.*rows 1 .*3 .*1 row\(s\) whose 'predicted_label'.*rows 2 "):
+    with pytest.warns(InputWarning, match=r"2 row\(s\) whose 'human_label'.*rows 0 \(line 1.*2 \(line 3.*1 row\(s\) whose 'predicted_label'.*rows 1 \(line 2"):
         items = read_items(p)
     assert items[1].predicted_label is None and items[1].extra["predicted_label"] == "half-true"  # kept, not lost
     with warnings.catch_warnings():
