@@ -83,22 +83,17 @@ def signature_warnings(paths: list) -> list[str]:
     ``PATH.ev2r-run.json``, beside them): naming the fields that differ. Systems are compared fairly only
     when scored the same way (a bf16 and an fp32 run of one system differ by noise that can decide
     battles); inputs without a run record are not checked."""
-    import json
-    import os
+    from ev2r.reporting.html import read_run_record
 
     sigs = {}
     out = []
     for p in paths:
-        rec = os.fspath(p) + ".ev2r-run.json"
-        if os.path.isfile(rec):
-            try:
-                record = json.load(open(rec, encoding="utf-8"))
-            except (OSError, ValueError) as e:
-                out.append(f"{rec}: not a readable run record ({e}); its signature is not compared")
-                continue
-            if not isinstance(record, dict) or not isinstance(record.get("signature"), str):
-                out.append(f"{rec}: not a run record (no text signature); its signature is not compared")
-                continue
+        try:
+            record = read_run_record(p)
+        except ValueError as e:
+            out.append(f"{e}; its signature is not compared")
+            continue
+        if record is not None and record.get("signature"):
             sigs[p] = record["signature"]
     if len(set(sigs.values())) <= 1:
         return out

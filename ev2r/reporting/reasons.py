@@ -41,13 +41,13 @@ def proxy_breakdown(row: dict, gold: Optional[str], claim: Optional[str] = None)
         verdict = normalize_verdict(gold, field="gold_label")
     except ValueError:
         return None
-    e = max(p["entailment"] for p in prem)
-    n = min(p["neutral"] for p in prem)
-    c = max(p["contradiction"] for p in prem)
-    total = e + n + c
-    joined = (e / total, n / total, c / total) if total > 0 else (0.0, 1.0, 0.0)
-    if len(prem) == 1:
-        joined = (prem[0]["entailment"], prem[0]["neutral"], prem[0]["contradiction"])
+    import numpy as np
+
+    from ev2r.verifier.nli import aggregate_windows
+
+    # the proxy's own joining rule (ev2r.metric.proxy: aggregate_windows "max" over the pairs)
+    joined = tuple(float(x) for x in aggregate_windows(
+        np.array([[p["entailment"], p["neutral"], p["contradiction"]] for p in prem]), "max"))
     p_verdict = verdict_probability(verdict, *joined)
     rel = None
     if verdict is Verdict.NOT_ENOUGH_EVIDENCE and claim:

@@ -27,7 +27,15 @@ def scorer():
     return make_item_scorer()
 
 
-@pytest.mark.parametrize("name", RESISTED)
+#: Not resisted yet (README, "What the score resists"): with the bundled verifier the negated reference of row 77
+#: reads as the gold verdict (proxy 0.06 -> 0.997), and ten pairs of another claim's evidence prepended to row 533
+#: hold a pair that entails its claim (proxy 0.04 -> 0.99). Strict xfail: once a fix closes one, this fails and
+#: the file moves to RESISTED.
+OPEN = ("G1_negated_reference.jsonl", "G6_junk_no_penalty.jsonl")
+
+
+@pytest.mark.parametrize("name", RESISTED + tuple(pytest.param(n, marks=pytest.mark.xfail(
+    strict=True, reason="open gaming class (GAMING_OPEN)")) for n in OPEN))
 def test_no_variant_scores_above_the_real_evidence(name, scorer, nltk_data):
     from ev2r.io.readers import read_items
 
