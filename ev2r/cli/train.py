@@ -58,6 +58,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="the same structures in the hypothesis (how precision reads a predicted fact): an "
                              "entailing premise against the hypothesis denied (contradiction) or word-shuffled "
                              "(neutral), N pairs each, plus N/2 copies and N/2 asserted hypotheses (entailment)")
+    parser.add_argument("--aug-denial", type=int, default=0,
+                        help="composed denials (217 templates beside the 16 of --aug-structure, none of the gaming "
+                             "suite's): N denied statements (contradiction), N/2 denied premises that contradicted the "
+                             "hypothesis and N/4 that entailed it (neutral), N/4 hedged (neutral), N/2 asserted and N/4 "
+                             "copies (entailment), N/4 denied hypotheses (contradiction)")
     parser.add_argument("--aug-invariant", type=int, default=0,
                         help="label-preserving variants added (typos, synonyms, numbers as words and back; "
                              "needs WordNet for synonyms: --nltk-data)")
@@ -134,6 +139,7 @@ def finish_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> ar
               ("--aug-negated-premise", args.aug_negated_premise >= 0, ">= 0"),
               ("--aug-structure", getattr(args, "aug_structure", 0) >= 0, ">= 0"),
               ("--aug-structure-reverse", getattr(args, "aug_structure_reverse", 0) >= 0, ">= 0"),
+              ("--aug-denial", getattr(args, "aug_denial", 0) >= 0, ">= 0"),
               ("--threads", args.threads >= 0, ">= 0 (0 = torch's default)"),
               ("--averitec-repeat", args.averitec_repeat >= 1, ">= 1"),
               ("--ctkfacts-repeat", args.ctkfacts_repeat >= 1, ">= 1")]

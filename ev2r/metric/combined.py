@@ -27,6 +27,13 @@ over the components of :data:`ev2r.config.HYBRID_COMPONENTS`, in that order:
   algorithm and divided by the number of reference pairs: a lexical match counts only as far as the
   verifier finds the matched content there. The reference negated or with its words shuffled matches
   METEOR almost word for word and supports none of its facts (issue 32).
+* ``mutual_meteor``: ``verified_meteor`` verified both ways: every similarity of predicted pair ``i`` to
+  reference pair ``j`` multiplied by ``v_j`` and by ``u_i``, the mean support probability of predicted pair
+  ``i``'s own atomic facts against the reference (the same verifier pass as ``precision``; 0 for a pair
+  without facts): a match counts only as far as each side's content is found in the other, as BERTScore
+  and MoverScore read a match both ways. The verifier reads a denial or word salad more reliably as a
+  hypothesis than as a premise (``benchmarks/results/structure_probe.md``), so the predicted side's own
+  facts are where a denied or shuffled reference loses its match (issue 32).
 
 Both the alignments read the pairs of :func:`informative`: on the predicted side the pairs that are
 evidence for the claim (:func:`ev2r.metric.reference.evidence_pairs`: answer-only, on topic), on the
@@ -66,7 +73,8 @@ from ev2r.config import HYBRID_COLUMN_MODES, HYBRID_COMPONENTS, HYBRID_WEIGHTS
 UNAVAILABLE = "unavailable ("
 from ev2r.types import Evidence, Item, ItemScore
 
-__all__ = ["HYBRID_NAME", "EMBEDDING_COLUMN", "METEOR_COLUMN", "VERIFIED_METEOR_COLUMN", "check_weights", "hybrid_value",
+__all__ = ["HYBRID_NAME", "EMBEDDING_COLUMN", "METEOR_COLUMN", "VERIFIED_METEOR_COLUMN", "MUTUAL_METEOR_COLUMN", "check_weights",
+           "hybrid_value",
            "informative", "weights_field", "HybridCombiner", "reference_pair_support"]
 
 #: The output field of the combined score (rows and corpus summary).
@@ -75,6 +83,7 @@ HYBRID_NAME = "ev2r_hybrid"
 METEOR_COLUMN = "hybrid_meteor"
 EMBEDDING_COLUMN = "hybrid_embedding"
 VERIFIED_METEOR_COLUMN = "verified_meteor"
+MUTUAL_METEOR_COLUMN = "mutual_meteor"
 
 _ENCODERS: dict = {}  # (model, device) -> EmbeddingSimilarity, loaded once per process
 
@@ -185,8 +194,8 @@ def hybrid_value(components: Mapping[str, Optional[float]], weights: Sequence[fl
 def weights_field(weights: Sequence[float] = HYBRID_WEIGHTS, names: Sequence[str] = HYBRID_COMPONENTS) -> str:
     """The signature value of the weights, e.g. ``w=recall:0.3,proxy:0.2,hybrid_meteor:0.3,hybrid_embedding:0.2``.
 
-    >>> weights_field((0.5, 0.0, 0.5, 0.0, 0.0, 0.0))
-    'w=recall:0.5,proxy:0,hybrid_meteor:0.5,hybrid_embedding:0,precision:0,verified_meteor:0'
+    >>> weights_field((0.5, 0.0, 0.5, 0.0, 0.0, 0.0, 0.0))
+    'w=recall:0.5,proxy:0,hybrid_meteor:0.5,hybrid_embedding:0,precision:0,verified_meteor:0,mutual_meteor:0'
     """
     w = check_weights(weights, names)
     return "w=" + ",".join(f"{n}:{v:g}" for n, v in zip(names, w))
@@ -263,7 +272,7 @@ class HybridCombiner:
         return _ENCODERS[key]
 
     def meteor_columns(self, items: Sequence[Item], scores: Optional[Sequence[ItemScore]] = None,
-                       alignments: Optional[list] = None
+                       alignments: Optional[list] = None, mutual: Optional[list] = None
                        ) -> tuple[list[Optional[float]], list[Optional[float]], Optional[str]]:
         """Per-item Hungarian METEOR (question+answer strings of the :func:`informative` pairs, AVeriTeC's
         ``hu_meteor`` over them) and its verified version (module docstring; needs ``scores``, whose
@@ -272,7 +281,9 @@ class HybridCombiner:
         ``scores``). ``(meteor, verified, reason)``: all None with the reason when nltk's punkt_tab /
         WordNet data cannot be found. ``alignments``, when given, receives per item the Hungarian alignment
         (:attr:`ev2r.types.ItemScore.hybrid_alignment`: ``{"predicted", "reference", "meteor"}`` per matched
-        pair, indices into each side's evidence; ``[]`` for an item without pairs)."""
+        pair, indices into each side's evidence; ``[]`` for an item without pairs). ``mutual``, when given,
+        receives per item ``mutual_meteor`` (module docstring; None where ``verified`` is None), from the same
+        matrix and the ``predicted_facts`` of ``scores``."""
         import numpy as np
 
         from claimalign import align
@@ -291,6 +302,8 @@ class HybridCombiner:
             if not ref_idx:
                 meteor.append(None)
                 verified.append(None)
+                if mutual is not None:
+                    mutual.append(None)
                 if alignments is not None:
                     alignments.append([])
                 continue
@@ -307,10 +320,16 @@ class HybridCombiner:
                                    for (i, j), v in zip(result.pairs, result.pair_scores)])
             if scores is None:
                 verified.append(None)
+                if mutual is not None:
+                    mutual.append(None)
                 continue
             support = reference_pair_support(scores[k].reference_facts)
             v = np.array([support.get(j, 0.0) for j in ref_idx])
             verified.append(align(m * v[None, :]).recall if len(pred) else 0.0)
+            if mutual is not None:
+                own = reference_pair_support(scores[k].predicted_facts)
+                u = np.array([own.get(i, 0.0) for i in pred_idx])
+                mutual.append(align(m * v[None, :] * u[:, None]).recall if len(pred) else 0.0)
         return meteor, verified, None
 
     def embedding_column(self, items: Sequence[Item]) -> tuple[list[Optional[float]], Optional[str]]:
@@ -352,12 +371,16 @@ class HybridCombiner:
         wanted = set(HYBRID_COMPONENTS) if self.columns == "all" else need
         reasons: dict[str, Optional[str]] = {}
         cols: dict[str, list[Any]] = {}
-        if wanted & {METEOR_COLUMN, VERIFIED_METEOR_COLUMN}:
+        if wanted & {METEOR_COLUMN, VERIFIED_METEOR_COLUMN, MUTUAL_METEOR_COLUMN}:
             alignments: list = []
-            meteor_vals, verified_vals, why_meteor = self.meteor_columns(items, scores, alignments)
+            mutual_vals: list = []
+            meteor_vals, verified_vals, why_meteor = self.meteor_columns(items, scores, alignments, mutual_vals)
+            if why_meteor is not None:
+                mutual_vals = [None] * n
             for s_k, a_k in zip(scores, alignments):
                 s_k.hybrid_alignment = a_k
-            for name, vals in ((METEOR_COLUMN, meteor_vals), (VERIFIED_METEOR_COLUMN, verified_vals)):
+            for name, vals in ((METEOR_COLUMN, meteor_vals), (VERIFIED_METEOR_COLUMN, verified_vals),
+                               (MUTUAL_METEOR_COLUMN, mutual_vals)):
                 if name in wanted:
                     cols[name], reasons[name] = vals, why_meteor
         if EMBEDDING_COLUMN in wanted:
@@ -368,7 +391,8 @@ class HybridCombiner:
             for name, values in cols.items():
                 s.extra_scores[name] = values[k]
             comps = {"recall": s.recall, "proxy": s.proxy, "precision": s.precision,
-                     **{name: cols.get(name, none)[k] for name in (METEOR_COLUMN, EMBEDDING_COLUMN, VERIFIED_METEOR_COLUMN)}}
+                     **{name: cols.get(name, none)[k] for name in (METEOR_COLUMN, EMBEDDING_COLUMN, VERIFIED_METEOR_COLUMN,
+                                                                   MUTUAL_METEOR_COLUMN)}}
             value, why = hybrid_value(comps, self.weights)
             s.extra_scores[HYBRID_NAME] = value
             if value is None:

@@ -11,7 +11,8 @@ from typing import Sequence
 from ev2r.training.data import Pair
 
 __all__ = ["negate", "augment_negation", "augment_negated_premise", "INVARIANT_PERTURBATIONS", "augment_invariant",
-           "DENIAL_TEMPLATES", "ASSERTION_TEMPLATES", "shuffle_words_text", "augment_structure"]
+           "DENIAL_TEMPLATES", "ASSERTION_TEMPLATES", "shuffle_words_text", "augment_structure",
+           "augment_structure_reverse", "denial_grammar", "HEDGE_TEMPLATES", "ASSERTION_TEMPLATES_MORE", "augment_denial"]
 
 _AUX = re.compile(
     r"\b(is|are|was|were|has|have|had|can|will|would|should|could|does|do|did)\b(?! not\b)(?!n't)",
@@ -295,4 +296,119 @@ def augment_structure_reverse(pairs: Sequence[Pair], rng: random.Random, n: int)
             out.append(Pair(_as_pair(p.premise, rng), _templated(ASSERTION_TEMPLATES, h, rng), "entailment",
                             "structure_rev_asserted_hypothesis"))
             made["asserted_hypothesis"] += 1
+    return out
+
+
+# ----------------------------------------------------------------------------- denials composed (issue 32, round 3)
+
+#: Parts of the composed denial grammar (:func:`denial_grammar`). None of the gaming suite's denial templates
+#: (:data:`adversarial.perturbations.gaming.SUITE_DENIALS`: "a myth", "Nobody has ever shown", "debunked", "wrong
+#: to say", "The idea that ... is untrue") is among them, so the suite still measures a denial never seen in training.
+_DENIAL_NOUNS = ("The claim", "The assertion", "The allegation", "The rumour", "The suggestion", "The notion",
+                 "The report", "The story", "The viral claim", "The widely shared statement")
+_DENIAL_VERDICTS = ("is false", "is baseless", "is unfounded", "is fabricated", "is incorrect", "has been disproven",
+                    "was rejected by experts", "does not hold up", "was shown to be false", "is not supported by the facts",
+                    "has been denied", "is a fabrication", "was retracted as false", "is a hoax")
+_DENIAL_IT = ("It is not accurate that {s}", "It is simply not so that {s}", "It is a falsehood that {s}",
+              "It is baseless to claim that {s}", "It is not correct to say that {s}", "It is false to claim that {s}",
+              "It is a fabrication that {s}", "It has been proven false that {s}", "It is untrue to suggest that {s}")
+_DENIAL_AGENTS = ("Officials", "The government", "Experts", "Fact-checkers", "The company", "Researchers",
+                  "Police", "A spokesperson", "The ministry", "Independent auditors")
+_DENIAL_ACTS = ("rejected claims that {s}", "refuted reports that {s}", "dismissed suggestions that {s}",
+                "disproved the claim that {s}", "flatly denied that {s}", "showed it is false that {s}")
+_DENIAL_TAILS = ("{S} -- this is false", "{S}: that is not true", "{S}? That claim is false", "{S}; however, this is untrue",
+                 "Some said that {s}, but this is false", "Although it was claimed that {s}, this is incorrect",
+                 "Contrary to online posts, it is false that {s}", "Contrary to popular belief, it is not so that {s}")
+#: Frames that neither assert nor deny ``{s}``: the premise says nothing about whether it holds (neutral).
+HEDGE_TEMPLATES = ("Some people claim that {s}", "It has been suggested that {s}", "Critics asked whether {s}",
+                   "A rumour circulated that {s}", "It is unclear whether {s}", "Posts online alleged that {s}",
+                   "Whether {s} remains unconfirmed", "Several users wondered if {s}")
+#: More frames that assert ``{s}`` (entailment), beside :data:`ASSERTION_TEMPLATES`.
+ASSERTION_TEMPLATES_MORE = ("Officials confirmed that {s}", "It has been established that {s}", "Records confirm that {s}",
+                            "Experts verified that {s}", "It is a fact that {s}", "Investigators found that {s}",
+                            "{S}, as the records show", "{S} -- this is accurate")
+
+
+def denial_grammar() -> tuple[str, ...]:
+    """Every denial template of the composed grammar (``{s}``: the statement as a clause, ``{S}``: as a
+    sentence start), in a fixed order: the nouns x verdicts ("The rumour that {s} is baseless."), the "It is
+    ... that" frames, agents x acts ("Police dismissed suggestions that {s}."), and tails ("{S} -- this is
+    false."); with :data:`DENIAL_TEMPLATES`, 233 templates. None is a template of the gaming suite.
+
+    >>> len(denial_grammar()), denial_grammar()[0]
+    (217, 'The claim that {s} is false.')
+    """
+    out = [f"{n} that {{s}} {v}." for n in _DENIAL_NOUNS for v in _DENIAL_VERDICTS]
+    out += list(_DENIAL_IT) + [f"{a} {act}" for a in _DENIAL_AGENTS for act in _DENIAL_ACTS] + list(_DENIAL_TAILS)
+    return tuple(out)
+
+
+def _fill(template: str, statement: str) -> str:
+    s = _clause(statement)
+    return _with_period(template.format(s=s, S=s[:1].upper() + s[1:]))
+
+
+def _jaccard(a: str, b: str) -> float:
+    x, y = set(re.findall(r"\w+", a.lower())), set(re.findall(r"\w+", b.lower()))
+    return len(x & y) / max(1, len(x | y))
+
+
+def augment_denial(pairs: Sequence[Pair], rng: random.Random, n: int) -> list[Pair]:
+    """Pairs that teach the verifier denials it has not seen as fixed strings, and what a denied premise
+    says of *another* statement (issue 32: the negated reference read as its own content by recall and by the
+    proxy), from the entailed and contradicted pairs of ``pairs``:
+
+    * ``(denial(H), H)`` -> contradiction (``n``), ``denial`` drawn from :func:`denial_grammar` and
+      :data:`DENIAL_TEMPLATES`;
+    * ``(denial(P), H)`` -> neutral (``n // 2``) for a contradicted ``(P, H)`` whose premise is under 60 words: that
+      P is false says nothing of H (the proxy on a denied reference that refuted the claim);
+    * ``(denial(P), H)`` -> neutral (``n // 4``) for an entailed ``(P, H)`` whose premise is under 60 words and
+      not a near copy of H (word Jaccard < 0.5): a false premise entails nothing;
+    * ``(hedge(H), H)`` -> neutral (``n // 4``), :data:`HEDGE_TEMPLATES`: a "that" clause reported without being
+      asserted or denied;
+    * ``(assertion(H), H)`` -> entailment (``n // 2``), :data:`ASSERTION_TEMPLATES` and
+      :data:`ASSERTION_TEMPLATES_MORE`, and ``(H, H)`` -> entailment (``n // 4``): the controls, so that a frame
+      alone is no cue;
+    * ``(P, denial(H))`` -> contradiction (``n // 4``) for an entailed ``(P, H)``: the precision direction.
+
+    About 30% of the premises are laid out as question/answer pairs with a generic question. A pure function
+    of ``pairs`` and ``rng``.
+    """
+    denials = denial_grammar() + DENIAL_TEMPLATES
+    assertions = ASSERTION_TEMPLATES + ASSERTION_TEMPLATES_MORE
+    ent = [p for p in pairs if p.label == "entailment" and 20 <= len(p.hypothesis) < 200]
+    con = [p for p in pairs if p.label == "contradiction" and 20 <= len(p.hypothesis) < 200 and len(p.premise.split()) < 60]
+    rng.shuffle(ent)
+    rng.shuffle(con)
+    pick = lambda ts: ts[rng.randrange(len(ts))]  # noqa: E731
+    out: list[Pair] = []
+    quota = {"denial": n, "assertion": n // 2, "copy": n // 4, "hedge": n // 4, "denied_premise_entailed": n // 4,
+             "denied_hypothesis": n // 4}
+    made = dict.fromkeys(quota, 0)
+    for p in ent:
+        if all(made[k] >= quota[k] for k in quota):
+            break
+        h = p.hypothesis
+        if made["denial"] < quota["denial"]:
+            out.append(Pair(_as_pair(_fill(pick(denials), h), rng), h, "contradiction", "denial_aug_denial"))
+            made["denial"] += 1
+        if made["assertion"] < quota["assertion"] and rng.random() < 0.6:
+            out.append(Pair(_as_pair(_fill(pick(assertions), h), rng), h, "entailment", "denial_aug_assertion"))
+            made["assertion"] += 1
+        if made["copy"] < quota["copy"] and rng.random() < 0.4:
+            out.append(Pair(_as_pair(h, rng), h, "entailment", "denial_aug_copy"))
+            made["copy"] += 1
+        if made["hedge"] < quota["hedge"] and rng.random() < 0.4:
+            out.append(Pair(_as_pair(_fill(pick(HEDGE_TEMPLATES), h), rng), h, "neutral", "denial_aug_hedge"))
+            made["hedge"] += 1
+        if (made["denied_premise_entailed"] < quota["denied_premise_entailed"] and len(p.premise.split()) < 60
+                and _jaccard(p.premise, h) < 0.5 and rng.random() < 0.5):
+            out.append(Pair(_as_pair(_fill(pick(denials), p.premise), rng), h, "neutral", "denial_aug_denied_premise_entailed"))
+            made["denied_premise_entailed"] += 1
+        if made["denied_hypothesis"] < quota["denied_hypothesis"] and len(p.premise.split()) < 80 and rng.random() < 0.4:
+            out.append(Pair(_as_pair(p.premise, rng), _fill(pick(denials), h), "contradiction", "denial_aug_denied_hypothesis"))
+            made["denied_hypothesis"] += 1
+    for p in con[: n // 2]:
+        out.append(Pair(_as_pair(_fill(pick(denials), p.premise), rng), p.hypothesis, "neutral",
+                        "denial_aug_denied_premise_contradicted"))
     return out

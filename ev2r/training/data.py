@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import random
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -282,3 +283,64 @@ def load_ctkfacts(path: Path, source: str = "ctkfacts_train") -> list[Pair]:
                                  f"{', '.join(NLI_LABELS)} or SUPPORTS / REFUTES / NOT ENOUGH INFO") from None
             out.append(Pair(texts[0], texts[1], label, source))
     return out
+
+
+# ----------------------------------------------------------------------------- the Czech negation probe (issue 35)
+
+#: Czech auxiliaries and frequent verbs -> their negated forms (the negative prefix ``ne-`` is written joined;
+#: "je" -> "není", "jsou" -> "nejsou").
+CZECH_NEGATED_AUX = {"je": "není", "jsou": "nejsou", "byl": "nebyl", "byla": "nebyla", "bylo": "nebylo", "byli": "nebyli",
+                     "byly": "nebyly", "bude": "nebude", "budou": "nebudou", "má": "nemá", "mají": "nemají", "měl": "neměl",
+                     "měla": "neměla", "mělo": "nemělo", "měli": "neměli", "měly": "neměly", "jsem": "nejsem", "jste": "nejste",
+                     "jsme": "nejsme", "může": "nemůže", "mohou": "nemohou", "mohl": "nemohl", "mohla": "nemohla", "mohli": "nemohli"}
+_CZ_ALREADY_NEGATED = re.compile(r"(?<!\w)(nikdo|nic|nikdy|žádn\w*|není|nejsou|ani)(?!\w)", re.IGNORECASE)
+_CZ_PARTICIPLE = re.compile(r"^[a-zěščřžýáíéúůďťňó]{3,}(l|la|lo|li|ly)$")
+
+
+def negate_czech(sentence: str) -> str | None:
+    """``sentence`` (Czech) with its first verb negated: the first auxiliary of :data:`CZECH_NEGATED_AUX`
+    ("byla" -> "nebyla", "je" -> "není"), else the first past participle in -l/-la/-lo/-li/-ly after the first
+    word ("zatkla" -> "nezatkla"); None when the sentence already holds a negation (nikdo, nic, nikdy, žádný,
+    není, ani, or a ``ne``-word whose stem is a word of the sentence) or no such verb.
+
+    >>> negate_czech("Policie zatkla muže z Náchodska.")
+    'Policie nezatkla muže z Náchodska.'
+    >>> negate_czech("Žárovka byla vynalezena na konci 19. století."), negate_czech("Nikdo nezemřel.")
+    ('Žárovka nebyla vynalezena na konci 19. století.', None)
+    """
+    tokens = sentence.split(" ")
+    words = [t.strip(",.;:!?\"'()").lower() for t in tokens]
+    if _CZ_ALREADY_NEGATED.search(sentence) or any(w.startswith("ne") and w[2:] in words for w in words):
+        return None
+    for i, w in enumerate(words):
+        if w in CZECH_NEGATED_AUX and tokens[i].strip(",.;:!?\"'()") == w:
+            tokens[i] = tokens[i].replace(w, CZECH_NEGATED_AUX[w], 1)
+            return " ".join(tokens)
+    for i, w in enumerate(words):
+        if i > 0 and _CZ_PARTICIPLE.match(w) and not w.startswith("ne") and tokens[i].strip(",.;:!?\"'()") == w:
+            tokens[i] = tokens[i].replace(w, "ne" + w, 1)
+            return " ".join(tokens)
+    return None
+
+
+def czech_negation_probe(path: Path) -> dict[str, list[Pair]]:
+    """The Czech negation probe (issue 35) built from a CTKFacts split (``ctkfacts_dev.jsonl``): for every
+    SUPPORTS claim that :func:`negate_czech` can negate, ``(premise, negated claim)`` -> contradiction
+    (``"negated"``) and, as its control, ``(premise, claim)`` -> entailment (``"control"``). Built on the fly
+    from the data (CC BY-SA 3.0), never stored in the package. On CTKFacts dev: 88 of the 108 SUPPORTS claims.
+
+    Raises:
+        ValueError: a malformed row (:func:`load_ctkfacts`).
+    """
+    from claimalign.textio import normalize_text
+
+    negated, control = [], []
+    for p in load_ctkfacts(path, "ctkfacts_negation_probe"):
+        if p.label != "entailment":
+            continue
+        neg = negate_czech(p.hypothesis)
+        if neg is None:
+            continue
+        negated.append(Pair(p.premise, normalize_text(neg), "contradiction", "czech_negation_probe"))
+        control.append(Pair(p.premise, p.hypothesis, "entailment", "czech_negation_probe_control"))
+    return {"negated": negated, "control": control}

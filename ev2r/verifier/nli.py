@@ -57,7 +57,7 @@ from claimalign.textio import normalize_text
 from claimalign.qa_text import has_content
 from ev2r.config import LONG_PREMISE_POLICIES
 
-__all__ = ["Verifier", "check_probabilities", "LONG_PREMISE_POLICIES", "LONG_HYPOTHESIS_POLICIES", "HFNLIVerifier",
+__all__ = ["Verifier", "check_probabilities", "LONG_PREMISE_POLICIES", "LONG_HYPOTHESIS_POLICIES", "HFNLIVerifier", "file_sha256",
            "LongHypothesisWarning", "aggregate_windows", "aggregate_hypothesis_windows", "dir_fingerprint"]
 
 #: What :class:`HFNLIVerifier` does with a hypothesis that does not fit beside its premise (module docstring).
@@ -69,6 +69,15 @@ class LongHypothesisWarning(UserWarning):
 
 #: The verifier protocol (one definition, :class:`claimalign.nli.VerifierLike`).
 Verifier = VerifierLike
+
+
+def file_sha256(path: Path) -> str:
+    """The SHA-256 (64 hex digits) of the file at ``path``, read in 1 MiB blocks."""
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
 
 
 def dir_fingerprint(path: Path) -> str:

@@ -89,7 +89,7 @@ def _write(path, rows):
 
 
 def test_load_set_joins_on_row_checks_ids_and_counts_left_out_rows(bench, tmp_path):
-    comp = {"recall": 0.5, "proxy": 0.4, "hu_meteor": 0.3, "hybrid_meteor": 0.3, "hybrid_embedding": 0.2, "precision": 0.6, "verified_meteor": 0.1, "ev2r": 0.45, "f1": 0.5}
+    comp = {"recall": 0.5, "proxy": 0.4, "hu_meteor": 0.3, "hybrid_meteor": 0.3, "hybrid_embedding": 0.2, "precision": 0.6, "verified_meteor": 0.1, "mutual_meteor": 0.05, "ev2r": 0.45, "f1": 0.5}
     scores = [{"id": 7, "row": 1, "status": "ok", **comp},
               {"id": 5, "row": 0, "status": "ok", **comp, "recall": 0.9},
               {"id": 7, "row": 2, "status": "no_reference", **comp},

@@ -14,7 +14,7 @@ from ev2r.metric.scorer import corpus_summary
 from ev2r.types import Evidence, Item, ItemScore, QAPair
 from support.fakes import KeywordVerifier
 
-W = (0.3, 0.2, 0.3, 0.2, 0.0, 0.0)
+W = (0.3, 0.2, 0.3, 0.2, 0.0, 0.0, 0.0)
 
 
 def test_formula_on_hand_computed_components():
@@ -22,7 +22,7 @@ def test_formula_on_hand_computed_components():
     value, why = hybrid_value(comps, W)
     assert why is None
     assert value == pytest.approx(0.3 * 0.5 + 0.2 * 1.0 + 0.3 * 0.2 + 0.2 * 0.4)  # 0.49
-    assert hybrid_value(comps, (1, 0, 0, 0, 0, 0)) == (0.5, None)
+    assert hybrid_value(comps, (1, 0, 0, 0, 0, 0, 0.0)) == (0.5, None)
     assert hybrid_value({k: 1.0 for k in HYBRID_COMPONENTS}, W)[0] == pytest.approx(1.0)
     assert hybrid_value({k: 0.0 for k in HYBRID_COMPONENTS}, W) == (0.0, None)
 
@@ -33,7 +33,7 @@ def test_missing_component_gives_none_with_reason_never_zero():
     del comps["proxy"]
     assert hybrid_value(comps, W) == (None, "proxy is None")
     # a component with weight 0 is not needed
-    assert hybrid_value(comps, (0.5, 0.0, 0.5, 0.0, 0.0, 0.0)) == (pytest.approx(0.35), None)
+    assert hybrid_value(comps, (0.5, 0.0, 0.5, 0.0, 0.0, 0.0, 0.0)) == (pytest.approx(0.35), None)
     value, why = hybrid_value({**comps, "proxy": float("nan")}, W)
     assert value is None and "proxy" in why
 
@@ -42,17 +42,17 @@ def test_weights_are_checked():
     assert check_weights(HYBRID_WEIGHTS) == tuple(float(w) for w in HYBRID_WEIGHTS)
     assert len(HYBRID_WEIGHTS) == len(HYBRID_COMPONENTS)
     with pytest.raises(ValueError, match="sum to 0.9"):
-        check_weights((0.3, 0.2, 0.2, 0.2, 0.0, 0.0))
-    with pytest.raises(ValueError, match="expected 6 numbers"):
+        check_weights((0.3, 0.2, 0.2, 0.2, 0.0, 0.0, 0.0))
+    with pytest.raises(ValueError, match="expected 7 numbers"):
         check_weights((0.5, 0.5))
     with pytest.raises(ValueError, match="proxy = -0.1"):
-        check_weights((0.6, -0.1, 0.3, 0.2, 0.0, 0.0))
+        check_weights((0.6, -0.1, 0.3, 0.2, 0.0, 0.0, 0.0))
 
 
 def test_signature_field_names_every_weight():
-    assert weights_field(W) == "w=recall:0.3,proxy:0.2,hybrid_meteor:0.3,hybrid_embedding:0.2,precision:0,verified_meteor:0"
+    assert weights_field(W) == "w=recall:0.3,proxy:0.2,hybrid_meteor:0.3,hybrid_embedding:0.2,precision:0,verified_meteor:0,mutual_meteor:0"
     fields = HybridCombiner(W).signature_fields()
-    assert fields == {"hybrid": "w=recall:0.3,proxy:0.2,hybrid_meteor:0.3,hybrid_embedding:0.2,precision:0,verified_meteor:0",
+    assert fields == {"hybrid": "w=recall:0.3,proxy:0.2,hybrid_meteor:0.3,hybrid_embedding:0.2,precision:0,verified_meteor:0,mutual_meteor:0",
                       "hybrid-emb": "all-MiniLM-L6-v2"}
 
 
@@ -130,7 +130,7 @@ def test_no_nltk_data_gives_none_and_the_reason(monkeypatch):
         assert s.extra_scores["hybrid_embedding"] is not None
     assert scorer.corpus(scores).extra["ev2r_hybrid"] is None
     # with METEOR's weight 0 it is not needed
-    scorer = _scorer(monkeypatch, weights=(0.5, 0.5, 0.0, 0.0, 0.0, 0.0))
+    scorer = _scorer(monkeypatch, weights=(0.5, 0.5, 0.0, 0.0, 0.0, 0.0, 0.0))
     s = scorer.score(_items())[0]
     assert s.extra_scores["ev2r_hybrid"] == pytest.approx(0.5 * s.recall + 0.5 * s.proxy)
     assert "ev2r_hybrid" not in (s.error or "")
@@ -219,11 +219,11 @@ def test_embedding_column_encodes_each_distinct_string_of_a_chunk_once(monkeypat
 def test_weighted_columns_leave_out_a_zero_weight_component_and_load_no_encoder(monkeypatch, nltk_data):
     monkeypatch.setattr(combined, "_ENCODERS", {})
     scorer = build_scorer(verifier=KeywordVerifier(), hybrid=False)
-    scorer.combiner = HybridCombiner((0.2, 0.3, 0.5, 0.0, 0.0, 0.0), encoder="/nonexistent/encoder")  # would fail to load
+    scorer.combiner = HybridCombiner((0.2, 0.3, 0.5, 0.0, 0.0, 0.0, 0.0), encoder="/nonexistent/encoder")  # would fail to load
     s = scorer.score(_items())[0]
     assert "hybrid_embedding" not in s.extra_scores and s.extra_scores["ev2r_hybrid"] is not None
     assert "ev2r_hybrid" not in (s.error or "") and combined._ENCODERS == {}
-    every = HybridCombiner((0.2, 0.3, 0.5, 0.0, 0.0, 0.0), encoder="/nonexistent/encoder", columns="all")
+    every = HybridCombiner((0.2, 0.3, 0.5, 0.0, 0.0, 0.0, 0.0), encoder="/nonexistent/encoder", columns="all")
     scorer.combiner = every
     s = scorer.score(_items())[0]
     assert s.extra_scores["hybrid_embedding"] is None  # asked for: computed (here it cannot load) ...

@@ -164,6 +164,40 @@ def test_verified_meteor_follows_the_reference_facts(nltk_data):
     assert reference_pair_support(score([0.2, 0.8]).reference_facts) == {0: 0.2, 1: 0.8}
 
 
+def test_mutual_meteor_needs_both_sides_facts_found(nltk_data):
+    """``mutual_meteor`` weighs each aligned cell by v_j (the reference pair's facts found in the prediction)
+    and by u_i (the predicted pair's own facts found in the reference): a denied copy of the reference whose
+    own facts the reference contradicts (u = 0) keeps no match even where the verifier misread v as 1."""
+    ref = Evidence((QAPair("When was it signed?", "The treaty was signed in Paris in 2015."),
+                    QAPair("Who signed it?", "195 countries signed the treaty.")))
+    it = Item(id="m", claim="The climate treaty was signed in Paris by every nation.", predicted_evidence=ref, reference_evidence=ref)
+    comb = HybridCombiner()
+
+    def score(v, u):
+        s = ItemScore(id="m", row=0)
+        s.reference_facts = [FactSupport(f"r{j}", p >= 0.5, p, j) for j, p in enumerate(v)]
+        s.predicted_facts = [FactSupport(f"p{i}", p >= 0.5, p, i) for i, p in enumerate(u)]
+        return s
+
+    def run(v, u):
+        mutual: list = []
+        meteor, verified, _ = comb.meteor_columns([it], [score(v, u)], mutual=mutual)
+        return meteor[0], verified[0], mutual[0]
+
+    meteor, verified, both = run([1.0, 1.0], [1.0, 1.0])
+    assert both == pytest.approx(meteor) == pytest.approx(verified)
+    _, verified, denied = run([1.0, 1.0], [0.0, 0.0])
+    assert verified == pytest.approx(meteor) and denied == 0.0
+    _, _, half = run([1.0, 1.0], [1.0, 0.0])
+    assert half == pytest.approx(meteor / 2, abs=0.02)  # the predicted copy of pair 1 is not found in the reference
+    _, _, quarter = run([0.5, 0.5], [0.5, 0.5])
+    assert quarter == pytest.approx(meteor / 4, abs=1e-9)  # v_j * u_i on the diagonal: 0.25 of each match
+    # without scores there is no verification either way
+    mutual: list = []
+    comb.meteor_columns([it], None, mutual=mutual)
+    assert mutual == [None]
+
+
 def test_boilerplate_is_no_premise_either():
     ev = Evidence((QAPair("What happened?", "Home | News | Sport | Weather. The bill was signed on 3 May."),))
     assert pair_premises(ev, claim="The bill was signed.") == ["Question: What happened?\nAnswer: The bill was signed on 3 May."]

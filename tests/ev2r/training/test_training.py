@@ -510,3 +510,60 @@ def test_pair_witness_needs_an_nli_encoder_before_any_work(tmp_path, capsys):
             train_main(base + extra)
         assert exc.value.code == 2 and message in capsys.readouterr().err
         assert not (tmp_path / "out").exists()  # refused before any work
+
+
+def test_augment_denial_labels_quotas_and_held_out_templates():
+    """Issue 32 round 3: composed denials contradict the statement they deny, a denied premise that contradicted
+    (or entailed) the hypothesis is neutral to it, hedges are neutral, assertions and copies entail; none of the
+    gaming suite's denial templates is composed (it measures reading, not memory)."""
+    from adversarial.perturbations.gaming import SUITE_DENIALS
+
+    grammar = augment.denial_grammar()
+    assert len(grammar) == 217 and len(set(grammar)) == 217
+    assert not set(grammar) & set(SUITE_DENIALS) and not set(grammar) & set(augment.DENIAL_TEMPLATES)
+    for t in grammar:  # no suite template's distinctive words either
+        assert not any(w in t for w in ("myth", "debunked", "wrong to say", "The idea that", "Nobody has ever"))
+        assert ("{s}" in t) != ("{S}" in t)
+    hyps = [f"The council approved plan number {i} for the new river bridge." for i in range(300)]
+    pairs = [tdata.Pair(f"Engineers said work on route {i} starts in May after the vote.", h, "entailment", "s")
+             for i, h in enumerate(hyps)]
+    pairs += [tdata.Pair(f"The council rejected plan {i} for the bridge.", h, "contradiction", "s") for i, h in enumerate(hyps)]
+    out = augment.augment_denial(pairs, random.Random(3), 40)
+    by = Counter(p.source for p in out)
+    assert by == {"denial_aug_denial": 40, "denial_aug_assertion": 20, "denial_aug_copy": 10, "denial_aug_hedge": 10,
+                  "denial_aug_denied_premise_entailed": 10, "denial_aug_denied_hypothesis": 10,
+                  "denial_aug_denied_premise_contradicted": 20}
+    label = {"denial": "contradiction", "assertion": "entailment", "copy": "entailment", "hedge": "neutral",
+             "denied_premise_entailed": "neutral", "denied_hypothesis": "contradiction",
+             "denied_premise_contradicted": "neutral"}
+    for p in out:
+        assert p.label == label[p.source.removeprefix("denial_aug_")]
+        body = p.premise.split("\nAnswer: ", 1)[-1]
+        if p.source == "denial_aug_denial":
+            assert "the council approved plan number" in body.lower() and body != p.hypothesis
+        if p.source == "denial_aug_denied_premise_contradicted":
+            assert "the council rejected plan" in body.lower() and "approved" in p.hypothesis
+        if p.source == "denial_aug_copy":
+            assert body == p.hypothesis
+    assert out == augment.augment_denial(pairs, random.Random(3), 40)  # a pure function of its inputs
+
+
+def test_czech_negation_probe_negates_the_first_verb():
+    assert tdata.negate_czech("Policie zatkla muže z Náchodska.") == "Policie nezatkla muže z Náchodska."
+    assert tdata.negate_czech("Praha je hlavním městem.") == "Praha není hlavním městem."
+    assert tdata.negate_czech("Zdena Mašínová se může ucházet o dědictví.") == "Zdena Mašínová se nemůže ucházet o dědictví."
+    assert tdata.negate_czech("Nikdo nezemřel.") is None  # already negated
+    assert tdata.negate_czech("Jan nechodí, ale chodí Petr.") is None  # a ne-word of a word of the sentence
+    assert tdata.negate_czech("Americké konvoje projíždějí Německem.") is None  # no auxiliary, no l-participle
+
+
+def test_czech_negation_probe_from_a_split(tmp_path):
+    rows = [{"id": 1, "claim": "Policie zatkla muže.", "premise": "Policie včera zatkla muže z Náchodska.", "label": "SUPPORTS"},
+            {"id": 2, "claim": "Policie nezatkla nikoho.", "premise": "Policie včera zatkla muže.", "label": "REFUTES"},
+            {"id": 3, "claim": "Konvoje projíždějí Německem.", "premise": "Konvoje projíždějí Německem.", "label": "SUPPORTS"}]
+    path = tmp_path / "dev.jsonl"
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    probe = tdata.czech_negation_probe(path)
+    assert [(p.premise, p.hypothesis, p.label) for p in probe["negated"]] == [
+        ("Policie včera zatkla muže z Náchodska.", "Policie nezatkla muže.", "contradiction")]
+    assert [(p.hypothesis, p.label) for p in probe["control"]] == [("Policie zatkla muže.", "entailment")]

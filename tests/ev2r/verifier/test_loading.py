@@ -142,7 +142,7 @@ def test_czech_text_on_the_english_verifier_gets_one_language_warning():
              "en": "São Paulo is the largest city of Brazil. Question: Which city is largest?\nAnswer: São Paulo.",
              "short": "Zoë"}
     with pytest.warns(loading.LanguageWarning, match=r"1 of 3 item\(s\) look like text in another language than "
-                                                      r"English \(ids 'cs': .*--model RUN_DIR"):
+                                                      r"English \(ids 'cs': .*--model multilingual"):
         assert loading.warn_non_english(texts, "bundled") == 1
     import warnings
 
