@@ -63,6 +63,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "suite's): N denied statements (contradiction), N/2 denied premises that contradicted the "
                              "hypothesis and N/4 that entailed it (neutral), N/4 hedged (neutral), N/2 asserted and N/4 "
                              "copies (entailment), N/4 denied hypotheses (contradiction)")
+    parser.add_argument("--aug-czech-negation", type=int, default=0,
+                        help="with --ctkfacts-train: N copies of each CTKFacts train claim with its first verb negated "
+                             "(SUPPORTS -> contradiction, NOT ENOUGH INFO -> neutral)")
     parser.add_argument("--aug-invariant", type=int, default=0,
                         help="label-preserving variants added (typos, synonyms, numbers as words and back; "
                              "needs WordNet for synonyms: --nltk-data)")
@@ -140,6 +143,7 @@ def finish_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> ar
               ("--aug-structure", getattr(args, "aug_structure", 0) >= 0, ">= 0"),
               ("--aug-structure-reverse", getattr(args, "aug_structure_reverse", 0) >= 0, ">= 0"),
               ("--aug-denial", getattr(args, "aug_denial", 0) >= 0, ">= 0"),
+              ("--aug-czech-negation", getattr(args, "aug_czech_negation", 0) >= 0, ">= 0"),
               ("--threads", args.threads >= 0, ">= 0 (0 = torch's default)"),
               ("--averitec-repeat", args.averitec_repeat >= 1, ">= 1"),
               ("--ctkfacts-repeat", args.ctkfacts_repeat >= 1, ">= 1")]

@@ -15,6 +15,7 @@ import random
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Sequence
 
 from claimalign.nli import NLI_LABELS, normalize_nli_label
 from ev2r.labels import VERDICT_TO_NLI, normalize_verdict
@@ -298,9 +299,9 @@ _CZ_PARTICIPLE = re.compile(r"^[a-zěščřžýáíéúůďťňó]{3,}(l|la|lo|l
 
 
 def negate_czech(sentence: str) -> str | None:
-    """``sentence`` (Czech) with its first verb negated: the first auxiliary of :data:`CZECH_NEGATED_AUX`
-    ("byla" -> "nebyla", "je" -> "není"), else the first past participle in -l/-la/-lo/-li/-ly after the first
-    word ("zatkla" -> "nezatkla"); None when the sentence already holds a negation (nikdo, nic, nikdy, žádný,
+    """``sentence`` (Czech) with its first verb negated: the first lower-case word that is an auxiliary of
+    :data:`CZECH_NEGATED_AUX` ("byla" -> "nebyla", "je" -> "není") or a past participle in -l/-la/-lo/-li/-ly after
+    the first word ("zatkla" -> "nezatkla"); None when the sentence already holds a negation (nikdo, nic, nikdy, žádný,
     není, ani, or a ``ne``-word whose stem is a word of the sentence) or no such verb.
 
     >>> negate_czech("Policie zatkla muže z Náchodska.")
@@ -313,11 +314,12 @@ def negate_czech(sentence: str) -> str | None:
     if _CZ_ALREADY_NEGATED.search(sentence) or any(w.startswith("ne") and w[2:] in words for w in words):
         return None
     for i, w in enumerate(words):
-        if w in CZECH_NEGATED_AUX and tokens[i].strip(",.;:!?\"'()") == w:
+        if tokens[i].strip(",.;:!?\"'()") != w:  # capitalised: a sentence start or a name
+            continue
+        if w in CZECH_NEGATED_AUX:
             tokens[i] = tokens[i].replace(w, CZECH_NEGATED_AUX[w], 1)
             return " ".join(tokens)
-    for i, w in enumerate(words):
-        if i > 0 and _CZ_PARTICIPLE.match(w) and not w.startswith("ne") and tokens[i].strip(",.;:!?\"'()") == w:
+        if i > 0 and _CZ_PARTICIPLE.match(w) and not w.startswith("ne"):
             tokens[i] = tokens[i].replace(w, "ne" + w, 1)
             return " ".join(tokens)
     return None
@@ -344,3 +346,25 @@ def czech_negation_probe(path: Path) -> dict[str, list[Pair]]:
         negated.append(Pair(p.premise, normalize_text(neg), "contradiction", "czech_negation_probe"))
         control.append(Pair(p.premise, p.hypothesis, "entailment", "czech_negation_probe_control"))
     return {"negated": negated, "control": control}
+
+
+def augment_czech_negation(pairs: Sequence[Pair], copies: int) -> list[Pair]:
+    """Czech negation pairs from CTKFacts *train* pairs (issue 35: the multilingual verifier read "nezatkla" as
+    "zatkla"), ``copies`` times each: an entailed claim with its first verb negated (:func:`negate_czech`) ->
+    contradiction, and a neutral (NOT ENOUGH INFO) claim negated -> neutral, so that the prefix ``ne-`` alone is
+    no cue. The Czech negation probe is built by the same rule from the *dev* split (other documents), so it
+    measures the rule on unseen text; the natural negation pairs of CTKFacts dev
+    (``benchmarks/results/czech_claims_nli.md``, negation subset) are the check made by people. Deterministic.
+    """
+    from claimalign.textio import normalize_text
+
+    out: list[Pair] = []
+    for p in pairs:
+        if p.label not in ("entailment", "neutral"):
+            continue
+        neg = negate_czech(p.hypothesis)
+        if neg is None:
+            continue
+        label = "contradiction" if p.label == "entailment" else "neutral"
+        out += [Pair(p.premise, normalize_text(neg), label, f"czech_negation_aug_{p.label}")] * copies
+    return out

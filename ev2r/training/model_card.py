@@ -40,12 +40,20 @@ LICENCES = {
     "structure_rev_shuffled_fact": "derived from the pairs above (an entailing premise vs the hypothesis's words shuffled -> neutral)",
     "structure_rev_copy": "derived from the pairs above (a hypothesis as its own premise -> entailment)",
     "structure_rev_asserted_hypothesis": "derived from the pairs above (an entailing premise vs the hypothesis asserted -> entailment)",
+    **{f"denial_aug_{k}": f"derived from the pairs above (composed denial templates: {v})" for k, v in (
+        ("denial", "a statement denied -> contradiction"), ("assertion", "a statement asserted -> entailment"),
+        ("copy", "a hypothesis as its own premise -> entailment"), ("hedge", "a statement hedged -> neutral"),
+        ("denied_premise_entailed", "an entailing premise denied -> neutral"),
+        ("denied_premise_contradicted", "a contradicting premise denied -> neutral"),
+        ("denied_hypothesis", "an entailing premise vs the hypothesis denied -> contradiction"))},
     "averitec_train": "CC BY-NC 4.0 (AVeriTeC train split: gold evidence vs claim, verdict as label)",
     "averitec_train_mismatched": "CC BY-NC 4.0 (AVeriTeC train split: another claim's evidence -> neutral)",
     "averitec_pair_witness": ("CC BY-NC 4.0 (AVeriTeC train split: one question/answer pair vs claim; the verdict "
                               "on the pair the starting verifier finds most in its favour, every NEE pair neutral)"),
     "averitec_pair_mismatched": "CC BY-NC 4.0 (AVeriTeC train split: a pair of another claim's evidence -> neutral)",
     "ctkfacts_train": "CC BY-SA 3.0 (CTKFacts, Ullrich et al. 2023: Czech claims vs Czech News Agency paragraphs)",
+    "czech_negation_aug_entailment": "derived from CTKFacts train (a SUPPORTS claim's first verb negated -> contradiction)",
+    "czech_negation_aug_neutral": "derived from CTKFacts train (a NOT ENOUGH INFO claim's first verb negated -> neutral)",
 }
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 from ev2r.training.augment import (augment_invariant, augment_negated_premise, augment_negation, augment_structure,
                                    augment_structure_reverse, augment_denial)
 from ev2r.training.data import (DATA_FILES, NLI_LABELS, REDISTRIBUTABLE, Pair, load_averitec_pairs,
-                                load_averitec_witness_pairs, load_ctkfacts, czech_negation_probe, load_fever_symmetric, load_vitaminc,
+                                load_averitec_witness_pairs, load_ctkfacts, czech_negation_probe, augment_czech_negation, load_fever_symmetric, load_vitaminc,
                                 read_jsonl)
 
 __all__ = ["AVERITEC_PREMISES", "build_training_pool", "check_witness_encoder", "training_pool", "witness_verifier"]
@@ -106,7 +106,8 @@ def training_pool(args, rng: random.Random) -> tuple[list[Pair], dict[str, list[
     invariance (``args.aug_invariant``), premise-negation (``args.aug_negated_premise``) and
     negation / word-order (``args.aug_structure``, and in the hypothesis ``args.aug_structure_reverse``) and composed-denial (``args.aug_denial``) augmentations, the AVeriTeC pairs (``args.averitec_train``, ``args.averitec_repeat`` copies) and the
     Czech CTKFacts pairs (``args.ctkfacts_train``, ``args.ctkfacts_repeat`` copies, added after the
-    augmentations: the English rules never rewrite Czech text), drawing from the run's ``rng``; with
+    augmentations: the English rules never rewrite Czech text; ``args.aug_czech_negation`` copies of their
+    Czech negations, :func:`ev2r.training.data.augment_czech_negation`), drawing from the run's ``rng``; with
     ``args.ctkfacts_dev``, ``evals["ctkfacts_dev"]`` is that split's pairs and ``evals["czech_negation_probe"]`` /
     ``["czech_negation_control"]`` the Czech negation probe built from it (:func:`ev2r.training.data.czech_negation_probe`). Returns (train, evals,
     stats) with ``stats`` counting the pairs per source (plus ``removed_eval_claim_overlap``).
@@ -142,7 +143,10 @@ def training_pool(args, rng: random.Random) -> tuple[list[Pair], dict[str, list[
             av = load_averitec_pairs(args.averitec_train, rng, repeat) * args.averitec_repeat
         train += av
     if getattr(args, "ctkfacts_train", None) is not None:
-        train += load_ctkfacts(args.ctkfacts_train, "ctkfacts_train") * args.ctkfacts_repeat
+        ctk = load_ctkfacts(args.ctkfacts_train, "ctkfacts_train")
+        train += ctk * args.ctkfacts_repeat
+        if getattr(args, "aug_czech_negation", 0):
+            train += augment_czech_negation(ctk, args.aug_czech_negation)
     if getattr(args, "ctkfacts_dev", None) is not None:
         probe = czech_negation_probe(args.ctkfacts_dev)
         evals = {**evals, "ctkfacts_dev": load_ctkfacts(args.ctkfacts_dev, "ctkfacts_dev"),

@@ -567,3 +567,14 @@ def test_czech_negation_probe_from_a_split(tmp_path):
     assert [(p.premise, p.hypothesis, p.label) for p in probe["negated"]] == [
         ("Policie včera zatkla muže z Náchodska.", "Policie nezatkla muže.", "contradiction")]
     assert [(p.hypothesis, p.label) for p in probe["control"]] == [("Policie zatkla muže.", "entailment")]
+
+
+def test_augment_czech_negation_from_train_pairs():
+    pairs = [tdata.Pair("Policie včera zatkla muže.", "Policie zatkla muže.", "entailment", "ctkfacts_train"),
+             tdata.Pair("Policie včera zatkla muže.", "Policie zatkla ženu a byla pochválena.", "neutral", "ctkfacts_train"),
+             tdata.Pair("Policie včera zatkla muže.", "Policie zatkla dva muže.", "contradiction", "ctkfacts_train"),
+             tdata.Pair("Konvoje projíždějí Německem.", "Konvoje projíždějí Německem.", "entailment", "ctkfacts_train")]
+    out = tdata.augment_czech_negation(pairs, 2)
+    assert [(p.hypothesis, p.label) for p in out] == [
+        ("Policie nezatkla muže.", "contradiction"), ("Policie nezatkla muže.", "contradiction"),
+        ("Policie nezatkla ženu a byla pochválena.", "neutral"), ("Policie nezatkla ženu a byla pochválena.", "neutral")]
