@@ -31,12 +31,13 @@ import os
 import sys
 import time
 from pathlib import Path
+from typing import Optional
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import _benchlib as bl  # noqa: E402
-from adversarial.perturbations import get_gaming_strategies  # noqa: E402
+from adversarial.perturbations import GAMING_STRATEGIES_CS, get_gaming_strategies  # noqa: E402
 from adversarial.report import write_report  # noqa: E402
 from adversarial.suite import FAIL, PASS, run_suite  # noqa: E402
 from ev2r.io.readers import read_items  # noqa: E402
@@ -45,6 +46,40 @@ from ev2r.io.readers import read_items  # noqa: E402
 SCORES = ("precision", "recall", "f1", "proxy", "ev2r", "graded_precision", "graded_recall", "graded_f1",
           "hybrid_meteor", "verified_meteor", "hybrid_embedding", "ev2r_hybrid", "hu_meteor")
 HEADLINE = ("ev2r", "ev2r_hybrid")
+
+
+def czech_items(path, n: Optional[int] = None, seed: int = 0) -> list:
+    """Czech gaming items from a CTKFacts split (issue 35): every SUPPORTS / REFUTES row is a claim whose
+    reference evidence is its annotated paragraphs (one answer-only pair each) and whose *real* predicted
+    evidence is the paragraphs annotated for another claim of the same source document (what a retriever that
+    found the right article but not the right passage returns); rows without such a neighbour are left out.
+    ``n`` rows are drawn (seeded) when given. Text is NFC-normalised."""
+    from claimalign.textio import normalize_text
+    from ev2r.types import Evidence, Item, QAPair
+
+    rows = [json.loads(line) for line in open(path, encoding="utf-8") if line.strip()]
+    by_doc: dict = {}
+    for r in rows:
+        by_doc.setdefault(r.get("source_document"), []).append(r)
+
+    def evidence(text: str) -> Evidence:
+        return Evidence(tuple(QAPair("", normalize_text(p.strip())) for p in str(text).split("\n") if p.strip()))
+
+    items = []
+    for r in rows:
+        if r.get("label") not in ("SUPPORTS", "REFUTES"):
+            continue
+        premise = r.get("premise") or r.get("evidence")
+        other = next((o for o in by_doc[r.get("source_document")] if (o.get("premise") or o.get("evidence")) != premise), None)
+        if other is None:
+            continue
+        items.append(Item(id=f"ctk-{r['id']}", claim=normalize_text(r["claim"]), reference_evidence=evidence(premise),
+                          predicted_evidence=evidence(other.get("premise") or other.get("evidence")),
+                          gold_label="Supported" if r["label"] == "SUPPORTS" else "Refuted"))
+    if n is not None and n < len(items):
+        idx = np.random.default_rng(seed).choice(len(items), size=n, replace=False)
+        items = [items[i] for i in sorted(idx.tolist())]
+    return items
 
 
 def _cell(c: dict) -> str:
@@ -123,6 +158,11 @@ def main(argv=None) -> int:
     ap.add_argument("--verifier", default="bundled", help="verifier checkpoint (default: the bundled one)")
     ap.add_argument("--strategies", default=None, help="comma-separated strategies (default: all)")
     ap.add_argument("--sample", type=int, default=None, help="rows drawn per file (seeded); default: every row")
+    ap.add_argument("--czech", default=None, metavar="CTKFACTS_JSONL",
+                    help="also run the Czech strategies (GAMING_STRATEGIES_CS) on items built from this CTKFacts split "
+                         "(czech_items), scored with --czech-verifier; a section 'cs' of the same table")
+    ap.add_argument("--czech-verifier", default="multilingual", help="verifier for the Czech items (default: multilingual)")
+    ap.add_argument("--czech-n", type=int, default=60, help="Czech items drawn (seeded; default 60)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--n-boot", type=int, default=2000)
     args = ap.parse_args(argv)
@@ -161,7 +201,25 @@ def main(argv=None) -> int:
             "checks": {p.name: {s: c.to_dict() for s, c in p.checks.items()} for p in report.perturbations},
         }
         print(f"{name}: {len(items)} rows in {secs:.0f} s", file=sys.stderr, flush=True)
-    meta = {"command": bl.command(), "machine": bl.machine(), "verifier": args.verifier}
+    if args.czech:
+        items = czech_items(args.czech, args.czech_n, args.seed)
+        cs_scorer = make_item_scorer(verifier=args.czech_verifier, baselines=("hu-meteor",), hybrid_columns="all")
+        cs_signature = str(cs_scorer.scorer.signature())  # type: ignore[attr-defined]
+        t0 = time.time()
+        report = run_suite(items, cs_scorer, list(GAMING_STRATEGIES_CS.values()), seed=args.seed, n_boot=args.n_boot,
+                           scores=[s for s in SCORES], scorer_name="ev2r (cs)")
+        secs = time.time() - t0
+        report.settings["ev2r_signature"] = cs_signature
+        write_report(report, out_dir, png=False, stem=f"{stem}_cs")
+        files["cs"] = args.czech
+        results["cs"] = {
+            "path": args.czech, "n_items": len(items), "seconds": secs, "signature": cs_signature,
+            "base_means": report.base_means, "applied": {p.name: p.n_applied for p in report.perturbations},
+            "checks": {p.name: {s: c.to_dict() for s, c in p.checks.items()} for p in report.perturbations},
+        }
+        print(f"cs: {len(items)} items in {secs:.0f} s", file=sys.stderr, flush=True)
+    meta = {"command": bl.command(), "machine": bl.machine(), "verifier": args.verifier,
+            **({"czech_verifier": args.czech_verifier} if args.czech else {})}
     names = list(files)
     Path(args.out + ".md").write_text(markdown(results, names, meta) + "\n", encoding="utf-8")
     Path(args.out + ".json").write_text(json.dumps({"meta": meta, "results": results}, indent=1) + "\n",

@@ -61,7 +61,7 @@ from adversarial.perturbations.words import (
 
 __all__ = [
     "PERTURBATIONS", "get_perturbations", "perturb_text", "item_rng",
-    "GAMING_STRATEGIES", "GAMING", "GAMING_OPEN", "get_gaming_strategies",
+    "GAMING_STRATEGIES", "GAMING_STRATEGIES_CS", "GAMING", "GAMING_OPEN", "get_gaming_strategies",
     "INVARIANT", "DECREASE", "NO_INCREASE", "NO_GAIN", "EFFECTS", "MEANING_PRESERVING", "MEANING_DAMAGING",
     "Expectation", "Perturbation", "PerturbationResult", "PerturbFn", "RNG",
     "typos", "contractions", "numbers_to_words", "words_to_numbers", "synonyms", "duplicate_words", "drop_stopwords",
@@ -175,10 +175,26 @@ def _gaming_catalogue() -> Mapping[str, Perturbation]:
                              for name, fn, desc, bind in rows})
 
 
+def _gaming_catalogue_cs() -> Mapping[str, Perturbation]:
+    from adversarial.perturbations import gaming as g
+
+    no_gain = Expectation(NO_GAIN, GAMING_RISE_PCT, True)
+    rows = [("negated_reference_cs", g.negated_reference_cs, "the reference's answers as 'Není pravda, že ...'"),
+            ("negated_reference_inline_cs", g.negated_reference_inline_cs, "the reference's sentences, first verb negated"),
+            ("claim_echo_appended_cs", g.claim_echo_appended_cs, "real evidence + 'Je pravda, že <claim>? Ano.' + the claim")]
+    return MappingProxyType({**{name: Perturbation(name, fn, GAMING, desc, no_gain) for name, fn, desc in rows},
+                             **{name: GAMING_STRATEGIES[name] for name in
+                                ("shuffled_reference", "one_pair_repeated", "evidence_repeated")}})
+
+
 #: Every gaming strategy (:mod:`adversarial.perturbations.gaming`), each expecting ``no_gain_over_original``
 #: on every score: at most :data:`GAMING_RISE_PCT` percent of items may rise, and the mean may not; gated
 #: except the strategies of :data:`GAMING_OPEN` (reported).
 GAMING_STRATEGIES: Mapping[str, Perturbation] = _gaming_catalogue()
+#: The gaming strategies for Czech evidence (issue 35): the denial, the inline negation and the claim echo in
+#: Czech, and the three that need no language (word salad, one pair ten times, every pair three times); each
+#: expects ``no_gain_over_original`` on every score. Not part of :data:`GAMING_STRATEGIES` (English items).
+GAMING_STRATEGIES_CS: Mapping[str, Perturbation] = _gaming_catalogue_cs()
 
 
 def get_gaming_strategies(names: Optional[Sequence[str]] = None) -> list[Perturbation]:

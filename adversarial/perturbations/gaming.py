@@ -29,7 +29,11 @@ Strategies by what they exploit:
   something else), ``script_hiding`` (the claim appended behind words in three scripts that the
   scraped-page rule drops from the facts);
 * **the reference's questions without answers**: ``reference_questions_trivial`` (each
-  reference question answered "x", "Yes", "No", a URL or a year).
+  reference question answered "x", "Yes", "No", a URL or a year);
+* **in Czech** (issue 35, :data:`adversarial.perturbations.GAMING_STRATEGIES_CS`, with the language-free
+  ``shuffled_reference``, ``one_pair_repeated`` and ``evidence_repeated``): ``negated_reference_cs`` ("Není pravda,
+  že ..."), ``negated_reference_inline_cs`` (the first verb negated, ``ne-``), ``claim_echo_appended_cs`` ("Je pravda,
+  že <claim>? Ano." and the claim).
 """
 
 from __future__ import annotations
@@ -48,6 +52,8 @@ __all__ = [
     "claim_question_x", "claim_copy", "claim_paraphrase_appended", "claim_question_unanswerable",
     "one_pair_repeated", "evidence_repeated", "make_junk_appended", "make_junk_prepended", "junk_appended",
     "junk_prepended", "off_topic_only", "script_hiding", "reference_questions_trivial",
+    "CZECH_DENIAL", "CZECH_ECHO_QUESTION", "CZECH_YES", "negated_reference_cs", "negated_reference_inline_cs",
+    "claim_echo_appended_cs",
 ]
 
 #: Denial templates of the suite (``{s}``: the sentence, first letter lower-cased). None of them is a
@@ -328,3 +334,42 @@ def reference_questions_trivial(item: Item, rng: RNG) -> PerturbationResult:
     if not new:
         return PerturbationResult.skip("no reference question")
     return _done(item, new, len(new))
+
+
+# ----------------------------------------------------------------------------- in Czech (issue 35)
+
+#: The Czech denial the Czech strategies wrap each reference sentence in ("It is not true that ...").
+CZECH_DENIAL = "Není pravda, že {s}."
+#: The Czech claim echo: "Is it true that <claim>?" answered "Yes.".
+CZECH_ECHO_QUESTION, CZECH_YES = "Je pravda, že {s}?", "Ano."
+
+
+def _cs_clause(sentence: str) -> str:
+    """A Czech sentence as a že-clause: final punctuation dropped, a capital first letter lower-cased unless
+    the second letter is a capital too (an abbreviation) -- Czech capitalises names, which the rule cannot
+    tell from a sentence start, so a name may come out lower-cased (the verifier reads it either way)."""
+    s = sentence.strip().rstrip(".!?\u2026 ")
+    return s[0].lower() + s[1:] if len(s) > 1 and s[0].isupper() and not s[1].isupper() else s
+
+
+def negated_reference_cs(item: Item, rng: RNG) -> PerturbationResult:
+    """The reference's pairs, each answer sentence as "Není pravda, že ..." (Czech ``negated_reference``)."""
+    return _rewrite_reference(item, lambda s: CZECH_DENIAL.format(s=_cs_clause(s)))
+
+
+def negated_reference_inline_cs(item: Item, rng: RNG) -> PerturbationResult:
+    """The reference's pairs, each answer sentence with its first verb negated
+    (:func:`adversarial.perturbations.meaning.negate_czech`; a sentence it cannot negate stays as it is)."""
+    from adversarial.perturbations.meaning import negate_czech
+
+    return _rewrite_reference(item, lambda s: negate_czech(s) or s)
+
+
+def claim_echo_appended_cs(item: Item, rng: RNG) -> PerturbationResult:
+    """The real evidence, then "Je pravda, že <claim>?" answered "Ano." and the claim as an answer (Czech
+    ``claim_echo_appended``)."""
+    skip = _need_claim(item)
+    if skip:
+        return skip
+    echo = [QAPair(CZECH_ECHO_QUESTION.format(s=_cs_clause(item.claim)), CZECH_YES), QAPair("", item.claim.strip())]
+    return _done(item, list(item.predicted_evidence.pairs) + echo, 2)

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
+from adversarial.perturbations.meaning import CZECH_NEGATED_AUX, negate_czech  # noqa: F401 (the gaming suite's Czech rule)
 from claimalign.nli import NLI_LABELS, normalize_nli_label
 from ev2r.labels import VERDICT_TO_NLI, normalize_verdict
 
@@ -287,43 +288,6 @@ def load_ctkfacts(path: Path, source: str = "ctkfacts_train") -> list[Pair]:
 
 
 # ----------------------------------------------------------------------------- the Czech negation probe (issue 35)
-
-#: Czech auxiliaries and frequent verbs -> their negated forms (the negative prefix ``ne-`` is written joined;
-#: "je" -> "není", "jsou" -> "nejsou").
-CZECH_NEGATED_AUX = {"je": "není", "jsou": "nejsou", "byl": "nebyl", "byla": "nebyla", "bylo": "nebylo", "byli": "nebyli",
-                     "byly": "nebyly", "bude": "nebude", "budou": "nebudou", "má": "nemá", "mají": "nemají", "měl": "neměl",
-                     "měla": "neměla", "mělo": "nemělo", "měli": "neměli", "měly": "neměly", "jsem": "nejsem", "jste": "nejste",
-                     "jsme": "nejsme", "může": "nemůže", "mohou": "nemohou", "mohl": "nemohl", "mohla": "nemohla", "mohli": "nemohli"}
-_CZ_ALREADY_NEGATED = re.compile(r"(?<!\w)(nikdo|nic|nikdy|žádn\w*|není|nejsou|ani)(?!\w)", re.IGNORECASE)
-_CZ_PARTICIPLE = re.compile(r"^[a-zěščřžýáíéúůďťňó]{3,}(l|la|lo|li|ly)$")
-
-
-def negate_czech(sentence: str) -> str | None:
-    """``sentence`` (Czech) with its first verb negated: the first lower-case word that is an auxiliary of
-    :data:`CZECH_NEGATED_AUX` ("byla" -> "nebyla", "je" -> "není") or a past participle in -l/-la/-lo/-li/-ly after
-    the first word ("zatkla" -> "nezatkla"); None when the sentence already holds a negation (nikdo, nic, nikdy, žádný,
-    není, ani, or a ``ne``-word whose stem is a word of the sentence) or no such verb.
-
-    >>> negate_czech("Policie zatkla muže z Náchodska.")
-    'Policie nezatkla muže z Náchodska.'
-    >>> negate_czech("Žárovka byla vynalezena na konci 19. století."), negate_czech("Nikdo nezemřel.")
-    ('Žárovka nebyla vynalezena na konci 19. století.', None)
-    """
-    tokens = sentence.split(" ")
-    words = [t.strip(",.;:!?\"'()").lower() for t in tokens]
-    if _CZ_ALREADY_NEGATED.search(sentence) or any(w.startswith("ne") and w[2:] in words for w in words):
-        return None
-    for i, w in enumerate(words):
-        if tokens[i].strip(",.;:!?\"'()") != w:  # capitalised: a sentence start or a name
-            continue
-        if w in CZECH_NEGATED_AUX:
-            tokens[i] = tokens[i].replace(w, CZECH_NEGATED_AUX[w], 1)
-            return " ".join(tokens)
-        if i > 0 and _CZ_PARTICIPLE.match(w) and not w.startswith("ne"):
-            tokens[i] = tokens[i].replace(w, "ne" + w, 1)
-            return " ".join(tokens)
-    return None
-
 
 def czech_negation_probe(path: Path) -> dict[str, list[Pair]]:
     """The Czech negation probe (issue 35) built from a CTKFacts split (``ctkfacts_dev.jsonl``): for every
