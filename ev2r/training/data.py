@@ -12,7 +12,6 @@ from __future__ import annotations
 import hashlib
 import json
 import random
-import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
