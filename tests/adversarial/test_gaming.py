@@ -132,3 +132,53 @@ def test_suite_runs_gaming_strategies_with_a_toy_scorer():
 def test_unknown_strategy_is_named():
     with pytest.raises(ValueError, match="unknown 'nope'.*negated_reference"):
         get_gaming_strategies(["nope"])
+
+
+CS_ITEM = Item(id="cs1", claim="Policie zatkla muže z Náchodska.",
+               predicted_evidence=Evidence((QAPair("", "Policie včera zasahovala v Náchodě."),)),
+               reference_evidence=Evidence((QAPair("Koho zatkla policie?", "Policie zatkla muže z Náchodska. Muž byl obviněn."),)),
+               gold_label=Verdict.SUPPORTED)
+
+
+def test_czech_strategies_deny_negate_and_echo_in_czech():
+    """Issue 35: the Czech strategies write Czech ("Není pravda, že ...", the first verb with ``ne-``, "Je pravda,
+    že ...? Ano."), are pure seeded functions like every strategy, and the language-free ones are the English
+    suite's own."""
+    from adversarial.perturbations import GAMING_STRATEGIES_CS
+
+    assert set(GAMING_STRATEGIES_CS) == {"negated_reference_cs", "negated_reference_inline_cs", "claim_echo_appended_cs",
+                                         "shuffled_reference", "one_pair_repeated", "evidence_repeated"}
+    assert GAMING_STRATEGIES_CS["shuffled_reference"] is GAMING_STRATEGIES["shuffled_reference"]
+    answers = {n: [p.answer for p in GAMING_STRATEGIES_CS[n](CS_ITEM, item_rng(0, n, 0)).item.predicted_evidence.pairs]
+               for n in ("negated_reference_cs", "negated_reference_inline_cs", "claim_echo_appended_cs")}
+    assert answers["negated_reference_cs"] == ["Není pravda, že policie zatkla muže z Náchodska. Není pravda, že muž byl obviněn."]
+    assert answers["negated_reference_inline_cs"] == ["Policie nezatkla muže z Náchodska. Muž nebyl obviněn."]
+    echo = GAMING_STRATEGIES_CS["claim_echo_appended_cs"](CS_ITEM, item_rng(0, "x", 0)).item.predicted_evidence.pairs
+    assert [(p.question, p.answer) for p in echo[1:]] == [("Je pravda, že policie zatkla muže z Náchodska?", "Ano."),
+                                                          ("", "Policie zatkla muže z Náchodska.")]
+    for name, p in GAMING_STRATEGIES_CS.items():
+        assert p.expect.effect == NO_GAIN and p.expect.gated == (name not in GAMING_OPEN)
+        a, b = p(CS_ITEM, item_rng(3, name, 1)), p(CS_ITEM, item_rng(3, name, 1))
+        assert a == b and CS_ITEM.predicted_evidence.pairs[0].answer == "Policie včera zasahovala v Náchodě."
+
+
+def test_czech_gaming_items_take_a_neighbour_claims_evidence_as_the_real_evidence(tmp_path):
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+    import gaming as bench
+
+    rows = [{"id": 1, "claim": "Policie zatkla muže.", "premise": "Policie zatkla muže.\nMuž byl obviněn.", "label": "SUPPORTS",
+             "source_document": "d1"},
+            {"id": 2, "claim": "Soud muže odsoudil.", "premise": "Soud zasedal v pondělí.", "label": "REFUTES", "source_document": "d1"},
+            {"id": 3, "claim": "Nikdo nic neví.", "premise": "Nic.", "label": "NOT ENOUGH INFO", "source_document": "d1"},
+            {"id": 4, "claim": "Prší.", "premise": "Prší.", "label": "SUPPORTS", "source_document": "d2"}]
+    path = tmp_path / "ctk.jsonl"
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    items = bench.czech_items(path)
+    assert [it.id for it in items] == ["ctk-1", "ctk-2"]  # NEI left out; row 4 has no neighbour in its document
+    assert [p.answer for p in items[0].reference_evidence.pairs] == ["Policie zatkla muže.", "Muž byl obviněn."]
+    assert [p.answer for p in items[0].predicted_evidence.pairs] == ["Soud zasedal v pondělí."]
+    assert items[1].gold_label == Verdict.REFUTED and [p.answer for p in items[1].predicted_evidence.pairs] == [
+        "Policie zatkla muže.", "Muž byl obviněn."]
