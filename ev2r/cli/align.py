@@ -25,8 +25,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     """Add the ``align`` subcommand's arguments to ``parser`` and return it."""
     parser.add_argument("a", metavar="A.jsonl", help="candidate sets: JSONL rows {id, claims: [...]}")
     parser.add_argument("b", metavar="B.jsonl", help="reference sets: JSONL rows {id, claims: [...]}")
-    parser.add_argument("--similarity", choices=SIMILARITY_NAMES + ("llm",), default="edit",
-                        help="pairwise similarity backend (default: edit); llm: the G-Eval 0-4 LLM judge through "
+    parser.add_argument("--similarity", choices=SIMILARITY_NAMES + ("nli", "llm"), default="edit",
+                        help="pairwise similarity backend (default: edit); nli: mutual entailment (mean of both "
+                             "directions) by a verifier, --model bundled (English, default) or multilingual (Czech, "
+                             "Slovak) or a checkpoint; llm: the G-Eval 0-4 LLM judge through "
                              "the library's cached, retrying client (--llm-model, --llm-base-url)")
     parser.add_argument("-o", "--output", metavar="OUT.jsonl", default=None,
                         help="write one JSON row per id with scores and pairings")
@@ -35,7 +37,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     parser.add_argument("--nltk-data", default=None, metavar="DIR",
                         help="nltk data folder (punkt_tab, WordNet) for --similarity meteor; default: $NLTK_DATA")
     parser.add_argument("--model", default=None,
-                        help="local encoder directory for embedding/bertscore (default: all-MiniLM-L6-v2)")
+                        help="local encoder directory for embedding/bertscore (default: all-MiniLM-L6-v2); for nli the "
+                             "verifier: bundled (default), multilingual, or an NLI checkpoint")
     parser.add_argument("--llm-model", default=None, help="--similarity llm: model name on the server (required)")
     parser.add_argument("--llm-base-url", default=None,
                         help="--similarity llm: OpenAI-compatible server, e.g. http://127.0.0.1:8000/v1 (default: the "
@@ -147,10 +150,16 @@ def run(args: argparse.Namespace, stdout: Optional[TextIO] = None) -> int:
         joined = _join(a, b)
         kwargs: Dict[str, Any] = {}
         if args.model is not None:
-            if args.similarity not in ("embedding", "bertscore"):
-                raise ValueError(f"--model: only used with --similarity embedding|bertscore, not {args.similarity}")
+            if args.similarity not in ("embedding", "bertscore", "nli"):
+                raise ValueError(f"--model: only used with --similarity embedding|bertscore|nli, not {args.similarity}")
             kwargs["model"] = args.model
-        sim = _llm_judge(args) or get_similarity(args.similarity, **kwargs)
+        if args.similarity == "nli":
+            from claimalign.similarity import NLISimilarity
+            from ev2r.verifier.loading import get_verifier
+
+            sim = NLISimilarity(get_verifier(kwargs.get("model", "bundled")))
+        else:
+            sim = _llm_judge(args) or get_similarity(args.similarity, **kwargs)
         if args.similarity == "meteor":
             from claimalign.nltk_data import add_nltk_data_path, require_nltk_data
 

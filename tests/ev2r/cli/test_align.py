@@ -121,3 +121,23 @@ def test_align_keeps_string_ids_strings_and_joins_int_with_its_spelling(tmp_path
     assert run_align(_args(str(a), str(b), "--similarity", "edit", "-o", str(out)), stdout=io.StringIO()) == 0
     rows = [json.loads(line) for line in out.read_text().splitlines()]
     assert [r["id"] for r in rows] == ["x-1", 7] and [r["score"] for r in rows] == [1.0, 1.0]
+
+
+@pytest.mark.slow
+def test_align_nli_reads_the_pairs_with_the_named_verifier(tmp_path):
+    """``--similarity nli --model bundled``: each cell is the mean of both entailment directions of that verifier
+    (``claimalign.similarity.NLISimilarity``), so a copy outscores its negation; the alignment is the usual one."""
+    from claimalign.similarity import NLISimilarity
+    from ev2r.verifier.loading import get_verifier
+
+    a, b, out = tmp_path / "a.jsonl", tmp_path / "b.jsonl", tmp_path / "out.jsonl"
+    _write(a, [{"id": 1, "claims": ["The bridge was opened in 1998."]}, {"id": 2, "claims": ["The bridge was opened in 1998."]}])
+    _write(b, [{"id": 1, "claims": ["The bridge was opened in 1998."]}, {"id": 2, "claims": ["The bridge was not opened in 1998."]}])
+    assert run_align(_args(str(a), str(b), "--similarity", "nli", "-o", str(out)), stdout=io.StringIO()) == 0
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    sim = NLISimilarity(get_verifier("bundled"))
+    want = [float(sim.matrix(["The bridge was opened in 1998."], [c])[0, 0])
+            for c in ("The bridge was opened in 1998.", "The bridge was not opened in 1998.")]
+    assert [r["score"] for r in rows] == pytest.approx(want, abs=1e-6)
+    assert rows[0]["score"] > 0.5 > rows[1]["score"]
+    assert run_align(_args(str(a), str(b), "--similarity", "edit", "--model", "bundled"), stdout=io.StringIO()) == 2
