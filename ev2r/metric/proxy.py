@@ -38,7 +38,7 @@ import numpy as np
 from claimalign.qa_text import MIN_CLAIM_TOKENS, claim_coverage, content_tokens
 from ev2r.config import DEFAULTS, PROXY_TARGETS  # noqa: F401 (PROXY_TARGETS re-exported)
 from ev2r.labels import Verdict, normalize_verdict, verdict_probability
-from ev2r.metric.reference import PREMISE_RULE, RELEVANCE_CLAIM_CAP, evidence_pairs
+from ev2r.metric.reference import RELEVANCE_CLAIM_CAP, evidence_pairs, premise_rule
 from ev2r.scores import ProxyResult  # noqa: F401 (re-exported)
 from ev2r.types import Item, PremiseReason
 from ev2r.verifier.nli import aggregate_windows, check_probabilities
@@ -75,7 +75,7 @@ class NLIProxyScorer:
         self.target = target
 
     def signature_fields(self) -> dict[str, str]:
-        return {"proxy": f"nli-{self.target}", "agg": "qa-pair-max", "proxy-rule": f"{PREMISE_RULE}+nee-rel"}
+        return {"proxy": f"nli-{self.target}", "agg": "qa-pair-max", "proxy-rule": f"{premise_rule()}+nee-rel"}
 
     def _target(self, item: Item) -> Optional[Verdict]:
         if self.target == "gold":

@@ -90,6 +90,15 @@ RELEVANCE_CLAIM_CAP = 20
 PREMISE_RULE = f"pred-answer-2w+span{SPAN_MIN_TOKENS}+rel{PREMISE_RELEVANCE_MIN:g}/{RELEVANCE_CLAIM_CAP}"
 
 
+def premise_rule() -> str:
+    """:data:`PREMISE_RULE` with how restatements read synonyms here: ``+wnsyn`` where nltk's WordNet is found
+    (:func:`claimalign.qa_text.synonyms_available`: a word whose synonym is a claim word counts as that word),
+    ``+nosyn`` where it is not (the same text can then keep a pair that the other reading drops)."""
+    from claimalign.qa_text import synonyms_available
+
+    return PREMISE_RULE + ("+wnsyn" if synonyms_available() else "+nosyn")
+
+
 def evidence_pairs(evidence: Evidence, claim: Optional[str] = None, unanswerable: str = "drop",
                    relevant: bool = False) -> list[tuple[int, QAPair]]:
     """The pairs of ``evidence`` that are evidence, with their index: ``(index, pair)``, in order.
@@ -226,7 +235,7 @@ class NLIReferenceScorer:
         if self.premise_top_k is not None:
             prem += f"+lex-top{self.premise_top_k}"
         cal = self.calibration.id if self.calibration is not None else "none"
-        return {"ref": "nli", **decomp, "support": rule, "prem": prem, "prem-rule": PREMISE_RULE, "cal": cal}
+        return {"ref": "nli", **decomp, "support": rule, "prem": prem, "prem-rule": premise_rule(), "cal": cal}
 
     def score_reference(self, items: Sequence[Item]) -> list[ReferenceResult]:
         results: list[ReferenceResult] = [ReferenceResult() for _ in items]
