@@ -152,7 +152,7 @@ def plot(results: dict, files: list[str], path: str) -> None:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--data", action="append", required=True, metavar="NAME=PATH",
+    ap.add_argument("--data", action="append", default=[], metavar="NAME=PATH",
                     help="rating file (ev2r_human_eval schema); repeat for each development set")
     ap.add_argument("--out", default=str(bl.RESULTS / "gaming"), help="output path prefix (default benchmarks/results/gaming)")
     ap.add_argument("--verifier", default="bundled", help="verifier checkpoint (default: the bundled one)")
@@ -169,6 +169,8 @@ def main(argv=None) -> int:
 
     from ev2r.metric.factory import make_item_scorer
 
+    if not args.data and not args.czech:
+        ap.error("--data NAME=PATH (a rating file) or --czech CTKFACTS_JSONL: nothing to run")
     files = {}
     for spec in args.data:
         if "=" not in spec:
