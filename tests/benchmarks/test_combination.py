@@ -84,6 +84,24 @@ def test_maximin_prefers_the_vector_no_set_loses_on(bench):
     assert fits["maximin"] == 2
 
 
+def test_gaming_violations_and_the_fewest_rule(bench):
+    """A vector gains from a strategy when its mean change is above the noise floor or too many rows rise; when no
+    vector resists every strategy, the fit keeps those gaining from the fewest set/strategy pairs."""
+    grid = np.array([[1.0, 0, 0, 0], [0, 1.0, 0, 0], [0.5, 0.5, 0, 0]])
+    base = np.zeros((10, 4))
+    up0 = base.copy()
+    up0[:, 0] = 0.2  # raises component 0 on every row
+    up1 = base.copy()
+    up1[:3, 1] = 0.1  # raises component 1 on 3 of 10 rows (> 10%)
+    gaming = {"A": {"s0": (base, up0), "s1": (base, up1)}, "B": {"s0": (base, up0)}}
+    count, excluded = bench.gaming_violations(grid, gaming)
+    assert count.tolist() == [2, 1, 3] and excluded == {"A/s0": 2, "A/s1": 2, "B/s0": 2}
+    a0 = np.arange(10.0)
+    X = np.column_stack([a0, a0 * 0.5 + np.sin(a0), np.zeros(10), np.zeros(10)])
+    fits = bench.fit({"A": _set(X, a0), "B": _set(X, a0)}, grid, extra_ok=count == 0, violations=count)
+    assert fits["fewest_violations"] == 1 and fits["maximin"] == 1  # vector 0 fits better but gains from 2 pairs
+
+
 def _write(path, rows):
     path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
 
