@@ -91,11 +91,14 @@ def _cell(c: dict) -> str:
 
 def markdown(results: dict, files: list[str], meta: dict) -> str:
     lines = ["# Gaming suite: gamed evidence against each row's real evidence", "",
-             f"Command: `{meta['command']}`", f"Machine: {meta['machine']}", f"Verifier: {meta['verifier']}", ""]
+             f"Command: `{meta['command']}`", f"Machine: {meta['machine']}", f"Verifier: {meta['verifier']}"
+             + (f"; the Czech items (`cs`): {meta['czech_verifier']}" if meta.get("czech_verifier") else ""), ""]
     for name in files:
         r = results[name]
         lines.append(f"* `{name}`: {r['path']}, {r['n_items']} rows, scored in {r['seconds']:.0f} s; "
-                     f"signature `{r['signature']}`")
+                     f"signature `{r['signature']}`"
+                     + (f" (from `{r['from']['file']}`: command `{r['from']['command']}`, verifier {r['from']['verifier']})"
+                        if r.get("from") else ""))
     lines += ["", "Cell: mean change of the score (gamed - real evidence) over the rows the strategy applied to, "
               "(share of rows whose score rose), verdict: ✓ no gain (mean <= 0, <= 10% of rows rising), "
               "✗ a gain (CI95 wholly above 0, or a mean gain with > 10% of rows rising), – neither shown. "
@@ -123,13 +126,13 @@ def plot(results: dict, files: list[str], path: str) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    strategies = list(results[files[0]]["checks"])
-    fig, axes = plt.subplots(1, len(files), figsize=(5.5 * len(files), 0.32 * len(strategies) + 1.8), squeeze=False,
-                             sharey=True)
+    n_max = max(len(results[f]["checks"]) for f in files)
+    fig, axes = plt.subplots(1, len(files), figsize=(5.5 * len(files), 0.32 * n_max + 1.8), squeeze=False)
     cols = ("ev2r", "ev2r_hybrid", "hu_meteor")
     colors = {"ev2r": "#1f77b4", "ev2r_hybrid": "#2ca02c", "hu_meteor": "#7f7f7f"}
     for ax, name in zip(axes[0], files):
         checks = results[name]["checks"]
+        strategies = list(checks)
         y = np.arange(len(strategies))
         for j, sc in enumerate(cols):
             vals = [checks[s][sc]["mean_change"] if checks[s].get(sc) and checks[s][sc]["mean_change"] is not None
@@ -163,6 +166,9 @@ def main(argv=None) -> int:
                          "(czech_items), scored with --czech-verifier; a section 'cs' of the same table")
     ap.add_argument("--czech-verifier", default="multilingual", help="verifier for the Czech items (default: multilingual)")
     ap.add_argument("--czech-n", type=int, default=60, help="Czech items drawn (seeded; default 60)")
+    ap.add_argument("--include", default=None, metavar="GAMING_JSON",
+                    help="an earlier run's .json (e.g. the development sets' table): its sets are shown beside the "
+                         "ones run now, with their own command and signature (a set run now replaces its namesake)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--n-boot", type=int, default=2000)
     args = ap.parse_args(argv)
@@ -220,6 +226,14 @@ def main(argv=None) -> int:
             "checks": {p.name: {s: c.to_dict() for s, c in p.checks.items()} for p in report.perturbations},
         }
         print(f"cs: {len(items)} items in {secs:.0f} s", file=sys.stderr, flush=True)
+    if args.include:
+        earlier = json.loads(Path(args.include).read_text(encoding="utf-8"))
+        kept = {k: v for k, v in earlier["results"].items() if k not in results}
+        for v in kept.values():
+            v.setdefault("from", {"file": bl.display_path(args.include), "command": earlier["meta"]["command"],
+                                  "machine": earlier["meta"]["machine"], "verifier": earlier["meta"]["verifier"]})
+        results = {**kept, **results}
+        files = {**{k: v["path"] for k, v in kept.items()}, **files}
     meta = {"command": bl.command(), "machine": bl.machine(), "verifier": args.verifier,
             **({"czech_verifier": args.czech_verifier} if args.czech else {})}
     names = list(files)
