@@ -44,7 +44,7 @@ from ev2r.io.readers import read_items  # noqa: E402
 
 #: Score columns of the table, in order (Ev2R's, then the combined score, then the baseline).
 SCORES = ("precision", "recall", "f1", "proxy", "ev2r", "graded_precision", "graded_recall", "graded_f1",
-          "hybrid_meteor", "verified_meteor", "hybrid_embedding", "ev2r_hybrid", "hu_meteor")
+          "hybrid_meteor", "verified_meteor", "mutual_meteor", "hybrid_embedding", "ev2r_hybrid", "hu_meteor")
 HEADLINE = ("ev2r", "ev2r_hybrid")
 
 
@@ -166,17 +166,18 @@ def main(argv=None) -> int:
                          "(czech_items), scored with --czech-verifier; a section 'cs' of the same table")
     ap.add_argument("--czech-verifier", default="multilingual", help="verifier for the Czech items (default: multilingual)")
     ap.add_argument("--czech-n", type=int, default=60, help="Czech items drawn (seeded; default 60)")
-    ap.add_argument("--include", default=None, metavar="GAMING_JSON",
+    ap.add_argument("--include", action="append", default=[], metavar="GAMING_JSON",
                     help="an earlier run's .json (e.g. the development sets' table): its sets are shown beside the "
-                         "ones run now, with their own command and signature (a set run now replaces its namesake)")
+                         "ones run now, with their own command and signature (a set run now replaces its namesake); "
+                         "repeatable; with neither --data nor --czech the table is only put together")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--n-boot", type=int, default=2000)
     args = ap.parse_args(argv)
 
     from ev2r.metric.factory import make_item_scorer
 
-    if not args.data and not args.czech:
-        ap.error("--data NAME=PATH (a rating file) or --czech CTKFACTS_JSONL: nothing to run")
+    if not args.data and not args.czech and not args.include:
+        ap.error("--data NAME=PATH (a rating file), --czech CTKFACTS_JSONL or --include GAMING_JSON: nothing to do")
     files = {}
     for spec in args.data:
         if "=" not in spec:
@@ -226,12 +227,13 @@ def main(argv=None) -> int:
             "checks": {p.name: {s: c.to_dict() for s, c in p.checks.items()} for p in report.perturbations},
         }
         print(f"cs: {len(items)} items in {secs:.0f} s", file=sys.stderr, flush=True)
-    if args.include:
-        earlier = json.loads(Path(args.include).read_text(encoding="utf-8"))
+    for inc in reversed(args.include):  # the first --include comes first in the table
+        earlier = json.loads(Path(inc).read_text(encoding="utf-8"))
         kept = {k: v for k, v in earlier["results"].items() if k not in results}
         for v in kept.values():
-            v.setdefault("from", {"file": bl.display_path(args.include), "command": earlier["meta"]["command"],
-                                  "machine": earlier["meta"]["machine"], "verifier": earlier["meta"]["verifier"]})
+            v.setdefault("from", {"file": bl.display_path(inc), "command": earlier["meta"]["command"],
+                                  "machine": earlier["meta"]["machine"], "verifier": earlier["meta"].get("czech_verifier")
+                                  if v.get("path", "").endswith("ctkfacts_dev.jsonl") else earlier["meta"]["verifier"]})
         results = {**kept, **results}
         files = {**{k: v["path"] for k, v in kept.items()}, **files}
     meta = {"command": bl.command(), "machine": bl.machine(), "verifier": args.verifier,
