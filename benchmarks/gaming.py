@@ -82,6 +82,36 @@ def czech_items(path, n: Optional[int] = None, seed: int = 0) -> list:
     return items
 
 
+def reweigh(result: dict, per_item_path, strategies: dict, seed: int = 0, n_boot: int = 2000) -> int:
+    """``ev2r_hybrid`` of an earlier run recomputed with the weights in :data:`ev2r.config.HYBRID_WEIGHTS` from the
+    components stored per item (``ev2r_hybrid`` is their weighted mean, :func:`ev2r.metric.combined.hybrid_value`:
+    no verifier pass is needed), and its checks redone by the suite's own rule (:func:`adversarial.suite._check`,
+    the run's defaults: absolute floor 0.01, at least 3 items). Rewrites ``result`` (its ``checks``/``base_means``)
+    and the per-item file in place; returns the number of rows re-weighed."""
+    from adversarial.suite import _check
+    from ev2r.metric.combined import hybrid_value
+
+    rows = bl.read_jsonl(per_item_path)
+    by: dict = {}
+    for r in rows:
+        for side in ("base", "perturbed"):
+            if r.get(side):
+                r[side]["ev2r_hybrid"] = hybrid_value(r[side])[0]
+        by.setdefault(r["perturbation"], []).append(r)
+    for name, rs in by.items():
+        applied = [r for r in rs if r.get("applied")]
+        check = _check(strategies[name], "ev2r_hybrid", [r["base"].get("ev2r_hybrid") for r in applied],
+                       [r["perturbed"].get("ev2r_hybrid") for r in applied], len(rs) - len(applied),
+                       abs_tol=0.01, min_n=3, n_boot=n_boot, seed=seed)
+        result["checks"][name]["ev2r_hybrid"] = check.to_dict()
+    first = next(iter(by.values()))
+    vals = [r["base"]["ev2r_hybrid"] for r in first if r.get("base") and r["base"].get("ev2r_hybrid") is not None]
+    result["base_means"]["ev2r_hybrid"] = float(np.mean(vals)) if vals else None
+    result["reweighed"] = "ev2r_hybrid recomputed from the stored components with the current weights"
+    Path(per_item_path).write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    return len(rows)
+
+
 def _cell(c: dict) -> str:
     if c["mean_change"] is None:
         return "n/a"
@@ -102,14 +132,18 @@ def markdown(results: dict, files: list[str], meta: dict) -> str:
     lines += ["", "Cell: mean change of the score (gamed - real evidence) over the rows the strategy applied to, "
               "(share of rows whose score rose), verdict: ✓ no gain (mean <= 0, <= 10% of rows rising), "
               "✗ a gain (CI95 wholly above 0, or a mean gain with > 10% of rows rising), – neither shown. "
-              "`hu_meteor` is the official AVeriTeC HU-METEOR, the baseline (not gated).", ""]
+              "`hu_meteor` is the official AVeriTeC HU-METEOR, the baseline (not gated)."
+              + (" `ev2r_hybrid` of the sets marked *re-weighed* is recomputed from their stored per-item components "
+                 "with the current weights (`--reweigh`: it is their weighted mean, no verifier pass)."
+                 if any(results[n].get("reweighed") for n in files) else ""), ""]
     for name in files:
         r = results[name]
         checks = r["checks"]
         n_fail = sum(c["verdict"] == FAIL for s in checks.values() for k, c in s.items() if k != "hu_meteor")
         n_all = sum(1 for s in checks.values() for k in s if k != "hu_meteor")
         base = r["base_means"]
-        lines += [f"## {name} ({r['n_items']} rows): {n_all - n_fail} of {n_all} gated checks without a gain",
+        lines += [f"## {name} ({r['n_items']} rows{', re-weighed' if r.get('reweighed') else ''}): "
+                  f"{n_all - n_fail} of {n_all} gated checks without a gain",
                   "", "| strategy | rows | " + " | ".join(SCORES) + " |", "|---|---|" + "---|" * len(SCORES),
                   "| *(real evidence: mean)* | | " + " | ".join(
                       "n/a" if base.get(s) is None else f"{base[s]:.3f}" for s in SCORES) + " |"]
@@ -170,6 +204,9 @@ def main(argv=None) -> int:
                     help="an earlier run's .json (e.g. the development sets' table): its sets are shown beside the "
                          "ones run now, with their own command and signature (a set run now replaces its namesake); "
                          "repeatable; with neither --data nor --czech the table is only put together")
+    ap.add_argument("--reweigh", action="store_true",
+                    help="with --include: recompute ev2r_hybrid of the included sets from their per-item components "
+                         "with the current weights (reweigh), redoing its checks; nothing is scored again")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--n-boot", type=int, default=2000)
     args = ap.parse_args(argv)
@@ -234,6 +271,14 @@ def main(argv=None) -> int:
             v.setdefault("from", {"file": bl.display_path(inc), "command": earlier["meta"]["command"],
                                   "machine": earlier["meta"]["machine"], "verifier": earlier["meta"].get("czech_verifier")
                                   if v.get("path", "").endswith("ctkfacts_dev.jsonl") else earlier["meta"]["verifier"]})
+        if args.reweigh:
+            from adversarial.perturbations import GAMING_STRATEGIES
+
+            inc_dir, inc_stem = os.path.dirname(inc) or ".", os.path.basename(inc).removesuffix(".json")
+            for k, v in kept.items():
+                per_item = os.path.join(inc_dir, f"{inc_stem}_{k}_per_item.jsonl")
+                n = reweigh(v, per_item, {**GAMING_STRATEGIES, **GAMING_STRATEGIES_CS}, seed=args.seed, n_boot=args.n_boot)
+                print(f"{k}: ev2r_hybrid re-weighed on {n} rows ({per_item})", file=sys.stderr, flush=True)
         results = {**kept, **results}
         files = {**{k: v["path"] for k, v in kept.items()}, **files}
     meta = {"command": bl.command(), "machine": bl.machine(), "verifier": args.verifier,

@@ -136,9 +136,10 @@ GAMING = "gaming"
 GAMING_RISE_PCT = 10.0
 #: The strategies the default scorer does not resist yet (measured on 30 rows of each development rating set,
 #: ``benchmarks/results/gaming.md``): reported by the suite, not gated, until the verifier reads negation and
-#: word order and paraphrases of the claim are recognised (README, "What the score resists").
+#: word order (README, "What the score resists"). ``claim_paraphrase_appended`` is gated since restatements read
+#: WordNet synonyms (2026-12-03: no check violated on either development set).
 GAMING_OPEN = frozenset({"negated_reference", "negated_reference_other", "negated_reference_inline", "shuffled_reference",
-                         "claim_paraphrase_appended", "junk_appended", "junk_prepended"})
+                         "junk_appended", "junk_prepended"})
 
 
 def _gaming_catalogue() -> Mapping[str, Perturbation]:
