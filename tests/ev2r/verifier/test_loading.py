@@ -152,3 +152,10 @@ def test_czech_text_on_the_english_verifier_gets_one_language_warning():
         assert loading.warn_non_english({"en": texts["en"]}, "bundled") == 0
     with pytest.warns(loading.LanguageWarning):  # the bundled folder given by path is the same English model
         assert loading.warn_non_english(texts, str(loading.BUNDLED_DIR)) == 1
+
+
+def test_named_specs_in_any_case_and_int8_refused_for_the_multilingual_verifier():
+    assert loading.named_spec("Multilingual") == "multilingual" and loading.named_spec(" Bundled ") == "bundled"
+    assert loading.named_spec("MoritzLaurer/DeBERTa-v3-large-mnli") == "MoritzLaurer/DeBERTa-v3-large-mnli"
+    with pytest.raises(ValueError, match="--dtype int8 with --model multilingual: .*allowed here: auto, bf16, fp32"):
+        loading.get_verifier("Multilingual", device="cpu", dtype="int8")
