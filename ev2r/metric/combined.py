@@ -381,7 +381,9 @@ class HybridCombiner:
                 s_k.hybrid_alignment = a_k
             for name, vals in ((METEOR_COLUMN, meteor_vals), (VERIFIED_METEOR_COLUMN, verified_vals),
                                (MUTUAL_METEOR_COLUMN, mutual_vals)):
-                if name in wanted:
+                # the three come from one METEOR matrix per item: hybrid_meteor is kept whenever it was computed
+                # (the unverified reading, beside the verified ones), whatever its weight
+                if name in wanted or name == METEOR_COLUMN:
                     cols[name], reasons[name] = vals, why_meteor
         if EMBEDDING_COLUMN in wanted:
             cols[EMBEDDING_COLUMN], reasons[EMBEDDING_COLUMN] = self.embedding_column(items)
