@@ -388,3 +388,36 @@ def meteor_tokens_nltk(reference: Tuple[str, ...], hypothesis: Tuple[str, ...]) 
     from nltk.translate.meteor_score import single_meteor_score
 
     return float(single_meteor_score(list(reference), list(hypothesis)))
+
+
+_SYNONYMS_OK: Optional[bool] = None
+
+
+def synonyms_available() -> bool:
+    """Whether nltk's WordNet can be read (:func:`synonyms`), checked once per process: ev2r's restatement rule
+    (:func:`claimalign.qa_text.restates_claim` with :func:`synonym_tokens`) reads synonyms only then, and its
+    signature says which (``+wnsyn`` / ``+nosyn``)."""
+    global _SYNONYMS_OK
+    if _SYNONYMS_OK is None:
+        try:
+            synonyms("house")
+            _SYNONYMS_OK = True
+        except (RuntimeError, LookupError, OSError, ImportError):
+            _SYNONYMS_OK = False
+    return _SYNONYMS_OK
+
+
+@lru_cache(maxsize=65536)
+def synonym_tokens(word: str) -> frozenset:
+    """The content tokens (:func:`content_tokens`: stemmed, function words left out) of the WordNet lemma
+    names of every synset of ``word`` (an ASCII word; multi-word lemmas split at ``_``); empty when WordNet is
+    not available (:func:`synonyms_available`).
+
+    >>> "prevent" in synonym_tokens("forestall") or not synonyms_available()
+    True
+    """
+    if not synonyms_available():
+        return frozenset()
+    from claimalign.qa_text import content_tokens
+
+    return frozenset(tok for name in synonyms(word) for tok in content_tokens(name.replace("_", " ")))

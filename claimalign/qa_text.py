@@ -28,7 +28,6 @@ content is the claim's own).
 
 from __future__ import annotations
 
-import functools
 import re
 from typing import List, Optional, Tuple
 
@@ -310,7 +309,7 @@ def claim_coverage(text: Optional[str], claim: Optional[str], cap: Optional[int]
     return min(1.0, len(content_tokens(text) & c) / denominator)
 
 
-def restates_claim(text: Optional[str], claim: Optional[str]) -> bool:
+def restates_claim(text: Optional[str], claim: Optional[str], synonyms=None) -> bool:
     """True when ``text`` states the claim and nothing else: it holds at least
     :data:`RESTATE_COVERAGE` of the claim's content tokens and no content token the claim does not
     have (:data:`RESTATE_NOVELTY`; :func:`content_tokens`: stems, so "freezes" / "freezing" match).
@@ -318,9 +317,9 @@ def restates_claim(text: Optional[str], claim: Optional[str]) -> bool:
     that ...? Yes.") restate the claim they wrap; an answer that confirms one detail ("January 10,
     2021") covers too little, and one that reports what a source found adds its own words (a name, a
     number, "$30,842.15"). A claim restated is no evidence for it: the verifier would find it entailing
-    (or, negated, contradicting) the claim from the claim's own words. A word whose WordNet synonym is a
-    word of the claim counts as that word (the claim reworded with synonyms restates it; only where nltk's
-    WordNet is found, :func:`synonyms_available`); a paraphrase that changes the structure is not caught, nor is
+    (or, negated, contradicting) the claim from the claim's own words. With ``synonyms`` (word -> the content
+    tokens of its synonyms, e.g. :func:`claimalign.meteor_fast.synonym_tokens`), a word whose synonym is a
+    word of the claim counts as that word (the claim reworded with synonyms restates it); a paraphrase that changes the structure is not caught, nor is
     anything for a claim of fewer than :data:`MIN_CLAIM_TOKENS` content tokens. A verbatim span of the claim (one of its sentences or clauses copied,
     :func:`is_claim_span`) restates it too, whatever share of the claim it covers.
 
@@ -337,13 +336,13 @@ def restates_claim(text: Optional[str], claim: Optional[str]) -> bool:
         return False
     covered = t & c
     novel = t - c
-    if novel and synonyms_available():
+    if novel and synonyms is not None:
         # a word of the text whose WordNet synonym is a claim word is that claim word ("sum" for "total",
         # "forestall" for "prevent": the claim reworded, issue 32's paraphrased echo)
         for word in _TOKEN.findall(_URL.sub(" ", normalize_text(text)).casefold()):
             stem = _stemmer().stem(word) if word.isascii() else word
             if stem in novel and word.isalpha() and word.isascii():
-                hit = synonym_tokens(word) & c
+                hit = synonyms(word) & c
                 if hit:
                     novel = novel - {stem}
                     covered = covered | hit
@@ -352,39 +351,6 @@ def restates_claim(text: Optional[str], claim: Optional[str]) -> bool:
         return True
     return is_claim_span(text, claim)
 
-
-_SYNONYMS_OK: Optional[bool] = None
-
-
-def synonyms_available() -> bool:
-    """Whether nltk's WordNet can be read (:func:`claimalign.meteor_fast.synonyms`), checked once per process:
-    :func:`restates_claim` reads synonyms only then, and ev2r's signature says which (``+wnsyn`` / ``+nosyn``)."""
-    global _SYNONYMS_OK
-    if _SYNONYMS_OK is None:
-        try:
-            from claimalign.meteor_fast import synonyms
-
-            synonyms("house")
-            _SYNONYMS_OK = True
-        except (RuntimeError, LookupError, OSError, ImportError):
-            _SYNONYMS_OK = False
-    return _SYNONYMS_OK
-
-
-@functools.lru_cache(maxsize=65536)
-def synonym_tokens(word: str) -> frozenset:
-    """The content tokens (:func:`content_tokens`: stemmed, function words left out) of the WordNet lemma
-    names of every synset of ``word`` (an ASCII word; multi-word lemmas split at ``_``); empty when WordNet is
-    not available (:func:`synonyms_available`).
-
-    >>> "prevent" in synonym_tokens("forestall") or not synonyms_available()
-    True
-    """
-    if not synonyms_available():
-        return frozenset()
-    from claimalign.meteor_fast import synonyms
-
-    return frozenset(tok for name in synonyms(word) for tok in content_tokens(name.replace("_", " ")))
 
 
 #: :func:`is_claim_span`: a copied span needs at least this many content tokens, as many as a claim needs to

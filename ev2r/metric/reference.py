@@ -90,11 +90,19 @@ RELEVANCE_CLAIM_CAP = 20
 PREMISE_RULE = f"pred-answer-2w+span{SPAN_MIN_TOKENS}+rel{PREMISE_RELEVANCE_MIN:g}/{RELEVANCE_CLAIM_CAP}"
 
 
+def _synonyms():
+    """The synonym reader of the restatement rule: :func:`claimalign.meteor_fast.synonym_tokens` where nltk's
+    WordNet is found, else None (the rule reads words as written; the signature says ``+nosyn``)."""
+    from claimalign.meteor_fast import synonym_tokens, synonyms_available
+
+    return synonym_tokens if synonyms_available() else None
+
+
 def premise_rule() -> str:
     """:data:`PREMISE_RULE` with how restatements read synonyms here: ``+wnsyn`` where nltk's WordNet is found
     (:func:`claimalign.qa_text.synonyms_available`: a word whose synonym is a claim word counts as that word),
     ``+nosyn`` where it is not (the same text can then keep a pair that the other reading drops)."""
-    from claimalign.qa_text import synonyms_available
+    from claimalign.meteor_fast import synonyms_available
 
     return PREMISE_RULE + ("+wnsyn" if synonyms_available() else "+nosyn")
 
@@ -132,14 +140,14 @@ def evidence_pairs(evidence: Evidence, claim: Optional[str] = None, unanswerable
                 out.append((k, p))
             continue
         if claim is not None and (is_bare_answer(p.answer) or sum(has_content(w) for w in p.answer.split()) < 2
-                                  or restates_claim(p.answer, claim)):
+                                  or restates_claim(p.answer, claim, _synonyms())):
             continue
         answer = strip_boilerplate(p.answer)
         if answer is not p.answer:
             if not has_content(answer):
                 continue
             if claim is not None and (is_bare_answer(answer) or sum(has_content(w) for w in answer.split()) < 2
-                                      or restates_claim(answer, claim)):
+                                      or restates_claim(answer, claim, _synonyms())):
                 continue  # what the boilerplate hid is judged as any answer (issue 32: script_hiding)
             p = QAPair(p.question, answer)
         if relevant and claim_has_content and \
@@ -327,7 +335,7 @@ class NLIReferenceScorer:
         for f in facts:  # a fact repeated (a pair copied) is one fact (issue 32)
             key = " ".join(f.text.casefold().split())
             if (has_content(f.text) and (f.pair_index is None or f.pair_index in kept)
-                    and not restates_claim(f.text, claim) and key not in seen):
+                    and not restates_claim(f.text, claim, _synonyms()) and key not in seen):
                 seen.add(key)
                 out.append(f)
         return out

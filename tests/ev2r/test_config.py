@@ -84,7 +84,7 @@ def test_scorer_signature_fields_in_order(keyword_verifier):
     assert isinstance(sig, Signature) and isinstance(sig, str)
     assert list(sig.fields) == ["ev2r", "ref", "decomp", "v2-rev", "unans", "boiler", "support", "prem", "prem-rule", "cal", "verifier", "proxy", "agg", "proxy-rule",
                                 "map", "alpha", "hybrid", "hybrid-emb", "transformers", "torch"]
-    from claimalign.qa_text import synonyms_available
+    from claimalign.meteor_fast import synonyms_available
 
     syn = "+wnsyn" if synonyms_available() else "+nosyn"  # restatements read WordNet synonyms where it is found
     assert str(sig).startswith("ev2r:") and "|ref:nli|decomp:rules-v2|v2-rev:2|unans:drop|boiler:v2|support:p>=0.5|prem:qa-pair-max+lex-top5|" \

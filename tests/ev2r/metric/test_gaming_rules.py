@@ -279,16 +279,19 @@ def test_the_claim_reworded_with_synonyms_restates_it(nltk_data):
     """Issue 32 (the paraphrased echo): a word whose WordNet synonym is a claim word counts as that word, so the
     claim reworded ("sum" for "total", "forestall" for "prevent") behind an anonymous attribution is the claim;
     an answer that adds its own content is not; the signature says the rule read synonyms."""
-    from claimalign.qa_text import restates_claim, synonyms_available
+    from claimalign.meteor_fast import synonym_tokens, synonyms_available
+    from claimalign.qa_text import restates_claim
     from ev2r.metric.reference import PREMISE_RULE, premise_rule
 
     assert synonyms_available()
     claim = "Face masks do not prevent the transmission of Covid-19."
-    assert restates_claim("According to reports, Face masks do not forestall the transmission of Covid-19.", claim)
+    echo = "According to reports, Face masks do not forestall the transmission of Covid-19."
+    assert restates_claim(echo, claim, synonym_tokens) and not restates_claim(echo, claim)  # words as written
     assert restates_claim("According to reports, the sum population of Kerala, India is 3,56,99,443.",
-                          "The total population of Kerala, India is 3,56,99,443")
-    assert not restates_claim("The WHO said masks cut transmission by 50% in hospitals.", claim)
-    assert not restates_claim("Face masks do not forestall the transmission of Covid-19 among children under five.", claim)
+                          "The total population of Kerala, India is 3,56,99,443", synonym_tokens)
+    assert not restates_claim("The WHO said masks cut transmission by 50% in hospitals.", claim, synonym_tokens)
+    assert not restates_claim("Face masks do not forestall the transmission of Covid-19 among children under five.", claim,
+                              synonym_tokens)
     assert premise_rule() == PREMISE_RULE + "+wnsyn"
     ev = Evidence((QAPair("What was reported?", "According to reports, face masks do not forestall the transmission of Covid-19."),
                    QAPair("What did the WHO say?", "The WHO said masks cut transmission by 50% in hospitals.")))
