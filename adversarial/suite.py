@@ -277,6 +277,15 @@ def _item_pass(effect: str, tol: float, abs_tol: float, base: float, pert: float
     return d < 0 and -d >= tol / 100.0 * base - 1e-12
 
 
+def check_score(p: Perturbation, score: str, base: list, pert: list, n_skipped: int, *, abs_tol: float, min_n: int,
+                n_boot: int, seed: int) -> ScoreCheck:
+    """The verdict of one perturbation on one score, as :func:`run_suite` reaches it: ``base`` / ``pert`` are the
+    item-aligned scores (None where an item failed) of the items the perturbation applied to, ``n_skipped`` the
+    items it did not apply to; the expectation is ``p``'s for ``score``; the bootstrap is seeded by ``seed``, the
+    perturbation and the score. Used again by ``benchmarks/gaming.py --reweigh`` to judge a recomputed score."""
+    return _check(p, score, base, pert, n_skipped, abs_tol=abs_tol, min_n=min_n, n_boot=n_boot, seed=seed)
+
+
 def _check(p: Perturbation, score: str, base: list, pert: list, n_skipped: int, *, abs_tol: float, min_n: int,
            n_boot: int, seed: int) -> ScoreCheck:
     exp = p.expectation(score)

@@ -85,10 +85,10 @@ def czech_items(path, n: Optional[int] = None, seed: int = 0) -> list:
 def reweigh(result: dict, per_item_path, strategies: dict, seed: int = 0, n_boot: int = 2000) -> int:
     """``ev2r_hybrid`` of an earlier run recomputed with the weights in :data:`ev2r.config.HYBRID_WEIGHTS` from the
     components stored per item (``ev2r_hybrid`` is their weighted mean, :func:`ev2r.metric.combined.hybrid_value`:
-    no verifier pass is needed), and its checks redone by the suite's own rule (:func:`adversarial.suite._check`,
+    no verifier pass is needed), and its checks redone by the suite's own rule (:func:`adversarial.suite.check_score`,
     the run's defaults: absolute floor 0.01, at least 3 items). Rewrites ``result`` (its ``checks``/``base_means``)
     and the per-item file in place; returns the number of rows re-weighed."""
-    from adversarial.suite import _check
+    from adversarial.suite import check_score
     from ev2r.metric.combined import hybrid_value
 
     rows = bl.read_jsonl(per_item_path)
@@ -100,7 +100,7 @@ def reweigh(result: dict, per_item_path, strategies: dict, seed: int = 0, n_boot
         by.setdefault(r["perturbation"], []).append(r)
     for name, rs in by.items():
         applied = [r for r in rs if r.get("applied")]
-        check = _check(strategies[name], "ev2r_hybrid", [r["base"].get("ev2r_hybrid") for r in applied],
+        check = check_score(strategies[name], "ev2r_hybrid", [r["base"].get("ev2r_hybrid") for r in applied],
                        [r["perturbed"].get("ev2r_hybrid") for r in applied], len(rs) - len(applied),
                        abs_tol=0.01, min_n=3, n_boot=n_boot, seed=seed)
         result["checks"][name]["ev2r_hybrid"] = check.to_dict()

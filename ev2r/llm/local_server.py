@@ -39,8 +39,6 @@ import zipfile
 from pathlib import Path
 from typing import BinaryIO, Callable, Optional, Sequence
 
-from ev2r.verifier.nli import file_sha256
-
 GEMMA_ALIAS = "gemma-3-270m"
 INSTRUCT_ALIAS = "qwen2.5-coder-0.5b-instruct"
 INSTRUCT_GGUF = "qwen2.5-coder-0.5b-instruct.gguf"
@@ -80,8 +78,14 @@ def _require_llama_cpp() -> None:
         raise ImportError(f"llama-cpp-python[server] is not installed ({INSTALL_HINT})") from None
 
 
-#: Hex SHA-256 of a file, read in 1 MiB blocks (the verifier's helper, one for the project).
-sha256_file = file_sha256
+def sha256_file(path: Path) -> str:
+    """Hex SHA-256 of a file, read in 1 MiB blocks (its own copy: this module imports only the standard library,
+    so that it runs as a script in the server's environment)."""
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
 
 
 # -- GGUF metadata (the format: https://github.com/ggml-org/ggml/blob/master/docs/gguf.md) -------------
