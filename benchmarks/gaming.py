@@ -224,9 +224,10 @@ def main(argv=None) -> int:
     strategies = get_gaming_strategies(args.strategies.split(",") if args.strategies else None)
     # every component column of ev2r_hybrid (hybrid_columns="all"), so that benchmarks/combination.py can
     # check any weight vector against the suite from the per-item rows
-    scorer = make_item_scorer(verifier=args.verifier, baselines=("hu-meteor",), hybrid_columns="all")
-    signature = str(scorer.scorer.signature())  # type: ignore[attr-defined]
     results = {}
+    if files:  # the English verifier only when there are rating files to score (not for --czech / --include alone)
+        scorer = make_item_scorer(verifier=args.verifier, baselines=("hu-meteor",), hybrid_columns="all")
+        signature = str(scorer.scorer.signature())  # type: ignore[attr-defined]
     out_dir = os.path.dirname(args.out) or "."
     stem = os.path.basename(args.out)
     for name, path in files.items():
