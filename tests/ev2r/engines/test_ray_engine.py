@@ -1,5 +1,5 @@
 """``ev2r score --engine ray`` (ev2r.engines.ray_engine) on a local Ray instance started by the tests: the
-same rows, order and corpus summary as the local path (bit-equal numbers), resume, a killed actor,
+same rows, order and corpus summary as the local path (bit-equal numbers with the test verifiers; within 1e-3 with the real bf16 one), resume, a killed actor,
 option errors."""
 
 import json
@@ -29,6 +29,23 @@ def local(items, verifier, **kw):
     scorer = build_scorer(verifier=verifier, **kw)
     scores = scorer.score(items)
     return [score_row(it, s) for it, s in zip(items, scores)], scorer.corpus(scores)
+
+
+def assert_same_within(got, want, tol, where="row"):
+    """Equal structure, strings, booleans and None; floats within `tol` (absolute)."""
+    if isinstance(want, bool) or want is None or isinstance(want, str):
+        assert got == want, f"{where}: {got!r} != {want!r}"
+    elif isinstance(want, (int, float)):
+        assert isinstance(got, (int, float)) and not isinstance(got, bool), f"{where}: {got!r}"
+        assert abs(got - want) <= tol, f"{where}: {got} vs {want}"
+    elif isinstance(want, dict):
+        assert isinstance(got, dict) and got.keys() == want.keys(), f"{where}: keys differ"
+        for k in want:
+            assert_same_within(got[k], want[k], tol, f"{where}.{k}")
+    else:
+        assert isinstance(got, list) and len(got) == len(want), f"{where}: lengths differ"
+        for i, (g, w) in enumerate(zip(got, want)):
+            assert_same_within(g, w, tol, f"{where}[{i}]")
 
 
 def read_jsonl(path):
@@ -91,7 +108,9 @@ def test_same_rows_order_and_summary_as_local(ray_local, tmp_path):
 @pytest.mark.slow
 def test_bundled_verifier_cli_equal_to_local_on_the_sample(ray_local, tmp_path, capsys):
     """The real bundled verifier on the 12-row sample: `ev2r score` local and `--engine ray` write
-    byte-identical rows and the same summary (the signature plus the engine)."""
+    the same rows (same ids, order, texts, labels; numbers within 1e-3: a Ray actor runs torch on its
+    reserved CPU, 1 thread, the local run on all cores, and a bf16 matrix product's rounding depends
+    on how the threads split it) and the same summary (the signature plus the engine)."""
     a, b = tmp_path / "local.jsonl", tmp_path / "ray.jsonl"
     code, out_local, _ = run(capsys, "score", SAMPLE, "-o", a, "--json", "--no-progress", "--with-facts")
     assert code == 0
@@ -99,18 +118,20 @@ def test_bundled_verifier_cli_equal_to_local_on_the_sample(ray_local, tmp_path, 
                              "--engine", "ray", "--workers", "2")
     assert code == 0, err
     assert "engine ray: 12 item(s) scored" in err
-    assert a.read_bytes() == b.read_bytes()
+    assert_same_within(read_jsonl(a), read_jsonl(b), 1e-3)
+    ray_bytes = b.read_bytes()
     rows = read_jsonl(b)
     assert [r["id"] for r in rows] == [585, 33, 439, 494, 591, 15, 211, 473, 832, 503, 843, 284]
     assert all(r["status"] == "ok" and 0 <= r["ev2r"] <= 1 for r in rows)
     s_local, s_ray = json.loads(out_local), json.loads(out_ray)
     assert s_ray["signature"] == s_local["signature"] + "|engine:ray"
-    assert dict(s_ray, signature=None) == dict(s_local, signature=None) and s_local["n"] == 12
+    assert_same_within(dict(s_ray, signature=None), dict(s_local, signature=None), 1e-3)
+    assert s_local["n"] == 12
     # a rerun resumes everything: nothing is scored again, the same file and summary
     code, out_again, err = run(capsys, "score", SAMPLE, "-o", b, "--json", "--no-progress", "--with-facts",
                                "--engine", "ray", "--workers", "2")
     assert code == 0 and "0 item(s) scored" in err and "12 resumed" in err
-    assert a.read_bytes() == b.read_bytes()
+    assert b.read_bytes() == ray_bytes
     assert json.loads(out_again) == s_ray
 
 
