@@ -16,6 +16,7 @@ from typing import Optional, Sequence
 
 from claimalign.models import resolve_dtype
 from ev2r.training.data import CTKFACTS_FILES, DATA_FILES
+from ev2r.training.augment import DENIAL_KINDS
 from ev2r.training.pool import AVERITEC_PREMISES
 from ev2r.training.loop import RESUME_OVERRIDES, TrainingOptionError, run_training
 
@@ -63,6 +64,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "suite's): N denied statements (contradiction), N/2 denied premises that contradicted the "
                              "hypothesis and N/4 that entailed it (neutral), N/4 hedged (neutral), N/2 asserted and N/4 "
                              "copies (entailment), N/4 denied hypotheses (contradiction)")
+    parser.add_argument("--aug-denial-kinds", default=None, metavar="KIND[,KIND...]",
+                        help="with --aug-denial: only these kinds of pair (default all: "
+                             + ",".join(DENIAL_KINDS) + ")")
     parser.add_argument("--aug-czech-negation", type=int, default=0,
                         help="with --ctkfacts-train: N copies of each CTKFacts train claim with its first verb negated "
                              "(SUPPORTS -> contradiction, NOT ENOUGH INFO -> neutral)")
@@ -150,6 +154,13 @@ def finish_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> ar
     for flag, ok, allowed in checks:
         if not ok:
             parser.error(f"{flag}: must be {allowed}, got {getattr(args, flag[2:].replace('-', '_'))}")
+    kinds = getattr(args, "aug_denial_kinds", None)
+    if kinds is not None:
+        bad = [k for k in kinds.split(",") if k not in DENIAL_KINDS]
+        if bad or not kinds:
+            parser.error(f"--aug-denial-kinds: {bad or kinds!r} not among {','.join(DENIAL_KINDS)}")
+        if not getattr(args, "aug_denial", 0):
+            parser.error("--aug-denial-kinds: needs --aug-denial N")
     missing = [n for n in DATA_FILES.values() if not (args.data_dir / n).is_file()]
     if missing:
         parser.error(f"--data-dir: {args.data_dir} lacks {', '.join(missing[:4])}"

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import random
 import re
-from typing import Sequence
+from typing import Collection, Optional, Sequence
 
 from ev2r.training.data import Pair
 
@@ -353,7 +353,13 @@ def _jaccard(a: str, b: str) -> float:
     return len(x & y) / max(1, len(x | y))
 
 
-def augment_denial(pairs: Sequence[Pair], rng: random.Random, n: int) -> list[Pair]:
+#: the kinds of pair :func:`augment_denial` makes (``--aug-denial-kinds``), in its docstring's order
+DENIAL_KINDS = ("denial", "denied_premise_contradicted", "denied_premise_entailed", "hedge", "assertion", "copy",
+                "denied_hypothesis")
+
+
+def augment_denial(pairs: Sequence[Pair], rng: random.Random, n: int,
+                   kinds: Optional[Collection[str]] = None) -> list[Pair]:
     """Pairs that teach the verifier denials it has not seen as fixed strings, and what a denied premise
     says of *another* statement (issue 32: the negated reference read as its own content by recall and by the
     proxy), from the entailed and contradicted pairs of ``pairs``:
@@ -371,9 +377,15 @@ def augment_denial(pairs: Sequence[Pair], rng: random.Random, n: int) -> list[Pa
       alone is no cue;
     * ``(P, denial(H))`` -> contradiction (``n // 4``) for an entailed ``(P, H)``: the precision direction.
 
-    About 30% of the premises are laid out as question/answer pairs with a generic question. A pure function
-    of ``pairs`` and ``rng``.
+    About 30% of the premises are laid out as question/answer pairs with a generic question. ``kinds`` (a subset
+    of :data:`DENIAL_KINDS`, None = all) keeps only those kinds (the others' quotas are 0). A pure function of ``pairs``, ``rng`` and ``kinds``.
+
+    Raises:
+        ValueError: a kind not in :data:`DENIAL_KINDS` (named with the allowed values).
     """
+    keep = set(DENIAL_KINDS if kinds is None else kinds)
+    if keep - set(DENIAL_KINDS):
+        raise ValueError(f"augment_denial kinds: {sorted(keep - set(DENIAL_KINDS))} not among {list(DENIAL_KINDS)}")
     denials = denial_grammar() + DENIAL_TEMPLATES
     assertions = ASSERTION_TEMPLATES + ASSERTION_TEMPLATES_MORE
     ent = [p for p in pairs if p.label == "entailment" and 20 <= len(p.hypothesis) < 200]
@@ -384,6 +396,7 @@ def augment_denial(pairs: Sequence[Pair], rng: random.Random, n: int) -> list[Pa
     out: list[Pair] = []
     quota = {"denial": n, "assertion": n // 2, "copy": n // 4, "hedge": n // 4, "denied_premise_entailed": n // 4,
              "denied_hypothesis": n // 4}
+    quota = {k: (v if k in keep else 0) for k, v in quota.items()}
     made = dict.fromkeys(quota, 0)
     for p in ent:
         if all(made[k] >= quota[k] for k in quota):
@@ -408,7 +421,7 @@ def augment_denial(pairs: Sequence[Pair], rng: random.Random, n: int) -> list[Pa
         if made["denied_hypothesis"] < quota["denied_hypothesis"] and len(p.premise.split()) < 80 and rng.random() < 0.4:
             out.append(Pair(_as_pair(p.premise, rng), _fill(pick(denials), h), "contradiction", "denial_aug_denied_hypothesis"))
             made["denied_hypothesis"] += 1
-    for p in con[: n // 2]:
+    for p in con[: n // 2 if "denied_premise_contradicted" in keep else 0]:
         out.append(Pair(_as_pair(_fill(pick(denials), p.premise), rng), p.hypothesis, "neutral",
                         "denial_aug_denied_premise_contradicted"))
     return out

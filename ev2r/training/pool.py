@@ -128,7 +128,8 @@ def training_pool(args, rng: random.Random) -> tuple[list[Pair], dict[str, list[
     if getattr(args, "aug_structure_reverse", 0):
         train += augment_structure_reverse(train, rng, args.aug_structure_reverse)
     if getattr(args, "aug_denial", 0):
-        train += augment_denial(train, rng, args.aug_denial)
+        kinds = getattr(args, "aug_denial_kinds", None)
+        train += augment_denial(train, rng, args.aug_denial, kinds.split(",") if kinds else None)
     if args.averitec_train is not None:
         repeat = {"entailment": 2, "neutral": 2}
         if getattr(args, "averitec_premises", None) == "pair-witness":

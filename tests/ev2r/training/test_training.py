@@ -279,6 +279,8 @@ def test_model_card_compares_with_the_previous_bundled_verifier(tmp_path):
     (["--warmup", "1.0"], "--warmup: must be in [0, 1)"),
     (["--heldout-percent", "0"], "--heldout-percent: must be in [1, 100)"),
     (["--max-length", "8"], "--max-length: must be >= 16"),
+    (["--aug-denial", "40", "--aug-denial-kinds", "denial,hedges"], "--aug-denial-kinds: ['hedges'] not among denial,"),
+    (["--aug-denial-kinds", "denial"], "--aug-denial-kinds: needs --aug-denial N"),
 ])
 def test_training_command_rejects_bad_options(tmp_path, capsys, extra, message):
     data = _tiny_data_dir(tmp_path / "data")
@@ -546,6 +548,11 @@ def test_augment_denial_labels_quotas_and_held_out_templates():
         if p.source == "denial_aug_copy":
             assert body == p.hypothesis
     assert out == augment.augment_denial(pairs, random.Random(3), 40)  # a pure function of its inputs
+    kept = augment.augment_denial(pairs, random.Random(3), 40, kinds=["denial", "copy", "denied_hypothesis"])
+    assert Counter(p.source for p in kept) == {"denial_aug_denial": 40, "denial_aug_copy": 10,
+                                               "denial_aug_denied_hypothesis": 10}
+    with pytest.raises(ValueError, match=r"\['hedges'\] not among \['denial'"):
+        augment.augment_denial(pairs, random.Random(3), 40, kinds=["denial", "hedges"])
 
 
 def test_czech_negation_probe_negates_the_first_verb():
