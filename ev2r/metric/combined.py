@@ -88,26 +88,29 @@ MUTUAL_METEOR_COLUMN = "mutual_meteor"
 _ENCODERS: dict = {}  # (model, device) -> EmbeddingSimilarity, loaded once per process
 
 
-def informative(evidence: Evidence, claim: Optional[str] = None, relevant: bool = False) -> Evidence:
+def informative(evidence: Evidence, claim: Optional[str] = None, relevant: bool = False,
+                gold: Optional[Evidence] = None) -> Evidence:
     """The pairs of ``evidence`` that are evidence, as the NLI side reads them
     (:func:`ev2r.metric.reference.evidence_pairs`: an answer with a letter or digit that is not
     AVeriTeC's Unanswerable text; with ``claim``, neither bare nor a restatement of the claim, and with
     ``relevant`` on the claim's topic: what the combiner gives the predicted side), each once: a pair repeated (the same question and answer, or the same answer, after folding case, spaces
     and punctuation) is kept at its first place, so copies cannot each take a reference pair in the
-    Hungarian alignment (issue 32)."""
+    Hungarian alignment (issue 32). A copy of a ``gold`` pair (the reference evidence) is kept whatever it
+    restates (:func:`ev2r.metric.reference.evidence_pairs`)."""
     from ev2r.metric.reference import evidence_pairs
 
-    kept = dict(evidence_pairs(evidence, claim, relevant=relevant))
-    return Evidence(tuple(kept[k] for k in informative_indices(evidence, claim, relevant)))
+    kept = dict(evidence_pairs(evidence, claim, relevant=relevant, gold=gold))
+    return Evidence(tuple(kept[k] for k in informative_indices(evidence, claim, relevant, gold)))
 
 
-def informative_indices(evidence: Evidence, claim: Optional[str] = None, relevant: bool = False) -> list[int]:
+def informative_indices(evidence: Evidence, claim: Optional[str] = None, relevant: bool = False,
+                        gold: Optional[Evidence] = None) -> list[int]:
     """The indexes (into ``evidence.pairs``) of the pairs :func:`informative` keeps, in order."""
     from ev2r.metric.reference import evidence_pairs
 
     seen: set = set()
     out = []
-    for k, p in evidence_pairs(evidence, claim, relevant=relevant):
+    for k, p in evidence_pairs(evidence, claim, relevant=relevant, gold=gold):
         key = _fold(p.answer)
         if key not in seen:
             seen.add(key)
@@ -307,8 +310,8 @@ class HybridCombiner:
                 if alignments is not None:
                     alignments.append([])
                 continue
-            pred_idx = informative_indices(it.predicted_evidence, it.claim, relevant=True)[:MAX_PREDICTED]
-            pred = informative(it.predicted_evidence, it.claim, relevant=True).pairs[:MAX_PREDICTED]
+            pred_idx = informative_indices(it.predicted_evidence, it.claim, True, it.reference_evidence)[:MAX_PREDICTED]
+            pred = informative(it.predicted_evidence, it.claim, True, it.reference_evidence).pairs[:MAX_PREDICTED]
             ref = [it.reference_evidence.pairs[j] for j in ref_idx]
             m = meteor_matrix(pair_strings([(p.question, p.answer) for p in pred], "qa"),
                               pair_strings([(p.question, p.answer) for p in ref], "qa"))
@@ -340,7 +343,7 @@ class HybridCombiner:
         ``(values, reason)``: all None with the reason when the encoder cannot be loaded."""
         from claimalign import align_sets
 
-        items = [it.with_predicted(informative(it.predicted_evidence, it.claim, relevant=True)) for it in items]
+        items = [it.with_predicted(informative(it.predicted_evidence, it.claim, True, it.reference_evidence)) for it in items]
         refs = [informative(it.reference_evidence) for it in items]
         if not any(r.pairs for r in refs):
             return [None] * len(items), None

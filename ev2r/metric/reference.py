@@ -26,6 +26,15 @@ fake) gets the graded columns None, never uncalibrated numbers under that name: 
 says ``cal:none`` and an :class:`~ev2r.verifier.calibration.UncalibratedWarning` gives the reason
 once, when the scorer is built (a run-level condition, so the rows' ``error`` stays for item failures).
 
+**A fact's own pair copied to the other side supports it** (``prem`` field ``+twin``): when the pair a
+fact was decomposed from appears, the same text (case and spacing aside), among the other side's pairs, that
+premise is checked for the fact whatever the pruning, bare-answer, restatement and relevance rules keep, and
+its P(entailment) is 1
+(a decomposer's facts are what their pair states; the verifier read a fact copied word for word from its own
+pair at P(e) 0.40, so that the reference given as the prediction got P = 0.85, R = 0.79 on 120 AVeriTeC dev
+claims, issue 32). No predicted pair of the two development rating sets is a reference pair, so their
+values are unchanged; a system cannot use it without the reference.
+
 ``premise_window=k`` (k >= 2; default 1, off) adds, beside each single pair, every run of k
 consecutive pairs joined by a blank line as a premise, for facts that need two pairs together.
 
@@ -107,8 +116,13 @@ def premise_rule() -> str:
     return PREMISE_RULE + ("+wnsyn" if synonyms_available() else "+nosyn")
 
 
+def pair_key(pair: QAPair) -> str:
+    """A pair's text with case and spacing folded: two pairs are copies when their keys are equal."""
+    return " ".join(pair.render().casefold().split())
+
+
 def evidence_pairs(evidence: Evidence, claim: Optional[str] = None, unanswerable: str = "drop",
-                   relevant: bool = False) -> list[tuple[int, QAPair]]:
+                   relevant: bool = False, gold: Optional[Evidence] = None) -> list[tuple[int, QAPair]]:
     """The pairs of ``evidence`` that are evidence, with their index: ``(index, pair)``, in order.
 
     A pair is evidence only through its answer. Left out: an answer that states nothing (empty,
@@ -127,10 +141,13 @@ def evidence_pairs(evidence: Evidence, claim: Optional[str] = None, unanswerable
     retrieved), a pair holding under :data:`PREMISE_RELEVANCE_MIN` of the claim's content words
     (:func:`claimalign.qa_text.claim_coverage`, out of at most :data:`RELEVANCE_CLAIM_CAP`) is off-topic and no premise either (a claim of fewer
     than :data:`claimalign.qa_text.MIN_CLAIM_TOKENS` content words keeps every pair). ev2r gives ``claim`` (and ``relevant``) for the predicted evidence
-    only: the reference is the gold evidence, whatever it restates.
+    only: the reference is the gold evidence, whatever it restates. A pair that is a copy of a pair of
+    ``gold`` (the item's reference evidence; :func:`pair_key`) is read as the reference reads it (content,
+    Unanswerable and boilerplate rules only): a copy of the gold evidence is evidence, whatever it restates.
     """
     claim_has_content = claim is not None and len(content_tokens(claim)) >= MIN_CLAIM_TOKENS
     keep_unanswerable = unanswerable == "statement"
+    gold_keys = {pair_key(p) for p in gold.pairs} if gold is not None and claim is not None else set()
     out = []
     for k, p in enumerate(evidence.pairs):
         if not has_content(p.answer):
@@ -138,6 +155,11 @@ def evidence_pairs(evidence: Evidence, claim: Optional[str] = None, unanswerable
         if is_unanswerable(p.answer):
             if keep_unanswerable:
                 out.append((k, p))
+            continue
+        if gold_keys and pair_key(p) in gold_keys:
+            answer = strip_boilerplate(p.answer)
+            if has_content(answer):
+                out.append((k, p if answer is p.answer else QAPair(p.question, answer)))
             continue
         if claim is not None and (is_bare_answer(p.answer) or sum(has_content(w) for w in p.answer.split()) < 2
                                   or restates_claim(p.answer, claim, _synonyms())):
@@ -242,6 +264,7 @@ class NLIReferenceScorer:
         prem = "qa-pair-max" if self.premise_window == 1 else f"qa-pair+win{self.premise_window}-max"
         if self.premise_top_k is not None:
             prem += f"+lex-top{self.premise_top_k}"
+        prem += "+twin"
         cal = self.calibration.id if self.calibration is not None else "none"
         return {"ref": "nli", **decomp, "support": rule, "prem": prem, "prem-rule": premise_rule(), "cal": cal}
 
@@ -252,6 +275,7 @@ class NLIReferenceScorer:
         hypotheses: list[str] = []
         spans: list[tuple[int, str, int, int, int]] = []  # (item, side, fact index, start, stop)
         origin: list[tuple[Optional[int], int, int]] = []  # per premise: (pair index, premises, checked)
+        entailed: set[int] = set()  # premises that are their hypothesis's own pair (module docstring: +twin)
         for i, item in enumerate(items):
             try:
                 pred_facts = self.decomposer.decompose(item.predicted_evidence, item.claim)
@@ -265,7 +289,8 @@ class NLIReferenceScorer:
             # the claim are no atomic facts of the evidence (issue 32)
             # (the predicted side only: the reference is the gold evidence, whatever it restates)
             unans = getattr(self.decomposer, "unanswerable", "drop")
-            pred_facts = self._facts_of_evidence(pred_facts, item.predicted_evidence, item.claim, unans)
+            pred_facts = self._facts_of_evidence(pred_facts, item.predicted_evidence, item.claim, unans,
+                                                 item.reference_evidence)
             ref_facts = [f for f in ref_facts if has_content(f.text)]
             plans.append((pred_facts, ref_facts))
             if not ref_facts:
@@ -274,13 +299,15 @@ class NLIReferenceScorer:
                                        ("ref", ref_facts, item.predicted_evidence)):
                 # the reference's pairs as premises for the predicted facts; the predicted pairs that are
                 # evidence for the claim (answer-only, on topic) for the reference facts
-                pairs = (evidence_pairs(other, item.claim, unans, relevant=True) if side == "ref"
-                         else evidence_pairs(other, None, unans))
+                pairs = (evidence_pairs(other, item.claim, unans, relevant=True, gold=item.reference_evidence)
+                         if side == "ref" else evidence_pairs(other, None, unans))
                 prem = [p.render() for _, p in pairs]
                 where: list[Optional[int]] = [k for k, _ in pairs]  # each premise's pair index (None: a window)
                 if self.premise_window > 1:
                     windows = window_premises(prem, self.premise_window)
                     prem, where = prem + windows, where + [None] * len(windows)
+                twins = self._twin_pairs(facts, item.predicted_evidence if side == "pred" else item.reference_evidence,
+                                         other, unans)
                 for f_idx, fact in enumerate(facts):
                     start = len(premises)
                     kept_idx = top_k_premises(fact.text, prem, self.premise_top_k)
@@ -289,9 +316,23 @@ class NLIReferenceScorer:
                     premises.extend(prem[j] for j in kept_idx)
                     hypotheses.extend([fact.text] * len(kept_idx))
                     origin.extend((where[j], len(prem), len(kept_idx)) for j in kept_idx)
+                    twin = twins.get(f_idx)
+                    if twin is not None:  # its own pair on the other side: checked, and entails it
+                        k_twin, text = twin
+                        j = next((j for j in kept_idx if where[j] == k_twin), None)
+                        if j is None:
+                            premises.append(text)
+                            hypotheses.append(fact.text)
+                            origin.append((k_twin, len(prem), len(kept_idx) + 1))
+                            entailed.add(len(premises) - 1)
+                        else:
+                            entailed.add(start + kept_idx.index(j))
                     spans.append((i, side, f_idx, start, len(premises)))
         probs = (check_probabilities(self.verifier.predict(premises, hypotheses), len(premises))
                  if premises else np.zeros((0, 3)))
+        if entailed:
+            probs = np.array(probs, dtype=float)
+            probs[sorted(entailed)] = (1.0, 0.0, 0.0)
         cal_e = self.calibration.entailment(probs) if self.calibration is not None else None
         entail: dict[tuple[int, str, int], float] = {}
         graded: dict[tuple[int, str, int], float] = {}  # calibrated support, same premises, same pass
@@ -325,19 +366,46 @@ class NLIReferenceScorer:
         return results
 
     @staticmethod
-    def _facts_of_evidence(facts: Sequence[AtomicFact], evidence: Evidence, claim: str, unanswerable: str) -> list[AtomicFact]:
+    def _facts_of_evidence(facts: Sequence[AtomicFact], evidence: Evidence, claim: str, unanswerable: str,
+                           reference: Optional[Evidence] = None) -> list[AtomicFact]:
         """``facts`` that are atomic facts of the predicted ``evidence``: with a letter or digit, from a
         pair of :func:`evidence_pairs` (when the fact names its pair; off-topic pairs keep their facts,
-        which then cost precision), not restating ``claim``, each once (a repeated fact is one fact)."""
-        kept = {k for k, _ in evidence_pairs(evidence, claim, unanswerable)}
+        which then cost precision), not restating ``claim``, each once (a repeated fact is one fact).
+        The facts of a copy of a ``reference`` pair (:func:`pair_key`) are kept whatever they restate: the
+        gold evidence states them."""
+        gold = {pair_key(p) for p in reference.pairs} if reference is not None else set()
+        gold_idx = {k for k, p in enumerate(evidence.pairs) if pair_key(p) in gold}
+        kept = {k for k, _ in evidence_pairs(evidence, claim, unanswerable, gold=reference)}
         seen: set = set()
         out = []
         for f in facts:  # a fact repeated (a pair copied) is one fact (issue 32)
             key = " ".join(f.text.casefold().split())
-            if (has_content(f.text) and (f.pair_index is None or f.pair_index in kept)
-                    and not restates_claim(f.text, claim, _synonyms()) and key not in seen):
+            if f.pair_index is not None and f.pair_index in gold_idx:
+                ok = has_content(f.text) and f.pair_index in kept
+            else:
+                ok = (has_content(f.text) and (f.pair_index is None or f.pair_index in kept)
+                      and not restates_claim(f.text, claim, _synonyms()))
+            if ok and key not in seen:
                 seen.add(key)
                 out.append(f)
+        return out
+
+    @staticmethod
+    def _twin_pairs(facts: Sequence[AtomicFact], own: Evidence, other: Evidence,
+                    unanswerable: str) -> dict[int, tuple[int, str]]:
+        """fact index -> (index, rendered premise) of the ``other`` side's pair that is the fact's own pair of
+        ``own`` (the same text, case and spacing aside), for the facts that name their pair; the other side's
+        pairs are those of :func:`evidence_pairs` without a claim: a copy of a reference pair is gold evidence,
+        whether its answer is bare ("No.") or restates the claim, and on topic by definition."""
+        index = {}
+        for k, p in evidence_pairs(other, None, unanswerable):
+            index.setdefault(pair_key(other.pairs[k]), (k, p.render()))
+        out = {}
+        for f_idx, f in enumerate(facts):
+            if f.pair_index is not None and 0 <= f.pair_index < len(own.pairs):
+                twin = index.get(pair_key(own.pairs[f.pair_index]))
+                if twin is not None:
+                    out[f_idx] = twin
         return out
 
     def _judge(self, i: int, side: str, facts: list[AtomicFact], entail, reasons) -> list[FactSupport]:

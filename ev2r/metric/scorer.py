@@ -10,7 +10,7 @@ the other part's numbers, has ``ev2r = None`` and a non-ok status; it is counted
 ``n_failed`` and left out of the means (never scored as 0).
 
 Every corpus result carries a signature (sacrebleu style) pinning what changes a number, e.g.
-``ev2r:0.1.0|ref:nli|decomp:rules-v1|support:p>=0.5|prem:qa-pair-max|verifier:ev2r-minilm-nli@3f2a...|
+``ev2r:0.1.0|ref:nli|decomp:rules-v1|support:p>=0.5|prem:qa-pair-max+twin|verifier:ev2r-minilm-nli@3f2a...|
 proxy:nli-gold|agg:qa-pair-max|map:v1|alpha:0.5|transformers:5.24.0|torch:2.13.0``.
 """
 

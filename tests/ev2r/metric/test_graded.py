@@ -26,7 +26,7 @@ class AnswerFacts:
 
 
 def _item(row=0):
-    pred = Evidence((QAPair("Capital?", "Paris is the capital of France."), QAPair("Zoo?", "Berlin hosts bears.")))
+    pred = Evidence((QAPair("Capital city?", "Paris is the capital of France."), QAPair("Zoo?", "Berlin hosts bears.")))
     ref = Evidence((QAPair("Capital?", "Paris is the capital of France."), QAPair("Tower?", "The Eiffel tower is tall."),
                     QAPair("Host?", "Berlin hosts")))
     return Item(id=f"i{row}", claim="c", predicted_evidence=pred, reference_evidence=ref, row=row)
@@ -119,4 +119,4 @@ def test_window_premises_support_a_fact_spanning_two_pairs():
     two = NLIReferenceScorer(KeywordVerifier(), AnswerFacts(), calibration=None, premise_window=2, premise_top_k=None)
     assert one.score_reference([it])[0].recall == 0.0  # no single pair holds every word
     assert two.score_reference([it])[0].recall == 1.0  # the two pairs together do
-    assert one.signature_fields()["prem"] == "qa-pair-max" and two.signature_fields()["prem"] == "qa-pair+win2-max"
+    assert one.signature_fields()["prem"] == "qa-pair-max+twin" and two.signature_fields()["prem"] == "qa-pair+win2-max+twin"

@@ -90,6 +90,45 @@ def test_reference_scores_hand_computed():
     assert soft.recall == pytest.approx((0.8 + 0.3) / 2)
 
 
+def test_a_facts_own_pair_on_the_other_side_entails_it():
+    """+twin: a pair copied (case and spacing aside) from the other side supports its facts with P(e) 1,
+    whatever the verifier says of it; another pair of the same side is judged by the verifier."""
+    ref = ev(("Did the council vote?", "The council approved the bridge plan in May."),
+             ("Who paid?", "The state paid for the bridge."))
+    pred = ev(("did the  council vote?", "The council approved the bridge plan in  May."),  # the copy
+              ("Who built it?", "A firm from Ohio built the bridge."))
+    item = Item(id="t", claim="The council approved the bridge.", predicted_evidence=pred, reference_evidence=ref,
+                gold_label=Verdict.SUPPORTED)
+    (res,) = NLIReferenceScorer(TableVerifier({}), RuleBasedDecomposer(), calibration=None).score_reference([item])
+    # the verifier says neutral to everything: only the copied pair's facts are supported, from their twin
+    assert [(f.supported, f.probability, f.pair_index) for f in res.predicted_facts] == [
+        (True, 1.0, 0), (False, 0.0, 1)]
+    assert [(f.supported, f.probability) for f in res.reference_facts] == [(True, 1.0), (False, 0.0)]
+    assert res.predicted_facts[0].decided_by.pair_index == 0 and res.reference_facts[0].decided_by.pair_index == 0
+    assert res.precision == res.recall == 0.5
+    # the reference as the prediction: every fact supported, P = R = 1
+    same = Item(id="s", claim=item.claim, predicted_evidence=ref, reference_evidence=ref, gold_label=Verdict.SUPPORTED)
+    (res,) = NLIReferenceScorer(TableVerifier({}), RuleBasedDecomposer(), calibration=None,
+                                premise_top_k=1).score_reference([same])
+    assert res.precision == res.recall == 1.0
+    # a copied reference pair is gold evidence even where the predicted side's rules drop a pair: a one-word
+    # answer, a fact restating the claim (AVeriTeC dev rows 216 and 286 as their own prediction had P = 0)
+    terse = ev(("What share of Nigerians live in cities?", "52%"))
+    gold = Item(id="g", claim="52% of Nigerians live in cities.", predicted_evidence=terse, reference_evidence=terse,
+                gold_label=Verdict.SUPPORTED)
+    (res,) = NLIReferenceScorer(TableVerifier({}), RuleBasedDecomposer(), calibration=None).score_reference([gold])
+    assert len(res.predicted_facts) == 1 and res.precision == res.recall == 1.0
+    lone = Item(id="l", claim=gold.claim, predicted_evidence=ev(("What share of Nigerians live in cities?", "52 %")),
+                reference_evidence=terse, gold_label=Verdict.SUPPORTED)
+    (res,) = NLIReferenceScorer(TableVerifier({}), RuleBasedDecomposer(), calibration=None).score_reference([lone])
+    assert res.predicted_facts == [] and res.precision == 0.0  # not a copy: the rules apply
+    # an answer changed by one word is no copy
+    other = Item(id="o", claim=item.claim, reference_evidence=ref, gold_label=Verdict.SUPPORTED,
+                 predicted_evidence=ev(("Did the council vote?", "The council rejected the bridge plan in May.")))
+    (res,) = NLIReferenceScorer(TableVerifier({}), RuleBasedDecomposer(), calibration=None).score_reference([other])
+    assert res.precision == res.recall == 0.0
+
+
 def test_proxy_aggregates_pairs_and_maps_verdicts():
     pred = ev(("Q1", "aa one"), ("Q2", "bb two"))  # two words each: a one-word answer is no evidence (issue 32)
     r = [p.render() for p in pred.pairs]
