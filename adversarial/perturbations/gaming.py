@@ -125,8 +125,12 @@ def _rewrite_reference(item: Item, rewrite) -> PerturbationResult:
     pairs, skip = _need_reference(item)
     if skip:
         return skip
-    new = [QAPair(p.question, map_sentences(p.answer, rewrite)) for p in pairs]
-    return _done(item, new, sum(a.answer != b.answer for a, b in zip(pairs, new)))
+    # only the pairs the rewrite changed: a reference pair left as it is would be gold evidence, which a
+    # system may well retrieve (and ev2r credits as such: reference.py, +twin), not a gamed answer
+    new = [QAPair(p.question, a) for p in pairs if (a := map_sentences(p.answer, rewrite)) != p.answer]
+    if not new:
+        return PerturbationResult.skip("no reference answer the rewrite changes")
+    return _done(item, new, len(new))
 
 
 def negated_reference(item: Item, rng: RNG) -> PerturbationResult:
@@ -144,7 +148,8 @@ def negated_reference_other(item: Item, rng: RNG) -> PerturbationResult:
 
 def negated_reference_inline(item: Item, rng: RNG) -> PerturbationResult:
     """The reference's pairs, each answer sentence negated in place
-    (:func:`adversarial.perturbations.negate_sentence`: "not" / "never" inserted or removed, Yes/No flipped)."""
+    (:func:`adversarial.perturbations.negate_sentence`: "not" / "never" inserted or removed, Yes/No flipped);
+    a pair with no sentence it can negate is left out (as by every rewrite of the reference here)."""
     from adversarial.perturbations.meaning import negate_sentence
 
     return _rewrite_reference(item, negate_sentence)

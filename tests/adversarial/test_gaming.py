@@ -78,6 +78,16 @@ def test_strategies_write_what_they_say():
     assert shuffled != REF.pairs[0].answer
 
 
+def test_a_rewrite_of_the_reference_leaves_out_the_pairs_it_does_not_change():
+    # a reference pair left verbatim is gold evidence (credited as such, +twin), no gamed answer: the words of
+    # a one-word answer cannot be shuffled
+    ref = Evidence((QAPair("Who paid?", "The state paid for the new bridge."), QAPair("When?", "2019")))
+    pairs = g.shuffled_reference(item(reference_evidence=ref), np.random.default_rng(0)).item.predicted_evidence.pairs
+    assert [p.question for p in pairs] == ["Who paid?"] and pairs[0].answer != ref.pairs[0].answer
+    lone = item(reference_evidence=Evidence((QAPair("When?", "2019"),)))
+    assert not g.shuffled_reference(lone, np.random.default_rng(0)).applied
+
+
 def test_suite_denials_are_not_the_training_templates():
     train = {t.split("{s}")[0] for t in DENIAL_TEMPLATES}
     assert not any(t.split("{s}")[0] in train for t in g.SUITE_DENIALS)
