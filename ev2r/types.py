@@ -274,7 +274,8 @@ class PremiseReason:
             spans several pairs (``premise_window`` > 1).
         premise: the premise text as the verifier read it (``Question: ...\nAnswer: ...`` or the answer).
         entailment, neutral, contradiction: the verifier's distribution for (premise, hypothesis), each in
-            [0, 1], summing to 1 (rounded to 6 places).
+            [0, 1], summing to 1 (rounded to 6 places); exactly (1, 0, 0) when the premise is a copy of the
+            fact's own pair (``ev2r.metric.reference``, ``+twin``: set by that rule, not read by the verifier).
         n_premises: premises the hypothesis could be checked against (the other side's evidence pairs).
         n_checked: of them, those sent to the verifier (premise pruning, ``premise_top_k``, keeps the rest out).
     """
