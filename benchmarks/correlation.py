@@ -53,6 +53,7 @@ from scipy import stats
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import _benchlib as bl  # noqa: E402
+from ev2r.types import EXPLAIN_FIELDS  # noqa: E402
 
 # score name -> (anchor scorer, anchor llm, anchor metric) of the published counterpart
 ANCHOR_OF = {
@@ -71,7 +72,9 @@ HEADLINE_RATINGS = ("semantic_coverage", "verdict_agreement")
 # the order of the score rows; other columns follow in the order first seen
 SCORE_ORDER = ("precision", "recall", "f1", "proxy", "ev2r", "hu_meteor")
 # fields of an ``ev2r score -o`` row that are not per-item scores
-ROW_FIELDS = {"id", "row", "status", "error", "item_hash", "predicted_facts", "reference_facts"}
+# the row fields that are no score: bookkeeping, facts, and the reasons of ``ev2r score --explain`` (an index such as
+# proxy_decided_by is a number but no score)
+ROW_FIELDS = {"id", "row", "status", "error", "item_hash", "predicted_facts", "reference_facts", *EXPLAIN_FIELDS}
 # the anchors file's dataset name of a rating file, by its row count (the 278-row shared-task anchors are
 # for the whole rating file, not for the 144 development rows, so they are never shown beside them)
 ANCHOR_DATASET_BY_ROWS = {86: "averitec_manual_eval_86"}

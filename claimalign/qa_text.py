@@ -241,6 +241,12 @@ RESTATE_COVERAGE = 0.5
 #: :func:`restates_claim`: a restatement adds no content token of its own (measured on the development sets:
 #: allowing one more would flag 15 / 12 real predicted pairs of the 86 / 144 rows instead of 8 / 7).
 RESTATE_NOVELTY = 0
+#: :func:`restates_claim`: the claim copied *whole* (all its words in order) restates it with up to this many content
+#: tokens of its own around it ("Answer 0: see <claim>.", the handed case G6: ten such pairs prepended took the
+#: proxy from 0.04 to 0.99). On the development sets no real predicted answer holds its claim whole with 3 or fewer
+#: (0 of the 246 / 710 pairs of the 86 / 144 rows; 16 hold it whole, adding 4 (3 pairs) or more: "In his op-ed,
+#: Johnson cited ... who claim that <claim> ...").
+RESTATE_WRAP_NOVELTY = 3
 #: A claim with fewer content tokens than this is too short to tell a restatement (or an off-topic text) by
 #: its words: :func:`restates_claim` is False and ``ev2r.metric.reference`` keeps every pair for it.
 MIN_CLAIM_TOKENS = 4
@@ -333,7 +339,8 @@ def restates_claim(text: Optional[str], claim: Optional[str], synonyms=None) -> 
     (or, negated, contradicting) the claim from the claim's own words. With ``synonyms`` (word -> the content
     tokens of its synonyms, e.g. :func:`claimalign.meteor_fast.synonym_tokens`), a word whose synonym is a
     word of the claim counts as that word (the claim reworded with synonyms restates it); a paraphrase that changes the structure is not caught, nor is
-    anything for a claim of fewer than :data:`MIN_CLAIM_TOKENS` content tokens. A verbatim span of the claim (one of its sentences or clauses copied,
+    anything for a claim of fewer than :data:`MIN_CLAIM_TOKENS` content tokens. The claim copied whole inside at most
+    :data:`RESTATE_WRAP_NOVELTY` content tokens of filler restates it too. A verbatim span of the claim (one of its sentences or clauses copied,
     :func:`is_claim_span`) restates it too, whatever share of the claim it covers.
 
     >>> restates_claim("It is not true that Biden froze arms sales.", "Biden froze arms sales to Saudi Arabia.")
@@ -343,6 +350,8 @@ def restates_claim(text: Optional[str], claim: Optional[str], synonyms=None) -> 
     >>> restates_claim("Turkey reported 91.25% efficacy while Indonesia reported 65.3%.",
     ...                "SinoVac has an efficacy of 91.25% in Indonesia.")
     False
+    >>> restates_claim("Answer 0: see Biden froze arms sales to Saudi Arabia.", "Biden froze arms sales to Saudi Arabia.")
+    True
     """
     t, c = content_tokens(text), content_tokens(claim)
     if not t or len(c) < MIN_CLAIM_TOKENS:
@@ -362,6 +371,8 @@ def restates_claim(text: Optional[str], claim: Optional[str], synonyms=None) -> 
     coverage = len(covered) / len(c)
     if coverage >= RESTATE_COVERAGE and len(novel) <= RESTATE_NOVELTY:
         return True
+    if len(novel) <= RESTATE_WRAP_NOVELTY and _span_text(claim) in _span_text(text):
+        return True  # the claim copied whole inside a few words of filler
     return is_claim_span(text, claim)
 
 

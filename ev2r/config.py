@@ -128,6 +128,9 @@ class ScorerConfig:
             whose weight is above 0 (no encoder is loaded for a zero-weight ``hybrid_embedding``), ``"all"`` every one.
         premise_top_k: check each atomic fact against only its k premises of highest lexical overlap
             (:mod:`ev2r.metric.prefilter`), an integer >= 1, or None for every premise (exhaustive).
+        contradiction: True (default) leaves the predicted pairs that the reference evidence contradicts out of
+            the premises of recall, the proxy and the combined score's alignments
+            (:mod:`ev2r.metric.contradiction`; NLI verifier only); False reads them as any pair (issue 32).
 
     A configuration holding ``llm_options`` (a dict) is not hashable.
 
@@ -155,6 +158,7 @@ class ScorerConfig:
     hybrid: bool = True
     premise_top_k: Optional[int] = 5
     hybrid_columns: str = "weighted"
+    contradiction: bool = True
 
     def __post_init__(self):
         # the checks (and their order and wording) are those build_scorer always made
@@ -200,7 +204,7 @@ class ScorerConfig:
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"{name}: must be an integer >= 1, got {value!r}")
         object.__setattr__(self, "premise_top_k", check_premise_top_k(self.premise_top_k))
-        for name in ("ev2r", "hybrid"):
+        for name in ("ev2r", "hybrid", "contradiction"):
             if not isinstance(getattr(self, name), bool):
                 raise ValueError(f"{name}: expected True or False, got {getattr(self, name)!r}")
         if self.device is not None and not isinstance(self.device, str):

@@ -38,6 +38,8 @@ class ReferenceResult:
     #: further per-item columns of the backend (NLI: ``graded_precision`` / ``graded_recall`` /
     #: ``graded_f1``), copied into :attr:`ev2r.types.ItemScore.extra_scores`
     extra_scores: dict[str, Optional[float]] = field(default_factory=dict)
+    #: predicted pair index -> the reference pair that contradicts it (:mod:`ev2r.metric.contradiction`)
+    contradicted_pairs: dict = field(default_factory=dict, compare=False)
 
 
 @dataclass
@@ -53,6 +55,8 @@ class ProxyResult:
     #: one (:attr:`ev2r.types.ItemScore.proxy_premises`; issue 34)
     premises: list = field(default_factory=list, compare=False)
     decided_by: Optional[int] = field(default=None, compare=False)
+    #: predicted pair index -> the reference pair that contradicts it (left out of the premises)
+    contradicted_pairs: dict = field(default_factory=dict, compare=False)
 
 
 def f1_score(precision: float, recall: float) -> float:

@@ -319,7 +319,7 @@ class FactSupport:
 
 
 #: The :class:`ItemScore` fields that explain the scores (issue 34) and are written only by ``--explain``.
-EXPLAIN_FIELDS = ("proxy_premises", "proxy_decided_by", "hybrid_alignment")
+EXPLAIN_FIELDS = ("proxy_premises", "proxy_decided_by", "hybrid_alignment", "contradicted_pairs")
 
 
 @dataclass
@@ -335,7 +335,11 @@ class ItemScore:
     the pair that decided the proxy (highest P(gold verdict): entailment for Supported, contradiction for
     Refuted, neutral for Not Enough Evidence; None without premises); ``hybrid_alignment``, the Hungarian
     alignment behind ``hybrid_meteor``: ``{"predicted": i, "reference": j, "meteor": m}`` per matched pair,
-    ``i`` / ``j`` the pair indices in each side's evidence.
+    ``i`` / ``j`` the pair indices in each side's evidence; ``contradicted_pairs``, the predicted pairs that
+    the reference evidence contradicts and that are therefore no premise of recall, the proxy or the combined
+    score's alignments (:mod:`ev2r.metric.contradiction`): ``{"predicted": i, "reference": j, "premise": the
+    reference pair's text, "entailment", "neutral", "contradiction": the verifier's distribution with predicted
+    answer i as the hypothesis}`` per pair.
     """
 
     id: str
@@ -354,6 +358,7 @@ class ItemScore:
     proxy_premises: list[PremiseReason] = field(default_factory=list, compare=False)
     proxy_decided_by: Optional[int] = field(default=None, compare=False)
     hybrid_alignment: list[dict] = field(default_factory=list, compare=False)
+    contradicted_pairs: list[dict] = field(default_factory=list, compare=False)
 
     @property
     def ok(self) -> bool:

@@ -94,6 +94,13 @@ def render(item, row: dict, width: int = 100) -> str:
     lines += _fact_lines(row.get("reference_facts") or [], "predicted", width) or ["  none"]
     lines += ["", "Predicted facts (precision: each checked against the reference pairs):"]
     lines += _fact_lines(row.get("predicted_facts") or [], "reference", width) or ["  none"]
+    contra = row.get("contradicted_pairs") or []
+    if contra:
+        lines += ["", "Predicted pairs that rewrite a reference pair and are contradicted by it (no premise of recall, the "
+                      "proxy or the alignments; their facts unsupported):"]
+        for c in contra:
+            lines.append(textwrap.fill(f"    predicted pair {c['predicted']} <- reference pair {c['reference']} ({_dist(c)}): "
+                                       f"{_short(c['premise'])}", width, subsequent_indent="       "))
     prem = row.get("proxy_premises") or []
     lines += ["", f"Proxy {fmt(row.get('proxy'))}: P(gold verdict) from the predicted pairs read against the claim, "
                   "joined as max entailment, min neutral, max contradiction, renormalised (-> the deciding pair):"]

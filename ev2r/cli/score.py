@@ -70,6 +70,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--hybrid-columns", choices=HYBRID_COLUMN_MODES, default=DEFAULTS.hybrid_columns,
                    help="weighted (default): only the ev2r_hybrid component columns with a weight above 0; all: every "
                         "one (hybrid_embedding too: what benchmarks/combination.py fits the weights on)")
+    p.add_argument("--no-contradiction", action="store_true",
+                   help="read the predicted pairs that the reference evidence contradicts as any pair (default: left "
+                        "out of the premises of recall, the proxy and the combined alignments; ev2r.metric.contradiction)")
     add_premise_args(p)
     p.add_argument("--with-facts", action="store_true", help="include atomic facts and their support in -o rows")
     p.add_argument("--explain", action="store_true",
@@ -151,7 +154,7 @@ def run(args) -> int:
                    baselines=[s for s in wanted if s != "ev2r"], device=args.device, batch_size=args.batch_size,
                    dtype=args.dtype, ev2r="ev2r" in wanted, unanswerable=args.unanswerable, hybrid=not args.no_hybrid,
                    premise_top_k=args.premise_top_k, hybrid_columns=args.hybrid_columns,
-                   reply_reading=args.reply_reading)
+                   reply_reading=args.reply_reading, contradiction=not args.no_contradiction)
     try:
         return _score(args, items, options, wanted, progress, bar)
     except RunInterrupted as e:  # Ctrl-C: finished chunks are in OUT.part; say how to resume, no traceback
@@ -173,7 +176,7 @@ def _warn_ignored_options(args, wanted) -> None:
                                           "dtype": DEFAULTS.dtype, "device": DEFAULTS.device,
                                           "unanswerable": DEFAULTS.unanswerable, "with_facts": False, "no_hybrid": False,
                                           "explain": False, "premise_top_k": DEFAULTS.premise_top_k,
-                                          "hybrid_columns": DEFAULTS.hybrid_columns},
+                                          "hybrid_columns": DEFAULTS.hybrid_columns, "no_contradiction": False},
                      f"with --scorer {' --scorer '.join(wanted)} alone (no verifier is loaded, no facts are made)")
         return
     if args.no_hybrid:

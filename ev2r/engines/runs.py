@@ -116,7 +116,8 @@ def score_from_row(d: dict) -> ItemScore:
                      error=d.get("error"), predicted_facts=facts(d.get("predicted_facts")),
                      reference_facts=facts(d.get("reference_facts")), extra_scores=extra,
                      proxy_premises=[PremiseReason(**p) for p in d.get("proxy_premises") or []],
-                     proxy_decided_by=d.get("proxy_decided_by"), hybrid_alignment=list(d.get("hybrid_alignment") or []))
+                     proxy_decided_by=d.get("proxy_decided_by"), hybrid_alignment=list(d.get("hybrid_alignment") or []),
+                     contradicted_pairs=list(d.get("contradicted_pairs") or []))
 
 
 def previous_rows(output: Path) -> list[dict]:

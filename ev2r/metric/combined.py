@@ -62,7 +62,7 @@ column). A component whose weight is 0 is not needed.
 from __future__ import annotations
 
 import math
-from typing import Any, Mapping, Optional, Sequence
+from typing import Any, Collection, Mapping, Optional, Sequence
 
 from ev2r.config import HYBRID_COLUMN_MODES, HYBRID_COMPONENTS, HYBRID_WEIGHTS
 
@@ -89,22 +89,23 @@ _ENCODERS: dict = {}  # (model, device) -> EmbeddingSimilarity, loaded once per 
 
 
 def informative(evidence: Evidence, claim: Optional[str] = None, relevant: bool = False,
-                gold: Optional[Evidence] = None) -> Evidence:
+                gold: Optional[Evidence] = None, exclude: Collection[int] = ()) -> Evidence:
     """The pairs of ``evidence`` that are evidence, as the NLI side reads them
     (:func:`ev2r.metric.reference.evidence_pairs`: an answer with a letter or digit that is not
     AVeriTeC's Unanswerable text; with ``claim``, neither bare nor a restatement of the claim, and with
     ``relevant`` on the claim's topic: what the combiner gives the predicted side), each once: a pair repeated (the same question and answer, or the same answer, after folding case, spaces
     and punctuation) is kept at its first place, so copies cannot each take a reference pair in the
     Hungarian alignment (issue 32). A copy of a ``gold`` pair (the reference evidence) is kept whatever it
-    restates (:func:`ev2r.metric.reference.evidence_pairs`)."""
+    restates (:func:`ev2r.metric.reference.evidence_pairs`). The pairs of index in ``exclude`` (those the
+    reference contradicts: :attr:`ev2r.types.ItemScore.contradicted_pairs`) are left out."""
     from ev2r.metric.reference import evidence_pairs
 
     kept = dict(evidence_pairs(evidence, claim, relevant=relevant, gold=gold))
-    return Evidence(tuple(kept[k] for k in informative_indices(evidence, claim, relevant, gold)))
+    return Evidence(tuple(kept[k] for k in informative_indices(evidence, claim, relevant, gold, exclude)))
 
 
 def informative_indices(evidence: Evidence, claim: Optional[str] = None, relevant: bool = False,
-                        gold: Optional[Evidence] = None) -> list[int]:
+                        gold: Optional[Evidence] = None, exclude: Collection[int] = ()) -> list[int]:
     """The indexes (into ``evidence.pairs``) of the pairs :func:`informative` keeps, in order."""
     from ev2r.metric.reference import evidence_pairs
 
@@ -112,10 +113,17 @@ def informative_indices(evidence: Evidence, claim: Optional[str] = None, relevan
     out = []
     for k, p in evidence_pairs(evidence, claim, relevant=relevant, gold=gold):
         key = _fold(p.answer)
-        if key not in seen:
+        if k not in exclude and key not in seen:
             seen.add(key)
             out.append(k)
     return out
+
+
+def _contradicted(scores: Optional[Sequence[ItemScore]], k: int) -> frozenset:
+    """The predicted pair indexes of item ``k`` that the reference contradicts (none without ``scores``)."""
+    if scores is None:
+        return frozenset()
+    return frozenset(d["predicted"] for d in getattr(scores[k], "contradicted_pairs", None) or ())
 
 
 def reference_pair_support(reference_facts) -> dict[int, float]:
@@ -310,8 +318,9 @@ class HybridCombiner:
                 if alignments is not None:
                     alignments.append([])
                 continue
-            pred_idx = informative_indices(it.predicted_evidence, it.claim, True, it.reference_evidence)[:MAX_PREDICTED]
-            pred = informative(it.predicted_evidence, it.claim, True, it.reference_evidence).pairs[:MAX_PREDICTED]
+            no = _contradicted(scores, k)
+            pred_idx = informative_indices(it.predicted_evidence, it.claim, True, it.reference_evidence, no)[:MAX_PREDICTED]
+            pred = informative(it.predicted_evidence, it.claim, True, it.reference_evidence, no).pairs[:MAX_PREDICTED]
             ref = [it.reference_evidence.pairs[j] for j in ref_idx]
             m = meteor_matrix(pair_strings([(p.question, p.answer) for p in pred], "qa"),
                               pair_strings([(p.question, p.answer) for p in ref], "qa"))
@@ -335,7 +344,8 @@ class HybridCombiner:
                 mutual.append(align(m * v[None, :] * u[:, None]).recall if len(pred) else 0.0)
         return meteor, verified, None
 
-    def embedding_column(self, items: Sequence[Item]) -> tuple[list[Optional[float]], Optional[str]]:
+    def embedding_column(self, items: Sequence[Item],
+                         scores: Optional[Sequence[ItemScore]] = None) -> tuple[list[Optional[float]], Optional[str]]:
         """Per-item Hungarian-aligned embedding similarity, normalised as HU-METEOR is (``align_sets(...).recall``:
         the optimal total / the number of reference pairs; VERIFIER_NOTES measured this reading at
         0.389 vs semantic coverage on the 86 rows; total / max of the set sizes punishes extra
@@ -343,7 +353,8 @@ class HybridCombiner:
         ``(values, reason)``: all None with the reason when the encoder cannot be loaded."""
         from claimalign import align_sets
 
-        items = [it.with_predicted(informative(it.predicted_evidence, it.claim, True, it.reference_evidence)) for it in items]
+        items = [it.with_predicted(informative(it.predicted_evidence, it.claim, True, it.reference_evidence,
+                                               _contradicted(scores, k))) for k, it in enumerate(items)]
         refs = [informative(it.reference_evidence) for it in items]
         if not any(r.pairs for r in refs):
             return [None] * len(items), None
@@ -389,7 +400,7 @@ class HybridCombiner:
                 if name in wanted or name == METEOR_COLUMN:
                     cols[name], reasons[name] = vals, why_meteor
         if EMBEDDING_COLUMN in wanted:
-            cols[EMBEDDING_COLUMN], reasons[EMBEDDING_COLUMN] = self.embedding_column(items)
+            cols[EMBEDDING_COLUMN], reasons[EMBEDDING_COLUMN] = self.embedding_column(items, scores)
         none = [None] * n
         for k in range(n):
             s = scores[k]

@@ -37,7 +37,8 @@ def build_scorer(verifier: object = DEFAULTS.verifier, decomposer: str = DEFAULT
                  batch_size: int = DEFAULTS.batch_size, dtype: str = DEFAULTS.dtype, ev2r: bool = DEFAULTS.ev2r,
                  unanswerable: str = DEFAULTS.unanswerable, config: Optional[ScorerConfig] = None,
                  hybrid: bool = DEFAULTS.hybrid, premise_top_k: Optional[int] = DEFAULTS.premise_top_k,
-                 hybrid_columns: str = DEFAULTS.hybrid_columns, reply_reading: Optional[str] = None) -> Ev2RScorer:
+                 hybrid_columns: str = DEFAULTS.hybrid_columns, reply_reading: Optional[str] = None,
+                 contradiction: bool = DEFAULTS.contradiction) -> Ev2RScorer:
     """Build an :class:`Ev2RScorer` from option values, or from a :class:`~ev2r.config.ScorerConfig`.
 
     Args:
@@ -62,6 +63,8 @@ def build_scorer(verifier: object = DEFAULTS.verifier, decomposer: str = DEFAULT
             (:mod:`ev2r.metric.prefilter`); None checks every premise.
         reply_reading: how an LLM reply gives precision/recall with ``decomposer="llm"`` or
             ``"replay"`` (:data:`ev2r.config.REPLY_READINGS`; None: ``checks`` live, ``strict`` replayed).
+        contradiction: True (default) leaves the predicted pairs the reference contradicts out of the premises
+            of recall, the proxy and the combined alignments (:mod:`ev2r.metric.contradiction`).
         config: a whole configuration instead of the option values (which must then be left at
             their defaults: an option passed with its default value cannot be told apart from one
             left out); the defaults are :data:`ev2r.config.DEFAULTS`.
@@ -73,7 +76,7 @@ def build_scorer(verifier: object = DEFAULTS.verifier, decomposer: str = DEFAULT
                    proxy_target=proxy_target, replay=replay, replay_model=replay_model, llm_options=llm_options,
                    baselines=baselines, device=device, batch_size=batch_size, dtype=dtype, ev2r=ev2r,
                    unanswerable=unanswerable, hybrid=hybrid, premise_top_k=premise_top_k,
-                   hybrid_columns=hybrid_columns, reply_reading=reply_reading)
+                   hybrid_columns=hybrid_columns, reply_reading=reply_reading, contradiction=contradiction)
     if config is None:
         config = ScorerConfig(**options)
     else:
@@ -95,6 +98,7 @@ def scorer_from_config(config: ScorerConfig, progress: Optional[Callable] = None
     Raises:
         ValueError: ``decomposer="replay"`` without a ``replay`` file, or a verifier that cannot be loaded.
     """
+    from ev2r.metric.contradiction import ReferenceContradiction
     from ev2r.metric.proxy import NLIProxyScorer
     from ev2r.metric.reference import NLIReferenceScorer
 
@@ -105,9 +109,11 @@ def scorer_from_config(config: ScorerConfig, progress: Optional[Callable] = None
                           chunk_size=1024)
     ver = (get_verifier(c.verifier, device=c.device, batch_size=c.batch_size, dtype=c.dtype)
            if isinstance(c.verifier, str) else c.verifier)
+    # one check shared by recall and the proxy: the second reads the first's result
+    contra = ReferenceContradiction(ver) if c.contradiction else None
     if c.decomposer.startswith("rules"):
         ref = NLIReferenceScorer(ver, get_rule_decomposer(c.decomposer, c.unanswerable), threshold=c.threshold,
-                                 support=c.support, premise_top_k=c.premise_top_k)
+                                 support=c.support, premise_top_k=c.premise_top_k, contradiction=contra)
     elif c.decomposer == "replay":
         if not c.replay:
             raise ValueError("replay: --decomposer replay needs --replay FILE (recorded LLM outputs)")
@@ -124,7 +130,7 @@ def scorer_from_config(config: ScorerConfig, progress: Optional[Callable] = None
         if c.reply_reading is not None:
             llm["scores_from"] = c.reply_reading
         ref = LLMReferenceScorer(**llm)
-    return Ev2RScorer(ref, NLIProxyScorer(ver, target=c.proxy_target), alpha=c.alpha,
+    return Ev2RScorer(ref, NLIProxyScorer(ver, target=c.proxy_target, contradiction=contra), alpha=c.alpha,
                       verifier_fields=verifier_signature_fields(ver), extra_scorers=extras, progress=progress,
                       chunk_size=c.chunk_size, combiner=HybridCombiner(device=c.device, columns=c.hybrid_columns) if c.hybrid else None)
 

@@ -15,7 +15,9 @@ the predicted evidence is the premise and the claim the hypothesis. Here:
   "x", a URL) would be judged by its question alone ("Is it true that <claim>?" entails the claim
   whatever the answer says), and an answer that restates the claim is the claim, not evidence for
   it; neither is a premise, nor is a pair about something else (under
-  :data:`ev2r.metric.reference.PREMISE_RELEVANCE_MIN` of the claim's content words);
+  :data:`ev2r.metric.reference.PREMISE_RELEVANCE_MIN` of the claim's content words), nor a pair that the
+  reference evidence contradicts (``contradiction``, :mod:`ev2r.metric.contradiction`, the default of
+  :func:`ev2r.build_scorer`: the gold evidence says it is false, so it is no evidence for the gold verdict);
 * predicted evidence with no premise yields the distribution (0, 1, 0);
 * **Not Enough Evidence needs relevant evidence** (issue 32: an off-topic sentence got P(neutral)
   0.42-0.49 against 0.09-0.16 for real evidence): for a Not-Enough-Evidence target the proxy is
@@ -68,14 +70,16 @@ class NLIProxyScorer:
             the authors' released variant, for comparison only).
     """
 
-    def __init__(self, verifier, target: str = DEFAULTS.proxy_target):
+    def __init__(self, verifier, target: str = DEFAULTS.proxy_target, contradiction=None):
         if target not in PROXY_TARGETS:
             raise ValueError(f"target: {target!r} is not one of {PROXY_TARGETS}")
         self.verifier = verifier
         self.target = target
+        self.contradiction = contradiction
 
     def signature_fields(self) -> dict[str, str]:
-        return {"proxy": f"nli-{self.target}", "agg": "qa-pair-max", "proxy-rule": f"{premise_rule()}+nee-rel"}
+        rule = f"{premise_rule()}+nee-rel" + (f"+{self.contradiction.rule}" if self.contradiction is not None else "")
+        return {"proxy": f"nli-{self.target}", "agg": "qa-pair-max", "proxy-rule": rule}
 
     def _target(self, item: Item) -> Optional[Verdict]:
         if self.target == "gold":
@@ -88,12 +92,19 @@ class NLIProxyScorer:
         predicted pairs that are evidence for the item's claim, module docstring)."""
         return [d for d, _ in self._distributions(items)]
 
-    def _distributions(self, items: Sequence[Item], reasons: Optional[list] = None) -> list[tuple[np.ndarray, float]]:
+    def _distributions(self, items: Sequence[Item], reasons: Optional[list] = None,
+                       vetoed: Optional[list] = None) -> list[tuple[np.ndarray, float]]:
         """Per item (aggregated distribution, relevance); ``reasons``, when given, receives per item the
-        list of :class:`ev2r.types.PremiseReason` of its premises (issue 34)."""
+        list of :class:`ev2r.types.PremiseReason` of its premises (issue 34); ``vetoed``, when given, receives
+        per item the predicted pairs the reference contradicts (left out: :mod:`ev2r.metric.contradiction`)."""
         premises, hypotheses, spans, rel, where = [], [], [], [], []
-        for item in items:
-            pairs = evidence_pairs(item.predicted_evidence, item.claim, "drop", relevant=True)
+        contra = (self.contradiction.contradicted(items) if self.contradiction is not None
+                  else [{} for _ in items])
+        if vetoed is not None:
+            vetoed.extend(contra)
+        for item, no in zip(items, contra):
+            pairs = [(k, p) for k, p in evidence_pairs(item.predicted_evidence, item.claim, "drop", relevant=True)
+                     if k not in no]
             prem = [p.render() for _, p in pairs]
             where.append([k for k, _ in pairs])
             rel.append(relevance(prem, item.claim))
@@ -127,8 +138,9 @@ class NLIProxyScorer:
                 continue
             todo.append((i, target))
         reasons: list = []
-        dists = self._distributions([items[i] for i, _ in todo], reasons)
-        for (i, target), (d, rel), prem in zip(todo, dists, reasons):
+        vetoed: list = []
+        dists = self._distributions([items[i] for i, _ in todo], reasons, vetoed)
+        for (i, target), (d, rel), prem, no in zip(todo, dists, reasons, vetoed):
             p = verdict_probability(target, *d)
             if target is Verdict.NOT_ENOUGH_EVIDENCE and len(content_tokens(items[i].claim)) >= MIN_CLAIM_TOKENS:
                 p *= rel
@@ -139,5 +151,6 @@ class NLIProxyScorer:
                 else:
                     decided = max(range(len(prem)), key=lambda j: verdict_probability(
                         target, prem[j].entailment, prem[j].neutral, prem[j].contradiction))
-            results[i] = ProxyResult(p, tuple(round(float(x), 6) for x in d), premises=prem, decided_by=decided)
+            results[i] = ProxyResult(p, tuple(round(float(x), 6) for x in d), premises=prem, decided_by=decided,
+                                     contradicted_pairs=no)
         return results  # type: ignore[return-value]

@@ -35,6 +35,11 @@ pair at P(e) 0.40, so that the reference given as the prediction got P = 0.85, R
 claims, issue 32). No predicted pair of the two development rating sets is a reference pair, so their
 values are unchanged; a system cannot use it without the reference.
 
+**A rewrite of a reference pair that it contradicts is no evidence** (``contradiction``, a
+:class:`ev2r.metric.contradiction.ReferenceContradiction`, the default of :func:`ev2r.build_scorer`; ``prem`` field
+``+contra0.5/rw0.7``): such a predicted pair is no premise of the reference facts (recall), and its own facts count
+as unsupported (precision), with the contradicting reference pair as their ``decided_by``.
+
 ``premise_window=k`` (k >= 2; default 1, off) adds, beside each single pair, every run of k
 consecutive pairs joined by a blank line as a premise, for facts that need two pairs together.
 
@@ -228,7 +233,7 @@ class NLIReferenceScorer:
 
     def __init__(self, verifier, decomposer: Decomposer, threshold: float = DEFAULTS.threshold,
                  support: str = DEFAULTS.support, calibration="auto", premise_window: int = 1,
-                 premise_top_k: Optional[int] = DEFAULTS.premise_top_k):
+                 premise_top_k: Optional[int] = DEFAULTS.premise_top_k, contradiction=None):
         if not (0.0 < threshold < 1.0):
             raise ValueError(f"threshold: expected a value in (0, 1), got {threshold!r}")
         if support not in SUPPORT_MODES:
@@ -241,6 +246,7 @@ class NLIReferenceScorer:
         self.support = support
         self.premise_window = premise_window
         self.premise_top_k = check_premise_top_k(premise_top_k)
+        self.contradiction = contradiction
         self.n_pairs_considered = 0
         self.n_pairs_pruned = 0
         self.name = f"nli:{decomposer.name}"
@@ -265,6 +271,8 @@ class NLIReferenceScorer:
         if self.premise_top_k is not None:
             prem += f"+lex-top{self.premise_top_k}"
         prem += "+twin"
+        if self.contradiction is not None:
+            prem += f"+{self.contradiction.rule}"
         cal = self.calibration.id if self.calibration is not None else "none"
         return {"ref": "nli", **decomp, "support": rule, "prem": prem, "prem-rule": premise_rule(), "cal": cal}
 
@@ -276,6 +284,9 @@ class NLIReferenceScorer:
         spans: list[tuple[int, str, int, int, int]] = []  # (item, side, fact index, start, stop)
         origin: list[tuple[Optional[int], int, int]] = []  # per premise: (pair index, premises, checked)
         entailed: set[int] = set()  # premises that are their hypothesis's own pair (module docstring: +twin)
+        # predicted pairs the reference contradicts: no premise for a reference fact (ev2r.metric.contradiction)
+        vetoed = (self.contradiction.contradicted(items) if self.contradiction is not None
+                  else [{} for _ in items])
         for i, item in enumerate(items):
             try:
                 pred_facts = self.decomposer.decompose(item.predicted_evidence, item.claim)
@@ -299,7 +310,8 @@ class NLIReferenceScorer:
                                        ("ref", ref_facts, item.predicted_evidence)):
                 # the reference's pairs as premises for the predicted facts; the predicted pairs that are
                 # evidence for the claim (answer-only, on topic) for the reference facts
-                pairs = (evidence_pairs(other, item.claim, unans, relevant=True, gold=item.reference_evidence)
+                pairs = ([(k, p) for k, p in evidence_pairs(other, item.claim, unans, relevant=True,
+                                                            gold=item.reference_evidence) if k not in vetoed[i]]
                          if side == "ref" else evidence_pairs(other, None, unans))
                 prem = [p.render() for _, p in pairs]
                 where: list[Optional[int]] = [k for k, _ in pairs]  # each premise's pair index (None: a window)
@@ -347,11 +359,19 @@ class NLIReferenceScorer:
                                                           premises[best], e, n, c, n_premises, n_checked)
             if cal_e is not None:
                 graded[(i, side, f_idx)] = float(cal_e[start:stop].max()) if stop > start else 0.0
+            if side == "pred" and vetoed[i]:  # a fact of a contradicted rewrite: no support (ev2r.metric.contradiction)
+                why = vetoed[i].get(plans[i][0][f_idx].pair_index)  # type: ignore[index]
+                if why is not None:
+                    entail[(i, side, f_idx)] = 0.0
+                    reasons[(i, side, f_idx)] = why
+                    if cal_e is not None:
+                        graded[(i, side, f_idx)] = 0.0
         for i, plan in enumerate(plans):
             if plan is None:
                 continue
             pred_facts, ref_facts = plan
             res = results[i]
+            res.contradicted_pairs = vetoed[i]
             res.predicted_facts = self._judge(i, "pred", pred_facts, entail, reasons)
             res.reference_facts = self._judge(i, "ref", ref_facts, entail, reasons)
             res.extra_scores = dict.fromkeys(GRADED_NAMES)  # every row has the graded keys (None: not computed)

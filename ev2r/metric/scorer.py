@@ -194,6 +194,11 @@ class Ev2RScorer:
                 if prox.status != STATUS_OK:
                     statuses.append(prox.status)
                     errors.append(prox.error or prox.status)
+            vetoed = getattr(ref, "contradicted_pairs", None) or (getattr(prox, "contradicted_pairs", None)
+                                                                  if prox is not None else None) or {}
+            s.contradicted_pairs = [{"predicted": k, "reference": r.pair_index, "premise": r.premise,
+                                     "entailment": r.entailment, "neutral": r.neutral, "contradiction": r.contradiction}
+                                    for k, r in sorted(vetoed.items())]
             if s.f1 is not None and s.proxy is not None:
                 s.ev2r = ev2r_combine(s.f1, s.proxy, self.alpha)
             for name, vals in extras.items():

@@ -37,7 +37,7 @@ __all__ = ["TABLE_COLUMNS", "ReportItem", "report_items", "corpus_means", "headl
 TABLE_COLUMNS = (HEADLINE_SCORE, "ev2r", "precision", "recall", "f1", "proxy", "hybrid_meteor", "verified_meteor")
 _BASE_FIELDS = ("precision", "recall", "f1", "proxy", "ev2r")
 _NOT_SCORES = {"id", "row", "status", "error", "predicted_facts", "reference_facts", "item_hash", "proxy_premises",
-               "proxy_decided_by", "hybrid_alignment"}
+               "proxy_decided_by", "hybrid_alignment", "contradicted_pairs"}
 
 
 @dataclass(frozen=True)
@@ -179,6 +179,19 @@ def clean_row(r: Any, n: int, source: str) -> dict:
                           "reference": _index(a.get("reference"), f"{w}.reference", null=False),
                           "meteor": _unit(a.get("meteor"), f"{w}.meteor", null=False)})
         out["hybrid_alignment"] = clean
+        contra = r.get("contradicted_pairs") or []
+        if not isinstance(contra, list):
+            raise ValueError(f"{where} field 'contradicted_pairs': expected a list, got {type(contra).__name__}")
+        out["contradicted_pairs"] = []
+        for k, c in enumerate(contra):
+            w = f"{where} field 'contradicted_pairs'[{k}]"
+            if not isinstance(c, dict):
+                raise ValueError(f"{w}: expected an object {{predicted, reference, premise, entailment, neutral, "
+                                 "contradiction}")
+            d = _distribution(c, w, ("premise",))
+            d["predicted"] = _index(c.get("predicted"), f"{w}.predicted", null=False)
+            d["reference"] = _index(c.get("reference"), f"{w}.reference", null=False)
+            out["contradicted_pairs"].append(d)
     return out
 
 

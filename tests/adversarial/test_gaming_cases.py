@@ -1,9 +1,10 @@
 """The handed gaming cases (``shared/cases/turn4/gaming/``) that the default scorer resists: with the
 bundled verifier, no variant scores above its row's real evidence (``orig``) on Ev2R, ``ev2r_hybrid``
 or their components; the word salad of the reference (G4) no higher than the reference itself (``ref_copy``),
-one pair ten times (G5) no higher than the pair once (``pair1_only``). The cases it does not resist yet
-(G1 negated reference, G6 junk prepended: ``adversarial.perturbations.GAMING_OPEN``) are reported by the
-gaming suite, not asserted here."""
+one pair ten times (G5) no higher than the pair once (``pair1_only``). G1 (the reference negated) is resisted since
+a rewrite of a reference pair that it contradicts is no evidence (``ev2r.metric.contradiction``), G6 (ten pairs
+"Answer k: see <claim>." prepended) since the claim copied whole inside a few words restates it
+(``claimalign.qa_text.RESTATE_WRAP_NOVELTY``)."""
 
 from __future__ import annotations
 
@@ -13,8 +14,9 @@ from support.paths import SHARED_CASES
 
 pytestmark = pytest.mark.slow
 
-RESISTED = ("G2_echo_appended.jsonl", "G3_claim_as_question.jsonl", "G7_nei_empty.jsonl", "G8_refq_trivial.jsonl",
-            "G9_unanswerable_variant_as_denial.jsonl", "G4_word_salad.jsonl", "G5_duplicates.jsonl")
+RESISTED = ("G1_negated_reference.jsonl", "G2_echo_appended.jsonl", "G3_claim_as_question.jsonl",
+            "G4_word_salad.jsonl", "G5_duplicates.jsonl", "G6_junk_no_penalty.jsonl", "G7_nei_empty.jsonl",
+            "G8_refq_trivial.jsonl", "G9_unanswerable_variant_as_denial.jsonl")
 #: variant -> the row it must not score above (default: the row's real evidence, ``orig``)
 BASELINE = {"ref_shuffled": "ref_copy", "dup10": "pair1_only"}
 SCORES = ("precision", "recall", "f1", "proxy", "ev2r", "ev2r_hybrid")
@@ -27,15 +29,7 @@ def scorer():
     return make_item_scorer()
 
 
-#: Not resisted yet (README, "What the score resists"): with the bundled verifier the negated reference of row 77
-#: reads as the gold verdict (proxy 0.06 -> 0.997), and ten pairs of another claim's evidence prepended to row 533
-#: hold a pair that entails its claim (proxy 0.04 -> 0.99). Strict xfail: once a fix closes one, this fails and
-#: the file moves to RESISTED.
-OPEN = ("G1_negated_reference.jsonl", "G6_junk_no_penalty.jsonl")
-
-
-@pytest.mark.parametrize("name", RESISTED + tuple(pytest.param(n, marks=pytest.mark.xfail(
-    strict=True, reason="open gaming class (GAMING_OPEN)")) for n in OPEN))
+@pytest.mark.parametrize("name", RESISTED)
 def test_no_variant_scores_above_the_real_evidence(name, scorer, nltk_data):
     from ev2r.io.readers import read_items
 

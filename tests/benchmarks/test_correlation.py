@@ -168,6 +168,10 @@ def test_columns_from_score_rows_join_on_row_and_keep_numeric_fields(corr):
     assert list(cols) == ["recall", "ev2r", "combined"]  # None on every row (precision, never) or a bool: no column
     assert cols["ev2r"] == [0.1, 0.2, 0.3, 0.4, None] and cols["combined"] == [1, 2, 3, 4, 5]
     assert info == {"rows": 5, "hash_checked": 5, "hash_missing": 0}
+    # the reasons of an explained run (ev2r score --explain) are no scores, though proxy_decided_by is a number
+    for r in rows:
+        r.update(proxy_premises=[], proxy_decided_by=0, hybrid_alignment=[], contradicted_pairs=[])
+    assert list(corr.columns_from_score_rows(rows, items, "s.jsonl")[0]) == ["recall", "ev2r", "combined"]
     assert corr.ratings_of(items) == {"coherence": [2, 2, 3, 3, 1], "semantic_coverage": [1, 3, 2, 5, 4],
                                       "verdict_agreement": [0, 1, 0, 1, 1]}  # the bool is no rating
 

@@ -96,11 +96,12 @@ def test_proxy_does_not_credit_the_question_or_the_claim():
                 predicted_evidence=Evidence((QAPair(f"Is it true that {CLAIM.rstrip('.')}?", "Yes."), QAPair("", CLAIM))))
     assert proxy.score_proxy([echo])[0].proxy == 0.0  # no premise left: (0, 1, 0)
     assert kv.calls == []  # nothing was sent to the verifier
-    # the claim wrapped in a template restates it; an answer naming its source is evidence
+    # the claim wrapped in a template, or copied whole behind a few words ("AWS said:"), restates it; an answer
+    # that adds what its source said beside the claim's words is evidence
+    for wrapped in (f"It is true that {CLAIM}", f"AWS said: {CLAIM}"):
+        assert proxy.score_proxy([echo.with_predicted(Evidence((QAPair("What happened?", wrapped),)))])[0].proxy == 0.0
     assert proxy.score_proxy([echo.with_predicted(Evidence((QAPair(
-        "What happened?", f"It is true that {CLAIM}"),)))])[0].proxy == 0.0
-    assert proxy.score_proxy([echo.with_predicted(Evidence((QAPair(
-        "What happened?", f"AWS said: {CLAIM}"),)))])[0].proxy == pytest.approx(0.9)
+        "What happened?", f"AWS told Reuters: {CLAIM.rstrip('.')}, over violent posts."),)))])[0].proxy == pytest.approx(0.9)
     real = echo.with_predicted(Evidence((QAPair("What did AWS do?", "AWS emailed Parler that Amazon suspended it from "
                                                 "its web hosting service at midnight on January 10, 2021, citing violent "
                                                 "posts."),)))
@@ -296,3 +297,18 @@ def test_the_claim_reworded_with_synonyms_restates_it(nltk_data):
     ev = Evidence((QAPair("What was reported?", "According to reports, face masks do not forestall the transmission of Covid-19."),
                    QAPair("What did the WHO say?", "The WHO said masks cut transmission by 50% in hospitals.")))
     assert [k for k, _ in evidence_pairs(ev, claim)] == [1]
+
+
+def test_the_claim_copied_whole_inside_a_little_filler_restates_it():
+    # shared/cases/turn4/gaming/G6_junk_no_penalty.jsonl: ten pairs "Answer k: see <claim>." prepended (proxy 0.04 -> 0.99)
+    from claimalign.qa_text import RESTATE_WRAP_NOVELTY
+
+    assert RESTATE_WRAP_NOVELTY == 3
+    assert restates_claim(f"Answer 0: see {CLAIM}", CLAIM)  # "answer", "0", "see": 3 words of its own
+    assert restates_claim(f"Reuters, AP: {CLAIM}", CLAIM)
+    # 4 words of its own around the whole claim: evidence that quotes the claim, kept
+    assert not restates_claim(f"Reuters and the AP reported from Seattle in 2022 that {CLAIM[0].lower()}{CLAIM[1:]}", CLAIM)
+    assert not restates_claim("Amazon suspended Parler on January 10, 2021, after the Capitol riot.", CLAIM)
+    pairs = evidence_pairs(Evidence((QAPair(f"Question 0 about {CLAIM}", f"Answer 0: see {CLAIM}"),
+                                     QAPair(Q, "Amazon Web Services stopped hosting Parler on January 10, 2021."))), CLAIM)
+    assert [k for k, _ in pairs] == [1]

@@ -67,6 +67,18 @@ def test_reasons_are_on_the_page_and_text_is_escaped(explained):
     assert html.count("<script>") == 1  # the page's own script only
 
 
+def test_a_contradicted_rewrite_is_shown_with_its_reference_pair(keyword_verifier):
+    ref = _items()[0].reference_evidence
+    it = Item(id="c", claim="Alice Smith won the Paris race.", gold_label=Verdict.SUPPORTED, row=0, reference_evidence=ref,
+              predicted_evidence=Evidence((QAPair("When was the race?", "It is not true that the race took place in June 2019."),)))
+    row = score_row(it, build_scorer(verifier=keyword_verifier, baselines=(), hybrid=False).score([it])[0], "explain")
+    assert [(c["predicted"], c["reference"], c["contradiction"]) for c in row["contradicted_pairs"]] == [(0, 1, 0.9)]
+    html = render_report(report_items([row], [it]))
+    section = html[html.index('id="item-0"'):]
+    assert "predicted pair 0 &larr; reference pair 1" in section and "are contradicted by it" in section
+    assert "The race took place in June 2019." in section
+
+
 def test_rows_without_items_or_reasons_still_report(explained):
     items, rows = explained
     plain = [{k: v for k, v in r.items() if k not in ("proxy_premises", "proxy_decided_by", "hybrid_alignment")}
@@ -106,6 +118,11 @@ def test_headline_interval_brackets_the_mean_and_is_seeded():
      "field 'hybrid_alignment'[0].reference = None"),
     ({"id": 1, "status": "ok", "proxy_premises": [{"neutral": 0.5, "contradiction": 0.0, "premise": "p"}]},
      "field 'proxy_premises'[0].entailment = None"),
+    ({"id": 1, "status": "ok", "proxy_premises": [], "contradicted_pairs": {"predicted": 0}},
+     "field 'contradicted_pairs': expected a list"),
+    ({"id": 1, "status": "ok", "proxy_premises": [], "contradicted_pairs": [{"predicted": 0, "reference": 1, "premise": "p",
+                                                                             "entailment": 0.1, "neutral": 0.1}]},
+     "field 'contradicted_pairs'[0].contradiction = None"),
 ])
 def test_bad_rows_are_refused_by_name(row, needle):
     if needle is None:  # an explained row without premises: proxy_decided_by is not read

@@ -1,0 +1,167 @@
+"""A rewrite of a reference pair that the reference contradicts is no evidence (issue 32).
+
+A system's pair that restates a gold pair's content (the reference's answer, its words kept) and that the gold
+pair contradicts is the gold evidence made false: "It is not true that X", "It is a myth that X", X with "not"
+inserted, a number or a name swapped. The verifier reads such a denial badly as a *premise* -- it found X entailed
+by "It is a myth that X" and read "It is not true that X" as refuting almost any claim -- but well as a
+*hypothesis* against X (``benchmarks/results/structure_probe.md``). So each predicted pair that is a rewrite of a
+reference pair is judged once, as the hypothesis with that reference pair as the premise, and one the reference
+pair contradicts is left out of
+
+* the premises of the reference atomic facts (recall, the graded recall, and through them the combined score's
+  ``verified_meteor`` / ``mutual_meteor``),
+* the premises of the proxy (P(gold verdict | claim, predicted evidence)), and
+* the combined score's alignments (``hybrid_meteor``, ``hybrid_embedding``: :func:`ev2r.metric.combined.informative`).
+
+Its predicted atomic facts count as unsupported (precision, the graded precision): the rewrite is judged as a
+whole, so the gold sentences it keeps around its change earn nothing (the handed case G1, row 77: "It is not true
+that there is no evidence ... It was inspected ..." had precision 0.50 against 0.25 for the real evidence).
+
+* **A rewrite**: the predicted answer holds at least :data:`REWRITE_MIN` (0.7) of the reference answer's content
+  words (:func:`claimalign.qa_text.claim_coverage`; a reference answer of fewer than
+  :data:`claimalign.qa_text.MIN_CLAIM_TOKENS` content words is too short to be rewritten), and is no copy of it
+  (the predicted answer, case and spacing folded, is not part of the reference answer: a copied gold sentence is
+  gold content, and a copy of the whole pair is gold evidence, ``+twin``).
+* **Contradicted**: the verifier's P(contradiction | premise = the reference pair, hypothesis = the predicted
+  answer) is at least :data:`CONTRADICTION_MIN` (0.5: contradiction is then the likelier reading, as for support).
+
+Why only rewrites: judged against every reference pair, the bundled verifier found 96 of the 648 real predicted
+pairs of the 144 shared-task rows contradicted -- LLM systems write honest denials ("There is no evidence that
+Biden said ...") that it reads as contradicting unrelated gold text -- and the proxy's agreement with the people's
+verdict fell from 0.35 to 0.17. Restricted to rewrites, 13 of 648 pairs are checked and agreement holds; the
+choice of :data:`REWRITE_MIN` on both development sets is in ``benchmarks/results/contradiction.md``.
+
+The signature names it: ``+contra0.5/rw0.7`` on the ``prem`` and ``proxy-rule`` fields.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from typing import Optional, Sequence
+
+from claimalign.qa_text import MIN_CLAIM_TOKENS, claim_coverage, content_tokens
+from ev2r.types import Item, PremiseReason
+from ev2r.verifier.nli import check_probabilities
+
+__all__ = ["CONTRADICTION_MIN", "REWRITE_MIN", "is_rewrite", "ReferenceContradiction"]
+
+#: P(contradiction) at or above which the reference contradicts a predicted pair (module docstring).
+CONTRADICTION_MIN = 0.5
+#: The share of a reference answer's content words a predicted answer must hold to be its rewrite.
+REWRITE_MIN = 0.7
+
+
+def _fold(text: str) -> str:
+    return " ".join(text.casefold().split())
+
+
+def is_rewrite(answer: str, reference_answer: str, minimum: float = REWRITE_MIN) -> bool:
+    """True when ``answer`` restates ``reference_answer``'s content without copying it: it holds at least
+    ``minimum`` of the reference answer's content words (which must number at least
+    :data:`claimalign.qa_text.MIN_CLAIM_TOKENS`), and is not part of it (case and spacing folded).
+
+    >>> ref = "The ship was inspected and no body parts were found."
+    >>> is_rewrite("It is a myth that the ship was inspected and no body parts were found.", ref)
+    True
+    >>> is_rewrite("The ship was inspected", ref), is_rewrite("Parliament met on Tuesday.", ref)
+    (False, False)
+    """
+    if len(content_tokens(reference_answer)) < MIN_CLAIM_TOKENS:
+        return False
+    if _fold(answer) in _fold(reference_answer):
+        return False
+    return claim_coverage(answer, reference_answer) >= minimum
+
+
+class ReferenceContradiction:
+    """Which predicted pairs of each item the item's reference evidence contradicts.
+
+    Args:
+        verifier: any object with ``predict(premises, hypotheses) -> (n, 3)`` (entailment, neutral,
+            contradiction), as :mod:`ev2r.verifier.nli`.
+        threshold: P(contradiction) at which a pair counts as contradicted, in (0, 1).
+        rewrite_min: the share of a reference answer's content words that makes a predicted answer its
+            rewrite (:func:`is_rewrite`), in (0, 1].
+        cache_size: items whose result is kept (the reference scorer and the proxy ask for the same chunk;
+            the second asks without a verifier pass), >= 0.
+
+    Raises:
+        ValueError: ``threshold`` outside (0, 1), ``rewrite_min`` outside (0, 1], or ``cache_size`` < 0.
+    """
+
+    def __init__(self, verifier, threshold: float = CONTRADICTION_MIN, rewrite_min: float = REWRITE_MIN,
+                 cache_size: int = 4096):
+        if not (0.0 < threshold < 1.0):
+            raise ValueError(f"threshold: expected a value in (0, 1), got {threshold!r}")
+        if not (0.0 < rewrite_min <= 1.0):
+            raise ValueError(f"rewrite_min: expected a value in (0, 1], got {rewrite_min!r}")
+        if isinstance(cache_size, bool) or not isinstance(cache_size, int) or cache_size < 0:
+            raise ValueError(f"cache_size: expected an int >= 0, got {cache_size!r}")
+        self.verifier = verifier
+        self.threshold = threshold
+        self.rewrite_min = rewrite_min
+        self.cache_size = cache_size
+        self._cache: "OrderedDict[tuple, dict[int, PremiseReason]]" = OrderedDict()
+        self.n_pairs_checked = 0
+
+    @property
+    def rule(self) -> str:
+        """The signature's name of the rule (``contra0.5/rw0.7``)."""
+        return f"contra{self.threshold:g}/rw{self.rewrite_min:g}"
+
+    @staticmethod
+    def _key(item: Item) -> tuple:
+        return (item.claim, item.predicted_evidence, item.reference_evidence)
+
+    def contradicted(self, items: Sequence[Item]) -> list[dict[int, PremiseReason]]:
+        """Per item, predicted pair index -> the reference pair that contradicts it (a
+        :class:`~ev2r.types.PremiseReason` with ``side="reference"``: that pair's index, its text and the
+        verifier's distribution with the predicted answer as the hypothesis); ``{}`` when none is.
+
+        The predicted pairs checked are those of :func:`ev2r.metric.reference.evidence_pairs` with the claim
+        (answer-only, on topic), less copies of a reference pair, each against the reference pairs with an
+        answer that it rewrites (:func:`is_rewrite`).
+        """
+        from ev2r.metric.reference import evidence_pairs, pair_key
+
+        out: list[Optional[dict[int, PremiseReason]]] = [None] * len(items)
+        premises: list[str] = []
+        hypotheses: list[str] = []
+        plans = []  # (item, predicted pair index, [(ref pair index, premise)], n ref pairs, start)
+        for i, item in enumerate(items):
+            hit = self._cache.get(self._key(item))
+            if hit is not None:
+                self._cache.move_to_end(self._key(item))
+                out[i] = hit
+                continue
+            ref = evidence_pairs(item.reference_evidence, None)
+            gold = {pair_key(p) for p in item.reference_evidence.pairs}
+            out[i] = {}
+            if not ref:
+                continue
+            for k, p in evidence_pairs(item.predicted_evidence, item.claim, relevant=True, gold=item.reference_evidence):
+                if pair_key(item.predicted_evidence.pairs[k]) in gold:
+                    continue
+                kept = [(j, q.render()) for j, q in ref if is_rewrite(p.answer, q.answer, self.rewrite_min)]
+                if not kept:
+                    continue
+                start = len(premises)
+                premises.extend(text for _, text in kept)
+                hypotheses.extend([p.answer] * len(kept))
+                plans.append((i, k, kept, len(ref), start))
+        self.n_pairs_checked += len(premises)
+        probs = (check_probabilities(self.verifier.predict(premises, hypotheses), len(premises))
+                 if premises else None)
+        for i, k, checked, n_ref, start in plans:
+            block = probs[start:start + len(checked)]  # type: ignore[index]
+            best = int(block[:, 2].argmax())
+            if block[best, 2] >= self.threshold:
+                j, text = checked[best]
+                e, n, c = (round(float(x), 6) for x in block[best])
+                out[i][k] = PremiseReason("reference", j, text, e, n, c, n_ref, len(checked))  # type: ignore[index]
+        for item, res in zip(items, out):
+            if self.cache_size:
+                self._cache[self._key(item)] = res  # type: ignore[assignment]
+        while len(self._cache) > self.cache_size:
+            self._cache.popitem(last=False)
+        return out  # type: ignore[return-value]
