@@ -134,12 +134,15 @@ PERTURBATIONS: Mapping[str, Perturbation] = MappingProxyType({p.name: p for p in
 GAMING = "gaming"
 #: Every strategy fails its check when more than this share (%) of the items gain from it.
 GAMING_RISE_PCT = 10.0
-#: The strategies the default scorer does not resist yet (measured on 30 rows of each development rating set,
-#: ``benchmarks/results/gaming.md``): reported by the suite, not gated, until the verifier reads negation and
-#: word order (README, "What the score resists"). ``claim_paraphrase_appended`` is gated since restatements read
-#: WordNet synonyms (2026-12-03: no check violated on either development set).
-GAMING_OPEN = frozenset({"negated_reference", "negated_reference_other", "negated_reference_inline", "shuffled_reference",
-                         "junk_appended", "junk_prepended"})
+#: The strategies the default scorer does not resist yet (measured on every row of both development rating sets,
+#: ``benchmarks/results/gaming.md``): reported by the suite, not gated, until the verifier reads word order and
+#: appended text costs recall (README, "What the score resists"). ``claim_paraphrase_appended`` is gated since
+#: restatements read WordNet synonyms; ``negated_reference`` and ``negated_reference_other`` since a rewrite of a
+#: reference pair that it contradicts is no evidence (:mod:`ev2r.metric.contradiction`; 2026-12-03: no gated check
+#: violated on either development set). ``negated_reference_inline`` stays reported: where the verifier misses an
+#: inserted "not", the pair keeps its match (on 30 of the 86 rows ``mutual_meteor`` +0.003 with 17% of rows rising;
+#: on every row of the 144, ``ev2r_hybrid`` falls by 0.094 on average but rises on 14% of them).
+GAMING_OPEN = frozenset({"negated_reference_inline", "shuffled_reference", "junk_appended", "junk_prepended"})
 
 
 def _gaming_catalogue() -> Mapping[str, Perturbation]:

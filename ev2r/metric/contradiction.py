@@ -25,11 +25,13 @@ that there is no evidence ... It was inspected ..." had precision 0.50 against 0
 * **Contradicted**: the verifier's P(contradiction | premise = the reference pair, hypothesis = the predicted
   answer) is at least :data:`CONTRADICTION_MIN` (0.5: contradiction is then the likelier reading, as for support).
 
-Why only rewrites: judged against every reference pair, the bundled verifier found 96 of the 648 real predicted
-pairs of the 144 shared-task rows contradicted -- LLM systems write honest denials ("There is no evidence that
-Biden said ...") that it reads as contradicting unrelated gold text -- and the proxy's agreement with the people's
-verdict fell from 0.35 to 0.17. Restricted to rewrites, 13 of 648 pairs are checked and agreement holds; the
-choice of :data:`REWRITE_MIN` on both development sets is in ``benchmarks/results/contradiction.md``.
+Why only rewrites: judged against every reference pair that shares a content word, the bundled verifier found 89
+of the 648 real predicted pairs of the 144 shared-task rows contradicted -- LLM systems write honest denials
+("There is no evidence that Biden said ...") that it reads as contradicting unrelated gold text -- and the proxy's
+Spearman with the people's verdict agreement fell from 0.351 to 0.175 ([-0.29, -0.08]). :data:`REWRITE_MIN` 0.7 is
+the least restrictive value of the grid 0.5-0.9 that changes that correlation on neither development set (10 real
+pairs vetoed on the 144 rows, none on the 86; 0.5 and 0.6 cost 0.016 / 0.014 on the 144), and it closes the
+negated reference as well as any value does (``benchmarks/results/contradiction.md``, ``benchmarks/contradiction.py``).
 
 The signature names it: ``+contra0.5/rw0.7`` on the ``prem`` and ``proxy-rule`` fields.
 """
