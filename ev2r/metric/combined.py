@@ -36,8 +36,9 @@ over the components of :data:`ev2r.config.HYBRID_COMPONENTS`, in that order:
   facts are where a denied or shuffled reference loses its match (issue 32).
 
 Both the alignments read the pairs of :func:`informative`: on the predicted side the pairs that are
-evidence for the claim (:func:`ev2r.metric.reference.evidence_pairs`: answer-only, on topic), on the
-reference side every pair with an answer; each repeated pair once.
+evidence for the claim (:func:`ev2r.metric.reference.evidence_pairs`: answer-only, on topic), less those that
+rewrite a reference pair and that it contradicts (:attr:`ev2r.types.ItemScore.contradicted_pairs`,
+:mod:`ev2r.metric.contradiction`), on the reference side every pair with an answer; each repeated pair once.
 
 The weights :data:`ev2r.config.HYBRID_WEIGHTS` are this project's fit, not a published formula:
 a grid over the weight simplex (step 0.1); among the points at least as good as Ev2R on both
