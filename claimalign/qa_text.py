@@ -248,6 +248,15 @@ RESTATE_NOVELTY = 0
 #: Johnson cited ... who claim that <claim> ..."). Of the predicted atomic facts, 2 of the 144 rows' are now no facts:
 #: "The claim that <claim> is false." (a verdict, no evidence) and a fact that copies the claim behind "1. Has".
 RESTATE_WRAP_NOVELTY = 3
+#: :func:`restates_claim`'s wrap rule: the words around a claim copied whole must be filler, words *about* the text
+#: (compared as stems; "Answer 0: see <claim>."), with list numbers of at most two digits beside them. A word that adds a
+#: fact ("... in 2020 with 52.1% of the vote", "In January 2021, <claim>", a named source) keeps the text
+#: evidence (issue 32's checkers: the first rule, any 3 words, dropped "Trump won Texas in 2020 with 52.1% of
+#: the vote." for the claim "Trump won Texas in 2020").
+WRAP_FILLER = frozenset("""
+answer question see claim statement evidence refer note item point reply response result link page here below
+above follow read text quote check fact detail information content entry part section step number option
+""".split())
 #: A claim with fewer content tokens than this is too short to tell a restatement (or an off-topic text) by
 #: its words: :func:`restates_claim` is False and ``ev2r.metric.reference`` keeps every pair for it.
 MIN_CLAIM_TOKENS = 4
@@ -372,8 +381,8 @@ def restates_claim(text: Optional[str], claim: Optional[str], synonyms=None) -> 
     coverage = len(covered) / len(c)
     if coverage >= RESTATE_COVERAGE and len(novel) <= RESTATE_NOVELTY:
         return True
-    if len(novel) <= RESTATE_WRAP_NOVELTY and _span_text(claim) in _span_text(text):
-        return True  # the claim copied whole inside a few words of filler
+    if len(novel) <= RESTATE_WRAP_NOVELTY and _wraps_claim(text, claim, novel):
+        return True  # the claim copied whole inside a few words of filler, or behind a label
     return is_claim_span(text, claim)
 
 
@@ -383,6 +392,34 @@ def restates_claim(text: Optional[str], claim: Optional[str], synonyms=None) -> 
 #: of the claim, "So, NASA's Perseverance rover cannot land on Mars." (5) copies a clause of it. On the
 #: development sets no real predicted answer is a span of its claim that the coverage rule did not flag.
 SPAN_MIN_TOKENS = MIN_CLAIM_TOKENS
+
+
+def _wraps_claim(text: str, claim: str, novel: frozenset) -> bool:
+    """The claim copied whole (on word boundaries) with ``novel`` (its few words of its own) either filler
+    (:func:`_is_filler`: "Answer 0: see <claim>") or a label before a colon with nothing after the claim
+    ("AWS said: <claim>", "Reuters, AP: <claim>"): a label names who said it, and says nothing more."""
+    whole = f" {_span_text(claim)} "
+    if whole not in f" {_span_text(text)} ":
+        return False
+    if _is_filler(novel):
+        return True
+    head, colon, tail = normalize_text(text).rpartition(":")
+    return bool(colon) and whole in f" {_span_text(tail)} " and not (content_tokens(tail) - content_tokens(claim))
+
+
+def _is_filler(tokens: frozenset) -> bool:
+    """True when every content token is a :data:`WRAP_FILLER` stem or a number of at most two digits, and a
+    number comes only beside a filler word ("Answer 0"), never alone."""
+    words = {t for t in tokens if not t[0].isdigit()}
+    numbers = tokens - words
+    if any(not (n.isdigit() and len(n) <= 2) for n in numbers):
+        return False
+    return words <= _filler_stems() and (bool(words) or not numbers)
+
+
+@functools.lru_cache(maxsize=1)
+def _filler_stems() -> frozenset:
+    return frozenset(_stem(w) for w in WRAP_FILLER)
 
 
 def _span_text(text: str) -> str:

@@ -8,7 +8,7 @@ import re
 from typing import Any, Iterable
 
 from claimalign.textio import same_file
-from ev2r.config import DEFAULTS, DTYPES
+from ev2r.config import DEFAULTS, DTYPES, PROXY_TARGETS, SUPPORT_MODES
 
 
 def add_verifier_args(p: argparse.ArgumentParser) -> None:
@@ -22,6 +22,22 @@ def add_verifier_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--dtype", choices=DTYPES, default=DEFAULTS.dtype,
                    help="verifier precision (default auto: bf16 on CUDA or on a CPU with native bf16 -- AVX512-BF16/AMX "
                         "-- else fp32; int8 = CPU dynamic quantisation); part of the signature")
+
+
+def add_metric_args(p: argparse.ArgumentParser) -> None:
+    """The options that change the values of Ev2R (``ev2r score`` and ``ev2r explain`` take the same):
+    ``--alpha``, ``--threshold``, ``--support``, ``--proxy-target``, ``--no-contradiction``."""
+    p.add_argument("--alpha", type=float, default=DEFAULTS.alpha, help=f"Ev2R weight of F1 (default {DEFAULTS.alpha:g})")
+    p.add_argument("--threshold", type=float, default=DEFAULTS.threshold,
+                   help=f"P(entailment) at which a fact is supported (default {DEFAULTS.threshold:g})")
+    p.add_argument("--support", choices=SUPPORT_MODES, default=DEFAULTS.support,
+                   help="how a fact's P(entailment) becomes its support: threshold (default: 1 when P >= --threshold, "
+                        "else 0, as the paper) or soft (P itself)")
+    p.add_argument("--proxy-target", choices=PROXY_TARGETS, default=DEFAULTS.proxy_target,
+                   help="gold verdict (default) or the annotators' verdict (authors' variant, comparison only)")
+    p.add_argument("--no-contradiction", action="store_true",
+                   help="read the predicted pairs that the reference evidence contradicts as any pair (default: left "
+                        "out of the premises of recall, the proxy and the combined alignments; ev2r.metric.contradiction)")
 
 
 def premise_top_k_arg(text: str):

@@ -19,7 +19,7 @@ import json
 import sys
 import textwrap
 
-from ev2r.cli.common import add_premise_args, add_verifier_args
+from ev2r.cli.common import add_metric_args, add_premise_args, add_verifier_args
 from ev2r.config import DEFAULTS
 from ev2r.reporting.reasons import proxy_breakdown, reading
 
@@ -38,6 +38,7 @@ def add_arguments(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
                         "slightly with the other pairs of their batch")
     p.add_argument("--width", type=int, default=100, help="line width of the text (default 100)")
     add_verifier_args(p)
+    add_metric_args(p)
     add_premise_args(p)
     return p
 
@@ -51,7 +52,9 @@ def _dist(r: dict) -> str:
     return f"e {r['entailment']:.2f} / n {r['neutral']:.2f} / c {r['contradiction']:.2f}"
 
 
-def _fact_lines(facts: list, other: str, width: int) -> list[str]:
+def _fact_lines(facts: list, other: str, width: int, contradicted: frozenset = frozenset()) -> list[str]:
+    """The lines of each fact and its deciding premise; a fact of a predicted pair in ``contradicted`` (the pairs
+    the reference contradicts) names the reference pair that contradicts its pair, not a closest premise."""
     out = []
     for k, f in enumerate(facts):
         mark = "supported  " if f["supported"] else "unsupported"
@@ -63,6 +66,11 @@ def _fact_lines(facts: list, other: str, width: int) -> list[str]:
             out.append(f"        no {other} premise to check it against")
             continue
         where = f"{other} pair {r['pair_index']}" if r["pair_index"] is not None else f"{other} pairs (window)"
+        if f.get("pair_index") in contradicted:
+            out.append(textwrap.fill(f"        unsupported: its predicted pair {f['pair_index']} rewrites {where}, which "
+                                     f"contradicts it ({_dist(r)}; a contradicted rewrite): {_short(r['premise'])}",
+                                     width, subsequent_indent="          "))
+            continue
         verb = "supported by" if f["supported"] else "closest:"
         pruned = (f", {r['n_checked']} of {r['n_premises']} premises checked (premise pruning)"
                   if r["n_checked"] < r["n_premises"] else "")
@@ -93,8 +101,9 @@ def render(item, row: dict, width: int = 100) -> str:
     lines += ["", "Reference facts (recall: each checked against the predicted pairs that are evidence):"]
     lines += _fact_lines(row.get("reference_facts") or [], "predicted", width) or ["  none"]
     lines += ["", "Predicted facts (precision: each checked against the reference pairs):"]
-    lines += _fact_lines(row.get("predicted_facts") or [], "reference", width) or ["  none"]
     contra = row.get("contradicted_pairs") or []
+    lines += _fact_lines(row.get("predicted_facts") or [], "reference", width,
+                         frozenset(c["predicted"] for c in contra)) or ["  none"]
     if contra:
         lines += ["", "Predicted pairs that rewrite a reference pair and are contradicted by it (no premise of recall, the "
                       "proxy or the alignments; their facts unsupported):"]
@@ -108,8 +117,13 @@ def render(item, row: dict, width: int = 100) -> str:
         star = "->" if j == row.get("proxy_decided_by") else "  "
         lines.append(textwrap.fill(f" {star} predicted pair {r['pair_index']} ({_dist(r)}): {_short(r['premise'])}",
                                    width, subsequent_indent="       "))
+    if contra:
+        lines.append(f"    not read: predicted pair{'s' if len(contra) > 1 else ''} "
+                     f"{', '.join(str(c['predicted']) for c in contra)} (contradicted rewrite{'s' if len(contra) > 1 else ''}"
+                     " of the reference)")
     if not prem:
-        lines.append("    no predicted pair is evidence for the claim (none, or bare / restating / off-topic answers)")
+        lines.append("    no predicted pair is evidence for the claim (none, or bare / restating / off-topic answers, or "
+                     "contradicted rewrites)")
     b = proxy_breakdown(row, gold, item.claim)
     if b is not None:
         e, n, c = b["joined"]
@@ -162,7 +176,9 @@ def run(args, stdout=None) -> int:
     if rows is None:
         print(f"ev2r explain: loading verifier {args.model} ...", file=sys.stderr)
         scorer = build_scorer(verifier=args.model, device=args.device, batch_size=args.batch_size, dtype=args.dtype,
-                              premise_top_k=args.premise_top_k)
+                              premise_top_k=args.premise_top_k, alpha=args.alpha, threshold=args.threshold,
+                              support=args.support, proxy_target=args.proxy_target,
+                              contradiction=not args.no_contradiction)
         rows = [score_row(it, s, "explain") for it, s in zip(chosen, scorer.score(chosen))]
         signature = str(scorer.signature())
     for k, (it, row) in enumerate(zip(chosen, rows)):

@@ -7,9 +7,9 @@ import json
 import math
 import sys
 
-from ev2r.cli.common import add_premise_args, add_verifier_args, check_output, fmt, warn_ignored, input_paths
-from ev2r.config import (DECOMPOSERS, DEFAULTS, HYBRID_COLUMN_MODES, LLM_DEFAULTS, PROXY_TARGETS, REPLY_READINGS, SCORER_NAMES,
-                         SUPPORT_MODES, UNANSWERABLE_MODES)
+from ev2r.cli.common import add_metric_args, add_premise_args, add_verifier_args, check_output, fmt, warn_ignored, input_paths
+from ev2r.config import (DECOMPOSERS, DEFAULTS, HYBRID_COLUMN_MODES, LLM_DEFAULTS, REPLY_READINGS, SCORER_NAMES,
+                         UNANSWERABLE_MODES)
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -54,14 +54,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "hu-meteor' gives both")
     p.add_argument("--nltk-data", default=None, metavar="DIR",
                    help="nltk data folder (punkt_tab, WordNet) for --scorer hu-meteor; default: $NLTK_DATA")
-    p.add_argument("--alpha", type=float, default=DEFAULTS.alpha, help=f"Ev2R weight of F1 (default {DEFAULTS.alpha:g})")
-    p.add_argument("--threshold", type=float, default=DEFAULTS.threshold,
-                   help=f"P(entailment) at which a fact is supported (default {DEFAULTS.threshold:g})")
-    p.add_argument("--support", choices=SUPPORT_MODES, default=DEFAULTS.support,
-                   help="how a fact's P(entailment) becomes its support: threshold (default: 1 when P >= --threshold, "
-                        "else 0, as the paper) or soft (P itself)")
-    p.add_argument("--proxy-target", choices=PROXY_TARGETS, default=DEFAULTS.proxy_target,
-                   help="gold verdict (default) or the annotators' verdict (authors' variant, comparison only)")
+    add_metric_args(p)
     p.add_argument("--no-hybrid", action="store_true",
                    help="leave out the combined score ev2r_hybrid and its columns hybrid_meteor, hybrid_embedding (default: "
                         "computed with the ev2r scorer: a fixed weighted mean of recall, proxy, Hungarian METEOR and "
@@ -70,9 +63,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--hybrid-columns", choices=HYBRID_COLUMN_MODES, default=DEFAULTS.hybrid_columns,
                    help="weighted (default): only the ev2r_hybrid component columns with a weight above 0; all: every "
                         "one (hybrid_embedding too: what benchmarks/combination.py fits the weights on)")
-    p.add_argument("--no-contradiction", action="store_true",
-                   help="read the predicted pairs that the reference evidence contradicts as any pair (default: left "
-                        "out of the premises of recall, the proxy and the combined alignments; ev2r.metric.contradiction)")
     add_premise_args(p)
     p.add_argument("--with-facts", action="store_true", help="include atomic facts and their support in -o rows")
     p.add_argument("--explain", action="store_true",

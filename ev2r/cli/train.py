@@ -107,6 +107,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--ctkfacts-dev", type=Path, default=None,
                         help="CTKFacts split evaluated in the learning curve and at the end (default with "
                              "--ctkfacts-train: DATA_DIR/ctkfacts/ctkfacts_dev.jsonl when it exists)")
+    parser.add_argument("--teacher", type=Path, default=None,
+                        help="distil: a 3-way NLI checkpoint (e.g. ev2r/verifier/models/minilm-nli) whose probabilities on "
+                             "each training pair become soft targets (Hinton et al. 2015, 'Distilling the Knowledge in a "
+                             "Neural Network'); the loss is --distill-weight x the soft cross-entropy + the rest x the "
+                             "gold labels' cross-entropy")
+    parser.add_argument("--student-layers", type=int, default=0,
+                        help="keep this many evenly spaced transformer layers of --encoder, the last among them "
+                             "(0 = all; e.g. 3 of the bundled verifier's 6: layers 2, 4, 6)")
+    parser.add_argument("--distill-weight", type=float, default=0.8,
+                        help="with --teacher: share of the soft-target loss, in [0, 1]")
+    parser.add_argument("--distill-temperature", type=float, default=2.0,
+                        help="with --teacher: softmax temperature of teacher and student in the soft loss (> 0; the "
+                             "loss is scaled by T^2)")
     parser.add_argument("--averitec-dev", type=Path, default=None,
                         help="AVeriTeC dev.json evaluated (verdicts, proxy reading) in the learning curve "
                              "(default: DATA_DIR/averitec/dev.json when it exists; 'none': not evaluated)")
@@ -126,7 +139,7 @@ def finish_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> ar
         for k, v in saved.items():
             if k not in RESUME_OVERRIDES:
                 setattr(args, k, Path(v) if k in ("data_dir", "averitec_train", "nltk_data", "averitec_dev",
-                                                  "ctkfacts_train", "ctkfacts_dev") and v else v)
+                                                  "ctkfacts_train", "ctkfacts_dev", "teacher") and v else v)
         if args.out is None:
             args.out = args.resume
     if args.data_dir is None:
@@ -150,7 +163,10 @@ def finish_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> ar
               ("--aug-czech-negation", getattr(args, "aug_czech_negation", 0) >= 0, ">= 0"),
               ("--threads", args.threads >= 0, ">= 0 (0 = torch's default)"),
               ("--averitec-repeat", args.averitec_repeat >= 1, ">= 1"),
-              ("--ctkfacts-repeat", args.ctkfacts_repeat >= 1, ">= 1")]
+              ("--ctkfacts-repeat", args.ctkfacts_repeat >= 1, ">= 1"),
+              ("--student-layers", getattr(args, "student_layers", 0) >= 0, ">= 0 (0 = all)"),
+              ("--distill-weight", 0 <= getattr(args, "distill_weight", 0.8) <= 1, "in [0, 1]"),
+              ("--distill-temperature", getattr(args, "distill_temperature", 2.0) > 0, "> 0")]
     for flag, ok, allowed in checks:
         if not ok:
             parser.error(f"{flag}: must be {allowed}, got {getattr(args, flag[2:].replace('-', '_'))}")
@@ -178,6 +194,9 @@ def finish_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> ar
             check_witness_encoder(args.encoder)
         except ValueError as e:
             parser.error(str(e))
+    teacher = getattr(args, "teacher", None)
+    if teacher is not None and not (Path(teacher) / "config.json").is_file():
+        parser.error(f"--teacher: {teacher} is not a checkpoint folder (no config.json)")
     if args.averitec_dev is not None and str(args.averitec_dev).lower() == "none":
         args.averitec_dev = ""  # evaluated nowhere (falsy), and never replaced by the default below
     if args.averitec_dev and not Path(args.averitec_dev).is_file():

@@ -106,18 +106,29 @@ def options_record(options: dict) -> str:
 
 # -- rows and files -------------------------------------------------------------------------------------
 def score_from_row(d: dict) -> ItemScore:
-    """Rebuild an :class:`ItemScore` from an output row (for the corpus summary of resumed items)."""
+    """Rebuild an :class:`ItemScore` from an output row (for the corpus summary of resumed items).
+
+    Raises:
+        ValueError: an explain field (``hybrid_alignment``, ``contradicted_pairs``, ``proxy_premises``) that is
+            not a list of objects (naming the field and the row's id).
+    """
     def facts(v):
         return [FactSupport.from_dict(f) if isinstance(f, dict) else f for f in (v or [])]
+
+    def records(name: str) -> list:
+        v = d.get(name) or []
+        if not isinstance(v, list) or not all(isinstance(x, dict) for x in v):
+            raise ValueError(f"{name}: expected a list of objects in the row of id {d.get('id')!r}, got {v!r:.80}")
+        return list(v)
 
     extra = {k: v for k, v in d.items() if k not in _ROW_FIELDS}
     return ItemScore(id=str(d["id"]), row=d.get("row", 0), precision=d.get("precision"), recall=d.get("recall"),
                      f1=d.get("f1"), proxy=d.get("proxy"), ev2r=d.get("ev2r"), status=d.get("status", "ok"),
                      error=d.get("error"), predicted_facts=facts(d.get("predicted_facts")),
                      reference_facts=facts(d.get("reference_facts")), extra_scores=extra,
-                     proxy_premises=[PremiseReason(**p) for p in d.get("proxy_premises") or []],
-                     proxy_decided_by=d.get("proxy_decided_by"), hybrid_alignment=list(d.get("hybrid_alignment") or []),
-                     contradicted_pairs=list(d.get("contradicted_pairs") or []))
+                     proxy_premises=[PremiseReason(**p) for p in records("proxy_premises")],
+                     proxy_decided_by=d.get("proxy_decided_by"), hybrid_alignment=records("hybrid_alignment"),
+                     contradicted_pairs=records("contradicted_pairs"))
 
 
 def previous_rows(output: Path) -> list[dict]:

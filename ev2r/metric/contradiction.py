@@ -18,7 +18,7 @@ whole, so the gold sentences it keeps around its change earn nothing (the handed
 that there is no evidence ... It was inspected ..." had precision 0.50 against 0.25 for the real evidence).
 
 * **A rewrite**: the predicted answer holds at least :data:`REWRITE_MIN` (0.7) of the reference answer's content
-  words (:func:`claimalign.qa_text.claim_coverage`; a reference answer of fewer than
+  words, or of one of its sentences' (:func:`claimalign.qa_text.claim_coverage`; a text of fewer than
   :data:`claimalign.qa_text.MIN_CLAIM_TOKENS` content words is too short to be rewritten), and is no copy of it
   (the predicted answer, case and spacing folded, is not part of the reference answer: a copied gold sentence is
   gold content, and a copy of the whole pair is gold evidence, ``+twin``).
@@ -42,6 +42,7 @@ from collections import OrderedDict
 from typing import Optional, Sequence
 
 from claimalign.qa_text import MIN_CLAIM_TOKENS, claim_coverage, content_tokens
+from ev2r.facts.rules import split_sentences
 from ev2r.types import Item, PremiseReason
 from ev2r.verifier.nli import check_probabilities
 
@@ -58,21 +59,29 @@ def _fold(text: str) -> str:
 
 
 def is_rewrite(answer: str, reference_answer: str, minimum: float = REWRITE_MIN) -> bool:
-    """True when ``answer`` restates ``reference_answer``'s content without copying it: it holds at least
-    ``minimum`` of the reference answer's content words (which must number at least
-    :data:`claimalign.qa_text.MIN_CLAIM_TOKENS`), and is not part of it (case and spacing folded).
+    """True when ``answer`` restates ``reference_answer``'s content, or one of its sentences', without
+    copying it: it holds at least ``minimum`` of the content words of the reference answer or of one of its
+    sentences (either must number at least :data:`claimalign.qa_text.MIN_CLAIM_TOKENS`), and is not part of
+    the reference answer (case and spacing folded). The sentences count on their own so that a negated
+    reference cut into one pair per sentence is still a rewrite (issue 32's checkers: each such pair held
+    about half of a two-sentence answer).
 
     >>> ref = "The ship was inspected and no body parts were found."
     >>> is_rewrite("It is a myth that the ship was inspected and no body parts were found.", ref)
     True
     >>> is_rewrite("The ship was inspected", ref), is_rewrite("Parliament met on Tuesday.", ref)
     (False, False)
+    >>> two = "The Ever Given ship was inspected in Suez. No body parts were found on the ship by divers."
+    >>> is_rewrite("It is not true that no body parts were found on the ship by divers.", two)
+    True
     """
-    if len(content_tokens(reference_answer)) < MIN_CLAIM_TOKENS:
-        return False
     if _fold(answer) in _fold(reference_answer):
         return False
-    return claim_coverage(answer, reference_answer) >= minimum
+    if len(content_tokens(reference_answer)) >= MIN_CLAIM_TOKENS and claim_coverage(answer, reference_answer) >= minimum:
+        return True
+    sentences = split_sentences(reference_answer)
+    return len(sentences) > 1 and any(len(content_tokens(s)) >= MIN_CLAIM_TOKENS and claim_coverage(answer, s) >= minimum
+                                      for s in sentences)
 
 
 class ReferenceContradiction:
@@ -93,10 +102,13 @@ class ReferenceContradiction:
 
     def __init__(self, verifier, threshold: float = CONTRADICTION_MIN, rewrite_min: float = REWRITE_MIN,
                  cache_size: int = 4096):
-        if not (0.0 < threshold < 1.0):
-            raise ValueError(f"threshold: expected a value in (0, 1), got {threshold!r}")
-        if not (0.0 < rewrite_min <= 1.0):
-            raise ValueError(f"rewrite_min: expected a value in (0, 1], got {rewrite_min!r}")
+        def number(v) -> bool:
+            return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+        if not (number(threshold) and 0.0 < threshold < 1.0):
+            raise ValueError(f"threshold: expected a number in (0, 1), got {threshold!r}")
+        if not (number(rewrite_min) and 0.0 < rewrite_min <= 1.0):
+            raise ValueError(f"rewrite_min: expected a number in (0, 1], got {rewrite_min!r}")
         if isinstance(cache_size, bool) or not isinstance(cache_size, int) or cache_size < 0:
             raise ValueError(f"cache_size: expected an int >= 0, got {cache_size!r}")
         self.verifier = verifier

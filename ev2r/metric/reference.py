@@ -301,7 +301,7 @@ class NLIReferenceScorer:
             # (the predicted side only: the reference is the gold evidence, whatever it restates)
             unans = getattr(self.decomposer, "unanswerable", "drop")
             pred_facts = self._facts_of_evidence(pred_facts, item.predicted_evidence, item.claim, unans,
-                                                 item.reference_evidence)
+                                                 item.reference_evidence, set(vetoed[i]))
             ref_facts = [f for f in ref_facts if has_content(f.text)]
             plans.append((pred_facts, ref_facts))
             if not ref_facts:
@@ -387,28 +387,31 @@ class NLIReferenceScorer:
 
     @staticmethod
     def _facts_of_evidence(facts: Sequence[AtomicFact], evidence: Evidence, claim: str, unanswerable: str,
-                           reference: Optional[Evidence] = None) -> list[AtomicFact]:
+                           reference: Optional[Evidence] = None, vetoed: frozenset | set = frozenset()) -> list[AtomicFact]:
         """``facts`` that are atomic facts of the predicted ``evidence``: with a letter or digit, from a
         pair of :func:`evidence_pairs` (when the fact names its pair; off-topic pairs keep their facts,
         which then cost precision), not restating ``claim``, each once (a repeated fact is one fact).
         The facts of a copy of a ``reference`` pair (:func:`pair_key`) are kept whatever they restate: the
-        gold evidence states them."""
+        gold evidence states them. Of a repeated fact the copy kept is the first from a pair not in ``vetoed``
+        (the pairs the reference contradicts, whose facts count as unsupported), else the first: the score
+        does not depend on the order of the pairs (issue 32's checkers)."""
         gold = {pair_key(p) for p in reference.pairs} if reference is not None else set()
         gold_idx = {k for k, p in enumerate(evidence.pairs) if pair_key(p) in gold}
         kept = {k for k, _ in evidence_pairs(evidence, claim, unanswerable, gold=reference)}
-        seen: set = set()
-        out = []
-        for f in facts:  # a fact repeated (a pair copied) is one fact (issue 32)
+        chosen: dict[str, int] = {}  # folded text -> index in facts of the copy kept
+        for n, f in enumerate(facts):  # a fact repeated (a pair copied) is one fact (issue 32)
             key = " ".join(f.text.casefold().split())
             if f.pair_index is not None and f.pair_index in gold_idx:
                 ok = has_content(f.text) and f.pair_index in kept
             else:
                 ok = (has_content(f.text) and (f.pair_index is None or f.pair_index in kept)
                       and not restates_claim(f.text, claim, _synonyms()))
-            if ok and key not in seen:
-                seen.add(key)
-                out.append(f)
-        return out
+            if not ok:
+                continue
+            first = chosen.get(key)
+            if first is None or (facts[first].pair_index in vetoed and f.pair_index not in vetoed):
+                chosen[key] = n
+        return [facts[n] for n in sorted(chosen.values())]
 
     @staticmethod
     def _twin_pairs(facts: Sequence[AtomicFact], own: Evidence, other: Evidence,

@@ -70,6 +70,8 @@ def reading(row: dict, gold: Optional[str]) -> str:
     >>> reading({"reference_facts": [{"supported": True}, {"supported": False}], "predicted_facts": [],
     ...          "proxy": 0.25, "proxy_premises": [], "proxy_decided_by": None}, "Refuted")
     '1 of 2 reference facts found in the prediction; the prediction gives no atomic fact (no evidence pair, or only bare / restating answers); no predicted pair is evidence for the claim, so the proxy is 0.25.'
+    >>> reading({"contradicted_pairs": [{"predicted": 2, "reference": 0}]}, "Refuted")
+    'predicted pair 2 rewrites reference evidence that contradicts it, so it is no evidence (no premise of recall or the proxy, facts unsupported).'
     """
     ref, pred = row.get("reference_facts") or [], row.get("predicted_facts") or []
     parts = []
@@ -79,6 +81,13 @@ def reading(row: dict, gold: Optional[str]) -> str:
         parts.append(f"{sum(f['supported'] for f in pred)} of {len(pred)} predicted facts backed by the reference")
     elif ref:
         parts.append("the prediction gives no atomic fact (no evidence pair, or only bare / restating answers)")
+    contra = row.get("contradicted_pairs") or []
+    if contra:
+        which = ", ".join(str(c["predicted"]) for c in contra)
+        parts.append(f"predicted pair{'s' if len(contra) > 1 else ''} {which} rewrite{'' if len(contra) > 1 else 's'} "
+                     "reference evidence that contradicts "
+                     f"{'them' if len(contra) > 1 else 'it'}, so {'they are' if len(contra) > 1 else 'it is'} no evidence "
+                     "(no premise of recall or the proxy, facts unsupported)")
     prem = row.get("proxy_premises") or []
     k = row.get("proxy_decided_by")
     if row.get("proxy") is not None:

@@ -45,7 +45,7 @@ from ev2r.training.model_card import write_learning_curve
 from ev2r.training.pool import training_pool
 
 __all__ = ["RESUME_OVERRIDES", "ENCODER_ALIASES", "TrainingOptionError", "batches_by_length", "resolve_training_encoder",
-           "save_checkpoint", "run_training"]
+           "save_checkpoint", "student_layer_indices", "keep_layers", "distillation_loss", "run_training"]
 
 #: Options a resumed run takes from the command line; every other option comes from the checkpoint,
 #: so that the resumed run continues the same schedule on the same data.
@@ -93,6 +93,59 @@ def resolve_training_encoder(encoder) -> str:
         except RuntimeError as e:
             raise TrainingOptionError(f"--encoder {encoder}: {e}") from None
     return resolve_encoder(encoder)
+
+
+def student_layer_indices(n_layers: int, keep: int) -> list[int]:
+    """0-based indices of ``keep`` evenly spaced layers of an ``n_layers``-layer encoder, the last one
+    always among them (the layer the classifier was trained on): ``round((k + 1) * n_layers / keep) - 1``
+    for k = 0..keep-1, e.g. 3 of 6 -> [1, 3, 5], 2 of 6 -> [2, 5] (TinyBERT's uniform mapping, Jiao et al.
+    2020, section 3.2, with the teacher's own layers as the initialisation, as DistilBERT, Sanh et al.
+    2019, section 3).
+
+    Raises:
+        TrainingOptionError: ``keep`` not in [1, n_layers].
+    """
+    if isinstance(keep, bool) or not isinstance(keep, int) or not 1 <= keep <= n_layers:
+        raise TrainingOptionError(f"--student-layers: must be in [1, {n_layers}] (the encoder's layers), got {keep!r}")
+    return [round((k + 1) * n_layers / keep) - 1 for k in range(keep)]
+
+
+def keep_layers(model, keep: int) -> list[int]:
+    """Cut the transformer encoder of ``model`` (a BERT or XLM-R ``*ForSequenceClassification``) to
+    ``keep`` of its layers (:func:`student_layer_indices`), in place, ``config.num_hidden_layers`` updated.
+    Returns the kept indices.
+
+    Raises:
+        TrainingOptionError: the model has no ``base_model.encoder.layer`` list, or ``keep`` is out of range.
+    """
+    import torch
+
+    layers = getattr(getattr(getattr(model, "base_model", None), "encoder", None), "layer", None)
+    if not isinstance(layers, torch.nn.ModuleList):
+        raise TrainingOptionError(f"--student-layers: {type(model).__name__} has no encoder.layer list to cut")
+    idx = student_layer_indices(len(layers), keep)
+    model.base_model.encoder.layer = torch.nn.ModuleList([layers[i] for i in idx])
+    model.config.num_hidden_layers = keep
+    for new, layer in enumerate(model.base_model.encoder.layer):  # attention caches index layers by position
+        attn = getattr(getattr(layer, "attention", None), "self", None)
+        if attn is not None and hasattr(attn, "layer_idx"):
+            attn.layer_idx = new
+    return idx
+
+
+def distillation_loss(student_logits, teacher_logits, labels, weight: float, temperature: float):
+    """``weight`` x T^2 x KL(softmax(teacher / T) || softmax(student / T)) + (1 - weight) x
+    cross-entropy(student, labels), averaged over the batch (Hinton, Vinyals, Dean 2015, section 2:
+    the T^2 keeps the soft gradients' scale as T changes). Logits are (batch, 3) float tensors, labels
+    (batch,) class ids; ``weight`` in [0, 1], ``temperature`` > 0."""
+    import torch.nn.functional as F
+
+    s, t = student_logits.float(), teacher_logits.float()
+    soft = F.kl_div(F.log_softmax(s / temperature, dim=-1), F.log_softmax(t / temperature, dim=-1),
+                    reduction="batchmean", log_target=True) * temperature ** 2
+    if weight >= 1.0:
+        return soft
+    return weight * soft + (1.0 - weight) * F.cross_entropy(s, labels)
 
 
 def save_checkpoint(model, tokenizer, out: Path, meta: dict) -> None:
@@ -145,7 +198,21 @@ def run_training(args, command: str = "ev2r train-verifier") -> int:
     tokenizer = AutoTokenizer.from_pretrained(encoder)
     model = AutoModelForSequenceClassification.from_pretrained(  # fp32 even from an fp16 checkpoint
         encoder, num_labels=3, id2label=dict(enumerate(NLI_LABELS)), label2id=LABEL2ID, dtype=torch.float32)
+    if getattr(args, "student_layers", 0):
+        kept = keep_layers(model, args.student_layers)
+        print(f"student: layers {[i + 1 for i in kept]} of {encoder} kept", flush=True)
     model.to(args.device)
+    teacher = None
+    if getattr(args, "teacher", None):
+        teacher = AutoModelForSequenceClassification.from_pretrained(str(args.teacher), dtype=torch.float32)
+        t_labels = [str(teacher.config.id2label[i]).lower() for i in range(teacher.config.num_labels)]
+        if t_labels != list(NLI_LABELS):
+            raise TrainingOptionError(f"--teacher: its classes {t_labels} are not {list(NLI_LABELS)} in that order")
+        if AutoTokenizer.from_pretrained(str(args.teacher)).get_vocab() != AutoTokenizer.from_pretrained(encoder).get_vocab():
+            raise TrainingOptionError(f"--teacher: its tokenizer differs from the one of --encoder {encoder}")
+        teacher.to(args.device).eval()
+        for p_ in teacher.parameters():
+            p_.requires_grad_(False)
     if not args.no_freeze_embeddings:
         model.base_model.embeddings.word_embeddings.weight.requires_grad_(False)
     enc = tokenizer([p.premise for p in train], [p.hypothesis for p in train],
@@ -247,7 +314,13 @@ def run_training(args, command: str = "ev2r train-verifier") -> int:
         with torch.autocast(dev_type, dtype=torch.bfloat16, enabled=bf16):
             feeds = {"input_ids": ii, "attention_mask": am, **({"token_type_ids": tt} if tt is not None else {})}
             logits = model(**feeds).logits
-        loss = torch.nn.functional.cross_entropy(logits.float(), yy)
+            if teacher is not None:
+                with torch.no_grad():
+                    t_logits = teacher(**feeds).logits
+        if teacher is not None:
+            loss = distillation_loss(logits, t_logits, yy, args.distill_weight, args.distill_temperature)
+        else:
+            loss = torch.nn.functional.cross_entropy(logits.float(), yy)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(params, 1.0)
         optim.step()

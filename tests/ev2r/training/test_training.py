@@ -8,7 +8,6 @@ import json
 import random
 import sys
 from collections import Counter
-from pathlib import Path
 
 import pytest
 
@@ -16,7 +15,7 @@ from ev2r.cli.train import main as train_main
 from ev2r.training import augment, evaluation, loop, model_card
 from ev2r.training import data as tdata
 
-from support.tiny_models import build_tiny_nli_model
+from support.tiny_models import build_tiny_nli_model, build_tiny_training_data
 
 
 def test_heldout_case_is_deterministic_and_near_the_requested_share():
@@ -175,24 +174,7 @@ def test_batches_by_length_cover_every_index_once():
     assert all(len(b) <= 32 for b in batches)
 
 
-def _tiny_data_dir(root: Path) -> Path:
-    rng = random.Random(0)
-    labels = ["SUPPORTS", "REFUTES", "NOT ENOUGH INFO"]
-    (root / "vitaminc").mkdir(parents=True)
-    (root / "fever").mkdir()
-    (root / "nli").mkdir()
-    for name in ("vitaminc_real_test", "vitaminc_synthetic_test"):
-        rows = [{"case_id": f"{name}-{i}", "claim": f"Claim {name} {i} is stated.", "evidence": f"Evidence number {i}.",
-                 "label": labels[i % 3]} for i in range(60)]
-        (root / "vitaminc" / f"{name}.jsonl").write_text("\n".join(json.dumps(r) for r in rows))
-    fever = [{"claim": f"Fever claim {i}.", "evidence": f"Fever evidence {i}.", "label": labels[i % 2]} for i in range(10)]
-    (root / "fever" / "fever_symmetric_v0.2_dev.jsonl").write_text("\n".join(json.dumps(r) for r in fever))
-    (root / "fever" / "fever2_fixers_adversarial_test.jsonl").write_text(json.dumps(fever[0]))
-    for name in tdata.REDISTRIBUTABLE:
-        rows = [{"premise": f"{name} premise {i}.", "hypothesis": f"{name} hypothesis {i} was made.",
-                 "label": rng.choice(tdata.NLI_LABELS)} for i in range(5)]
-        (root / "nli" / f"{name}.jsonl").write_text("\n".join(json.dumps(r) for r in rows))
-    return root
+_tiny_data_dir = build_tiny_training_data
 
 
 def _train_tiny(tmp_path, averitec_rows, *options):
