@@ -13,8 +13,9 @@ from ev2r.config import DEFAULTS, DTYPES, PROXY_TARGETS, SUPPORT_MODES
 
 def add_verifier_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--model", default=DEFAULTS.verifier,
-                   help="NLI verifier: 'bundled' (default, English), 'multilingual' (the shipped Czech / Slovak / "
-                        "multilingual one), a local checkpoint or a Hugging Face id "
+                   help="NLI verifier: 'bundled' (default, English), 'fast' (3 layers distilled from the bundled one: "
+                        "about 2.3x faster, lower agreement with people; benchmarks/results/distilled_verifier.md), "
+                        "'multilingual' (the shipped Czech / Slovak / multilingual one), a local checkpoint or a Hugging Face id "
                         "(e.g. MoritzLaurer/DeBERTa-v3-large-mnli-fever-anli-ling-wanli; needs a network)")
     p.add_argument("--device", default=None, help="torch device (default: $EV2R_DEVICE, else cuda if available, else cpu)")
     p.add_argument("--batch-size", type=int, default=DEFAULTS.batch_size,

