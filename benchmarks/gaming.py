@@ -193,6 +193,8 @@ def main(argv=None) -> int:
                     help="rating file (ev2r_human_eval schema); repeat for each development set")
     ap.add_argument("--out", default=str(bl.RESULTS / "gaming"), help="output path prefix (default benchmarks/results/gaming)")
     ap.add_argument("--verifier", default="bundled", help="verifier checkpoint (default: the bundled one)")
+    ap.add_argument("--proxy-verifier", default=None,
+                    help="the proxy's own verifier (e.g. averitec; ev2r score's --proxy-model); default: --verifier")
     ap.add_argument("--strategies", default=None, help="comma-separated strategies (default: all)")
     ap.add_argument("--sample", type=int, default=None, help="rows drawn per file (seeded); default: every row")
     ap.add_argument("--czech", default=None, metavar="CTKFACTS_JSONL",
@@ -226,7 +228,8 @@ def main(argv=None) -> int:
     # check any weight vector against the suite from the per-item rows
     results = {}
     if files:  # the English verifier only when there are rating files to score (not for --czech / --include alone)
-        scorer = make_item_scorer(verifier=args.verifier, baselines=("hu-meteor",), hybrid_columns="all")
+        scorer = make_item_scorer(verifier=args.verifier, proxy_verifier=args.proxy_verifier, baselines=("hu-meteor",),
+                                  hybrid_columns="all")
         signature = str(scorer.scorer.signature())  # type: ignore[attr-defined]
     out_dir = os.path.dirname(args.out) or "."
     stem = os.path.basename(args.out)

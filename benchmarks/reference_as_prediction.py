@@ -9,6 +9,7 @@ evidence) and has no such ceiling. Targets of issue 32: proxy >= 0.70, Ev2R and 
 Usage (from the repository root)::
 
     python benchmarks/reference_as_prediction.py --n 120 --out benchmarks/results/reference_as_prediction
+    python benchmarks/reference_as_prediction.py --n 120 --proxy-model averitec --out benchmarks/results/reference_as_prediction_averitec
 
 writes ``.md`` and ``.json`` (the per-claim rows too).
 """
@@ -36,6 +37,8 @@ def main(argv=None) -> int:
     ap.add_argument("--n", type=int, default=120, help="claims drawn (seeded); 0 = all")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--model", default="bundled", help="verifier (any --model value of ev2r score)")
+    ap.add_argument("--proxy-model", default=None,
+                    help="the proxy's own verifier (any --proxy-model value of ev2r score, e.g. averitec); default: --model")
     ap.add_argument("--out", default=str(bl.RESULTS / "reference_as_prediction"))
     args = ap.parse_args(argv)
     if args.n < 0:
@@ -52,7 +55,7 @@ def main(argv=None) -> int:
         ev = averitec_questions_to_evidence(records[i]["questions"], f"dev row {i}")
         items.append(Item(id=str(i), claim=records[i]["claim"], predicted_evidence=ev, reference_evidence=ev,
                           gold_label=records[i]["label"]))
-    scorer = build_scorer(verifier=args.model, hybrid_columns="all")
+    scorer = build_scorer(verifier=args.model, proxy_verifier=args.proxy_model, hybrid_columns="all")
     scores = scorer.score(items)
     rows = []
     for i, s in zip(idx, scores):

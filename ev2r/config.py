@@ -102,6 +102,9 @@ class ScorerConfig:
     Attributes:
         verifier: ``"bundled"``, a checkpoint path / hub id, or an object with
             ``predict(premises, hypotheses) -> (n, 3)`` and ``name``.
+        proxy_verifier: the verifier of the proxy alone (the paper's proxy is its own fine-tuned model, Akhtar et
+            al. 2024 sec. 3.2): a spec as ``verifier`` (e.g. ``"averitec"``, the bundled verifier continued on
+            AVeriTeC train, CC BY-NC 4.0) or an object; None (default) = ``verifier``.
         decomposer: one of :data:`DECOMPOSERS`.
         alpha: Ev2R weight of F1, a number in [0, 1] (sec. 3.3).
         threshold: P(entailment) at which a fact counts as supported, in (0, 1).
@@ -139,6 +142,7 @@ class ScorerConfig:
     """
 
     verifier: Any = "bundled"
+    proxy_verifier: Any = None
     decomposer: str = "rules"
     alpha: float = 0.5
     threshold: float = 0.5
@@ -182,6 +186,14 @@ class ScorerConfig:
         if not isinstance(self.verifier, str) and not callable(getattr(self.verifier, "predict", None)):
             raise ValueError(f"verifier: expected 'bundled', a checkpoint path / hub id, or an object with "
                              f"predict(premises, hypotheses), got {type(self.verifier).__name__}")
+        if (self.proxy_verifier is not None and not isinstance(self.proxy_verifier, str)
+                and not callable(getattr(self.proxy_verifier, "predict", None))):
+            raise ValueError(f"proxy_verifier: expected None (the verifier), 'averitec', 'bundled', a checkpoint path / "
+                             f"hub id, or an object with predict(premises, hypotheses), got "
+                             f"{type(self.proxy_verifier).__name__}")
+        if isinstance(self.proxy_verifier, str) and not self.proxy_verifier.strip():
+            raise ValueError("proxy_verifier: an empty spec; give None (the verifier), 'averitec', 'bundled', a "
+                             "checkpoint path or a hub id")
         if self.decomposer not in DECOMPOSERS:
             raise ValueError(f"decomposer: {self.decomposer!r} is not one of {DECOMPOSERS}")
         for b in self.baselines:

@@ -27,7 +27,7 @@ def add_verifier_args(p: argparse.ArgumentParser) -> None:
 
 def add_metric_args(p: argparse.ArgumentParser) -> None:
     """The options that change the values of Ev2R (``ev2r score`` and ``ev2r explain`` take the same):
-    ``--alpha``, ``--threshold``, ``--support``, ``--proxy-target``, ``--no-contradiction``."""
+    ``--alpha``, ``--threshold``, ``--support``, ``--proxy-target``, ``--proxy-model``, ``--no-contradiction``."""
     p.add_argument("--alpha", type=float, default=DEFAULTS.alpha, help=f"Ev2R weight of F1 (default {DEFAULTS.alpha:g})")
     p.add_argument("--threshold", type=float, default=DEFAULTS.threshold,
                    help=f"P(entailment) at which a fact is supported (default {DEFAULTS.threshold:g})")
@@ -36,6 +36,11 @@ def add_metric_args(p: argparse.ArgumentParser) -> None:
                         "else 0, as the paper) or soft (P itself)")
     p.add_argument("--proxy-target", choices=PROXY_TARGETS, default=DEFAULTS.proxy_target,
                    help="gold verdict (default) or the annotators' verdict (authors' variant, comparison only)")
+    p.add_argument("--proxy-model", default=DEFAULTS.proxy_verifier, metavar="SPEC",
+                   help="the proxy's own verifier (the paper's proxy is a model fine-tuned on AVeriTeC): 'averitec' (the "
+                        "bundled verifier continued on AVeriTeC train pairs; CC BY-NC 4.0; reads AVeriTeC evidence "
+                        "better: benchmarks/results/averitec_verifier.md), 'bundled', a local checkpoint or a Hugging Face "
+                        "id; default: the --model verifier")
     p.add_argument("--no-contradiction", action="store_true",
                    help="read the predicted pairs that the reference evidence contradicts as any pair (default: left "
                         "out of the premises of recall, the proxy and the combined alignments; ev2r.metric.contradiction)")

@@ -144,7 +144,8 @@ def run(args) -> int:
                    baselines=[s for s in wanted if s != "ev2r"], device=args.device, batch_size=args.batch_size,
                    dtype=args.dtype, ev2r="ev2r" in wanted, unanswerable=args.unanswerable, hybrid=not args.no_hybrid,
                    premise_top_k=args.premise_top_k, hybrid_columns=args.hybrid_columns,
-                   reply_reading=args.reply_reading, contradiction=not args.no_contradiction)
+                   reply_reading=args.reply_reading, contradiction=not args.no_contradiction,
+                   proxy_verifier=args.proxy_model)
     try:
         return _score(args, items, options, wanted, progress, bar)
     except RunInterrupted as e:  # Ctrl-C: finished chunks are in OUT.part; say how to resume, no traceback
@@ -166,7 +167,8 @@ def _warn_ignored_options(args, wanted) -> None:
                                           "dtype": DEFAULTS.dtype, "device": DEFAULTS.device,
                                           "unanswerable": DEFAULTS.unanswerable, "with_facts": False, "no_hybrid": False,
                                           "explain": False, "premise_top_k": DEFAULTS.premise_top_k,
-                                          "hybrid_columns": DEFAULTS.hybrid_columns, "no_contradiction": False},
+                                          "hybrid_columns": DEFAULTS.hybrid_columns, "no_contradiction": False,
+                                          "proxy_model": DEFAULTS.proxy_verifier},
                      f"with --scorer {' --scorer '.join(wanted)} alone (no verifier is loaded, no facts are made)")
         return
     if args.no_hybrid:

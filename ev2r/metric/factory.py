@@ -38,11 +38,14 @@ def build_scorer(verifier: object = DEFAULTS.verifier, decomposer: str = DEFAULT
                  unanswerable: str = DEFAULTS.unanswerable, config: Optional[ScorerConfig] = None,
                  hybrid: bool = DEFAULTS.hybrid, premise_top_k: Optional[int] = DEFAULTS.premise_top_k,
                  hybrid_columns: str = DEFAULTS.hybrid_columns, reply_reading: Optional[str] = None,
-                 contradiction: bool = DEFAULTS.contradiction) -> Ev2RScorer:
+                 contradiction: bool = DEFAULTS.contradiction,
+                 proxy_verifier: object = DEFAULTS.proxy_verifier) -> Ev2RScorer:
     """Build an :class:`Ev2RScorer` from option values, or from a :class:`~ev2r.config.ScorerConfig`.
 
     Args:
         verifier: ``"bundled"``, a checkpoint path / hub id, or a verifier object.
+        proxy_verifier: the proxy's own verifier (a spec as ``verifier``, e.g. ``"averitec"``, or an object);
+            None (default): ``verifier``. Its name enters the signature as ``proxy-verifier``.
         decomposer: ``"rules"`` (offline default: ``rules-v2``, declarative statements), ``"rules-v1"``
             (question + answer sentence), ``"rules-v2"``, ``"replay"`` (needs ``replay``) or ``"llm"``
             (OpenAI-compatible server; ``llm_options`` go to :class:`ev2r.llm.LLMReferenceScorer`).
@@ -76,7 +79,8 @@ def build_scorer(verifier: object = DEFAULTS.verifier, decomposer: str = DEFAULT
                    proxy_target=proxy_target, replay=replay, replay_model=replay_model, llm_options=llm_options,
                    baselines=baselines, device=device, batch_size=batch_size, dtype=dtype, ev2r=ev2r,
                    unanswerable=unanswerable, hybrid=hybrid, premise_top_k=premise_top_k,
-                   hybrid_columns=hybrid_columns, reply_reading=reply_reading, contradiction=contradiction)
+                   hybrid_columns=hybrid_columns, reply_reading=reply_reading, contradiction=contradiction,
+                   proxy_verifier=proxy_verifier)
     if config is None:
         config = ScorerConfig(**options)
     else:
@@ -130,7 +134,13 @@ def scorer_from_config(config: ScorerConfig, progress: Optional[Callable] = None
         if c.reply_reading is not None:
             llm["scores_from"] = c.reply_reading
         ref = LLMReferenceScorer(**llm)
-    return Ev2RScorer(ref, NLIProxyScorer(ver, target=c.proxy_target, contradiction=contra), alpha=c.alpha,
+    proxy_ver, proxy_name = ver, None
+    if c.proxy_verifier is not None:
+        proxy_ver = (get_verifier(c.proxy_verifier, device=c.device, batch_size=c.batch_size, dtype=c.dtype)
+                     if isinstance(c.proxy_verifier, str) else c.proxy_verifier)
+        proxy_name = verifier_signature_fields(proxy_ver).get("verifier")
+    return Ev2RScorer(ref, NLIProxyScorer(proxy_ver, target=c.proxy_target, contradiction=contra,
+                                          verifier_name=proxy_name), alpha=c.alpha,
                       verifier_fields=verifier_signature_fields(ver), extra_scorers=extras, progress=progress,
                       chunk_size=c.chunk_size, combiner=HybridCombiner(device=c.device, columns=c.hybrid_columns) if c.hybrid else None)
 

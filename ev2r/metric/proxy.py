@@ -68,18 +68,25 @@ class NLIProxyScorer:
         verifier: object with ``predict(premises, hypotheses) -> (n, 3)``.
         target: ``"gold"`` (the item's gold verdict) or ``"human"`` (``item.extra["human_label"]``,
             the authors' released variant, for comparison only).
+        contradiction: optional :class:`ev2r.metric.contradiction.ReferenceContradiction` (its vetoed pairs are
+            no premise).
+        verifier_name: the name of ``verifier`` when it is the proxy's own, not the one of the reference-based part
+            (``proxy_verifier`` of :func:`ev2r.build_scorer`): it enters the signature as ``proxy-verifier``.
     """
 
-    def __init__(self, verifier, target: str = DEFAULTS.proxy_target, contradiction=None):
+    def __init__(self, verifier, target: str = DEFAULTS.proxy_target, contradiction=None,
+                 verifier_name: Optional[str] = None):
         if target not in PROXY_TARGETS:
             raise ValueError(f"target: {target!r} is not one of {PROXY_TARGETS}")
         self.verifier = verifier
         self.target = target
         self.contradiction = contradiction
+        self.verifier_name = verifier_name
 
     def signature_fields(self) -> dict[str, str]:
         rule = f"{premise_rule()}+nee-rel" + (f"+{self.contradiction.rule}" if self.contradiction is not None else "")
-        return {"proxy": f"nli-{self.target}", "agg": "qa-pair-max", "proxy-rule": rule}
+        own = {} if self.verifier_name is None else {"proxy-verifier": self.verifier_name}
+        return {"proxy": f"nli-{self.target}", **own, "agg": "qa-pair-max", "proxy-rule": rule}
 
     def _target(self, item: Item) -> Optional[Verdict]:
         if self.target == "gold":

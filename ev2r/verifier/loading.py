@@ -25,6 +25,7 @@ from ev2r.verifier.nli import HFNLIVerifier, dir_fingerprint
 __all__ = ["BUNDLED_VERIFIER_NAME", "BUNDLED_DIR", "MULTILINGUAL_VERIFIER_NAME", "MULTILINGUAL_DIR", "DEFAULT_DTYPE",
            "bundled_max_length", "assemble_multilingual", "load_verifier", "default_device", "check_device",
            "get_verifier", "clear_verifier_cache", "assemble_shipped", "assemble_fast", "FAST_DIR", "FAST_SPECS",
+           "assemble_averitec", "AVERITEC_DIR", "AVERITEC_SPECS", "AVERITEC_VERIFIER_NAME",
            "FAST_VERIFIER_NAME", "LanguageWarning", "named_spec", "BUNDLED_SPECS", "NON_ENGLISH_SHARE",
            "warn_non_english"]
 
@@ -42,6 +43,12 @@ FAST_VERIFIER_NAME = "ev2r-minilm-nli-fast"
 FAST_DIR = Path(__file__).parent / "models" / "minilm-nli-fast"
 #: Specs that name the distilled verifier.
 FAST_SPECS = ("fast", FAST_VERIFIER_NAME)
+AVERITEC_VERIFIER_NAME = "ev2r-minilm-nli-averitec"
+#: The AVeriTeC-adapted verifier's shipped part (the bundled verifier continued with AVeriTeC train pairs, CC BY-NC
+#: 4.0; no word embeddings: they are the bundled verifier's, :func:`assemble_averitec`).
+AVERITEC_DIR = Path(__file__).parent / "models" / "minilm-nli-averitec"
+#: Specs that name the AVeriTeC-adapted verifier.
+AVERITEC_SPECS = ("averitec", AVERITEC_VERIFIER_NAME)
 #: Verifier precision used when none is given ("auto": bf16 where the hardware runs it natively).
 DEFAULT_DTYPE = DEFAULTS.dtype
 
@@ -74,7 +81,7 @@ def warn_non_english(texts: dict, spec: str) -> int:
     from claimalign.textio import non_ascii_letter_share
 
     bundled_by_path = Path(str(spec)).is_dir() and Path(str(spec)).resolve() == BUNDLED_DIR.resolve()
-    if spec not in BUNDLED_SPECS + FAST_SPECS and not bundled_by_path:
+    if spec not in BUNDLED_SPECS + FAST_SPECS + AVERITEC_SPECS and not bundled_by_path:
         return 0
     found = [i for i, t in texts.items()
              if sum(c.isalpha() for c in t) >= 20 and non_ascii_letter_share(t) >= NON_ENGLISH_SHARE]
@@ -226,18 +233,45 @@ def assemble_fast(shipped: Optional[Path] = None, base: Optional[Path] = None,
         ValueError: the shipped tensors' SHA-256 is not ``model_sha256``, or the base is not the bundled
             verifier the student was distilled from.
     """
+    return _assemble_on_bundled(Path(shipped) if shipped is not None else FAST_DIR, base, cache_dir,
+                                FAST_VERIFIER_NAME, "--model fast", "distilled from")
+
+
+def assemble_averitec(shipped: Optional[Path] = None, base: Optional[Path] = None,
+                      cache_dir: Optional[Path] = None) -> tuple[Path, str]:
+    """The AVeriTeC-adapted verifier (``--proxy-model averitec`` or ``--model averitec``; CC BY-NC 4.0, opt-in) as
+    one loadable checkpoint folder, and its signature name ``ev2r-minilm-nli-averitec@<10 hex>``.
+
+    The bundled verifier continued on its own training pool plus AVeriTeC train question/answer pairs labelled as
+    the proxy reads them (:func:`ev2r.training.data.load_averitec_witness_pairs`); the shipped folder (default
+    :data:`AVERITEC_DIR`) holds every trained tensor but the word embeddings, which training kept frozen at the
+    bundled verifier's (``base``, default :data:`BUNDLED_DIR`); assembled by :func:`assemble_shipped`.
+
+    Raises:
+        FileNotFoundError: the shipped tensors or ``base.json`` are missing.
+        ValueError: the shipped tensors' SHA-256 is not ``model_sha256``, or the base is not the bundled verifier
+            it was trained from.
+    """
+    return _assemble_on_bundled(Path(shipped) if shipped is not None else AVERITEC_DIR, base, cache_dir,
+                                AVERITEC_VERIFIER_NAME, "--model averitec", "trained from")
+
+
+def _assemble_on_bundled(shipped: Path, base: Optional[Path], cache_dir: Optional[Path], verifier_name: str,
+                         option: str, relation: str) -> tuple[Path, str]:
+    """A shipped folder whose frozen tensors are the bundled verifier's (``base``, default :data:`BUNDLED_DIR`,
+    checked against ``base.json``'s ``base_sha256``), assembled by :func:`assemble_shipped`; the name is
+    ``<verifier_name>@<fingerprint of the shipped folder>``."""
     from ev2r.verifier.nli import file_sha256
 
-    shipped = Path(shipped) if shipped is not None else FAST_DIR
     base = Path(base) if base is not None else BUNDLED_DIR
-    record = _check_shipped(shipped, "--model fast", "reinstall ev2r, or pass --model bundled")
+    record = _check_shipped(shipped, option, "reinstall ev2r, or pass --model bundled")
     got = file_sha256(base / "model.safetensors") if (base / "model.safetensors").is_file() else None
     if got != record.get("base_sha256"):
-        raise ValueError(f"--model fast: the verifier was distilled from a bundled verifier with SHA-256 "
-                         f"{str(record.get('base_sha256'))[:12]}..., and {base} holds {str(got)[:12]}...: export the "
-                         "student again from its checkpoint (ev2r.training.export), or pass --model bundled")
-    name = f"{FAST_VERIFIER_NAME}@{dir_fingerprint(shipped)}"
-    return assemble_shipped(shipped, base, record, name, cache_dir, "--model fast"), name
+        raise ValueError(f"{option}: the verifier was {relation} a bundled verifier with SHA-256 "
+                         f"{str(record.get('base_sha256'))[:12]}..., and {base} holds {str(got)[:12]}...: export it "
+                         "again from its checkpoint (ev2r.training.export), or pass --model bundled")
+    name = f"{verifier_name}@{dir_fingerprint(shipped)}"
+    return assemble_shipped(shipped, base, record, name, cache_dir, option), name
 
 
 def named_spec(spec: str) -> str:
@@ -249,7 +283,7 @@ def named_spec(spec: str) -> str:
     """
     key = str(spec).strip().lower()
     if key != spec and not Path(str(spec)).exists():
-        for name in MULTILINGUAL_SPECS + BUNDLED_SPECS + FAST_SPECS:
+        for name in MULTILINGUAL_SPECS + BUNDLED_SPECS + FAST_SPECS + AVERITEC_SPECS:
             if key == name.lower():
                 return name
     return spec
@@ -258,7 +292,8 @@ def named_spec(spec: str) -> str:
 def load_verifier(spec: str = "bundled", device: str = "cpu", **kwargs) -> HFNLIVerifier:
     """Build a verifier from a spec: ``"bundled"`` (the package's own MiniLM NLI model),
     ``"multilingual"`` (the multilingual-e5-small verifier, :func:`assemble_multilingual`), ``"fast"`` (the
-    3-layer verifier distilled from the bundled one, :func:`assemble_fast`), a local
+    3-layer verifier distilled from the bundled one, :func:`assemble_fast`), ``"averitec"`` (the bundled one
+    continued on AVeriTeC train pairs, CC BY-NC 4.0, :func:`assemble_averitec`), a local
     checkpoint directory, or a Hugging Face hub id (needs a network or a filled HF cache).
     ``kwargs`` go to :class:`~ev2r.verifier.nli.HFNLIVerifier`. Weights load on first use.
 
@@ -279,11 +314,13 @@ def load_verifier(spec: str = "bundled", device: str = "cpu", **kwargs) -> HFNLI
         kwargs.setdefault("name", name)
         kwargs.setdefault("max_length", bundled_max_length(folder=MULTILINGUAL_DIR))
         return HFNLIVerifier(str(folder), device=device, **kwargs)
-    if spec in FAST_SPECS:
-        folder, name = assemble_fast()
-        kwargs.setdefault("name", name)
-        kwargs.setdefault("max_length", bundled_max_length(folder=FAST_DIR))
-        return HFNLIVerifier(str(folder), device=device, **kwargs)
+    for specs, assemble, shipped in ((FAST_SPECS, assemble_fast, FAST_DIR),
+                                     (AVERITEC_SPECS, assemble_averitec, AVERITEC_DIR)):
+        if spec in specs:
+            folder, name = assemble()
+            kwargs.setdefault("name", name)
+            kwargs.setdefault("max_length", bundled_max_length(folder=shipped))
+            return HFNLIVerifier(str(folder), device=device, **kwargs)
     if spec in BUNDLED_SPECS:
         if not (BUNDLED_DIR / "config.json").exists():
             raise FileNotFoundError(f"the bundled verifier is missing from {BUNDLED_DIR}; reinstall ev2r "

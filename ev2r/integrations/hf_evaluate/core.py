@@ -19,8 +19,8 @@ from ev2r.config import ScorerConfig
 SCORER_OPTIONS = tuple(n for n in ScorerConfig.field_names() if n not in ("ev2r", "chunk_size"))
 OTHER_OPTIONS = ("return_items", "ids")
 OPTION_NAMES = SCORER_OPTIONS + OTHER_OPTIONS
-#: ``model`` is accepted as an alias of ``verifier`` (the CLI's ``--model``).
-ALIASES = {"model": "verifier"}
+#: ``model`` is accepted as an alias of ``verifier`` (the CLI's ``--model``), ``proxy_model`` of ``proxy_verifier``.
+ALIASES = {"model": "verifier", "proxy_model": "proxy_verifier"}
 
 
 def normalize_options(options: dict, source: str) -> dict:

@@ -238,3 +238,36 @@ def test_verifier_failure_on_one_item_is_recorded_on_that_item_only(keyword_veri
     assert s[2].status == "error" and s[2].proxy is None
     c = scorer.corpus(s)
     assert c.n == 4 and c.n_failed == 2 and not math.isnan(c.proxy)
+
+
+def test_proxy_verifier_reads_only_the_proxy(keyword_verifier):
+    """``proxy_verifier`` (``--proxy-model``) gives the proxy its own verifier (the paper's proxy is its own model,
+    sec. 3.2): the proxy equals that verifier's, the reference-based part stays the main verifier's, and the
+    proxy verifier's name enters the signature."""
+    from ev2r import build_scorer
+
+    claim = "Paris is the capital of France."
+    item = Item(id="p", claim=claim,
+                predicted_evidence=ev(("What is the capital of France?", "Paris is the capital of France.")),
+                reference_evidence=ev(("What is the capital of France?", "Paris is the capital of France.")),
+                gold_label=Verdict.SUPPORTED)
+    answer = "Paris is the capital of France."
+    refuting = TableVerifier({(f"Question: What is the capital of France?\nAnswer: {answer}", claim): [0.1, 0.1, 0.8]})
+    main = build_scorer(verifier=keyword_verifier, hybrid=False)
+    own = build_scorer(verifier=keyword_verifier, proxy_verifier=refuting, hybrid=False)
+    a, = main.score([item])
+    b, = own.score([item])
+    assert (b.precision, b.recall, b.f1) == (a.precision, a.recall, a.f1) == (1.0, 1.0, 1.0)
+    assert a.proxy == pytest.approx(0.9)
+    # the table's premise is the pair as the proxy renders it: P(supported) = max e / (max e + min n + max c)
+    assert b.proxy == pytest.approx(0.1) and b.ev2r == pytest.approx(0.5 * 1.0 + 0.5 * 0.1)
+    assert "proxy-verifier" not in str(main.signature())
+    assert own.signature()["proxy-verifier"] == "table" and own.signature()["verifier"] == "keyword-fake"
+
+
+@pytest.mark.parametrize("value, match", [(3, "proxy_verifier: expected None"), ("  ", "proxy_verifier: an empty spec")])
+def test_proxy_verifier_bad_values_are_named(value, match):
+    from ev2r.config import ScorerConfig
+
+    with pytest.raises(ValueError, match=match):
+        ScorerConfig(proxy_verifier=value)

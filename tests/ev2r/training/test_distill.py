@@ -167,3 +167,23 @@ def test_the_shipped_fast_verifier_assembles_and_reads_a_copy_and_a_denial():
     probs = ver.predict(["Alice won the race in Paris in June 2019."] * 2,
                         ["Alice won the race in Paris.", "Alice did not win the race in Paris."])
     assert probs[0].argmax() == 0 and probs[1].argmax() == 2  # entailment, contradiction
+
+
+def test_averitec_assembles_on_the_bundled_embeddings_and_refuses_another_base(distilled, tmp_path, monkeypatch):
+    """``--model averitec`` / ``--proxy-model averitec``: the same shipped-tensor layout as ``fast`` (trained tensors,
+    the bundled verifier's frozen word embeddings), its own name and folder, the base checked."""
+    from ev2r.verifier.nli import HFNLIVerifier, dir_fingerprint
+
+    teacher, out, shipped, _ = distilled
+    monkeypatch.setattr(loading, "AVERITEC_DIR", shipped)
+    ver = loading.get_verifier("averitec", device="cpu", dtype="fp32")
+    assert ver.name == f"ev2r-minilm-nli-averitec@{dir_fingerprint(shipped)}"
+    got = ver.predict(*PAIRS)
+    assert np.allclose(got, HFNLIVerifier(str(out), dtype="fp32", max_length=96).predict(*PAIRS), atol=1e-6)
+    assert loading.named_spec("AVeriTeC") == "averitec"
+    monkeypatch.setattr(loading, "BUNDLED_DIR", _tiny_bert(tmp_path / "other", layers=4, seed=4))
+    with pytest.raises(ValueError, match="--model averitec: the verifier was trained from a bundled verifier"):
+        loading.assemble_averitec(cache_dir=tmp_path / "c3")
+    monkeypatch.setattr(loading, "AVERITEC_DIR", tmp_path / "nowhere")
+    with pytest.raises(FileNotFoundError, match="--model averitec: the verifier's tensors are not in"):
+        loading.assemble_averitec(cache_dir=tmp_path / "c3")
