@@ -248,23 +248,27 @@ def assemble_averitec(shipped: Optional[Path] = None, base: Optional[Path] = Non
     bundled verifier's (``base``, default :data:`BUNDLED_DIR`); assembled by :func:`assemble_shipped`.
 
     Raises:
-        FileNotFoundError: the shipped tensors or ``base.json`` are missing.
+        FileNotFoundError: the shipped tensors or ``base.json`` are missing (a wheel install: the weights are in
+            the source repository only).
         ValueError: the shipped tensors' SHA-256 is not ``model_sha256``, or the base is not the bundled verifier
             it was trained from.
     """
     return _assemble_on_bundled(Path(shipped) if shipped is not None else AVERITEC_DIR, base, cache_dir,
-                                AVERITEC_VERIFIER_NAME, "--model averitec", "trained from")
+                                AVERITEC_VERIFIER_NAME, "--model averitec", "trained from",
+                                "its CC BY-NC 4.0 weights are in the source repository only, not in the MIT wheel: "
+                                "install ev2r from a clone (pip install -e .), or pass --model bundled")
 
 
 def _assemble_on_bundled(shipped: Path, base: Optional[Path], cache_dir: Optional[Path], verifier_name: str,
-                         option: str, relation: str) -> tuple[Path, str]:
+                         option: str, relation: str,
+                         missing_hint: str = "reinstall ev2r, or pass --model bundled") -> tuple[Path, str]:
     """A shipped folder whose frozen tensors are the bundled verifier's (``base``, default :data:`BUNDLED_DIR`,
     checked against ``base.json``'s ``base_sha256``), assembled by :func:`assemble_shipped`; the name is
     ``<verifier_name>@<fingerprint of the shipped folder>``."""
     from ev2r.verifier.nli import file_sha256
 
     base = Path(base) if base is not None else BUNDLED_DIR
-    record = _check_shipped(shipped, option, "reinstall ev2r, or pass --model bundled")
+    record = _check_shipped(shipped, option, missing_hint)
     got = file_sha256(base / "model.safetensors") if (base / "model.safetensors").is_file() else None
     if got != record.get("base_sha256"):
         raise ValueError(f"{option}: the verifier was {relation} a bundled verifier with SHA-256 "

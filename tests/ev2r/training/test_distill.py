@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -185,5 +186,22 @@ def test_averitec_assembles_on_the_bundled_embeddings_and_refuses_another_base(d
     with pytest.raises(ValueError, match="--model averitec: the verifier was trained from a bundled verifier"):
         loading.assemble_averitec(cache_dir=tmp_path / "c3")
     monkeypatch.setattr(loading, "AVERITEC_DIR", tmp_path / "nowhere")
-    with pytest.raises(FileNotFoundError, match="--model averitec: the verifier's tensors are not in"):
+    with pytest.raises(FileNotFoundError, match="--model averitec: the verifier's tensors are not in(?s:.*)source "
+                                                "repository only, not in the MIT wheel"):
         loading.assemble_averitec(cache_dir=tmp_path / "c3")
+
+
+def test_the_shipped_averitec_folder_is_marked_non_commercial_and_kept_out_of_the_wheel():
+    """The AVeriTeC-adapted weights carry AVeriTeC's CC BY-NC 4.0 licence: their card says so, their training pool
+    names the AVeriTeC sources, and pyproject's exclude-package-data keeps the folder out of the MIT wheel."""
+    import tomllib
+
+    folder = loading.AVERITEC_DIR
+    card = (folder / "README.md").read_text(encoding="utf-8")
+    assert card.splitlines()[1] == "license: cc-by-nc-4.0"
+    pool = json.loads((folder / "training_meta.json").read_text())["training_pool"]
+    assert pool["averitec_pair_witness"] > 0
+    root = Path(loading.__file__).resolve().parents[2]
+    conf = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"]
+    assert "verifier/models/minilm-nli-averitec/*" in conf["exclude-package-data"]["ev2r"]
+    assert not any("averitec" in g for g in conf["package-data"]["ev2r"])
