@@ -193,7 +193,10 @@ def test_averitec_assembles_on_the_bundled_embeddings_and_refuses_another_base(d
 
 def test_the_shipped_averitec_folder_is_marked_non_commercial_and_kept_out_of_the_wheel():
     """The AVeriTeC-adapted weights carry AVeriTeC's CC BY-NC 4.0 licence: their card says so, their training pool
-    names the AVeriTeC sources, and pyproject's exclude-package-data keeps the folder out of the MIT wheel."""
+    names the AVeriTeC sources, and no package-data pattern of pyproject selects a file of it (setuptools globs
+    each pattern from the package folder; include-package-data is off, since with it on every data file found in
+    the package folders is added and exclude-package-data did not remove them), while every other shipped
+    verifier folder is selected whole."""
     import tomllib
 
     folder = loading.AVERITEC_DIR
@@ -203,5 +206,10 @@ def test_the_shipped_averitec_folder_is_marked_non_commercial_and_kept_out_of_th
     assert pool["averitec_pair_witness"] > 0
     root = Path(loading.__file__).resolve().parents[2]
     conf = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"]
-    assert "verifier/models/minilm-nli-averitec/*" in conf["exclude-package-data"]["ev2r"]
-    assert not any("averitec" in g for g in conf["package-data"]["ev2r"])
+    assert conf["include-package-data"] is False  # else setuptools adds every data file in the package folders
+    package = root / "ev2r"
+    selected = {p.resolve() for g in conf["package-data"]["ev2r"] for p in package.glob(g) if p.is_file()}
+    assert not [p for p in selected if folder.resolve() in p.parents]
+    for other in (package / "verifier" / "models").iterdir():
+        if other.is_dir() and other.resolve() != folder.resolve():
+            assert {p.resolve() for p in other.iterdir() if p.is_file()} <= selected, other.name
