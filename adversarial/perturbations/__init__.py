@@ -61,7 +61,7 @@ from adversarial.perturbations.words import (
 
 __all__ = [
     "PERTURBATIONS", "get_perturbations", "perturb_text", "item_rng",
-    "GAMING_STRATEGIES", "GAMING_STRATEGIES_CS", "GAMING", "GAMING_OPEN", "get_gaming_strategies",
+    "GAMING_STRATEGIES", "GAMING_STRATEGIES_CS", "GAMING", "GAMING_OPEN", "GAMING_OPEN_SCORES", "get_gaming_strategies",
     "INVARIANT", "DECREASE", "NO_INCREASE", "NO_GAIN", "EFFECTS", "MEANING_PRESERVING", "MEANING_DAMAGING",
     "Expectation", "Perturbation", "PerturbationResult", "PerturbFn", "RNG",
     "typos", "contractions", "numbers_to_words", "words_to_numbers", "synonyms", "duplicate_words", "drop_stopwords",
@@ -142,7 +142,13 @@ GAMING_RISE_PCT = 10.0
 #: violated on either development set). ``negated_reference_inline`` stays reported: where the verifier misses an
 #: inserted "not", the pair keeps its match (on 30 of the 86 rows ``mutual_meteor`` +0.003 with 17% of rows rising;
 #: on every row of the 144, ``ev2r_hybrid`` falls by 0.094 on average but rises on 14% of them).
-GAMING_OPEN = frozenset({"negated_reference_inline", "shuffled_reference", "junk_appended", "junk_prepended"})
+GAMING_OPEN = frozenset({"negated_reference_inline", "junk_appended", "junk_prepended"})
+#: Gated strategies with scores still reported, not gated: ``shuffled_reference`` is gated since the word-order
+#: rule (:mod:`ev2r.facts.word_order`, 2026-12-04: on every row of both development sets and in Czech no score gains
+#: but these two, on the 86 rows only: +0.004 / +0.029 with 13% / 10% of the rows rising, from reference answers of
+#: under 6 words, which the rule does not judge, ``benchmarks/results/gaming.md``).
+GAMING_OPEN_SCORES: Mapping[str, frozenset] = MappingProxyType(
+    {"shuffled_reference": frozenset({"verified_meteor", "mutual_meteor"})})
 
 
 def _gaming_catalogue() -> Mapping[str, Perturbation]:
@@ -173,9 +179,12 @@ def _gaming_catalogue() -> Mapping[str, Perturbation]:
         ("reference_questions_trivial", g.reference_questions_trivial, "the reference's questions answered x/Yes/No/URL/2021", None),
     ]
     reported = {name: Expectation(NO_GAIN, GAMING_RISE_PCT, False) for name in ("hu_meteor", "hu_meteor_q", "bleu", "edit")}
+    open_scores = {name: {**baseline, **{s: Expectation(NO_GAIN, GAMING_RISE_PCT, False) for s in scores}}
+                   for name, scores in GAMING_OPEN_SCORES.items()}
     return MappingProxyType({name: Perturbation(name, fn, GAMING, desc,
                                                 no_gain if name not in GAMING_OPEN else Expectation(NO_GAIN, GAMING_RISE_PCT, False),
-                                                baseline if name not in GAMING_OPEN else reported, bind=bind)
+                                                reported if name in GAMING_OPEN else open_scores.get(name, baseline),
+                                                bind=bind)
                              for name, fn, desc, bind in rows})
 
 

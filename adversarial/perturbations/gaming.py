@@ -157,10 +157,10 @@ def negated_reference_inline(item: Item, rng: RNG) -> PerturbationResult:
 
 def shuffled_reference(item: Item, rng: RNG) -> PerturbationResult:
     """The reference's pairs, the words of each answer sentence shuffled (word salad, handed case G4)."""
-    from adversarial.perturbations.words import _shuffle_sentence
+    from adversarial.perturbations.words import shuffle_sentence
 
     g = as_generator(rng)
-    return _rewrite_reference(item, lambda s: _shuffle_sentence(s, g))
+    return _rewrite_reference(item, lambda s: shuffle_sentence(s, g))
 
 
 # ----------------------------------------------------------------------------- the claim echoed back

@@ -230,7 +230,11 @@ def drop_stopwords(item: Item, rng: RNG, rate: float = 0.5) -> PerturbationResul
                       "no droppable stopword")
 
 
-def _shuffle_sentence(sentence: str, g: np.random.Generator) -> str:
+def shuffle_sentence(sentence: str, g: np.random.Generator) -> str:
+    """``sentence`` with its whitespace-separated words in a random order drawn from ``g`` (another order than
+    the given one, in up to 10 draws), a final ``. ! ?`` kept at the end; returned unchanged when it has fewer
+    than 3 words or one distinct word. The word salad of ``shuffle_words`` and the gaming suite's
+    ``shuffled_reference``."""
     words = sentence.split()
     if len(words) < 3 or len(set(words)) < 2:
         return sentence
@@ -256,6 +260,6 @@ def shuffle_words(item: Item, rng: RNG) -> PerturbationResult:
         return skip
     g = as_generator(rng)
     texts = field_texts(item, FIELDS_QA)
-    new = [map_sentences(t, lambda s: _shuffle_sentence(s, g)) for t in texts]
+    new = [map_sentences(t, lambda s: shuffle_sentence(s, g)) for t in texts]
     n = sum(a != b for a, b in zip(texts, new))
     return result_from(item, texts, new, FIELDS_QA, n, "no sentence of 3+ words")

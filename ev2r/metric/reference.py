@@ -63,6 +63,7 @@ import numpy as np
 
 from ev2r.config import DEFAULTS, SUPPORT_MODES, check_premise_top_k  # noqa: F401 (SUPPORT_MODES re-exported)
 from ev2r.facts.rules import Decomposer, strip_boilerplate
+from ev2r.facts.word_order import WORD_ORDER_RULE, is_word_salad
 from ev2r.metric.prefilter import top_k_premises
 from ev2r.scores import ReferenceResult, f1_score, prf_from_support  # noqa: F401 (re-exported)
 from claimalign.qa_text import (MIN_CLAIM_TOKENS, SPAN_MIN_TOKENS, claim_coverage, content_tokens, is_bare_answer,
@@ -101,7 +102,7 @@ PREMISE_RELEVANCE_MIN = 0.1
 #: rated rows' claims and 6 of the 144 have more.
 RELEVANCE_CLAIM_CAP = 20
 #: The signature value of the premise rules (:func:`evidence_pairs` with a claim).
-PREMISE_RULE = f"pred-answer-2w+span{SPAN_MIN_TOKENS}+rel{PREMISE_RELEVANCE_MIN:g}/{RELEVANCE_CLAIM_CAP}"
+PREMISE_RULE = f"pred-answer-2w+span{SPAN_MIN_TOKENS}+rel{PREMISE_RELEVANCE_MIN:g}/{RELEVANCE_CLAIM_CAP}+{WORD_ORDER_RULE}"
 
 
 def _synonyms():
@@ -142,7 +143,9 @@ def evidence_pairs(evidence: Evidence, claim: Optional[str] = None, unanswerable
     (:func:`claimalign.qa_text.restates_claim`: the claim copied, or wrapped in "It is (not) true
     that ..."), which is the claim, not evidence for it. Each kept answer loses its scraped-page
     boilerplate units (:func:`ev2r.facts.rules.strip_boilerplate`: what is no fact is no premise); a
-    pair left with no answer text is left out. With ``relevant=True`` (the predicted side: what a system
+    pair left with no answer text is left out, and with ``claim`` so is an answer that is **word salad**
+    (:func:`ev2r.facts.word_order.is_word_salad`: its words in an order no more English, or Czech, than a
+    random one; issue 32's ``shuffled_reference``). With ``relevant=True`` (the predicted side: what a system
     retrieved), a pair holding under :data:`PREMISE_RELEVANCE_MIN` of the claim's content words
     (:func:`claimalign.qa_text.claim_coverage`, out of at most :data:`RELEVANCE_CLAIM_CAP`) is off-topic and no premise either (a claim of fewer
     than :data:`claimalign.qa_text.MIN_CLAIM_TOKENS` content words keeps every pair). ev2r gives ``claim`` (and ``relevant``) for the predicted evidence
@@ -177,6 +180,8 @@ def evidence_pairs(evidence: Evidence, claim: Optional[str] = None, unanswerable
                                       or restates_claim(answer, claim, _synonyms())):
                 continue  # what the boilerplate hid is judged as any answer (issue 32: script_hiding)
             p = QAPair(p.question, answer)
+        if claim is not None and is_word_salad(p.answer):
+            continue  # words whose order says nothing state nothing (issue 32: shuffled_reference)
         if relevant and claim_has_content and \
                 claim_coverage(p.render(), claim, RELEVANCE_CLAIM_CAP) < PREMISE_RELEVANCE_MIN:
             continue

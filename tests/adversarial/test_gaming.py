@@ -57,6 +57,19 @@ def test_every_strategy_is_pure_and_seeded(name):
     assert not p.expectation("hu_meteor").gated  # the official baseline is reported, never gated
 
 
+def test_word_salad_is_gated_on_every_score_but_the_two_meteor_matches():
+    from adversarial.perturbations import GAMING_OPEN_SCORES
+
+    p = GAMING_STRATEGIES["shuffled_reference"]
+    assert "shuffled_reference" not in GAMING_OPEN
+    for score in ("precision", "recall", "f1", "proxy", "ev2r", "graded_f1", "hybrid_meteor", "ev2r_hybrid"):
+        assert p.expectation(score).gated, score
+    assert GAMING_OPEN_SCORES["shuffled_reference"] == {"verified_meteor", "mutual_meteor"}
+    for score in ("verified_meteor", "mutual_meteor", "hu_meteor"):
+        e = p.expectation(score)
+        assert e.effect == NO_GAIN and not e.gated, score
+
+
 def test_strategies_write_what_they_say():
     it = item()
     rng = np.random.default_rng(0)

@@ -1,0 +1,121 @@
+"""How often the word-order test (:mod:`ev2r.facts.word_order`) calls real answers word salad, and how
+often it catches word salad (issue 32, the ``shuffled_reference`` gaming class).
+
+    python benchmarks/word_order.py --out benchmarks/results/word_order
+
+Real answers: the predicted and reference answers of both development rating sets, every answer of the
+AVeriTeC train and dev questions (web text, none of it in the tables), CTKFacts dev evidence paragraphs
+(Czech). Word salad: each of them with the words of every sentence shuffled as the gaming suite does
+(:func:`adversarial.perturbations.words.shuffle_sentence`, seed 0). Each cell: the share of answers judged
+(``salad_z`` not None) that fall below the threshold, at the default :data:`SALAD_Z` and beside it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+import _benchlib as bl
+from adversarial.perturbations.words import shuffle_sentence
+from ev2r.facts.rules import split_sentences
+from ev2r.facts.word_order import MIN_WORDS, SALAD_Z, SALAD_Z_PER_ROOT_WORD, WORD_ORDER_RULE, available_languages, salad_threshold, salad_z
+from ev2r.io.readers import read_items
+
+#: The rules compared: name -> the z threshold for an answer of w tested words (the default is salad_threshold).
+RULES = {"z < 1": lambda w: 1.0, "z < 2": lambda w: 2.0, "max(1, 0.3 sqrt w)": lambda w: max(1.0, 0.3 * w ** 0.5),
+         "default max(1, 0.4 sqrt w)": salad_threshold, "max(1, 0.5 sqrt w)": lambda w: max(1.0, 0.5 * w ** 0.5)}
+BINS = ((MIN_WORDS, 9), (10, 19), (20, 49), (50, 10 ** 9))
+
+
+def answers_of_sets() -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for name, f in (("86", "averitec_manual_eval_subset"), ("144", "averitec_shared_task_dev")):
+            items = read_items(bl.DATA / "ev2r_human_eval" / f"{f}.jsonl")
+            out[f"{name} predicted"] = [p.answer for it in items for p in it.predicted_evidence.pairs]
+            out[f"{name} reference"] = [p.answer for it in items for p in it.reference_evidence.pairs]
+    for split in ("train", "dev"):
+        rows = json.loads((bl.DATA / "averitec" / f"{split}.json").read_text(encoding="utf-8"))
+        out[f"AVeriTeC {split} answers"] = [a.get("answer") or "" for r in rows for q in r.get("questions", [])
+                                            for a in q.get("answers", [])]
+    out["CTKFacts dev evidence (cs)"] = list(dict.fromkeys(
+        p for r in bl.read_jsonl(bl.DATA / "ctkfacts" / "ctkfacts_dev.jsonl") for p in r["evidence"].split("\n") if p.strip()))
+    return out
+
+
+def shuffled(answer: str, g: np.random.Generator) -> str:
+    return " ".join(shuffle_sentence(s, g) for s in split_sentences(answer))
+
+
+def summary(zs: list[tuple[float, int]]) -> dict:
+    z = np.array([v for v, _ in zs]) if zs else np.zeros(0)
+    words = np.array([w for _, w in zs]) if zs else np.zeros(0)
+    row = {"judged": len(zs), "below": {name: float(np.mean([v < rule(w) for v, w in zs])) if zs else None
+                                        for name, rule in RULES.items()}, "bins": {}}
+    for lo, hi in BINS:
+        sel = (words >= lo) & (words <= hi)
+        flagged = np.array([v < salad_threshold(int(w)) for v, w in zip(z, words)], dtype=bool)
+        row["bins"][f"{lo}-{hi if hi < 10 ** 9 else ''}"] = (int(sel.sum()), float(np.mean(flagged[sel])) if sel.any() else None)
+    if len(z):
+        row["z_quantiles"] = {f"q{int(q * 100):02d}": float(np.quantile(z, q)) for q in (0.01, 0.05, 0.5)}
+    return row
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--out", default=str(bl.RESULTS / "word_order"))
+    args = ap.parse_args(argv)
+    sets = answers_of_sets()
+    result: dict = {}
+    for name, answers in sets.items():
+        g = np.random.default_rng(0)
+        real, salad = [], []
+        for a in dict.fromkeys(a for a in answers if a):
+            z = salad_z(a)
+            if z is not None:
+                real.append(z)
+            s = shuffled(a, g)
+            if s != a:
+                z2 = salad_z(s)
+                if z2 is not None:
+                    salad.append(z2)
+        result[name] = {"answers": len(answers), "real": summary(real), "shuffled": summary(salad)}
+        print(name, result[name]["real"]["below"], result[name]["shuffled"]["below"], flush=True)
+    info = {"command": bl.command(), "machine": bl.machine(), "rule": WORD_ORDER_RULE, "salad_z": SALAD_Z, "salad_z_per_root_word": SALAD_Z_PER_ROOT_WORD,
+            "min_words": MIN_WORDS, "tables": available_languages(), "sets": result}
+    lines = [f"# Word order: real answers and word salad ({WORD_ORDER_RULE})", "",
+             f"Command: `{info['command']}`", "", f"Machine: {info['machine']}", "",
+             f"Tables: {', '.join(info['tables'])} (`ev2r/facts/data/word_order_*.npz`, "
+             "`scripts/build_word_order_table.py`; no AVeriTeC text in them). An answer is judged when a table covers "
+             f"half its tokens and it has at least {MIN_WORDS} words in sentences of 4 or more (w: those words); word "
+             "salad when z is below the rule's threshold (default `salad_threshold`: max(1, 0.4 sqrt w)).", "",
+             "Share of judged answers called word salad by each rule (real answers: dropped as evidence, the cost; "
+             "shuffled ones: word salad caught):", "",
+             "| answers | distinct judged (real / shuffled) | " + " | ".join(f"real: {t}" for t in RULES) + " | "
+             + " | ".join(f"shuffled: {t}" for t in RULES) + " |",
+             "|---|---:|" + "---:|" * (2 * len(RULES))]
+    for name, r in result.items():
+        cells = [f"{100 * r[k]['below'][t]:.1f}%" if r[k]["below"][t] is not None else "--"
+                 for k in ("real", "shuffled") for t in RULES]
+        lines.append(f"| {name} | {r['real']['judged']} / {r['shuffled']['judged']} | " + " | ".join(cells) + " |")
+    lines += ["", "By answer length (tested words), the default rule: judged answers, share below (real | shuffled):", "",
+              "| answers | " + " | ".join(f"{b} words" for b in result[next(iter(result))]["real"]["bins"]) + " |",
+              "|---|" + "---|" * len(BINS)]
+    for name, r in result.items():
+        cells = []
+        for b in r["real"]["bins"]:
+            (n1, s1), (n2, s2) = r["real"]["bins"][b], r["shuffled"]["bins"][b]
+            f = (lambda n, s: f"{n}: {100 * s:.1f}%" if s is not None else f"{n}: --")
+            cells.append(f"{f(n1, s1)} / {f(n2, s2)}")
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    bl.write(Path(args.out), "\n".join(lines) + "\n", info)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,252 @@
+"""Word order: does an answer's text say something in the order of its words, or is it word salad?
+
+Issue 32: the reference's answers with their words shuffled ("census. from 2011 a 3,33,87,677") kept every
+word of the gold evidence, and a bag-of-words reading (the verifier, METEOR's unigram matches) took them for
+the gold evidence itself. Text whose word order carries no information states nothing; a system that
+shuffles words has no evidence that its words in order would not be, so a predicted answer that reads as
+word salad is no evidence (:func:`ev2r.metric.reference.evidence_pairs`, the predicted side only; the
+reference is the gold evidence, whatever it says).
+
+**The test** (a permutation test of word order under a word-bigram model). A bigram model of a language
+(:class:`WordOrderModel`: the ``top`` most frequent words of a corpus, with classes for numbers,
+capitalised and other words outside them, sentence start and end; interpolated with the unigram
+distribution, Jelinek and Mercer 1980) scores the answer's sentences in their order, and the same
+sentences with their whitespace-separated words in ``n_permutations`` random orders (the final ``. ! ?``
+kept at the end, since that is how word salad is made: :func:`adversarial.perturbations.words.shuffle_words`).
+Within each sentence only the bigrams across word boundaries change, so the statistic is
+
+    z = (sum_s (log P(order_s) - mean_perm log P_s)) / sqrt(sum_s var_perm log P_s)
+
+over the answer's sentences of at least :data:`MIN_SENTENCE_WORDS` words: how many standard deviations of
+random orderings the real order lies above them. Word salad is a random ordering, so its ``z`` is about
+N(0, 1) at any length; the real order's grows with the words (``benchmarks/results/word_order.md``). An
+answer is word salad when it has at least :data:`MIN_WORDS` words in tested sentences and ``z`` below
+:func:`salad_threshold` (``max(1, 0.4 sqrt(words))``). Answers the model's language does
+not cover (under :data:`MIN_COVERAGE` of the tokens in its vocabulary) are not judged: a language without a
+table is never called word salad. The permutations are seeded from the text (CRC-32), so the test is a pure
+function of it.
+
+**Measured** (``benchmarks/word_order.py``): called word salad, 3.8% / 0.9% of the real predicted answers of
+the 86 / 144 development rows and 1.6% of the AVeriTeC train answers (mostly headlines: "Sen. Rand Paul Puts
+Dr. Fauci on Notice"), none of the CTKFacts dev paragraphs; caught, 94.8-96.3% of the same answers shuffled
+in English, 98.3% in Czech. **Limits**: an answer of under :data:`MIN_WORDS` words is not judged (its shuffle
+mostly keeps its meaning: "1841 March 5th"); an answer is judged as a whole, so a salad sentence beside real
+ones in one answer is judged with them; the tables are of encyclopaedic and NLI text, so telegraphic text
+(headlines, menus) reads as less ordered than it is.
+
+**Tables.** ``data/word_order_<lang>.npz``, built by ``scripts/build_word_order_table.py`` from
+redistributable text in ``../shared/data`` (English: VitaminC and the NLI premises and hypotheses of the
+CC BY-SA / MIT / Apache files; Czech: CTKFacts train), licences in ``data/WORD_ORDER_LICENSE``. The rule is
+versioned (:data:`WORD_ORDER_RULE`, in the metric signature's premise rule).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import zlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Optional, Sequence
+
+import numpy as np
+
+#: Version of the word-order test (module docstring); in the premise rule of the signature.
+WORD_ORDER_RULE = "order-v1"
+#: A sentence of fewer whitespace-separated words is not tested (its order says little either way).
+MIN_SENTENCE_WORDS = 4
+#: An answer with fewer words in tested sentences is never word salad.
+MIN_WORDS = 6
+#: Below this z (module docstring) an answer is word salad, whatever its length ...
+SALAD_Z = 1.0
+#: ... and below this times the square root of its tested words when that is higher: the real order's z
+#: grows with the words (each bigram adds evidence), word salad's stays about N(0, 1).
+SALAD_Z_PER_ROOT_WORD = 0.4
+#: Random orderings per sentence for the permutation mean and variance.
+N_PERMUTATIONS = 64
+#: Share of an answer's tokens a table must hold in its vocabulary to judge it.
+MIN_COVERAGE = 0.5
+#: Interpolation weight of the bigram estimate (the rest is the unigram distribution).
+BIGRAM_WEIGHT = 0.9
+#: The word classes of the tables, after the vocabulary, in this order.
+CLASSES = ("<num>", "<cap>", "<w>", "<s>", "</s>")
+_DATA = Path(__file__).with_name("data")
+_TOKEN = re.compile(r"[^\W\d_]+|\d+(?:[.,]\d+)*|[^\w\s]")
+_FINAL = re.compile(r"[.!?]+$")
+
+
+def tokens(text: str) -> list[str]:
+    """Tokens of the bigram model: letter runs, numbers (``3,33,87,677`` one token) and each other
+    non-space character; case kept (the model folds it and reads a capital on an unknown word)."""
+    return _TOKEN.findall(text)
+
+
+@dataclass(frozen=True)
+class WordOrderModel:
+    """A word-bigram model for the word-order test.
+
+    Attributes:
+        lang: the table's language code (``"en"``, ``"cs"``).
+        vocab: the vocabulary (lower-cased words and punctuation), ``len(vocab) = V``; ids ``V..V+4`` are
+            :data:`CLASSES`.
+        log_prob: ``log P(b | a)`` for the (V + 5) x (V + 5) token ids, float32 (interpolated, so finite).
+    """
+
+    lang: str
+    vocab: tuple[str, ...]
+    log_prob: np.ndarray
+
+    @functools.cached_property
+    def index(self) -> dict[str, int]:
+        return {w: i for i, w in enumerate(self.vocab)}
+
+    def ids(self, text: str) -> tuple[list[int], int]:
+        """Token ids of ``text`` and how many of its tokens are in the vocabulary (numbers count as known)."""
+        index, v = self.index, len(self.vocab)
+        out, known = [], 0
+        for t in tokens(text):
+            if t[0].isdigit():
+                out.append(v)
+                known += 1
+                continue
+            k = index.get(t.lower())
+            if k is not None:
+                out.append(k)
+                known += 1
+            else:
+                out.append(v + 1 if t[0].isupper() else v + 2)
+        return out, known
+
+    @classmethod
+    def from_counts(cls, lang: str, vocab: Sequence[str], rows: np.ndarray, cols: np.ndarray,
+                    counts: np.ndarray, bigram_weight: float = BIGRAM_WEIGHT) -> "WordOrderModel":
+        """The model from sparse bigram counts over ids ``0..len(vocab)+4`` (the table file's content)."""
+        n = len(vocab) + len(CLASSES)
+        big = np.zeros((n, n), dtype=np.float64)
+        np.add.at(big, (rows, cols), counts)
+        unigram = big.sum(0) + 1.0
+        unigram /= unigram.sum()
+        total = big.sum(1, keepdims=True)
+        # a token never seen before another (the end class) backs off to the unigram distribution
+        conditional = np.where(total > 0, big / np.maximum(total, 1.0), unigram[None, :])
+        log_prob = np.log(bigram_weight * conditional + (1.0 - bigram_weight) * unigram[None, :]).astype(np.float32)
+        return cls(lang, tuple(vocab), log_prob)
+
+    def sentence_stats(self, sentence: str, rng: np.random.Generator,
+                       n_permutations: int = N_PERMUTATIONS) -> Optional[tuple[float, float, int, int, int]]:
+        """``(observed - permutation mean, permutation variance, words, known tokens, tokens)`` of the log
+        probability of one sentence (module docstring), or None for a sentence of fewer than
+        :data:`MIN_SENTENCE_WORDS` words with tokens."""
+        words = sentence.split()
+        tail: list[int] = []
+        if words:
+            end = _FINAL.search(words[-1])
+            if end and len(words[-1]) > len(end.group(0)):
+                tail, _ = self.ids(end.group(0))
+                words[-1] = words[-1][: -len(end.group(0))]
+        pieces = [self.ids(w) for w in words]
+        units = [ids for ids, _ in pieces if ids]
+        known = sum(k for _, k in pieces)
+        m = len(units)
+        if m < MIN_SENTENCE_WORDS:
+            return None
+        v = len(self.vocab)
+        start, end_id = v + 3, v + 4
+        lp = self.log_prob
+        first = np.array([u[0] for u in units])
+        last = np.array([u[-1] for u in units])
+        inside = sum(float(lp[u[:-1], u[1:]].sum()) for u in units if len(u) > 1)
+        closing = lp[last, tail[0]] if tail else lp[last, end_id]
+        closing_const = float(lp[tail[:-1], tail[1:]].sum() + lp[tail[-1], end_id]) if tail else 0.0
+        across = lp[last[:, None], first[None, :]]  # word i then word j
+        orders = np.tile(np.arange(m), (n_permutations + 1, 1))
+        orders[1:] = rng.permuted(orders[1:], axis=1)  # row 0: the real order
+        score = (lp[start, first[orders[:, 0]]] + across[orders[:, :-1], orders[:, 1:]].sum(1)
+                 + closing[orders[:, -1]]) + inside + closing_const
+        null = score[1:]
+        n_tokens = sum(len(u) for u in units) + len(tail)
+        return float(score[0] - null.mean()), float(null.var()), m, known + len(tail), n_tokens
+
+    def z(self, text: str, sentences: Optional[Sequence[str]] = None,
+          n_permutations: int = N_PERMUTATIONS) -> Optional[tuple[float, int, float]]:
+        """``(z, words tested, coverage of the tested sentences)`` of ``text`` (module docstring), or None
+        when no sentence is tested. ``sentences``: ``text`` split into sentences (default: one sentence)."""
+        rng = np.random.default_rng(zlib.crc32(text.encode("utf-8")))
+        diff = var = 0.0
+        words = known = total = 0
+        for s in (sentences if sentences is not None else [text]):
+            st = self.sentence_stats(s, rng, n_permutations)
+            if st is None:
+                continue
+            diff, var = diff + st[0], var + st[1]
+            words, known, total = words + st[2], known + st[3], total + st[4]
+        if not words:
+            return None
+        return diff / max(var, 1e-12) ** 0.5, words, known / max(total, 1)
+
+
+@functools.lru_cache(maxsize=1)
+def available_languages() -> tuple[str, ...]:
+    """The languages with a table in ``ev2r/facts/data`` (``word_order_<lang>.npz``), sorted."""
+    return tuple(sorted(p.stem.removeprefix("word_order_") for p in _DATA.glob("word_order_*.npz")))
+
+
+@functools.lru_cache(maxsize=None)
+def load_model(lang: str) -> WordOrderModel:
+    """The packaged table of ``lang`` (:func:`available_languages`).
+
+    Raises:
+        ValueError: no table for ``lang``, naming the languages that have one.
+    """
+    path = _DATA / f"word_order_{lang}.npz"
+    if not path.is_file():
+        raise ValueError(f"lang: no word-order table for {lang!r}; tables: {', '.join(available_languages()) or 'none'}")
+    with np.load(path, allow_pickle=False) as f:
+        return WordOrderModel.from_counts(lang, [str(w) for w in f["vocab"]], f["rows"], f["cols"], f["counts"])
+
+
+def salad_z(answer: str) -> Optional[tuple[float, int]]:
+    """``(z, words tested)`` of ``answer`` (module docstring) under the table that covers most of its
+    tokens (the share of them in its vocabulary, numbers counted as known), or None when none covers
+    :data:`MIN_COVERAGE` of them or it has fewer than :data:`MIN_WORDS` words in tested sentences."""
+    return _salad_z(answer)
+
+
+def salad_threshold(words: int) -> float:
+    """The z below which an answer of ``words`` tested words is word salad:
+    ``max(SALAD_Z, SALAD_Z_PER_ROOT_WORD * sqrt(words))``."""
+    return max(SALAD_Z, SALAD_Z_PER_ROOT_WORD * words ** 0.5)
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def _salad_z(answer: str) -> Optional[tuple[float, int]]:
+    from ev2r.facts.rules import split_sentences
+
+    if len(answer.split()) < MIN_WORDS:
+        return None
+    # the table that knows most of the answer's tokens judges it (ties: the first of available_languages())
+    coverage: dict[str, float] = {}
+    for lang in available_languages():
+        ids, known = load_model(lang).ids(answer)
+        coverage[lang] = known / max(len(ids), 1)
+    if not coverage:
+        return None
+    best = max(coverage, key=lambda k: coverage[k])
+    if coverage[best] < MIN_COVERAGE:
+        return None
+    r = load_model(best).z(answer, split_sentences(answer))
+    return None if r is None or r[1] < MIN_WORDS else (r[0], r[1])
+
+
+def is_word_salad(answer: str) -> bool:
+    """True when ``answer`` is word salad: its words' order says nothing (module docstring: ``z`` below
+    :func:`salad_threshold` over at least :data:`MIN_WORDS` words of a language with a table). Never
+    raises; text no table covers is never word salad.
+
+    >>> is_word_salad("The bill was signed into law by the governor on 3 May 2021.")
+    False
+    >>> is_word_salad("law the 2021. signed governor May bill on into by 3 The was")
+    True
+    """
+    r = salad_z(answer)
+    return r is not None and r[0] < salad_threshold(r[1])

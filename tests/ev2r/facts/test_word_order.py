@@ -1,0 +1,135 @@
+"""The word-order test (issue 32, ``shuffled_reference``): word salad is no evidence on the predicted side."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+
+from ev2r.facts.word_order import (CLASSES, MIN_WORDS, SALAD_Z, WordOrderModel, available_languages, is_word_salad,
+                                   load_model, salad_threshold, salad_z, tokens)
+from ev2r.metric.reference import evidence_pairs
+from ev2r.types import Evidence, QAPair
+from support.paths import SHARED_CASES
+
+REAL = ("Turkish officials announced Thursday that a vaccine from the Chinese company Sinovac has an efficacy rate "
+        "of 91.25 percent, but the finding was based on preliminary results from a small clinical trial.")
+SALAD = ("a has trial from a officials results Turkish that the efficacy on small of in Sinovac 91.25 rate company "
+         "Thursday percent, announced vaccine but an finding was based preliminary Chinese clinical the.")
+
+
+def test_tables_ship_for_english_and_czech_and_are_proper_distributions():
+    assert available_languages() == ("cs", "en")
+    for lang in available_languages():
+        m = load_model(lang)
+        assert len(m.vocab) == 2000 and m.log_prob.shape == (2000 + len(CLASSES),) * 2
+        # each row of P(b | a) is the interpolation of two distributions over the same ids: it sums to 1
+        assert np.allclose(np.exp(m.log_prob.astype(np.float64)).sum(1), 1.0, atol=1e-4)
+        assert np.isfinite(m.log_prob).all()
+
+
+def test_an_unknown_language_is_a_clear_error():
+    with pytest.raises(ValueError, match=r"lang: no word-order table for 'xx'; tables: cs, en"):
+        load_model("xx")
+
+
+def test_tokens_split_numbers_words_and_punctuation():
+    assert tokens("Kerala's 3,33,87,677 (2011).") == ["Kerala", "'", "s", "3,33,87,677", "(", "2011", ")", "."]
+
+
+def test_a_hand_computed_model_scores_the_real_order_above_its_permutations():
+    # vocabulary a, b, c: the corpus only ever says "a b c"; the model puts every bigram of that order far above
+    # the others, so the observed order's log-probability difference to the permutation mean is positive
+    vocab = ["a", "b", "c"]
+    v = len(vocab)
+    rows = np.array([v + 3, 0, 1, 2])
+    cols = np.array([0, 1, 2, v + 4])
+    m = WordOrderModel.from_counts("toy", vocab, rows, cols, np.array([100, 100, 100, 100]), bigram_weight=0.9)
+    # P(b | a) = 0.9 * 1 + 0.1 * P_unigram(b); unigram counts: column sums + 1 over the 8 ids
+    unigram = np.array([101, 101, 101, 1, 1, 1, 1, 101], dtype=float)
+    unigram /= unigram.sum()
+    assert math.isclose(float(np.exp(m.log_prob[0, 1])), 0.9 + 0.1 * unigram[1], rel_tol=1e-5)
+    assert math.isclose(float(np.exp(m.log_prob[1, 0])), 0.1 * unigram[0], rel_tol=1e-5)
+    st = m.sentence_stats("a b c a b c", np.random.default_rng(0), n_permutations=32)
+    assert st is not None and st[0] > 0 and st[2] == 6 and st[3] == 6
+
+
+def test_real_prose_passes_and_its_word_salad_is_caught():
+    z_real, w_real = salad_z(REAL)
+    z_salad, w_salad = salad_z(SALAD)
+    assert w_real == w_salad == len(REAL.split())
+    assert z_real > salad_threshold(w_real) and not is_word_salad(REAL)
+    assert z_salad < salad_threshold(w_salad) and is_word_salad(SALAD)
+
+
+def test_the_threshold_grows_with_the_square_root_of_the_words():
+    assert salad_threshold(MIN_WORDS) == SALAD_Z
+    assert math.isclose(salad_threshold(100), 4.0)
+
+
+def test_short_answers_and_uncovered_languages_are_never_word_salad():
+    assert salad_z("Valerie Owens Biden") is None and not is_word_salad("Valerie Owens Biden")
+    french = "Le gouvernement a adopté lundi le projet de loi sur le budget de l'État pour l'année prochaine."
+    assert salad_z(french) is None
+    assert salad_z(" ".join(reversed(french.split()))) is None
+
+
+def test_czech_has_its_own_table():
+    real = "Vláda v pondělí schválila návrh zákona o státním rozpočtu na příští rok."
+    salad = "rok. zákona v na státním pondělí Vláda návrh schválila o rozpočtu příští"
+    assert not is_word_salad(real) and is_word_salad(salad)
+
+
+def test_the_test_is_deterministic_and_pure():
+    from ev2r.facts import word_order
+
+    first = salad_z(SALAD)
+    word_order._salad_z.cache_clear()
+    assert salad_z(SALAD) == first  # recomputed: the permutations are seeded by the text
+
+
+def test_word_salad_is_no_predicted_pair_but_stays_in_the_reference():
+    claim = "SinoVac COVID-19 vaccine (CoronaVac) has an efficacy rate of 91.25% in Indonesia."
+    q = "Which country shows the SinoVac COVID-19 vaccine (CoronaVac) efficacy rate at 91.25%?"
+    ev = Evidence((QAPair(q, SALAD), QAPair(q, REAL)))
+    assert [k for k, _ in evidence_pairs(ev, claim)] == [1]  # the predicted side: the salad is no pair
+    assert [k for k, _ in evidence_pairs(ev)] == [0, 1]  # the reference side reads every answer
+
+
+def test_the_handed_word_salad_rows_are_caught_and_their_references_are_not():
+    path = SHARED_CASES / "turn4" / "gaming" / "G4_word_salad.jsonl"
+    if not path.exists():
+        pytest.skip(f"{path} is not beside the repository")
+    from ev2r.io.readers import read_items
+
+    items = {it.id: it for it in read_items(path)}
+    judged = 0
+    for key, it in items.items():
+        for p in it.predicted_evidence.pairs:
+            r = salad_z(p.answer)
+            if r is None:
+                continue
+            judged += 1
+            assert is_word_salad(p.answer) == key.endswith("ref_shuffled"), (key, p.answer, r)
+    assert judged >= 4
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    assert {r["id"] for r in rows} == set(items)
+
+
+def test_the_shipped_tables_are_what_the_script_builds_from_the_shared_data(tmp_path):
+    from support.modules import load_file_module
+    from support.paths import REPO, SHARED_DATA
+
+    if not (SHARED_DATA / "vitaminc" / "vitaminc_real_test.jsonl").exists():
+        pytest.skip(f"{SHARED_DATA} is not beside the repository")
+    script = load_file_module("build_word_order_table", REPO / "scripts" / "build_word_order_table.py")
+    assert script.main(["--data-dir", str(SHARED_DATA), "--out", str(tmp_path)]) == 0
+    for lang in ("en", "cs"):
+        with np.load(tmp_path / f"word_order_{lang}.npz") as built, \
+                np.load(REPO / "ev2r" / "facts" / "data" / f"word_order_{lang}.npz") as shipped:
+            for key in ("vocab", "rows", "cols", "counts"):
+                assert np.array_equal(built[key], shipped[key]), (lang, key)
+    licence = (REPO / "ev2r" / "facts" / "data" / "WORD_ORDER_LICENSE").read_text(encoding="utf-8")
+    assert "CC BY-SA 3.0" in licence and "No AVeriTeC text" in licence
