@@ -142,10 +142,12 @@ GAMING_RISE_PCT = 10.0
 #: violated on either development set). ``negated_reference_inline`` stays reported: where the verifier misses an
 #: inserted "not", the pair keeps its match (on 30 of the 86 rows ``mutual_meteor`` +0.003 with 17% of rows rising;
 #: on every row of the 144, ``ev2r_hybrid`` falls by 0.094 on average but rises on 14% of them).
-GAMING_OPEN = frozenset({"negated_reference_inline", "junk_appended", "junk_prepended"})
+#: ``shuffled_reference_behind_prose`` (2026-12-04, from a breaker's report): the word-order rule judges an answer as a
+#: whole, so one fluent sentence before the salad carries it (``benchmarks/results/gaming_prose.md``).
+GAMING_OPEN = frozenset({"negated_reference_inline", "shuffled_reference_behind_prose", "junk_appended", "junk_prepended"})
 #: Gated strategies with scores still reported, not gated: ``shuffled_reference`` is gated since the word-order
 #: rule (:mod:`ev2r.facts.word_order`, 2026-12-04: on every row of both development sets and in Czech no score gains
-#: but these two, on the 86 rows only: +0.004 / +0.029 with 13% / 10% of the rows rising, from reference answers of
+#: but these two, on the 86 rows only: +0.001 / +0.027 with 12% / 9% of the rows rising, from reference answers of
 #: under 6 words, which the rule does not judge, ``benchmarks/results/gaming.md``).
 GAMING_OPEN_SCORES: Mapping[str, frozenset] = MappingProxyType(
     {"shuffled_reference": frozenset({"verified_meteor", "mutual_meteor"})})
@@ -162,6 +164,8 @@ def _gaming_catalogue() -> Mapping[str, Perturbation]:
         ("negated_reference_other", g.negated_reference_other, "the reference's answers in other denial templates", None),
         ("negated_reference_inline", g.negated_reference_inline, "the reference's answer sentences negated in place", None),
         ("shuffled_reference", g.shuffled_reference, "the reference's answers with their words shuffled", None),
+        ("shuffled_reference_behind_prose", g.shuffled_reference_behind_prose,
+         "the shuffled reference behind one fluent sentence per answer", None),
         ("claim_echo_appended", g.claim_echo_appended, "real evidence + 'Is it true that <claim>? Yes.' + the claim", None),
         ("claim_echo_prepended", g.claim_echo_prepended, "the claim echo before the real evidence", None),
         ("claim_question_verdict", g.claim_question_verdict, "'Is it true that <claim>?' answered with the gold verdict", None),

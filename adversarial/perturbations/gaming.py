@@ -15,7 +15,8 @@ Strategies by what they exploit:
   ``negated_reference_other`` (other denial templates, none of which the verifier's training
   augmentation uses: :data:`SUITE_DENIALS`), ``negated_reference_inline`` (each sentence negated in
   place by :func:`adversarial.perturbations.negate_sentence`: "not", "never", a flipped Yes/No),
-  ``shuffled_reference`` (the reference's answers with their words shuffled);
+  ``shuffled_reference`` (the reference's answers with their words shuffled),
+  ``shuffled_reference_behind_prose`` (the same behind one fluent sentence per answer);
 * **the claim echoed back**: ``claim_echo_appended`` / ``claim_echo_prepended`` (the real evidence
   plus "Is it true that <claim>? Yes." and the claim as an answer), ``claim_question_verdict``
   ("Is it true that <claim>?" answered with the gold verdict's word), ``claim_question_wrong_verdict``
@@ -48,7 +49,7 @@ from adversarial.perturbations.base import PerturbationResult, PerturbFn
 __all__ = [
     "SUITE_DENIALS", "UNANSWERABLE_VARIANTS", "that_clause", "TRIVIAL_ANSWERS", "OFF_TOPIC_PAIR", "SCRIPT_MIX",
     "negated_reference", "negated_reference_other", "negated_reference_inline", "shuffled_reference",
-    "claim_echo_appended", "claim_echo_prepended", "claim_question_verdict", "claim_question_wrong_verdict",
+    "PROSE_LEAD", "shuffled_reference_behind_prose", "claim_echo_appended", "claim_echo_prepended", "claim_question_verdict", "claim_question_wrong_verdict",
     "claim_question_x", "claim_copy", "claim_paraphrase_appended", "claim_question_unanswerable",
     "one_pair_repeated", "evidence_repeated", "make_junk_appended", "make_junk_prepended", "junk_appended",
     "junk_prepended", "off_topic_only", "script_hiding", "reference_questions_trivial",
@@ -161,6 +162,24 @@ def shuffled_reference(item: Item, rng: RNG) -> PerturbationResult:
 
     g = as_generator(rng)
     return _rewrite_reference(item, lambda s: shuffle_sentence(s, g))
+
+
+#: The fluent sentence ``shuffled_reference_behind_prose`` puts before each answer's word salad.
+PROSE_LEAD = "According to the official report that was released by the government on Monday, the following was found."
+
+
+def shuffled_reference_behind_prose(item: Item, rng: RNG) -> PerturbationResult:
+    """``shuffled_reference`` with :data:`PROSE_LEAD` before each answer: the word-order rule judges an answer as
+    a whole (:mod:`ev2r.facts.word_order`), so one fluent sentence carries the salad after it (issue 32's
+    breaker: 100% of such answers escaped the rule)."""
+    from adversarial.perturbations.words import shuffle_sentence
+
+    g = as_generator(rng)
+    r = _rewrite_reference(item, lambda s: shuffle_sentence(s, g))
+    if not r.applied or r.item is None:
+        return r
+    pairs = tuple(QAPair(p.question, f"{PROSE_LEAD} {p.answer}") for p in r.item.predicted_evidence.pairs)
+    return _done(item, list(pairs), len(pairs))
 
 
 # ----------------------------------------------------------------------------- the claim echoed back

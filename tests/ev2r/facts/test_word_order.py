@@ -133,3 +133,36 @@ def test_the_shipped_tables_are_what_the_script_builds_from_the_shared_data(tmp_
                 assert np.array_equal(built[key], shipped[key]), (lang, key)
     licence = (REPO / "ev2r" / "facts" / "data" / "WORD_ORDER_LICENSE").read_text(encoding="utf-8")
     assert "CC BY-SA 3.0" in licence and "No AVeriTeC text" in licence
+
+
+def test_a_space_more_is_the_same_text():
+    table = "Year 2019 2020 2021\nGDP 2.3 -3.4 5.7\nInflation 1.8 1.2 4.7"
+    assert salad_z(table) == salad_z(table + " ") == salad_z(" " + table.replace(" ", "  "))
+    assert salad_z(SALAD) == salad_z(SALAD + "  ")
+
+
+def test_order_free_text_is_not_judged():
+    # every order scores alike: the order says nothing either way (before: z of rounding noise, 6 numbers "salad")
+    for text in ("1 2 3 4 5 6", "the the the the the the the the the the", "2021 2022 2023 2024 2025 2026 2027"):
+        assert salad_z(text) is None and not is_word_salad(text)
+
+
+def test_numbers_and_punctuation_alone_are_read_by_the_english_table():
+    text = "2019: 3.5%; 2020: 8.1%; 2021: 5.4%; 2022: 3.6%"
+    expected = load_model("en").z(text, [text])
+    assert salad_z(text) == (expected[0], expected[1])
+
+
+def test_any_str_is_judged_and_other_types_are_a_clear_error():
+    assert salad_z("The bill \ud800 was signed into law by the governor on 3 May 2021.") is not None  # lone surrogate
+    for bad in (None, 3, b"The bill was signed."):
+        with pytest.raises(TypeError, match=r"answer: expected str, got "):
+            is_word_salad(bad)  # type: ignore[arg-type]
+
+
+def test_a_sentence_without_end_is_read_up_to_its_cap():
+    from ev2r.facts.word_order import MAX_SENTENCE_WORDS
+
+    words = " ".join(f"item{i}" if i % 3 else "the" for i in range(5 * MAX_SENTENCE_WORDS))
+    r = salad_z(words)
+    assert r is not None and r[1] == MAX_SENTENCE_WORDS
