@@ -172,10 +172,7 @@ def shuffled_reference_behind_prose(item: Item, rng: RNG) -> PerturbationResult:
     """``shuffled_reference`` with :data:`PROSE_LEAD` before each answer: the word-order rule judges an answer as
     a whole (:mod:`ev2r.facts.word_order`), so one fluent sentence carries the salad after it (issue 32's
     breaker: 100% of such answers escaped the rule)."""
-    from adversarial.perturbations.words import shuffle_sentence
-
-    g = as_generator(rng)
-    r = _rewrite_reference(item, lambda s: shuffle_sentence(s, g))
+    r = shuffled_reference(item, rng)
     if not r.applied or r.item is None:
         return r
     pairs = tuple(QAPair(p.question, f"{PROSE_LEAD} {p.answer}") for p in r.item.predicted_evidence.pairs)
