@@ -8,6 +8,12 @@ AVeriTeC train and dev questions (web text, none of it in the tables), CTKFacts 
 (Czech). Word salad: each of them with the words of every sentence shuffled as the gaming suite does
 (:func:`adversarial.perturbations.words.shuffle_sentence`, seed 0). Each cell: the share of answers judged
 (``salad_z`` not None) that fall below the threshold, at the default :data:`SALAD_Z` and beside it.
+
+Sentence by sentence (``order-v2``, :func:`ev2r.facts.word_order.strip_word_salad`): the share of real answers
+and of their words that the rule cuts (an answer of salad, or a sentence of salad in it), and the shuffled
+answers behind the gaming suite's fluent lead (:data:`adversarial.perturbations.gaming.PROSE_LEAD`, the
+``shuffled_reference_behind_prose`` strategy): the share whose salad is cut entirely (only the lead left), and
+the share of their salad words left.
 """
 
 from __future__ import annotations
@@ -20,15 +26,23 @@ from pathlib import Path
 import numpy as np
 
 import _benchlib as bl
+from adversarial.perturbations.gaming import PROSE_LEAD
 from adversarial.perturbations.words import shuffle_sentence
 from ev2r.facts.rules import split_sentences
-from ev2r.facts.word_order import MIN_WORDS, SALAD_Z, SALAD_Z_PER_ROOT_WORD, WORD_ORDER_RULE, available_languages, salad_threshold, salad_z
+from ev2r.facts.word_order import MIN_WORDS, judge, SALAD_Z, SALAD_Z_PER_ROOT_WORD, WORD_ORDER_RULE, available_languages, salad_threshold, salad_z, strip_word_salad
 from ev2r.io.readers import read_items
 
 #: The rules compared: name -> the z threshold for an answer of w tested words (the default is salad_threshold).
 RULES = {"z < 1": lambda w: 1.0, "z < 2": lambda w: 2.0, "max(1, 0.3 sqrt w)": lambda w: max(1.0, 0.3 * w ** 0.5),
          "default max(1, 0.4 sqrt w)": salad_threshold, "max(1, 0.5 sqrt w)": lambda w: max(1.0, 0.5 * w ** 0.5)}
 BINS = ((MIN_WORDS, 9), (10, 19), (20, 49), (50, 10 ** 9))
+#: Rules for a sentence on its own compared (name -> is a sentence of w tested words and z salad); the first
+#: is the shipped one (salad_threshold, the answer's rule, over the sentence's words).
+SENTENCE_RULES = {"default: max(1, 0.4 sqrt w), w >= 6": lambda z, w: w >= MIN_WORDS and z < salad_threshold(w),
+                  "max(1, 0.4 sqrt w), w >= 10": lambda z, w: w >= 10 and z < salad_threshold(w),
+                  "max(1, 0.3 sqrt w), w >= 8": lambda z, w: w >= 8 and z < max(1.0, 0.3 * w ** 0.5),
+                  "z < 1, w >= 6": lambda z, w: w >= MIN_WORDS and z < 1.0,
+                  "z < 1, w >= 10": lambda z, w: w >= 10 and z < 1.0}
 
 
 def answers_of_sets() -> dict[str, list[str]]:
@@ -66,6 +80,37 @@ def summary(zs: list[tuple[float, int]]) -> dict:
     return row
 
 
+def sentence_rules(answers: list[str]) -> dict:
+    """Per :data:`SENTENCE_RULES`: the share of the words of real answers not salad as a whole that the rule
+    would cut sentence by sentence, and the share of salad words behind the fluent lead it cuts (the answer
+    judged salad as a whole counts as cut)."""
+    g = np.random.default_rng(0)
+    real = dict.fromkeys(SENTENCE_RULES, 0)
+    salad = dict.fromkeys(SENTENCE_RULES, 0)
+    real_words = salad_words = 0
+    for a in dict.fromkeys(a for a in answers if a):
+        j = judge(a)
+        if not j.is_salad:
+            for sen, r in zip(j.sentences, j.per_sentence):
+                n = len(sen.split())
+                real_words += n
+                for k, rule in SENTENCE_RULES.items():
+                    real[k] += n * (r is not None and rule(*r))
+        s = shuffled(a, g)
+        if s == a or salad_z(s) is None:
+            continue
+        jb = judge(f"{PROSE_LEAD} {s}")
+        for sen, r in zip(jb.sentences, jb.per_sentence):
+            if sen == PROSE_LEAD:
+                continue
+            n = len(sen.split())
+            salad_words += n
+            for k, rule in SENTENCE_RULES.items():
+                salad[k] += n * (jb.is_salad or (r is not None and rule(*r)))
+    return {k: {"real_words_cut": real[k] / max(real_words, 1), "salad_words_cut": salad[k] / max(salad_words, 1)}
+            for k in SENTENCE_RULES}
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--out", default=str(bl.RESULTS / "word_order"))
@@ -75,16 +120,31 @@ def main(argv=None) -> int:
     for name, answers in sets.items():
         g = np.random.default_rng(0)
         real, salad = [], []
+        cut = {"answers": 0, "cut": 0, "words": 0, "words_cut": 0, "behind": 0, "behind_caught": 0,
+               "salad_words": 0, "salad_words_left": 0}
+        lead_words = len(PROSE_LEAD.split())
         for a in dict.fromkeys(a for a in answers if a):
             z = salad_z(a)
             if z is not None:
                 real.append(z)
+            kept = strip_word_salad(a)
+            cut["answers"] += 1
+            cut["cut"] += kept is not a
+            cut["words"] += len(a.split())
+            cut["words_cut"] += len(a.split()) - len(kept.split())
             s = shuffled(a, g)
             if s != a:
                 z2 = salad_z(s)
                 if z2 is not None:
                     salad.append(z2)
-        result[name] = {"answers": len(answers), "real": summary(real), "shuffled": summary(salad)}
+                    left = strip_word_salad(f"{PROSE_LEAD} {s}")
+                    n_left = max(len(left.split()) - lead_words, 0) if left.startswith(PROSE_LEAD) else len(left.split())
+                    cut["behind"] += 1
+                    cut["behind_caught"] += n_left == 0
+                    cut["salad_words"] += len(s.split())
+                    cut["salad_words_left"] += n_left
+        result[name] = {"answers": len(answers), "real": summary(real), "shuffled": summary(salad), "strip": cut,
+                        "sentence_rules": sentence_rules(answers)}
         print(name, result[name]["real"]["below"], result[name]["shuffled"]["below"], flush=True)
     info = {"command": bl.command(), "machine": bl.machine(), "rule": WORD_ORDER_RULE, "salad_z": SALAD_Z, "salad_z_per_root_word": SALAD_Z_PER_ROOT_WORD,
             "min_words": MIN_WORDS, "tables": available_languages(), "sets": result}
@@ -112,6 +172,22 @@ def main(argv=None) -> int:
             (n1, s1), (n2, s2) = r["real"]["bins"][b], r["shuffled"]["bins"][b]
             f = (lambda n, s: f"{n}: {100 * s:.1f}%" if s is not None else f"{n}: --")
             cells.append(f"{f(n1, s1)} / {f(n2, s2)}")
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    lines += ["", f"Sentence by sentence ({WORD_ORDER_RULE}, `strip_word_salad`): what the rule cuts from real answers (an "
+              "answer of salad, or a sentence of salad in it: the cost), and the shuffled answers behind the gaming suite's "
+              f"fluent lead (\"{PROSE_LEAD}\", `shuffled_reference_behind_prose`; the judged ones):", "",
+              "| answers | distinct | real: answers cut | real: words cut | behind the lead | salad cut entirely | salad words left |",
+              "|---|---:|---:|---:|---:|---:|---:|"]
+    for name, r in result.items():
+        c = r["strip"]
+        pct = (lambda a, b: f"{100 * a / b:.1f}%" if b else "--")
+        lines.append(f"| {name} | {c['answers']} | {pct(c['cut'], c['answers'])} | {pct(c['words_cut'], c['words'])} | "
+                     f"{c['behind']} | {pct(c['behind_caught'], c['behind'])} | {pct(c['salad_words_left'], c['salad_words'])} |")
+    lines += ["", "Rules for a sentence on its own (w: its tested words), each cell real words cut (of answers not salad "
+              "as a whole) / salad words behind the lead cut:", "",
+              "| answers | " + " | ".join(SENTENCE_RULES) + " |", "|---|" + "---:|" * len(SENTENCE_RULES)]
+    for name, r in result.items():
+        cells = [f"{100 * v['real_words_cut']:.1f}% / {100 * v['salad_words_cut']:.1f}%" for v in r["sentence_rules"].values()]
         lines.append(f"| {name} | " + " | ".join(cells) + " |")
     bl.write(Path(args.out), "\n".join(lines) + "\n", info)
     return 0

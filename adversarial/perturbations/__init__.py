@@ -142,9 +142,12 @@ GAMING_RISE_PCT = 10.0
 #: violated on either development set). ``negated_reference_inline`` stays reported: where the verifier misses an
 #: inserted "not", the pair keeps its match (on 30 of the 86 rows ``mutual_meteor`` +0.003 with 17% of rows rising;
 #: on every row of the 144, ``ev2r_hybrid`` falls by 0.094 on average but rises on 14% of them).
-#: ``shuffled_reference_behind_prose`` (2026-12-04, from a breaker's report): the word-order rule judges an answer as a
-#: whole, so one fluent sentence before the salad carries it (``benchmarks/results/gaming_prose.md``).
-GAMING_OPEN = frozenset({"negated_reference_inline", "shuffled_reference_behind_prose", "junk_appended", "junk_prepended"})
+#: ``shuffled_reference_behind_prose`` (2026-12-04, from a breaker's report): one fluent sentence before the salad
+#: carried it past a word-order rule that judged an answer as a whole; ``order-v2`` judges each sentence too.
+#: ``shuffled_reference_behind_clause``: a fluent clause before the salad in its sentence (the rule judges a
+#: sentence as a whole).
+GAMING_OPEN = frozenset({"negated_reference_inline", "shuffled_reference_behind_prose", "shuffled_reference_behind_clause",
+                         "junk_appended", "junk_prepended"})
 #: Gated strategies with scores still reported, not gated: ``shuffled_reference`` is gated since the word-order
 #: rule (:mod:`ev2r.facts.word_order`, 2026-12-04: on every row of both development sets and in Czech no score gains
 #: but these two, on the 86 rows only: +0.001 / +0.027 with 12% / 9% of the rows rising, from reference answers of
@@ -166,6 +169,8 @@ def _gaming_catalogue() -> Mapping[str, Perturbation]:
         ("shuffled_reference", g.shuffled_reference, "the reference's answers with their words shuffled", None),
         ("shuffled_reference_behind_prose", g.shuffled_reference_behind_prose,
          "the shuffled reference behind one fluent sentence per answer", None),
+        ("shuffled_reference_behind_clause", g.shuffled_reference_behind_clause,
+         "the shuffled reference behind a fluent clause in its first sentence", None),
         ("claim_echo_appended", g.claim_echo_appended, "real evidence + 'Is it true that <claim>? Yes.' + the claim", None),
         ("claim_echo_prepended", g.claim_echo_prepended, "the claim echo before the real evidence", None),
         ("claim_question_verdict", g.claim_question_verdict, "'Is it true that <claim>?' answered with the gold verdict", None),

@@ -16,7 +16,8 @@ Strategies by what they exploit:
   augmentation uses: :data:`SUITE_DENIALS`), ``negated_reference_inline`` (each sentence negated in
   place by :func:`adversarial.perturbations.negate_sentence`: "not", "never", a flipped Yes/No),
   ``shuffled_reference`` (the reference's answers with their words shuffled),
-  ``shuffled_reference_behind_prose`` (the same behind one fluent sentence per answer);
+  ``shuffled_reference_behind_prose`` (the same behind one fluent sentence per answer),
+  ``shuffled_reference_behind_clause`` (behind a fluent clause, in the salad's first sentence);
 * **the claim echoed back**: ``claim_echo_appended`` / ``claim_echo_prepended`` (the real evidence
   plus "Is it true that <claim>? Yes." and the claim as an answer), ``claim_question_verdict``
   ("Is it true that <claim>?" answered with the gold verdict's word), ``claim_question_wrong_verdict``
@@ -49,7 +50,7 @@ from adversarial.perturbations.base import PerturbationResult, PerturbFn
 __all__ = [
     "SUITE_DENIALS", "UNANSWERABLE_VARIANTS", "that_clause", "TRIVIAL_ANSWERS", "OFF_TOPIC_PAIR", "SCRIPT_MIX",
     "negated_reference", "negated_reference_other", "negated_reference_inline", "shuffled_reference",
-    "PROSE_LEAD", "shuffled_reference_behind_prose", "claim_echo_appended", "claim_echo_prepended", "claim_question_verdict", "claim_question_wrong_verdict",
+    "PROSE_LEAD", "PROSE_CLAUSE", "shuffled_reference_behind_prose", "shuffled_reference_behind_clause", "claim_echo_appended", "claim_echo_prepended", "claim_question_verdict", "claim_question_wrong_verdict",
     "claim_question_x", "claim_copy", "claim_paraphrase_appended", "claim_question_unanswerable",
     "one_pair_repeated", "evidence_repeated", "make_junk_appended", "make_junk_prepended", "junk_appended",
     "junk_prepended", "off_topic_only", "script_hiding", "reference_questions_trivial",
@@ -166,17 +167,30 @@ def shuffled_reference(item: Item, rng: RNG) -> PerturbationResult:
 
 #: The fluent sentence ``shuffled_reference_behind_prose`` puts before each answer's word salad.
 PROSE_LEAD = "According to the official report that was released by the government on Monday, the following was found."
+#: The fluent clause ``shuffled_reference_behind_clause`` puts before each answer's word salad, in its sentence.
+PROSE_CLAUSE = "According to the official report that was released by the government on Monday,"
 
 
-def shuffled_reference_behind_prose(item: Item, rng: RNG) -> PerturbationResult:
-    """``shuffled_reference`` with :data:`PROSE_LEAD` before each answer: the word-order rule judges an answer as
-    a whole (:mod:`ev2r.facts.word_order`), so one fluent sentence carries the salad after it (issue 32's
-    breaker: 100% of such answers escaped the rule)."""
+def _behind(item: Item, rng: RNG, lead: str) -> PerturbationResult:
     r = shuffled_reference(item, rng)
     if not r.applied or r.item is None:
         return r
-    pairs = tuple(QAPair(p.question, f"{PROSE_LEAD} {p.answer}") for p in r.item.predicted_evidence.pairs)
+    pairs = tuple(QAPair(p.question, f"{lead} {p.answer}") for p in r.item.predicted_evidence.pairs)
     return _done(item, list(pairs), len(pairs))
+
+
+def shuffled_reference_behind_prose(item: Item, rng: RNG) -> PerturbationResult:
+    """``shuffled_reference`` with :data:`PROSE_LEAD` before each answer (issue 32's breaker: one fluent sentence
+    carried every salad answer past a word-order test of the answer as a whole; the rule now also judges each
+    sentence, :func:`ev2r.facts.word_order.strip_word_salad`)."""
+    return _behind(item, rng, PROSE_LEAD)
+
+
+def shuffled_reference_behind_clause(item: Item, rng: RNG) -> PerturbationResult:
+    """``shuffled_reference`` with the clause :data:`PROSE_CLAUSE` before each answer, in the salad's first
+    sentence: the word-order rule judges a sentence as a whole (:mod:`ev2r.facts.word_order`), so the fluent
+    clause is judged with the salad after it."""
+    return _behind(item, rng, PROSE_CLAUSE)
 
 
 # ----------------------------------------------------------------------------- the claim echoed back

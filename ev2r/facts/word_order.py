@@ -21,7 +21,9 @@ Within each sentence only the bigrams across word boundaries change, so the stat
 random orderings the real order lies above them. Word salad is a random ordering, so its ``z`` is about
 N(0, 1) at any length; the real order's grows with the words (``benchmarks/results/word_order.md``). An
 answer is word salad when it has at least :data:`MIN_WORDS` words in tested sentences and ``z`` below
-:func:`salad_threshold` (``max(1, 0.4 sqrt(words))``). Answers the model's language does
+:func:`salad_threshold` (``max(1, 0.4 sqrt(words))``); so is a sentence of an answer on its own, by the same rule
+over its own words (``order-v2``: one fluent sentence before the salad carried an answer judged only as a whole,
+issue 32's ``shuffled_reference_behind_prose``), and :func:`strip_word_salad` removes it. Answers the model's language does
 not cover (under :data:`MIN_COVERAGE` of the tokens in its vocabulary) are not judged: a language without a
 table is never called word salad. The permutations are seeded from the text with its whitespace folded
 (CRC-32), so the test is a pure function of it and a space more changes nothing.
@@ -29,9 +31,9 @@ table is never called word salad. The permutations are seeded from the text with
 **Measured** (``benchmarks/word_order.py``): called word salad, 3.4% / 0.9% of the real predicted answers of
 the 86 / 144 development rows and 1.7% of the AVeriTeC train answers (mostly headlines: "Sen. Rand Paul Puts
 Dr. Fauci on Notice"), none of the CTKFacts dev paragraphs; caught, 95.0-96.4% of the same answers shuffled
-in English, 98.3% in Czech. **Limits**: an answer of under :data:`MIN_WORDS` words is not judged (its shuffle
-mostly keeps its meaning: "1841 March 5th"); an answer is judged as a whole, so a salad sentence beside real
-ones in one answer is judged with them; the tables are of encyclopaedic and NLI text, so telegraphic text
+in English, 98.3% in Czech. **Limits**: an answer or sentence of under :data:`MIN_WORDS` words is not judged
+(its shuffle mostly keeps its meaning: "1841 March 5th"), so salad cut into sentences of 3 words escapes; a
+sentence is judged as a whole, so a fluent clause before salad in the same sentence carries it; the tables are of encyclopaedic and NLI text, so telegraphic text
 (headlines, menus) reads as less ordered than it is, and a list of names has little order to find.
 
 **Tables.** ``data/word_order_<lang>.npz``, built by ``scripts/build_word_order_table.py`` from
@@ -52,7 +54,7 @@ from typing import Optional, Sequence
 import numpy as np
 
 #: Version of the word-order test (module docstring); in the premise rule of the signature.
-WORD_ORDER_RULE = "order-v1"
+WORD_ORDER_RULE = "order-v2"
 #: A sentence of fewer whitespace-separated words is not tested (its order says little either way).
 MIN_SENTENCE_WORDS = 4
 #: An answer with fewer words in tested sentences is never word salad.
@@ -176,24 +178,30 @@ class WordOrderModel:
         n_tokens = sum(len(u) for u in units) + len(tail)
         return observed - mean, var, m, known + len(tail), n_tokens
 
-    def z(self, text: str, sentences: Optional[Sequence[str]] = None,
-          n_permutations: int = N_PERMUTATIONS) -> Optional[tuple[float, int, float]]:
-        """``(z, words tested, coverage of the tested sentences)`` of ``text`` (module docstring), or None
-        when no sentence is tested. ``sentences``: ``text`` split into sentences (default: one sentence). The
-        permutations are seeded by the text with its whitespace folded (a space more is the same text)."""
+    def stats(self, text: str, sentences: Optional[Sequence[str]] = None,
+              n_permutations: int = N_PERMUTATIONS) -> list[Optional[tuple[float, float, int, int, int]]]:
+        """:meth:`sentence_stats` of each of ``sentences`` (default: ``text`` as one sentence), in order, None
+        for a sentence not tested. One generator, seeded by ``text`` with its whitespace folded (a space more is
+        the same text), draws the permutations of every sentence in turn."""
         seed = zlib.crc32(" ".join(text.split()).encode("utf-8", "surrogatepass"))
         rng = np.random.default_rng(seed)
-        diff = var = 0.0
-        words = known = total = 0
-        for s in (sentences if sentences is not None else [text]):
-            st = self.sentence_stats(s, rng, n_permutations)
-            if st is None:
-                continue
-            diff, var = diff + st[0], var + st[1]
-            words, known, total = words + st[2], known + st[3], total + st[4]
-        if not words:
-            return None
-        return diff / var ** 0.5, words, known / max(total, 1)
+        return [self.sentence_stats(s, rng, n_permutations) for s in (sentences if sentences is not None else [text])]
+
+    def z(self, text: str, sentences: Optional[Sequence[str]] = None,
+          n_permutations: int = N_PERMUTATIONS) -> Optional[tuple[float, int, float]]:
+        """``(z, words tested, coverage of the tested sentences)`` of ``text`` pooled over its sentences (module
+        docstring; :meth:`stats`), or None when no sentence is tested."""
+        return _pool(self.stats(text, sentences, n_permutations))
+
+
+def _pool(stats: Sequence[Optional[tuple[float, float, int, int, int]]]) -> Optional[tuple[float, int, float]]:
+    """``(z, words, coverage)`` of sentence statistics pooled (module docstring), None when none was tested."""
+    tested = [st for st in stats if st is not None]
+    if not tested:
+        return None
+    diff, var = sum(st[0] for st in tested), sum(st[1] for st in tested)
+    words, known, total = sum(st[2] for st in tested), sum(st[3] for st in tested), sum(st[4] for st in tested)
+    return diff / var ** 0.5, words, known / max(total, 1)
 
 
 @functools.lru_cache(maxsize=1)
@@ -216,18 +224,57 @@ def load_model(lang: str) -> WordOrderModel:
         return WordOrderModel.from_counts(lang, [str(w) for w in f["vocab"]], f["rows"], f["cols"], f["counts"])
 
 
-def salad_z(answer: str) -> Optional[tuple[float, int]]:
-    """``(z, words tested)`` of ``answer`` (module docstring) under the table that covers most of its
-    tokens (the share of them in its vocabulary, numbers counted as known; a tie goes to English), or None
-    when none covers :data:`MIN_COVERAGE` of them or it has fewer than :data:`MIN_WORDS` words in tested
-    sentences.
+@dataclass(frozen=True)
+class Judgement:
+    """What the word-order test says of one answer (:func:`judge`).
+
+    Attributes:
+        sentences: the answer split into sentences (:func:`ev2r.facts.rules.split_sentences`).
+        answer: ``(z, words tested)`` of the answer pooled over its sentences, None when it is not judged (no
+            table covers half its tokens, or under :data:`MIN_WORDS` tested words).
+        per_sentence: ``(z, words tested)`` of each sentence alone, None for a sentence not judged on its own
+            (under :data:`MIN_WORDS` words, or the answer not judged).
+    """
+
+    sentences: tuple[str, ...]
+    answer: Optional[tuple[float, int]]
+    per_sentence: tuple[Optional[tuple[float, int]], ...]
+
+    @property
+    def is_salad(self) -> bool:
+        """The answer as a whole is word salad (``z`` below :func:`salad_threshold`)."""
+        return self.answer is not None and self.answer[0] < salad_threshold(self.answer[1])
+
+    @property
+    def salad_sentences(self) -> tuple[bool, ...]:
+        """Per sentence: word salad on its own (``z`` below :func:`salad_threshold` of its words)."""
+        return tuple(r is not None and r[0] < salad_threshold(r[1]) for r in self.per_sentence)
+
+
+def judge(answer: str) -> Judgement:
+    """The word-order test of ``answer`` as a whole and sentence by sentence (module docstring).
+
+    The table that covers most of the answer's tokens (the share of them in its vocabulary, numbers counted
+    as known; a tie goes to English) judges the answer and each of its sentences, none when no table covers
+    :data:`MIN_COVERAGE` of them. The pooled and the per-sentence statistics are the same draws (one
+    generator seeded by the answer), so a one-sentence answer gets one verdict.
 
     Raises:
         TypeError: ``answer`` is not a str.
     """
     if not isinstance(answer, str):
         raise TypeError(f"answer: expected str, got {type(answer).__name__}")
-    return _salad_z(answer)
+    return _judge(answer)
+
+
+def salad_z(answer: str) -> Optional[tuple[float, int]]:
+    """``(z, words tested)`` of ``answer`` pooled over its sentences (:func:`judge`), or None when no table
+    covers :data:`MIN_COVERAGE` of its tokens or it has fewer than :data:`MIN_WORDS` words in tested sentences.
+
+    Raises:
+        TypeError: ``answer`` is not a str.
+    """
+    return judge(answer).answer
 
 
 def salad_threshold(words: int) -> float:
@@ -236,29 +283,36 @@ def salad_threshold(words: int) -> float:
     return max(SALAD_Z, SALAD_Z_PER_ROOT_WORD * words ** 0.5)
 
 
+_NOT_JUDGED = Judgement((), None, ())
+
+
 @functools.lru_cache(maxsize=1 << 14)
-def _salad_z(answer: str) -> Optional[tuple[float, int]]:
+def _judge(answer: str) -> Judgement:
     from ev2r.facts.rules import split_sentences
 
     if len(answer.split()) < MIN_WORDS:
-        return None
-    # the table that knows most of the answer's tokens judges it
+        return _NOT_JUDGED
     coverage: dict[str, float] = {}
     for lang in available_languages():
         ids, known = load_model(lang).ids(answer)
         coverage[lang] = known / max(len(ids), 1)
     if not coverage:
-        return None
+        return _NOT_JUDGED
     best = max(coverage, key=lambda k: (coverage[k], k == "en"))  # a tie (numbers, punctuation) goes to English
     if coverage[best] < MIN_COVERAGE:
-        return None
-    r = load_model(best).z(answer, split_sentences(answer))
-    return None if r is None or r[1] < MIN_WORDS else (r[0], r[1])
+        return _NOT_JUDGED
+    sentences = tuple(split_sentences(answer))
+    stats = load_model(best).stats(answer, sentences)
+    pooled = _pool(stats)
+    if pooled is None or pooled[1] < MIN_WORDS:
+        return Judgement(sentences, None, (None,) * len(sentences))
+    per = tuple(None if st is None or st[2] < MIN_WORDS else (st[0] / st[1] ** 0.5, st[2]) for st in stats)
+    return Judgement(sentences, (pooled[0], pooled[1]), per)
 
 
 def is_word_salad(answer: str) -> bool:
-    """True when ``answer`` is word salad: its words' order says nothing (module docstring: ``z`` below
-    :func:`salad_threshold` over at least :data:`MIN_WORDS` words of a language with a table); text no
+    """True when ``answer`` as a whole is word salad: its words' order says nothing (module docstring: ``z``
+    below :func:`salad_threshold` over at least :data:`MIN_WORDS` words of a language with a table); text no
     table covers is never word salad.
 
     Raises:
@@ -269,5 +323,27 @@ def is_word_salad(answer: str) -> bool:
     >>> is_word_salad("law the 2021. signed governor May bill on into by 3 The was")
     True
     """
-    r = salad_z(answer)
-    return r is not None and r[0] < salad_threshold(r[1])
+    return judge(answer).is_salad
+
+
+def strip_word_salad(answer: str) -> str:
+    """``answer`` without what is word salad: ``""`` when the answer as a whole is (:func:`is_word_salad`),
+    else the answer without each sentence that is word salad on its own (at least :data:`MIN_WORDS` tested
+    words and ``z`` below :func:`salad_threshold` of them; the sentences left joined by one space), and
+    ``answer`` itself (the same object) when no sentence is. Issue 32's ``shuffled_reference_behind_prose``:
+    one fluent sentence before the salad carried it past a test of the answer as a whole.
+
+    Raises:
+        TypeError: ``answer`` is not a str.
+
+    >>> strip_word_salad("The report was published by the state on Monday. "
+    ...                  "Governor signed May the law bill on into by 3 the was 2021.")
+    'The report was published by the state on Monday.'
+    """
+    j = judge(answer)
+    if j.is_salad:
+        return ""
+    flags = j.salad_sentences
+    if not any(flags):
+        return answer
+    return " ".join(s for s, salad in zip(j.sentences, flags) if not salad)

@@ -63,7 +63,7 @@ import numpy as np
 
 from ev2r.config import DEFAULTS, SUPPORT_MODES, check_premise_top_k  # noqa: F401 (SUPPORT_MODES re-exported)
 from ev2r.facts.rules import Decomposer, strip_boilerplate
-from ev2r.facts.word_order import WORD_ORDER_RULE, is_word_salad
+from ev2r.facts.word_order import WORD_ORDER_RULE, strip_word_salad
 from ev2r.metric.prefilter import top_k_premises
 from ev2r.scores import ReferenceResult, f1_score, prf_from_support  # noqa: F401 (re-exported)
 from claimalign.qa_text import (MIN_CLAIM_TOKENS, SPAN_MIN_TOKENS, claim_coverage, content_tokens, is_bare_answer,
@@ -122,6 +122,13 @@ def premise_rule() -> str:
     return PREMISE_RULE + ("+wnsyn" if synonyms_available() else "+nosyn")
 
 
+def _no_evidence_for(answer: str, claim: str) -> bool:
+    """An answer that is no evidence for ``claim`` whatever its question (:func:`evidence_pairs`): bare, of one
+    word, or a restatement of the claim."""
+    return (is_bare_answer(answer) or sum(has_content(w) for w in answer.split()) < 2
+            or restates_claim(answer, claim, _synonyms()))
+
+
 def pair_key(pair: QAPair) -> str:
     """A pair's text with case and spacing folded: two pairs are copies when their keys are equal."""
     return " ".join(pair.render().casefold().split())
@@ -145,7 +152,8 @@ def evidence_pairs(evidence: Evidence, claim: Optional[str] = None, unanswerable
     boilerplate units (:func:`ev2r.facts.rules.strip_boilerplate`: what is no fact is no premise); a
     pair left with no answer text is left out, and with ``claim`` so is an answer that is **word salad**
     (:func:`ev2r.facts.word_order.is_word_salad`: its words in an order no more English, or Czech, than a
-    random one; issue 32's ``shuffled_reference``). With ``relevant=True`` (the predicted side: what a system
+    random one; issue 32's ``shuffled_reference``), and a sentence of an answer that is word salad on its own
+    is cut from it (:func:`ev2r.facts.word_order.strip_word_salad`; what is left is judged as any answer). With ``relevant=True`` (the predicted side: what a system
     retrieved), a pair holding under :data:`PREMISE_RELEVANCE_MIN` of the claim's content words
     (:func:`claimalign.qa_text.claim_coverage`, out of at most :data:`RELEVANCE_CLAIM_CAP`) is off-topic and no premise either (a claim of fewer
     than :data:`claimalign.qa_text.MIN_CLAIM_TOKENS` content words keeps every pair). ev2r gives ``claim`` (and ``relevant``) for the predicted evidence
@@ -169,19 +177,21 @@ def evidence_pairs(evidence: Evidence, claim: Optional[str] = None, unanswerable
             if has_content(answer):
                 out.append((k, p if answer is p.answer else QAPair(p.question, answer)))
             continue
-        if claim is not None and (is_bare_answer(p.answer) or sum(has_content(w) for w in p.answer.split()) < 2
-                                  or restates_claim(p.answer, claim, _synonyms())):
+        if claim is not None and _no_evidence_for(p.answer, claim):
             continue
         answer = strip_boilerplate(p.answer)
         if answer is not p.answer:
-            if not has_content(answer):
-                continue
-            if claim is not None and (is_bare_answer(answer) or sum(has_content(w) for w in answer.split()) < 2
-                                      or restates_claim(answer, claim, _synonyms())):
+            if not has_content(answer) or (claim is not None and _no_evidence_for(answer, claim)):
                 continue  # what the boilerplate hid is judged as any answer (issue 32: script_hiding)
             p = QAPair(p.question, answer)
-        if claim is not None and is_word_salad(p.answer):
-            continue  # words whose order says nothing state nothing (issue 32: shuffled_reference)
+        if claim is not None:
+            # words whose order says nothing state nothing (issue 32: shuffled_reference), in the answer as a
+            # whole or in one of its sentences (behind a fluent one); what is left is judged as any answer
+            answer = strip_word_salad(p.answer)
+            if answer is not p.answer:
+                if not has_content(answer) or _no_evidence_for(answer, claim):
+                    continue
+                p = QAPair(p.question, answer)
         if relevant and claim_has_content and \
                 claim_coverage(p.render(), claim, RELEVANCE_CLAIM_CAP) < PREMISE_RELEVANCE_MIN:
             continue

@@ -86,7 +86,7 @@ def test_the_test_is_deterministic_and_pure():
     from ev2r.facts import word_order
 
     first = salad_z(SALAD)
-    word_order._salad_z.cache_clear()
+    word_order._judge.cache_clear()
     assert salad_z(SALAD) == first  # recomputed: the permutations are seeded by the text
 
 
@@ -166,3 +166,54 @@ def test_a_sentence_without_end_is_read_up_to_its_cap():
     words = " ".join(f"item{i}" if i % 3 else "the" for i in range(5 * MAX_SENTENCE_WORDS))
     r = salad_z(words)
     assert r is not None and r[1] == MAX_SENTENCE_WORDS
+
+
+def test_a_salad_sentence_behind_a_fluent_one_is_cut_and_the_fluent_one_kept():
+    from adversarial.perturbations.gaming import PROSE_LEAD
+    from ev2r.facts.word_order import judge, strip_word_salad
+
+    answer = f"{PROSE_LEAD} {SALAD}"
+    j = judge(answer)
+    assert j.sentences == (PROSE_LEAD, SALAD)
+    # judged as a whole, the fluent sentence carries the salad (issue 32's shuffled_reference_behind_prose) ...
+    assert not j.is_salad and j.answer is not None and j.answer[1] == len(answer.split())
+    # ... judged on its own, the salad sentence is word salad and the fluent one is not
+    assert j.salad_sentences == (False, True)
+    assert strip_word_salad(answer) == PROSE_LEAD
+    # the per-sentence z is the pooled statistic of that sentence alone: diff / sqrt(var) of the same draws
+    stats = load_model("en").stats(answer, j.sentences)
+    assert all(st is not None for st in stats)
+    assert j.per_sentence == tuple((st[0] / st[1] ** 0.5, st[2]) for st in stats)  # type: ignore[index]
+    pooled = (stats[0][0] + stats[1][0]) / (stats[0][1] + stats[1][1]) ** 0.5  # type: ignore[index]
+    assert math.isclose(j.answer[0], pooled, rel_tol=1e-12)
+
+
+def test_strip_word_salad_leaves_prose_as_it_is_and_drops_an_answer_of_salad():
+    from ev2r.facts.word_order import strip_word_salad
+
+    two = f"{REAL} {REAL}"
+    assert strip_word_salad(REAL) is REAL and strip_word_salad(two) is two  # the same object: nothing cut
+    assert strip_word_salad(SALAD) == ""
+    assert strip_word_salad("Valerie Owens Biden") == "Valerie Owens Biden"  # too short to judge
+    with pytest.raises(TypeError, match=r"answer: expected str, got int"):
+        strip_word_salad(3)  # type: ignore[arg-type]
+
+
+def test_a_one_sentence_answer_gets_one_verdict():
+    from ev2r.facts.word_order import judge
+
+    for text in (REAL, SALAD):
+        j = judge(text)
+        assert len(j.sentences) == 1 and j.per_sentence == (j.answer,)
+        assert j.salad_sentences == (j.is_salad,)
+
+
+def test_the_fluent_sentence_before_salad_is_the_predicted_pair_left():
+    from adversarial.perturbations.gaming import PROSE_LEAD
+
+    claim = "SinoVac COVID-19 vaccine (CoronaVac) has an efficacy rate of 91.25% in Indonesia."
+    q = "Which country shows the SinoVac COVID-19 vaccine (CoronaVac) efficacy rate at 91.25%?"
+    ev = Evidence((QAPair(q, f"{REAL} {SALAD}"), QAPair(q, f"{PROSE_LEAD} {SALAD}")))
+    kept = evidence_pairs(ev, claim)
+    assert [(k, p.answer) for k, p in kept] == [(0, REAL), (1, PROSE_LEAD)]
+    assert [p.answer for _, p in evidence_pairs(ev)] == [p.answer for p in ev.pairs]  # the reference side: as written
