@@ -205,3 +205,16 @@ def test_czech_gaming_items_take_a_neighbour_claims_evidence_as_the_real_evidenc
     assert [p.answer for p in items[0].predicted_evidence.pairs] == ["Soud zasedal v pondělí."]
     assert items[1].gold_label == Verdict.REFUTED and [p.answer for p in items[1].predicted_evidence.pairs] == [
         "Policie zatkla muže.", "Muž byl obviněn."]
+
+
+def test_salad_behind_prose_and_behind_a_clause():
+    it = item()
+    plain = g.shuffled_reference(it, np.random.default_rng(3)).item.predicted_evidence.pairs
+    prose = g.shuffled_reference_behind_prose(it, np.random.default_rng(3)).item.predicted_evidence.pairs
+    clause = g.shuffled_reference_behind_clause(it, np.random.default_rng(3)).item.predicted_evidence.pairs
+    # the same salad (same draws), behind a sentence of its own or a clause ending in a comma
+    assert [p.answer for p in prose] == [f"{g.PROSE_LEAD} {p.answer}" for p in plain]
+    assert [p.answer for p in clause] == [f"{g.PROSE_CLAUSE} {p.answer}" for p in plain]
+    assert [p.question for p in prose] == [p.question for p in clause] == [p.question for p in REF.pairs]
+    assert g.PROSE_LEAD.endswith(".") and g.PROSE_CLAUSE.endswith(",")
+    assert {"shuffled_reference_behind_prose", "shuffled_reference_behind_clause"} <= GAMING_OPEN
