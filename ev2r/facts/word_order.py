@@ -258,8 +258,10 @@ def judge(answer: str) -> Judgement:
     """The word-order test of ``answer`` as a whole and sentence by sentence (module docstring).
 
     The table that covers most of the answer's tokens (the share of them in its vocabulary, numbers counted
-    as known; a tie goes to English) judges the answer and each of its sentences, none when no table covers
-    :data:`MIN_COVERAGE` of them. The pooled and the per-sentence statistics are the same draws (one
+    as known; a tie goes to English) judges the answer and each of its sentences. When it covers under
+    :data:`MIN_COVERAGE` of the answer's tokens, the answer as a whole is not judged, and only the sentences
+    that it covers that well are, each on its own (a sentence in another language beside the salad does not
+    hide it). The pooled and the per-sentence statistics are the same draws (one
     generator seeded by the answer), so a one-sentence answer gets one verdict.
 
     Raises:
@@ -302,10 +304,14 @@ def _judge(answer: str) -> Judgement:
     if not coverage:
         return _NOT_JUDGED
     best = max(coverage, key=lambda k: (coverage[k], k == "en"))  # a tie (numbers, punctuation) goes to English
-    if coverage[best] < MIN_COVERAGE:
-        return _NOT_JUDGED
     sentences = tuple(split_sentences(answer))
     stats = load_model(best).stats(answer, sentences)
+    if coverage[best] < MIN_COVERAGE:
+        # the answer as a whole is not judged, but a sentence the table covers is, on its own: a sentence in
+        # another language must not shield the salad beside it (a breaker's finding)
+        per_covered = tuple(None if st is None or st[2] < MIN_WORDS or st[3] < MIN_COVERAGE * st[4]
+                            else (st[0] / st[1] ** 0.5, st[2]) for st in stats)
+        return Judgement(sentences, None, per_covered)
     pooled = _pool(stats)
     if pooled is None or pooled[1] < MIN_WORDS:
         return Judgement(sentences, None, (None,) * len(sentences))

@@ -217,3 +217,18 @@ def test_the_fluent_sentence_before_salad_is_the_predicted_pair_left():
     kept = evidence_pairs(ev, claim)
     assert [(k, p.answer) for k, p in kept] == [(0, REAL), (1, PROSE_LEAD)]
     assert [p.answer for _, p in evidence_pairs(ev)] == [p.answer for p in ev.pairs]  # the reference side: as written
+
+
+def test_a_sentence_in_another_language_does_not_hide_the_salad_beside_it():
+    # a breaker's finding: the Spanish sentence put the answer under half coverage, and then no sentence was judged
+    from ev2r.facts.word_order import judge, strip_word_salad
+
+    spanish = ("Según el informe oficial publicado por el gobierno el lunes, esto fue lo que se encontró en la "
+               "investigación realizada durante varios meses por expertos independientes.")
+    answer = f"{spanish} {SALAD}"
+    j = judge(answer)
+    assert j.answer is None and not is_word_salad(answer)  # the answer as a whole: not judged, as before
+    assert j.per_sentence[0] is None and j.salad_sentences == (False, True)  # the English salad sentence is
+    assert strip_word_salad(answer) == spanish
+    french = "Le gouvernement a adopté lundi le projet de loi sur le budget de l'État pour l'année prochaine."
+    assert strip_word_salad(f"{french} {french}") == f"{french} {french}"  # text no table covers: never cut
