@@ -236,7 +236,8 @@ class Judgement:
         answer: ``(z, words tested)`` of the answer pooled over its sentences, None when it is not judged (no
             table covers half its tokens, or under :data:`MIN_WORDS` tested words).
         per_sentence: ``(z, words tested)`` of each sentence alone, None for a sentence not judged on its own
-            (under :data:`MIN_WORDS` words, or the answer not judged).
+            (under :data:`MIN_WORDS` words, no table for the answer, or, when the table covers under
+            :data:`MIN_COVERAGE` of the answer, under that share of the sentence's own tokens).
     """
 
     sentences: tuple[str, ...]
