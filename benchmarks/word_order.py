@@ -9,11 +9,13 @@ AVeriTeC train and dev questions (web text, none of it in the tables), CTKFacts 
 (:func:`adversarial.perturbations.words.shuffle_sentence`, seed 0). Each cell: the share of answers judged
 (``salad_z`` not None) that fall below the threshold, at the default :data:`SALAD_Z` and beside it.
 
-Sentence by sentence (``order-v2``, :func:`ev2r.facts.word_order.strip_word_salad`): the share of real answers
-and of their words that the rule cuts (an answer of salad, or a sentence of salad in it), and the shuffled
-answers behind the gaming suite's fluent lead (:data:`adversarial.perturbations.gaming.PROSE_LEAD`, the
-``shuffled_reference_behind_prose`` strategy): the share whose salad is cut entirely (only the lead left), and
-the share of their salad words left.
+Sentence by sentence and clause by clause (``order-v3``, :func:`ev2r.facts.word_order.strip_word_salad`): the
+share of real answers and of their words that the rule cuts (an answer of salad, a sentence of salad in it, or
+a salad opening or closing clause run of a sentence), and the shuffled answers behind the gaming suite's fluent
+lead (:data:`adversarial.perturbations.gaming.PROSE_LEAD`, ``shuffled_reference_behind_prose``) and behind its
+fluent clause in the same sentence (:data:`~adversarial.perturbations.gaming.PROSE_CLAUSE`,
+``shuffled_reference_behind_clause``): the share whose salad is cut entirely (only the lead left), and the share
+of their salad words left.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from pathlib import Path
 import numpy as np
 
 import _benchlib as bl
-from adversarial.perturbations.gaming import PROSE_LEAD
+from adversarial.perturbations.gaming import PROSE_CLAUSE, PROSE_LEAD
 from adversarial.perturbations.words import shuffle_sentence
 from ev2r.facts.rules import split_sentences
 from ev2r.facts.word_order import MIN_WORDS, judge, SALAD_Z, SALAD_Z_PER_ROOT_WORD, WORD_ORDER_RULE, available_languages, salad_threshold, salad_z, strip_word_salad
@@ -121,8 +123,9 @@ def main(argv=None) -> int:
         g = np.random.default_rng(0)
         real, salad = [], []
         cut = {"answers": 0, "cut": 0, "words": 0, "words_cut": 0, "behind": 0, "behind_caught": 0,
-               "salad_words": 0, "salad_words_left": 0}
+               "salad_words": 0, "salad_words_left": 0, "clause_caught": 0, "clause_words_left": 0}
         lead_words = len(PROSE_LEAD.split())
+        clause_words = len(PROSE_CLAUSE.split())
         for a in dict.fromkeys(a for a in answers if a):
             z = salad_z(a)
             if z is not None:
@@ -143,6 +146,11 @@ def main(argv=None) -> int:
                     cut["behind_caught"] += n_left == 0
                     cut["salad_words"] += len(s.split())
                     cut["salad_words_left"] += n_left
+                    left = strip_word_salad(f"{PROSE_CLAUSE} {s}")
+                    n_left = (max(len(left.split()) - clause_words, 0) if left.startswith(PROSE_CLAUSE.split()[0])
+                              else len(left.split()))
+                    cut["clause_caught"] += n_left == 0
+                    cut["clause_words_left"] += n_left
         result[name] = {"answers": len(answers), "real": summary(real), "shuffled": summary(salad), "strip": cut,
                         "sentence_rules": sentence_rules(answers)}
         print(name, result[name]["real"]["below"], result[name]["shuffled"]["below"], flush=True)
@@ -173,16 +181,20 @@ def main(argv=None) -> int:
             f = (lambda n, s: f"{n}: {100 * s:.1f}%" if s is not None else f"{n}: --")
             cells.append(f"{f(n1, s1)} / {f(n2, s2)}")
         lines.append(f"| {name} | " + " | ".join(cells) + " |")
-    lines += ["", f"Sentence by sentence ({WORD_ORDER_RULE}, `strip_word_salad`): what the rule cuts from real answers (an "
-              "answer of salad, or a sentence of salad in it: the cost), and the shuffled answers behind the gaming suite's "
-              f"fluent lead (\"{PROSE_LEAD}\", `shuffled_reference_behind_prose`; the judged ones):", "",
-              "| answers | distinct | real: answers cut | real: words cut | behind the lead | salad cut entirely | salad words left |",
-              "|---|---:|---:|---:|---:|---:|---:|"]
+    lines += ["", f"Sentence by sentence and clause by clause ({WORD_ORDER_RULE}, `strip_word_salad`): what the rule cuts "
+              "from real answers (an answer of salad, a sentence of salad in it, a salad opening or closing clause run: the "
+              f"cost), and the shuffled answers behind the gaming suite's fluent lead (\"{PROSE_LEAD}\", "
+              f"`shuffled_reference_behind_prose`) and its fluent clause (\"{PROSE_CLAUSE}\" in the salad's first sentence, "
+              "`shuffled_reference_behind_clause`; the judged ones):", "",
+              "| answers | distinct | real: answers cut | real: words cut | behind the lead | salad cut entirely | salad words left | "
+              "behind the clause: salad cut entirely | salad words left |",
+              "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for name, r in result.items():
         c = r["strip"]
         pct = (lambda a, b: f"{100 * a / b:.1f}%" if b else "--")
         lines.append(f"| {name} | {c['answers']} | {pct(c['cut'], c['answers'])} | {pct(c['words_cut'], c['words'])} | "
-                     f"{c['behind']} | {pct(c['behind_caught'], c['behind'])} | {pct(c['salad_words_left'], c['salad_words'])} |")
+                     f"{c['behind']} | {pct(c['behind_caught'], c['behind'])} | {pct(c['salad_words_left'], c['salad_words'])} | "
+                     f"{pct(c['clause_caught'], c['behind'])} | {pct(c['clause_words_left'], c['salad_words'])} |")
     lines += ["", "Rules for a sentence on its own (w: its tested words), each cell real words cut (of answers not salad "
               "as a whole) / salad words behind the lead cut:", "",
               "| answers | " + " | ".join(SENTENCE_RULES) + " |", "|---|" + "---:|" * len(SENTENCE_RULES)]

@@ -57,7 +57,7 @@ from typing import Optional, Sequence
 import numpy as np
 
 #: Version of the word-order test (module docstring); in the premise rule of the signature.
-WORD_ORDER_RULE = "order-v2"
+WORD_ORDER_RULE = "order-v3"
 #: A sentence of fewer whitespace-separated words is not tested (its order says little either way).
 MIN_SENTENCE_WORDS = 4
 #: An answer with fewer words in tested sentences is never word salad.
@@ -227,6 +227,64 @@ def load_model(lang: str) -> WordOrderModel:
         return WordOrderModel.from_counts(lang, [str(w) for w in f["vocab"]], f["rows"], f["cols"], f["counts"])
 
 
+#: A clause run (:func:`clause_cuts`) is judged only from this many tested words, and is word salad below
+#: :data:`CLAUSE_SALAD_Z`: a run is shorter than its sentence, and the bigram test of a short run is weak (at
+#: the sentence's rule, ``max(1, 0.4 sqrt w)`` over >= 6 words, the runs of real answers cut 4.6-4.9% of their
+#: words; at this one 0.2-0.7%, catching 81-86% of the salad behind a clause: ``benchmarks/results/word_order.md``).
+CLAUSE_MIN_WORDS = 12
+CLAUSE_SALAD_Z = 1.0
+#: A whitespace word ending with one of these (closing quotes and brackets aside) ends a clause
+#: (:func:`clause_cuts`); so does the word before a dash that stands alone.
+CLAUSE_END = ",;:"
+_DASHES = frozenset({"-", "\u2013", "\u2014", "--"})
+_CLOSERS = "\"')]\u201d\u2019"
+
+
+def _clause_ends(words: Sequence[str]) -> list[int]:
+    """Indices ``i`` (``0 <= i < len(words) - 1``) of the words after which a clause ends."""
+    out = []
+    for i in range(len(words) - 1):
+        w = words[i].rstrip(_CLOSERS)
+        if (w and w[-1] in CLAUSE_END) or words[i + 1] in _DASHES:
+            out.append(i)
+    return out
+
+
+def _segment_salad(model: "WordOrderModel", text: str) -> bool:
+    """A clause run judged on its own (its own seed: the verdict is a function of its text alone)."""
+    st = model.stats(text)[0]
+    return st is not None and st[2] >= CLAUSE_MIN_WORDS and st[0] / st[1] ** 0.5 < CLAUSE_SALAD_Z
+
+
+def clause_cuts(model: "WordOrderModel", sentence: str) -> Optional[tuple[int, int]]:
+    """The whitespace-word span ``(start, end)`` of ``sentence`` left when its longest word-salad opening and
+    closing clause runs are cut (``order-v3``), or None when neither is salad.
+
+    A sentence is cut into clauses after each word ending with :data:`CLAUSE_END` (a comma, semicolon or colon)
+    or before a dash that stands alone. For each clause end, the words up to it (an opening run) and the
+    words after it (a closing run) are judged on their own (at least :data:`CLAUSE_MIN_WORDS` tested words,
+    ``z`` below :data:`CLAUSE_SALAD_Z`; permutations seeded by the run's own text). Issue 32's ``shuffled_reference_behind_clause``: a fluent clause before the salad in the same sentence
+    lifted the sentence's z over the threshold. ``(0, 0)`` when the salad runs meet: the sentence is salad.
+    Only :data:`MAX_SENTENCE_WORDS` words are read.
+    """
+    words = sentence.split()[:MAX_SENTENCE_WORDS]
+    ends = _clause_ends(words)
+    if not ends:
+        return None
+    start, end = 0, len(words)
+    for i in ends:  # the earliest clause end whose closing run is salad: the longest salad closing run
+        if len(words) - i - 1 >= CLAUSE_MIN_WORDS and _segment_salad(model, " ".join(words[i + 1:])):
+            end = i + 1
+            break
+    for i in reversed(ends):  # the latest clause end whose opening run is salad
+        if i + 1 >= CLAUSE_MIN_WORDS and _segment_salad(model, " ".join(words[:i + 1])):
+            start = i + 1
+            break
+    if (start, end) == (0, len(words)):
+        return None
+    return (0, 0) if start >= end else (start, end)
+
+
 @dataclass(frozen=True)
 class Judgement:
     """What the word-order test says of one answer (:func:`judge`).
@@ -238,11 +296,15 @@ class Judgement:
         per_sentence: ``(z, words tested)`` of each sentence alone, None for a sentence not judged on its own
             (under :data:`MIN_WORDS` words, no table for the answer, or, when the table covers under
             :data:`MIN_COVERAGE` of the answer, under that share of the sentence's own tokens).
+        clauses: per sentence, the whitespace-word span ``(start, end)`` left when its salad opening and closing
+            clause runs are cut (:func:`clause_cuts`; ``(0, 0)``: nothing left), None when nothing is cut or the
+            sentence is not judged or is salad as a whole. Empty when the answer is not judged.
     """
 
     sentences: tuple[str, ...]
     answer: Optional[tuple[float, int]]
     per_sentence: tuple[Optional[tuple[float, int]], ...]
+    clauses: tuple[Optional[tuple[int, int]], ...] = ()
 
     @property
     def is_salad(self) -> bool:
@@ -312,12 +374,21 @@ def _judge(answer: str) -> Judgement:
         # another language must not shield the salad beside it (a breaker's finding)
         per_covered = tuple(None if st is None or st[2] < MIN_WORDS or st[3] < MIN_COVERAGE * st[4]
                             else (st[0] / st[1] ** 0.5, st[2]) for st in stats)
-        return Judgement(sentences, None, per_covered)
+        return Judgement(sentences, None, per_covered, _clauses(load_model(best), sentences, per_covered))
     pooled = _pool(stats)
     if pooled is None or pooled[1] < MIN_WORDS:
         return Judgement(sentences, None, (None,) * len(sentences))
     per = tuple(None if st is None or st[2] < MIN_WORDS else (st[0] / st[1] ** 0.5, st[2]) for st in stats)
-    return Judgement(sentences, (pooled[0], pooled[1]), per)
+    if pooled[0] < salad_threshold(pooled[1]):
+        return Judgement(sentences, (pooled[0], pooled[1]), per)
+    return Judgement(sentences, (pooled[0], pooled[1]), per, _clauses(load_model(best), sentences, per))
+
+
+def _clauses(model: WordOrderModel, sentences: Sequence[str],
+             per: Sequence[Optional[tuple[float, int]]]) -> tuple[Optional[tuple[int, int]], ...]:
+    """:func:`clause_cuts` of each judged sentence that is not salad on its own (None for the others)."""
+    return tuple(None if r is None or r[0] < salad_threshold(r[1]) else clause_cuts(model, s)
+                 for s, r in zip(sentences, per))
 
 
 def is_word_salad(answer: str) -> bool:
@@ -354,6 +425,17 @@ def strip_word_salad(answer: str) -> str:
     if j.is_salad:
         return ""
     flags = j.salad_sentences
-    if not any(flags):
+    clauses = j.clauses or (None,) * len(j.sentences)
+    if not any(flags) and not any(c is not None for c in clauses):
         return answer
-    return " ".join(s for s, salad in zip(j.sentences, flags) if not salad)
+    kept = []
+    for s, salad, span in zip(j.sentences, flags, clauses):
+        if salad:
+            continue
+        if span is not None:
+            words = s.split()
+            stop = len(words) if span[1] == min(len(words), MAX_SENTENCE_WORDS) else span[1]
+            s = " ".join(words[span[0]:stop])
+        if s:
+            kept.append(s)
+    return " ".join(kept)

@@ -35,6 +35,15 @@ pair at P(e) 0.40, so that the reference given as the prediction got P = 0.85, R
 claims, issue 32). No predicted pair of the two development rating sets is a reference pair, so their
 values are unchanged; a system cannot use it without the reference.
 
+**A premise supports a fact only when they share a content word** (``prem`` field ``+anchor``,
+:func:`shares_content`): a premise holding none of the fact's content words (:func:`claimalign.qa_text.content_tokens`:
+Porter stems and numbers, function words left out; with WordNet, a synonym of one of the fact's words counts) is
+not sent to the verifier for it. Issue 32's ``junk_appended``: of the 30 reference facts that 40 pairs of other
+claims' evidence made "supported" on the 144 rows, 9 shared no content word with the premise ("This claim was
+made in 04/01/2021." by a pair on vaccine proteins); of the 258 / 293 supported reference / predicted facts of
+the real evidence of both development sets, 13 / 10 did, and they read as the verifier's errors ("Amanda Wilcox
+made the claim." by a pair on sunscreen).
+
 **A rewrite of a reference pair that it contradicts is no evidence** (``contradiction``, a
 :class:`ev2r.metric.contradiction.ReferenceContradiction`, the default of :func:`ev2r.build_scorer`; ``prem`` field
 ``+contra0.5/rw0.7``): such a predicted pair is no premise of the reference facts (recall), and its own facts count
@@ -56,6 +65,7 @@ item's status is ``no_reference``.
 
 from __future__ import annotations
 
+import re
 import warnings
 from typing import Optional, Protocol, Sequence, runtime_checkable
 
@@ -129,6 +139,30 @@ def _no_evidence_for(answer: str, claim: str) -> bool:
             or restates_claim(answer, claim, _synonyms()))
 
 
+def shares_content(hypothesis: str, premise: str) -> bool:
+    """True when ``premise`` holds a content word of ``hypothesis`` (:func:`claimalign.qa_text.content_tokens`:
+    Porter stems and numbers), or, where WordNet is found, a synonym of one of its words
+    (:func:`claimalign.meteor_fast.synonym_tokens`); True for a hypothesis without content words (nothing
+    to anchor). The ``+anchor`` premise rule (module docstring).
+
+    >>> shares_content("The vaccine was approved in 2021.", "Question: When? Answer: Regulators approved it.")
+    True
+    >>> shares_content("Amanda Wilcox made the claim.", "Sunscreen protects the skin from sunburn.")
+    False
+    """
+    hyp = content_tokens(hypothesis)
+    if not hyp:
+        return True
+    prem = content_tokens(premise)
+    if hyp & prem:
+        return True
+    syn = _synonyms()
+    return syn is not None and any(syn(w) & prem for w in _ASCII_WORD.findall(hypothesis.casefold()))
+
+
+_ASCII_WORD = re.compile(r"[a-z]{2,}")
+
+
 def pair_key(pair: QAPair) -> str:
     """A pair's text with case and spacing folded: two pairs are copies when their keys are equal."""
     return " ".join(pair.render().casefold().split())
@@ -153,7 +187,9 @@ def evidence_pairs(evidence: Evidence, claim: Optional[str] = None, unanswerable
     pair left with no answer text is left out, and with ``claim`` so is an answer that is **word salad**
     (:func:`ev2r.facts.word_order.is_word_salad`: its words in an order no more English, or Czech, than a
     random one; issue 32's ``shuffled_reference``), and a sentence of an answer that is word salad on its own
-    is cut from it (:func:`ev2r.facts.word_order.strip_word_salad`; what is left is judged as any answer). With ``relevant=True`` (the predicted side: what a system
+    is cut from it, as is a salad opening or closing clause run of a sentence (:func:`ev2r.facts.word_order.strip_word_salad`;
+    what is left is judged as any answer, and must itself hold :data:`PREMISE_RELEVANCE_MIN` of the claim's content
+    words: the fluent lead of a salad answer states nothing about the claim). With ``relevant=True`` (the predicted side: what a system
     retrieved), a pair holding under :data:`PREMISE_RELEVANCE_MIN` of the claim's content words
     (:func:`claimalign.qa_text.claim_coverage`, out of at most :data:`RELEVANCE_CLAIM_CAP`) is off-topic and no premise either (a claim of fewer
     than :data:`claimalign.qa_text.MIN_CLAIM_TOKENS` content words keeps every pair). ev2r gives ``claim`` (and ``relevant``) for the predicted evidence
@@ -189,7 +225,10 @@ def evidence_pairs(evidence: Evidence, claim: Optional[str] = None, unanswerable
             # whole or in one of its sentences (behind a fluent one); what is left is judged as any answer
             answer = strip_word_salad(p.answer)
             if answer is not p.answer:
-                if not has_content(answer) or _no_evidence_for(answer, claim):
+                # what is left of an answer that was partly salad must be about the claim itself: the fluent
+                # lead of a salad answer keeps the question but states nothing (shuffled_reference_behind_prose)
+                if not has_content(answer) or _no_evidence_for(answer, claim) or (
+                        claim_has_content and claim_coverage(answer, claim, RELEVANCE_CLAIM_CAP) < PREMISE_RELEVANCE_MIN):
                     continue
                 p = QAPair(p.question, answer)
         if relevant and claim_has_content and \
@@ -285,7 +324,7 @@ class NLIReferenceScorer:
         prem = "qa-pair-max" if self.premise_window == 1 else f"qa-pair+win{self.premise_window}-max"
         if self.premise_top_k is not None:
             prem += f"+lex-top{self.premise_top_k}"
-        prem += "+twin"
+        prem += "+twin+anchor"
         if self.contradiction is not None:
             prem += f"+{self.contradiction.rule}"
         cal = self.calibration.id if self.calibration is not None else "none"
@@ -337,7 +376,9 @@ class NLIReferenceScorer:
                                          other, unans)
                 for f_idx, fact in enumerate(facts):
                     start = len(premises)
-                    kept_idx = top_k_premises(fact.text, prem, self.premise_top_k)
+                    anchored = [j for j in range(len(prem)) if shares_content(fact.text, prem[j])]
+                    kept_idx = [anchored[j] for j in top_k_premises(fact.text, [prem[j] for j in anchored],
+                                                                    self.premise_top_k)]
                     self.n_pairs_considered += len(prem)
                     self.n_pairs_pruned += len(prem) - len(kept_idx)
                     premises.extend(prem[j] for j in kept_idx)

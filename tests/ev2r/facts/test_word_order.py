@@ -208,14 +208,16 @@ def test_a_one_sentence_answer_gets_one_verdict():
         assert j.salad_sentences == (j.is_salad,)
 
 
-def test_the_fluent_sentence_before_salad_is_the_predicted_pair_left():
+def test_the_fluent_sentence_before_salad_is_the_predicted_pair_left_when_it_is_about_the_claim():
     from adversarial.perturbations.gaming import PROSE_LEAD
 
     claim = "SinoVac COVID-19 vaccine (CoronaVac) has an efficacy rate of 91.25% in Indonesia."
     q = "Which country shows the SinoVac COVID-19 vaccine (CoronaVac) efficacy rate at 91.25%?"
     ev = Evidence((QAPair(q, f"{REAL} {SALAD}"), QAPair(q, f"{PROSE_LEAD} {SALAD}")))
     kept = evidence_pairs(ev, claim)
-    assert [(k, p.answer) for k, p in kept] == [(0, REAL), (1, PROSE_LEAD)]
+    # REAL holds 5 of the claim's 9 content words; the lead holds none of them: what is left of a
+    # salad answer must be about the claim itself, the question it sits under does not make it so
+    assert [(k, p.answer) for k, p in kept] == [(0, REAL)]
     assert [p.answer for _, p in evidence_pairs(ev)] == [p.answer for p in ev.pairs]  # the reference side: as written
 
 

@@ -54,7 +54,9 @@ def test_graded_hand_computed_same_pass():
     gp, gr, gf = (res.extra_scores[k] for k in GRADED_NAMES)
     assert E_HI == pytest.approx(0.6796, abs=1e-4) and E_LO == pytest.approx(0.2071, abs=1e-4)
     assert gp == pytest.approx((E_HI + E_LO) / 2)
-    assert gr == pytest.approx((2 * E_HI + E_LO) / 3)
+    # "The Eiffel tower is tall." shares no content word with a predicted pair: no premise is checked for it
+    # (+anchor), so its calibrated support is 0, not the neutral E_LO
+    assert gr == pytest.approx((2 * E_HI + 0.0) / 3)
     assert gf == pytest.approx(2 * gp * gr / (gp + gr))
     assert len(v.calls) == 1  # no second verifier call
 
@@ -119,4 +121,4 @@ def test_window_premises_support_a_fact_spanning_two_pairs():
     two = NLIReferenceScorer(KeywordVerifier(), AnswerFacts(), calibration=None, premise_window=2, premise_top_k=None)
     assert one.score_reference([it])[0].recall == 0.0  # no single pair holds every word
     assert two.score_reference([it])[0].recall == 1.0  # the two pairs together do
-    assert one.signature_fields()["prem"] == "qa-pair-max+twin" and two.signature_fields()["prem"] == "qa-pair+win2-max+twin"
+    assert one.signature_fields()["prem"] == "qa-pair-max+twin+anchor" and two.signature_fields()["prem"] == "qa-pair+win2-max+twin+anchor"
