@@ -37,8 +37,7 @@ values are unchanged; a system cannot use it without the reference.
 
 **A premise supports a fact only when they share a content word** (``prem`` field ``+anchor``,
 :func:`shares_content`): a premise holding none of the fact's content words (:func:`claimalign.qa_text.content_tokens`:
-Porter stems and numbers, function words left out; with WordNet, a synonym of one of the fact's words counts) is
-not sent to the verifier for it. Issue 32's ``junk_appended``: of the 30 reference facts that 40 pairs of other
+Porter stems and numbers, function words left out) is not sent to the verifier for it. Issue 32's ``junk_appended``: of the 30 reference facts that 40 pairs of other
 claims' evidence made "supported" on the 144 rows, 9 shared no content word with the premise ("This claim was
 made in 04/01/2021." by a pair on vaccine proteins); of the 258 / 293 supported reference / predicted facts of
 the real evidence of both development sets, 13 / 10 did, and they read as the verifier's errors ("Amanda Wilcox
@@ -65,7 +64,6 @@ item's status is ``no_reference``.
 
 from __future__ import annotations
 
-import re
 import warnings
 from typing import Optional, Protocol, Sequence, runtime_checkable
 
@@ -141,9 +139,9 @@ def _no_evidence_for(answer: str, claim: str) -> bool:
 
 def shares_content(hypothesis: str, premise: str) -> bool:
     """True when ``premise`` holds a content word of ``hypothesis`` (:func:`claimalign.qa_text.content_tokens`:
-    Porter stems and numbers), or, where WordNet is found, a synonym of one of its words
-    (:func:`claimalign.meteor_fast.synonym_tokens`); True for a hypothesis without content words (nothing
-    to anchor). The ``+anchor`` premise rule (module docstring).
+    Porter stems and numbers, function words left out), or the hypothesis has none (nothing to anchor). The
+    ``+anchor`` premise rule (module docstring). WordNet synonyms are not read: they join words far apart
+    ("made" and "cause" share a synset), so an unrelated premise would pass again.
 
     >>> shares_content("The vaccine was approved in 2021.", "Question: When? Answer: Regulators approved it.")
     True
@@ -151,16 +149,7 @@ def shares_content(hypothesis: str, premise: str) -> bool:
     False
     """
     hyp = content_tokens(hypothesis)
-    if not hyp:
-        return True
-    prem = content_tokens(premise)
-    if hyp & prem:
-        return True
-    syn = _synonyms()
-    return syn is not None and any(syn(w) & prem for w in _ASCII_WORD.findall(hypothesis.casefold()))
-
-
-_ASCII_WORD = re.compile(r"[a-z]{2,}")
+    return not hyp or not hyp.isdisjoint(content_tokens(premise))
 
 
 def pair_key(pair: QAPair) -> str:

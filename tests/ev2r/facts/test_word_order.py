@@ -234,3 +234,66 @@ def test_a_sentence_in_another_language_does_not_hide_the_salad_beside_it():
     assert strip_word_salad(answer) == spanish
     french = "Le gouvernement a adopté lundi le projet de loi sur le budget de l'État pour l'année prochaine."
     assert strip_word_salad(f"{french} {french}") == f"{french} {french}"  # text no table covers: never cut
+
+
+# the words of REAL shuffled (adversarial.perturbations.words.shuffle_sentence, seed 0): z 0.12 on its own
+SALAD0 = ("announced Sinovac preliminary finding company that small of based vaccine percent, results Thursday clinical "
+          "the Turkish but has the an from a 91.25 efficacy from was Chinese a on officials rate trial.")
+
+
+def test_a_salad_clause_behind_a_fluent_clause_in_the_same_sentence_is_cut():
+    from adversarial.perturbations.gaming import PROSE_CLAUSE
+    from ev2r.facts.word_order import CLAUSE_SALAD_Z, clause_cuts, judge, strip_word_salad
+
+    answer = f"{PROSE_CLAUSE} {SALAD0}"
+    j = judge(answer)
+    # one sentence, and as a whole the fluent clause carries it past the sentence's rule ...
+    assert len(j.sentences) == 1 and j.salad_sentences == (False,)
+    # ... but the closing run after the clause's comma is salad on its own: cut, the clause kept
+    n_lead = len(PROSE_CLAUSE.split())
+    assert j.clauses == ((0, n_lead),)
+    assert strip_word_salad(answer) == PROSE_CLAUSE
+    st = load_model("en").stats(SALAD0)[0]  # the run's own seed: the verdict is a function of its text
+    assert st is not None and st[0] / st[1] ** 0.5 < CLAUSE_SALAD_Z
+    # the same salad before a fluent closing clause: the opening run is cut
+    trailing = SALAD0.rstrip(".") + ", " + PROSE_CLAUSE[0].lower() + PROSE_CLAUSE[1:-1] + "."
+    kept = strip_word_salad(trailing)
+    assert kept == trailing.split(", ")[-1] if trailing.count(", ") == 1 else kept.endswith("on Monday.")
+    # real prose with clause ends keeps every word; so does a closing run too short to judge (6 words)
+    for text in (REAL, f"{REAL.rstrip('.')}, {PROSE_CLAUSE[0].lower()}{PROSE_CLAUSE[1:-1]}.",
+                 f"{PROSE_CLAUSE} trial the was small a preliminary."):
+        assert clause_cuts(load_model("en"), text) is None and strip_word_salad(text) is text
+
+
+def test_a_premise_supports_a_fact_only_when_they_share_a_content_word():
+    from ev2r.metric.reference import NLIReferenceScorer, shares_content
+    from ev2r.types import Item
+
+    assert shares_content("This claim was made in 04/01/2021.", "Question: When?\nAnswer: It was made on 04/01/2021.")
+    assert not shares_content("Amanda Wilcox made the claim.", "Question: Does sunscreen protect the skin?\nAnswer: Yes, "
+                              "sunscreen protects the skin from sun damage.")
+    assert shares_content("He said it.", "Anything at all.")  # no content word to anchor: not decided here
+
+    class EntailsEverything:  # the verifier's worst case: every pair read as entailment
+        name = "entails-everything"
+
+        def predict(self, premises, hypotheses):
+            return np.tile([0.9, 0.05, 0.05], (len(premises), 1))
+
+    class AnswerFacts:
+        name = "answers"
+
+        def decompose(self, evidence, claim=""):
+            from ev2r.types import AtomicFact
+            return [AtomicFact(p.answer, k) for k, p in enumerate(evidence.pairs)]
+
+    claim = "Sunscreens cause cancer, not the sun."
+    ref = Evidence((QAPair("Who made the claim?", "Amanda Wilcox made the claim."),
+                    QAPair("Do sunscreens cause cancer?", "No study found that sunscreens cause cancer.")))
+    pred = Evidence((QAPair("Does sunscreen cause cancer?", "Studies of sunscreens found no cancer risk."),))
+    item = Item(id="a", claim=claim, predicted_evidence=pred, reference_evidence=ref)
+    (res,) = NLIReferenceScorer(EntailsEverything(), AnswerFacts(), calibration=None).score_reference([item])
+    # the Wilcox fact shares no content word with the predicted pair: not checked, unsupported, whatever the
+    # verifier would have said; the cancer fact is checked and supported
+    assert [f.supported for f in res.reference_facts] == [False, True]
+    assert res.reference_facts[0].decided_by is None and res.recall == 0.5

@@ -66,18 +66,20 @@ def test_invisible_only_evidence_is_empty_and_yields_no_fact():
 
 
 def test_reference_scores_hand_computed():
-    # predicted: 2 pairs -> 3 facts; reference: 2 pairs -> 2 facts
-    pred = ev(("Q1", "A is big. B is small."), ("Q2", "C is red."))
-    ref = ev(("R1", "A is big."), ("R2", "D is blue."))
+    # predicted: 2 pairs -> 3 facts; reference: 2 pairs -> 2 facts. A premise is checked for a fact only when they
+    # share a content word (+anchor): "Q1 Apples are big." is not sent with R2, nor "R1 Apples are big." with Q2
+    pred = ev(("Q1", "Apples are big. Bananas are small."), ("Q2", "Cherries are red."))
+    ref = ev(("R1", "Apples are big."), ("R2", "Bananas and cherries are blue."))
     P = [p.render() for p in ref.pairs]
     Rp = [p.render() for p in pred.pairs]
     table = {
-        (P[0], "Q1 A is big."): [0.9, 0.05, 0.05],   # supported by R1
-        (P[1], "Q1 A is big."): [0.2, 0.7, 0.1],
-        (P[1], "Q1 B is small."): [0.49, 0.5, 0.01],  # just under the threshold
-        (P[0], "Q2 C is red."): [0.0, 0.0, 1.0],
-        (Rp[0], "R1 A is big."): [0.8, 0.1, 0.1],     # reference fact 1 supported
-        (Rp[1], "R2 D is blue."): [0.3, 0.6, 0.1],
+        (P[0], "Q1 Apples are big."): [0.9, 0.05, 0.05],   # supported by R1
+        (P[1], "Q1 Apples are big."): [0.95, 0.05, 0.0],   # never checked: no shared content word
+        (P[1], "Q1 Bananas are small."): [0.49, 0.5, 0.01],  # just under the threshold
+        (P[1], "Q2 Cherries are red."): [0.0, 0.0, 1.0],
+        (Rp[0], "R1 Apples are big."): [0.8, 0.1, 0.1],     # reference fact 1 supported
+        (Rp[0], "R2 Bananas and cherries are blue."): [0.1, 0.8, 0.1],
+        (Rp[1], "R2 Bananas and cherries are blue."): [0.3, 0.6, 0.1],
     }
     item = Item(id="x", claim="A is big.", predicted_evidence=pred, reference_evidence=ref, gold_label=Verdict.SUPPORTED)
     (res,) = NLIReferenceScorer(TableVerifier(table), RuleBasedDecomposer()).score_reference([item])
