@@ -15,7 +15,8 @@ a salad opening or closing clause run of a sentence), and the shuffled answers b
 lead (:data:`adversarial.perturbations.gaming.PROSE_LEAD`, ``shuffled_reference_behind_prose``) and behind its
 fluent clause in the same sentence (:data:`~adversarial.perturbations.gaming.PROSE_CLAUSE`,
 ``shuffled_reference_behind_clause``): the share whose salad is cut entirely (only the lead left), and the share
-of their salad words left.
+of their salad words left; and of the salad words left when the salad is cut into lines of 3 words, or into
+sentences of 5 words behind the fluent lead (a breaker's evasions of ``order-v2``).
 """
 
 from __future__ import annotations
@@ -123,7 +124,8 @@ def main(argv=None) -> int:
         g = np.random.default_rng(0)
         real, salad = [], []
         cut = {"answers": 0, "cut": 0, "words": 0, "words_cut": 0, "behind": 0, "behind_caught": 0,
-               "salad_words": 0, "salad_words_left": 0, "clause_caught": 0, "clause_words_left": 0}
+               "salad_words": 0, "salad_words_left": 0, "clause_caught": 0, "clause_words_left": 0,
+               "lines3_words_left": 0, "short5_words_left": 0}
         lead_words = len(PROSE_LEAD.split())
         clause_words = len(PROSE_CLAUSE.split())
         for a in dict.fromkeys(a for a in answers if a):
@@ -151,6 +153,13 @@ def main(argv=None) -> int:
                               else len(left.split()))
                     cut["clause_caught"] += n_left == 0
                     cut["clause_words_left"] += n_left
+                    words = [w.rstrip(".!?") or w for w in s.split()]
+                    lines3 = "\n".join(" ".join(words[i:i + 3]) for i in range(0, len(words), 3))
+                    cut["lines3_words_left"] += len(strip_word_salad(lines3).split())
+                    short5 = " ".join(" ".join(words[i:i + 5]) + "." for i in range(0, len(words), 5))
+                    left = strip_word_salad(f"{PROSE_LEAD} {short5}")
+                    cut["short5_words_left"] += (max(len(left.split()) - lead_words, 0) if left.startswith(PROSE_LEAD)
+                                                 else len(left.split()))
         result[name] = {"answers": len(answers), "real": summary(real), "shuffled": summary(salad), "strip": cut,
                         "sentence_rules": sentence_rules(answers)}
         print(name, result[name]["real"]["below"], result[name]["shuffled"]["below"], flush=True)
@@ -187,14 +196,16 @@ def main(argv=None) -> int:
               f"`shuffled_reference_behind_prose`) and its fluent clause (\"{PROSE_CLAUSE}\" in the salad's first sentence, "
               "`shuffled_reference_behind_clause`; the judged ones):", "",
               "| answers | distinct | real: answers cut | real: words cut | behind the lead | salad cut entirely | salad words left | "
-              "behind the clause: salad cut entirely | salad words left |",
-              "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+              "behind the clause: salad cut entirely | salad words left | 3-word lines: salad words left | "
+              "5-word sentences behind the lead: salad words left |",
+              "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for name, r in result.items():
         c = r["strip"]
         pct = (lambda a, b: f"{100 * a / b:.1f}%" if b else "--")
         lines.append(f"| {name} | {c['answers']} | {pct(c['cut'], c['answers'])} | {pct(c['words_cut'], c['words'])} | "
                      f"{c['behind']} | {pct(c['behind_caught'], c['behind'])} | {pct(c['salad_words_left'], c['salad_words'])} | "
-                     f"{pct(c['clause_caught'], c['behind'])} | {pct(c['clause_words_left'], c['salad_words'])} |")
+                     f"{pct(c['clause_caught'], c['behind'])} | {pct(c['clause_words_left'], c['salad_words'])} | "
+                     f"{pct(c['lines3_words_left'], c['salad_words'])} | {pct(c['short5_words_left'], c['salad_words'])} |")
     lines += ["", "Rules for a sentence on its own (w: its tested words), each cell real words cut (of answers not salad "
               "as a whole) / salad words behind the lead cut:", "",
               "| answers | " + " | ".join(SENTENCE_RULES) + " |", "|---|" + "---:|" * len(SENTENCE_RULES)]

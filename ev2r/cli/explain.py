@@ -63,7 +63,7 @@ def _fact_lines(facts: list, other: str, width: int, contradicted: frozenset = f
         out.append(textwrap.fill(f"{head}  {_short(f['fact'], 300)}", width, subsequent_indent="        "))
         r = f.get("decided_by")
         if r is None:
-            out.append(f"        no {other} premise to check it against")
+            out.append(f"        no {other} premise checked: none shares a content word with it, or there is none")
             continue
         where = f"{other} pair {r['pair_index']}" if r["pair_index"] is not None else f"{other} pairs (window)"
         if f.get("pair_index") in contradicted:

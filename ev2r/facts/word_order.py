@@ -23,7 +23,9 @@ N(0, 1) at any length; the real order's grows with the words (``benchmarks/resul
 answer is word salad when it has at least :data:`MIN_WORDS` words in tested sentences and ``z`` below
 :func:`salad_threshold` (``max(1, 0.4 sqrt(words))``); so is a sentence of an answer on its own, by the same rule
 over its own words (``order-v2``: one fluent sentence before the salad carried an answer judged only as a whole,
-issue 32's ``shuffled_reference_behind_prose``), and :func:`strip_word_salad` removes it. Answers the model's language does
+issue 32's ``shuffled_reference_behind_prose``), and :func:`strip_word_salad` removes it; and so is a run of
+consecutive sentences each too short to be judged alone, taken together (``order-v3``: the salad cut into lines of
+3 words, or into sentences of 4-5 words behind a fluent lead, was never judged; sentences of 2 or more words count). Answers the model's language does
 not cover (under :data:`MIN_COVERAGE` of the tokens in its vocabulary) are not judged: a language without a
 table is never called word salad. The permutations are seeded from the text with its whitespace folded
 (CRC-32), so the test is a pure function of it and a space more changes nothing.
@@ -35,8 +37,9 @@ in English, 98.3% in Czech. Sentence by sentence (``order-v2``): the rule cuts 0
 the real predicted answers that are not salad as a whole (1.4% of AVeriTeC train answers', 5.4% of the Czech
 paragraphs': the Czech table is small), and cuts 96.9% / 96.7% of the salad words behind a fluent sentence.
 **Limits**: an answer or sentence of under :data:`MIN_WORDS` words is not judged
-(its shuffle mostly keeps its meaning: "1841 March 5th"), so salad cut into sentences of 3 words escapes; a
-sentence is judged as a whole, so a fluent clause before salad in the same sentence carries it; the tables are of encyclopaedic and NLI text, so telegraphic text
+(its shuffle mostly keeps its meaning: "1841 March 5th"); a sentence is judged as a whole, so a fluent clause
+before salad in the same sentence carries it (judging clause runs on their own cut fluent real clauses: a run is
+too short for this bigram test; ``benchmarks/results/word_order.md``); the tables are of encyclopaedic and NLI text, so telegraphic text
 (headlines, menus) reads as less ordered than it is, and a list of names has little order to find.
 
 **Tables.** ``data/word_order_<lang>.npz``, built by ``scripts/build_word_order_table.py`` from
@@ -139,11 +142,11 @@ class WordOrderModel:
         log_prob = np.log(bigram_weight * conditional + (1.0 - bigram_weight) * unigram[None, :]).astype(np.float32)
         return cls(lang, tuple(vocab), log_prob)
 
-    def sentence_stats(self, sentence: str, rng: np.random.Generator,
-                       n_permutations: int = N_PERMUTATIONS) -> Optional[tuple[float, float, int, int, int]]:
+    def sentence_stats(self, sentence: str, rng: np.random.Generator, n_permutations: int = N_PERMUTATIONS,
+                       min_words: int = MIN_SENTENCE_WORDS) -> Optional[tuple[float, float, int, int, int]]:
         """``(observed - permutation mean, permutation variance, words, known tokens, tokens)`` of the log
-        probability of one sentence (module docstring), or None for a sentence of fewer than
-        :data:`MIN_SENTENCE_WORDS` words with tokens, or one whose orders all score alike (its words all of
+        probability of one sentence (module docstring), or None for a sentence of fewer than ``min_words``
+        (default :data:`MIN_SENTENCE_WORDS`; at least 2) words with tokens, or one whose orders all score alike (its words all of
         one class: "1 2 3 4 5 6", a word repeated: order says nothing either way). The mean is exact (every
         ordered pair of distinct words is equally likely to be adjacent); the variance is the mean squared
         deviation of ``n_permutations`` random orders from it. Only the first :data:`MAX_SENTENCE_WORDS`
@@ -159,7 +162,7 @@ class WordOrderModel:
         units = [ids for ids, _ in pieces if ids]
         known = sum(k for _, k in pieces)
         m = len(units)
-        if m < MIN_SENTENCE_WORDS:
+        if m < max(min_words, 2):
             return None
         v = len(self.vocab)
         start, end_id = v + 3, v + 4
@@ -181,14 +184,15 @@ class WordOrderModel:
         n_tokens = sum(len(u) for u in units) + len(tail)
         return observed - mean, var, m, known + len(tail), n_tokens
 
-    def stats(self, text: str, sentences: Optional[Sequence[str]] = None,
-              n_permutations: int = N_PERMUTATIONS) -> list[Optional[tuple[float, float, int, int, int]]]:
+    def stats(self, text: str, sentences: Optional[Sequence[str]] = None, n_permutations: int = N_PERMUTATIONS,
+              min_words: int = MIN_SENTENCE_WORDS) -> list[Optional[tuple[float, float, int, int, int]]]:
         """:meth:`sentence_stats` of each of ``sentences`` (default: ``text`` as one sentence), in order, None
         for a sentence not tested. One generator, seeded by ``text`` with its whitespace folded (a space more is
         the same text), draws the permutations of every sentence in turn."""
         seed = zlib.crc32(" ".join(text.split()).encode("utf-8", "surrogatepass"))
         rng = np.random.default_rng(seed)
-        return [self.sentence_stats(s, rng, n_permutations) for s in (sentences if sentences is not None else [text])]
+        return [self.sentence_stats(s, rng, n_permutations, min_words)
+                for s in (sentences if sentences is not None else [text])]
 
     def z(self, text: str, sentences: Optional[Sequence[str]] = None,
           n_permutations: int = N_PERMUTATIONS) -> Optional[tuple[float, int, float]]:
@@ -227,64 +231,6 @@ def load_model(lang: str) -> WordOrderModel:
         return WordOrderModel.from_counts(lang, [str(w) for w in f["vocab"]], f["rows"], f["cols"], f["counts"])
 
 
-#: A clause run (:func:`clause_cuts`) is judged only from this many tested words, and is word salad below
-#: :data:`CLAUSE_SALAD_Z`: a run is shorter than its sentence, and the bigram test of a short run is weak (at
-#: the sentence's rule, ``max(1, 0.4 sqrt w)`` over >= 6 words, the runs of real answers cut 4.6-4.9% of their
-#: words; at this one 0.2-0.7%, catching 81-86% of the salad behind a clause: ``benchmarks/results/word_order.md``).
-CLAUSE_MIN_WORDS = 12
-CLAUSE_SALAD_Z = 1.0
-#: A whitespace word ending with one of these (closing quotes and brackets aside) ends a clause
-#: (:func:`clause_cuts`); so does the word before a dash that stands alone.
-CLAUSE_END = ",;:"
-_DASHES = frozenset({"-", "\u2013", "\u2014", "--"})
-_CLOSERS = "\"')]\u201d\u2019"
-
-
-def _clause_ends(words: Sequence[str]) -> list[int]:
-    """Indices ``i`` (``0 <= i < len(words) - 1``) of the words after which a clause ends."""
-    out = []
-    for i in range(len(words) - 1):
-        w = words[i].rstrip(_CLOSERS)
-        if (w and w[-1] in CLAUSE_END) or words[i + 1] in _DASHES:
-            out.append(i)
-    return out
-
-
-def _segment_salad(model: "WordOrderModel", text: str) -> bool:
-    """A clause run judged on its own (its own seed: the verdict is a function of its text alone)."""
-    st = model.stats(text)[0]
-    return st is not None and st[2] >= CLAUSE_MIN_WORDS and st[0] / st[1] ** 0.5 < CLAUSE_SALAD_Z
-
-
-def clause_cuts(model: "WordOrderModel", sentence: str) -> Optional[tuple[int, int]]:
-    """The whitespace-word span ``(start, end)`` of ``sentence`` left when its longest word-salad opening and
-    closing clause runs are cut (``order-v3``), or None when neither is salad.
-
-    A sentence is cut into clauses after each word ending with :data:`CLAUSE_END` (a comma, semicolon or colon)
-    or before a dash that stands alone. For each clause end, the words up to it (an opening run) and the
-    words after it (a closing run) are judged on their own (at least :data:`CLAUSE_MIN_WORDS` tested words,
-    ``z`` below :data:`CLAUSE_SALAD_Z`; permutations seeded by the run's own text). Issue 32's ``shuffled_reference_behind_clause``: a fluent clause before the salad in the same sentence
-    lifted the sentence's z over the threshold. ``(0, 0)`` when the salad runs meet: the sentence is salad.
-    Only :data:`MAX_SENTENCE_WORDS` words are read.
-    """
-    words = sentence.split()[:MAX_SENTENCE_WORDS]
-    ends = _clause_ends(words)
-    if not ends:
-        return None
-    start, end = 0, len(words)
-    for i in ends:  # the earliest clause end whose closing run is salad: the longest salad closing run
-        if len(words) - i - 1 >= CLAUSE_MIN_WORDS and _segment_salad(model, " ".join(words[i + 1:])):
-            end = i + 1
-            break
-    for i in reversed(ends):  # the latest clause end whose opening run is salad
-        if i + 1 >= CLAUSE_MIN_WORDS and _segment_salad(model, " ".join(words[:i + 1])):
-            start = i + 1
-            break
-    if (start, end) == (0, len(words)):
-        return None
-    return (0, 0) if start >= end else (start, end)
-
-
 @dataclass(frozen=True)
 class Judgement:
     """What the word-order test says of one answer (:func:`judge`).
@@ -296,15 +242,14 @@ class Judgement:
         per_sentence: ``(z, words tested)`` of each sentence alone, None for a sentence not judged on its own
             (under :data:`MIN_WORDS` words, no table for the answer, or, when the table covers under
             :data:`MIN_COVERAGE` of the answer, under that share of the sentence's own tokens).
-        clauses: per sentence, the whitespace-word span ``(start, end)`` left when its salad opening and closing
-            clause runs are cut (:func:`clause_cuts`; ``(0, 0)``: nothing left), None when nothing is cut or the
-            sentence is not judged or is salad as a whole. Empty when the answer is not judged.
+        short_runs: per sentence, True when it is in a run of consecutive sentences too short to judge alone
+            that is word salad taken together (:func:`_short_runs`); empty when the answer is not judged.
     """
 
     sentences: tuple[str, ...]
     answer: Optional[tuple[float, int]]
     per_sentence: tuple[Optional[tuple[float, int]], ...]
-    clauses: tuple[Optional[tuple[int, int]], ...] = ()
+    short_runs: tuple[bool, ...] = ()
 
     @property
     def is_salad(self) -> bool:
@@ -313,8 +258,11 @@ class Judgement:
 
     @property
     def salad_sentences(self) -> tuple[bool, ...]:
-        """Per sentence: word salad on its own (``z`` below :func:`salad_threshold` of its words)."""
-        return tuple(r is not None and r[0] < salad_threshold(r[1]) for r in self.per_sentence)
+        """Per sentence: word salad on its own (``z`` below :func:`salad_threshold` of its words), or in a run of
+        short sentences that is (:attr:`short_runs`)."""
+        runs = self.short_runs or (False,) * len(self.per_sentence)
+        return tuple((r is not None and r[0] < salad_threshold(r[1])) or short
+                     for r, short in zip(self.per_sentence, runs))
 
 
 def judge(answer: str) -> Judgement:
@@ -374,21 +322,46 @@ def _judge(answer: str) -> Judgement:
         # another language must not shield the salad beside it (a breaker's finding)
         per_covered = tuple(None if st is None or st[2] < MIN_WORDS or st[3] < MIN_COVERAGE * st[4]
                             else (st[0] / st[1] ** 0.5, st[2]) for st in stats)
-        return Judgement(sentences, None, per_covered, _clauses(load_model(best), sentences, per_covered))
+        return Judgement(sentences, None, per_covered)
+    model = load_model(best)
     pooled = _pool(stats)
-    if pooled is None or pooled[1] < MIN_WORDS:
-        return Judgement(sentences, None, (None,) * len(sentences))
     per = tuple(None if st is None or st[2] < MIN_WORDS else (st[0] / st[1] ** 0.5, st[2]) for st in stats)
+    if pooled is None or pooled[1] < MIN_WORDS:
+        # too little tested to judge the answer; its short sentences may still be judged together
+        return Judgement(sentences, None, per, _short_runs(model, sentences, per))
     if pooled[0] < salad_threshold(pooled[1]):
         return Judgement(sentences, (pooled[0], pooled[1]), per)
-    return Judgement(sentences, (pooled[0], pooled[1]), per, _clauses(load_model(best), sentences, per))
+    return Judgement(sentences, (pooled[0], pooled[1]), per, _short_runs(model, sentences, per))
 
 
-def _clauses(model: WordOrderModel, sentences: Sequence[str],
-             per: Sequence[Optional[tuple[float, int]]]) -> tuple[Optional[tuple[int, int]], ...]:
-    """:func:`clause_cuts` of each judged sentence that is not salad on its own (None for the others)."""
-    return tuple(None if r is None or r[0] < salad_threshold(r[1]) else clause_cuts(model, s)
-                 for s, r in zip(sentences, per))
+#: Sentences too short to judge alone (under :data:`MIN_WORDS` tested words) are judged together when they
+#: follow each other: each of at least this many words counts in the run's pooled z (:func:`_short_runs`).
+SHORT_RUN_SENTENCE_WORDS = 2
+
+
+def _short_runs(model: WordOrderModel, sentences: Sequence[str],
+                per: Sequence[Optional[tuple[float, int]]]) -> tuple[bool, ...]:
+    """Per sentence: in a run of two or more consecutive sentences that are each too short to be judged alone
+    (``per`` None), whose pooled z over their words (sentences of :data:`SHORT_RUN_SENTENCE_WORDS` or more, the
+    permutations seeded by the run's text) is word salad by the answer's rule (at least :data:`MIN_WORDS` words,
+    z below :func:`salad_threshold`). Issue 32's breaker: the salad cut into 3-word lines or 4-5-word sentences
+    behind a fluent lead was never judged (``order-v3``)."""
+    out = [False] * len(sentences)
+    k = 0
+    while k < len(sentences):
+        if per[k] is not None:
+            k += 1
+            continue
+        stop = k
+        while stop < len(sentences) and per[stop] is None:
+            stop += 1
+        if stop - k >= 2:
+            run = sentences[k:stop]
+            pooled = _pool(model.stats(" ".join(run), run, min_words=SHORT_RUN_SENTENCE_WORDS))
+            if pooled is not None and pooled[1] >= MIN_WORDS and pooled[0] < salad_threshold(pooled[1]):
+                out[k:stop] = [True] * (stop - k)
+        k = stop
+    return tuple(out)
 
 
 def is_word_salad(answer: str) -> bool:
@@ -425,17 +398,6 @@ def strip_word_salad(answer: str) -> str:
     if j.is_salad:
         return ""
     flags = j.salad_sentences
-    clauses = j.clauses or (None,) * len(j.sentences)
-    if not any(flags) and not any(c is not None for c in clauses):
+    if not any(flags):
         return answer
-    kept = []
-    for s, salad, span in zip(j.sentences, flags, clauses):
-        if salad:
-            continue
-        if span is not None:
-            words = s.split()
-            stop = len(words) if span[1] == min(len(words), MAX_SENTENCE_WORDS) else span[1]
-            s = " ".join(words[span[0]:stop])
-        if s:
-            kept.append(s)
-    return " ".join(kept)
+    return " ".join(s for s, salad in zip(j.sentences, flags) if not salad)

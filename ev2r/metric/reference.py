@@ -176,9 +176,10 @@ def evidence_pairs(evidence: Evidence, claim: Optional[str] = None, unanswerable
     pair left with no answer text is left out, and with ``claim`` so is an answer that is **word salad**
     (:func:`ev2r.facts.word_order.is_word_salad`: its words in an order no more English, or Czech, than a
     random one; issue 32's ``shuffled_reference``), and a sentence of an answer that is word salad on its own
-    is cut from it, as is a salad opening or closing clause run of a sentence (:func:`ev2r.facts.word_order.strip_word_salad`;
-    what is left is judged as any answer, and must itself hold :data:`PREMISE_RELEVANCE_MIN` of the claim's content
-    words: the fluent lead of a salad answer states nothing about the claim). With ``relevant=True`` (the predicted side: what a system
+    is cut from it, as is a run of sentences too short to judge alone that is salad taken together
+    (:func:`ev2r.facts.word_order.strip_word_salad`); what is left is judged as any answer, and must itself hold
+    :data:`PREMISE_RELEVANCE_MIN` of the claim's content words (the fluent lead of a salad answer states nothing about
+    the claim; its question does not make it evidence). With ``relevant=True`` (the predicted side: what a system
     retrieved), a pair holding under :data:`PREMISE_RELEVANCE_MIN` of the claim's content words
     (:func:`claimalign.qa_text.claim_coverage`, out of at most :data:`RELEVANCE_CLAIM_CAP`) is off-topic and no premise either (a claim of fewer
     than :data:`claimalign.qa_text.MIN_CLAIM_TOKENS` content words keeps every pair). ev2r gives ``claim`` (and ``relevant``) for the predicted evidence

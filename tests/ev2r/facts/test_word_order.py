@@ -241,30 +241,6 @@ SALAD0 = ("announced Sinovac preliminary finding company that small of based vac
           "the Turkish but has the an from a 91.25 efficacy from was Chinese a on officials rate trial.")
 
 
-def test_a_salad_clause_behind_a_fluent_clause_in_the_same_sentence_is_cut():
-    from adversarial.perturbations.gaming import PROSE_CLAUSE
-    from ev2r.facts.word_order import CLAUSE_SALAD_Z, clause_cuts, judge, strip_word_salad
-
-    answer = f"{PROSE_CLAUSE} {SALAD0}"
-    j = judge(answer)
-    # one sentence, and as a whole the fluent clause carries it past the sentence's rule ...
-    assert len(j.sentences) == 1 and j.salad_sentences == (False,)
-    # ... but the closing run after the clause's comma is salad on its own: cut, the clause kept
-    n_lead = len(PROSE_CLAUSE.split())
-    assert j.clauses == ((0, n_lead),)
-    assert strip_word_salad(answer) == PROSE_CLAUSE
-    st = load_model("en").stats(SALAD0)[0]  # the run's own seed: the verdict is a function of its text
-    assert st is not None and st[0] / st[1] ** 0.5 < CLAUSE_SALAD_Z
-    # the same salad before a fluent closing clause: the opening run is cut
-    trailing = SALAD0.rstrip(".") + ", " + PROSE_CLAUSE[0].lower() + PROSE_CLAUSE[1:-1] + "."
-    kept = strip_word_salad(trailing)
-    assert kept == trailing.split(", ")[-1] if trailing.count(", ") == 1 else kept.endswith("on Monday.")
-    # real prose with clause ends keeps every word; so does a closing run too short to judge (6 words)
-    for text in (REAL, f"{REAL.rstrip('.')}, {PROSE_CLAUSE[0].lower()}{PROSE_CLAUSE[1:-1]}.",
-                 f"{PROSE_CLAUSE} trial the was small a preliminary."):
-        assert clause_cuts(load_model("en"), text) is None and strip_word_salad(text) is text
-
-
 def test_a_premise_supports_a_fact_only_when_they_share_a_content_word():
     from ev2r.metric.reference import NLIReferenceScorer, shares_content
     from ev2r.types import Item
@@ -297,3 +273,24 @@ def test_a_premise_supports_a_fact_only_when_they_share_a_content_word():
     # verifier would have said; the cancer fact is checked and supported
     assert [f.supported for f in res.reference_facts] == [False, True]
     assert res.reference_facts[0].decided_by is None and res.recall == 0.5
+
+
+def test_salad_cut_into_short_lines_or_sentences_is_judged_as_a_run():
+    from adversarial.perturbations.gaming import PROSE_LEAD
+    from ev2r.facts.word_order import judge, strip_word_salad
+
+    words = [w.rstrip(".!?") or w for w in SALAD0.split()]  # 31 words
+    lines3 = "\n".join(" ".join(words[i:i + 3]) for i in range(0, len(words), 3))
+    j = judge(lines3)
+    # no line has the 4 words a sentence needs to be tested, so the answer as a whole is not judged ...
+    assert j.answer is None and all(r is None for r in j.per_sentence) and len(j.sentences) == 11
+    # ... but the lines follow each other and are judged together: every one is salad
+    assert j.short_runs == (True,) * 11 and strip_word_salad(lines3) == ""
+    short5 = " ".join(" ".join(words[i:i + 5]) + "." for i in range(0, len(words), 5))
+    assert strip_word_salad(f"{PROSE_LEAD} {short5}") == PROSE_LEAD
+    # the same lines of the real sentence are not salad, nor are short real sentences in a row
+    real = [w.rstrip(".!?") or w for w in REAL.split()]
+    real3 = "\n".join(" ".join(real[i:i + 3]) for i in range(0, len(real), 3))
+    prose = "Yes. It is true. He said so. The vote was held. Then it passed."
+    for text in (real3, prose):
+        assert not any(judge(text).salad_sentences) and strip_word_salad(text) is text
