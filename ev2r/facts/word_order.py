@@ -316,7 +316,11 @@ def _judge(answer: str) -> Judgement:
         return _NOT_JUDGED
     best = max(coverage, key=lambda k: (coverage[k], k == "en"))  # a tie (numbers, punctuation) goes to English
     sentences = tuple(split_sentences(answer))
-    stats = load_model(best).stats(answer, sentences)
+    # a Markdown table is no prose: the order of its cells says nothing either way (a breaker: a numeric table was
+    # dropped as salad); a sentence with TABLE_BARS bars or more (a row, or rows the boilerplate rule joined) is not
+    # tested and ends a run of short ones
+    prose = tuple(s.count("|") < TABLE_BARS for s in sentences)
+    stats = [st if ok else None for st, ok in zip(load_model(best).stats(answer, sentences), prose)]
     if coverage[best] < MIN_COVERAGE:
         # the answer as a whole is not judged, but a sentence the table covers is, on its own: a sentence in
         # another language must not shield the salad beside it (a breaker's finding)
@@ -328,10 +332,10 @@ def _judge(answer: str) -> Judgement:
     per = tuple(None if st is None or st[2] < MIN_WORDS else (st[0] / st[1] ** 0.5, st[2]) for st in stats)
     if pooled is None or pooled[1] < MIN_WORDS:
         # too little tested to judge the answer; its short sentences may still be judged together
-        return Judgement(sentences, None, per, _short_runs(model, sentences, per))
+        return Judgement(sentences, None, per, _short_runs(model, sentences, per, prose))
     if pooled[0] < salad_threshold(pooled[1]):
         return Judgement(sentences, (pooled[0], pooled[1]), per)
-    return Judgement(sentences, (pooled[0], pooled[1]), per, _short_runs(model, sentences, per))
+    return Judgement(sentences, (pooled[0], pooled[1]), per, _short_runs(model, sentences, per, prose))
 
 
 #: Sentences too short to judge alone (under :data:`MIN_WORDS` tested words) are judged together when they
@@ -339,21 +343,25 @@ def _judge(answer: str) -> Judgement:
 SHORT_RUN_SENTENCE_WORDS = 2
 
 
-def _short_runs(model: WordOrderModel, sentences: Sequence[str],
-                per: Sequence[Optional[tuple[float, int]]]) -> tuple[bool, ...]:
+#: A sentence with this many ``|`` or more is (part of) a table, not prose: the word-order test skips it.
+TABLE_BARS = 3
+
+
+def _short_runs(model: WordOrderModel, sentences: Sequence[str], per: Sequence[Optional[tuple[float, int]]],
+                prose: Sequence[bool]) -> tuple[bool, ...]:
     """Per sentence: in a run of two or more consecutive sentences that are each too short to be judged alone
-    (``per`` None), whose pooled z over their words (sentences of :data:`SHORT_RUN_SENTENCE_WORDS` or more, the
+    (``per`` None; a table's text, ``prose`` False, ends a run), whose pooled z over their words (sentences of :data:`SHORT_RUN_SENTENCE_WORDS` or more, the
     permutations seeded by the run's text) is word salad by the answer's rule (at least :data:`MIN_WORDS` words,
     z below :func:`salad_threshold`). Issue 32's breaker: the salad cut into 3-word lines or 4-5-word sentences
     behind a fluent lead was never judged (``order-v3``)."""
     out = [False] * len(sentences)
     k = 0
     while k < len(sentences):
-        if per[k] is not None:
+        if per[k] is not None or not prose[k]:
             k += 1
             continue
         stop = k
-        while stop < len(sentences) and per[stop] is None:
+        while stop < len(sentences) and per[stop] is None and prose[stop]:
             stop += 1
         if stop - k >= 2:
             run = sentences[k:stop]

@@ -294,3 +294,17 @@ def test_salad_cut_into_short_lines_or_sentences_is_judged_as_a_run():
     prose = "Yes. It is true. He said so. The vote was held. Then it passed."
     for text in (real3, prose):
         assert not any(judge(text).salad_sentences) and strip_word_salad(text) is text
+
+
+def test_a_markdown_table_is_not_prose_and_not_word_salad():
+    from ev2r.facts.word_order import judge, strip_word_salad
+
+    table = ("Inflation by year:\n| Year | Rate | Jobs |\n|---|---|---|\n| 2019 | 3.5% | 12,000 |\n"
+             "| 2020 | 4.1% | 9,500 |\n| 2021 | 5.2% | 14,200 |")
+    j = judge(table)
+    # the rows are not tested (nor run together as short sentences); "Inflation by year:" alone is too short
+    assert j.answer is None and not any(j.salad_sentences) and strip_word_salad(table) is table
+    # what the boilerplate rule leaves (rows joined, the header row dropped) is kept as the predicted pair too
+    claim = "Inflation rate reached 5.2% in 2021 in the United States."
+    kept = evidence_pairs(Evidence((QAPair("What was the inflation rate in 2021?", table),)), claim, relevant=True)
+    assert len(kept) == 1 and "| 2021 | 5.2% | 14,200 |" in kept[0][1].answer
