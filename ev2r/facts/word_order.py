@@ -25,7 +25,8 @@ answer is word salad when it has at least :data:`MIN_WORDS` words in tested sent
 over its own words (``order-v2``: one fluent sentence before the salad carried an answer judged only as a whole,
 issue 32's ``shuffled_reference_behind_prose``), and :func:`strip_word_salad` removes it; and so is a run of
 consecutive sentences each too short to be judged alone, taken together (``order-v3``: the salad cut into lines of
-3 words, or into sentences of 4-5 words behind a fluent lead, was never judged; sentences of 2 or more words count). Answers the model's language does
+3 words, or into sentences of 4-5 words behind a fluent lead, was never judged; sentences of 2 or more words count),
+and a sentence is judged without its filler word too (one word a third of the words: the salad joined by ", and "). Answers the model's language does
 not cover (under :data:`MIN_COVERAGE` of the tokens in its vocabulary) are not judged: a language without a
 table is never called word salad. The permutations are seeded from the text with its whitespace folded
 (CRC-32), so the test is a pure function of it and a space more changes nothing.
@@ -244,12 +245,15 @@ class Judgement:
             :data:`MIN_COVERAGE` of the answer, under that share of the sentence's own tokens).
         short_runs: per sentence, True when it is in a run of consecutive sentences too short to judge alone
             that is word salad taken together (:func:`_short_runs`); empty when the answer is not judged.
+        filler_salad: per sentence judged on its own and not salad so, True when it is word salad without its
+            filler word (:func:`_filler_salad`); empty when the answer is not judged or is salad.
     """
 
     sentences: tuple[str, ...]
     answer: Optional[tuple[float, int]]
     per_sentence: tuple[Optional[tuple[float, int]], ...]
     short_runs: tuple[bool, ...] = ()
+    filler_salad: tuple[bool, ...] = ()
 
     @property
     def is_salad(self) -> bool:
@@ -261,8 +265,9 @@ class Judgement:
         """Per sentence: word salad on its own (``z`` below :func:`salad_threshold` of its words), or in a run of
         short sentences that is (:attr:`short_runs`)."""
         runs = self.short_runs or (False,) * len(self.per_sentence)
-        return tuple((r is not None and r[0] < salad_threshold(r[1])) or short
-                     for r, short in zip(self.per_sentence, runs))
+        filler = self.filler_salad or (False,) * len(self.per_sentence)
+        return tuple((r is not None and r[0] < salad_threshold(r[1])) or short or fill
+                     for r, short, fill in zip(self.per_sentence, runs, filler))
 
 
 def judge(answer: str) -> Judgement:
@@ -335,7 +340,9 @@ def _judge(answer: str) -> Judgement:
         return Judgement(sentences, None, per, _short_runs(model, sentences, per, prose))
     if pooled[0] < salad_threshold(pooled[1]):
         return Judgement(sentences, (pooled[0], pooled[1]), per)
-    return Judgement(sentences, (pooled[0], pooled[1]), per, _short_runs(model, sentences, per, prose))
+    filler = tuple(r is not None and r[0] >= salad_threshold(r[1]) and _filler_salad(model, sen)
+                   for sen, r in zip(sentences, per))
+    return Judgement(sentences, (pooled[0], pooled[1]), per, _short_runs(model, sentences, per, prose), filler)
 
 
 #: Sentences too short to judge alone (under :data:`MIN_WORDS` tested words) are judged together when they
@@ -345,6 +352,41 @@ SHORT_RUN_SENTENCE_WORDS = 2
 
 #: A sentence with this many ``|`` or more is (part of) a table, not prose: the word-order test skips it.
 TABLE_BARS = 3
+
+
+#: A sentence of at least :data:`FILLER_MIN_WORDS` words in which one word (case and punctuation around it folded)
+#: is this share of the words or more is also judged without that word (:func:`_filler_salad`).
+FILLER_SHARE = 0.3
+FILLER_MIN_WORDS = 12
+
+
+def _filler_salad(model: WordOrderModel, sentence: str) -> bool:
+    """True when ``sentence`` is word salad once its filler word is taken out: a word of :data:`FILLER_SHARE` of
+    its words or more (at least :data:`FILLER_MIN_WORDS` words), dropped wherever it stands, and the rest judged by
+    the answer's rule (at least :data:`MIN_WORDS` tested words, z below :func:`salad_threshold`; permutations seeded
+    by that text). Issue 32's breaker: the salad's words joined by one filler (", and ", " of the ") put the
+    filler at every other place, an order no random one has (``order-v3``). No sentence of the development
+    sets' answers (3,855) has such a word; 5 of the 16,024 AVeriTeC train sentences do ("The higher the
+    concentration of the compound used, the more cells died.", which stays prose without it)."""
+    words = sentence.split()[:MAX_SENTENCE_WORDS]
+    if len(words) < FILLER_MIN_WORDS:
+        return False
+    folded = [w.strip(_FOLD).casefold() for w in words]
+    counts: dict[str, int] = {}
+    for w in folded:
+        if w:
+            counts[w] = counts.get(w, 0) + 1
+    if not counts:
+        return False
+    top, n = max(counts.items(), key=lambda kv: (kv[1], kv[0]))
+    if n < FILLER_SHARE * len(words):
+        return False
+    rest = " ".join(w for w, f in zip(words, folded) if f != top)
+    st = model.stats(rest)[0]
+    return st is not None and st[2] >= MIN_WORDS and st[0] / st[1] ** 0.5 < salad_threshold(st[2])
+
+
+_FOLD = ".,;:!?\"'()[]{}\u201c\u201d\u2018\u2019"
 
 
 def _short_runs(model: WordOrderModel, sentences: Sequence[str], per: Sequence[Optional[tuple[float, int]]],

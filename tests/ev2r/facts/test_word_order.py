@@ -308,3 +308,20 @@ def test_a_markdown_table_is_not_prose_and_not_word_salad():
     claim = "Inflation rate reached 5.2% in 2021 in the United States."
     kept = evidence_pairs(Evidence((QAPair("What was the inflation rate in 2021?", table),)), claim, relevant=True)
     assert len(kept) == 1 and "| 2021 | 5.2% | 14,200 |" in kept[0][1].answer
+
+
+def test_salad_joined_by_one_filler_word_is_judged_without_it():
+    from ev2r.facts.word_order import FILLER_SHARE, judge, strip_word_salad
+
+    words = [w.rstrip(".!?,") for w in SALAD0.split()]
+    for filler in (", and ", " and ", " of the "):
+        text = filler.join(words) + "."
+        j = judge(text)
+        # the filler at every other place is an order no random one has: as written the sentence passes ...
+        assert j.answer is not None and not j.is_salad and j.per_sentence[0] is not None
+        # ... and without the filler it is the salad it was
+        assert j.filler_salad == (True,) and strip_word_salad(text) == ""
+    # prose whose most frequent word is a third of its words stays prose without it
+    prose = "The higher the concentration of the compound used, the more cells died."
+    assert prose.lower().split().count("the") / len(prose.split()) >= FILLER_SHARE
+    assert judge(prose).filler_salad == (False,) and strip_word_salad(prose) is prose
