@@ -123,3 +123,81 @@ def test_every_module_has_a_layer():
                 unlisted.append(name)
     assert "adversarial" in listed
     assert not unlisted, f"not in any layer of [tool.importlinter] in pyproject.toml: {', '.join(unlisted)}"
+
+
+def _import_cycles(edges: dict) -> list:
+    """The strongly connected components of more than one module in the graph ``edges`` (module -> the modules
+    it imports), each sorted; Tarjan's algorithm, iterative."""
+    index: dict = {}
+    low: dict = {}
+    on_stack: set = set()
+    stack: list = []
+    cycles: list = []
+    counter = 0
+    for root in sorted(edges):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(edges.get(root, ()))))]
+        index[root] = low[root] = counter
+        counter += 1
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = counter
+                    counter += 1
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(edges.get(child, ())))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                comp = []
+                while True:
+                    m = stack.pop()
+                    on_stack.discard(m)
+                    comp.append(m)
+                    if m == node:
+                        break
+                if len(comp) > 1:
+                    cycles.append(sorted(comp))
+    return cycles
+
+
+def test_cycle_finder_finds_a_cycle_and_only_it():
+    edges = {"a": {"b"}, "b": {"c"}, "c": {"a", "d"}, "d": {"e"}, "e": set()}
+    assert _import_cycles(edges) == [["a", "b", "c"]]
+    assert _import_cycles({"a": {"b"}, "b": set()}) == []
+
+
+def test_no_import_cycles():
+    """Issue 57: no two modules of ``claimalign``, ``ev2r``, ``adversarial`` import each other, directly or
+    through others, counting imports inside functions (grimp's graph, what import-linter reads). Once
+    ``ev2r`` -> ``ev2r.metric.factory`` -> ``ev2r.metric.scorer`` -> ``ev2r`` and
+    ``adversarial.perturbations`` <-> ``adversarial.perturbations.gaming``."""
+    import grimp
+
+    graph = grimp.build_graph(*PACKAGES, cache_dir=None)
+    edges = {m: set(graph.find_modules_directly_imported_by(m)) for m in graph.modules}
+    assert _import_cycles(edges) == []
+
+
+#: the most lines a module of the packages may have (issue 57)
+MAX_MODULE_LINES = 700
+
+
+def test_no_module_over_700_lines():
+    long = []
+    for top in PACKAGES:
+        for path in sorted((REPO / top).rglob("*.py")):
+            n = len(path.read_text(encoding="utf-8").splitlines())
+            if n > MAX_MODULE_LINES:
+                long.append(f"{path.relative_to(REPO)}: {n} lines")
+    assert not long, f"modules over {MAX_MODULE_LINES} lines:\n" + "\n".join(long)

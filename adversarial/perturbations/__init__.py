@@ -40,12 +40,10 @@ from typing import Mapping, Optional, Sequence
 
 import numpy as np
 
-from ev2r.types import Evidence, Item, QAPair
-
 from adversarial._text import RNG
 from adversarial.perturbations.base import (
     DECREASE, EFFECTS, INVARIANT, MEANING_DAMAGING, NO_GAIN, NO_INCREASE, MEANING_PRESERVING, Expectation, Perturbation, PerturbationResult,
-    PerturbFn,
+    PerturbFn, apply_to_text,
 )
 from adversarial.perturbations.meaning import (
     ANTONYMS, CONTRAST_RULES, contrastive_claim, entity_swap, negate_answers, negate_sentence, number_change,
@@ -270,6 +268,4 @@ def perturb_text(perturbation: "str | PerturbFn", text: str, rng: RNG) -> Option
         ValueError: ``perturbation`` names no perturbation.
     """
     fn: PerturbFn = get_perturbations([perturbation])[0].fn if isinstance(perturbation, str) else perturbation
-    item = Item(id="text", claim="", predicted_evidence=Evidence((QAPair("", text),)), reference_evidence=Evidence(()))
-    res = fn(item, rng)
-    return res.item.predicted_evidence.pairs[0].answer if res.item is not None else None
+    return apply_to_text(fn, text, rng)

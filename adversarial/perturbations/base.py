@@ -201,3 +201,20 @@ def rewrite_spans(item: Item, spans_of: Callable[[str], list], reason: str) -> P
     found = [spans_of(t) for t in texts]
     new = [replace_spans(t, sp) for t, sp in zip(texts, found)]
     return result_from(item, texts, new, FIELDS_QA, sum(len(sp) for sp in found), reason)
+
+
+def apply_to_text(fn: PerturbFn, text: str, rng: RNG) -> Optional[str]:
+    """Apply the perturbation function ``fn`` (of predicted evidence) to one plain string, read as one answer
+    with no question (what :func:`adversarial.perturbations.perturb_text` does for a name or a function).
+
+    Args:
+        fn: a perturbation function ``(item, rng) -> PerturbationResult``.
+        text: the string to perturb.
+        rng: ``numpy.random.Generator`` or ``random.Random``; same state, same output.
+
+    Returns:
+        The perturbed string, or None when the perturbation does not apply (no eligible word, no number, ...).
+    """
+    item = Item(id="text", claim="", predicted_evidence=Evidence((QAPair("", text),)), reference_evidence=Evidence(()))
+    res = fn(item, rng)
+    return res.item.predicted_evidence.pairs[0].answer if res.item is not None else None

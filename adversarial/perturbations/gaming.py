@@ -45,7 +45,7 @@ from typing import Sequence
 from ev2r.types import Evidence, Item, QAPair, has_content, is_unanswerable
 
 from adversarial._text import RNG, as_generator, map_sentences
-from adversarial.perturbations.base import PerturbationResult, PerturbFn
+from adversarial.perturbations.base import PerturbationResult, PerturbFn, apply_to_text
 
 __all__ = [
     "SUITE_DENIALS", "UNANSWERABLE_VARIANTS", "that_clause", "TRIVIAL_ANSWERS", "OFF_TOPIC_PAIR", "SCRIPT_MIX",
@@ -267,14 +267,13 @@ def claim_paraphrase_appended(item: Item, rng: RNG) -> PerturbationResult:
         adversarial.resources.ResourceMissingError: WordNet is not installed (the suite reports the
             strategy as unavailable).
     """
-    from adversarial.perturbations import perturb_text
     from adversarial.perturbations.words import synonyms
 
     skip = _need_claim(item)
     if skip:
         return skip
     g = as_generator(rng)
-    reworded = perturb_text(lambda it, r: synonyms(it, r, rate=0.5), item.claim, g) or item.claim
+    reworded = apply_to_text(lambda it, r: synonyms(it, r, rate=0.5), item.claim, g) or item.claim
     text = f"According to reports, {that_clause(reworded)}."
     return _done(item, list(item.predicted_evidence.pairs) + [QAPair("What was reported?", text)], 1)
 

@@ -40,7 +40,7 @@ COMMANDS = {
 
 def build_parser() -> argparse.ArgumentParser:
     """The ``ev2r`` parser with every subcommand (``train-verifier`` is dispatched before parsing)."""
-    from ev2r import __version__
+    from ev2r._version import __version__
 
     ap = argparse.ArgumentParser(prog="ev2r", description="Evaluate retrieved fact-checking evidence (Ev2R).")
     ap.add_argument("--version", action="version", version=f"ev2r {__version__}")

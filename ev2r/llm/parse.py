@@ -24,7 +24,7 @@ from typing import Any, Callable, Optional, Sequence
 
 from ev2r.labels import Verdict
 from ev2r.scores import ReferenceResult
-from ev2r.facts.replay import REPLY_KEYS, SCORE_SOURCES, keyed_object_from_text, read_reference_reply
+from ev2r.facts.reply import REPLY_KEYS, SCORE_SOURCES, keyed_object_from_text, read_reference_reply
 
 #: where a live reply's precision/recall come from (the ``read:`` field of the signature)
 DEFAULT_SCORES_FROM = "checks"

@@ -91,7 +91,7 @@ class Prompt:
 def _example_facts(text: str) -> frozenset:
     import json
 
-    from ev2r.facts.replay import split_enumeration
+    from ev2r.facts.reply import split_enumeration
 
     lines = text.splitlines()
     for k, line in enumerate(lines[:-1]):

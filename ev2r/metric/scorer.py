@@ -88,7 +88,7 @@ class Ev2RScorer:
         """The :class:`~ev2r.signature.Signature` of this scorer: package version, the reference
         scorer's, verifier's and proxy scorer's declared fields, label mapping, alpha, extra columns,
         transformers and torch versions, in that order."""
-        from ev2r import __version__
+        from ev2r._version import __version__
 
         ref, proxy = self.reference_scorer, self.proxy_scorer
         parts = [{"ev2r": __version__},

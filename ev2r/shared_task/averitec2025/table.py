@@ -228,7 +228,7 @@ class Averitec2025Report:
 
 
 def _signature(judge: Any, comparison: str) -> Signature:
-    from ev2r import __version__
+    from ev2r._version import __version__
 
     declared = getattr(judge, "signature_fields", None)  # a custom judge may declare none
     judge_fields = declared() if callable(declared) else {"judge": str(getattr(judge, "kind", type(judge).__name__))}
