@@ -39,8 +39,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "Llama-3.3-70B-Instruct -- through --llm-base-url/--llm-model) or bundled (the offline NLI "
                         "verifier: labelled 'not the official LLM judge', not comparable with the leaderboard)")
     g.add_argument("--recall-comparison", choices=["ge", "gt"], default=None,
-                   help="new AVeriTeC score: a claim counts when its verdict is right and its Q+A recall is >= 0.5 "
-                        "(ge, default, as the FEVER-8 scoring script) or > 0.5 (gt, as another published script)")
+                   help="new AVeriTeC score: a claim counts when its verdict is right and its Q+A recall is > 0.5 "
+                        "(gt, default, as the organisers' final FEVER-8 leaderboard script) or >= 0.5 (ge, as their "
+                        "April 2025 script); the table gives both and counts the claims at exactly 0.5")
     g.add_argument("--llm-base-url", help="OpenAI-compatible server of the judge, e.g. http://127.0.0.1:8000/v1")
     g.add_argument("--llm-model", help="judge model name on that server (e.g. Llama-3.3-70B-Instruct)")
     g.add_argument("--llm-cache", help="on-disk cache folder for the judge's answers (default: $EV2R_LLM_CACHE, else "
@@ -149,10 +150,11 @@ def run(args) -> int:
             print(f"ev2r averitec: note: --subset: {r.n_claims} of {r.n_gold_claims} gold claims scored; not the "
                   "official shared-task numbers", file=sys.stderr)
     if "2025" in editions:
-        from ev2r.shared_task.averitec2025 import evaluate_averitec_2025
+        from ev2r.shared_task.averitec2025 import DEFAULT_RECALL_COMPARISON, evaluate_averitec_2025
 
         reports["2025"] = evaluate_averitec_2025(predictions, references, judge,
-                                                 recall_comparison=args.recall_comparison or "ge", join=args.join)
+                                                 recall_comparison=args.recall_comparison or DEFAULT_RECALL_COMPARISON,
+                                                 join=args.join)
         run = reports["2025"].judge_run
         if run and judge_kind == "llm":  # accounting (calls, cache hits, tokens) goes to stderr
             print("llm: " + " ".join(f"{k}={v}" for k, v in run.items()), file=sys.stderr)

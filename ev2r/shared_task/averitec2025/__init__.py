@@ -18,10 +18,12 @@ from predictions joined to a gold file:
   recall = reference facts supported by the predicted evidence / reference facts).
 * **new AVeriTeC score**: the share of claims whose predicted verdict equals the gold verdict
   **and** whose Q + A recall reaches 0.5 (FEVER-8 scorer, ``ev2r_reporting_levels = [0.5]``).
-  The organisers' published scripts disagree on "reaches": one tests ``recall >= 0.5``, another
-  ``recall > 0.5``; both are available (``recall_comparison="ge"`` (default) or ``"gt"``), and
-  the choice is named in the table, the JSON and the signature. On a claim judged at exactly
-  0.5 (say 1 of 2 facts) they differ.
+  The organisers' published scripts disagree on "reaches": the final FEVER-8 leaderboard script tests
+  ``recall > 0.5``, the April 2025 script ``recall >= 0.5`` (the rules text names 0.44). Both are available:
+  ``recall_comparison="gt"`` (default, as the final script) or ``"ge"``; the choice is named in the table,
+  the JSON and the signature, and the table gives the score under the other one too. On a claim judged at
+  exactly 0.5 (say 1 of 2 facts, common: recall is a ratio of small integers) they differ: the table counts
+  those claims (``n_at_level``).
 
 **Two means per score.** Every judgement has a status (:data:`JUDGEMENT_STATUSES`, from the
 package's one status vocabulary in :mod:`ev2r.types`); a failed one
@@ -104,6 +106,7 @@ from ev2r.shared_task.averitec2025.prompts import JudgePrompt, load_judge_prompt
 from ev2r.shared_task.averitec2025.settings import (BUNDLED_JUDGE_LABEL, DEFAULT_MAX_TOKENS, EDITION,
                                                     JUDGEMENT_STATUSES, JUDGES, NO_ANSWER, OFFICIAL_JUDGE_MODEL,
                                                     PARTS, RECALL_COMPARISONS, RECALL_LEVEL, RENDERING,
+                                                    DEFAULT_RECALL_COMPARISON, COMPARISON_SOURCES,
                                                     SHIPPED_PROMPTS, STATUS_OK)
 from ev2r.shared_task.averitec2025.table import (Averitec2025Report, ClaimResult2025, ScoreSummary,
                                                  estimate_averitec_2025, evaluate_averitec_2025, format_2025_table,
@@ -111,7 +114,7 @@ from ev2r.shared_task.averitec2025.table import (Averitec2025Report, ClaimResult
                                                  plan_judgements)
 
 __all__ = [
-    "EDITION", "RECALL_LEVEL", "RECALL_COMPARISONS", "JUDGES", "PARTS", "JUDGEMENT_STATUSES",
+    "EDITION", "RECALL_LEVEL", "RECALL_COMPARISONS", "DEFAULT_RECALL_COMPARISON", "COMPARISON_SOURCES", "JUDGES", "PARTS", "JUDGEMENT_STATUSES",
     "BUNDLED_JUDGE_LABEL", "OFFICIAL_JUDGE_MODEL", "DEFAULT_MAX_TOKENS", "Claim2025", "JudgeTask",
     "Judgement", "JudgePrompt", "JudgeAnswerError", "LLMRecallJudge", "NLIRecallJudge",
     "ClaimResult2025", "ScoreSummary", "Averitec2025Report", "prepare_claims_2025", "render_pairs",

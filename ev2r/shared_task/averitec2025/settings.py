@@ -11,6 +11,13 @@ from ev2r.types import JUDGEMENT_STATUSES, STATUS_OK  # noqa: F401 (re-exported)
 EDITION = "2025"
 RECALL_LEVEL = 0.5  # FEVER-8 scorer: ev2r_reporting_levels = [0.5]
 RECALL_COMPARISONS = ("ge", "gt")
+#: The default comparison of the new AVeriTeC score: ``gt`` (``recall > 0.5``), as the organisers' final FEVER-8
+#: leaderboard scoring script; ``ge`` (``recall >= 0.5``) is their April 2025 script (the rules text names 0.44).
+#: Recall is a ratio of small integers, so a claim judged at exactly 0.5 (1 of 2, 2 of 4 facts) is common: the two
+#: differ on exactly those claims, which the table counts (``n_at_level``) and scores both ways.
+DEFAULT_RECALL_COMPARISON = "gt"
+#: what each comparison is: the organisers' script that uses it
+COMPARISON_SOURCES = {"gt": "the final FEVER-8 leaderboard script", "ge": "the organisers' April 2025 script"}
 _COMPARISON_SYMBOL = {"ge": ">=", "gt": ">"}
 JUDGES = ("llm", "bundled")
 PARTS = ("question_only", "question_answer")

@@ -13,17 +13,24 @@ from ev2r.shared_task.averitec2025.answers import Judgement, JudgeTask
 from ev2r.shared_task.averitec2025.claims import Claim2025, prepare_claims_2025
 from ev2r.shared_task.averitec2025.judges import LLMRecallJudge
 from ev2r.shared_task.averitec2025.settings import (_COMPARISON_SYMBOL, _MAX_IDS_SHOWN, _PART_NAMES,
-                                                    BUNDLED_JUDGE_LABEL, EDITION, PARTS, RECALL_COMPARISONS,
+                                                    BUNDLED_JUDGE_LABEL, COMPARISON_SOURCES,
+                                                    DEFAULT_RECALL_COMPARISON, EDITION, PARTS, RECALL_COMPARISONS,
                                                     RECALL_LEVEL)
 from ev2r.signature import Signature
 from ev2r.types import STATUS_BAD_COUNTS, STATUS_FAILED, STATUS_NO_REFERENCE_QUESTIONS, STATUS_OK, LLMUsage
 
 
-def meets_recall_level(recall: float, comparison: str = "ge", level: float = RECALL_LEVEL) -> bool:
+def meets_recall_level(recall: float, comparison: str = DEFAULT_RECALL_COMPARISON, level: float = RECALL_LEVEL) -> bool:
     """Whether a Q + A recall reaches the new AVeriTeC score's level (FEVER-8: 0.5).
 
-    ``"ge"``: ``recall >= level`` (the FEVER-8 scoring script); ``"gt"``: ``recall > level``
-    (another of the organisers' published scripts).
+    ``"gt"`` (default): ``recall > level`` (the organisers' final FEVER-8 leaderboard script);
+    ``"ge"``: ``recall >= level`` (their April 2025 script). See
+    :data:`~ev2r.shared_task.averitec2025.settings.DEFAULT_RECALL_COMPARISON`.
+
+    Args:
+        recall: a Q + A recall in [0, 1].
+        comparison: ``"gt"`` or ``"ge"``.
+        level: the level (0.5).
 
     >>> meets_recall_level(0.5, "ge"), meets_recall_level(0.5, "gt")
     (True, False)
@@ -37,7 +44,7 @@ def meets_recall_level(recall: float, comparison: str = "ge", level: float = REC
     return recall >= level if comparison == "ge" else recall > level
 
 
-def new_averitec_contribution(recall: float, label_correct: bool, comparison: str = "ge",
+def new_averitec_contribution(recall: float, label_correct: bool, comparison: str = DEFAULT_RECALL_COMPARISON,
                               level: float = RECALL_LEVEL) -> float:
     """One claim's share of the new AVeriTeC score (FEVER-8): 1.0 when the verdict is right
     **and** the Q + A recall reaches ``level`` (:func:`meets_recall_level`), else 0.0."""
@@ -180,9 +187,12 @@ class Averitec2025Report:
         judge: the judge's label (says ``not the official LLM judge`` for the bundled judge).
         judge_kind: ``"llm"`` or ``"bundled"`` (or the custom judge's ``kind``).
         official_judge: False for the bundled judge (its numbers are not the leaderboard's).
-        recall_comparison: ``"ge"`` or ``"gt"``; recall_level: 0.5.
+        recall_comparison: ``"gt"`` (default) or ``"ge"``; recall_level: 0.5.
         question_only, question_answer: :class:`ScoreSummary` of the Ev2R recalls.
         new_averitec: :class:`ScoreSummary` of the new AVeriTeC score.
+        n_at_level: judged claims whose Q + A recall is exactly the level (0.5): where ``ge`` and ``gt``
+            differ; ``n_at_level_correct`` of them have the right verdict (the claims the two scores differ on).
+        other_comparison: the comparison not chosen; new_averitec_other: the new AVeriTeC score under it.
         n_failed: ``{part: {cause: count}}``; failed_ids: ``{part: {cause: [ids]}}``.
         notes: ``{note: count}`` over claims.
         judge_run: the judge's accounting (:func:`judge_accounting`: the sum of the judgements' LLM
@@ -201,6 +211,10 @@ class Averitec2025Report:
     question_only: ScoreSummary
     question_answer: ScoreSummary
     new_averitec: ScoreSummary
+    n_at_level: int
+    n_at_level_correct: int
+    other_comparison: str
+    new_averitec_other: ScoreSummary
     n_failed: Dict[str, Dict[str, int]]
     failed_ids: Dict[str, Dict[str, list]]
     notes: Dict[str, int]
@@ -218,7 +232,9 @@ class Averitec2025Report:
              "official_judge": self.official_judge, "recall_comparison": self.recall_comparison,
              "recall_level": self.recall_level, "new_averitec_rule": f"label correct and {self.comparison_text}",
              "question_only": self.question_only.to_dict(), "question_answer": self.question_answer.to_dict(),
-             "new_averitec": self.new_averitec.to_dict(),
+             "new_averitec": self.new_averitec.to_dict(), "n_at_level": self.n_at_level,
+             "n_at_level_correct": self.n_at_level_correct, "other_comparison": self.other_comparison,
+             "new_averitec_other": self.new_averitec_other.to_dict(),
              "n_failed": {k: dict(v) for k, v in self.n_failed.items()},
              "failed_ids": {k: {c: list(ids) for c, ids in v.items()} for k, v in self.failed_ids.items()},
              "notes": dict(self.notes), "judge_run": dict(self.judge_run), "signature": self.signature}
@@ -248,7 +264,7 @@ def judge_accounting(judgements: Sequence[Judgement]) -> dict:
 
 
 def evaluate_averitec_2025(predictions: Sequence[Any], references: Sequence[Any], judge: Any,
-                           recall_comparison: str = "ge", join: str = "id") -> Averitec2025Report:
+                           recall_comparison: str = DEFAULT_RECALL_COMPARISON, join: str = "id") -> Averitec2025Report:
     """The AVeriTeC 2025 (FEVER-8) table of ``predictions`` against ``references``.
 
     Args:
@@ -257,8 +273,9 @@ def evaluate_averitec_2025(predictions: Sequence[Any], references: Sequence[Any]
         judge: an :class:`LLMRecallJudge`, an :class:`NLIRecallJudge`, or any object with
             ``judge(tasks) -> list[Judgement]`` (one per :class:`JudgeTask`, in order),
             ``label`` and ``kind``.
-        recall_comparison: ``"ge"`` (default; recall >= 0.5) or ``"gt"`` (recall > 0.5), for the
-            new AVeriTeC score.
+        recall_comparison: ``"gt"`` (default; recall > 0.5, the organisers' final FEVER-8 leaderboard script)
+            or ``"ge"`` (recall >= 0.5, their April 2025 script), for the new AVeriTeC score; the report also
+            gives the score under the other one and counts the claims judged at exactly 0.5.
         join: ``"id"`` (default) or ``"position"``.
 
     Returns:
@@ -315,6 +332,10 @@ def evaluate_averitec_2025(predictions: Sequence[Any], references: Sequence[Any]
                 by.setdefault(r.failures[part], []).append(r.claim_id)
         failed_ids[part] = by
     notes = collections.Counter(note for r in results for note in r.notes)
+    other = next(c for c in RECALL_COMPARISONS if c != recall_comparison)
+    at_level = [r for r in results if r.qa_recall is not None and r.qa_recall == RECALL_LEVEL]
+    other_values = [new_averitec_contribution(r.qa_recall, r.label_correct, other)
+                    for r in results if r.qa_recall is not None]
     return Averitec2025Report(
         edition=EDITION, n_claims=n, judge=label, judge_kind=str(getattr(judge, "kind", "custom")),
         official_judge=getattr(judge, "kind", None) != "bundled", recall_comparison=recall_comparison,
@@ -322,6 +343,8 @@ def evaluate_averitec_2025(predictions: Sequence[Any], references: Sequence[Any]
         question_only=_summary([r.q_recall for r in results if r.q_recall is not None], n),
         question_answer=_summary([r.qa_recall for r in results if r.qa_recall is not None], n),
         new_averitec=_summary([r.new_averitec for r in results if r.new_averitec is not None], n),
+        n_at_level=len(at_level), n_at_level_correct=sum(r.label_correct for r in at_level), other_comparison=other,
+        new_averitec_other=_summary(other_values, n),
         n_failed={part: {c: len(ids) for c, ids in by.items()} for part, by in failed_ids.items()},
         failed_ids=failed_ids, notes=dict(notes), judge_run=judge_accounting(got),
         signature=_signature(judge, recall_comparison), claims=results)
@@ -354,8 +377,12 @@ def format_2025_table(report: Averitec2025Report) -> str:
     title = "AVeriTeC 2025 (FEVER-8) evaluation:"
     if not r.official_judge:
         title = "AVeriTeC 2025 (FEVER-8) evaluation -- " + BUNDLED_JUDGE_LABEL + ":"
+    other = f"recall {_COMPARISON_SYMBOL[r.other_comparison]} {r.recall_level:g}"
     out = [title, "====================", r.judge, f"new AVeriTeC score: label correct and {rule} "
-           f"(--recall-comparison {r.recall_comparison})", "===================="]
+           f"(--recall-comparison {r.recall_comparison}: {COMPARISON_SOURCES[r.recall_comparison]}; "
+           f"--recall-comparison {r.other_comparison}, {other}: {COMPARISON_SOURCES[r.other_comparison]})",
+           f"claims judged at exactly Q + A recall {r.recall_level:g}: {r.n_at_level} ({r.n_at_level_correct} with the "
+           f"right verdict: the claims the two comparisons score differently)", "===================="]
     names = (("Q only (Ev2R recall):", "question_only"), ("Q + A (Ev2R recall):", "question_answer"),
              (f"new AVeriTeC score (recall {_COMPARISON_SYMBOL[r.recall_comparison]} {r.recall_level:g}):",
               "new_averitec"))
@@ -367,6 +394,8 @@ def format_2025_table(report: Averitec2025Report) -> str:
     for name, key in names:
         s = getattr(r, key)
         out.append(_line(name, f"{_num(s.judged)} (n={s.n_judged})"))
+    out.append(_line(f"new AVeriTeC score ({other}):", f"{_num(r.new_averitec_other.failures_as_zero)} "
+                     f"(failures as 0; {_num(r.new_averitec_other.judged)} over judged claims)"))
     out.append("====================")
     for part in PARTS:
         by = r.failed_ids[part]

@@ -161,7 +161,7 @@ def run(tmp_path):
 
 def test_hand_computed_scores_both_ways(run):
     r = run.report
-    assert r.n_claims == 8 and r.edition == "2025" and r.recall_comparison == "ge"
+    assert r.n_claims == 8 and r.edition == "2025" and r.recall_comparison == "gt"
     # Q only judged: claims 0 (1/2), 1 (1/1), 5 (0, no predicted questions), 6 (2/3), 7 (1/2)
     assert r.question_only.n_judged == 5
     assert r.question_only.judged == pytest.approx((0.5 + 1 + 0 + 2 / 3 + 0.5) / 5, abs=1e-12)
@@ -170,12 +170,16 @@ def test_hand_computed_scores_both_ways(run):
     assert r.question_answer.n_judged == 4
     assert r.question_answer.judged == pytest.approx(2.1 / 4, abs=1e-12)
     assert r.question_answer.failures_as_zero == pytest.approx(2.1 / 8, abs=1e-12)
-    # new AVeriTeC (>= 0.5): claim 0 right & 0.5 -> 1; claim 1 wrong -> 0; claim 5 recall 0 -> 0; claim 6 -> 1
+    # new AVeriTeC (default > 0.5, the final FEVER-8 script): claim 0 right but exactly 0.5 -> 0; claim 1 wrong -> 0;
+    # claim 5 recall 0 -> 0; claim 6 (0.6, right) -> 1
     assert r.new_averitec.n_judged == 4
-    assert r.new_averitec.judged == pytest.approx(0.5) and r.new_averitec.failures_as_zero == pytest.approx(0.25)
+    assert r.new_averitec.judged == pytest.approx(0.25) and r.new_averitec.failures_as_zero == pytest.approx(0.125)
     by_id = {c.claim_id: c for c in r.claims}
-    assert [by_id[k].new_averitec for k in (0, 1, 5, 6)] == [1.0, 0.0, 0.0, 1.0]
-    assert by_id[0].q_recall == 0.5 and by_id[0].qa_recall == 0.5 and by_id[0].meets_level is True
+    assert [by_id[k].new_averitec for k in (0, 1, 5, 6)] == [0.0, 0.0, 0.0, 1.0]
+    assert by_id[0].q_recall == 0.5 and by_id[0].qa_recall == 0.5 and by_id[0].meets_level is False
+    # the other comparison (>= 0.5, the April 2025 script) is given too; claim 0 is the one at exactly 0.5
+    assert r.other_comparison == "ge" and r.n_at_level == 1 and r.n_at_level_correct == 1
+    assert r.new_averitec_other.judged == pytest.approx(0.5) and r.new_averitec_other.failures_as_zero == pytest.approx(0.25)
     assert by_id[6].q_recall == pytest.approx(2 / 3) and by_id[6].qa_recall == pytest.approx(0.6)
     assert by_id[0].question_answer.support == 2 and by_id[0].question_answer.facts == 4
     assert by_id[7].q_recall == 0.5  # numeric strings are read as numbers
@@ -215,13 +219,17 @@ def test_recall_comparison_ge_and_gt(tmp_path):
     assert new_averitec_contribution(0.5, True, "ge") == 1.0 and new_averitec_contribution(0.5, True, "gt") == 0.0
     assert new_averitec_contribution(1.0, False, "ge") == 0.0
     client = make_client(tmp_path, StandInTransport(REPLIES))
-    r = evaluate_averitec_2025(PREDS, GOLD, LLMRecallJudge(client), recall_comparison="gt")
-    # only claim 6 (0.6, right verdict) counts; claim 0 sits exactly at 0.5
-    assert r.new_averitec.judged == pytest.approx(0.25) and r.new_averitec.failures_as_zero == pytest.approx(0.125)
+    r = evaluate_averitec_2025(PREDS, GOLD, LLMRecallJudge(client), recall_comparison="ge")
+    # claim 0 (exactly 0.5, right verdict) and claim 6 (0.6) count under >=
+    assert r.new_averitec.judged == pytest.approx(0.5) and r.new_averitec.failures_as_zero == pytest.approx(0.25)
+    assert r.new_averitec_other.judged == pytest.approx(0.25) and r.other_comparison == "gt" and r.n_at_level == 1
     assert r.question_answer.judged == pytest.approx(2.1 / 4)  # the recalls themselves do not change
-    assert "cmp:gt0.5" in r.signature and r.to_dict()["new_averitec_rule"] == "label correct and Q + A recall > 0.5"
+    assert "cmp:ge0.5" in r.signature and r.to_dict()["new_averitec_rule"] == "label correct and Q + A recall >= 0.5"
     table = format_2025_table(r)
-    assert "new AVeriTeC score (recall > 0.5):" in table and "--recall-comparison gt" in table
+    assert "new AVeriTeC score (recall >= 0.5):" in table and "--recall-comparison ge" in table
+    from ev2r.shared_task.averitec2025 import DEFAULT_RECALL_COMPARISON
+
+    assert DEFAULT_RECALL_COMPARISON == "gt" and meets_recall_level(0.5) is False and meets_recall_level(0.51) is True
     with pytest.raises(ValueError, match=r"--recall-comparison.*'ge', 'gt'"):
         evaluate_averitec_2025(PREDS, GOLD, LLMRecallJudge(client), recall_comparison=">=")
     with pytest.raises(ValueError, match="--recall-comparison"):
@@ -236,17 +244,24 @@ def test_table_json_and_signature(run):
     assert "Failures counted as 0 (official convention, n=8):" in lines
     zero_block = lines[lines.index("Failures counted as 0 (official convention, n=8):") + 1:][:3]
     assert zero_block[0] == "Q only (Ev2R recall):".ljust(40) + repr(r.question_only.failures_as_zero)
-    assert zero_block[2].startswith("new AVeriTeC score (recall >= 0.5):") and zero_block[2].endswith("0.25")
+    assert zero_block[2].startswith("new AVeriTeC score (recall > 0.5):") and zero_block[2].endswith("0.125")
+    assert ("new AVeriTeC score: label correct and Q + A recall > 0.5 (--recall-comparison gt: the final FEVER-8 "
+            "leaderboard script; --recall-comparison ge, recall >= 0.5: the organisers' April 2025 script)") in lines
+    assert ("claims judged at exactly Q + A recall 0.5: 1 (1 with the right verdict: the claims the two comparisons "
+            "score differently)") in lines
+    assert "new AVeriTeC score (recall >= 0.5):".ljust(40) + "0.25 (failures as 0; 0.5 over judged claims)" in lines
     assert "Q + A (Ev2R recall):".ljust(40) + "0.525 (n=4)" in table
     assert "failed Q + A: missing_keys 1 [2]; api_error 1 [3]; no_reference_questions 1 [4]; bad_counts 1 [7]" in table
     assert f"judge: LLM {MODEL} at the OpenAI API; project prompts, not the organisers' wording" in table
     sig = r.signature
     assert sig.startswith("averitec:2025|judge:llm|llm:judge-standin|decoding:t0-seed0|maxtok:3000|reask:0|")
     assert "prompt_q:averitec2025_question_recall@" in sig and "prompt_qa:averitec2025_recall@" in sig
-    assert "render:fever8" in sig and "cmp:ge0.5" in sig and sig in table
+    assert "render:fever8" in sig and "cmp:gt0.5" in sig and sig in table
     d = json.loads(json.dumps(r.to_dict(with_claims=True)))
     assert d["question_answer"] == {"judged": 0.525, "n_judged": 4, "failures_as_zero": 0.2625, "n_claims": 8}
-    assert d["official_judge"] is True and d["recall_comparison"] == "ge"
+    assert d["official_judge"] is True and d["recall_comparison"] == "gt" and d["other_comparison"] == "ge"
+    assert d["n_at_level"] == 1 and d["n_at_level_correct"] == 1
+    assert d["new_averitec_other"] == {"judged": 0.5, "n_judged": 4, "failures_as_zero": 0.25, "n_claims": 8}
     assert d["claims"][3]["question_answer"]["status"] == "api_error"
 
 
@@ -431,7 +446,7 @@ def test_bundled_judge_uses_the_nli_reference_recall_and_says_so():
     assert verifier.n_pairs > 0
     assert c.q_recall == 0.5 and c.qa_recall == 0.5  # one of two gold questions / facts found
     assert c.question_answer.facts == 2 and c.question_answer.support == 1
-    assert c.new_averitec == 1.0
+    assert c.new_averitec == 0.0 and r.n_at_level == 1  # exactly 0.5: not > 0.5 (the default, the final script)
     assert r.official_judge is False and r.judge_kind == "bundled"
     assert r.judge.startswith(BUNDLED_JUDGE_LABEL) and c.judge.startswith(BUNDLED_JUDGE_LABEL)
     assert "judge:bundled-nli-not-official" in r.signature and "verifier:overlap-standin" in r.signature
@@ -439,8 +454,8 @@ def test_bundled_judge_uses_the_nli_reference_recall_and_says_so():
     assert table.splitlines()[0] == f"AVeriTeC 2025 (FEVER-8) evaluation -- {BUNDLED_JUDGE_LABEL}:"
     assert "not comparable with the FEVER-8 leaderboard" in table
     assert r.to_dict()["judge"].startswith(BUNDLED_JUDGE_LABEL)
-    r_gt = evaluate_averitec_2025(B_PREDS, B_GOLD, judge, recall_comparison="gt")
-    assert r_gt.claims[0].new_averitec == 0.0
+    r_ge = evaluate_averitec_2025(B_PREDS, B_GOLD, judge, recall_comparison="ge")
+    assert r_ge.claims[0].new_averitec == 1.0 and r_ge.new_averitec.judged == r.new_averitec_other.judged == 1.0
 
 
 def test_bundled_verifier_failure_is_a_status_not_a_zero():
