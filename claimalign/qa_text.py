@@ -34,7 +34,7 @@ from typing import List, Optional, Tuple
 
 from claimalign.textio import normalize_text
 
-__all__ = ["LAYOUT_NOTES", "NO_ANSWER", "parse_qa_text", "is_unanswerable", "has_content", "content_tokens",
+__all__ = ["LAYOUT_NOTES", "NO_ANSWER", "parse_qa_text", "is_unanswerable", "strip_unanswerable", "has_content", "content_tokens",
            "is_bare_answer", "restates_claim", "is_claim_span", "SPAN_MIN_TOKENS", "claim_coverage", "RESTATE_COVERAGE", "RESTATE_NOVELTY",
            "MIN_CLAIM_TOKENS"]
 
@@ -157,6 +157,52 @@ def is_unanswerable(answer: Optional[str]) -> bool:
     sentences = [" ".join(s.split()) for s in _STOPS.split(text)]
     sentences = [s for s in sentences if s]
     return bool(sentences) and all(_UNANSWERABLE.match(s) for s in sentences)
+
+
+_AFTER_CUT = " \t\n)]}\"'\u00bb\u201d\u2019\uff09"
+
+
+def strip_unanswerable(answer: Optional[str]) -> str:
+    """``answer`` without its Unanswerable sentences, wherever they stand ("No answer could be found.
+    (Searched the site.)" -> "(Searched the site.)"; "The page was down; no answer found." -> "The page was
+    down."), each read as :func:`is_unanswerable` reads a sentence (any case, quotes, brackets, "…" / "。"
+    stops, "No answer found.", "... in the sources."). A sentence that says more ("No answer could be
+    found, but the minister denied it") stays. The rest is returned as written (a closing bracket or quote
+    left behind by a cut sentence is dropped); an answer with no Unanswerable sentence comes back unchanged,
+    one made only of them as "".
+
+    Args:
+        answer: the answer text (None or "" -> "").
+
+    >>> strip_unanswerable("No answer could be found. (Searched the site.)")
+    '(Searched the site.)'
+    >>> strip_unanswerable("The mayor said so. No answer found\u2026"), strip_unanswerable("No answer found.")
+    ('The mayor said so.', '')
+    """
+    if not answer:
+        return ""
+    # the folded text has the length of the answer: every replacement is one character for one
+    folded = _INVISIBLE.sub(" ", answer).translate(_FOLD_STOPS)
+    pieces: list = []
+    cut = removed = False
+    start = 0
+    for end in [m.end() for m in _STOPS.finditer(folded)] + [len(answer)]:
+        if end <= start:
+            continue
+        sentence = " ".join(_STOPS.sub(" ", folded[start:end]).split()).lower()
+        if sentence and _UNANSWERABLE.match(sentence):
+            cut = removed = True
+        else:
+            piece = answer[start:end]
+            if cut:  # what a cut sentence left behind (its closing bracket, the space before it) goes too
+                piece = piece.lstrip(_AFTER_CUT)
+                piece = " " + piece if pieces and piece and not pieces[-1][-1:].isspace() else piece
+            pieces.append(piece)
+            cut = False
+        start = end
+    if not removed:
+        return answer
+    return re.sub(r"\s*[;,:]+$", ".", "".join(pieces).strip())  # "The page was down; [cut]" -> "The page was down."
 
 
 def _split_block(body: str, notes: Optional[set]) -> Tuple[str, str]:

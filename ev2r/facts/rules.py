@@ -59,7 +59,7 @@ import unicodedata
 from typing import Optional, Protocol, runtime_checkable
 
 from ev2r.config import DEFAULTS, UNANSWERABLE_MODES
-from claimalign.qa_text import is_bare_answer
+from claimalign.qa_text import is_bare_answer, strip_unanswerable
 from ev2r.types import AtomicFact, Evidence, QAPair, clean_text, has_content, is_unanswerable
 
 RULES_DECOMPOSER_ID = "rules-v1"
@@ -330,7 +330,9 @@ class RuleBasedDecomposer:
     digit ("...", emoji) or a bare answer other than yes/no ("x", a URL:
     :func:`claimalign.qa_text.is_bare_answer`); an Unanswerable answer ("No answer could be found.") follows
     ``unanswerable`` (:data:`ev2r.config.UNANSWERABLE_MODES`: ``"drop"``, no fact; ``"statement"``,
-    one fact saying the question found no answer).
+    one fact saying the question found no answer). An Unanswerable sentence among other text ("No answer
+    could be found. (Searched the site.)", wherever it stands) is no fact in either mode; the other sentences
+    are read as any answer (:func:`claimalign.qa_text.strip_unanswerable`).
     """
 
     name = RULES_DECOMPOSER_ID
@@ -350,13 +352,15 @@ class RuleBasedDecomposer:
     def decompose(self, evidence: Evidence, claim: str = "") -> list[AtomicFact]:
         facts: list[AtomicFact] = []
         for k, pair in enumerate(evidence.pairs):
+            # an Unanswerable sentence among others is no fact either; the rest is read as any text
+            answer = strip_unanswerable(pair.answer)
             if is_unanswerable(pair.answer):
                 texts = [unanswered_fact(pair)] if self.unanswerable == "statement" else []
-            elif is_bare_answer(pair.answer) and not _POLAR_WORD.match(pair.answer):
+            elif is_bare_answer(answer) and not _POLAR_WORD.match(answer):
                 texts = []  # "x", a URL: states nothing (a "Yes"/"No" still answers its question here)
             else:
                 texts = [f"{pair.question} {s}" if (self.keep_question and pair.question) else s
-                         for s in answer_sentences(pair.answer, self.min_chars, self.boilerplate)]
+                         for s in answer_sentences(answer, self.min_chars, self.boilerplate)]
             facts.extend(AtomicFact(text=t, pair_index=k) for t in texts if has_content(t))
         return facts
 
@@ -406,7 +410,9 @@ class DeclarativeDecomposer:
                 continue
             # a line break inside a sentence (hard-wrapped web text) is a space; a blank line or a
             # bullet starts a new piece
-            answer = re.sub(r"(?<![.!?:;\n])\n(?![\n\-*\u2022\d])", " ", pair.answer)
+            # an Unanswerable sentence among others is no fact either (its "No" is no denial); the rest is
+            # read as any text
+            answer = re.sub(r"(?<![.!?:;\n])\n(?![\n\-*\u2022\d])", " ", strip_unanswerable(pair.answer))
             sentences = answer_sentences(answer, self.min_chars, self.boilerplate)
             if not sentences:
                 continue

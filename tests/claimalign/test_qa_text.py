@@ -9,7 +9,7 @@ import json
 import pytest
 from hypothesis import given, strategies as st
 
-from claimalign.qa_text import LAYOUT_NOTES, has_content, is_unanswerable, parse_qa_text
+from claimalign.qa_text import LAYOUT_NOTES, has_content, is_unanswerable, parse_qa_text, strip_unanswerable
 from support.paths import TESTS
 
 CASES = TESTS / "data" / "cases" / "turn3"
@@ -139,6 +139,25 @@ def test_second_block_after_invisible_characters_is_split(pad):
                                   "\u201cNo answer could be found.\u201d", "No answer could be found ."])
 def test_unanswerable_variants(text):
     assert is_unanswerable(text)
+
+
+# issue 57: an Unanswerable sentence followed (or preceded) by more text is no text of the answer wherever it stands
+@pytest.mark.parametrize("text,expected", [
+    ("No answer could be found. (Searched the site.)", "(Searched the site.)"),
+    ("(No answer could be found.) The mayor said so on 3 May.", "The mayor said so on 3 May."),
+    ("Searched the site. No answer could be found.", "Searched the site."),
+    ("The page was down; no answer found.", "The page was down."),
+    ("It rained. No answer could be found\u2026 It snowed.", "It rained. It snowed."),
+    ("\u201cNo answer could be found.\u201d He said so.", "He said so."),
+    ("No answer could be found.\nThe U.S. office closed in 2019.", "The U.S. office closed in 2019."),
+    ("No answer could be found in the sources. Yes.", "Yes."),
+    ("No answer could be found, but the minister denied it.", "No answer could be found, but the minister denied it."),
+    ("No evidence was found that the ship carried bodies.", "No evidence was found that the ship carried bodies."),
+    ("No answer could be found. No answer found.", ""),
+    ("", ""),
+])
+def test_strip_unanswerable_wherever_it_stands(text, expected):
+    assert strip_unanswerable(text) == expected
 
 
 # issue 33, item 5: the layouts LLM-based systems emit (../shared/cases/turn4/text/llm_layouts.jsonl and more)

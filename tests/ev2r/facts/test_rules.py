@@ -190,3 +190,26 @@ def test_boilerplate_false_positives_case_file_gives_facts():
     for row in rows:
         facts = DeclarativeDecomposer(boilerplate=True).decompose(Evidence.from_text(f"Question: \nAnswer: {row['sentence']}"))
         assert [f.text for f in facts] == [row["sentence"]], row["id"]
+
+
+# issue 57: "No answer could be found. (Searched the site.)" gave the fact "Answer could be found." (and with rules-v2 the
+# denial "Amazon did not remove Parler."): an Unanswerable sentence is no fact wherever it stands; the rest is read
+UNANSWERABLE_AMONG_TEXT = [
+    ("No answer could be found. (Searched the site.)", "Searched the site"),
+    ("Searched the site. No answer could be found.", "Searched the site"),
+    ("(No answer could be found.) The mayor said so on 3 May.", "The mayor said so on 3 May"),
+    ("The page was down; no answer found.", "The page was down"),
+    ("No answer found\u2026 Parler moved to another host in 2021.", "Parler moved to another host in 2021"),
+]
+
+
+@pytest.mark.parametrize("name", ["rules-v1", "rules-v2"])
+@pytest.mark.parametrize("mode", ["drop", "statement"])
+@pytest.mark.parametrize("answer,rest", UNANSWERABLE_AMONG_TEXT)
+def test_an_unanswerable_sentence_among_text_is_no_fact(name, mode, answer, rest):
+    from ev2r.types import QAPair
+
+    facts = [f.text for f in get_rule_decomposer(name, unanswerable=mode).decompose(
+        Evidence((QAPair("Did Amazon remove Parler from its hosting services?", answer),)))]
+    assert len(facts) == 1 and rest in facts[0]
+    assert not any("answer" in f.lower().replace("did amazon", "") or "did not remove" in f for f in facts)
