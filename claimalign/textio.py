@@ -21,7 +21,10 @@ An integer with more digits than Python converts (``sys.get_int_max_str_digits()
 refused naming the field.
 
 Writing: every file written here goes through :func:`atomic_write` -- a temporary file beside the
-target, renamed onto it when complete -- so a failed write leaves the previous file as it was.
+target, renamed onto it when complete -- so a failed write leaves the previous file as it was. A
+symlink is followed (the file it points to is replaced, the link kept); a device, a FIFO or a
+file-descriptor path (``/dev/null``, a pipe made by ``mkfifo``, ``/dev/stdout``) is written through
+and never replaced or removed (:func:`atomic_path`, :func:`output_kind`).
 
 JSONL: records are split on line breaks (LF, CR LF or CR) only -- never with
 :meth:`str.splitlines`, which also splits on U+2028, U+2029, U+0085, U+000B, U+000C and
@@ -34,6 +37,7 @@ reader, including ``str.splitlines``; :func:`read_rows_file` reads back everythi
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
 import re
@@ -49,7 +53,7 @@ __all__ = [
     "normalize_text", "normalize_strings", "clean_text", "is_valid_id", "check_encodable", "INVISIBLE",
     "split_jsonl_lines", "parse_jsonl", "parse_json_or_jsonl", "read_text_file", "read_rows_file",
     "dumps_jsonl", "write_jsonl", "MAX_JSON_DEPTH", "json_depth", "check_depth", "loads_checked", "atomic_path",
-    "atomic_write", "write_json", "write_text", "same_file", "guard_special_tokens", "neutralize_special_tokens", "UNSPACED_SCRIPTS",
+    "atomic_write", "output_kind", "WRITE_THROUGH_KINDS", "write_json", "write_text", "same_file", "guard_special_tokens", "neutralize_special_tokens", "UNSPACED_SCRIPTS",
     "has_unspaced_script", "split_unspaced_script", "ScriptWarning", "warn_unspaced_script", "non_ascii_letter_share",
 ]
 
@@ -443,17 +447,86 @@ def write_text(text: str, path: Any) -> None:
         fh.write(text)
 
 
+#: Paths that name an open file descriptor (the process's stdout, a shell's ``>(...)``), not a file of a folder.
+_FD_LINK = re.compile(r"^/(?:dev/(?:stdout|stderr|stdin|fd/[0-9]+)|proc/[^/]+/fd/[0-9]+)$")
+
+
+def output_kind(path: Any) -> str:
+    """What an output path names, symlinks followed: ``"missing"`` (nothing there yet, or a dangling
+    link: its target is created), ``"file"`` (a regular file), ``"dir"``, ``"device"`` (a character or
+    block device, e.g. ``/dev/null``), ``"fifo"`` (a named pipe), ``"socket"``, ``"fd"`` (a file
+    descriptor link such as ``/dev/stdout`` or ``/proc/self/fd/1``, whatever it points to) or
+    ``"loop"`` (a symlink loop).
+
+    >>> output_kind("/dev/null"), output_kind("/dev/stdout"), output_kind("/nonexistent/x")
+    ('device', 'fd', 'missing')
+    """
+    p = os.path.abspath(os.fspath(path))
+    seen = 0
+    while True:  # the link chain: /dev/stdout -> /proc/self/fd/1 -> ...
+        if _FD_LINK.match(p):
+            return "fd"
+        if not os.path.islink(p) or seen > 40:
+            break
+        seen += 1
+        p = os.path.join(os.path.dirname(p), os.readlink(p))
+        p = os.path.abspath(p)
+    try:
+        st = os.stat(os.fspath(path))
+    except FileNotFoundError:
+        return "missing"
+    except OSError as e:
+        if e.errno == errno.ELOOP:
+            return "loop"
+        raise
+    mode = st.st_mode
+    if stat.S_ISREG(mode):
+        return "file"
+    if stat.S_ISDIR(mode):
+        return "dir"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "device"
+    if stat.S_ISFIFO(mode):
+        return "fifo"
+    if stat.S_ISSOCK(mode):
+        return "socket"
+    return "other"
+
+
+#: :func:`output_kind` values that :func:`atomic_path` writes through (opens and writes in place).
+WRITE_THROUGH_KINDS = ("device", "fifo", "fd")
+
+
 @contextlib.contextmanager
 def atomic_path(path: Any) -> Iterator[str]:
-    """A fresh temporary path beside the file ``path`` names (a symlink is followed: its target is
-    replaced, the link kept), with the same extension (so writers that go by it, e.g. matplotlib,
-    still work). When the block ends without an exception the temporary file replaces the target
-    in one step (:func:`os.replace`, keeping an existing target's permissions); on any exception,
-    KeyboardInterrupt included, it is removed and the target is left as it was.
+    """A path to write an output at, such that what ``path`` names is never destroyed.
+
+    * a regular file, or nothing yet: a fresh temporary path beside the file ``path`` names, with the
+      same extension (so writers that go by it, e.g. matplotlib, still work); when the block ends
+      without an exception the temporary file replaces the target in one step (:func:`os.replace`,
+      keeping an existing target's permissions); on any exception, KeyboardInterrupt included, it is
+      removed and the target is left as it was;
+    * **a symlink is followed**: the file it points to is replaced (a dangling link's target is
+      created) and the link itself is kept, in every command;
+    * **a device, a FIFO or a file-descriptor link** (``/dev/null``, ``mkfifo`` pipes, ``/dev/stdout``,
+      ``/dev/fd/N``; :data:`WRITE_THROUGH_KINDS`): ``path`` itself is yielded and the writer writes
+      through to it; nothing is created beside it, renamed or removed (a FIFO's open waits for a reader,
+      as a shell's ``>`` does);
+    * a folder, a socket, a symlink loop: refused (``IsADirectoryError`` / ``OSError`` naming it).
 
     Raises:
-        OSError: the rename fails (e.g. the block wrote nothing at the temporary path).
+        OSError: the rename fails (e.g. the block wrote nothing at the temporary path), or ``path``
+            names something that cannot be written (above).
     """
+    kind = output_kind(path)
+    if kind in WRITE_THROUGH_KINDS:
+        yield os.fspath(path)
+        return
+    if kind == "dir":
+        raise IsADirectoryError(f"{os.fspath(path)!r} is a directory, not a file to write")
+    if kind in ("socket", "loop", "other"):
+        raise OSError(f"{os.fspath(path)!r} is {'a symlink loop' if kind == 'loop' else 'a ' + kind}: "
+                      "not a file to write")
     target = os.path.realpath(os.fspath(path))
     folder, base = os.path.split(target)
     tmp = os.path.join(folder, f".{base}.{secrets.token_hex(6)}.tmp{os.path.splitext(base)[1]}")
@@ -474,22 +547,27 @@ def atomic_path(path: Any) -> Iterator[str]:
 def atomic_write(path: Any, encoding: str = "utf-8", newline: Optional[str] = "\n") -> Iterator[IO[str]]:
     """A text file to write whose content replaces ``path`` only once it is complete (flushed and
     synced; :func:`atomic_path`): a failure while writing -- an exception, a full disk, Ctrl-C --
-    never leaves a half-written file nor destroys the previous one.
+    never leaves a half-written file nor destroys the previous one. A symlink is followed (its target
+    replaced, the link kept); a device, FIFO or ``/dev/stdout`` is written through, never replaced.
 
     >>> import tempfile, os; d = tempfile.mkdtemp(); p = os.path.join(d, "out.txt")
     >>> with atomic_write(p) as fh:
     ...     _ = fh.write("done")
     >>> open(p).read(), os.listdir(d)
     ('done', ['out.txt'])
+    >>> with atomic_write("/dev/null") as fh:  # written through: /dev/null stays a device
+    ...     _ = fh.write("gone")
 
     Raises:
-        OSError: the file cannot be created or renamed into place.
+        OSError: the file cannot be created or renamed into place (:func:`atomic_path`).
     """
     with atomic_path(path) as tmp:
-        with open(tmp, "x", encoding=encoding, newline=newline) as fh:
+        through = tmp == os.fspath(path)
+        with open(tmp, "w" if through else "x", encoding=encoding, newline=newline) as fh:
             yield fh
             fh.flush()
-            os.fsync(fh.fileno())
+            if not through:
+                os.fsync(fh.fileno())
 
 
 def same_file(a: Any, b: Any) -> bool:

@@ -80,12 +80,18 @@ def input_paths(*specs) -> list[tuple[str, str]]:
 
 
 def check_output(path, option: str = "-o/--output", inputs: Iterable[tuple[str, Any]] = (), kind: str = "file",
-                 files: Iterable[str] = (), sidecars: Iterable[str] = ()) -> None:
+                 files: Iterable[str] = (), sidecars: Iterable[str] = (), special: str = "write",
+                 special_reason: str = "") -> None:
     """Fail before any work when an output cannot be written or would overwrite an input.
 
     Every command that writes calls this for each of its outputs before it reads or computes
     anything costly. The outputs themselves are then written through
     :func:`claimalign.textio.atomic_write` (a temporary file beside the target, renamed into place).
+    What ``path`` may name (the one rule of every command; :func:`claimalign.textio.atomic_path`):
+    a regular file or nothing yet (replaced in one step); a symlink, which is followed (the file it
+    points to is written, the link kept); a device, a FIFO or a file-descriptor path (``/dev/null``,
+    ``mkfifo`` pipes, ``/dev/stdout``), written through -- never unlinked or replaced -- or, with
+    ``special="refuse"``, refused by name. A folder, a socket or a symlink loop is refused.
 
     Args:
         path: the output path; None or '' (no output) checks nothing.
@@ -100,17 +106,25 @@ def check_output(path, option: str = "-o/--output", inputs: Iterable[tuple[str, 
         sidecars: with ``kind="file"``: suffixes of the other files the command writes, renames or
             removes beside ``path`` (``".part"``, ``".ev2r-run.json"`` for ``ev2r score``): each of
             ``path + suffix`` is checked against the inputs as well (issue 33: ``score X.part -o X
-            --no-resume`` removed its own input).
+            --no-resume`` removed its own input), and must be a regular file where it exists.
+        special: ``"write"`` (default): a device, FIFO or file-descriptor path is written through;
+            ``"refuse"``: refused, naming what it is and ``special_reason`` (``ev2r score``, which keeps
+            files beside its output and resumes from it).
 
     Raises:
         ValueError: (exit status 2) naming the option and path: a missing folder, a file where a
-            folder is wanted or the reverse, no write permission, or an output that is the same file
-            as an input (naming both).
+            folder is wanted or the reverse, no write permission, a socket or symlink loop, a device /
+            FIFO with ``special="refuse"``, a sidecar that is not a regular file, or an output that is
+            the same file as an input (naming both).
     """
+    from claimalign.textio import WRITE_THROUGH_KINDS, output_kind
+
     if not path:
         return
     if kind not in ("file", "dir"):
         raise ValueError(f"check_output: kind must be 'file' or 'dir', got {kind!r}")
+    if special not in ("write", "refuse"):
+        raise ValueError(f"check_output: special must be 'write' or 'refuse', got {special!r}")
     path = os.fspath(path)
     inputs = list(inputs)
     if kind == "dir":
@@ -128,7 +142,18 @@ def check_output(path, option: str = "-o/--output", inputs: Iterable[tuple[str, 
                 raise ValueError(f"{option}: {path!r} is {label} {os.fspath(inp)!r}; give another folder")
         targets = [os.path.join(path, f) for f in files]
     else:
-        folder = os.path.dirname(os.path.abspath(path))
+        what = output_kind(path)
+        names = {"device": "a device", "fifo": "a FIFO (named pipe)", "fd": "a file-descriptor path (standard "
+                 "output, a pipe, a terminal)", "socket": "a socket", "loop": "a symlink loop", "other": "not a file"}
+        if what in WRITE_THROUGH_KINDS:
+            if special == "refuse":
+                raise ValueError(f"{option}: {path!r} is {names[what]}, not a regular file{special_reason}")
+            if not os.access(path, os.W_OK):
+                raise ValueError(f"{option}: {path!r} ({names[what]}) is not writable")
+            return  # written through: nothing is created beside it, and reading it is no overwrite
+        if what in ("socket", "loop", "other"):
+            raise ValueError(f"{option}: {path!r} is {names[what]}: give a file path")
+        folder = os.path.dirname(os.path.realpath(path))  # a symlink is followed: its target is written
         if not os.path.isdir(folder):
             raise ValueError(f"{option}: folder {folder!r} does not exist")
         if os.path.isdir(path):
@@ -138,6 +163,11 @@ def check_output(path, option: str = "-o/--output", inputs: Iterable[tuple[str, 
         if os.path.exists(path) and not os.access(path, os.W_OK):
             raise ValueError(f"{option}: {path!r} is not writable")
         targets = [path] + [path + suffix for suffix in sidecars]
+        for side in targets[1:]:
+            if os.path.lexists(side) and output_kind(side) != "file":
+                raise ValueError(f"{option}: {side!r}, a file this command writes or removes beside {path!r}, is "
+                                 f"{names.get(output_kind(side), 'not a regular file')}; ev2r replaces or removes only "
+                                 "regular files it wrote: move it away or give another output path")
     beside = set(targets[1:]) if kind == "file" else set()
     for target in targets:
         for label, inp in inputs:

@@ -10,6 +10,8 @@ engine's (:mod:`ev2r.engines.runs`, shared by both):
   finished chunk; Ctrl-C raises :class:`ev2r.engines.runs.RunInterrupted` (a KeyboardInterrupt
   saying how to resume);
 * at the end the rows, in input order, replace ``OUT`` by atomic rename and ``OUT.part`` is removed;
+* the run holds ``OUT.lock`` throughout (:func:`ev2r.engines.runs.output_lock`): a second run into the same
+  ``OUT`` is refused while it lasts;
 * a rerun with the same ``OUT`` and options skips every row whose ``item_hash`` and status ``ok``
   match and scores the rest in their chunks: after an interruption (whole chunks written) the final
   file is byte for byte that of an uninterrupted run.
@@ -21,7 +23,7 @@ import os
 from dataclasses import dataclass
 from typing import Callable, Optional, Sequence
 
-from ev2r.engines.runs import RunInterrupted, append_rows, chunk_grid, finish_run, plan_run
+from ev2r.engines.runs import RunInterrupted, append_rows, chunk_grid, finish_run, output_lock, plan_run
 from ev2r.types import CorpusScore, Item, ItemScore
 
 __all__ = ["LocalScoreResult", "score_local"]
@@ -52,7 +54,10 @@ def score_local(scorer, items: Sequence[Item], output: Optional[str | os.PathLik
     """Score ``items`` with ``scorer`` in this process, writing and resuming ``output`` (module docstring).
 
     Args:
-        scorer: an :class:`ev2r.metric.scorer.Ev2RScorer` (e.g. from :func:`ev2r.metric.factory.build_scorer`).
+        scorer: an :class:`ev2r.metric.scorer.Ev2RScorer` (e.g. from :func:`ev2r.metric.factory.build_scorer`),
+            or a function of one argument -- the number of items left to score after the resume -- that
+            returns one: it is called only when an item is left (or the earlier run recorded no signature),
+            so a finished run is not rescored and its model is not loaded.
         items: :class:`Item` objects, scored in this order.
         output: JSONL file for the rows, or None (nothing written, nothing resumed).
         options: the options ``scorer`` was built with (``build_scorer`` keyword arguments), recorded
@@ -64,21 +69,41 @@ def score_local(scorer, items: Sequence[Item], output: Optional[str | os.PathLik
 
     Raises:
         ValueError: ``items`` holds something that is not an :class:`Item`; with ``resume``, OUT
-            without a run record, or written with other options / signature
-            (:func:`ev2r.engines.runs.plan_run`).
+            without a run record, or written with other options / signature, or holding rows of items
+            not in this run (:func:`ev2r.engines.runs.plan_run`); another run holds OUT
+            (:class:`ev2r.engines.runs.OutputLocked`).
         RunInterrupted: Ctrl-C (KeyboardInterrupt) while scoring; finished chunks are in OUT.part.
         OSError: OUT cannot be written.
     """
-    from ev2r.metric.scorer import corpus_summary
-
     items = list(items)
     for k, it in enumerate(items):
         if not isinstance(it, Item):
             raise ValueError(f"items[{k}]: expected an ev2r.types.Item (see ev2r.read_items), got "
                              f"{type(it).__name__}")
-    signature = scorer.signature()
-    plan = plan_run(items, output, dict(options or {}), resume, engine="local", with_facts=with_facts,
-                    signature=signature)
+    lazy = callable(scorer) and not hasattr(scorer, "score")
+    with output_lock(output):
+        signature = None if lazy else scorer.signature()
+        plan = plan_run(items, output, dict(options or {}), resume, engine="local", with_facts=with_facts,
+                        signature=signature)
+        if lazy:
+            if plan.pending or plan.record["signature"] is None:
+                scorer = scorer(len(plan.pending))
+                signature = scorer.signature()
+                old = plan.record["signature"]
+                if old is not None and old != signature:
+                    raise ValueError(f"-o/--output: {output} was scored under another signature ({old!r}, this run "
+                                     f"{signature!r}: another model, version or setting); resuming would mix numbers: "
+                                     f"pass another -o, or --no-resume (resume=False) to score afresh and replace {output}")
+                plan.record["signature"] = signature
+            else:
+                signature = plan.record["signature"]
+        return _run_plan(scorer, plan, items, signature, with_facts, progress)
+
+
+def _run_plan(scorer, plan, items, signature, with_facts, progress) -> LocalScoreResult:
+    """Score what ``plan`` left, chunk by chunk, appending to ``OUT.part``; then :func:`finish_run`."""
+    from ev2r.metric.scorer import corpus_summary
+
     total = len(items)
     done = total - len(plan.pending)
     if progress:

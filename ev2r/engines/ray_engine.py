@@ -69,7 +69,7 @@ from typing import Any, Callable, Optional, Sequence
 
 from ev2r.engines.ray_limiter import LEASE_SLACK_S, RayRequestLimiter, RequestSemaphore
 from ev2r.engines.runs import (PART_SUFFIX, RUN_SUFFIX, RunInterrupted, absolute_paths, append_rows,
-                               check_scorer_options, chunk_grid, finish_run, plan_run)
+                               check_scorer_options, chunk_grid, finish_run, output_lock, plan_run)
 from ev2r.types import CorpusScore, Item, ItemScore, LLMUsage
 
 __all__ = ["ENGINES", "INSTALL_HINT", "PART_SUFFIX", "RUN_SUFFIX", "FORWARDED_ENV", "LEASE_SLACK_S",
@@ -298,56 +298,57 @@ def score_ray(items: Sequence[Item], output: Optional[str | os.PathLike] = None,
     nltk_data = os.path.abspath(nltk_data) if nltk_data else None
     ray = import_ray()
 
-    # -- what is left to score (ev2r.engines.runs) ---------------------------------------------
-    plan = plan_run(items, output, options, resume, engine="ray", with_facts=with_facts)
-    pending, part_path = plan.pending, plan.part_path
+    with output_lock(output):  # one run per OUT (ev2r.engines.runs.output_lock)
+        # -- what is left to score (ev2r.engines.runs) ---------------------------------------------
+        plan = plan_run(items, output, options, resume, engine="ray", with_facts=with_facts)
+        pending, part_path = plan.pending, plan.part_path
 
-    # -- the Ray pipeline ----------------------------------------------------------------------------
-    grid = chunk_grid(pending, chunk_size)  # the local chunk grid: positions [c * chunk_size, (c + 1) * chunk_size)
-    new_scores: dict[int, ItemScore] = {}
-    signature = plan.record["signature"]
-    llm_run: dict[str, int] = {}
-    n_workers = 0
-    started_here = False
-    t_ray = time.perf_counter()
-    total = len(items)
-    if progress:
-        progress(len(items) - len(pending), total)
-    try:
-        if grid or signature is None:
-            if not ray.is_initialized():
-                env = {k: os.environ[k] for k in FORWARDED_ENV if os.environ.get(k)}
-                if nltk_data:
-                    env["NLTK_DATA"] = nltk_data
-                ray.init(address=address, include_dashboard=False, log_to_driver=False,
-                         runtime_env={"env_vars": env} if env else None)
-                started_here = True
-        if gpus_per_worker:
-            have = float(ray.cluster_resources().get("GPU", 0))
-            if have < gpus_per_worker:
-                raise ValueError(f"--device {options.get('device')}: each worker needs {gpus_per_worker:g} GPU(s) but "
-                                 f"the Ray cluster has {have:g}; use --device cpu or a cluster with GPUs")
-        if grid:
-            n_workers, signature = _run_pipeline(ray, items, grid, options, nltk_data, workers, cpus_per_worker,
-                                                 gpus_per_worker, part_path, with_facts, progress, total,
-                                                 new_scores, llm_run)
-        elif signature is None:  # everything resumed and no record of the signature: ask a worker
-            try:
-                signature = ray.get(ray.remote(num_cpus=cpus_per_worker, num_gpus=gpus_per_worker)(
-                    _signature_task).remote(options, nltk_data))
-            except Exception as e:
-                _raise_actor_error(e)
-    except KeyboardInterrupt:
-        raise RunInterrupted(len(items) - len(pending) + len(new_scores), total, part_path) from None
-    finally:
-        if started_here:
-            ray.shutdown()
-    ray_seconds = time.perf_counter() - t_ray
+        # -- the Ray pipeline ----------------------------------------------------------------------------
+        grid = chunk_grid(pending, chunk_size)  # the local chunk grid: positions [c * chunk_size, (c + 1) * chunk_size)
+        new_scores: dict[int, ItemScore] = {}
+        signature = plan.record["signature"]
+        llm_run: dict[str, int] = {}
+        n_workers = 0
+        started_here = False
+        t_ray = time.perf_counter()
+        total = len(items)
+        if progress:
+            progress(len(items) - len(pending), total)
+        try:
+            if grid or signature is None:
+                if not ray.is_initialized():
+                    env = {k: os.environ[k] for k in FORWARDED_ENV if os.environ.get(k)}
+                    if nltk_data:
+                        env["NLTK_DATA"] = nltk_data
+                    ray.init(address=address, include_dashboard=False, log_to_driver=False,
+                             runtime_env={"env_vars": env} if env else None)
+                    started_here = True
+            if gpus_per_worker:
+                have = float(ray.cluster_resources().get("GPU", 0))
+                if have < gpus_per_worker:
+                    raise ValueError(f"--device {options.get('device')}: each worker needs {gpus_per_worker:g} GPU(s) but "
+                                     f"the Ray cluster has {have:g}; use --device cpu or a cluster with GPUs")
+            if grid:
+                n_workers, signature = _run_pipeline(ray, items, grid, options, nltk_data, workers, cpus_per_worker,
+                                                     gpus_per_worker, part_path, with_facts, progress, total,
+                                                     new_scores, llm_run)
+            elif signature is None:  # everything resumed and no record of the signature: ask a worker
+                try:
+                    signature = ray.get(ray.remote(num_cpus=cpus_per_worker, num_gpus=gpus_per_worker)(
+                        _signature_task).remote(options, nltk_data))
+                except Exception as e:
+                    _raise_actor_error(e)
+        except KeyboardInterrupt:
+            raise RunInterrupted(len(items) - len(pending) + len(new_scores), total, part_path) from None
+        finally:
+            if started_here:
+                ray.shutdown()
+        ray_seconds = time.perf_counter() - t_ray
 
-    # -- rows in input order, summary -------------------------------------------------------------------
-    from ev2r.metric.scorer import corpus_summary
+        # -- rows in input order, summary -------------------------------------------------------------------
+        from ev2r.metric.scorer import corpus_summary
 
-    rows, scores = finish_run(plan, items, new_scores, with_facts, signature)
+        rows, scores = finish_run(plan, items, new_scores, with_facts, signature)
     summary = corpus_summary(scores, f"{signature}|engine:ray")
     return RayScoreResult(scores=scores, rows=rows, summary=summary, n_resumed=len(items) - len(pending),
                           n_scored=len(pending), workers=n_workers, llm_run=llm_run,

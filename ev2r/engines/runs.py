@@ -15,17 +15,38 @@ both engines (the local one, :mod:`ev2r.engines.local_engine`, and Ray, :mod:`ev
   a run record is refused, never resumed nor overwritten, unless ``resume=False``
   (``--no-resume``), which starts afresh.
 
+What a run never does: delete or replace anything that is not a regular file ev2r wrote. ``resume=False``
+(``--no-resume``) deletes nothing: ``OUT.part`` (only when it holds ev2r rows) is emptied, ``OUT`` is kept until
+the new rows replace it at the end, and the run record says meanwhile that its rows are not to be resumed;
+``OUT``, ``OUT.part`` or ``OUT.ev2r-run.json`` that another tool wrote (not rows / a record of ev2r), or that
+is not a regular file (a device, a FIFO, a folder), is refused by name. A symlink is followed (its target is
+written, the link kept), as by every ev2r output (:func:`claimalign.textio.atomic_path`).
+
+One run at a time per ``OUT``: :func:`output_lock` holds ``OUT.lock`` (the holder's pid, host and start time
+in it) from the plan to the final rename; a second run into the same ``OUT`` is refused naming the holder, and
+a lock left by a run that died is detected (the kernel's ``flock`` is released with its process) and taken over
+with a :class:`RunWarning`.
+
+A resume never drops an earlier run's rows silently: rows of ``OUT`` / ``OUT.part`` whose item is not in this
+run (another input, a smaller ``--limit``) are refused (:class:`DroppedRowsError`: their number, ids and
+why; ``--no-resume`` or another ``-o``), and rows of items of this run whose content changed are counted in a
+:class:`RunWarning` (scored again and replaced).
+
 The scorer options are checked on the driver without loading a model (:func:`check_scorer_options`)
 and their paths made absolute for workers on other nodes (:func:`absolute_paths`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import socket
+import time
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Optional, Sequence
+from typing import Iterator, Optional, Sequence
 
 from claimalign import textio
 from ev2r.types import (EXPLAIN_FIELDS, STATUS_NO_LABEL, STATUS_NO_REFERENCE, STATUS_OK, FactSupport, Item, ItemScore,
@@ -34,6 +55,21 @@ from ev2r.types import (EXPLAIN_FIELDS, STATUS_NO_LABEL, STATUS_NO_REFERENCE, ST
 #: Suffixes of the files kept beside ``OUT``: finished chunks so far, and the run record.
 PART_SUFFIX = ".part"
 RUN_SUFFIX = ".ev2r-run.json"
+#: Suffix of the lock file a run holds beside ``OUT`` (:func:`output_lock`).
+LOCK_SUFFIX = ".lock"
+
+
+class RunWarning(UserWarning):
+    """Something a run into ``OUT`` did that the user should know: rows of changed items replaced, a stale
+    lock of a dead run taken over."""
+
+
+class OutputLocked(ValueError):
+    """Another run holds ``OUT`` (:func:`output_lock`); the message names its pid, host and start time."""
+
+
+class DroppedRowsError(ValueError):
+    """A resume would drop rows of ``OUT`` whose items are not in this run (:func:`plan_run`)."""
 
 #: Statuses of rows a resume reuses: ``ok``, and the failures that are a property of the item itself
 #: (no reference evidence, no gold verdict: scored again they fail again, with the same reference-free
@@ -131,13 +167,14 @@ def score_from_row(d: dict) -> ItemScore:
                      contradicted_pairs=records("contradicted_pairs"))
 
 
-def previous_rows(output: Path) -> list[dict]:
-    """Rows of an earlier run: ``OUT`` then ``OUT.part`` (a later row for the same key wins). A
+def previous_rows(output: Path, include_out: bool = True) -> list[dict]:
+    """Rows of an earlier run: ``OUT`` (unless ``include_out`` is False: a ``--no-resume`` run was
+    interrupted before replacing it) then ``OUT.part`` (a later row for the same key wins). A
     truncated last line of ``OUT.part`` (a run killed while writing) is ignored."""
     from ev2r.io.readers import InputError, read_rows
 
     rows: list[dict] = []
-    if output.exists():
+    if include_out and output.exists():
         try:
             rows.extend(r for r in read_rows(output) if isinstance(r, dict))
         except InputError as e:
@@ -156,22 +193,16 @@ def previous_rows(output: Path) -> list[dict]:
 
 
 def write_atomic(rows: Sequence[dict], path: Path) -> None:
-    """Write ``rows`` as JSONL to ``path`` through a temporary file beside it and an atomic rename
-    (``path`` is either the old file or the complete new one, never a torn one).
+    """Write ``rows`` as JSONL to ``path`` through :func:`claimalign.textio.atomic_write` (``path`` is
+    either the old file or the complete new one, never a torn one; a symlink is followed, its target
+    replaced and the link kept).
 
     Raises:
         OSError: the folder cannot be written (the temporary file is removed).
     """
-    from ev2r.io.readers import write_jsonl
-
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    try:
-        write_jsonl(rows, tmp)
-        os.replace(tmp, path)
-    except BaseException:
-        if tmp.exists():
-            tmp.unlink()
-        raise
+    with textio.atomic_write(path) as fh:
+        for r in rows:
+            fh.write(textio.dumps_jsonl(r) + "\n")
 
 
 def append_rows(fh, rows: Sequence[dict]) -> None:
@@ -181,6 +212,149 @@ def append_rows(fh, rows: Sequence[dict]) -> None:
     fh.write("".join(dumps_jsonl(r) + "\n" for r in rows))
     fh.flush()
     os.fsync(fh.fileno())
+
+
+# -- ev2r's own files, and the lock ----------------------------------------------------------------------------
+def _is_ev2r_rows(path: Path) -> bool:
+    """True when ``path`` (a regular file) is empty or holds score rows as ev2r writes them: every complete
+    line a JSON object with ``id`` and ``status`` (a torn last line, as a killed run leaves in ``OUT.part``,
+    is allowed)."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return False
+    lines = text.split("\n")
+    if lines and not text.endswith("\n"):
+        lines = lines[:-1]  # a torn last line
+    for line in lines:
+        if not line.strip():
+            continue
+        try:
+            r = json.loads(line)
+        except ValueError:
+            return False
+        if not (isinstance(r, dict) and "id" in r and "status" in r):
+            return False
+    return True
+
+
+def _check_ours(path: Path, what: str, record: bool = False) -> None:
+    """Refuse (ValueError naming ``path``) to replace or empty ``path`` unless it is a regular file ev2r
+    wrote: score rows (:func:`_is_ev2r_rows`) or, with ``record``, a run record (a JSON object with
+    ``format``). A symlink to such a file is followed. Nothing there: nothing to check."""
+    if not os.path.lexists(path):
+        return
+    kind = textio.output_kind(path)
+    if kind != "file":
+        raise ValueError(f"-o/--output: {path} ({what}) is not a regular file ({kind}); ev2r replaces or removes "
+                         "only regular files it wrote: move it away or pass another -o")
+    if record:
+        try:
+            doc = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            doc = None
+        ok = isinstance(doc, dict) and "format" in doc
+    else:
+        ok = _is_ev2r_rows(path)
+    if not ok:
+        raise ValueError(f"-o/--output: {path} ({what}) exists and was not written by ev2r score (not "
+                         f"{'a run record' if record else 'score rows: JSON objects with id and status'}); "
+                         "ev2r replaces only files it wrote, even with --no-resume: move it away or pass another -o")
+
+
+def _pid_running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process
+        return True
+    return True
+
+
+def _holder_text(info: dict) -> str:
+    when = info.get("started")
+    started = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(when)) if isinstance(when, (int, float)) else "?"
+    return f"pid {info.get('pid', '?')} on {info.get('host', '?')}, started {started}"
+
+
+@contextlib.contextmanager
+def output_lock(output: Optional[str | os.PathLike]) -> Iterator[Optional[dict]]:
+    """Hold ``OUT.lock`` while a run plans, scores and writes ``OUT``, so two runs into one ``OUT`` cannot
+    lose each other's rows. The lock file holds the holder's pid, host and start time (JSON); the lock
+    itself is the kernel's ``flock`` on it, released when the holder exits however it ends, so a lock file
+    left by a run that was killed is stale and detected: it is taken over with a :class:`RunWarning` naming
+    the dead holder. Where ``flock`` is unavailable, a holder whose pid no longer runs on this host is stale.
+
+    Args:
+        output: ``OUT``; None: nothing is locked (yields None).
+
+    Yields:
+        the lock's content (``pid``, ``host``, ``started``), or None without ``output``.
+
+    Raises:
+        OutputLocked: (a ValueError) another live run holds ``OUT.lock``, naming its pid, host and start.
+        ValueError: ``OUT.lock`` is not a regular file (a device, a FIFO, a folder): never replaced.
+    """
+    if output is None:
+        yield None
+        return
+    path = Path(str(output) + LOCK_SUFFIX)
+    if os.path.lexists(path) and textio.output_kind(path) != "file":
+        raise ValueError(f"-o/--output: the lock file {path} is not a regular file ({textio.output_kind(path)}); "
+                         "ev2r never replaces it: move it away or pass another -o")
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX
+        fcntl = None  # type: ignore[assignment]
+    me = {"pid": os.getpid(), "host": socket.gethostname(), "started": time.time()}
+    while True:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            previous_text = os.read(fd, 4096).decode("utf-8", "replace")
+            try:
+                previous = json.loads(previous_text) if previous_text.strip() else None
+            except ValueError:
+                previous = None
+            if fcntl is not None:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                except BlockingIOError:
+                    raise OutputLocked(
+                        f"-o/--output: {output} is being written by another ev2r score run "
+                        f"({_holder_text(previous or {})}; lock file {path}): wait for it to finish or pass another "
+                        "-o (two runs into one output would lose each other's rows)") from None
+            elif (isinstance(previous, dict) and previous.get("host") == me["host"]
+                  and isinstance(previous.get("pid"), int) and previous["pid"] != me["pid"]
+                  and _pid_running(previous["pid"])):  # pragma: no cover - not POSIX
+                raise OutputLocked(f"-o/--output: {output} is being written by another ev2r score run "
+                                   f"({_holder_text(previous)}; lock file {path})")
+            try:  # the file we locked is still the one at the path (a holder that finished removes it)
+                same = os.stat(path).st_ino == os.fstat(fd).st_ino
+            except FileNotFoundError:
+                same = False
+            if not same:
+                os.close(fd)
+                continue
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.close(fd)
+            raise
+        break
+    try:
+        if isinstance(previous, dict) and previous.get("pid") is not None:
+            warnings.warn(f"{output}: took over the stale lock {path.name} of a run that is no longer running "
+                          f"({_holder_text(previous)}); its rows so far are resumed as usual", RunWarning,
+                          stacklevel=3)
+        os.ftruncate(fd, 0)
+        os.lseek(fd, 0, os.SEEK_SET)
+        os.write(fd, (json.dumps(me) + "\n").encode("utf-8"))
+        os.fsync(fd)
+        yield me
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(path)  # ours: we hold the flock on it
+        os.close(fd)
 
 
 # -- what is left to score --------------------------------------------------------------------------------
@@ -258,6 +432,28 @@ def _no_record_message(out_path: Path, record_path: Path, found: str) -> str:
             f"scored with: pass another -o, or --no-resume (resume=False) to score afresh and replace {out_path}")
 
 
+def _check_dropped(dropped: list[dict], ids: set, out_path: Path) -> None:
+    """Say what a resume does with the earlier rows no item of this run takes (see :func:`plan_run`):
+    rows whose id is not in this run are refused (:class:`DroppedRowsError`); rows of an id of this run
+    (its content changed) are counted in a :class:`RunWarning`."""
+    def shown(rows: list[dict]) -> str:
+        first = ", ".join(repr(r.get("id")) for r in rows[:5])
+        return first + (f" and {len(rows) - 5} more" if len(rows) > 5 else "")
+
+    gone = [r for r in dropped if str(r.get("id")) not in ids]
+    changed = [r for r in dropped if str(r.get("id")) in ids]
+    if gone:
+        raise DroppedRowsError(
+            f"-o/--output: {out_path} holds {len(gone)} row(s) of items that are not in this run (ids {shown(gone)}): "
+            "another input, or a smaller --limit, than the run that wrote them; resuming would drop them from "
+            f"{out_path}. Pass another -o, or --no-resume (resume=False) to replace {out_path} with this run's rows "
+            "only")
+    if changed:
+        warnings.warn(f"{out_path}: {len(changed)} earlier row(s) are of items whose content changed since they were "
+                      f"scored (ids {shown(changed)}; another item_hash): they are scored again and their old rows "
+                      "dropped", RunWarning, stacklevel=3)
+
+
 def plan_run(items: Sequence[Item], output: Optional[str | os.PathLike], options: dict, resume: bool,
              engine: str = "ray", with_facts: bool = False, signature: Optional[str] = None) -> RunPlan:
     """Find what an earlier run into ``output`` already scored, and write this run's record.
@@ -267,7 +463,9 @@ def plan_run(items: Sequence[Item], output: Optional[str | os.PathLike], options
         output: ``OUT``, or None (nothing resumed, nothing written).
         options: the scorer options (as the engine builds its scorers with them).
         resume: reuse the rows ``OUT``/``OUT.part`` hold with a status in :data:`REUSABLE_STATUSES`
-            whose ``item_hash`` is an item's of this run; False: start afresh (``OUT`` and ``OUT.part`` removed now).
+            whose ``item_hash`` is an item's of this run; False: start afresh -- nothing is deleted:
+            ``OUT.part`` is emptied and ``OUT`` kept until this run's rows replace it (the record marks its
+            rows as not to be resumed meanwhile), each only when it is a regular file ev2r wrote.
         engine: the engine named in the run record (``local`` or ``ray``); an earlier run of either
             engine is resumed (they write the same rows).
         with_facts: the rows carry the atomic facts (``--with-facts``); part of what must match.
@@ -278,7 +476,15 @@ def plan_run(items: Sequence[Item], output: Optional[str | os.PathLike], options
         ValueError: with ``resume``: ``OUT`` or ``OUT.part`` exists without a run record; the run
             record cannot be read; it was made with other scorer options, another ``with_facts``
             or another signature; ``OUT`` exists but cannot be read back. Each message says what
-            to do (another ``-o``, or ``--no-resume``).
+            to do (another ``-o``, or ``--no-resume``). Without ``resume``: ``OUT``, ``OUT.part`` or the
+            record is not a regular file ev2r wrote (never replaced).
+        DroppedRowsError: (a ValueError) with ``resume``: ``OUT`` / ``OUT.part`` hold rows of items that
+            are not in this run (another input, a smaller ``--limit``), which the run would drop: their
+            number and first ids are named; ``--no-resume`` (resume=False) or another ``-o``.
+
+    Warns:
+        RunWarning: rows of items of this run whose content changed since (same id, another
+            ``item_hash``) are scored again and replace the old rows: counted, with their ids.
     """
     from ev2r.io.readers import item_hash
 
@@ -316,15 +522,28 @@ def plan_run(items: Sequence[Item], output: Optional[str | os.PathLike], options
                                  f"setting); resuming would mix numbers: {again}")
             if record["signature"] is None:
                 record["signature"] = old.get("signature")
+            if old.get("previous_out"):  # a --no-resume run was interrupted: OUT's rows are not its own
+                record["previous_out"] = True
         position = {h: k for k, h in enumerate(hashes)}  # a hash names one position (it includes the row)
-        for r in previous_rows(out_path):
+        ids = {it.id for it in items}
+        dropped: dict[str, dict] = {}  # item_hash (or the row's text) -> an earlier row no item of this run takes
+        for r in previous_rows(out_path, include_out=not record.get("previous_out")):
             k = position.get(r.get("item_hash"))
-            if k is not None and _reusable(r):
-                plan.done[k] = r
+            if k is not None:
+                if _reusable(r):
+                    plan.done[k] = r
+            else:
+                dropped[str(r.get("item_hash") or json.dumps(r, sort_keys=True))] = r
+        _check_dropped(list(dropped.values()), ids, out_path)
     elif out_path is not None:
-        for p in (part_path, out_path):
-            if p.exists():
-                p.unlink()
+        _check_ours(out_path, "the output")
+        _check_ours(part_path, "the rows of an unfinished run")
+        _check_ours(record_path, "the run record", record=True)
+        if part_path.exists():
+            with open(part_path, "w", encoding="utf-8"):  # emptied, never unlinked (a symlink is followed)
+                pass
+        if out_path.exists():
+            record["previous_out"] = True  # OUT's rows are not this run's until finish_run replaces it
     plan.pending = [k for k in range(len(items)) if k not in plan.done]
     if out_path is not None:
         out_path.parent.mkdir(parents=True, exist_ok=True)
@@ -372,9 +591,10 @@ def finish_run(plan: RunPlan, items: Sequence[Item], new_scores: dict, with_fact
             scores.append(score_from_row(r))
     if plan.out_path is not None:
         write_atomic(rows, plan.out_path)
-        if plan.part_path.exists():
-            plan.part_path.unlink()
+        if plan.part_path.exists() and textio.output_kind(plan.part_path) == "file":
+            plan.part_path.unlink()  # this run's own rows, now in OUT
         plan.record["signature"] = signature
+        plan.record.pop("previous_out", None)
         write_record(plan)
     return rows, scores
 
@@ -406,4 +626,4 @@ class RunInterrupted(KeyboardInterrupt):
 def write_record(plan: RunPlan) -> None:
     """Write the run record ``OUT.ev2r-run.json`` (nothing without OUT)."""
     if plan.record_path is not None:
-        plan.record_path.write_text(json.dumps(plan.record, indent=1) + "\n", encoding="utf-8")
+        textio.write_text(json.dumps(plan.record, indent=1) + "\n", plan.record_path)

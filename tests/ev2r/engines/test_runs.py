@@ -77,16 +77,34 @@ def test_plan_reuses_only_rows_with_the_items_hash_and_a_lasting_status(tmp_path
     assert record["format"] == 2 and record["item_hashes"] == h and record["n_items"] == 6
 
 
-def test_plan_without_output_writes_nothing_and_resume_false_clears(tmp_path):
+def test_plan_without_output_writes_nothing_and_resume_false_deletes_nothing(tmp_path):
     items = _items(3)
     plan = plan_run(items, None, {}, True)
     assert plan.pending == [0, 1, 2] and plan.record_path is None
-    out = tmp_path / "o.jsonl"
-    out.write_text("foreign\n")
-    (tmp_path / ("o.jsonl" + PART_SUFFIX)).write_text("x\n")
-    plan = plan_run(items, out, {}, False)
-    assert not out.exists() and not (tmp_path / ("o.jsonl" + PART_SUFFIX)).exists() and plan.pending == [0, 1, 2]
-    (tmp_path / ("o.jsonl" + RUN_SUFFIX)).write_text("not json")
+    out, part = tmp_path / "o.jsonl", tmp_path / ("o.jsonl" + PART_SUFFIX)
+    out.write_text("foreign\n")  # another tool's file: never replaced, even with --no-resume (issue 58)
+    with pytest.raises(ValueError, match=r"o\.jsonl \(the output\) exists and was not written by ev2r score"):
+        plan_run(items, out, {}, False)
+    assert out.read_text() == "foreign\n"
     out.write_text("")
+    part.write_text("x\n")
+    with pytest.raises(ValueError, match=r"o\.jsonl\.part \(the rows of an unfinished run\) exists and was not written"):
+        plan_run(items, out, {}, False)
+    assert part.read_text() == "x\n"
+    # ev2r's own rows: OUT kept (replaced only at the end), OUT.part emptied, not unlinked
+    h = [item_hash(it) for it in items]
+    out.write_text(json.dumps({"id": "i0", "row": 0, "status": "ok", "item_hash": h[0]}) + "\n")
+    part.write_text(json.dumps({"id": "i1", "row": 1, "status": "ok", "item_hash": h[1]}) + "\n")
+    plan = plan_run(items, out, {}, False)
+    assert plan.pending == [0, 1, 2] and out.read_text().count("\n") == 1 and part.read_text() == ""
+    record = json.loads((tmp_path / ("o.jsonl" + RUN_SUFFIX)).read_text())
+    assert record["previous_out"] is True
+    # interrupted before the end: a resume takes none of OUT's (older) rows, only OUT.part's
+    part.write_text(json.dumps({"id": "i2", "row": 2, "status": "ok", "item_hash": h[2]}) + "\n")
+    plan = plan_run(items, out, {}, True)
+    assert sorted(plan.done) == [2] and plan.pending == [0, 1]
+    (tmp_path / ("o.jsonl" + RUN_SUFFIX)).write_text("not json")
     with pytest.raises(ValueError, match="run record .* cannot be read.*--no-resume"):
         plan_run(items, out, {}, True)
+    with pytest.raises(ValueError, match=r"o\.jsonl\.ev2r-run\.json \(the run record\) exists and was not written"):
+        plan_run(items, out, {}, False)
