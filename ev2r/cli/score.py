@@ -78,8 +78,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "engine keeps rows in OUT.part as they are scored and a rerun with the same options "
                         "resumes: it skips rows of OUT whose item_hash and status ok match")
     p.add_argument("--no-resume", action="store_true",
-                   help="with -o: score every item afresh, replacing OUT (and OUT.part, OUT.ev2r-run.json) even "
-                        "when it was written by another run or another tool")
+                   help="with -o: score every item afresh; OUT is replaced by this run's rows at the end (kept until "
+                        "then), OUT.part emptied. Deletes nothing, and replaces only files ev2r score wrote (score "
+                        "rows, its run record): another tool's file, a device or a FIFO is refused by name")
     p.add_argument("--ray-address", metavar="ADDR", default=None,
                    help="--engine ray: cluster to join (e.g. ray://head:10001 or auto); default: $RAY_ADDRESS, "
                         "else a local Ray instance started for this run")
@@ -97,10 +98,13 @@ def run(args) -> int:
 
         add_nltk_data_path(args.nltk_data)
     # before any work, for every engine: -o must be writable and no input (ray's resume reads -o itself)
-    from ev2r.engines.runs import PART_SUFFIX, RUN_SUFFIX
+    from ev2r.engines.runs import LOCK_SUFFIX, PART_SUFFIX, RUN_SUFFIX
 
     check_output(args.output, inputs=input_paths(("input", args.input), ("--references", args.references),
-                                                 ("--replay", args.replay)), sidecars=(PART_SUFFIX, RUN_SUFFIX))
+                                                 ("--replay", args.replay)), sidecars=(PART_SUFFIX, RUN_SUFFIX, LOCK_SUFFIX),
+                 special="refuse", special_reason=": ev2r score keeps OUT.part, OUT.ev2r-run.json and OUT.lock beside "
+                 "its output and resumes from it, so -o must be a file path (omit -o to write no rows; the summary "
+                 "is printed either way)")
     from ev2r.engines.ray_engine import check_engine_options
 
     check_engine_options(args.engine, args.ray_address, args.workers)
@@ -212,10 +216,12 @@ def _score(args, items, options, wanted, progress, bar) -> int:
     from ev2r.engines.runs import absolute_paths
     from ev2r.metric.factory import build_scorer
 
-    if options.get("ev2r", True):
-        print(f"ev2r score: loading verifier {options.get('verifier')} ({len(items)} item(s) to score) ...",
-              file=sys.stderr)
-    scorer = build_scorer(**options)
+    def scorer(n_left: int):  # built only when an item is left after the resume (score_local)
+        if options.get("ev2r", True):
+            print(f"ev2r score: loading verifier {options.get('verifier')} ({n_left} item(s) to score) ...",
+                  file=sys.stderr)
+        return build_scorer(**options)
+
     local = score_local(scorer, items, args.output, options=absolute_paths(options), with_facts=facts_mode,
                         resume=resume, progress=progress)
     if bar is not None:
