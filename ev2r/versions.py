@@ -1,0 +1,363 @@
+"""Versioned score names: what a reported number means, in a name a paper can cite (sacrebleu's model).
+
+Each score people report has a short versioned name, ``<name>/<n>`` (``ev2r-hybrid/1``, ``ev2r/1``), that
+fixes its **whole definition**: the fact rules, the premise rules, the verifier (with the hash of its
+weights), the weights of the combination. The definition is the full scorer signature
+(:meth:`ev2r.metric.scorer.Ev2RScorer.signature`) without what does not define the score:
+
+* the library versions (``ev2r``, ``transformers``, ``torch``) and the engine (``engine:ray``) -- they are in
+  the short signature, so a number still says what produced it;
+* the verifier's compute precision (``+bf16``, ``+int8`` at the end of a verifier's name, chosen by the
+  hardware with ``--dtype auto``) -- also in the short signature;
+* the columns that are not the score: HU-METEOR baselines (``extra-*``), the calibration of the graded
+  columns (``cal``), and for ``ev2r/N`` the combination (``hybrid``, ``hybrid-emb``).
+
+Every other field of the signature belongs to the definition, so a field a later change adds is part of
+it without anyone listing it here. :data:`VERSIONS` holds every registered version with the definition it
+pins and that definition's :func:`fingerprint`; ``tests/ev2r/test_versions.py`` fails when the default
+scorer's definition is no registered version -- a change of a definition is a visible version bump.
+
+Adding a version (e.g. ``ev2r-hybrid/2`` after a change of the rules): one :class:`MetricVersion` entry
+appended to :data:`VERSIONS` (the failing test prints the new default definition and its fingerprint,
+ready to paste), a line in ``CHANGELOG.md`` and a row in ``docs/versions.md``
+(:func:`versions_table` writes it). Earlier entries stay: a number reported as ``ev2r-hybrid/1`` keeps its
+meaning.
+
+    >>> sig = ("ev2r:1.0.0|ref:nli|verifier:m@abc+bf16|proxy:nli-gold|map:v1|alpha:0.5|"
+    ...        "transformers:5.25.0|torch:2.13.0+cpu")
+    >>> definition("ev2r", sig)
+    {'ref': 'nli', 'verifier': 'm@abc', 'proxy': 'nli-gold', 'map': 'v1', 'alpha': '0.5'}
+    >>> identify(sig)["ev2r"].label          # no registered version has this definition
+    'ev2r/custom-1161a1c3df'
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass, field
+from typing import Mapping, Optional
+
+from ev2r.signature import Signature
+
+#: Fields of the signature that say what ran, not what the score is (short signature only).
+RUNTIME_FIELDS = ("ev2r", "transformers", "torch", "engine")
+#: Fields whose value is a verifier name: their compute-precision suffix is not part of the definition.
+VERIFIER_FIELDS = ("verifier", "proxy-verifier")
+#: The compute precision a verifier's name ends with (``ev2r-minilm-nli@c82b0fc475+bf16``).
+DTYPE_SUFFIX = re.compile(r"\+(?:bf16|fp16|int8)$")
+#: Fields that define no reported score: the graded columns' calibration and the baseline columns.
+NON_SCORE_FIELDS = ("cal",)
+NON_SCORE_PREFIXES = ("extra-",)
+#: Fields of the combination, part of ``ev2r-hybrid/N`` only.
+HYBRID_FIELDS = ("hybrid", "hybrid-emb")
+
+#: Versioned name -> the score column it names.
+SCORE_COLUMNS = {"ev2r-hybrid": "ev2r_hybrid", "ev2r": "ev2r"}
+#: The columns ``ev2r/N`` also fixes (cite them as ``ev2r/1 recall``): the paper's components.
+EV2R_COMPONENTS = ("precision", "recall", "f1", "proxy")
+#: Most characters of a short signature with the default options (tests/ev2r/test_versions.py checks it).
+SHORT_SIGNATURE_MAX = 200
+
+
+@dataclass(frozen=True)
+class MetricVersion:
+    """One registered version of a reported score.
+
+    Attributes:
+        name: the score's versioned family, a key of :data:`SCORE_COLUMNS` (``"ev2r-hybrid"``, ``"ev2r"``).
+        number: its version, an integer >= 1 (``ev2r-hybrid/1``).
+        released: the package version that made it the default (``"1.0.0"``).
+        definition: the signature fields it pins (:func:`definition` of a signature), in signature order.
+        fingerprint: :func:`fingerprint` of ``definition`` (10 hex digits); checked on import.
+        summary: what the score is, in one sentence.
+        value_range: the closed range every value takes, ``(0.0, 1.0)``.
+        typical: the values it takes on known evidence, in words (real systems' and the gold evidence).
+        agreement: Spearman with the human ratings on each development set (rating set -> text).
+        gaming: the gaming suite's record (one sentence with the tables it comes from).
+
+    Raises:
+        ValueError: an unknown name, a number < 1, a range that is not ``lo < hi``, or a fingerprint
+            that is not the definition's (a pasted definition edited by hand).
+    """
+
+    name: str
+    number: int
+    released: str
+    definition: Mapping[str, str]
+    fingerprint: str
+    summary: str
+    value_range: tuple[float, float] = (0.0, 1.0)
+    typical: str = ""
+    agreement: Mapping[str, str] = field(default_factory=dict)
+    gaming: str = ""
+
+    def __post_init__(self):
+        if self.name not in SCORE_COLUMNS:
+            raise ValueError(f"MetricVersion: name {self.name!r} is not one of {tuple(SCORE_COLUMNS)}")
+        if isinstance(self.number, bool) or not isinstance(self.number, int) or self.number < 1:
+            raise ValueError(f"MetricVersion {self.name}: number must be an integer >= 1, got {self.number!r}")
+        lo, hi = self.value_range
+        if not lo < hi:
+            raise ValueError(f"MetricVersion {self.label}: value_range must be (lo, hi) with lo < hi, got "
+                             f"{self.value_range!r}")
+        got = fingerprint(self.definition)
+        if got != self.fingerprint:
+            raise ValueError(f"MetricVersion {self.label}: fingerprint {self.fingerprint!r} is not its "
+                             f"definition's ({got!r}); a registered definition is never edited -- add a new version")
+
+    @property
+    def label(self) -> str:
+        """The versioned name, ``ev2r-hybrid/1``."""
+        return f"{self.name}/{self.number}"
+
+    @property
+    def column(self) -> str:
+        """The score column it names (``ev2r_hybrid``)."""
+        return SCORE_COLUMNS[self.name]
+
+    def range_text(self) -> str:
+        """``[0, 1]``."""
+        lo, hi = self.value_range
+        return f"[{lo:g}, {hi:g}]"
+
+
+# -- the definition of a signature -----------------------------------------------------------------------
+def _definition_value(key: str, value: str) -> str:
+    return DTYPE_SUFFIX.sub("", value) if key in VERIFIER_FIELDS else value
+
+
+def definition(name: str, signature: str) -> dict[str, str]:
+    """The fields of ``signature`` that define the score ``name`` (module docstring), in signature order.
+
+    Args:
+        name: a key of :data:`SCORE_COLUMNS` (``"ev2r-hybrid"`` or ``"ev2r"``).
+        signature: a full scorer signature (:class:`ev2r.signature.Signature` or its text).
+
+    Raises:
+        ValueError: an unknown ``name``, or a ``signature`` that is not ``key:value|...``.
+    """
+    if name not in SCORE_COLUMNS:
+        raise ValueError(f"definition: name {name!r} is not one of {tuple(SCORE_COLUMNS)}")
+    out = {}
+    for key, value in Signature.parse(str(signature)).fields.items():
+        if key in RUNTIME_FIELDS or key in NON_SCORE_FIELDS or key.startswith(NON_SCORE_PREFIXES):
+            continue
+        if name == "ev2r" and key in HYBRID_FIELDS:
+            continue
+        out[key] = _definition_value(key, value)
+    return out
+
+
+def fingerprint(fields: Mapping[str, str]) -> str:
+    """SHA-256 of the fields as ``key:value|...`` (in the given order), first 10 hex digits.
+
+    >>> fingerprint({"alpha": "0.5"})
+    '4ab986ee8f'
+    """
+    text = "|".join(f"{k}:{v}" for k, v in fields.items())
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:10]
+
+
+def computed(name: str, signature: str) -> bool:
+    """Whether a run with this signature computed the score ``name``: ``ev2r`` needs a reference scorer or a
+    proxy (the signature then has ``alpha``), ``ev2r-hybrid`` the combination (``hybrid``)."""
+    fields = Signature.parse(str(signature)).fields
+    return "hybrid" in fields if name == "ev2r-hybrid" else "alpha" in fields
+
+
+# -- the registry ----------------------------------------------------------------------------------------
+# The definition of 1.0.0's default (`ev2r score` with no option): rules-v2 facts, premise rules with the
+# word-order test order-v3 and +anchor, the contradiction rule, the bundled MiniLM verifier c82b0fc475.
+_DEFINITION_1 = {
+    "ref": "nli", "decomp": "rules-v2", "v2-rev": "2", "unans": "drop", "boiler": "v2", "support": "p>=0.5",
+    "prem": "qa-pair-max+lex-top5+twin+anchor+contra0.5/rw0.7",
+    "prem-rule": "pred-answer-2w+span4+rel0.1/20+order-v3+wnsyn",
+    "verifier": "ev2r-minilm-nli@c82b0fc475", "window": "128-max", "hyp": "clause-window-min",
+    "proxy": "nli-gold", "agg": "qa-pair-max",
+    "proxy-rule": "pred-answer-2w+span4+rel0.1/20+order-v3+wnsyn+nee-rel+contra0.5/rw0.7",
+    "map": "v1", "alpha": "0.5",
+}
+_HYBRID_1 = {
+    "hybrid": "w=recall:0,proxy:0.2,hybrid_meteor:0,hybrid_embedding:0,precision:0.1,verified_meteor:0.2,"
+              "mutual_meteor:0.5",
+    "hybrid-emb": "all-MiniLM-L6-v2",
+}
+
+#: Every registered version, oldest first within a name. Append; never edit or remove an entry.
+VERSIONS: tuple[MetricVersion, ...] = (
+    MetricVersion(
+        name="ev2r-hybrid", number=1, released="1.0.0",
+        definition={**_DEFINITION_1, **_HYBRID_1}, fingerprint="ecce126014",
+        summary="0.5 mutual METEOR + 0.2 verified METEOR + 0.2 proxy + 0.1 precision (weights fitted by "
+                "benchmarks/combination.py), the recommended score to report",
+        typical="real systems' evidence 0.104 (86 rows) and 0.134 (144 rows); the gold evidence 0.871 and 0.863",
+        agreement={"86": "semantic coverage +0.413, verdict agreement +0.432",
+                   "144": "semantic coverage +0.310, verdict agreement +0.341"},
+        gaming="gated strategies: 15 of 16 passed, 0 violated, 1 not judged on each development set "
+               "(gaming_86.md, gaming_144.md); ungated: 0 violated"),
+    MetricVersion(
+        name="ev2r", number=1, released="1.0.0",
+        definition=dict(_DEFINITION_1), fingerprint="7e879961ad",
+        summary="the paper's Ev2R, 0.5 F1 + 0.5 proxy (Akhtar et al. 2024), with this project's offline "
+                "rule-based facts and bundled verifier; fixes its precision, recall, F1 and proxy too",
+        typical="real systems' evidence 0.213 (86 rows) and 0.251 (144 rows); the gold evidence 0.677 and 0.660",
+        agreement={"86": "semantic coverage +0.400, verdict agreement +0.395",
+                   "144": "semantic coverage +0.211, verdict agreement +0.335"},
+        gaming="gated strategies: 15 of 16 passed, 0 violated, 1 not judged on each development set "
+               "(gaming_86.md, gaming_144.md); ungated: 0 violated"),
+)
+
+
+def _check_registry(versions: tuple[MetricVersion, ...]) -> None:
+    """Each name numbered 1, 2, ... without gaps; no definition registered twice under one name.
+
+    Raises:
+        ValueError: naming the duplicate or the gap.
+    """
+    for name in SCORE_COLUMNS:
+        mine = [v for v in versions if v.name == name]
+        numbers = [v.number for v in mine]
+        if numbers != list(range(1, len(mine) + 1)):
+            raise ValueError(f"VERSIONS: {name} is numbered {numbers}; expected 1, 2, ... in order")
+        prints = [v.fingerprint for v in mine]
+        if len(set(prints)) != len(prints):
+            raise ValueError(f"VERSIONS: {name} registers one definition twice ({prints})")
+
+
+_check_registry(VERSIONS)
+
+
+def latest(name: str) -> MetricVersion:
+    """The newest registered version of ``name`` (the current default's).
+
+    Raises:
+        ValueError: an unknown name.
+    """
+    mine = [v for v in VERSIONS if v.name == name]
+    if not mine:
+        raise ValueError(f"latest: no registered version of {name!r}; names: {tuple(SCORE_COLUMNS)}")
+    return mine[-1]
+
+
+def get(label: str) -> MetricVersion:
+    """The registered version ``label`` (``"ev2r-hybrid/1"``).
+
+    Raises:
+        ValueError: ``label`` is not a registered version (naming the registered ones).
+    """
+    for v in VERSIONS:
+        if v.label == label:
+            return v
+    raise ValueError(f"{label!r} is not a registered score version; registered: "
+                     f"{', '.join(v.label for v in VERSIONS)}")
+
+
+@dataclass(frozen=True)
+class Identified:
+    """What :func:`identify` found for one score of a run.
+
+    Attributes:
+        name: the score's family (``"ev2r-hybrid"``).
+        fingerprint: the fingerprint of the run's definition.
+        version: the registered version with that definition, or None (a custom definition).
+        differs: when ``version`` is None: ``{field: (latest version's value, this run's value)}`` against the
+            latest registered version (None for a field one side lacks).
+    """
+
+    name: str
+    fingerprint: str
+    version: Optional[MetricVersion]
+    differs: Mapping[str, tuple[Optional[str], Optional[str]]] = field(default_factory=dict)
+
+    @property
+    def label(self) -> str:
+        """``ev2r-hybrid/1``, or ``ev2r-hybrid/custom-<fingerprint>`` for an unregistered definition."""
+        return self.version.label if self.version else f"{self.name}/custom-{self.fingerprint}"
+
+
+def identify(signature: str) -> dict[str, Identified]:
+    """The versioned name of every score the run with ``signature`` computed (``ev2r-hybrid`` first).
+
+    Raises:
+        ValueError: a ``signature`` that is not ``key:value|...``.
+    """
+    out = {}
+    for name in SCORE_COLUMNS:
+        if not computed(name, signature):
+            continue
+        fields = definition(name, signature)
+        fp = fingerprint(fields)
+        match = next((v for v in VERSIONS if v.name == name and v.fingerprint == fp), None)
+        differs: dict[str, tuple[Optional[str], Optional[str]]] = {}
+        if match is None:
+            ref = dict(latest(name).definition)
+            differs = {k: (ref.get(k), fields.get(k)) for k in list(ref) + [k for k in fields if k not in ref]
+                       if ref.get(k) != fields.get(k)}
+        out[name] = Identified(name, fp, match, differs)
+    return out
+
+
+def short_signature(signature: str) -> str:
+    """The signature to print beside a number: the versioned names of the scores computed, the verifiers
+    (name, weights hash, compute precision), the baseline columns, the library versions and the engine.
+
+    With the default options it is at most :data:`SHORT_SIGNATURE_MAX` characters, e.g.
+    ``ev2r-hybrid/1|ev2r/1|verifier:ev2r-minilm-nli@c82b0fc475+bf16|ev2r:1.0.0|transformers:5.25.0|torch:2.13.0+cpu``.
+    The full signature (every rule) stays in the run record and in ``ev2r score --json``.
+
+    Raises:
+        ValueError: a ``signature`` that is not ``key:value|...``.
+    """
+    fields = Signature.parse(str(signature)).fields
+    parts = [ident.label for ident in identify(signature).values()]
+    keep = [k for k in fields if k in VERIFIER_FIELDS and fields[k] != "none"]
+    keep += [k for k in fields if k.startswith(NON_SCORE_PREFIXES)]
+    keep += [k for k in RUNTIME_FIELDS if k in fields]
+    parts += [f"{k}:{fields[k]}" for k in keep]
+    return "|".join(parts)
+
+
+def describe(signature: str) -> str:
+    """One line saying which version a run's headline score is and the range it takes, for ``ev2r score``:
+    ``ev2r-hybrid/1 in [0, 1]; ...typical values...``; for an unregistered definition, the fields in which it
+    differs from the latest version; "" when the run computed neither score (HU-METEOR alone).
+
+    Raises:
+        ValueError: a ``signature`` that is not ``key:value|...``.
+    """
+    found = identify(signature)
+    if not found:
+        return ""
+    ident = next(iter(found.values()))  # the headline's: ev2r-hybrid when computed, else ev2r
+    if ident.version is not None:
+        v = ident.version
+        return f"{v.label} in {v.range_text()}; {v.typical} (docs/versions.md)"
+    ref = latest(ident.name)
+    shown = [f"{k} {a or '-'} -> {b or '-'}" for k, (a, b) in list(ident.differs.items())[:3]]
+    more = f" and {len(ident.differs) - 3} more" if len(ident.differs) > 3 else ""
+    return (f"{ident.label} in {ref.range_text()}: not a registered version (differs from {ref.label} in "
+            f"{'; '.join(shown)}{more}); cite the full signature (--json or the run record), not {ref.label}")
+
+
+def summary_fields(signature: str) -> dict:
+    """What ``ev2r score --json`` and the ``evaluate`` module add beside the full ``signature``:
+    ``versions`` (score column -> versioned name) and ``short_signature``.
+
+    Raises:
+        ValueError: a ``signature`` that is not ``key:value|...``.
+    """
+    return {"versions": {SCORE_COLUMNS[n]: ident.label for n, ident in identify(signature).items()},
+            "short_signature": short_signature(signature)}
+
+
+def versions_table() -> str:
+    """The Markdown table of every registered version (docs/versions.md holds it; a test compares)."""
+    lines = ["| version | released | score | range | typical values | Spearman with people (86 / 144 rows) "
+             "| gaming record | fingerprint |",
+             "|---|---|---|---|---|---|---|---|"]
+    for v in VERSIONS:
+        agree = "; ".join(f"{k}: {t}" for k, t in v.agreement.items())
+        lines.append(f"| `{v.label}` | {v.released} | {v.summary} | {v.range_text()} | {v.typical} | {agree} "
+                     f"| {v.gaming} | `{v.fingerprint}` |")
+    return "\n".join(lines) + "\n"

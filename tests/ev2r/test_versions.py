@@ -1,0 +1,149 @@
+"""The versioned score names (ev2r.versions): the registry, the short signature, and the guard that a change
+of the default definition is a visible version bump."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ev2r import versions as V
+
+ROOT = Path(__file__).resolve().parents[2]
+
+#: The full signature of 1.0.0's default run (`ev2r score examples/averitec_sample.jsonl`, bf16 CPU).
+DEFAULT_SIG = (
+    "ev2r:1.0.0|ref:nli|decomp:rules-v2|v2-rev:2|unans:drop|boiler:v2|support:p>=0.5|"
+    "prem:qa-pair-max+lex-top5+twin+anchor+contra0.5/rw0.7|prem-rule:pred-answer-2w+span4+rel0.1/20+order-v3+wnsyn|"
+    "cal:temp-1.69@72c3e94a|verifier:ev2r-minilm-nli@c82b0fc475+bf16|window:128-max|hyp:clause-window-min|"
+    "proxy:nli-gold|agg:qa-pair-max|proxy-rule:pred-answer-2w+span4+rel0.1/20+order-v3+wnsyn+nee-rel+contra0.5/rw0.7|"
+    "map:v1|alpha:0.5|hybrid:w=recall:0,proxy:0.2,hybrid_meteor:0,hybrid_embedding:0,precision:0.1,"
+    "verified_meteor:0.2,mutual_meteor:0.5|hybrid-emb:all-MiniLM-L6-v2|transformers:5.25.0|torch:2.13.0+cpu")
+
+
+def _entry_to_paste(name: str, fields: dict, fp: str) -> str:
+    n = V.latest(name).number + 1
+    return (f"MetricVersion(name={name!r}, number={n}, released=<next release>, definition={fields!r}, "
+            f"fingerprint={fp!r}, summary=..., typical=..., agreement=..., gaming=...)")
+
+
+def test_default_definition_is_registered(nltk_data):
+    """FAILS when the default scorer's definition (rules, weights, verifier) changes without a new version in
+    ev2r/versions.py: add the entry printed below, a CHANGELOG.md line and a docs/versions.md row."""
+    from ev2r.metric.factory import build_scorer
+
+    sig = build_scorer().signature()  # builds, loads no weights (the verifier's name hashes its files)
+    for name in V.SCORE_COLUMNS:
+        fields = V.definition(name, sig)
+        fp = V.fingerprint(fields)
+        current = V.latest(name)
+        if fp != current.fingerprint:
+            changed = {k: (current.definition.get(k), fields.get(k))
+                       for k in dict.fromkeys([*current.definition, *fields])
+                       if current.definition.get(k) != fields.get(k)}
+            pytest.fail(f"the default definition of {name} is no longer {current.label} (changed fields, "
+                        f"registered -> now: {changed}); a changed definition needs a new version: append to "
+                        f"ev2r.versions.VERSIONS\n    {_entry_to_paste(name, fields, fp)}\nand add a CHANGELOG.md "
+                        "line and a docs/versions.md row (ev2r.versions.versions_table())")
+        assert V.identify(sig)[name].version is current
+
+
+def test_registered_versions():
+    assert [v.label for v in V.VERSIONS] == ["ev2r-hybrid/1", "ev2r/1"]
+    hybrid, ev2r = V.get("ev2r-hybrid/1"), V.get("ev2r/1")
+    assert (hybrid.column, ev2r.column) == ("ev2r_hybrid", "ev2r")
+    assert hybrid.fingerprint == "ecce126014" and ev2r.fingerprint == "7e879961ad"
+    # ev2r/1 pins everything of ev2r-hybrid/1 but the combination
+    assert {k: v for k, v in hybrid.definition.items() if k not in V.HYBRID_FIELDS} == dict(ev2r.definition)
+    assert hybrid.definition["verifier"] == "ev2r-minilm-nli@c82b0fc475"
+    assert hybrid.range_text() == "[0, 1]"
+    with pytest.raises(ValueError, match="'ev2r-hybrid/9' is not a registered score version; registered: "
+                                         "ev2r-hybrid/1, ev2r/1"):
+        V.get("ev2r-hybrid/9")
+
+
+def test_a_registered_definition_cannot_be_edited():
+    with pytest.raises(ValueError, match="ev2r/2: fingerprint 'x' is not its definition's .* add a new version"):
+        V.MetricVersion(name="ev2r", number=2, released="9", definition={"alpha": "0.6"}, fingerprint="x",
+                        summary="")
+    with pytest.raises(ValueError, match="name 'bleu' is not one of"):
+        V.MetricVersion(name="bleu", number=1, released="9", definition={}, fingerprint=V.fingerprint({}),
+                        summary="")
+    with pytest.raises(ValueError, match="number must be an integer >= 1, got 0"):
+        V.MetricVersion(name="ev2r", number=0, released="9", definition={}, fingerprint=V.fingerprint({}),
+                        summary="")
+
+
+def test_adding_a_version_is_one_entry(monkeypatch):
+    """ev2r-hybrid/2 after a rule change: one entry; /1 keeps its meaning, the new default is /2."""
+    new_sig = DEFAULT_SIG.replace("+anchor+contra", "+anchor+admit2+contra")
+    fields = V.definition("ev2r-hybrid", new_sig)
+    two = V.MetricVersion(name="ev2r-hybrid", number=2, released="1.1.0", definition=fields,
+                          fingerprint=V.fingerprint(fields), summary="s")
+    monkeypatch.setattr(V, "VERSIONS", V.VERSIONS + (two,))
+    V._check_registry(V.VERSIONS)
+    assert V.latest("ev2r-hybrid") is two
+    assert V.identify(new_sig)["ev2r-hybrid"].label == "ev2r-hybrid/2"
+    assert V.identify(DEFAULT_SIG)["ev2r-hybrid"].label == "ev2r-hybrid/1"
+    assert V.identify(new_sig)["ev2r"].label.startswith("ev2r/custom-")  # ev2r/2 not registered in this test
+    with pytest.raises(ValueError, match=r"ev2r-hybrid is numbered \[1, 2, 2\]"):
+        V._check_registry(V.VERSIONS + (two,))
+
+
+def test_definition_leaves_out_runtime_fields():
+    d = V.definition("ev2r-hybrid", DEFAULT_SIG)
+    for k in ("ev2r", "transformers", "torch", "cal"):
+        assert k not in d
+    assert d["verifier"] == "ev2r-minilm-nli@c82b0fc475"  # +bf16 is the hardware's choice
+    # another machine (fp32, other library versions, the Ray engine) runs the same version
+    other = (DEFAULT_SIG.replace("+bf16", "").replace("transformers:5.25.0", "transformers:4.50.0")
+             + "|engine:ray")
+    assert V.identify(other)["ev2r-hybrid"].label == "ev2r-hybrid/1"
+    assert V.definition("ev2r", DEFAULT_SIG) == {k: v for k, v in d.items() if k not in ("hybrid", "hybrid-emb")}
+    with pytest.raises(ValueError, match="name 'bleu' is not one of"):
+        V.definition("bleu", DEFAULT_SIG)
+
+
+def test_short_signature_default_and_with_baselines():
+    short = V.short_signature(DEFAULT_SIG)
+    assert short == ("ev2r-hybrid/1|ev2r/1|verifier:ev2r-minilm-nli@c82b0fc475+bf16|ev2r:1.0.0|"
+                     "transformers:5.25.0|torch:2.13.0+cpu")
+    assert len(DEFAULT_SIG) == 599 and len(short) == 109
+    with_meteor = DEFAULT_SIG.replace("|hybrid:", "|extra-hu_meteor:hu-meteor-qa|extra-hu_meteor_q:hu-meteor-q|hybrid:")
+    short = V.short_signature(with_meteor + "|engine:ray")
+    assert short.endswith("|extra-hu_meteor:hu-meteor-qa|extra-hu_meteor_q:hu-meteor-q|ev2r:1.0.0|"
+                          "transformers:5.25.0|torch:2.13.0+cpu|engine:ray")
+    assert len(short) <= V.SHORT_SIGNATURE_MAX
+
+
+def test_short_signature_of_other_runs():
+    no_hybrid = DEFAULT_SIG.split("|hybrid:")[0] + "|transformers:5.25.0|torch:2.13.0+cpu"
+    assert V.short_signature(no_hybrid).startswith("ev2r/1|verifier:")
+    meteor_only = "ev2r:1.0.0|ref:none|verifier:none|proxy:none|extra-hu_meteor:hu-meteor-qa|torch:2.13.0"
+    assert V.short_signature(meteor_only) == "extra-hu_meteor:hu-meteor-qa|ev2r:1.0.0|torch:2.13.0"
+    assert V.describe(meteor_only) == ""
+    proxy_ver = DEFAULT_SIG.replace("|agg:", "|proxy-verifier:ev2r-minilm-nli-averitec@deb2d43696+bf16|agg:")
+    short = V.short_signature(proxy_ver)
+    assert "|proxy-verifier:ev2r-minilm-nli-averitec@deb2d43696+bf16|" in short
+    assert short.startswith("ev2r-hybrid/custom-") and len(short) <= V.SHORT_SIGNATURE_MAX
+
+
+def test_describe_registered_and_custom():
+    line = V.describe(DEFAULT_SIG)
+    assert line.startswith("ev2r-hybrid/1 in [0, 1]; real systems' evidence 0.104 (86 rows) and 0.134 (144 rows); "
+                           "the gold evidence 0.871 and 0.863")
+    custom = V.describe(DEFAULT_SIG.replace("alpha:0.5", "alpha:0.7"))
+    assert custom.startswith("ev2r-hybrid/custom-")
+    assert "not a registered version (differs from ev2r-hybrid/1 in alpha 0.5 -> 0.7)" in custom
+    assert V.summary_fields(DEFAULT_SIG) == {"versions": {"ev2r_hybrid": "ev2r-hybrid/1", "ev2r": "ev2r/1"},
+                                             "short_signature": V.short_signature(DEFAULT_SIG)}
+    with pytest.raises(ValueError, match="not key:value"):
+        V.describe("garbage")
+
+
+def test_docs_and_changelog_carry_every_version():
+    table = (ROOT / "docs" / "versions.md").read_text(encoding="utf-8")
+    assert V.versions_table() in table, "docs/versions.md: paste ev2r.versions.versions_table() into it"
+    changelog = (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
+    for v in V.VERSIONS:
+        assert f"`{v.label}`" in changelog, f"CHANGELOG.md does not name {v.label}"
