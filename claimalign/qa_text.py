@@ -49,7 +49,8 @@ LAYOUT_NOTES = {
                         "its first '?', read as the answer)",
     "marker_layout": "question/answer markers in another layout (numbered '1. Question:', bulleted '- Question:', "
                      "quoted '> Question:', markdown '**Question:**', 'Question 1:' / 'Answer 1:', 'Q:' / 'A:', "
-                     "a fullwidth colon) read as Question: / Answer:",
+                     "a fullwidth colon, a marker alone on its line as a markdown heading '### Question' / "
+                     "'### Answer' with its text below) read as Question: / Answer:",
 }
 
 # spaces a marker may stand after at a line start: blanks, NBSP and the invisible characters
@@ -76,6 +77,49 @@ _LAYOUT_INLINE_ANSWER = re.compile(r"(?i)(?<![^\W_])" + _EMPH + r"answer(?:[ \t\
 _QUOTED_MARKER = re.compile(rf"(?i)^{_PAD}>[ \t\u00a0>]*{_EMPH}(?:question|q)\b")
 _QUOTE = re.compile(rf"^{_PAD}>+[ \t\u00a0]?")
 _PLAIN_MARKER = re.compile(r"(?i)(?:question|answer)[ \t\u00a0]*:")
+# a marker alone on its line, its text on the next lines (issue 57): a Markdown heading ("### Question", "## Answer 2",
+# "#### Q1"), emphasis ("**Question**", "__Answer:__") or the bare word ("Question" / "Answer", a colon or not)
+_BARE_MARKER = re.compile(
+    rf"(?i)^{_PAD}(#{{1,6}}[ \t\u00a0]*)?({_EMPH})(question|answer|q|a)(?:[ \t\u00a0]*(?:\#|\()?\d{{1,3}}\)?)?{_EMPH}"
+    rf"[ \t\u00a0]*[:\uff1a]?{_EMPH}[ \t\u00a0]*$")
+# a Markdown heading that only labels a pair ("### Evidence 1", "## Pair 2:", "# Q&A 3"): structure, no evidence, in a
+# text whose pairs are marked
+_LABEL_HEADING = re.compile(
+    rf"(?i)^{_PAD}#{{1,6}}[ \t\u00a0]*{_EMPH}(?:evidence|pair|item|source|q[ \t\u00a0]*&[ \t\u00a0]*a|qa|question[- ]answer"
+    rf"(?: pair)?)s?(?:[ \t\u00a0]*(?:\#|\()?\d{{1,3}}\)?)?{_EMPH}[ \t\u00a0]*[:\uff1a]?{_EMPH}[ \t\u00a0]*$")
+
+
+def _bare_markers(lines: List[str]) -> Optional[List[str]]:
+    """``lines`` with each marker that stands alone on its line (:data:`_BARE_MARKER`) joined to its text (the next
+    non-empty line) as ``Question: <text>`` / ``Answer: <text>``; None when the text has no such marker. A bare
+    marker counts only in a text whose lines have both a question and an answer one, and a bare ``Q`` / ``A`` only
+    as a heading or in emphasis, so that a line "Question" or "A" in plain text stays text; "Question:" alone on
+    its line is the plain layout (nothing to repair)."""
+    found = [_BARE_MARKER.match(line) for line in lines]
+    # a bare Q / A counts only as a heading or in emphasis
+    found = [m if m is not None and (m.group(1) or m.group(2) or m.group(3).lower() in ("question", "answer"))
+             else None for m in found]
+    kinds = {("question" if m.group(3).lower() in ("question", "q") else "answer") for m in found if m}
+    rewrite = [m is not None and not _PLAIN_MARKER.fullmatch(m.group(0).strip(" \t\u00a0\u200b\u200c\u200d\u2060\ufeff"))
+               for m in found]
+    if kinds != {"question", "answer"} or not any(rewrite):
+        return None
+    out: List[Optional[str]] = list(lines)
+    for k, m in enumerate(found):
+        if m is None or out[k] is None or not rewrite[k]:
+            continue
+        word = m.group(3).lower()
+        marker = "Question: " if word in ("question", "q") else "Answer: "
+        j = k + 1
+        while j < len(lines) and not lines[j].strip():
+            j += 1
+        if j < len(lines) and found[j] is None and not _LAYOUT_MARKER.match(lines[j]):
+            out[k] = marker + lines[j].strip()
+            for t in range(k + 1, j + 1):
+                out[t] = None
+        else:
+            out[k] = marker
+    return [line for line in out if line is not None]
 
 
 def _canonical_markers(text: str, notes: Optional[set]) -> str:
@@ -85,6 +129,9 @@ def _canonical_markers(text: str, notes: Optional[set]) -> str:
     answer marker)."""
     lines = text.split("\n")
     changed = False
+    bare = _bare_markers(lines)
+    if bare is not None:
+        lines, changed = bare, True
     if any(_QUOTED_MARKER.match(line) for line in lines):  # a quoted block: the quote marks of every line go
         lines = [_QUOTE.sub("", line) for line in lines]
         changed = True
@@ -105,6 +152,9 @@ def _canonical_markers(text: str, notes: Optional[set]) -> str:
         if inline is not None:
             rest = f"{rest[:inline.start()]}Answer: {rest[inline.end():].lstrip()}"
         lines[k] = ("Question: " if word in ("question", "q") else "Answer: ") + rest
+        changed = True
+    if any(_LABEL_HEADING.match(line) for line in lines) and any(_QUESTION.match(line) for line in lines):
+        lines = [line for line in lines if not _LABEL_HEADING.match(line)]  # "### Evidence 1" labels a marked pair
         changed = True
     if changed and notes is not None:
         notes.add("marker_layout")

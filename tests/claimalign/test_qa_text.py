@@ -216,3 +216,36 @@ def test_llm_layout_case_file_reads_as_its_reference():
         notes: set = set()
         assert parse_qa_text(row["predicted_evidence"], notes) == parse_qa_text(row["reference_evidence"]), row["id"]
         assert ("marker_layout" in notes) == (not row["id"].endswith(":plain")), row["id"]
+
+
+# issue 57: a marker alone on its line -- a Markdown heading ("### Question" / "### Answer"), emphasis, the bare word --
+# with its text below reads like the plain layout (once read as one answer-only block: hybrid METEOR off by > 0.05)
+HEADING_LAYOUTS = {
+    "h3": "### Question\n{q}\n### Answer\n{a}",
+    "h2_numbered_blank_lines": "## Question {n}\n\n{q}\n\n## Answer {n}\n\n{a}",
+    "h4_colon": "#### Question:\n{q}\n#### Answer:\n{a}",
+    "h3_short": "### Q{n}\n{q}\n### A{n}\n{a}",
+    "bold_alone": "**Question**\n{q}\n**Answer**\n{a}",
+    "bare_words": "Question\n{q}\nAnswer\n{a}",
+    "labelled_heading": "### Evidence {n}\n### Question\n{q}\n### Answer\n{a}",
+    "labelled_bold": "## Pair {n}\n**Question:** {q}\n**Answer:** {a}",
+}
+
+
+@pytest.mark.parametrize("layout", sorted(HEADING_LAYOUTS))
+def test_markdown_heading_layouts_read_like_the_plain_layout(layout):
+    pairs = [("Who won the 2019 race?", "Bob won it.\nHe led from the start."), ("Where was it held?", "In Paris.")]
+    plain = "\n\n".join(f"Question: {q}\nAnswer: {a}" for q, a in pairs)
+    text = "\n\n".join(HEADING_LAYOUTS[layout].format(q=q, a=a, n=n + 1) for n, (q, a) in enumerate(pairs))
+    notes: set = set()
+    assert parse_qa_text(text, notes) == parse_qa_text(plain) == pairs
+    assert notes == {"marker_layout"}  # a repair: counted in the readers' one warning
+
+
+@pytest.mark.parametrize("text", ["Question\nA\nThe letter A is first.", "He asked a question.\nAnswer\nnone",
+                                  "### Notes\nSome text.", "Question:\nWho won?\nAnswer:\nBob."])
+def test_plain_text_with_marker_words_is_not_repaired(text):
+    notes: set = set()
+    pairs = parse_qa_text(text, notes)
+    assert notes == set()
+    assert pairs == ([("Who won?", "Bob.")] if text.startswith("Question:") else [("", text)])
