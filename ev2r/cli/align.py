@@ -83,10 +83,14 @@ def read_claim_rows(path: str, id_field: str, claims_field: str,
     Raises:
         ValueError: an unreadable or non-UTF-8 file, invalid JSON, a row nested deeper than
             :data:`claimalign.textio.MAX_JSON_DEPTH` or holding an over-long integer, a missing field, claims that are
-            not a list of strings, an empty or whitespace-only claim, or a repeated id (the message
-            names the file and line).
+            not a list of strings, an empty or whitespace-only claim (the message names the file and
+            line), or two rows with one id (:mod:`claimalign.ids`: ``1`` and ``"1"``, NFC and NFD
+            spellings, a repeated id; naming both lines).
     """
+    from claimalign.ids import IdRegistry
+
     rows: Dict[str, List[str]] = {}
+    registry = IdRegistry(path, field=id_field)
     for lineno, line in split_jsonl_lines(read_text_file(path)):
         if line.strip():
             try:
@@ -96,6 +100,7 @@ def read_claim_rows(path: str, id_field: str, claims_field: str,
             if not isinstance(row, dict) or id_field not in row or claims_field not in row:
                 raise ValueError(f"{path}:{lineno}: expected an object with fields {id_field!r} and {claims_field!r}")
             check_encodable(row, f"{path}:{lineno}", "")
+            raw_id = row[id_field]  # as written: a collision names NFC / NFD spellings
             row = normalize_strings(row)
             claims = row[claims_field]
             if not isinstance(claims, list) or not all(isinstance(c, str) for c in claims):
@@ -108,9 +113,7 @@ def read_claim_rows(path: str, id_field: str, claims_field: str,
             if not is_valid_id(rid):
                 raise ValueError(f"{path}:{lineno}: field {id_field!r} must be a non-empty string or an integer, "
                                  f"got {rid!r}")
-            key = str(rid)
-            if key in rows:
-                raise ValueError(f"{path}:{lineno}: repeated id {key!r}")
+            key = registry.add(raw_id, f"line {lineno}", key=str(rid))  # one rule: claimalign.ids
             rows[key] = claims
             if original_ids is not None:
                 original_ids[key] = rid

@@ -8,6 +8,10 @@ predicted pairs the proxy read and the one that decided it; the Hungarian alignm
 ``hybrid_meteor``; and a one-line reading of the result. ``--json`` prints the row ``ev2r score
 --explain`` writes for the item instead.
 
+Text from the data is printed with its control characters escaped (:func:`escape_controls`: an ANSI escape
+(ESC ``[2J``) prints as the text ``\\x1b[2J``), so a dataset cannot retitle, clear or colour the terminal
+or hide text; ``--id`` is read as the file's ids are (Unicode NFC, :func:`claimalign.textio.normalize_text`).
+
 Pairs are counted from 0 within each side's evidence (as ``pair_index`` in the rows); the row number is
 the 1-based line of the input file.
 """
@@ -41,6 +45,29 @@ def add_arguments(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
     add_metric_args(p)
     add_premise_args(p)
     return p
+
+
+def escape_controls(text: str) -> str:
+    r"""``text`` with every control character except newline written as an escape: C0 and C1 controls
+    (ESC of ANSI sequences, CR, BEL...; tab too), DEL, and the Unicode format characters that reorder or
+    hide text (bidirectional overrides and isolates U+202A-U+202E, U+2066-U+2069, U+200E/U+200F, U+061C)
+    -- as ``\xNN`` / ``\uNNNN``, so printed data cannot act on the terminal.
+
+    >>> escape_controls("a\x1b[2Jb\u202ec\nd")
+    'a\\x1b[2Jb\\u202ec\nd'
+    """
+    out = []
+    for ch in text:
+        o = ord(ch)
+        if ch == "\n":
+            out.append(ch)
+        elif o < 0x20 or 0x7F <= o <= 0x9F:
+            out.append(f"\\x{o:02x}")
+        elif 0x202A <= o <= 0x202E or 0x2066 <= o <= 0x2069 or o in (0x200E, 0x200F, 0x061C):
+            out.append(f"\\u{o:04x}")
+        else:
+            out.append(ch)
+    return "".join(out)
 
 
 def _short(text: str, n: int = 160) -> str:
@@ -165,12 +192,15 @@ def run(args, stdout=None) -> int:
         add_nltk_data_path(args.nltk_data)
     if args.width < 40:
         raise ValueError(f"--width: at least 40 characters, got {args.width}")
+    from claimalign.textio import normalize_text
+
     items = read_items(args.input, references=args.references)
-    chosen = [it for it in items if str(it.source_id if it.source_id is not None else it.id) == args.item_id
-              or str(it.id) == args.item_id]
+    wanted = normalize_text(args.item_id)  # the file's ids are read in NFC: the typed one too (NFD from a Mac)
+    chosen = [it for it in items if str(it.source_id if it.source_id is not None else it.id) == wanted
+              or str(it.id) == wanted]
     if not chosen:
         some = ", ".join(str(it.id) for it in items[:8])
-        raise ValueError(f"--id {args.item_id!r}: no row of {args.input} has this id (ids: {some}"
+        raise ValueError(f"--id {wanted!r}: no row of {args.input} has this id (ids: {escape_controls(some)}"
                          f"{', ...' if len(items) > 8 else ''})")
     rows, signature = _rows_from_scores(args.scores, chosen) if args.scores else (None, None)
     if rows is None:
@@ -182,12 +212,13 @@ def run(args, stdout=None) -> int:
         rows = [score_row(it, s, "explain") for it, s in zip(chosen, scorer.score(chosen))]
         signature = str(scorer.signature())
     for k, (it, row) in enumerate(zip(chosen, rows)):
-        if args.json:
-            print(json.dumps(row, ensure_ascii=False), file=out)
+        if args.json:  # json escapes C0 controls itself; C1 and bidi characters are escaped here
+            print(escape_controls(json.dumps(row, ensure_ascii=False)), file=out)
         else:
-            print(("\n" + "=" * min(args.width, 100) + "\n" if k else "") + render(it, row, args.width), file=out)
+            print(escape_controls(("\n" + "=" * min(args.width, 100) + "\n" if k else "") + render(it, row, args.width)),
+                  file=out)
     if not args.json:
-        print(f"\nsignature: {signature}", file=out)
+        print(f"\nsignature: {escape_controls(str(signature))}", file=out)
     return 0
 
 

@@ -65,7 +65,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
                         help="use each item's reference evidence as its predicted evidence too (the base is "
                              "then gold vs gold, as in the Ev2R paper's checklist tests)")
     parser.add_argument("--references", default=None, help="AVeriTeC gold file to join a predictions file with")
-    parser.add_argument("--verifier", default=DEFAULTS.verifier, help="ev2r scorer: verifier (bundled, or a checkpoint path)")
+    parser.add_argument("--model", "--verifier", dest="verifier", default=DEFAULTS.verifier,
+                        help="ev2r scorer: the NLI verifier, as --model of ev2r score (bundled, fast, multilingual, a "
+                             "checkpoint path or a Hugging Face id); --verifier is the older spelling of the same option")
     parser.add_argument("--decomposer", default=DEFAULTS.decomposer, help="ev2r scorer: decomposer (default: rules = rules-v2)")
     parser.add_argument("--dtype", default=DEFAULTS.dtype, choices=DTYPES,
                         help="ev2r scorer: verifier precision (default auto: bf16 where native, else fp32)")

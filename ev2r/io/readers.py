@@ -20,8 +20,10 @@ Accepted inputs (:func:`read_items` detects the format per row):
   no ids).
 
 Rows are identified by ``id`` (or ``claim_id``, ``unique_id``; else the 0-based row number) and
-by their row number; results are joined back on the row number, because some rating files
-repeat an id. A bad row raises :class:`InputError` naming the file, row and field.
+by their row number. Ids are unique within a file, by the one rule of every command
+(:mod:`claimalign.ids`): ``1`` and ``"1"``, NFC and NFD spellings, a repeated id, or a row number that
+is another row's id are refused when the file is read, naming both rows. A bad row raises
+:class:`InputError` naming the file, row and field.
 
 Text: every string read is normalised once, where it enters (:mod:`claimalign.textio`: Unicode
 NFC; CR LF and lone CR read as LF); JSONL records are split on line breaks only (a raw U+2028 or
@@ -42,13 +44,18 @@ from ev2r.io.averitec import averitec_questions_to_evidence, join_averitec_predi
 from ev2r.io.errors import InputError, InputWarning
 from ev2r.io.errors import where as _where
 from ev2r.labels import normalize_verdict
-from ev2r.types import Evidence, Item, clean_text, is_valid_id
+from ev2r.types import Evidence, Item, clean_text, has_content, is_valid_id
 
-__all__ = ["ID_FIELDS", "OPTIONAL_LABEL_FIELDS", "InputError", "InputWarning", "render_averitec_answer",
+__all__ = ["ID_FIELDS", "OPTIONAL_LABEL_FIELDS", "MAX_ROWS_NAMED", "LABEL_FIELDS", "InputError", "InputWarning",
+           "render_averitec_answer", "has_predicted_evidence", "warn_no_evidence", "check_required_label", "raise_row_errors",
            "averitec_questions_to_evidence", "parse_evidence", "item_from_row", "read_rows", "check_encodable",
            "items_from_rows", "warn_layout", "read_items", "write_jsonl", "item_hash", "score_row"]
 
 ID_FIELDS = ("id", "claim_id", "unique_id")
+#: How many bad rows an error or warning names before it only counts the rest.
+MAX_ROWS_NAMED = 10
+#: The verdict a run may need (:func:`check_required_label`) and the fields it is read from, per schema.
+LABEL_FIELDS = {"gold_label": ("gold_label", "label", "reference_label"), "human_label": ("human_label",)}
 
 
 #: Label fields that are optional: no score reads them unless asked (``human_label`` only with
@@ -269,17 +276,37 @@ def items_from_rows(rows: Sequence[Any], path: str = "<input>", strict_labels: I
     """:func:`item_from_row` over ``rows``; unreadable optional verdict fields give one
     :class:`InputWarning` that counts the rows (see :data:`OPTIONAL_LABEL_FIELDS`).
 
+    Every row is read before an unusable one is raised: several raise one :class:`InputError` naming each (up to
+    :data:`MAX_ROWS_NAMED`, then a count; :func:`raise_row_errors`), so that one run shows every bad row (issue 57).
+    Rows without predicted evidence are counted in one :class:`InputWarning` (:func:`warn_no_evidence`).
+
     Raises:
-        InputError: as :func:`item_from_row`.
+        InputError: as :func:`item_from_row`, for every unusable row at once; or two rows with one id (:mod:`claimalign.ids`: ``1`` and ``"1"``,
+            a repeated id, NFC and NFD spellings, a row without an id whose row number is another row's id),
+            naming both rows and why.
     """
+    from claimalign.ids import IdRegistry
+
     problems: list = []
     layout: list = []
     items = []
+    ids = IdRegistry(path, error=InputError)
+    errors: list[InputError] = []
     for n, r in enumerate(rows):
         before, before_layout = len(problems), len(layout)
-        items.append(item_from_row(r, n, path, strict_labels=strict_labels, problems=problems, layout=layout))
+        try:
+            it = item_from_row(r, n, path, strict_labels=strict_labels, problems=problems, layout=layout)
+        except InputError as e:  # every unusable row is named, not only the first (issue 57)
+            errors.append(e)
+            del problems[before:], layout[before_layout:]
+            continue
+        raw = next((r[f] for f in ID_FIELDS if r.get(f) is not None), None)  # as written (before NFC)
+        ids.add(n if raw is None else raw, f"row {n} (line {n + 1})", numbered=raw is None, key=it.id)
+        items.append(it)
         problems[before:] = [(f, v, n) for f, v in problems[before:]]
         layout[before_layout:] = [(f, note, n) for f, note in layout[before_layout:]]
+    raise_row_errors(errors, len(rows), path)
+    warn_no_evidence(items, path)
     if layout:
         warn_layout(layout, path, ids=[it.id for it in items])
     if problems:
@@ -295,6 +322,24 @@ def items_from_rows(rows: Sequence[Any], path: str = "<input>", strict_labels: I
                       "are kept as given and ignored. Rows are counted from 0, as the row field of the score rows "
                       "(line = the line of a JSONL file).", InputWarning, stacklevel=3)
     return items
+
+
+def raise_row_errors(errors: Sequence[InputError], n_rows: int, path: str | Path) -> None:
+    """Raise the errors of the unusable rows of a file at once: one error as it is; several as one
+    :class:`InputError` naming each (up to :data:`MAX_ROWS_NAMED`, then a count of the rest). Nothing when
+    ``errors`` is empty.
+
+    Raises:
+        InputError: as said.
+    """
+    if len(errors) == 1:
+        raise errors[0]
+    if errors:
+        shown = "\n  ".join(str(e) for e in errors[:MAX_ROWS_NAMED])
+        over = len(errors) > MAX_ROWS_NAMED
+        more = f"\n  ... and {len(errors) - MAX_ROWS_NAMED} more row(s)" if over else ""
+        raise InputError(f"{path}: {len(errors)} of {n_rows} rows are unusable"
+                         f"{f' (the first {MAX_ROWS_NAMED} named)' if over else ''}:\n  {shown}{more}")
 
 
 def warn_layout(layout: Sequence[tuple[str, str, int]], path: str | Path, ids: Optional[Sequence[Any]] = None) -> None:
@@ -325,8 +370,106 @@ def warn_layout(layout: Sequence[tuple[str, str, int]], path: str | Path, ids: O
                   stacklevel=3)
 
 
+def has_predicted_evidence(item: Item) -> bool:
+    """Whether ``item`` has predicted evidence to score: at least one pair whose answer (for plain text: whose
+    text) holds a letter or digit. An empty string, ``[]``, or only empty / content-free answers ("", "...")
+    is none: every score of such an item is a real 0, which :func:`warn_no_evidence` says."""
+    return any(has_content(p.answer) for p in item.predicted_evidence.pairs)
+
+
+#: The share of items without predicted evidence above which :func:`warn_no_evidence` is loud.
+MOSTLY_EMPTY = 0.5
+
+
+def warn_no_evidence(items: Sequence[Item], path: str | Path) -> int:
+    """One :class:`InputWarning` counting the items without predicted evidence (:func:`has_predicted_evidence`)
+    and naming up to :data:`MAX_ROWS_NAMED` of them: they score 0 on every score -- right for a system that
+    retrieved nothing, but said, never silent. When more than :data:`MOSTLY_EMPTY` of the items (and at least 2)
+    have none, the warning starts in capitals and names the likely cause (a converter that wrote empty strings,
+    the evidence under another field).
+
+    Args:
+        items: the items read.
+        path: the file named in the message.
+
+    Returns:
+        The number of items without predicted evidence (0: no warning).
+    """
+    empty = [it for it in items if not has_predicted_evidence(it)]
+    if not empty:
+        return 0
+    shown = ", ".join(f"{it.row} (id {it.id})" for it in empty[:MAX_ROWS_NAMED]) + (
+        f" and {len(empty) - MAX_ROWS_NAMED} more" if len(empty) > MAX_ROWS_NAMED else "")
+    msg = (f"{path}: {len(empty)} of {len(items)} item(s) have no predicted evidence (empty, or no answer with a "
+           f"letter or digit): each scores 0 on every score. Rows (from 0): {shown}")
+    if len(empty) >= 2 and len(empty) > MOSTLY_EMPTY * len(items):
+        msg = ("MOST ITEMS HAVE NO PREDICTED EVIDENCE -- " + msg + ". Check the file: a converter that wrote empty "
+               "strings, or the evidence under a field ev2r does not read (it reads predicted_evidence, evidence, "
+               "candidate_evidence), gives this, and a corpus score near 0")
+    warnings.warn(msg, InputWarning, stacklevel=3)
+    return len(empty)
+
+
+def check_required_label(items: Sequence[Item], rows: Sequence[Any], field: str, path: str | Path) -> None:
+    """Check, before any model loads, that every row has the verdict the run needs: ``"gold_label"`` (read from
+    ``gold_label``, ``label`` or, for evidence pairs, ``reference_label``: the proxy of ``--proxy-target gold``)
+    or ``"human_label"`` (``--proxy-target human``).
+
+    No row has it: :class:`InputError` naming the fields the file does have, and those whose values read as
+    verdicts (e.g. ``verdict``). Some rows lack it: one :class:`InputWarning` counting and naming them (up to
+    :data:`MAX_ROWS_NAMED`); they get status ``no_label`` (no proxy), the others are scored.
+
+    Args:
+        items: the items read from ``rows`` (same order).
+        rows: the parsed rows (for the field names the file has).
+        field: ``"gold_label"`` or ``"human_label"``.
+        path: the file named in the message.
+
+    Raises:
+        ValueError: ``field`` is not a key of :data:`LABEL_FIELDS`.
+        InputError: no row has the verdict.
+    """
+    if field not in LABEL_FIELDS:
+        raise ValueError(f"field: expected one of {sorted(LABEL_FIELDS)}, got {field!r}")
+    if field == "gold_label":
+        missing = [it for it in items if it.gold_label is None]
+    else:
+        missing = [it for it in items if it.extra.get("human_label") in (None, "")]
+    if not missing:
+        return
+    names = LABEL_FIELDS[field]
+    columns: dict[str, None] = {}
+    for r in rows:
+        if isinstance(r, dict):
+            columns.update(dict.fromkeys(r))
+    verdictish = []
+    for c in columns:
+        values = [r.get(c) for r in rows[:200] if isinstance(r, dict) and r.get(c) not in (None, "")]
+        if c in names or not values or not all(isinstance(v, str) for v in values):
+            continue
+        try:
+            for v in values:
+                normalize_verdict(v, field=c)
+        except ValueError:
+            continue
+        verdictish.append(c)
+    hint = (f"; the values of {', '.join(repr(c) for c in verdictish)} read as verdicts: rename that field to "
+            f"{field!r}" if verdictish else "")
+    fields = " / ".join(repr(n) for n in names)
+    if len(missing) == len(items):
+        need = "the proxy (P(gold verdict | claim, evidence))" if field == "gold_label" else "--proxy-target human"
+        other = ("; or score without the proxy: --scorer hu-meteor" if field == "gold_label"
+                 else "; or leave out --proxy-target human")
+        raise InputError(f"{path}: no row has the verdict {need} needs (field {fields}); the file's fields are "
+                         f"{', '.join(repr(c) for c in columns) or 'none'}{hint}{other}")
+    shown = ", ".join(f"{it.row} (id {it.id})" for it in missing[:MAX_ROWS_NAMED]) + (
+        f" and {len(missing) - MAX_ROWS_NAMED} more" if len(missing) > MAX_ROWS_NAMED else "")
+    warnings.warn(f"{path}: {len(missing)} of {len(items)} row(s) have no verdict in {fields}: they get status "
+                  f"no_label (no proxy, no Ev2R). Rows (from 0): {shown}{hint}", InputWarning, stacklevel=3)
+
+
 def read_items(path: str | Path, references: Optional[str | Path] = None, limit: Optional[int] = None,
-               strict_labels: Iterable[str] = ()) -> list[Item]:
+               strict_labels: Iterable[str] = (), require_label: Optional[str] = None) -> list[Item]:
     """Read every row of ``path`` as :class:`Item` (format per module docstring).
 
     Args:
@@ -337,6 +480,8 @@ def read_items(path: str | Path, references: Optional[str | Path] = None, limit:
         strict_labels: optional verdict fields the run needs (e.g. ``("human_label",)`` with
             ``--proxy-target human``): a value there that is not a verdict raises instead of
             giving an :class:`InputWarning`.
+        require_label: the verdict the run needs, ``"gold_label"`` or ``"human_label"`` (None: none): checked
+            for every row here, before any model loads (:func:`check_required_label`).
 
     Raises:
         InputError: unreadable file or an unusable row (naming the row and field); with
@@ -352,7 +497,10 @@ def read_items(path: str | Path, references: Optional[str | Path] = None, limit:
         rows = rows[:limit]
     if references is not None:
         rows = join_averitec_predictions(rows, read_rows(references), str(path), str(references))
-    return items_from_rows(rows, str(path), strict_labels=strict_labels)
+    items = items_from_rows(rows, str(path), strict_labels=strict_labels)
+    if require_label is not None:
+        check_required_label(items, rows, require_label, path)
+    return items
 
 
 def write_jsonl(rows: Iterable[dict], path: str | Path) -> None:

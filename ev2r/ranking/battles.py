@@ -15,6 +15,8 @@ from typing import Any, Iterable, Optional
 
 import numpy as np
 
+from claimalign.ids import collision_reason, id_key
+
 from ev2r.types import is_valid_id
 
 __all__ = ["DEFAULT_MARGIN", "BATTLE_FIELDS", "WINNERS", "NULL_SCORE", "Battles", "scores_table", "counted_scores_table",
@@ -127,7 +129,7 @@ def counted_scores_table(rows: Iterable[Any], system_field: str = "system", scor
     """
     table: dict[str, dict[str, float]] = {}
     skipped: dict[str, dict[str, int]] = {}
-    seen: set[tuple[str, str]] = set()
+    seen: dict[tuple[str, str], tuple[Any, str]] = {}
     for n, r in enumerate(rows):
         where = f"{source}: row {n}"
         if not isinstance(r, dict):
@@ -146,11 +148,13 @@ def counted_scores_table(rows: Iterable[Any], system_field: str = "system", scor
         rid = r[id_field]
         if not is_valid_id(rid):
             raise ValueError(f"{where}: field {id_field!r} must be a non-empty string or an integer, got {rid!r}")
-        rid = str(rid)
-        if (rid, sysname) in seen:
-            raise ValueError(f"{where}: item {rid!r} has a second score for system {sysname!r} "
-                             f"(field {id_field!r} must be unique per system)")
-        seen.add((rid, sysname))
+        raw, rid = rid, id_key(rid)
+        if (rid, sysname) in seen:  # the one rule of every command (claimalign.ids), naming both rows
+            first, first_where = seen[(rid, sysname)]
+            raise ValueError(f"{source}: rows {first_where.rsplit('row ', 1)[1]} and {n} have one {id_field!r} "
+                             f"{rid!r} for system {sysname!r}: {collision_reason(first, raw)}; an item has one score "
+                             f"per system (field {id_field!r} must be unique per system)")
+        seen[(rid, sysname)] = (raw, where)
         reason = row_counts(r, where)
         if reason is None and score is None:
             reason = NULL_SCORE

@@ -6,7 +6,22 @@ import numpy as np
 
 from ev2r.ranking.bradley_terry import BASE_RATING
 
-__all__ = ["ranking_table", "forest_plot"]
+__all__ = ["ranking_table", "forest_plot", "md_cell"]
+
+#: ASCII punctuation Markdown may read as markup in a table cell; each is written backslash-escaped.
+_MD_SPECIAL = set("\\`*_{}[]<>()#+-.!|~$&")
+
+
+def md_cell(text: str) -> str:
+    r"""``text`` as a Markdown table cell that renders literally: ``|`` (which would end the cell) and every
+    other ASCII punctuation Markdown may read as markup backslash-escaped (CommonMark: any ASCII punctuation
+    may be), line breaks as spaces.
+
+    >>> md_cell("a|b $x$ *c*")
+    'a\\|b \\$x\\$ \\*c\\*'
+    """
+    text = " ".join(str(text).splitlines())
+    return "".join("\\" + ch if ch in _MD_SPECIAL else ch for ch in text)
 
 
 def ranking_table(result: dict, score_field: str = "score") -> str:
@@ -26,7 +41,7 @@ def ranking_table(result: dict, score_field: str = "score") -> str:
         r = result["ratings"][s]
         n = r.get("rank", n)  # equal ratings share a rank
         ci = f"[{r['ci95'][0]:.1f}, {r['ci95'][1]:.1f}]" if r.get("ci95") else "n/a"
-        lines.append(f"| {n} | {s} | {r['rating']:.1f} | {ci} | {r['elo']:.1f} | {r['mean_score']:.4f} | "
+        lines.append(f"| {n} | {md_cell(s)} | {r['rating']:.1f} | {ci} | {r['elo']:.1f} | {r['mean_score']:.4f} | "
                      f"{r['n_items']} | {r['wins']} / {r['losses']} / {r['ties']} |")
     skipped = result.get("skipped") or {}
     if skipped:
@@ -34,16 +49,17 @@ def ranking_table(result: dict, score_field: str = "score") -> str:
 
         lines += ["", f"Skipped rows (status not ok, or no score; they neither battle nor enter the mean): "
                       f"{result.get('n_skipped', sum(sum(d.values()) for d in skipped.values()))} -- "
-                      f"{skipped_text(skipped)}"]
+                      f"{skipped_text({md_cell(k): v for k, v in skipped.items()})}"]
         unranked = sorted(set(skipped) - set(result["ranking"]))
         if unranked:
-            lines.append(f"Not ranked (no counted row): {', '.join(unranked)}")
+            lines.append(f"Not ranked (no counted row): {', '.join(md_cell(u) for u in unranked)}")
     return "\n".join(lines) + "\n"
 
 
 def forest_plot(result: dict, path: str, title: str = "Bradley-Terry ratings (95% bootstrap CI)") -> None:
     """Forest plot (PNG): the Bradley-Terry rating and its CI per system, best at the top, on its own axis; the
-    online Elo beside it on a second axis of its own (the two are on different scales; issue 34)."""
+    online Elo beside it on a second axis of its own (the two are on different scales; issue 34). System names
+    are drawn literally: ``$`` is never read as matplotlib mathtext (issue 58)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -62,6 +78,8 @@ def forest_plot(result: dict, path: str, title: str = "Bradley-Terry ratings (95
         ax.plot(r, y, "o", color="C0")
     ax.axvline(BASE_RATING, color="grey", lw=0.8, ls=":")
     ax.set_yticks(y, order)
+    for label in ax.get_yticklabels():  # "$a$" is a name, not mathtext (which raised on "$x")
+        label.set_parse_math(False)
     ax.set_xlabel("Bradley-Terry rating (report this; 400 points = 10:1 odds)")
     ax.set_title(title, fontsize=10)
     ax_elo.plot([result["ratings"][s]["elo"] for s in order], y, "D", mfc="none", color="C1")

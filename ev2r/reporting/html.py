@@ -148,6 +148,9 @@ def clean_row(r: Any, n: int, source: str) -> dict:
         raise ValueError(f"{where} field 'status': expected text, got {r['status']!r:.60}")
     out = dict(r)
     out["row"] = _index(r.get("row"), f"{where} field 'row'")
+    if r.get("error") is not None and not isinstance(r["error"], str):
+        raise ValueError(f"{where} field 'error': expected text or null, got {r['error']!r:.60}")
+    out["error"] = r.get("error")  # a row without the field reads as no error (never a template error)
     for key in KNOWN_SCORES:
         if key in r:
             out[key] = _unit(r[key], f"{where} field {key!r}")

@@ -186,8 +186,14 @@ def test_bad_rows_name_the_field(row, match):
 
 
 def test_duplicate_and_null_scores():
-    with pytest.raises(ValueError, match="second score for system 'A'"):
+    with pytest.raises(ValueError, match=r"rows 0 and 1 have one 'id' '1' for system 'A': the same id is written twice"):
         scores_table([{"id": 1, "system": "A", "ev2r": 0.1}, {"id": 1, "system": "A", "ev2r": 0.2}])
+    # issue 58: one rule in every command -- 1 and "1", NFC and NFD are one id, both rows named
+    with pytest.raises(ValueError, match=r"rows 0 and 2 have one 'id' '1' for system 'A': 1 \(a number\) and '1' \(text\)"):
+        scores_table([{"id": 1, "system": "A", "ev2r": 0.1}, {"id": 2, "system": "A", "ev2r": 0.1},
+                      {"id": "1", "system": "A", "ev2r": 0.2}])
+    with pytest.raises(ValueError, match=r"rows 0 and 1 have one 'id' '\u0158' .*Unicode NFC"):
+        scores_table([{"id": "\u0158", "system": "A", "ev2r": 0.1}, {"id": "R\u030c", "system": "A", "ev2r": 0.2}])
     t = scores_table([{"id": 1, "system": "A", "ev2r": None}, {"id": 1, "system": "B", "ev2r": 0.2}])
     assert t == {"1": {"B": 0.2}}
     with pytest.raises(ValueError, match="no item was scored by two"):
