@@ -54,7 +54,7 @@ def collision_reason(first: Any, second: Any, first_numbered: bool = False, seco
     if first != second:
         return (f"{normalize_text(str(first))!r} and {normalize_text(str(second))!r} are the same id in Unicode NFC "
                 "(one is written decomposed, NFD)")
-    return "the same id is written twice"
+    return "the same id is written twice (ids are read in Unicode NFC: NFC and NFD spellings are one id)"
 
 
 class IdRegistry:
