@@ -112,8 +112,11 @@ def run(args) -> int:
         v = getattr(args, opt, None)
         if v is not None and not (math.isfinite(v) and v >= 0):
             raise ValueError(f"--{opt.replace('_', '-')}: must be a finite price >= 0 (USD per 1M tokens), got {v}")
+    # the verdict the proxy needs is checked for every row here, before any model loads (issue 57)
+    need = (("human_label" if args.proxy_target == "human" else "gold_label")
+            if args.scorer is None or "ev2r" in args.scorer else None)
     items = read_items(args.input, references=args.references, limit=args.limit,
-                       strict_labels=("human_label",) if args.proxy_target == "human" else ())
+                       strict_labels=("human_label",) if args.proxy_target == "human" else (), require_label=need)
     if args.scorer is None or "ev2r" in args.scorer:
         from ev2r.verifier.loading import warn_non_english
 
@@ -263,6 +266,35 @@ def _headline(summary) -> str:
     return ""
 
 
+#: resamples of the headline's bootstrap interval (``ev2r score``; as the HTML report's)
+HEADLINE_CI_RESAMPLES = 2000
+
+
+def headline_interval(summary, scores) -> dict:
+    """The headline score's 95% percentile bootstrap interval over items (the HTML report's
+    :func:`ev2r.reporting.html.headline_interval`: :data:`HEADLINE_CI_RESAMPLES` resamples, seed 0): ``{"headline":
+    name, "headline_ci95": [low, high] or None, "headline_ci_n": ok items with a value}``; the headline is
+    :data:`ev2r.config.HEADLINE_SCORE` when the corpus has it, else ``ev2r``; ``{}`` when neither (HU-METEOR alone).
+    The interval is None with fewer than 2 such items.
+
+    Args:
+        summary: the run's :class:`~ev2r.types.CorpusScore`.
+        scores: its :class:`~ev2r.types.ItemScore` objects.
+    """
+    from ev2r.config import HEADLINE_SCORE
+    from ev2r.reporting.html import headline_interval as bootstrap
+
+    name = HEADLINE_SCORE if summary.extra.get(HEADLINE_SCORE) is not None else (
+        "ev2r" if summary.ev2r is not None else None)
+    if name is None:
+        return {}
+    rows = [{"status": s.status, name: s.extra_scores.get(name) if name != "ev2r" else s.ev2r} for s in scores]
+    ci = bootstrap(rows, name, n_boot=HEADLINE_CI_RESAMPLES, seed=0)
+    n = sum(1 for r in rows if r["status"] == "ok" and r[name] is not None)
+    return {"headline": name, "headline_ci95": None if ci is None else [round(ci[0], 6), round(ci[1], 6)],
+            "headline_ci_n": n}
+
+
 def _report_score(args, summary, scores, wanted) -> int:
     """Print what ``ev2r score`` reports after scoring (notes, the summary) for any engine; the
     exit status (1 when every item failed)."""
@@ -281,13 +313,18 @@ def _report_score(args, summary, scores, wanted) -> int:
     if all_failed:
         first = next((s.error for s in scores if s.error), "")
         print(f"ev2r score: error: every item failed ({summary.failures}); first error: {first}", file=sys.stderr)
+    interval = headline_interval(summary, scores)
     if args.json:
-        print(json.dumps(summary.to_dict(), ensure_ascii=False))
+        print(json.dumps({**summary.to_dict(), **interval}, ensure_ascii=False))
     else:
         print(f"n={summary.n} n_failed={summary.n_failed}" + (f" {summary.failures}" if summary.failures else ""))
         headline = _headline(summary)
         if headline:
             print(headline)
+        if interval.get("headline_ci95") is not None:
+            lo, hi = interval["headline_ci95"]
+            print(f"headline 95% interval: [{lo:.4f}, {hi:.4f}] (bootstrap over the {interval['headline_ci_n']} ok items, "
+                  f"{HEADLINE_CI_RESAMPLES} resamples, seed 0)")
         names = ["precision", "recall", "f1", "proxy", "ev2r"] if "ev2r" in wanted else []
         width = max(len(k) for k in names + list(summary.extra) + ["signature"])
         for k in names:

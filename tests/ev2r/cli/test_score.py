@@ -324,3 +324,48 @@ def test_the_summary_names_the_headline_score_first(capsys, tiny_nli_model):
                                       "a mean of per-item values)")
     code, out, _ = run(capsys, "score", SAMPLE, "--model", tiny_nli_model, "--limit", 2, "--no-progress", "--no-hybrid")
     assert code == 0 and out.splitlines()[1].startswith(f"headline: ev2r = {summary['ev2r']:.4f} (ev2r_hybrid not computed")
+
+
+# -- issue 57 -----------------------------------------------------------------------------------------------
+def test_the_verdict_under_another_name_exits_2_before_any_model_loads(tmp_path, capsys, monkeypatch):
+    import ev2r.metric.factory as api
+
+    def no_model(*a, **k):
+        raise AssertionError("a verifier was loaded before the rows were checked")
+
+    monkeypatch.setattr(api, "get_verifier", no_model)
+    rows = [json.loads(l) for l in open(SAMPLE)][:3]
+    p = tmp_path / "verdict.jsonl"
+    p.write_text("".join(json.dumps({**{k: v for k, v in r.items() if k not in ("gold_label", "label")},
+                                     "verdict": r["gold_label"]}) + "\n" for r in rows))
+    code, stdout, err = run(capsys, "score", p, "--no-progress")
+    assert code == 2 and stdout == "" and "loading verifier" not in err
+    assert "no row has the verdict the proxy" in err and "'verdict'" in err and "rename that field to 'gold_label'" in err
+    bad = tmp_path / "bad_verdicts.jsonl"
+    bad.write_text("".join(json.dumps({**r, "gold_label": f"maybe {k}"}) + "\n" for k, r in enumerate(rows)))
+    code, _, err = run(capsys, "score", bad, "--no-progress")
+    assert code == 2 and "3 of 3 rows are unusable" in err
+    assert all(f"unknown verdict 'maybe {k}'" in err for k in range(3))
+
+
+def test_score_prints_the_headline_interval_and_json_carries_it(tmp_path, capsys, tiny_nli_model):
+    import os
+
+    import numpy as np
+
+    if not os.path.isdir(NLTK_DATA):
+        pytest.skip("needs ../shared/data/nltk_data")
+    out = tmp_path / "s.jsonl"
+    argv = ["score", SAMPLE, "--model", tiny_nli_model, "--limit", 6, "--no-progress", "--nltk-data", NLTK_DATA]
+    code, stdout, _ = run(capsys, *argv, "--json", "-o", out)
+    s = json.loads(stdout)
+    assert code == 0 and s["headline"] == "ev2r_hybrid" and s["headline_ci_n"] == 6
+    lo, hi = s["headline_ci95"]
+    assert lo <= s["ev2r_hybrid"] <= hi and hi - lo > 0
+    # the percentile bootstrap of the per-item values, as the HTML report's (2000 resamples, seed 0)
+    vals = np.array([r["ev2r_hybrid"] for r in _rows(out)])
+    means = vals[np.random.default_rng(0).integers(0, 6, size=(2000, 6))].mean(axis=1)
+    assert [lo, hi] == pytest.approx([np.percentile(means, 2.5), np.percentile(means, 97.5)], abs=1e-6)
+    code, text, _ = run(capsys, *argv)
+    assert code == 0
+    assert f"headline 95% interval: [{lo:.4f}, {hi:.4f}] (bootstrap over the 6 ok items, 2000 resamples, seed 0)" in text

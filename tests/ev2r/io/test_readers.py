@@ -255,3 +255,101 @@ def test_evidence_as_a_list_of_strings_reads_each_string_as_qa_text(tmp_path):
     items = read_items(write(tmp_path, rows))
     assert items[0].predicted_evidence.pairs == (QAPair("a?", "b"),)
     assert items[1].predicted_evidence.pairs == (QAPair("", "Plain sentence one."), QAPair("Q?", "A."), QAPair("Q2?", "B."))
+
+
+# -- issue 57: every bad row named, the verdict checked before any model loads, empty evidence said ----------
+def _jsonl(path, rows):
+    import json
+
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+def _row(i, **kw):
+    return {"id": i, "claim": f"Claim {i}.", "predicted_evidence": "Question: Q?\nAnswer: Some answer.",
+            "reference_evidence": "Question: Q?\nAnswer: Another answer.", "gold_label": "Supported", **kw}
+
+
+def test_every_row_with_an_unknown_verdict_is_named_up_to_the_cap_with_the_count(tmp_path):
+    from ev2r.io.readers import MAX_ROWS_NAMED, InputError, read_items
+
+    bad = [1, 3, 4]
+    p = _jsonl(tmp_path / "v.jsonl", [_row(i, gold_label="perhaps" if i in bad else "Refuted") for i in range(6)])
+    with pytest.raises(InputError) as e:
+        read_items(p)
+    msg = str(e.value)
+    assert "3 of 6 rows are unusable" in msg
+    assert [f"row {i} (id '{i}')" in msg for i in range(6)] == [i in bad for i in range(6)]
+    assert msg.count("unknown verdict 'perhaps'") == 3
+    many = _jsonl(tmp_path / "w.jsonl", [_row(i, gold_label="perhaps") for i in range(MAX_ROWS_NAMED + 5)])
+    with pytest.raises(InputError) as e:
+        read_items(many)
+    msg = str(e.value)
+    assert f"{MAX_ROWS_NAMED + 5} of {MAX_ROWS_NAMED + 5} rows are unusable (the first {MAX_ROWS_NAMED} named)" in msg
+    assert msg.count("unknown verdict") == MAX_ROWS_NAMED and "... and 5 more row(s)" in msg
+    one = _jsonl(tmp_path / "o.jsonl", [_row(0), _row(1, gold_label="perhaps")])
+    with pytest.raises(InputError, match=r"^.*o\.jsonl: row 1 \(id '1'\): gold_label: unknown verdict 'perhaps'"):
+        read_items(one)  # one bad row: its own message, as before
+
+
+def test_other_unusable_rows_are_named_together_too(tmp_path):
+    from ev2r.io.readers import InputError, read_items
+
+    rows = [_row(0), {"id": 1, "claim": "", "predicted_evidence": "x", "reference_evidence": "y"},
+            {"id": 2, "claim": "C.", "predicted_evidence": 5, "reference_evidence": "y"}]
+    with pytest.raises(InputError) as e:
+        read_items(_jsonl(tmp_path / "m.jsonl", rows))
+    msg = str(e.value)
+    assert "2 of 3 rows are unusable" in msg and "field 'claim' must be a non-empty string" in msg
+    assert "field 'predicted_evidence' must be text" in msg
+
+
+def test_the_gold_verdict_under_another_name_is_refused_naming_the_fields(tmp_path):
+    from ev2r.io.readers import InputError, check_required_label, read_items
+
+    rows = [{k: v for k, v in _row(i).items() if k != "gold_label"} | {"verdict": v}
+            for i, v in enumerate(["Supported", "Refuted", "Not Enough Evidence"])]
+    p = _jsonl(tmp_path / "verdict.jsonl", rows)
+    assert len(read_items(p)) == 3  # no run needs it: read
+    with pytest.raises(InputError) as e:
+        read_items(p, require_label="gold_label")
+    msg = str(e.value)
+    assert "no row has the verdict the proxy" in msg and "field 'gold_label' / 'label' / 'reference_label'" in msg
+    assert ("the file's fields are 'id', 'claim', 'predicted_evidence', 'reference_evidence', 'verdict'" in msg)
+    assert "the values of 'verdict' read as verdicts: rename that field to 'gold_label'" in msg
+    with pytest.raises(InputError, match="--proxy-target human"):
+        read_items(_jsonl(tmp_path / "h.jsonl", [_row(0)]), require_label="human_label")
+    with pytest.raises(ValueError, match="field: expected one of"):
+        check_required_label([], [], "label", "x")
+
+
+def test_some_rows_without_the_verdict_are_counted_and_named(tmp_path):
+    from ev2r.io.readers import InputWarning, read_items
+
+    rows = [_row(i) if i % 2 else {k: v for k, v in _row(i).items() if k != "gold_label"} for i in range(5)]
+    with pytest.warns(InputWarning) as w:
+        items = read_items(_jsonl(tmp_path / "some.jsonl", rows), require_label="gold_label")
+    msg = " ".join(str(x.message) for x in w)
+    assert len(items) == 5 and "3 of 5 row(s) have no verdict" in msg and "0 (id 0), 2 (id 2), 4 (id 4)" in msg
+
+
+def test_empty_predicted_evidence_is_counted_and_a_mostly_empty_file_is_warned_loudly(tmp_path):
+    import warnings as w
+
+    from ev2r.io.readers import InputWarning, has_predicted_evidence, read_items
+
+    rows = [_row(0), _row(1, predicted_evidence=""), _row(2), _row(3, predicted_evidence=[]),
+            _row(4, predicted_evidence="Question: Q?\nAnswer: ...")]
+    with pytest.warns(InputWarning) as rec:
+        items = read_items(_jsonl(tmp_path / "some_empty.jsonl", rows))
+    msgs = [str(x.message) for x in rec if "predicted evidence" in str(x.message)]
+    assert [has_predicted_evidence(it) for it in items] == [True, False, True, False, False]
+    assert len(msgs) == 1 and "3 of 5 item(s) have no predicted evidence" in msgs[0]
+    assert "1 (id 1), 3 (id 3), 4 (id 4)" in msgs[0] and msgs[0].startswith("MOST ITEMS HAVE NO PREDICTED EVIDENCE")
+    with pytest.warns(InputWarning) as rec:
+        read_items(_jsonl(tmp_path / "one_empty.jsonl", [_row(0), _row(1, predicted_evidence=""), _row(2)]))
+    msgs = [str(x.message) for x in rec if "predicted evidence" in str(x.message)]
+    assert len(msgs) == 1 and "1 of 3 item(s)" in msgs[0] and not msgs[0].startswith("MOST")
+    with w.catch_warnings():
+        w.simplefilter("error")
+        read_items(_jsonl(tmp_path / "full.jsonl", [_row(0), _row(1)]))  # nothing to say
