@@ -194,6 +194,7 @@ def run(args, stdout=None) -> int:
         raise ValueError(f"--width: at least 40 characters, got {args.width}")
     from claimalign.textio import normalize_text
 
+    check_not_scores(args.input)
     items = read_items(args.input, references=args.references)
     wanted = normalize_text(args.item_id)  # the file's ids are read in NFC: the typed one too (NFD from a Mac)
     chosen = [it for it in items if str(it.source_id if it.source_id is not None else it.id) == wanted
@@ -220,6 +221,36 @@ def run(args, stdout=None) -> int:
     if not args.json:
         print(f"\nsignature: {escape_controls(str(signature))}", file=out)
     return 0
+
+
+def check_not_scores(path: str) -> None:
+    """Refuse, naming the file it needs, an INPUT that is ``ev2r score`` output (rows holding ``item_hash`` and
+    ``status`` but no ``claim``) rather than the items scored: explain reads the claim and both evidences from
+    the input, and the scores file holds none of them (issue 57: the error was "field 'claim' must be a
+    non-empty string, got None").
+
+    Args:
+        path: the INPUT argument.
+
+    Raises:
+        ValueError: ``path`` holds score rows; the message says which file to give and where the scores go
+            (``--scores``). Unreadable files are left to :func:`ev2r.io.readers.read_items`.
+    """
+    from ev2r.io.readers import InputError, read_rows
+
+    try:
+        rows = read_rows(path)
+    except InputError:
+        return  # read_items says what is wrong with it
+    first = next((r for r in rows if isinstance(r, dict)), None)
+    if first is None or "claim" in first or not {"item_hash", "status"} <= set(first):
+        return
+    explained = "proxy_premises" in first
+    raise ValueError(f"{path} holds the rows `ev2r score` wrote (item_hash, status; no claim or evidence), not the items: "
+                     "give the input that was scored as INPUT"
+                     + (f" and these rows as --scores: `ev2r explain INPUT --id ID --scores {path}`" if explained else
+                        " (these rows were written without --explain, so they cannot be shown: `ev2r explain INPUT "
+                        "--id ID` scores the item again)"))
 
 
 def _rows_from_scores(path: str, chosen: list) -> tuple:

@@ -150,3 +150,21 @@ def test_explain_takes_the_score_options(tmp_path, capsys, tiny_nli_model):
         sigs[flags] = capsys.readouterr().out.rsplit("signature: ", 1)[1]
     assert "+contra" in sigs[()] and "+contra" not in sigs[("--no-contradiction", "--alpha", "0.3")]
     assert "alpha:0.3" in sigs[("--no-contradiction", "--alpha", "0.3")]
+
+
+def test_explain_given_the_scores_file_as_input_names_the_file_it_needs(tmp_path, capsys, monkeypatch):
+    """Issue 57: `ev2r explain SCORES --id ID` said "field 'claim' must be a non-empty string, got None"."""
+    import ev2r.metric.factory as api
+
+    monkeypatch.setattr(api, "get_verifier", lambda *a, **k: pytest.fail("a verifier was loaded"))
+    explained = tmp_path / "s.jsonl"
+    explained.write_text(json.dumps({"id": "a", "row": 0, "status": "ok", "ev2r": 0.5, "proxy_premises": [],
+                                     "item_hash": "0" * 64}) + "\n", encoding="utf-8")
+    assert main(["explain", str(explained), "--id", "a"]) == 2
+    err = capsys.readouterr().err
+    assert "holds the rows `ev2r score` wrote" in err and "give the input that was scored as INPUT" in err
+    assert f"--scores {explained}" in err and "'claim' must be" not in err
+    plain = tmp_path / "p.jsonl"
+    plain.write_text(json.dumps({"id": "a", "row": 0, "status": "ok", "item_hash": "0" * 64}) + "\n", encoding="utf-8")
+    assert main(["explain", str(plain), "--id", "a"]) == 2
+    assert "written without --explain" in capsys.readouterr().err
