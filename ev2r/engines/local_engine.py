@@ -113,7 +113,8 @@ def _run_plan(scorer, plan, items, signature, with_facts, progress) -> LocalScor
     try:
         from ev2r.io.readers import score_row
 
-        for _, positions in sorted(chunk_grid(plan.pending, scorer.chunk_size).items()):
+        grid = chunk_grid(plan.pending, scorer.chunk_size) if plan.pending else {}  # nothing left: no scorer built
+        for _, positions in sorted(grid.items()):
             scores = scorer.score([items[k] for k in positions])  # one chunk: the batches of a full run
             for k, s in zip(positions, scores):
                 new_scores[k] = s
