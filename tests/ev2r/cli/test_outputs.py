@@ -329,3 +329,41 @@ def test_explain_escapes_control_characters_and_normalises_the_typed_id(tmp_path
     inp = _jsonl(tmp_path / "in.jsonl", [dict(ITEM, id="\u0158ada", claim="Paris \x1b[31mis\x1b[0m in France.")])
     code, _, err = run(capsys, "explain", inp, "--id", "R\u030cada", "--scores", tmp_path / "none.jsonl")
     assert "no row of" not in err  # the NFD id typed finds the NFC row (then --scores is missing)
+
+
+# -- "loading verifier" counts what is left -----------------------------------------------------------------
+
+def test_loading_counts_only_items_left_and_nothing_left_loads_nothing(tmp_path, capsys, tiny_nli_model, monkeypatch):
+    import ev2r.metric.factory as factory
+
+    inp = _jsonl(tmp_path / "in.jsonl", [dict(ITEM, id=k, claim=f"Paris is in France {k}.") for k in range(3)])
+    out = tmp_path / "out.jsonl"
+    base = ["score", inp, "-o", out, "--model", tiny_nli_model, "--no-progress", "--no-hybrid"]
+    code, _, err = run(capsys, *base, "--limit", 2)
+    assert code == 0 and "(2 item(s) to score)" in err
+    code, _, err = run(capsys, *base)  # one more item: only it is left
+    assert code == 0 and "(1 item(s) to score)" in err and "1 item(s) scored, 2 resumed" in err
+    built = []
+    real = factory.build_scorer
+    monkeypatch.setattr(factory, "build_scorer", lambda **kw: built.append(kw) or real(**kw))
+    code, stdout, err = run(capsys, *base)  # finished: no model is loaded
+    assert code == 0 and built == [] and "loading verifier" not in err and "0 item(s) scored, 3 resumed" in err
+    assert "n=3 n_failed=0" in stdout and not (tmp_path / "out.jsonl.lock").exists()
+
+
+# -- report errors name file, row and column ----------------------------------------------------------------
+
+@pytest.mark.parametrize("field,value,message", [
+    ("ev2r", "x", "row 1 field 'ev2r' = 'x': expected a number in [0, 1] or null"),
+    ("row", "x", "row 1 field 'row' = 'x': expected an integer >= 0 or null"),  # row 1 counts from 0
+    ("error", 3, "row 1 field 'error': expected text or null, got 3"),
+    ("predicted_facts", [{"fact": "a", "supported": True, "probability": "x"}],
+     "row 1 field 'predicted_facts'[0].probability = 'x': expected a number in [0, 1] or null"),
+])
+def test_report_errors_name_the_file_row_and_column(tmp_path, capsys, field, value, message):
+    good = {"id": 1, "row": 0, "status": "ok", "ev2r": 0.5}  # no 'error' field: a row may leave it out
+    scores = _jsonl(tmp_path / "s.jsonl", [good, {**good, "id": 2, "row": 1, field: value}])
+    code, _, err = run(capsys, "report", scores, "-o", tmp_path / "r.html")
+    assert code == 2 and f"s.jsonl: {message}" in err and not (tmp_path / "r.html").exists()
+    code, _, err = run(capsys, "report", _jsonl(tmp_path / "ok.jsonl", [good]), "-o", tmp_path / "r.html")
+    assert code == 0 and (tmp_path / "r.html").read_text().count("0.500") >= 1
