@@ -528,7 +528,7 @@ def plan_run(items: Sequence[Item], output: Optional[str | os.PathLike], options
         ids = {it.id for it in items}
         dropped: dict[str, dict] = {}  # item_hash (or the row's text) -> an earlier row no item of this run takes
         for r in previous_rows(out_path, include_out=not record.get("previous_out")):
-            k = position.get(r.get("item_hash"))
+            k = position.get(str(r.get("item_hash")))
             if k is not None:
                 if _reusable(r):
                     plan.done[k] = r
@@ -536,6 +536,7 @@ def plan_run(items: Sequence[Item], output: Optional[str | os.PathLike], options
                 dropped[str(r.get("item_hash") or json.dumps(r, sort_keys=True))] = r
         _check_dropped(list(dropped.values()), ids, out_path)
     elif out_path is not None:
+        assert part_path is not None and record_path is not None  # set with out_path
         _check_ours(out_path, "the output")
         _check_ours(part_path, "the rows of an unfinished run")
         _check_ours(record_path, "the run record", record=True)
@@ -591,7 +592,7 @@ def finish_run(plan: RunPlan, items: Sequence[Item], new_scores: dict, with_fact
             scores.append(score_from_row(r))
     if plan.out_path is not None:
         write_atomic(rows, plan.out_path)
-        if plan.part_path.exists() and textio.output_kind(plan.part_path) == "file":
+        if plan.part_path is not None and plan.part_path.exists() and textio.output_kind(plan.part_path) == "file":
             plan.part_path.unlink()  # this run's own rows, now in OUT
         plan.record["signature"] = signature
         plan.record.pop("previous_out", None)
