@@ -334,7 +334,7 @@ def describe(signature: str) -> str:
         v = ident.version
         return f"{v.label} in {v.range_text()}; {v.typical} (docs/versions.md)"
     ref = latest(ident.name)
-    shown = [f"{k} {a or '-'} -> {b or '-'}" for k, (a, b) in list(ident.differs.items())[:3]]
+    shown = [f"{k}: {a or 'absent'} -> {b or 'absent'}" for k, (a, b) in list(ident.differs.items())[:3]]
     more = f" and {len(ident.differs) - 3} more" if len(ident.differs) > 3 else ""
     return (f"{ident.label} in {ref.range_text()}: not a registered version (differs from {ref.label} in "
             f"{'; '.join(shown)}{more}); cite the full signature (--json or the run record), not {ref.label}")

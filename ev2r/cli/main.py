@@ -41,6 +41,7 @@ COMMANDS = {
 def build_parser() -> argparse.ArgumentParser:
     """The ``ev2r`` parser with every subcommand (``train-verifier`` is dispatched before parsing)."""
     from ev2r._version import __version__
+    from ev2r.cli.helpfmt import apply_common
 
     ap = argparse.ArgumentParser(prog="ev2r", description="Evaluate retrieved fact-checking evidence (Ev2R).")
     ap.add_argument("--version", action="version", version=f"ev2r {__version__}")
@@ -49,6 +50,7 @@ def build_parser() -> argparse.ArgumentParser:
         mod = importlib.import_module(f"ev2r.cli.{module}")
         p = sub.add_parser(name, help=help_line)
         mod.add_arguments(p)
+        apply_common(name, p)  # -h fits a screen, --help-all has the rest (ev2r.cli.helpfmt)
         p.set_defaults(func=mod.run)
     p = sub.add_parser("train-verifier", help="train the bundled NLI verifier (see ev2r.training)",
                        add_help=False)

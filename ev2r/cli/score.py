@@ -7,86 +7,118 @@ import json
 import math
 import sys
 
+from ev2r.cli.helpfmt import two_level_help
 from ev2r.cli.common import add_metric_args, add_premise_args, add_verifier_args, check_output, fmt, warn_ignored, input_paths
 from ev2r.config import (DECOMPOSERS, DEFAULTS, HYBRID_COLUMN_MODES, LLM_DEFAULTS, REPLY_READINGS, SCORER_NAMES,
                          UNANSWERABLE_MODES)
 
 
+#: The options ``ev2r score -h`` shows (one screen); ``--help-all`` lists every one.
+COMMON_OPTIONS = ("input", "--output", "--json", "--references", "--limit", "--explain", "--scorer", "--no-hybrid",
+                  "--decomposer", "--model", "--proxy-model", "--device", "--no-resume", "--no-progress", "--engine")
+#: Their one-line help on the first screen (the full help is in ``--help-all``).
+SHORT_HELP = {
+    "input": "JSONL (claim, predicted_evidence, reference_evidence, gold_label), FEVER JSONL or AVeriTeC JSON",
+    "--output": "write one JSON row per item (and OUT.ev2r-run.json); a rerun resumes",
+    "--json": "print the corpus summary as JSON (with the full signature)",
+    "--references": "AVeriTeC gold JSON to join an AVeriTeC predictions file with",
+    "--limit": "score only the first N rows",
+    "--explain": "rows carry each score's reasons (read one with `ev2r explain`)",
+    "--scorer": "ev2r (default: Ev2R and ev2r_hybrid) and/or hu-meteor (no model)",
+    "--no-hybrid": "leave out the combined score ev2r_hybrid (the headline)",
+    "--decomposer": "atomic facts: rules (default, offline), rules-v1, replay, llm",
+    "--model": "NLI verifier: bundled (default), fast, multilingual, a folder or hub id",
+    "--proxy-model": "the proxy's own verifier (averitec, CC BY-NC); default: --model",
+    "--device": "torch device (default: $EV2R_DEVICE, else cuda if available, else cpu)",
+    "--no-resume": "with -o: score every item afresh",
+    "--no-progress": "no progress line on stderr",
+    "--engine": "local (default) or ray (pip install 'ev2r[ray]')",
+}
+
+
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    """The ``score`` command's options."""
-    p.add_argument("input", help="JSONL (id, claim, predicted_evidence, reference_evidence, gold_label), "
-                                 "FEVER/VitaminC JSONL, or AVeriTeC JSON")
-    p.add_argument("-o", "--output", help="write one JSON object per input row")
-    p.add_argument("--json", action="store_true", help="print the corpus summary as one JSON object")
-    p.add_argument("--references", help="AVeriTeC gold JSON to join an AVeriTeC predictions file with")
-    p.add_argument("--limit", type=int, help="score only the first N rows")
-    p.add_argument("--decomposer", choices=DECOMPOSERS, default=DEFAULTS.decomposer,
-                   help="atomic facts: rules = rules-v2 (declarative statements, offline), rules-v1 (question + answer "
-                        "sentence), replay (recorded LLM outputs), llm (OpenAI-compatible server)")
-    p.add_argument("--unanswerable", choices=UNANSWERABLE_MODES, default=DEFAULTS.unanswerable,
-                   help="AVeriTeC's Unanswerable answers ('No answer could be found.') with a rules decomposer: "
-                        f"drop (no fact, no premise) or statement (one fact saying so); default {DEFAULTS.unanswerable}")
-    p.add_argument("--replay", help="recorded LLM outputs (JSONL) for --decomposer replay")
-    p.add_argument("--replay-model", help="which recorded model to replay (when the file holds several)")
-    p.add_argument("--reply-reading", choices=REPLY_READINGS, default=None,
-                   help="how an LLM reply (--decomposer llm or replay) gives precision/recall: checks (the per-fact "
-                        "checks, else the stated counts; default with llm), counts (the stated counts, else the "
-                        "checks) or strict (both, agreeing; default with replay: the authors' recorded values)")
-    p.add_argument("--llm-base-url", help="OpenAI-compatible server for --decomposer llm")
-    p.add_argument("--llm-model", help="model name on that server")
-    p.add_argument("--llm-cache", help="on-disk cache folder for LLM answers")
-    p.add_argument("--llm-offline", action="store_true", help="serve LLM answers only from the cache")
-    p.add_argument("--llm-constrain", action="store_true",
-                   help="send the reply's JSON schema as response_format (llama.cpp servers turn it into a grammar; "
-                        "OpenAI reads it as JSON mode)")
-    p.add_argument("--llm-concurrency", type=int, default=LLM_DEFAULTS.concurrency,
-                   help=f"parallel LLM requests (default {LLM_DEFAULTS.concurrency})")
-    p.add_argument("--llm-timeout", type=float, default=LLM_DEFAULTS.timeout,
-                   help=f"seconds per LLM request attempt (default {LLM_DEFAULTS.timeout:g})")
-    p.add_argument("--dry-run", action="store_true",
-                   help="with --decomposer llm: print the requests, cached answers, estimated tokens and cost; send nothing")
-    p.add_argument("--llm-price-in", type=float, help="USD per million prompt tokens, for --dry-run's cost")
-    p.add_argument("--llm-price-out", type=float, help="USD per million completion tokens, for --dry-run's cost")
-    p.add_argument("--scorer", action="append", choices=SCORER_NAMES,
-                   help="scores to compute (repeatable; default ev2r): ev2r = precision, recall, F1, proxy, Ev2R "
-                        "(loads the verifier); hu-meteor = AVeriTeC's Hungarian METEOR, hu_meteor (question+answer) "
-                        "and hu_meteor_q. '--scorer hu-meteor' alone loads no model; '--scorer ev2r --scorer "
-                        "hu-meteor' gives both")
-    p.add_argument("--nltk-data", default=None, metavar="DIR",
-                   help="nltk data folder (punkt_tab, WordNet) for --scorer hu-meteor; default: $NLTK_DATA")
-    add_metric_args(p)
-    p.add_argument("--no-hybrid", action="store_true",
-                   help="leave out the combined score ev2r_hybrid and its columns hybrid_meteor, hybrid_embedding (default: "
-                        "computed with the ev2r scorer: a fixed weighted mean of recall, proxy, Hungarian METEOR and "
-                        "the Hungarian-aligned MiniLM cosine; weights in ev2r.config.HYBRID_WEIGHTS, fitted by "
-                        "benchmarks/combination.py)")
-    p.add_argument("--hybrid-columns", choices=HYBRID_COLUMN_MODES, default=DEFAULTS.hybrid_columns,
-                   help="weighted (default): only the ev2r_hybrid component columns with a weight above 0; all: every "
-                        "one (hybrid_embedding too: what benchmarks/combination.py fits the weights on)")
-    add_premise_args(p)
-    p.add_argument("--with-facts", action="store_true", help="include atomic facts and their support in -o rows")
-    p.add_argument("--explain", action="store_true",
-                   help="-o rows carry the reasons (implies --with-facts): each fact's deciding premise (decided_by: side, "
-                        "pair_index, premise, entailment/neutral/contradiction, n_premises, n_checked), the proxy's "
-                        "premises and deciding pair (proxy_premises, proxy_decided_by) and the hybrid's alignment "
-                        "(hybrid_alignment); the scores are the same. Read one item with `ev2r explain`")
-    p.add_argument("--no-progress", action="store_true",
-                   help="no progress on stderr (default: a bar on a terminal, else a plain line every 10%% or 60 s)")
-    p.add_argument("--engine", choices=["local", "ray"], default="local",
-                   help="local (default): score in this process; ray: a Ray Data actor pool, one loaded scorer per "
-                        "actor, the same numbers and row order (needs pip install 'ev2r[ray]'). With -o, either "
-                        "engine keeps rows in OUT.part as they are scored and a rerun with the same options "
-                        "resumes: it skips rows of OUT whose item_hash and status ok match")
-    p.add_argument("--no-resume", action="store_true",
-                   help="with -o: score every item afresh; OUT is replaced by this run's rows at the end (kept until "
-                        "then), OUT.part emptied. Deletes nothing, and replaces only files ev2r score wrote (score "
-                        "rows, its run record): another tool's file, a device or a FIFO is refused by name")
-    p.add_argument("--ray-address", metavar="ADDR", default=None,
-                   help="--engine ray: cluster to join (e.g. ray://head:10001 or auto); default: $RAY_ADDRESS, "
-                        "else a local Ray instance started for this run")
-    p.add_argument("--workers", type=int, default=None, metavar="N",
-                   help="--engine ray: scorer actors, 1 CPU each (default: the cluster's CPUs)")
-    add_verifier_args(p)
+    """The ``score`` command's options, in argument groups (common ones first); ``-h`` shows the common
+    ones (:data:`COMMON_OPTIONS`), ``--help-all`` every one (:func:`ev2r.cli.helpfmt.two_level_help`)."""
+    g_io = p.add_argument_group("inputs and outputs")
+    g_io.add_argument("input", help="JSONL (id, claim, predicted_evidence, reference_evidence, gold_label), "
+                                    "FEVER/VitaminC JSONL, or AVeriTeC JSON")
+    g_io.add_argument("-o", "--output", help="write one JSON object per input row")
+    g_io.add_argument("--json", action="store_true", help="print the corpus summary as one JSON object")
+    g_io.add_argument("--references", help="AVeriTeC gold JSON to join an AVeriTeC predictions file with")
+    g_io.add_argument("--limit", type=int, help="score only the first N rows")
+    g_io.add_argument("--explain", action="store_true",
+                      help="-o rows carry the reasons (implies --with-facts): each fact's deciding premise (decided_by: side, "
+                           "pair_index, premise, entailment/neutral/contradiction, n_premises, n_checked), the proxy's "
+                           "premises and deciding pair (proxy_premises, proxy_decided_by) and the hybrid's alignment "
+                           "(hybrid_alignment); the scores are the same. Read one item with `ev2r explain`")
+    g_io.add_argument("--with-facts", action="store_true", help="include atomic facts and their support in -o rows")
+    g_io.add_argument("--nltk-data", default=None, metavar="DIR",
+                      help="nltk data folder (punkt_tab, WordNet) for --scorer hu-meteor; default: $NLTK_DATA")
+    g_scores = p.add_argument_group("the scores")
+    g_scores.add_argument("--scorer", action="append", choices=SCORER_NAMES,
+                          help="scores to compute (repeatable; default ev2r): ev2r = precision, recall, F1, proxy, Ev2R "
+                               "(loads the verifier); hu-meteor = AVeriTeC's Hungarian METEOR, hu_meteor (question+answer) "
+                               "and hu_meteor_q. '--scorer hu-meteor' alone loads no model; '--scorer ev2r --scorer "
+                               "hu-meteor' gives both")
+    g_scores.add_argument("--no-hybrid", action="store_true",
+                          help="leave out the combined score ev2r_hybrid and its columns hybrid_meteor, hybrid_embedding (default: "
+                               "computed with the ev2r scorer: a fixed weighted mean of recall, proxy, Hungarian METEOR and "
+                               "the Hungarian-aligned MiniLM cosine; weights in ev2r.config.HYBRID_WEIGHTS, fitted by "
+                               "benchmarks/combination.py)")
+    add_metric_args(g_scores)
+    g_scores.add_argument("--decomposer", choices=DECOMPOSERS, default=DEFAULTS.decomposer,
+                          help="atomic facts: rules = rules-v2 (declarative statements, offline), rules-v1 (question + answer "
+                               "sentence), replay (recorded LLM outputs), llm (OpenAI-compatible server)")
+    g_models = p.add_argument_group("models")
+    add_verifier_args(g_models)
+    g_run = p.add_argument_group("run control")
+    g_run.add_argument("--no-progress", action="store_true",
+                       help="no progress on stderr (default: a bar on a terminal, else a plain line every 10%% or 60 s)")
+    g_run.add_argument("--no-resume", action="store_true",
+                       help="with -o: score every item afresh; OUT is replaced by this run's rows at the end (kept until "
+                            "then), OUT.part emptied. Deletes nothing, and replaces only files ev2r score wrote (score "
+                            "rows, its run record): another tool's file, a device or a FIFO is refused by name")
+    g_run.add_argument("--engine", choices=["local", "ray"], default="local",
+                       help="local (default): score in this process; ray: a Ray Data actor pool, one loaded scorer per "
+                            "actor, the same numbers and row order (needs pip install 'ev2r[ray]'). With -o, either "
+                            "engine keeps rows in OUT.part as they are scored and a rerun with the same options "
+                            "resumes: it skips rows of OUT whose item_hash and status ok match")
+    g_run.add_argument("--ray-address", metavar="ADDR", default=None,
+                       help="--engine ray: cluster to join (e.g. ray://head:10001 or auto); default: $RAY_ADDRESS, "
+                            "else a local Ray instance started for this run")
+    g_run.add_argument("--workers", type=int, default=None, metavar="N",
+                       help="--engine ray: scorer actors, 1 CPU each (default: the cluster's CPUs)")
+    g_llm = p.add_argument_group("LLM facts (--decomposer llm or replay)")
+    g_llm.add_argument("--replay", help="recorded LLM outputs (JSONL) for --decomposer replay")
+    g_llm.add_argument("--replay-model", help="which recorded model to replay (when the file holds several)")
+    g_llm.add_argument("--reply-reading", choices=REPLY_READINGS, default=None,
+                       help="how an LLM reply (--decomposer llm or replay) gives precision/recall: checks (the per-fact "
+                            "checks, else the stated counts; default with llm), counts (the stated counts, else the "
+                            "checks) or strict (both, agreeing; default with replay: the authors' recorded values)")
+    g_llm.add_argument("--llm-base-url", help="OpenAI-compatible server for --decomposer llm")
+    g_llm.add_argument("--llm-model", help="model name on that server")
+    g_llm.add_argument("--llm-cache", help="on-disk cache folder for LLM answers")
+    g_llm.add_argument("--llm-offline", action="store_true", help="serve LLM answers only from the cache")
+    g_llm.add_argument("--llm-constrain", action="store_true",
+                       help="send the reply's JSON schema as response_format (llama.cpp servers turn it into a grammar; "
+                            "OpenAI reads it as JSON mode)")
+    g_llm.add_argument("--llm-concurrency", type=int, default=LLM_DEFAULTS.concurrency,
+                       help=f"parallel LLM requests (default {LLM_DEFAULTS.concurrency})")
+    g_llm.add_argument("--llm-timeout", type=float, default=LLM_DEFAULTS.timeout,
+                       help=f"seconds per LLM request attempt (default {LLM_DEFAULTS.timeout:g})")
+    g_llm.add_argument("--dry-run", action="store_true",
+                       help="with --decomposer llm: print the requests, cached answers, estimated tokens and cost; send nothing")
+    g_llm.add_argument("--llm-price-in", type=float, help="USD per million prompt tokens, for --dry-run's cost")
+    g_llm.add_argument("--llm-price-out", type=float, help="USD per million completion tokens, for --dry-run's cost")
+    g_advanced = p.add_argument_group("advanced")
+    g_advanced.add_argument("--unanswerable", choices=UNANSWERABLE_MODES, default=DEFAULTS.unanswerable,
+                            help="AVeriTeC's Unanswerable answers ('No answer could be found.') with a rules decomposer: "
+                                 f"drop (no fact, no premise) or statement (one fact saying so); default {DEFAULTS.unanswerable}")
+    g_advanced.add_argument("--hybrid-columns", choices=HYBRID_COLUMN_MODES, default=DEFAULTS.hybrid_columns,
+                            help="weighted (default): only the ev2r_hybrid component columns with a weight above 0; all: every "
+                                 "one (hybrid_embedding too: what benchmarks/combination.py fits the weights on)")
+    add_premise_args(g_advanced)
+    two_level_help(p, COMMON_OPTIONS, SHORT_HELP, usage="INPUT [-o OUT.jsonl] [--json] [options]")
 
 
 def run(args) -> int:
@@ -266,6 +298,9 @@ def _headline(summary) -> str:
     return ""
 
 
+_RUN_SUFFIX = ".ev2r-run.json"  # ev2r.engines.runs.RUN_SUFFIX (not imported at module level: a light CLI import)
+
+
 #: resamples of the headline's bootstrap interval (``ev2r score``; as the HTML report's)
 HEADLINE_CI_RESAMPLES = 2000
 
@@ -297,7 +332,9 @@ def headline_interval(summary, scores) -> dict:
 
 def _report_score(args, summary, scores, wanted) -> int:
     """Print what ``ev2r score`` reports after scoring (notes, the summary) for any engine; the
-    exit status (1 when every item failed)."""
+    exit status (1 when every item failed). The text summary names the headline's score version and range
+    (:func:`ev2r.versions.describe`) and prints the short signature (:func:`ev2r.versions.short_signature`);
+    ``--json`` carries the full ``signature`` with ``versions`` and ``short_signature``."""
     n_noref = (summary.failures or {}).get("no_reference", 0)
     if n_noref:
         print(f"ev2r score: note: {n_noref} item(s) have no reference evidence that states a fact (none given, or "
@@ -313,9 +350,11 @@ def _report_score(args, summary, scores, wanted) -> int:
     if all_failed:
         first = next((s.error for s in scores if s.error), "")
         print(f"ev2r score: error: every item failed ({summary.failures}); first error: {first}", file=sys.stderr)
+    from ev2r.versions import describe, summary_fields
+
     interval = headline_interval(summary, scores)
-    if args.json:
-        print(json.dumps({**summary.to_dict(), **interval}, ensure_ascii=False))
+    if args.json:  # the full signature, the versioned names and the short signature
+        print(json.dumps({**summary.to_dict(), **summary_fields(summary.signature), **interval}, ensure_ascii=False))
     else:
         print(f"n={summary.n} n_failed={summary.n_failed}" + (f" {summary.failures}" if summary.failures else ""))
         headline = _headline(summary)
@@ -325,11 +364,17 @@ def _report_score(args, summary, scores, wanted) -> int:
             lo, hi = interval["headline_ci95"]
             print(f"headline 95% interval: [{lo:.4f}, {hi:.4f}] (bootstrap over the {interval['headline_ci_n']} ok items, "
                   f"{HEADLINE_CI_RESAMPLES} resamples, seed 0)")
+        version = describe(summary.signature)  # which version the headline is, the range it takes
+        if version:
+            print(f"version: {version}")
         names = ["precision", "recall", "f1", "proxy", "ev2r"] if "ev2r" in wanted else []
         width = max(len(k) for k in names + list(summary.extra) + ["signature"])
         for k in names:
             print(f"{k:>{width}}: {fmt(getattr(summary, k))}")
         for k, v in summary.extra.items():
             print(f"{k:>{width}}: {fmt(v)}")
-        print(f"{'signature':>{width}}: {summary.signature}")
+        # the short signature (versioned names, verifier, library versions); every rule is in the full one
+        print(f"{'signature':>{width}}: {summary_fields(summary.signature)['short_signature']}")
+        print(f"{'':>{width}}  (full signature: --json, or {args.output}{_RUN_SUFFIX})" if args.output else
+              f"{'':>{width}}  (full signature: --json)")
     return 1 if all_failed else 0

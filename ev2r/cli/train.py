@@ -259,6 +259,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     ap = argparse.ArgumentParser(prog="ev2r train-verifier", description=DESCRIPTION,
                                  formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     add_arguments(ap)
+    from ev2r.cli.helpfmt import apply_common
+
+    apply_common("train-verifier", ap)  # -h fits a screen, --help-all has the rest
     args = finish_args(ap, ap.parse_args(argv))
     try:
         return run(args, argv)

@@ -134,7 +134,7 @@ def test_describe_registered_and_custom():
                            "the gold evidence 0.871 and 0.863")
     custom = V.describe(DEFAULT_SIG.replace("alpha:0.5", "alpha:0.7"))
     assert custom.startswith("ev2r-hybrid/custom-")
-    assert "not a registered version (differs from ev2r-hybrid/1 in alpha 0.5 -> 0.7)" in custom
+    assert "not a registered version (differs from ev2r-hybrid/1 in alpha: 0.5 -> 0.7)" in custom
     assert V.summary_fields(DEFAULT_SIG) == {"versions": {"ev2r_hybrid": "ev2r-hybrid/1", "ev2r": "ev2r/1"},
                                              "short_signature": V.short_signature(DEFAULT_SIG)}
     with pytest.raises(ValueError, match="not key:value"):

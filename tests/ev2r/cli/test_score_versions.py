@@ -1,0 +1,126 @@
+"""`ev2r score` names the score version it printed and its range, and prints the short signature (issue 56);
+`-h` fits a screen and `--help-all` lists every option."""
+
+import argparse
+import json
+
+import pytest
+
+from ev2r.cli import score as score_cli
+from ev2r.cli.helpfmt import SCREEN_LINES, first_clause, two_level_help
+from ev2r.cli.main import build_parser, main
+from ev2r.types import CorpusScore
+
+SAMPLE = "examples/averitec_sample.jsonl"
+DEFAULT_SIG = (
+    "ev2r:1.0.0|ref:nli|decomp:rules-v2|v2-rev:2|unans:drop|boiler:v2|support:p>=0.5|"
+    "prem:qa-pair-max+lex-top5+twin+anchor+contra0.5/rw0.7|prem-rule:pred-answer-2w+span4+rel0.1/20+order-v3+wnsyn|"
+    "cal:temp-1.69@72c3e94a|verifier:ev2r-minilm-nli@c82b0fc475+bf16|window:128-max|hyp:clause-window-min|"
+    "proxy:nli-gold|agg:qa-pair-max|proxy-rule:pred-answer-2w+span4+rel0.1/20+order-v3+wnsyn+nee-rel+contra0.5/rw0.7|"
+    "map:v1|alpha:0.5|hybrid:w=recall:0,proxy:0.2,hybrid_meteor:0,hybrid_embedding:0,precision:0.1,"
+    "verified_meteor:0.2,mutual_meteor:0.5|hybrid-emb:all-MiniLM-L6-v2|transformers:5.25.0|torch:2.13.0+cpu")
+
+
+def _summary(sig=DEFAULT_SIG):
+    return CorpusScore(n=2, n_failed=0, precision=0.2, recall=0.3, f1=0.25, proxy=0.4, ev2r=0.325, signature=sig,
+                       extra={"ev2r_hybrid": 0.1234})
+
+
+def test_text_summary_names_the_version_and_prints_the_short_signature(capsys):
+    args = argparse.Namespace(json=False, output="out.jsonl")
+    assert score_cli._report_score(args, _summary(), [], ["ev2r"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[1].startswith("headline: ev2r_hybrid = 0.1234 (the score to report")
+    assert out[2] == ("version: ev2r-hybrid/1 in [0, 1]; real systems' evidence 0.104 (86 rows) and 0.134 (144 "
+                      "rows); the gold evidence 0.871 and 0.863 (docs/versions.md)")
+    sig_line = next(line for line in out if line.strip().startswith("signature:"))
+    short = sig_line.split("signature: ", 1)[1]
+    assert short == ("ev2r-hybrid/1|ev2r/1|verifier:ev2r-minilm-nli@c82b0fc475+bf16|ev2r:1.0.0|transformers:5.25.0|"
+                     "torch:2.13.0+cpu")
+    assert len(short) <= 200 and "prem-rule" not in "\n".join(out)
+    assert out[-1].strip() == "(full signature: --json, or out.jsonl.ev2r-run.json)"
+
+
+def test_json_summary_keeps_the_full_signature(capsys):
+    args = argparse.Namespace(json=True, output=None)
+    score_cli._report_score(args, _summary(), [], ["ev2r"])
+    d = json.loads(capsys.readouterr().out)
+    assert d["signature"] == DEFAULT_SIG
+    assert d["versions"] == {"ev2r_hybrid": "ev2r-hybrid/1", "ev2r": "ev2r/1"}
+    assert d["short_signature"].startswith("ev2r-hybrid/1|ev2r/1|verifier:")
+
+
+def test_a_custom_definition_is_not_printed_as_a_version(capsys):
+    args = argparse.Namespace(json=False, output=None)
+    score_cli._report_score(args, _summary(DEFAULT_SIG.replace("alpha:0.5", "alpha:0.7")), [], ["ev2r"])
+    out = capsys.readouterr().out
+    assert "version: ev2r-hybrid/custom-" in out
+    assert "not a registered version (differs from ev2r-hybrid/1 in alpha: 0.5 -> 0.7)" in out
+    assert "signature: ev2r-hybrid/custom-" in out and "|ev2r/custom-" in out
+
+
+def test_score_run_end_to_end_json_has_versions(capsys, tiny_nli_model):
+    code = main(["score", SAMPLE, "--json", "--model", str(tiny_nli_model), "--limit", "2", "--no-progress"])
+    d = json.loads(capsys.readouterr().out)
+    assert code == 0 and "verifier:tiny@" in d["signature"]
+    # another verifier is another definition: a custom one, never ev2r-hybrid/1
+    assert d["versions"]["ev2r_hybrid"].startswith("ev2r-hybrid/custom-")
+    assert d["short_signature"].startswith(d["versions"]["ev2r_hybrid"] + "|" + d["versions"]["ev2r"] + "|verifier:tiny@")
+
+
+def _help(argv, capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "80")
+    with pytest.raises(SystemExit) as e:
+        main(argv)
+    assert e.value.code == 0
+    return capsys.readouterr().out
+
+
+def test_score_help_fits_a_screen_and_help_all_has_every_option(capsys, monkeypatch):
+    short = _help(["score", "-h"], capsys, monkeypatch)
+    lines = short.splitlines()
+    assert len(lines) <= SCREEN_LINES
+    assert lines[0] == "usage: ev2r score INPUT [-o OUT.jsonl] [--json] [options]"
+    for group in ("inputs and outputs:", "the scores:", "models:", "run control:"):
+        assert group in lines
+    for opt in ("--output", "--json", "--references", "--scorer", "--no-hybrid", "--model", "--engine", "--help-all"):
+        assert opt in short
+    assert "--llm-base-url" not in short and "  --alpha" not in short  # (named in the last line only)
+    assert "ev2r score --help-all" in " ".join(lines[-2:])
+    full = _help(["score", "--help-all"], capsys, monkeypatch)
+    p = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction)).choices["score"]
+    for a in p._actions:
+        for s in a.option_strings:
+            assert s in full, s
+    assert "LLM facts (--decomposer llm or replay):" in full and "advanced:" in full
+    assert len(full.splitlines()) > SCREEN_LINES
+
+
+def test_every_command_help_fits_a_screen_or_names_help_all(capsys, monkeypatch):
+    from ev2r.cli.main import COMMANDS
+
+    from ev2r.cli.helpfmt import COMMON_BY_COMMAND, _key
+
+    sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction)).choices
+    from ev2r.cli.train import add_arguments as train_arguments
+
+    sub["train-verifier"] = argparse.ArgumentParser(prog="ev2r train-verifier")
+    train_arguments(sub["train-verifier"])
+    for cmd, names in COMMON_BY_COMMAND.items():  # a renamed option is named here (the CLI skips it)
+        known = {_key(a) for a in sub[cmd]._actions}
+        assert [n for n in names if n not in known] == [], cmd
+    for cmd in [*COMMANDS, "train-verifier"]:
+        text = _help([cmd, "-h"], capsys, monkeypatch)
+        n = len(text.splitlines())
+        assert n <= SCREEN_LINES or f"ev2r {cmd} --help-all" in text, (cmd, n)
+
+
+def test_two_level_help_checks_names():
+    p = argparse.ArgumentParser(prog="x")
+    p.add_argument("--a")
+    with pytest.raises(ValueError, match="'--b' is not an option of 'x'"):
+        two_level_help(p, ["--b"])
+    two_level_help(p, ["--a"])  # fits a screen: left as it is
+    assert "--help-all" not in p.format_help()
+    assert first_clause("NLI verifier: 'bundled' (default)") == "NLI verifier"
+    assert first_clause("x" * 100 + " tail", limit=10).endswith("...")
