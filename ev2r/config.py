@@ -134,6 +134,10 @@ class ScorerConfig:
         contradiction: True (default) leaves the predicted pairs that the reference evidence contradicts out of
             the premises of recall, the proxy and the combined score's alignments
             (:mod:`ev2r.metric.contradiction`; NLI verifier only); False reads them as any pair (issue 32).
+        admission: the learned reading of non-evidence of the admission stage (:mod:`ev2r.metric.admission`):
+            ``"bundled"`` (default: :data:`ev2r.metric.admission_model.MODEL_NAME`), ``"none"`` (the rules alone),
+            a folder holding a model saved by :meth:`ev2r.metric.admission_model.AdmissionModel.save`, or a model
+            object.
 
     A configuration holding ``llm_options`` (a dict) is not hashable.
 
@@ -163,6 +167,7 @@ class ScorerConfig:
     premise_top_k: Optional[int] = 5
     hybrid_columns: str = "weighted"
     contradiction: bool = True
+    admission: Any = "bundled"
 
     def __post_init__(self):
         # the checks (and their order and wording) are those build_scorer always made
@@ -216,6 +221,11 @@ class ScorerConfig:
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"{name}: must be an integer >= 1, got {value!r}")
         object.__setattr__(self, "premise_top_k", check_premise_top_k(self.premise_top_k))
+        if isinstance(self.admission, str) and not self.admission.strip():
+            raise ValueError("admission: an empty spec; give 'bundled', 'none' or a folder holding a saved model")
+        if not isinstance(self.admission, str) and not callable(getattr(self.admission, "predict_proba", None)):
+            raise ValueError(f"admission: expected 'bundled', 'none', a model folder or an AdmissionModel, got "
+                             f"{type(self.admission).__name__}")
         for name in ("ev2r", "hybrid", "contradiction"):
             if not isinstance(getattr(self, name), bool):
                 raise ValueError(f"{name}: expected True or False, got {getattr(self, name)!r}")

@@ -319,7 +319,7 @@ class FactSupport:
 
 
 #: The :class:`ItemScore` fields that explain the scores (issue 34) and are written only by ``--explain``.
-EXPLAIN_FIELDS = ("proxy_premises", "proxy_decided_by", "hybrid_alignment", "contradicted_pairs")
+EXPLAIN_FIELDS = ("proxy_premises", "proxy_decided_by", "hybrid_alignment", "contradicted_pairs", "admission")
 
 
 @dataclass
@@ -339,7 +339,9 @@ class ItemScore:
     the reference evidence contradicts and that are therefore no premise of recall, the proxy or the combined
     score's alignments (:mod:`ev2r.metric.contradiction`): ``{"predicted": i, "reference": j, "premise": the
     reference pair's text, "entailment", "neutral", "contradiction": the verifier's distribution with predicted
-    answer i as the hypothesis}`` per pair.
+    answer i as the hypothesis}`` per pair; ``admission``, the admission stage's decision on each predicted pair
+    (:meth:`ev2r.metric.admission.Admission.to_dict`: ``{"pair", "kept", "reason", "decided_by"}``, with
+    ``p_evidence`` and ``label`` where the learned reading was asked, issue 54).
     """
 
     id: str
@@ -359,6 +361,7 @@ class ItemScore:
     proxy_decided_by: Optional[int] = field(default=None, compare=False)
     hybrid_alignment: list[dict] = field(default_factory=list, compare=False)
     contradicted_pairs: list[dict] = field(default_factory=list, compare=False)
+    admission: list[dict] = field(default_factory=list, compare=False)
 
     @property
     def ok(self) -> bool:

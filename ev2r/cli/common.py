@@ -27,7 +27,7 @@ def add_verifier_args(p: argparse.ArgumentParser) -> None:
 
 def add_metric_args(p: argparse.ArgumentParser) -> None:
     """The options that change the values of Ev2R (``ev2r score`` and ``ev2r explain`` take the same):
-    ``--alpha``, ``--threshold``, ``--support``, ``--proxy-target``, ``--proxy-model``, ``--no-contradiction``."""
+    ``--alpha``, ``--threshold``, ``--support``, ``--proxy-target``, ``--proxy-model``, ``--no-contradiction``, ``--admission``."""
     p.add_argument("--alpha", type=float, default=DEFAULTS.alpha, help=f"Ev2R weight of F1 (default {DEFAULTS.alpha:g})")
     p.add_argument("--threshold", type=float, default=DEFAULTS.threshold,
                    help=f"P(entailment) at which a fact is supported (default {DEFAULTS.threshold:g})")
@@ -44,6 +44,9 @@ def add_metric_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-contradiction", action="store_true",
                    help="read the predicted pairs that the reference evidence contradicts as any pair (default: left "
                         "out of the premises of recall, the proxy and the combined alignments; ev2r.metric.contradiction)")
+    p.add_argument("--admission", default=DEFAULTS.admission, metavar="SPEC",
+                   help="the learned reading of non-evidence in the admission stage (ev2r.metric.admission): 'bundled' "
+                        "(default), 'none' (its rules alone) or a folder holding a saved model; part of the signature")
 
 
 def premise_top_k_arg(text: str):

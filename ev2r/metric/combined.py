@@ -91,33 +91,27 @@ _ENCODERS: dict = {}  # (model, device) -> EmbeddingSimilarity, loaded once per 
 
 def informative(evidence: Evidence, claim: Optional[str] = None, relevant: bool = False,
                 gold: Optional[Evidence] = None, exclude: Collection[int] = ()) -> Evidence:
-    """The pairs of ``evidence`` that are evidence, as the NLI side reads them
-    (:func:`ev2r.metric.reference.evidence_pairs`: an answer with a letter or digit that is not
-    AVeriTeC's Unanswerable text; with ``claim``, neither bare nor a restatement of the claim, and with
-    ``relevant`` on the claim's topic: what the combiner gives the predicted side), each once: a pair repeated (the same question and answer, or the same answer, after folding case, spaces
-    and punctuation) is kept at its first place, so copies cannot each take a reference pair in the
-    Hungarian alignment (issue 32). A copy of a ``gold`` pair (the reference evidence) is kept whatever it
-    restates (:func:`ev2r.metric.reference.evidence_pairs`). The pairs of index in ``exclude`` (those the
-    reference contradicts: :attr:`ev2r.types.ItemScore.contradicted_pairs`) are left out."""
-    from ev2r.metric.reference import evidence_pairs
+    """The pairs of ``evidence`` that are evidence, as the admission stage reads them
+    (:func:`ev2r.metric.admission.admit`: an answer with a letter or digit that is not AVeriTeC's Unanswerable
+    text; with ``claim``, neither bare, nor a restatement, nor non-evidence to the learned reading in force, and with
+    ``relevant`` on the claim's topic: what the combiner gives the predicted side), each once: a pair whose answer
+    says what an earlier kept one says (:func:`ev2r.metric.admission.same_meaning`) is left out, so copies cannot
+    each take a reference pair in the Hungarian alignment (issue 32). A copy of a ``gold`` pair (the reference
+    evidence) is kept whatever it restates. The pairs of index in ``exclude`` (those the reference contradicts:
+    :attr:`ev2r.types.ItemScore.contradicted_pairs`) are left out."""
+    from ev2r.metric.admission import admit
 
-    kept = dict(evidence_pairs(evidence, claim, relevant=relevant, gold=gold))
-    return Evidence(tuple(kept[k] for k in informative_indices(evidence, claim, relevant, gold, exclude)))
+    return Evidence(tuple(a.pair for a in admit(evidence, claim, relevant=relevant, gold=gold, dedupe=True,
+                                                exclude=tuple(exclude)) if a.kept))
 
 
 def informative_indices(evidence: Evidence, claim: Optional[str] = None, relevant: bool = False,
                         gold: Optional[Evidence] = None, exclude: Collection[int] = ()) -> list[int]:
     """The indexes (into ``evidence.pairs``) of the pairs :func:`informative` keeps, in order."""
-    from ev2r.metric.reference import evidence_pairs
+    from ev2r.metric.admission import admit
 
-    seen: set = set()
-    out = []
-    for k, p in evidence_pairs(evidence, claim, relevant=relevant, gold=gold):
-        key = _fold(p.answer)
-        if k not in exclude and key not in seen:
-            seen.add(key)
-            out.append(k)
-    return out
+    return [a.index for a in admit(evidence, claim, relevant=relevant, gold=gold, dedupe=True,
+                                   exclude=tuple(exclude)) if a.kept]
 
 
 def _contradicted(scores: Optional[Sequence[ItemScore]], k: int) -> frozenset:
@@ -145,10 +139,6 @@ def reference_pair_support(reference_facts) -> dict[int, float]:
         p = f.probability if f.probability is not None else float(bool(f.supported))
         sums.setdefault(int(j), []).append(float(p))
     return {j: round(sum(v) / len(v), 12) for j, v in sums.items()}
-
-
-def _fold(text: str) -> str:
-    return " ".join("".join(c if c.isalnum() else " " for c in text.casefold()).split())
 
 
 def check_weights(weights: Sequence[float], components: Sequence[str] = HYBRID_COMPONENTS) -> tuple[float, ...]:

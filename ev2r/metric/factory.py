@@ -17,6 +17,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from typing import Callable, Optional, Sequence
 
 from ev2r.facts.rules import RuleBasedDecomposer, get_rule_decomposer  # noqa: F401 (RuleBasedDecomposer re-exported)
@@ -39,7 +41,7 @@ def build_scorer(verifier: object = DEFAULTS.verifier, decomposer: str = DEFAULT
                  hybrid: bool = DEFAULTS.hybrid, premise_top_k: Optional[int] = DEFAULTS.premise_top_k,
                  hybrid_columns: str = DEFAULTS.hybrid_columns, reply_reading: Optional[str] = None,
                  contradiction: bool = DEFAULTS.contradiction,
-                 proxy_verifier: object = DEFAULTS.proxy_verifier) -> Ev2RScorer:
+                 proxy_verifier: object = DEFAULTS.proxy_verifier, admission: object = DEFAULTS.admission) -> Ev2RScorer:
     """Build an :class:`Ev2RScorer` from option values, or from a :class:`~ev2r.config.ScorerConfig`.
 
     Args:
@@ -68,6 +70,8 @@ def build_scorer(verifier: object = DEFAULTS.verifier, decomposer: str = DEFAULT
             ``"replay"`` (:data:`ev2r.config.REPLY_READINGS`; None: ``checks`` live, ``strict`` replayed).
         contradiction: True (default) leaves the predicted pairs the reference contradicts out of the premises
             of recall, the proxy and the combined alignments (:mod:`ev2r.metric.contradiction`).
+        admission: the learned reading of non-evidence (:class:`ev2r.config.ScorerConfig`'s ``admission``:
+            ``"bundled"``, ``"none"``, a model folder or an object).
         config: a whole configuration instead of the option values (which must then be left at
             their defaults: an option passed with its default value cannot be told apart from one
             left out); the defaults are :data:`ev2r.config.DEFAULTS`.
@@ -80,7 +84,7 @@ def build_scorer(verifier: object = DEFAULTS.verifier, decomposer: str = DEFAULT
                    baselines=baselines, device=device, batch_size=batch_size, dtype=dtype, ev2r=ev2r,
                    unanswerable=unanswerable, hybrid=hybrid, premise_top_k=premise_top_k,
                    hybrid_columns=hybrid_columns, reply_reading=reply_reading, contradiction=contradiction,
-                   proxy_verifier=proxy_verifier)
+                   proxy_verifier=proxy_verifier, admission=admission)
     if config is None:
         config = ScorerConfig(**options)
     else:
@@ -142,7 +146,27 @@ def scorer_from_config(config: ScorerConfig, progress: Optional[Callable] = None
     return Ev2RScorer(ref, NLIProxyScorer(proxy_ver, target=c.proxy_target, contradiction=contra,
                                           verifier_name=proxy_name), alpha=c.alpha,
                       verifier_fields=verifier_signature_fields(ver), extra_scorers=extras, progress=progress,
-                      chunk_size=c.chunk_size, combiner=HybridCombiner(device=c.device, columns=c.hybrid_columns) if c.hybrid else None)
+                      chunk_size=c.chunk_size, combiner=HybridCombiner(device=c.device, columns=c.hybrid_columns) if c.hybrid else None,
+                      admission=load_admission(c.admission))
+
+
+def load_admission(spec):
+    """The admission model a spec names: ``"bundled"`` (the package's), ``"none"`` (None: the rules alone), a
+    folder holding a saved model, or a model object (returned as is).
+
+    Raises:
+        ValueError: a folder without a saved model, naming the missing file.
+    """
+    from ev2r.metric.admission_model import AdmissionModel
+
+    if not isinstance(spec, str):
+        return spec
+    if spec == "none":
+        return None
+    try:
+        return AdmissionModel.load(None if spec == "bundled" else Path(spec))
+    except FileNotFoundError as e:
+        raise ValueError(f"admission: {e}; give 'bundled', 'none' or a folder with weights.npz and model.json") from None
 
 
 def hu_meteor_columns() -> dict[str, Callable]:

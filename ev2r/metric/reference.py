@@ -70,14 +70,14 @@ from typing import Optional, Protocol, Sequence, runtime_checkable
 import numpy as np
 
 from ev2r.config import DEFAULTS, SUPPORT_MODES, check_premise_top_k  # noqa: F401 (SUPPORT_MODES re-exported)
-from ev2r.facts.rules import Decomposer, strip_boilerplate
-from ev2r.facts.word_order import WORD_ORDER_RULE, strip_word_salad
+from ev2r.facts.rules import Decomposer
+from ev2r.facts.word_order import WORD_ORDER_RULE
+from ev2r.metric.admission import (PREMISE_RELEVANCE_MIN, RELEVANCE_CLAIM_CAP, admit, current_model,  # noqa: F401
+                                   pair_key)
 from ev2r.metric.prefilter import top_k_premises
 from ev2r.scores import ReferenceResult, f1_score, prf_from_support  # noqa: F401 (re-exported)
-from claimalign.qa_text import (MIN_CLAIM_TOKENS, SPAN_MIN_TOKENS, claim_coverage, content_tokens, is_bare_answer,
-                                 restates_claim)
-from ev2r.types import (AtomicFact, Evidence, FactSupport, Item, PremiseReason, QAPair, STATUS_OK, has_content,
-                        is_unanswerable)
+from claimalign.qa_text import SPAN_MIN_TOKENS, content_tokens, restates_claim
+from ev2r.types import (AtomicFact, Evidence, FactSupport, Item, PremiseReason, QAPair, STATUS_OK, has_content)
 from ev2r.verifier.calibration import Calibration, UncalibratedWarning, calibration_for
 from ev2r.verifier.nli import check_probabilities
 
@@ -101,14 +101,6 @@ class ReferenceScorer(Protocol):
     def signature_fields(self) -> dict[str, str]: ...
 
 
-#: The share of the claim's content words a *predicted* pair must hold to be a premise (issue 32: 85% of
-#: pairs taken from other claims' evidence hold none, real predicted pairs of the development sets almost
-#: always do: 0.8% / 2.3% of them hold under 10%); see :func:`evidence_pairs`.
-PREMISE_RELEVANCE_MIN = 0.1
-#: The claim length (content tokens) above which the share is counted out of this many (issue 33: a claim of
-#: ~120 words of context left no pair relevant, so its proxy was 0 whatever the evidence said); 3 of the 86
-#: rated rows' claims and 6 of the 144 have more.
-RELEVANCE_CLAIM_CAP = 20
 #: The signature value of the premise rules (:func:`evidence_pairs` with a claim).
 PREMISE_RULE = f"pred-answer-2w+span{SPAN_MIN_TOKENS}+rel{PREMISE_RELEVANCE_MIN:g}/{RELEVANCE_CLAIM_CAP}+{WORD_ORDER_RULE}"
 
@@ -130,13 +122,6 @@ def premise_rule() -> str:
     return PREMISE_RULE + ("+wnsyn" if synonyms_available() else "+nosyn")
 
 
-def _no_evidence_for(answer: str, claim: str) -> bool:
-    """An answer that is no evidence for ``claim`` whatever its question (:func:`evidence_pairs`): bare, of one
-    word, or a restatement of the claim."""
-    return (is_bare_answer(answer) or sum(has_content(w) for w in answer.split()) < 2
-            or restates_claim(answer, claim, _synonyms()))
-
-
 def shares_content(hypothesis: str, premise: str) -> bool:
     """True when ``premise`` holds a content word of ``hypothesis`` (:func:`claimalign.qa_text.content_tokens`:
     Porter stems and numbers, function words left out), or the hypothesis has none (nothing to anchor). The
@@ -150,11 +135,6 @@ def shares_content(hypothesis: str, premise: str) -> bool:
     """
     hyp = content_tokens(hypothesis)
     return not hyp or not hyp.isdisjoint(content_tokens(premise))
-
-
-def pair_key(pair: QAPair) -> str:
-    """A pair's text with case and spacing folded: two pairs are copies when their keys are equal."""
-    return " ".join(pair.render().casefold().split())
 
 
 def evidence_pairs(evidence: Evidence, claim: Optional[str] = None, unanswerable: str = "drop",
@@ -186,46 +166,11 @@ def evidence_pairs(evidence: Evidence, claim: Optional[str] = None, unanswerable
     only: the reference is the gold evidence, whatever it restates. A pair that is a copy of a pair of
     ``gold`` (the item's reference evidence; :func:`pair_key`) is read as the reference reads it (content,
     Unanswerable and boilerplate rules only): a copy of the gold evidence is evidence, whatever it restates.
+
+    The decision is :func:`ev2r.metric.admission.admit`'s (the one admission stage, issue 54), which also
+    asks the learned reading of non-evidence in force (:func:`ev2r.metric.admission.use_model`).
     """
-    claim_has_content = claim is not None and len(content_tokens(claim)) >= MIN_CLAIM_TOKENS
-    keep_unanswerable = unanswerable == "statement"
-    gold_keys = {pair_key(p) for p in gold.pairs} if gold is not None and claim is not None else set()
-    out = []
-    for k, p in enumerate(evidence.pairs):
-        if not has_content(p.answer):
-            continue
-        if is_unanswerable(p.answer):
-            if keep_unanswerable:
-                out.append((k, p))
-            continue
-        if gold_keys and pair_key(p) in gold_keys:
-            answer = strip_boilerplate(p.answer)
-            if has_content(answer):
-                out.append((k, p if answer is p.answer else QAPair(p.question, answer)))
-            continue
-        if claim is not None and _no_evidence_for(p.answer, claim):
-            continue
-        answer = strip_boilerplate(p.answer)
-        if answer is not p.answer:
-            if not has_content(answer) or (claim is not None and _no_evidence_for(answer, claim)):
-                continue  # what the boilerplate hid is judged as any answer (issue 32: script_hiding)
-            p = QAPair(p.question, answer)
-        if claim is not None:
-            # words whose order says nothing state nothing (issue 32: shuffled_reference), in the answer as a
-            # whole or in one of its sentences (behind a fluent one); what is left is judged as any answer
-            answer = strip_word_salad(p.answer)
-            if answer is not p.answer:
-                # what is left of an answer that was partly salad must be about the claim itself: the fluent
-                # lead of a salad answer keeps the question but states nothing (shuffled_reference_behind_prose)
-                if not has_content(answer) or _no_evidence_for(answer, claim) or (
-                        claim_has_content and claim_coverage(answer, claim, RELEVANCE_CLAIM_CAP) < PREMISE_RELEVANCE_MIN):
-                    continue
-                p = QAPair(p.question, answer)
-        if relevant and claim_has_content and \
-                claim_coverage(p.render(), claim, RELEVANCE_CLAIM_CAP) < PREMISE_RELEVANCE_MIN:
-            continue
-        out.append((k, p))
-    return out
+    return [(a.index, a.pair) for a in admit(evidence, claim, unanswerable, relevant, gold) if a.kept]
 
 
 def pair_premises(evidence: Evidence, unanswerable: str = "drop", claim: Optional[str] = None,

@@ -58,6 +58,9 @@ class Ev2RScorer:
         chunk_size: items per verifier pass (bounds memory; progress granularity).
         combiner: optional :class:`~ev2r.metric.combined.HybridCombiner`: adds ``ev2r_hybrid`` (and
             its columns) to every item after the other scores; its fields enter the signature.
+        admission: the learned reading of non-evidence of the admission stage (an
+            :class:`ev2r.metric.admission_model.AdmissionModel`), or None for its rules alone
+            (:mod:`ev2r.metric.admission`); its name enters the signature (``adm``).
 
     Raises:
         ValueError: ``alpha`` outside [0, 1] or ``chunk_size`` < 1.
@@ -66,7 +69,7 @@ class Ev2RScorer:
     def __init__(self, reference_scorer, proxy_scorer=None, alpha: float = DEFAULTS.alpha, verifier_name: str = "none",
                  extra_scorers: Optional[dict[str, Callable]] = None, progress: Optional[Callable] = None,
                  chunk_size: int = DEFAULTS.chunk_size, verifier_fields: Optional[Mapping[str, str]] = None,
-                 combiner=None):
+                 combiner=None, admission=None):
         if not (0.0 <= alpha <= 1.0):
             raise ValueError(f"alpha: expected a value in [0, 1], got {alpha!r}")
         if chunk_size < 1:
@@ -82,6 +85,7 @@ class Ev2RScorer:
         self.progress = progress
         self.chunk_size = chunk_size
         self.combiner = combiner
+        self.admission = admission
 
     # -- signature ----------------------------------------------------------------------------
     def signature(self) -> Signature:
@@ -92,6 +96,7 @@ class Ev2RScorer:
 
         ref, proxy = self.reference_scorer, self.proxy_scorer
         parts = [{"ev2r": __version__},
+                 {"adm": getattr(self.admission, "name", "none") if ref is not None or proxy is not None else "none"},
                  {"ref": "none"} if ref is None else ref.signature_fields(),
                  self.verifier_fields,
                  {"proxy": "none"} if proxy is None else proxy.signature_fields()]
@@ -148,6 +153,18 @@ class Ev2RScorer:
         return out
 
     def _score_chunk(self, items: Sequence[Item]) -> list[ItemScore]:
+        from ev2r.metric.admission import admit, prime, use_model
+
+        with use_model(self.admission):
+            if self.admission is not None:  # the learned reading asked once, in one batch, for every predicted pair
+                prime([(it.claim, p.question, p.answer) for it in items for p in it.predicted_evidence.pairs])
+            scores = self._score_chunk_admitted(items)
+            for it, s in zip(items, scores):  # the stage's decisions, for explain and the report
+                s.admission = [a.to_dict() for a in admit(it.predicted_evidence, it.claim, relevant=True,
+                                                          gold=it.reference_evidence, dedupe=True)]
+        return scores
+
+    def _score_chunk_admitted(self, items: Sequence[Item]) -> list[ItemScore]:
         from ev2r.metric.proxy import ProxyResult
         from ev2r.metric.reference import ReferenceResult
 

@@ -1,0 +1,299 @@
+"""One admission stage (issue 54): each question/answer pair is classified once, kept or dropped with its
+reason and what decided it; the atomic facts, the proxy and the alignments read the result.
+
+:func:`admit` is the stage. For each pair of an evidence set, in order, the first of these that applies
+decides (``reason``, ``decided_by``):
+
+==================  ==========================================================================================
+``no_content``      the answer holds no letter or digit (:func:`ev2r.types.has_content`)
+``unanswerable``    AVeriTeC's Unanswerable text, as people type it (:func:`ev2r.types.is_unanswerable`); kept
+                    with ``unanswerable="statement"``
+``bare_answer``     with a claim: an answer without a content word ("Yes.", "x", a URL) or of one word ("2021"):
+                    a verifier would judge its pair by the question alone
+``restates_claim``  with a claim: the answer is the claim (:func:`claimalign.qa_text.restates_claim`)
+``boilerplate``     the answer is scraped-page boilerplate only (:func:`ev2r.facts.rules.strip_boilerplate`);
+                    boilerplate units inside an answer are cut and the rest judged
+``word_salad``      with a claim: the answer's words are in an order no likelier than a random one
+                    (:func:`ev2r.facts.word_order.strip_word_salad`); salad sentences are cut and the rest judged
+``non_evidence``    with a claim and a learned reading (:mod:`ev2r.metric.admission_model`): P(evidence) below
+                    the model's threshold; ``label`` names the class it read (absence, attribution, verdict, ...)
+``off_topic``       ``relevant=True``: under :data:`PREMISE_RELEVANCE_MIN` of the claim's content words
+``duplicate``       ``dedupe=True``: the answer says what an earlier kept answer says (:func:`same_meaning`)
+``kept``            none of the above
+==================  ==========================================================================================
+
+A copy of a ``gold`` pair (the item's reference evidence, case and spacing aside) is read as the reference
+reads it (``no_content``, ``unanswerable``, ``boilerplate`` only): the gold evidence is evidence whatever it
+restates. ev2r gives ``claim`` for the predicted side only.
+
+The learned reading is the one in force (:func:`use_model`, set by :class:`ev2r.metric.scorer.Ev2RScorer` for
+its run), asked once per distinct (claim, question, answer) and cached (:func:`prime` asks a batch at once).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+from dataclasses import dataclass
+from typing import Iterator, Optional, Sequence
+
+import numpy as np
+
+from claimalign.qa_text import MIN_CLAIM_TOKENS, claim_coverage, content_tokens, is_bare_answer, restates_claim
+from ev2r.facts.rules import strip_boilerplate
+from ev2r.facts.word_order import WORD_ORDER_RULE, strip_word_salad
+from ev2r.types import Evidence, QAPair, has_content, is_unanswerable
+
+#: The share of the claim's content words a *predicted* pair must hold to be a premise (issue 32: 85% of
+#: pairs taken from other claims' evidence hold none, real predicted pairs of the development sets almost
+#: always do: 0.8% / 2.3% of them hold under 10%).
+PREMISE_RELEVANCE_MIN = 0.1
+#: The claim length (content tokens) above which the share is counted out of this many (issue 33).
+RELEVANCE_CLAIM_CAP = 20
+#: :func:`same_meaning`: the cosine of two answers' embeddings at or above which they say the same thing.
+DUPLICATE_COSINE = 0.95
+
+REASONS = ("kept", "no_content", "unanswerable", "bare_answer", "restates_claim", "boilerplate", "word_salad",
+           "non_evidence", "off_topic", "duplicate")
+
+
+@dataclass(frozen=True)
+class Admission:
+    """The stage's decision on one pair.
+
+    Attributes:
+        index: the pair's position in its evidence (0-based).
+        kept: whether the pair is evidence.
+        reason: one of :data:`REASONS` (``"kept"`` when kept).
+        pair: the pair as admitted (its answer less boilerplate and salad) or, when dropped, as given.
+        decided_by: what decided: ``"rule:<name>"`` or ``"model:<name>"``.
+        p_evidence: the learned reading's P(evidence) in [0, 1] where it was asked, else None.
+        label: the learned class of highest probability where it was asked, else None.
+        duplicate_of: for ``reason="duplicate"``, the index of the pair it repeats.
+    """
+
+    index: int
+    kept: bool
+    reason: str
+    pair: QAPair
+    decided_by: str = "rule:none"
+    p_evidence: Optional[float] = None
+    label: Optional[str] = None
+    duplicate_of: Optional[int] = None
+
+    def to_dict(self) -> dict:
+        """A JSON-ready record (``explain`` and the report)."""
+        d = {"pair": self.index, "kept": self.kept, "reason": self.reason, "decided_by": self.decided_by}
+        if self.p_evidence is not None:
+            d["p_evidence"] = round(self.p_evidence, 4)
+            d["label"] = self.label
+        if self.duplicate_of is not None:
+            d["duplicate_of"] = self.duplicate_of
+        return d
+
+
+# ----------------------------------------------------------------------------- the learned reading in force
+_MODEL: contextvars.ContextVar = contextvars.ContextVar("ev2r_admission_model", default=None)
+_CACHE: dict = {}  # (model name, claim, question, answer) -> class probabilities
+_EMBED: dict = {}  # answer -> embedding (duplicates by meaning)
+_CACHE_MAX = 200_000
+
+
+@contextlib.contextmanager
+def use_model(model) -> Iterator[None]:
+    """Within the block, :func:`admit` asks ``model`` (an :class:`ev2r.metric.admission_model.AdmissionModel`, or
+    None for the rules alone)."""
+    token = _MODEL.set(model)
+    try:
+        yield
+    finally:
+        _MODEL.reset(token)
+
+
+def current_model():
+    """The learned reading in force (:func:`use_model`), or None."""
+    return _MODEL.get()
+
+
+def _trim():
+    if len(_CACHE) > _CACHE_MAX:
+        _CACHE.clear()
+    if len(_EMBED) > _CACHE_MAX:
+        _EMBED.clear()
+
+
+def prime(triples: Sequence[tuple[str, str, str]], model=None) -> None:
+    """Ask the learned reading about many (claim, question, answer) triples in one batch (they are then
+    cached for :func:`admit`); ``model`` defaults to the one in force. Nothing happens without a model."""
+    model = model if model is not None else current_model()
+    if model is None:
+        return
+    _trim()
+    todo = sorted({t for t in triples if (model.name, *t) not in _CACHE})
+    if not todo:
+        return
+    x = model.features([t[0] for t in todo], [t[1] for t in todo], [t[2] for t in todo])
+    probs = model.proba_from_features(x)
+    for t, p in zip(todo, probs):
+        _CACHE[(model.name, *t)] = p
+    answers = sorted({t[2] for t in todo} - set(_EMBED))
+    if answers:
+        for a, v in zip(answers, model._encode(answers)):
+            _EMBED[a] = v
+
+
+def _proba(model, claim: str, question: str, answer: str) -> np.ndarray:
+    key = (model.name, claim, question, answer)
+    if key not in _CACHE:
+        prime([(claim, question, answer)], model)
+    return _CACHE[key]
+
+
+def same_meaning(a: str, b: str, model=None) -> bool:
+    """Whether answers ``a`` and ``b`` say the same thing: equal after folding case, spacing and punctuation,
+    or (with a learned reading in force) embeddings of cosine >= :data:`DUPLICATE_COSINE` and no number in one
+    that the other lacks (a changed figure is another fact).
+
+    >>> same_meaning("The vaccine was approved.", "the vaccine  was approved")
+    True
+    """
+    if _fold(a) == _fold(b):
+        return True
+    model = model if model is not None else current_model()
+    if model is None:
+        return False
+    from ev2r.metric.admission_model import _numbers
+
+    if _numbers(a) != _numbers(b):
+        return False
+    for t in (a, b):
+        if t not in _EMBED:
+            _EMBED[t] = model._encode([t])[0]
+    return float(_EMBED[a] @ _EMBED[b]) >= DUPLICATE_COSINE
+
+
+def _fold(text: str) -> str:
+    return " ".join("".join(c if c.isalnum() else " " for c in text.casefold()).split())
+
+
+# ----------------------------------------------------------------------------- the stage
+def pair_key(pair: QAPair) -> str:
+    """A pair's text with case and spacing folded: two pairs are copies when their keys are equal."""
+    return " ".join(pair.render().casefold().split())
+
+
+def _synonyms():
+    from claimalign.meteor_fast import synonym_tokens, synonyms_available
+
+    return synonym_tokens if synonyms_available() else None
+
+
+def _not_evidence_rule(answer: str, claim: str) -> Optional[str]:
+    """The rule that finds ``answer`` no evidence for ``claim`` whatever its question, or None."""
+    if is_bare_answer(answer) or sum(has_content(w) for w in answer.split()) < 2:
+        return "bare_answer"
+    if restates_claim(answer, claim, _synonyms()):
+        return "restates_claim"
+    return None
+
+
+def admit(evidence: Evidence, claim: Optional[str] = None, unanswerable: str = "drop", relevant: bool = False,
+          gold: Optional[Evidence] = None, dedupe: bool = False, exclude: Sequence[int] = ()) -> list[Admission]:
+    """The stage's decision on every pair of ``evidence``, in order (module docstring).
+
+    Args:
+        evidence: the evidence whose pairs are judged.
+        claim: the item's claim, for the predicted side (None: the reference side, content rules only).
+        unanswerable: ``"drop"`` or ``"statement"`` (an Unanswerable pair kept, for decomposers that state it).
+        relevant: leave out pairs about something else (the predicted side's premises).
+        gold: the item's reference evidence: a copy of one of its pairs is read as the reference reads it.
+        dedupe: leave out a pair whose answer says what an earlier kept one says.
+        exclude: pair indexes dropped beforehand (the pairs the reference contradicts): not admitted, reason
+            ``"contradicted"``.
+    """
+    claim_has_content = claim is not None and len(content_tokens(claim)) >= MIN_CLAIM_TOKENS
+    gold_keys = {pair_key(p) for p in gold.pairs} if gold is not None and claim is not None else set()
+    model = current_model() if claim is not None else None
+    out: list[Admission] = []
+    kept_answers: list[tuple[int, str]] = []
+
+    def drop(k, p, reason, by, **kw):
+        out.append(Admission(k, False, reason, p, by, **kw))
+
+    for k, p in enumerate(evidence.pairs):
+        if k in exclude:
+            drop(k, p, "contradicted", "rule:contradiction")
+            continue
+        if not has_content(p.answer):
+            drop(k, p, "no_content", "rule:has_content")
+            continue
+        if is_unanswerable(p.answer):
+            if unanswerable == "statement":
+                out.append(Admission(k, True, "kept", p, "rule:unanswerable-statement"))
+            else:
+                drop(k, p, "unanswerable", "rule:unanswerable")
+            continue
+        if gold_keys and pair_key(p) in gold_keys:
+            answer = strip_boilerplate(p.answer)
+            if has_content(answer):
+                out.append(Admission(k, True, "kept", p if answer is p.answer else QAPair(p.question, answer),
+                                     "rule:gold-copy"))
+            else:
+                drop(k, p, "boilerplate", "rule:boilerplate")
+            continue
+        if claim is not None:
+            why = _not_evidence_rule(p.answer, claim)
+            if why is not None:
+                drop(k, p, why, f"rule:{why}")
+                continue
+        answer = strip_boilerplate(p.answer)
+        if answer is not p.answer:
+            if not has_content(answer):
+                drop(k, p, "boilerplate", "rule:boilerplate")
+                continue
+            why = _not_evidence_rule(answer, claim) if claim is not None else None
+            if why is not None:  # what the boilerplate hid is judged as any answer (issue 32: script_hiding)
+                drop(k, p, why, f"rule:{why}")
+                continue
+            p_in = QAPair(p.question, answer)
+        else:
+            p_in = p
+        if claim is not None:
+            answer = strip_word_salad(p_in.answer)
+            if answer is not p_in.answer:
+                # what is left of an answer that was partly salad must be about the claim itself
+                if not has_content(answer) or _not_evidence_rule(answer, claim) is not None or (
+                        claim_has_content and claim_coverage(answer, claim, RELEVANCE_CLAIM_CAP) < PREMISE_RELEVANCE_MIN):
+                    drop(k, p, "word_salad", f"rule:{WORD_ORDER_RULE}")
+                    continue
+                p_in = QAPair(p_in.question, answer)
+        p_ev = label = None
+        if model is not None:
+            probs = _proba(model, claim, p_in.question, p_in.answer)
+            p_ev = float(probs[0])
+            label = model.classes[int(np.argmax(probs))]
+            if p_ev < model.threshold:
+                drop(k, p, "non_evidence", f"model:{model.name}", p_evidence=p_ev,
+                     label=label if label != "evidence" else model.classes[1 + int(np.argmax(probs[1:]))])
+                continue
+        if relevant and claim_has_content and \
+                claim_coverage(p_in.render(), claim, RELEVANCE_CLAIM_CAP) < PREMISE_RELEVANCE_MIN:
+            drop(k, p, "off_topic", "rule:relevance", p_evidence=p_ev, label=label)
+            continue
+        if dedupe:
+            first = next((j for j, a in kept_answers if same_meaning(p_in.answer, a)), None)
+            if first is not None:
+                drop(k, p, "duplicate", "model:similarity" if model is not None else "rule:folded-text",
+                     p_evidence=p_ev, label=label, duplicate_of=first)
+                continue
+        kept_answers.append((k, p_in.answer))
+        decided = f"model:{model.name}" if model is not None else "rule:none"
+        out.append(Admission(k, True, "kept", p_in, decided, p_evidence=p_ev, label=label))
+    return out
+
+
+def admission_rule() -> str:
+    """The signature value of the stage in force: the rules, and the learned reading's name (``+adm:none``
+    without one)."""
+    model = current_model()
+    return f"{WORD_ORDER_RULE}+adm:{model.name if model is not None else 'none'}"

@@ -1,0 +1,196 @@
+"""The learned reading of non-evidence (issue 54): (claim, question, answer) -> P(class).
+
+A pair's answer is *evidence* when it states something checkable of its own; a lazy or gaming system writes
+text that is not: absence statements ("Nothing relevant turned up."), the claim restated, attributed or
+quoted ("Media outlets claimed that <claim>."), verdict words ("Rated Pants on Fire."), page boilerplate,
+placeholders and bare answers. Listing their phrasings does not generalise (issue 54: other phrasings of
+the same classes beat real evidence on a quarter to half of the rows), so the reading is learned from many
+phrasings, grouped in families, and measured on families written by someone who never saw the training ones
+(``benchmarks/admission.py``, ``benchmarks/results/admission.md``).
+
+Features (:meth:`AdmissionModel.features`), all from the bundled all-MiniLM-L6-v2 sentence encoder
+(:class:`claimalign.similarity.EmbeddingSimilarity`) and the claim's content words
+(:func:`claimalign.qa_text.content_tokens`):
+
+* the embedding (384) of the answer with the claim's words masked (:func:`mask_claim`: each run of claim
+  words becomes "something"), so that "Media outlets claimed that <claim>." reads as the wrapper it is
+  whatever the claim, while evidence keeps its own words;
+* ``cos(answer, claim)`` and ``cos(masked answer, claim)``;
+* the share of the claim's content words the answer holds, and the question;
+* log(1 + the answer's content words), log(1 + those neither in the claim nor in the question), whether it
+  holds a number the claim does not, the share of its words masked.
+
+Classifier: multinomial logistic regression (scikit-learn at training time; numpy here), standardised
+features. The classes: ``evidence`` and the non-evidence classes of :data:`NON_EVIDENCE_CLASSES`.
+P(evidence) is the probability of the first; a pair is non-evidence when P(evidence) < the model's
+``threshold`` (chosen on the training families' cross-validation, never on the held-out ones).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Optional, Sequence
+
+import numpy as np
+
+from claimalign.qa_text import claim_coverage, content_tokens
+
+#: The non-evidence classes of the corpus (``ev2r/training/data/nonevidence/``); ``evidence`` is the other.
+NON_EVIDENCE_CLASSES = ("absence", "restatement", "attribution", "verdict", "boilerplate", "question_only",
+                        "bare_answer", "claim_part")
+#: The bundled model's folder.
+MODEL_DIR = Path(__file__).with_name("data") / "admission"
+#: The bundled model's name (enters the signature as ``adm``).
+MODEL_NAME = "admission-v1"
+
+_WORD = re.compile(r"\d+(?:[.,]\d+)*|[^\W\d_]+|[^\w\s]")
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+_NEGATIONS = frozenset({"not", "no", "never", "nor", "without", "neither", "none", "nothing", "t"})
+
+
+def mask_claim(text: str, claim: str) -> str:
+    """``text`` with each run of the claim's content words (function words between them included) replaced
+    by "something".
+
+    >>> mask_claim("Media outlets claimed that Biden banned fracking.", "Biden banned fracking on federal land.")
+    'Media outlets claimed that something.'
+    """
+    claim_tokens = content_tokens(claim)
+    words = _WORD.findall(text)
+    out: list[str] = []
+    run = False
+    pending: list[str] = []  # function words after a claim word: masked if another claim word follows
+    for w in words:
+        tok = content_tokens(w)
+        if tok and tok <= claim_tokens:
+            if not run:
+                out.append("something")
+            run, pending = True, []
+        elif run and not tok and w.isalpha() and w.casefold() not in _NEGATIONS:
+            pending.append(w)
+        else:
+            if run:
+                out.extend(pending)
+            run, pending = False, []
+            out.append(w)
+    if run:
+        out.extend(pending)
+    joined = " ".join(out)
+    return re.sub(r"\s+([.,;:!?)\]])", r"\1", re.sub(r"([(\[])\s+", r"\1", joined))
+
+
+def _numbers(text: str) -> set:
+    return {n.replace(",", "") for n in _NUMBER.findall(text)}
+
+
+def lexical_features(claim: str, question: str, answer: str) -> list[float]:
+    """The seven word-level features (module docstring), in order: claim share of the answer, claim share of
+    the question, log(1 + answer content words), log(1 + new content words), new number, masked share,
+    log(1 + answer words)."""
+    a_tok = content_tokens(answer)
+    new = a_tok - content_tokens(claim) - content_tokens(question)
+    words = _WORD.findall(answer)
+    masked = sum(1 for w in words if content_tokens(w) and content_tokens(w) <= content_tokens(claim))
+    return [claim_coverage(answer, claim), claim_coverage(question, claim), float(np.log1p(len(a_tok))),
+            float(np.log1p(len(new))), float(bool(_numbers(answer) - _numbers(claim))),
+            masked / max(1, len(words)), float(np.log1p(len(words)))]
+
+
+_ENCODER: list = []  # one sentence encoder per process, shared by every model loaded
+
+
+def _shared_encoder():
+    if not _ENCODER:
+        from claimalign.similarity.embedding import EmbeddingSimilarity
+
+        _ENCODER.append(EmbeddingSimilarity(batch_size=64))
+    return _ENCODER[0]
+
+
+@dataclass
+class AdmissionModel:
+    """A fitted admission model: standardisation and multinomial logistic-regression weights.
+
+    Attributes:
+        classes: class names, ``"evidence"`` first.
+        mean, scale: (D,) feature standardisation.
+        coef: (C, D) weights; intercept: (C,).
+        threshold: P(evidence) below which a pair is non-evidence, in (0, 1).
+        name: the model's name (signature ``adm`` field).
+        encoder: the sentence encoder (an object with ``encode(texts) -> (n, 384)`` L2-normalised), loaded on
+            first use when None.
+    """
+
+    classes: tuple
+    mean: np.ndarray
+    scale: np.ndarray
+    coef: np.ndarray
+    intercept: np.ndarray
+    threshold: float = 0.5
+    name: str = MODEL_NAME
+    encoder: object = None
+
+    def _encode(self, texts: Sequence[str]) -> np.ndarray:
+        if self.encoder is None:
+            self.encoder = _shared_encoder()
+        if not texts:
+            return np.zeros((0, 384))
+        return np.asarray(self.encoder.encode(list(texts)), dtype=np.float64)  # type: ignore[attr-defined]
+
+    def features(self, claims: Sequence[str], questions: Sequence[str], answers: Sequence[str]) -> np.ndarray:
+        """(n, 393) features of n (claim, question, answer) triples (module docstring). Texts are encoded once
+        each (deduplicated)."""
+        masked = [mask_claim(a, c) or "something" for c, a in zip(claims, answers)]
+        uniq = sorted(set(masked) | set(answers) | set(claims))
+        vecs = dict(zip(uniq, self._encode(uniq)))
+        rows = []
+        for c, q, a, m in zip(claims, questions, answers, masked):
+            e_m, e_a, e_c = vecs[m], vecs[a], vecs[c]
+            rows.append(np.concatenate([e_m, [float(e_a @ e_c), float(e_m @ e_c)], lexical_features(c, q, a)]))
+        return np.asarray(rows, dtype=np.float64).reshape(len(rows), -1)
+
+    def proba_from_features(self, x: np.ndarray) -> np.ndarray:
+        """(n, C) class probabilities of standardised-on-the-fly features ``x`` (n, D)."""
+        z = ((x - self.mean) / self.scale) @ self.coef.T + self.intercept
+        z -= z.max(axis=1, keepdims=True)
+        p = np.exp(z)
+        return p / p.sum(axis=1, keepdims=True)
+
+    def predict_proba(self, claims: Sequence[str], questions: Sequence[str], answers: Sequence[str]) -> np.ndarray:
+        """(n, C) class probabilities, rows summing to 1, columns in :attr:`classes` order.
+
+        Raises:
+            ValueError: the three sequences differ in length.
+        """
+        if not (len(claims) == len(questions) == len(answers)):
+            raise ValueError(f"claims, questions, answers: expected equal lengths, got {len(claims)}, "
+                             f"{len(questions)}, {len(answers)}")
+        if not claims:
+            return np.zeros((0, len(self.classes)))
+        return self.proba_from_features(self.features(claims, questions, answers))
+
+    def save(self, folder: Path, card: Optional[dict] = None) -> None:
+        """Write ``weights.npz`` and ``model.json`` (classes, threshold, name, ``card``) into ``folder``."""
+        folder.mkdir(parents=True, exist_ok=True)
+        np.savez(folder / "weights.npz", mean=self.mean, scale=self.scale, coef=self.coef, intercept=self.intercept)
+        meta = {"name": self.name, "classes": list(self.classes), "threshold": self.threshold, **(card or {})}
+        (folder / "model.json").write_text(json.dumps(meta, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+
+    @classmethod
+    def load(cls, folder: Optional[Path] = None) -> "AdmissionModel":
+        """The model saved in ``folder`` (default: the bundled :data:`MODEL_DIR`).
+
+        Raises:
+            FileNotFoundError: ``weights.npz`` or ``model.json`` missing there.
+        """
+        folder = Path(folder) if folder is not None else MODEL_DIR
+        for name in ("weights.npz", "model.json"):
+            if not (folder / name).is_file():
+                raise FileNotFoundError(f"admission model: {folder / name} is missing")
+        meta = json.loads((folder / "model.json").read_text(encoding="utf-8"))
+        w = np.load(folder / "weights.npz")
+        return cls(classes=tuple(meta["classes"]), mean=w["mean"], scale=w["scale"], coef=w["coef"],
+                   intercept=w["intercept"], threshold=float(meta["threshold"]), name=str(meta["name"]))

@@ -1,0 +1,122 @@
+"""The admission stage (issue 54): each pair classified once, with its reason and what decided it."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from ev2r.metric.admission import REASONS, admit, prime, same_meaning, use_model
+from ev2r.metric.admission_model import AdmissionModel, lexical_features, mask_claim
+from ev2r.training.admission import fill, read_corpus, slot_values, CORPUS
+from ev2r.types import Evidence, QAPair
+
+CLAIM = "Joe Biden signed an executive order banning fracking on federal land in 2021."
+
+
+def _reasons(pairs, **kw):
+    return [(a.kept, a.reason) for a in admit(Evidence(tuple(QAPair(q, a) for q, a in pairs)), **kw)]
+
+
+def test_each_rule_names_its_reason_and_keeps_evidence():
+    pairs = [("Q?", "..."),                                             # no letter or digit
+             ("Q?", "No answer could be found."),                         # AVeriTeC's Unanswerable text
+             ("Is it true?", "Yes."),                                     # bare
+             ("Is it true?", "2021"),                                     # one word
+             ("What happened?", CLAIM),                                   # the claim itself
+             ("What did the order do?", "The January 2021 order paused new oil and gas leases on federal land; "
+                                        "it did not ban fracking."),      # evidence
+             ("Where?", "The Louvre holds the Mona Lisa in Paris, France.")]  # about something else
+    got = _reasons(pairs, claim=CLAIM, relevant=True)
+    assert got == [(False, "no_content"), (False, "unanswerable"), (False, "bare_answer"), (False, "bare_answer"),
+                   (False, "restates_claim"), (True, "kept"), (False, "off_topic")]
+    assert {r for _, r in got} <= set(REASONS)
+
+
+def test_the_reference_side_keeps_what_the_predicted_side_drops():
+    """Without a claim (the gold evidence) only the content and Unanswerable rules apply."""
+    assert _reasons([("Is it true?", "Yes."), ("What happened?", CLAIM)]) == [(True, "kept"), (True, "kept")]
+
+
+def test_a_copy_of_a_gold_pair_is_read_as_the_gold_reads_it():
+    gold = Evidence((QAPair("Did he sign it?", "No."),))
+    got = admit(Evidence((QAPair("did he sign  it?", "No."),)), CLAIM, gold=gold)
+    assert [(a.kept, a.decided_by) for a in got] == [(True, "rule:gold-copy")]
+
+
+def test_duplicates_and_contradicted_pairs():
+    ans = "The January 2021 order paused new oil and gas leases on federal land."
+    ev = Evidence((QAPair("Q1?", ans), QAPair("Q2 reworded?", ans.upper()), QAPair("Q3?", ans + " Really.")))
+    got = admit(ev, CLAIM, dedupe=True, exclude=(2,))
+    assert [(a.kept, a.reason, a.duplicate_of) for a in got] == [(True, "kept", None), (False, "duplicate", 0),
+                                                                 (False, "contradicted", None)]
+
+
+def test_decisions_are_json_ready():
+    d = admit(Evidence((QAPair("Q?", "Yes."),)), CLAIM)[0].to_dict()
+    assert d == {"pair": 0, "kept": False, "reason": "bare_answer", "decided_by": "rule:bare_answer"}
+
+
+def test_mask_claim_keeps_negations_and_new_words():
+    assert mask_claim("Media outlets claimed that Joe Biden signed an order banning fracking.", CLAIM) == \
+        "Media outlets claimed that something."
+    assert mask_claim("Fracking was not banned.", CLAIM) == "something was not something."
+
+
+def test_lexical_features_by_hand():
+    f = lexical_features(CLAIM, "Is it true?", "Nothing relevant turned up.")
+    # no claim word; 4 content words (nothing relev turn up? -> 'noth', 'relev', 'turn'), all new
+    assert f[0] == 0.0 and f[1] == 0.0 and f[4] == 0.0 and f[5] == 0.0
+    assert f[2] == pytest.approx(np.log1p(3)) and f[3] == pytest.approx(np.log1p(3))
+
+
+def test_slots_fill_and_a_bad_slot_is_named():
+    v = slot_values(CLAIM, __import__("random").Random(0))
+    assert v["claim_clause"] == CLAIM[:-1]
+    assert fill("Reports say {claim_clause}.", v) == "Reports say " + CLAIM
+    with pytest.raises(ValueError, match=r"\{speaker\}"):
+        fill("{speaker} said so", v)
+
+
+def test_the_training_corpus_has_every_class_in_families():
+    rows = read_corpus(CORPUS)
+    classes = {r["class"] for r in rows}
+    assert {"evidence", "absence", "attribution", "verdict", "boilerplate", "restatement"} <= classes
+    assert len({r["family"] for r in rows}) >= 40 and len(rows) >= 700
+
+
+def test_a_model_folder_without_weights_is_named(tmp_path):
+    with pytest.raises(FileNotFoundError, match="weights.npz"):
+        AdmissionModel.load(tmp_path)
+
+
+@pytest.mark.slow
+def test_the_bundled_reading_drops_unseen_non_evidence_and_keeps_evidence():
+    """Phrasings written for this test (in no corpus): absence, attribution, verdict, boilerplate."""
+    model = AdmissionModel.load()
+    non = ["Sadly the search engine returned zero matching documents.",
+           f"Several bloggers insist that {CLAIM[0].lower() + CLAIM[1:-1]}.",
+           "Verdict: pants on fire.",
+           "Subscribe now to keep reading. Already a member? Log in."]
+    ev = ["Federal records show the January 27, 2021 order paused new leasing but left existing fracking permits "
+          "in place.",
+          "Interior Department data list 4,600 drilling permits approved on federal land in the first half of 2021."]
+    with use_model(model):
+        prime([(CLAIM, "What did you find?", a) for a in non + ev])
+        got = [admit(Evidence((QAPair("What did you find?", a),)), CLAIM)[0] for a in non + ev]
+    assert [a.kept for a in got] == [False] * len(non) + [True] * len(ev)
+    assert all(a.reason == "non_evidence" and a.decided_by == "model:admission-v1" for a in got[:len(non)])
+    assert all(0.0 <= a.p_evidence <= 1.0 for a in got)
+    assert got[0].label == "absence"
+    # determinism: the same question asked again gives the same probability
+    with use_model(model):
+        again = admit(Evidence((QAPair("What did you find?", ev[0]),)), CLAIM)[0]
+    assert again.p_evidence == got[len(non)].p_evidence
+
+
+@pytest.mark.slow
+def test_duplicates_by_meaning_but_not_a_changed_figure():
+    model = AdmissionModel.load()
+    with use_model(model):
+        assert same_meaning("The order paused new oil and gas leases on federal land.",
+                            "The order paused new oil and gas leases on federal lands.")
+        assert not same_meaning("The order paused 30 leases.", "The order paused 40 leases.")
