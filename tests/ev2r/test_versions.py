@@ -147,3 +147,15 @@ def test_docs_and_changelog_carry_every_version():
     changelog = (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
     for v in V.VERSIONS:
         assert f"`{v.label}`" in changelog, f"CHANGELOG.md does not name {v.label}"
+
+
+def test_evaluate_card_says_what_the_docs_say():
+    pytest.importorskip("evaluate")
+    from ev2r.integrations.hf_evaluate import ev2r_metric
+
+    docs = (ROOT / "docs" / "versions.md").read_text(encoding="utf-8")
+    for v in V.VERSIONS:
+        line = f"  * {v.label} ({v.column}) in {v.range_text()}: {v.typical}"
+        assert line in ev2r_metric._DESCRIPTION
+        assert f"| `{v.label}` | {v.released} | {v.summary} | {v.range_text()} | {v.typical} |" in docs
+    assert "short_signature" in ev2r_metric._KWARGS_DESCRIPTION and "ev2r-hybrid/1" in ev2r_metric._KWARGS_DESCRIPTION

@@ -82,9 +82,11 @@ def compute_ev2r(predictions, references, claims, labels=None, **options) -> dic
     """Ev2R corpus scores (the CLI's ``--json`` numbers) for columns of texts.
 
     Returns:
-        ``{"ev2r", "precision", "recall", "f1", "proxy"}`` (means over ok items, in [0, 1], or None
-        when no item could be scored), plus ``n``, ``n_failed``, ``failures``, ``signature``, any
-        baseline columns, and ``items`` (per-item dicts) when ``return_items=True``.
+        ``{"ev2r", "precision", "recall", "f1", "proxy"}`` and ``ev2r_hybrid`` with its columns (means over
+        ok items, in [0, 1], or None when no item could be scored), plus ``n``, ``n_failed``, ``failures``, the
+        full ``signature``, ``versions`` (score -> versioned name, e.g. ``{"ev2r_hybrid": "ev2r-hybrid/1"}``:
+        :mod:`ev2r.versions`), ``short_signature``, any baseline columns, and ``items`` (per-item dicts) when
+        ``return_items=True``.
 
     Raises:
         ValueError: an unknown option or bad input (naming it).
@@ -100,6 +102,9 @@ def compute_ev2r(predictions, references, claims, labels=None, **options) -> dic
     scorer = build_scorer(**options)
     scores = scorer.score(items)
     summary = scorer.corpus(scores).to_dict()
+    from ev2r.versions import summary_fields
+
+    summary.update(summary_fields(summary["signature"]))  # versions, short_signature (as ev2r score --json)
     if return_items:
         rows = []
         for s in scores:

@@ -35,8 +35,14 @@ the probability the verifier gives the claim's gold verdict when the predicted e
 premise. Ev2R = alpha * F1 + (1 - alpha) * proxy (alpha = 0.5; Akhtar, Schlichtkrull and Vlachos
 2024, sec. 3). Offline by default: rule-based facts and the bundled MiniLM NLI verifier.
 Corpus scores are means over the items that could be scored; an item that failed is counted in
-`n_failed` and never scored as 0. Every result carries a `signature` that pins the verifier,
-decomposer, alpha, label mapping and library versions.
+`n_failed` and never scored as 0.
+
+The score to report is `ev2r_hybrid` (this project's fitted combination; Ev2R is the paper's score).
+Each reported score has a versioned name that fixes its whole definition (rules, weights, verifier);
+cite it with the short signature (`short_signature`); the full `signature` pins every rule:
+{versions}
+A run with other options is `<name>/custom-<fingerprint>`, not a registered version. Versions,
+agreement with people and gaming record: docs/versions.md; changes: CHANGELOG.md.
 """
 
 _KWARGS_DESCRIPTION = """
@@ -66,8 +72,10 @@ a per-call value wins):
     return_items (bool): also return the per-item scores under "items".
     ids (list): item ids for "items" (default 0..n-1).
 Returns:
-    ev2r, precision, recall, f1, proxy: corpus means in [0, 1] (None when no item was scored);
-    n, n_failed, failures: item counts; signature: the settings that produced the numbers.
+    ev2r_hybrid (the score to report), ev2r, precision, recall, f1, proxy: corpus means in [0, 1]
+    (None when no item was scored); n, n_failed, failures: item counts; versions: score -> versioned
+    name (e.g. {"ev2r_hybrid": "ev2r-hybrid/1", "ev2r": "ev2r/1"}); short_signature: the versioned
+    names, verifier and library versions (cite it); signature: every setting behind the numbers.
 Raises:
     ValueError: mismatched column lengths, an empty claim, an unknown verdict or option (named).
 Examples:
@@ -101,6 +109,17 @@ Examples:
     >>> metric = evaluate.load(ev2r.evaluate_module_path())            # doctest: +SKIP
     >>> metric.compute(predictions=preds, references=refs, claims=claims, labels=labels)  # doctest: +SKIP
 """.replace("{alpha:g}", f"{DEFAULTS.alpha:g}").replace("{threshold:g}", f"{DEFAULTS.threshold:g}")
+
+
+def _versions_text() -> str:
+    """The registered score versions, one line each, from :data:`ev2r.versions.VERSIONS` (what docs/versions.md
+    shows): name, range, typical values."""
+    from ev2r.versions import VERSIONS
+
+    return "\n".join(f"  * {v.label} ({v.column}) in {v.range_text()}: {v.typical}" for v in VERSIONS)
+
+
+_DESCRIPTION = _DESCRIPTION.replace("{versions}", _versions_text())
 
 
 def _check_columns(columns: dict, batch: bool) -> None:
