@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Run the tests (sets up ./.venv first when needed).
+# Run the tests: installs the test tools and the optional extras first (bash scripts/setup.sh --all; a no-op
+# when ./.venv has them), so this is the one command a contributor and CI run.
 #
 #   bash scripts/test.sh            every test, the slow ones too (what CI runs); builds the local LLM
 #                                   server the LLM-path tests use, unless EV2R_SKIP_LLM_SERVER=1
@@ -19,9 +20,12 @@ if [ "$quick" = "1" ]; then
   export EV2R_SKIP_LLM_SERVER="${EV2R_SKIP_LLM_SERVER:-1}"
   args=(-m "not slow" ${args[@]+"${args[@]}"})
 fi
-if [ ! -x .venv/bin/ev2r ] || [ "${EV2R_FORCE_SETUP:-0}" = "1" ]; then
-  bash scripts/setup.sh
+# the test tools and every optional extra (ev2r[all]: pytest, hypothesis, the linters, evaluate, Ray,
+# Playwright, ...) on top of what scoring needs; a no-op when .venv has them for this pyproject.toml
+if [ "${EV2R_FORCE_SETUP:-0}" = "1" ]; then
+  rm -f .venv/.ev2r-all-extras
 fi
+bash scripts/setup.sh --all
 if [ "${EV2R_SKIP_LLM_SERVER:-0}" != "1" ]; then
   bash scripts/install_llm_server.sh
 fi
