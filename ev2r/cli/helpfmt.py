@@ -93,7 +93,7 @@ def two_level_help(parser: argparse.ArgumentParser, common: Iterable[str],
                     a.help = argparse.SUPPRESS
                 elif _key(a) not in always:
                     a.help = short.get(_key(a)) or first_clause(a.help)
-            positionals = " ".join(a.metavar or a.dest.upper() for a in parser._actions if not a.option_strings)
+            positionals = " ".join(str(a.metavar or a.dest.upper()) for a in parser._actions if not a.option_strings)
             parser.usage = f"{parser.prog} {usage or (positionals + ' [options]').strip()}"
             parser.epilog = (f"{len(hidden)} more options ({', '.join(_key(a) for a in hidden[:4])}, ...): "
                              f"{parser.prog} --help-all")
