@@ -138,6 +138,8 @@ class ScorerConfig:
             ``"bundled"`` (default: :data:`ev2r.metric.admission_model.MODEL_NAME`), ``"none"`` (the rules alone),
             a folder holding a model saved by :meth:`ev2r.metric.admission_model.AdmissionModel.save`, or a model
             object.
+        proxy_credit: credit the proxy only with what each answer adds to its question
+            (:func:`ev2r.metric.proxy.credit_over_question`, issue 55).
 
     A configuration holding ``llm_options`` (a dict) is not hashable.
 
@@ -168,6 +170,7 @@ class ScorerConfig:
     hybrid_columns: str = "weighted"
     contradiction: bool = True
     admission: Any = "bundled"
+    proxy_credit: bool = False
 
     def __post_init__(self):
         # the checks (and their order and wording) are those build_scorer always made
@@ -226,7 +229,7 @@ class ScorerConfig:
         if not isinstance(self.admission, str) and not callable(getattr(self.admission, "predict_proba", None)):
             raise ValueError(f"admission: expected 'bundled', 'none', a model folder or an AdmissionModel, got "
                              f"{type(self.admission).__name__}")
-        for name in ("ev2r", "hybrid", "contradiction"):
+        for name in ("ev2r", "hybrid", "contradiction", "proxy_credit"):
             if not isinstance(getattr(self, name), bool):
                 raise ValueError(f"{name}: expected True or False, got {getattr(self, name)!r}")
         if self.device is not None and not isinstance(self.device, str):

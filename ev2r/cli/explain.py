@@ -125,6 +125,17 @@ def render(item, row: dict, width: int = 100) -> str:
         comps = " + ".join(f"{w:g} x {c} {fmt(row.get(c))}"
                            for c, w in zip(HYBRID_COMPONENTS, HYBRID_WEIGHTS) if w > 0)
         lines.append(f"ev2r_hybrid {fmt(row.get('ev2r_hybrid'))} = {comps}")
+    adm = row.get("admission") or []
+    if adm:
+        n_kept = sum(1 for a in adm if a["kept"])
+        lines += ["", f"Admission (ev2r.metric.admission): {n_kept} of {len(adm)} predicted pairs are evidence; each "
+                      "pair's decision and what made it:"]
+        for a in adm:
+            learned = (f", P(evidence) {a['p_evidence']:.2f} (read as {a['label']})" if a.get("p_evidence") is not None
+                       else "")
+            dup = f" of pair {a['duplicate_of']}" if a.get("duplicate_of") is not None else ""
+            lines.append(f"    pair {a['pair']}: {'kept' if a['kept'] else 'dropped, ' + a['reason'] + dup} "
+                         f"[{a['decided_by']}{learned}]")
     lines += ["", "Reference facts (recall: each checked against the predicted pairs that are evidence):"]
     lines += _fact_lines(row.get("reference_facts") or [], "predicted", width) or ["  none"]
     lines += ["", "Predicted facts (precision: each checked against the reference pairs):"]

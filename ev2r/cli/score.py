@@ -184,7 +184,7 @@ def run(args) -> int:
                    dtype=args.dtype, ev2r="ev2r" in wanted, unanswerable=args.unanswerable, hybrid=not args.no_hybrid,
                    premise_top_k=args.premise_top_k, hybrid_columns=args.hybrid_columns,
                    reply_reading=args.reply_reading, contradiction=not args.no_contradiction,
-                   proxy_verifier=args.proxy_model)
+                   proxy_verifier=args.proxy_model, admission=args.admission)
     try:
         return _score(args, items, options, wanted, progress, bar)
     except RunInterrupted as e:  # Ctrl-C: finished chunks are in OUT.part; say how to resume, no traceback
@@ -207,7 +207,7 @@ def _warn_ignored_options(args, wanted) -> None:
                                           "unanswerable": DEFAULTS.unanswerable, "with_facts": False, "no_hybrid": False,
                                           "explain": False, "premise_top_k": DEFAULTS.premise_top_k,
                                           "hybrid_columns": DEFAULTS.hybrid_columns, "no_contradiction": False,
-                                          "proxy_model": DEFAULTS.proxy_verifier},
+                                          "proxy_model": DEFAULTS.proxy_verifier, "admission": DEFAULTS.admission},
                      f"with --scorer {' --scorer '.join(wanted)} alone (no verifier is loaded, no facts are made)")
         return
     if args.no_hybrid:

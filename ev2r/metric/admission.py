@@ -22,8 +22,8 @@ decides (``reason``, ``decided_by``):
 ``kept``            none of the above
 ==================  ==========================================================================================
 
-A copy of a ``gold`` pair (the item's reference evidence, case and spacing aside) is read as the reference
-reads it (``no_content``, ``unanswerable``, ``boilerplate`` only): the gold evidence is evidence whatever it
+A copy or near-copy of a ``gold`` pair (the item's reference evidence; :func:`copy_similarity` at least
+:data:`TWIN_MIN_SIMILARITY`, so that a copy with a typo is read as the copy) is read as the reference reads it (``no_content``, ``unanswerable``, ``boilerplate`` only): the gold evidence is evidence whatever it
 restates. ev2r gives ``claim`` for the predicted side only.
 
 The learned reading is the one in force (:func:`use_model`, set by :class:`ev2r.metric.scorer.Ev2RScorer` for
@@ -177,9 +177,43 @@ def _fold(text: str) -> str:
 
 
 # ----------------------------------------------------------------------------- the stage
+#: :func:`copy_similarity` at and above which a pair is a near-copy of another: a near-copy of a gold pair is
+#: read as the gold reads it, and a fact's own pair's near-copy supports it (:mod:`ev2r.metric.reference`, ``+twin~``).
+TWIN_MIN_SIMILARITY = 0.85
+
+
+def _ratio(a: str, b: str) -> float:
+    import difflib
+
+    a, b = " ".join(a.casefold().split()), " ".join(b.casefold().split())
+    if a == b:
+        return 1.0
+    return difflib.SequenceMatcher(None, a, b, autojunk=False).ratio()
+
+
+def copy_similarity(a: QAPair, b: QAPair) -> float:
+    """How much of a copy pair ``b`` is of pair ``a``: the smaller of :class:`difflib.SequenceMatcher`'s ratios of
+    their questions and of their answers, case and spacing folded, in [0, 1] (1: the same pair). Both parts must be
+    copied: the reference's questions with other answers ("x", "Yes") are no copy.
+
+    >>> copy_similarity(QAPair("Who?", "The mayor."), QAPair("who?", "the  mayor."))
+    1.0
+    >>> copy_similarity(QAPair("Who signed the order?", "The mayor."), QAPair("Who signed the order?", "x")) < 0.5
+    True
+    """
+    return min(_ratio(a.question, b.question), _ratio(a.answer, b.answer))
+
+
 def pair_key(pair: QAPair) -> str:
     """A pair's text with case and spacing folded: two pairs are copies when their keys are equal."""
     return " ".join(pair.render().casefold().split())
+
+
+def is_near_copy(pair: QAPair, gold: Sequence[QAPair], keys: Optional[set] = None) -> bool:
+    """Whether ``pair`` is a copy or near-copy (:func:`copy_similarity` >= :data:`TWIN_MIN_SIMILARITY`) of one of
+    ``gold``'s pairs (``keys``: their :func:`pair_key`, when already made)."""
+    keys = keys if keys is not None else {pair_key(g) for g in gold}
+    return pair_key(pair) in keys or any(copy_similarity(g, pair) >= TWIN_MIN_SIMILARITY for g in gold)
 
 
 def _synonyms():
@@ -212,13 +246,25 @@ def admit(evidence: Evidence, claim: Optional[str] = None, unanswerable: str = "
             ``"contradicted"``.
     """
     claim_has_content = claim is not None and len(content_tokens(claim)) >= MIN_CLAIM_TOKENS
-    gold_keys = {pair_key(p) for p in gold.pairs} if gold is not None and claim is not None else set()
+    gold_pairs = gold.pairs if gold is not None and claim is not None else ()
+    gold_keys = {pair_key(p) for p in gold_pairs}
     model = current_model() if claim is not None else None
     out: list[Admission] = []
     kept_answers: list[tuple[int, str]] = []
 
     def drop(k, p, reason, by, **kw):
         out.append(Admission(k, False, reason, p, by, **kw))
+
+    def _duplicate(k, p, answer, p_ev=None, label=None) -> bool:
+        """With ``dedupe``: drop pair ``k`` when ``answer`` says what an earlier kept answer says."""
+        if not dedupe:
+            return False
+        first = next((j for j, a in kept_answers if same_meaning(answer, a)), None)
+        if first is None:
+            return False
+        drop(k, p, "duplicate", "model:similarity" if model is not None else "rule:folded-text",
+             p_evidence=p_ev, label=label, duplicate_of=first)
+        return True
 
     for k, p in enumerate(evidence.pairs):
         if k in exclude:
@@ -233,13 +279,14 @@ def admit(evidence: Evidence, claim: Optional[str] = None, unanswerable: str = "
             else:
                 drop(k, p, "unanswerable", "rule:unanswerable")
             continue
-        if gold_keys and pair_key(p) in gold_keys:
+        if gold_pairs and is_near_copy(p, gold_pairs, gold_keys):
             answer = strip_boilerplate(p.answer)
-            if has_content(answer):
+            if not has_content(answer):
+                drop(k, p, "boilerplate", "rule:boilerplate")
+            elif not _duplicate(k, p, answer):
+                kept_answers.append((k, answer))
                 out.append(Admission(k, True, "kept", p if answer is p.answer else QAPair(p.question, answer),
                                      "rule:gold-copy"))
-            else:
-                drop(k, p, "boilerplate", "rule:boilerplate")
             continue
         if claim is not None:
             why = _not_evidence_rule(p.answer, claim)
@@ -280,12 +327,8 @@ def admit(evidence: Evidence, claim: Optional[str] = None, unanswerable: str = "
                 claim_coverage(p_in.render(), claim, RELEVANCE_CLAIM_CAP) < PREMISE_RELEVANCE_MIN:
             drop(k, p, "off_topic", "rule:relevance", p_evidence=p_ev, label=label)
             continue
-        if dedupe:
-            first = next((j for j, a in kept_answers if same_meaning(p_in.answer, a)), None)
-            if first is not None:
-                drop(k, p, "duplicate", "model:similarity" if model is not None else "rule:folded-text",
-                     p_evidence=p_ev, label=label, duplicate_of=first)
-                continue
+        if _duplicate(k, p, p_in.answer, p_ev, label):
+            continue
         kept_answers.append((k, p_in.answer))
         decided = f"model:{model.name}" if model is not None else "rule:none"
         out.append(Admission(k, True, "kept", p_in, decided, p_evidence=p_ev, label=label))

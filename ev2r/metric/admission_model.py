@@ -119,6 +119,8 @@ class AdmissionModel:
         mean, scale: (D,) feature standardisation.
         coef: (C, D) weights; intercept: (C,).
         threshold: P(evidence) below which a pair is non-evidence, in (0, 1).
+        scope: where the reading decides: ``"all"`` (the facts, the proxy and the alignments) or ``"proxy"`` (the
+            proxy's premises only; :class:`ev2r.metric.scorer.Ev2RScorer`).
         name: the model's name (signature ``adm`` field).
         encoder: the sentence encoder (an object with ``encode(texts) -> (n, 384)`` L2-normalised), loaded on
             first use when None.
@@ -132,6 +134,7 @@ class AdmissionModel:
     threshold: float = 0.5
     name: str = MODEL_NAME
     encoder: object = None
+    scope: str = "all"
 
     def _encode(self, texts: Sequence[str]) -> np.ndarray:
         if self.encoder is None:
@@ -176,7 +179,8 @@ class AdmissionModel:
         """Write ``weights.npz`` and ``model.json`` (classes, threshold, name, ``card``) into ``folder``."""
         folder.mkdir(parents=True, exist_ok=True)
         np.savez(folder / "weights.npz", mean=self.mean, scale=self.scale, coef=self.coef, intercept=self.intercept)
-        meta = {"name": self.name, "classes": list(self.classes), "threshold": self.threshold, **(card or {})}
+        meta = {"name": self.name, "classes": list(self.classes), "threshold": self.threshold, "scope": self.scope,
+                **(card or {})}
         (folder / "model.json").write_text(json.dumps(meta, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
 
     @classmethod
@@ -193,4 +197,5 @@ class AdmissionModel:
         meta = json.loads((folder / "model.json").read_text(encoding="utf-8"))
         w = np.load(folder / "weights.npz")
         return cls(classes=tuple(meta["classes"]), mean=w["mean"], scale=w["scale"], coef=w["coef"],
-                   intercept=w["intercept"], threshold=float(meta["threshold"]), name=str(meta["name"]))
+                   intercept=w["intercept"], threshold=float(meta["threshold"]), name=str(meta["name"]),
+                   scope=str(meta.get("scope", "all")))

@@ -9,7 +9,7 @@
 ...         return np.tile([0.9, 0.05, 0.05], (len(premises), 1))
 >>> scorer = build_scorer(verifier=Entails())    # rule-based facts, alpha 0.5 (ev2r.config.DEFAULTS)
 >>> item = Item(id="1", claim="Paris is the capital of France.",
-...             predicted_evidence=Evidence.from_text("Paris is the capital of France."),
+...             predicted_evidence=Evidence.from_text("France's 1958 constitution names Paris as its capital."),
 ...             reference_evidence=Evidence.from_text("The capital of France is Paris."), gold_label="supported")
 >>> [s.ev2r for s in scorer.score([item])]      # 0.5 * F1 (1.0) + 0.5 * P(supported) (0.9)
 [0.95]
@@ -41,7 +41,8 @@ def build_scorer(verifier: object = DEFAULTS.verifier, decomposer: str = DEFAULT
                  hybrid: bool = DEFAULTS.hybrid, premise_top_k: Optional[int] = DEFAULTS.premise_top_k,
                  hybrid_columns: str = DEFAULTS.hybrid_columns, reply_reading: Optional[str] = None,
                  contradiction: bool = DEFAULTS.contradiction,
-                 proxy_verifier: object = DEFAULTS.proxy_verifier, admission: object = DEFAULTS.admission) -> Ev2RScorer:
+                 proxy_verifier: object = DEFAULTS.proxy_verifier, admission: object = DEFAULTS.admission,
+                 proxy_credit: bool = DEFAULTS.proxy_credit) -> Ev2RScorer:
     """Build an :class:`Ev2RScorer` from option values, or from a :class:`~ev2r.config.ScorerConfig`.
 
     Args:
@@ -72,6 +73,8 @@ def build_scorer(verifier: object = DEFAULTS.verifier, decomposer: str = DEFAULT
             of recall, the proxy and the combined alignments (:mod:`ev2r.metric.contradiction`).
         admission: the learned reading of non-evidence (:class:`ev2r.config.ScorerConfig`'s ``admission``:
             ``"bundled"``, ``"none"``, a model folder or an object).
+        proxy_credit: credit the proxy only with what each answer adds to its question
+            (:func:`ev2r.metric.proxy.credit_over_question`).
         config: a whole configuration instead of the option values (which must then be left at
             their defaults: an option passed with its default value cannot be told apart from one
             left out); the defaults are :data:`ev2r.config.DEFAULTS`.
@@ -84,7 +87,7 @@ def build_scorer(verifier: object = DEFAULTS.verifier, decomposer: str = DEFAULT
                    baselines=baselines, device=device, batch_size=batch_size, dtype=dtype, ev2r=ev2r,
                    unanswerable=unanswerable, hybrid=hybrid, premise_top_k=premise_top_k,
                    hybrid_columns=hybrid_columns, reply_reading=reply_reading, contradiction=contradiction,
-                   proxy_verifier=proxy_verifier, admission=admission)
+                   proxy_verifier=proxy_verifier, admission=admission, proxy_credit=proxy_credit)
     if config is None:
         config = ScorerConfig(**options)
     else:
@@ -144,7 +147,7 @@ def scorer_from_config(config: ScorerConfig, progress: Optional[Callable] = None
                      if isinstance(c.proxy_verifier, str) else c.proxy_verifier)
         proxy_name = verifier_signature_fields(proxy_ver).get("verifier")
     return Ev2RScorer(ref, NLIProxyScorer(proxy_ver, target=c.proxy_target, contradiction=contra,
-                                          verifier_name=proxy_name), alpha=c.alpha,
+                                          verifier_name=proxy_name, credit=c.proxy_credit), alpha=c.alpha,
                       verifier_fields=verifier_signature_fields(ver), extra_scorers=extras, progress=progress,
                       chunk_size=c.chunk_size, combiner=HybridCombiner(device=c.device, columns=c.hybrid_columns) if c.hybrid else None,
                       admission=load_admission(c.admission))

@@ -10,7 +10,9 @@ the predicted evidence is the premise and the claim the hypothesis. Here:
   minimum, renormalised -- evidence supports (refutes) a claim when some pair does;
 * the verdict is mapped to the verifier's classes by :data:`ev2r.labels.VERDICT_TO_NLI`
   (``Conflicting Evidence/Cherrypicking`` -> ``min(P(e), P(c)) * 2``: both at once);
-* the premises are the pairs of :func:`ev2r.metric.reference.evidence_pairs` with the item's claim:
+* the premises are the pairs of :func:`ev2r.metric.reference.evidence_pairs` with the item's claim (a copy or
+  near-copy of a reference pair is read as the reference reads it, issue 55: the gold evidence given as the
+  prediction is evidence for its verdict whatever it restates):
   **the question is context, not evidence** (issue 32): a pair whose answer is bare ("Yes.", "No.",
   "x", a URL) would be judged by its question alone ("Is it true that <claim>?" entails the claim
   whatever the answer says), and an answer that restates the claim is the claim, not evidence for
@@ -23,7 +25,9 @@ the predicted evidence is the premise and the claim the hypothesis. Here:
   0.42-0.49 against 0.09-0.16 for real evidence): for a Not-Enough-Evidence target the proxy is
   ``P(neutral) * relevance``, ``relevance = min(1, c / RELEVANCE_FULL)`` (0.25) with ``c`` the largest share of
   the claim's content words (:func:`claimalign.qa_text.claim_coverage`) that one premise holds:
-  evidence about something else, or none, earns no "not enough evidence".
+  evidence about something else, or none, earns no "not enough evidence" -- for a claim of any length (issue 58:
+  a claim of under four content words skipped the condition, so an empty prediction got proxy 1.0); a claim
+  without a content word ("It happened.") gets 0, since no evidence can be shown to be about it.
 
 Target: the claim's **gold** verdict (``target="gold"``, the default). The authors' released
 code scored the annotators' own verdict on the predicted evidence (``target="human"``, read
@@ -37,7 +41,7 @@ from typing import Optional, Sequence
 
 import numpy as np
 
-from claimalign.qa_text import MIN_CLAIM_TOKENS, claim_coverage, content_tokens
+from claimalign.qa_text import claim_coverage
 from ev2r.config import DEFAULTS, PROXY_TARGETS  # noqa: F401 (PROXY_TARGETS re-exported)
 from ev2r.labels import Verdict, normalize_verdict, verdict_probability
 from ev2r.metric.reference import RELEVANCE_CLAIM_CAP, evidence_pairs, premise_rule
@@ -61,6 +65,26 @@ def relevance(premises: Sequence[str], claim: str) -> float:
     return min(1.0, best / RELEVANCE_FULL)
 
 
+def credit_over_question(d: np.ndarray, base: np.ndarray) -> np.ndarray:
+    """A premise's (e, n, c) credited for what its answer adds to its question (issue 55): entailment and
+    contradiction above what the question alone gives (``base``), rescaled to the room left,
+    ``e' = max(0, e - e0) / (1 - e0)`` (likewise ``c'``), and ``n' = 1 - e' - c'`` (renormalised when
+    ``e' + c'`` > 1). A question that restates the claim reads, alone, as entailing or contradicting it; an
+    answer that says nothing ("Nothing relevant turned up.") then adds nothing.
+
+    >>> credit_over_question(np.array([0.05, 0.05, 0.9]), np.array([0.05, 0.05, 0.9])).round(3).tolist()
+    [0.0, 1.0, 0.0]
+    >>> credit_over_question(np.array([0.95, 0.04, 0.01]), np.array([0.5, 0.4, 0.1])).round(3).tolist()
+    [0.9, 0.1, 0.0]
+    """
+    e0, c0 = float(base[0]), float(base[2])
+    e = max(0.0, float(d[0]) - e0) / (1.0 - e0) if e0 < 1.0 else 0.0
+    c = max(0.0, float(d[2]) - c0) / (1.0 - c0) if c0 < 1.0 else 0.0
+    if e + c > 1.0:
+        e, c = e / (e + c), c / (e + c)
+    return np.array([e, 1.0 - e - c, c])
+
+
 class NLIProxyScorer:
     """P(target verdict | claim, predicted evidence) from an NLI verifier.
 
@@ -70,21 +94,26 @@ class NLIProxyScorer:
             the authors' released variant, for comparison only).
         contradiction: optional :class:`ev2r.metric.contradiction.ReferenceContradiction` (its vetoed pairs are
             no premise).
+        credit: read each premise against its question alone and credit only what the answer adds
+            (:func:`credit_over_question`; relevance is then read from the answers); signature ``+credit-q``.
         verifier_name: the name of ``verifier`` when it is the proxy's own, not the one of the reference-based part
             (``proxy_verifier`` of :func:`ev2r.build_scorer`): it enters the signature as ``proxy-verifier``.
     """
 
     def __init__(self, verifier, target: str = DEFAULTS.proxy_target, contradiction=None,
-                 verifier_name: Optional[str] = None):
+                 verifier_name: Optional[str] = None, credit: bool = False):
         if target not in PROXY_TARGETS:
             raise ValueError(f"target: {target!r} is not one of {PROXY_TARGETS}")
         self.verifier = verifier
         self.target = target
         self.contradiction = contradiction
         self.verifier_name = verifier_name
+        self.credit = credit
 
     def signature_fields(self) -> dict[str, str]:
-        rule = f"{premise_rule()}+nee-rel" + (f"+{self.contradiction.rule}" if self.contradiction is not None else "")
+        rule = f"{premise_rule()}+nee-rel-all" + (f"+{self.contradiction.rule}" if self.contradiction is not None else "")
+        if self.credit:
+            rule += "+credit-q"
         own = {} if self.verifier_name is None else {"proxy-verifier": self.verifier_name}
         return {"proxy": f"nli-{self.target}", **own, "agg": "qa-pair-max", "proxy-rule": rule}
 
@@ -105,22 +134,31 @@ class NLIProxyScorer:
         list of :class:`ev2r.types.PremiseReason` of its premises (issue 34); ``vetoed``, when given, receives
         per item the predicted pairs the reference contradicts (left out: :mod:`ev2r.metric.contradiction`)."""
         premises, hypotheses, spans, rel, where = [], [], [], [], []
+        asked: list = []  # (premise index, question, claim) of the premises whose question is read alone (credit)
         contra = (self.contradiction.contradicted(items) if self.contradiction is not None
                   else [{} for _ in items])
         if vetoed is not None:
             vetoed.extend(contra)
         for item, no in zip(items, contra):
-            pairs = [(k, p) for k, p in evidence_pairs(item.predicted_evidence, item.claim, "drop", relevant=True)
-                     if k not in no]
+            pairs = [(k, p) for k, p in evidence_pairs(item.predicted_evidence, item.claim, "drop", relevant=True,
+                                                        gold=item.reference_evidence) if k not in no]
             prem = [p.render() for _, p in pairs]
             where.append([k for k, _ in pairs])
-            rel.append(relevance(prem, item.claim))
+            rel.append(relevance([p.answer for _, p in pairs] if self.credit else prem, item.claim))
             start = len(premises)
             premises.extend(prem)
             hypotheses.extend([item.claim] * len(prem))
             spans.append((start, len(premises)))
+            if self.credit:
+                asked.extend((start + j, p.question, item.claim) for j, (_, p) in enumerate(pairs) if p.question)
         probs = (check_probabilities(self.verifier.predict(premises, hypotheses), len(premises))
                  if premises else np.zeros((0, 3)))
+        if asked:  # what the answer adds to its question (credit_over_question)
+            base = check_probabilities(self.verifier.predict([f"Question: {q}" for _, q, _ in asked],
+                                                             [c for _, _, c in asked]), len(asked))
+            probs = np.array(probs, dtype=float)
+            for (j, _, _), b in zip(asked, base):
+                probs[j] = credit_over_question(probs[j], b)
         out = []
         for (start, stop), r, idx in zip(spans, rel, where):
             out.append((aggregate_windows(probs[start:stop], "max") if stop > start else np.array([0.0, 1.0, 0.0]), r))
@@ -149,7 +187,7 @@ class NLIProxyScorer:
         dists = self._distributions([items[i] for i, _ in todo], reasons, vetoed)
         for (i, target), (d, rel), prem, no in zip(todo, dists, reasons, vetoed):
             p = verdict_probability(target, *d)
-            if target is Verdict.NOT_ENOUGH_EVIDENCE and len(content_tokens(items[i].claim)) >= MIN_CLAIM_TOKENS:
+            if target is Verdict.NOT_ENOUGH_EVIDENCE:  # for every claim length (issue 58: short claims skipped it)
                 p *= rel
             decided = None
             if prem:  # the pair the aggregate took its value from (module docstring: max e / max c / min n)

@@ -26,14 +26,18 @@ fake) gets the graded columns None, never uncalibrated numbers under that name: 
 says ``cal:none`` and an :class:`~ev2r.verifier.calibration.UncalibratedWarning` gives the reason
 once, when the scorer is built (a run-level condition, so the rows' ``error`` stays for item failures).
 
-**A fact's own pair copied to the other side supports it** (``prem`` field ``+twin``): when the pair a
-fact was decomposed from appears, the same text (case and spacing aside), among the other side's pairs, that
-premise is checked for the fact whatever the pruning, bare-answer, restatement and relevance rules keep, and
-its P(entailment) is 1
-(a decomposer's facts are what their pair states; the verifier read a fact copied word for word from its own
-pair at P(e) 0.40, so that the reference given as the prediction got P = 0.85, R = 0.79 on 120 AVeriTeC dev
-claims, issue 32). No predicted pair of the two development rating sets is a reference pair, so their
-values are unchanged; a system cannot use it without the reference.
+**A fact's own pair copied to the other side supports it, as far as it is a copy** (``prem`` field ``+twin~``,
+issue 54's "no cliffs"): when a pair of the other side is a near-copy of the pair a fact was decomposed from
+(:func:`copy_similarity`, a character-level ratio of the folded texts, at least :data:`TWIN_MIN_SIMILARITY`), that
+premise is checked for the fact whatever the pruning, bare-answer, restatement and relevance rules keep, and its
+P(entailment) is at least the grade ``(s - TWIN_MIN_SIMILARITY) / (1 - TWIN_MIN_SIMILARITY)`` of the similarity ``s``
+(1 for an exact copy), unless the verifier reads the premise as contradicting the fact (P(contradiction) >= 0.5:
+"It is not true that X" is a near-copy of "X"). A decomposer's facts are what their pair states, and the verifier read a fact copied word
+for word from its own pair at P(e) 0.40 (issue 32); the grade makes a copy with a typo score near the copy, where
+the exact-copy rule of ev2r-hybrid/1 fell back to the verifier (typos: Ev2R -41%). A predicted pair that the
+reference contradicts (:mod:`ev2r.metric.contradiction`: a denial in place is a near-copy too) is never a twin. No
+predicted pair of the two development rating sets is within the similarity of a reference pair, so their values
+are unchanged; a system cannot use it without the reference.
 
 **A premise supports a fact only when they share a content word** (``prem`` field ``+anchor``,
 :func:`shares_content`): a premise holding none of the fact's content words (:func:`claimalign.qa_text.content_tokens`:
@@ -72,8 +76,8 @@ import numpy as np
 from ev2r.config import DEFAULTS, SUPPORT_MODES, check_premise_top_k  # noqa: F401 (SUPPORT_MODES re-exported)
 from ev2r.facts.rules import Decomposer
 from ev2r.facts.word_order import WORD_ORDER_RULE
-from ev2r.metric.admission import (PREMISE_RELEVANCE_MIN, RELEVANCE_CLAIM_CAP, admit, current_model,  # noqa: F401
-                                   pair_key)
+from ev2r.metric.admission import (PREMISE_RELEVANCE_MIN, RELEVANCE_CLAIM_CAP, TWIN_MIN_SIMILARITY,  # noqa: F401
+                                   admit, copy_similarity, current_model, is_near_copy, pair_key)
 from ev2r.metric.prefilter import top_k_premises
 from ev2r.scores import ReferenceResult, f1_score, prf_from_support  # noqa: F401 (re-exported)
 from claimalign.qa_text import SPAN_MIN_TOKENS, content_tokens, restates_claim
@@ -195,6 +199,16 @@ def window_premises(premises: Sequence[str], k: int) -> list[str]:
     return ["\n\n".join(premises[j:j + k]) for j in range(len(premises) - k + 1)]
 
 
+def twin_grade(similarity: float) -> float:
+    """The least P(entailment) a near-copy of a fact's own pair gives the fact: ``(s - m) / (1 - m)`` with
+    ``m`` = :data:`TWIN_MIN_SIMILARITY`, clipped to [0, 1].
+
+    >>> twin_grade(1.0), twin_grade(0.85), round(twin_grade(0.97), 3)
+    (1.0, 0.0, 0.8)
+    """
+    return float(min(1.0, max(0.0, (similarity - TWIN_MIN_SIMILARITY) / (1.0 - TWIN_MIN_SIMILARITY))))
+
+
 class NLIReferenceScorer:
     """Offline reference-based scorer: decomposer + NLI verifier.
 
@@ -259,7 +273,7 @@ class NLIReferenceScorer:
         prem = "qa-pair-max" if self.premise_window == 1 else f"qa-pair+win{self.premise_window}-max"
         if self.premise_top_k is not None:
             prem += f"+lex-top{self.premise_top_k}"
-        prem += "+twin+anchor"
+        prem += f"+twin~{TWIN_MIN_SIMILARITY:g}+anchor"
         if self.contradiction is not None:
             prem += f"+{self.contradiction.rule}"
         cal = self.calibration.id if self.calibration is not None else "none"
@@ -272,7 +286,7 @@ class NLIReferenceScorer:
         hypotheses: list[str] = []
         spans: list[tuple[int, str, int, int, int]] = []  # (item, side, fact index, start, stop)
         origin: list[tuple[Optional[int], int, int]] = []  # per premise: (pair index, premises, checked)
-        entailed: set[int] = set()  # premises that are their hypothesis's own pair (module docstring: +twin)
+        entailed: dict[int, float] = {}  # premise -> its grade as the hypothesis's own pair (module docstring: +twin~)
         # predicted pairs the reference contradicts: no premise for a reference fact (ev2r.metric.contradiction)
         vetoed = (self.contradiction.contradicted(items) if self.contradiction is not None
                   else [{} for _ in items])
@@ -308,7 +322,7 @@ class NLIReferenceScorer:
                     windows = window_premises(prem, self.premise_window)
                     prem, where = prem + windows, where + [None] * len(windows)
                 twins = self._twin_pairs(facts, item.predicted_evidence if side == "pred" else item.reference_evidence,
-                                         other, unans)
+                                         other, unans, exclude=vetoed[i] if side == "ref" else ())
                 for f_idx, fact in enumerate(facts):
                     start = len(premises)
                     anchored = [j for j in range(len(prem)) if shares_content(fact.text, prem[j])]
@@ -321,21 +335,26 @@ class NLIReferenceScorer:
                     origin.extend((where[j], len(prem), len(kept_idx)) for j in kept_idx)
                     twin = twins.get(f_idx)
                     if twin is not None:  # its own pair on the other side: checked, and entails it
-                        k_twin, text = twin
+                        k_twin, text, grade = twin
                         j = next((j for j in kept_idx if where[j] == k_twin), None)
                         if j is None:
                             premises.append(text)
                             hypotheses.append(fact.text)
                             origin.append((k_twin, len(prem), len(kept_idx) + 1))
-                            entailed.add(len(premises) - 1)
+                            entailed[len(premises) - 1] = grade
                         else:
-                            entailed.add(start + kept_idx.index(j))
+                            entailed[start + kept_idx.index(j)] = grade
                     spans.append((i, side, f_idx, start, len(premises)))
         probs = (check_probabilities(self.verifier.predict(premises, hypotheses), len(premises))
                  if premises else np.zeros((0, 3)))
         if entailed:
             probs = np.array(probs, dtype=float)
-            probs[sorted(entailed)] = (1.0, 0.0, 0.0)
+            for idx, grade in entailed.items():  # P(e) raised to the grade, the rest scaled to keep the sum 1
+                e = probs[idx, 0]
+                if grade > e and probs[idx, 2] < 0.5:  # a near-copy the verifier reads as a denial is none
+                    rest = 1.0 - e
+                    probs[idx, 1:] = probs[idx, 1:] * ((1.0 - grade) / rest) if rest > 0 else 0.0
+                    probs[idx, 0] = grade
         cal_e = self.calibration.entailment(probs) if self.calibration is not None else None
         entail: dict[tuple[int, str, int], float] = {}
         graded: dict[tuple[int, str, int], float] = {}  # calibrated support, same premises, same pass
@@ -382,12 +401,13 @@ class NLIReferenceScorer:
         """``facts`` that are atomic facts of the predicted ``evidence``: with a letter or digit, from a
         pair of :func:`evidence_pairs` (when the fact names its pair; off-topic pairs keep their facts,
         which then cost precision), not restating ``claim``, each once (a repeated fact is one fact).
-        The facts of a copy of a ``reference`` pair (:func:`pair_key`) are kept whatever they restate: the
+        The facts of a copy or near-copy of a ``reference`` pair (:func:`ev2r.metric.admission.is_near_copy`) are kept whatever they restate: the
         gold evidence states them. Of a repeated fact the copy kept is the first from a pair not in ``vetoed``
         (the pairs the reference contradicts, whose facts count as unsupported), else the first: the score
         does not depend on the order of the pairs (issue 32's checkers)."""
-        gold = {pair_key(p) for p in reference.pairs} if reference is not None else set()
-        gold_idx = {k for k, p in enumerate(evidence.pairs) if pair_key(p) in gold}
+        gold = reference.pairs if reference is not None else ()
+        keys = {pair_key(p) for p in gold}
+        gold_idx = {k for k, p in enumerate(evidence.pairs) if gold and is_near_copy(p, gold, keys)}
         kept = {k for k, _ in evidence_pairs(evidence, claim, unanswerable, gold=reference)}
         chosen: dict[str, int] = {}  # folded text -> index in facts of the copy kept
         for n, f in enumerate(facts):  # a fact repeated (a pair copied) is one fact (issue 32)
@@ -405,21 +425,30 @@ class NLIReferenceScorer:
         return [facts[n] for n in sorted(chosen.values())]
 
     @staticmethod
-    def _twin_pairs(facts: Sequence[AtomicFact], own: Evidence, other: Evidence,
-                    unanswerable: str) -> dict[int, tuple[int, str]]:
-        """fact index -> (index, rendered premise) of the ``other`` side's pair that is the fact's own pair of
-        ``own`` (the same text, case and spacing aside), for the facts that name their pair; the other side's
-        pairs are those of :func:`evidence_pairs` without a claim: a copy of a reference pair is gold evidence,
-        whether its answer is bare ("No.") or restates the claim, and on topic by definition."""
-        index = {}
-        for k, p in evidence_pairs(other, None, unanswerable):
-            index.setdefault(pair_key(other.pairs[k]), (k, p.render()))
+    def _twin_pairs(facts: Sequence[AtomicFact], own: Evidence, other: Evidence, unanswerable: str,
+                    exclude=()) -> dict[int, tuple[int, str, float]]:
+        """fact index -> (index, rendered premise, grade) of the ``other`` side's pair nearest to the fact's own
+        pair of ``own`` (:func:`copy_similarity` at least :data:`TWIN_MIN_SIMILARITY`; grade in (0, 1], 1 for an
+        exact copy), for the facts that name their pair. The other side's pairs are those of
+        :func:`evidence_pairs` without a claim (a copy of a reference pair is gold evidence, whether its answer
+        is bare or restates the claim), less the indexes in ``exclude`` (pairs the reference contradicts)."""
+        cands = [(k, p.render(), other.pairs[k]) for k, p in evidence_pairs(other, None, unanswerable)
+                 if k not in exclude]
         out = {}
+        best: dict[int, Optional[tuple[int, str, float]]] = {}  # own pair index -> its twin
         for f_idx, f in enumerate(facts):
-            if f.pair_index is not None and 0 <= f.pair_index < len(own.pairs):
-                twin = index.get(pair_key(own.pairs[f.pair_index]))
-                if twin is not None:
-                    out[f_idx] = twin
+            j = f.pair_index
+            if j is None or not (0 <= j < len(own.pairs)):
+                continue
+            if j not in best:
+                found = None
+                for k, text, pair in cands:
+                    sim = copy_similarity(own.pairs[j], pair)
+                    if sim >= TWIN_MIN_SIMILARITY and (found is None or sim > found[2]):
+                        found = (k, text, sim)
+                best[j] = None if found is None else (found[0], found[1], twin_grade(found[2]))
+            if best[j] is not None:
+                out[f_idx] = best[j]
         return out
 
     def _judge(self, i: int, side: str, facts: list[AtomicFact], entail, reasons) -> list[FactSupport]:

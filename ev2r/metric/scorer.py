@@ -164,6 +164,14 @@ class Ev2RScorer:
                                                           gold=it.reference_evidence, dedupe=True)]
         return scores
 
+    def _admission_for(self, part: str):
+        """The learned reading in force for ``part`` of the score (``"reference"``, ``"alignment"``; the proxy always
+        reads it): the admission model's ``scope`` (``"all"``, or ``"proxy"``: the proxy's premises only)."""
+        from ev2r.metric.admission import use_model
+
+        scope = getattr(self.admission, "scope", "all")
+        return use_model(self.admission if scope == "all" else None)
+
     def _score_chunk_admitted(self, items: Sequence[Item]) -> list[ItemScore]:
         from ev2r.metric.proxy import ProxyResult
         from ev2r.metric.reference import ReferenceResult
@@ -175,7 +183,8 @@ class Ev2RScorer:
             return ProxyResult(None, None, "error", f"proxy scoring failed: {msg}")
 
         if self.reference_scorer is not None:
-            refs = self._isolated(self.reference_scorer.score_reference, items, ref_fail)
+            with self._admission_for("reference"):
+                refs = self._isolated(self.reference_scorer.score_reference, items, ref_fail)
         else:  # extra columns only (e.g. HU-METEOR alone): an item without reference still fails
             refs = [ReferenceResult() if not it.reference_evidence.is_empty else
                     ReferenceResult(status="no_reference", error="no reference evidence to compare with")
@@ -231,7 +240,8 @@ class Ev2RScorer:
                 s.error = "; ".join(errors)
             scores.append(s)
         if self.combiner is not None:
-            self.combiner.apply(items, scores)
+            with self._admission_for("alignment"):
+                self.combiner.apply(items, scores)
         return scores
 
     def corpus(self, scores: Sequence[ItemScore]) -> CorpusScore:

@@ -37,7 +37,7 @@ __all__ = ["TABLE_COLUMNS", "ReportItem", "report_items", "corpus_means", "headl
 TABLE_COLUMNS = (HEADLINE_SCORE, "ev2r", "precision", "recall", "f1", "proxy", "hybrid_meteor", "verified_meteor")
 _BASE_FIELDS = ("precision", "recall", "f1", "proxy", "ev2r")
 _NOT_SCORES = {"id", "row", "status", "error", "predicted_facts", "reference_facts", "item_hash", "proxy_premises",
-               "proxy_decided_by", "hybrid_alignment", "contradicted_pairs"}
+               "proxy_decided_by", "hybrid_alignment", "contradicted_pairs", "admission"}
 
 
 @dataclass(frozen=True)
@@ -195,6 +195,18 @@ def clean_row(r: Any, n: int, source: str) -> dict:
             d["predicted"] = _index(c.get("predicted"), f"{w}.predicted", null=False)
             d["reference"] = _index(c.get("reference"), f"{w}.reference", null=False)
             out["contradicted_pairs"].append(d)
+        adm = r.get("admission") or []
+        if not isinstance(adm, list):
+            raise ValueError(f"{where} field 'admission': expected a list, got {type(adm).__name__}")
+        out["admission"] = []
+        for k, a in enumerate(adm):
+            w = f"{where} field 'admission'[{k}]"
+            if not isinstance(a, dict) or not isinstance(a.get("kept"), bool) or not isinstance(a.get("reason"), str):
+                raise ValueError(f"{w}: expected an object {{pair, kept, reason, decided_by}}")
+            out["admission"].append({"pair": _index(a.get("pair"), f"{w}.pair", null=False), "kept": a["kept"],
+                                     "reason": a["reason"], "decided_by": str(a.get("decided_by", "")),
+                                     "p_evidence": _unit(a.get("p_evidence"), f"{w}.p_evidence"),
+                                     "label": a.get("label")})
     return out
 
 

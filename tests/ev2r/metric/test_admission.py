@@ -8,7 +8,7 @@ import pytest
 from ev2r.metric.admission import REASONS, admit, prime, same_meaning, use_model
 from ev2r.metric.admission_model import AdmissionModel, lexical_features, mask_claim
 from ev2r.training.admission import fill, read_corpus, slot_values, CORPUS
-from ev2r.types import Evidence, QAPair
+from ev2r.types import Evidence, Item, QAPair
 
 CLAIM = "Joe Biden signed an executive order banning fracking on federal land in 2021."
 
@@ -120,3 +120,82 @@ def test_duplicates_by_meaning_but_not_a_changed_figure():
         assert same_meaning("The order paused new oil and gas leases on federal land.",
                             "The order paused new oil and gas leases on federal lands.")
         assert not same_meaning("The order paused 30 leases.", "The order paused 40 leases.")
+
+
+# -- issue 58: no evidence, or evidence about something else, earns no Not Enough Evidence, at any claim length
+class _NeutralVerifier:
+    name = "neutral-fake"
+
+    def predict(self, premises, hypotheses):
+        return np.tile([0.05, 0.9, 0.05], (len(premises), 1))
+
+
+NEI_CLAIMS = {"one word": "Vaccines!", "short": "Vaccines cause autism.",
+              "long": "Vaccines given to children in 2019 caused autism in thousands of cases across Europe."}
+
+
+@pytest.mark.parametrize("length", sorted(NEI_CLAIMS))
+def test_not_enough_evidence_is_earned_only_by_evidence_on_the_claim(length):
+    from ev2r.labels import Verdict
+    from ev2r.metric.proxy import NLIProxyScorer
+
+    claim = NEI_CLAIMS[length]
+    ref = Evidence((QAPair("Q?", "Studies found no link."),))
+
+    def item(pairs):
+        return Item(id="x", claim=claim, predicted_evidence=Evidence(tuple(QAPair(q, a) for q, a in pairs)),
+                    reference_evidence=ref, gold_label=Verdict.NOT_ENOUGH_EVIDENCE)
+
+    scorer = NLIProxyScorer(_NeutralVerifier())
+    empty, off, on = scorer.score_proxy([
+        item([]),
+        item([("Where is it?", "The Louvre in Paris holds the Mona Lisa, painted by Leonardo da Vinci.")]),
+        item([("What do studies say?", "A 2019 Danish study of 657,461 vaccinated children found no link to autism.")])])
+    assert empty.proxy == 0.0 and off.proxy == 0.0
+    assert on.proxy == pytest.approx(0.9)
+
+
+class _FakeReading:
+    """An admission model whose P(evidence) is 0 for answers containing "nothing", else 1 (no encoder)."""
+
+    classes = ("evidence", "absence")
+    threshold = 0.5
+
+    def __init__(self, scope="all"):
+        self.scope = scope
+        self.name = f"fake-{scope}"
+
+    def features(self, claims, questions, answers):
+        return np.array([[0.0 if "nothing" in a.lower() else 1.0] for a in answers]).reshape(-1, 1)
+
+    def proba_from_features(self, x):
+        return np.hstack([x, 1.0 - x])
+
+    def predict_proba(self, claims, questions, answers):
+        return self.proba_from_features(self.features(claims, questions, answers))
+
+    def _encode(self, texts):
+        return np.eye(len(texts), 4)[:, :4] if texts else np.zeros((0, 4))
+
+
+@pytest.mark.parametrize("scope", ["all", "proxy"])
+def test_the_scope_of_the_learned_reading(scope):
+    """scope "all": a pair read as non-evidence is no premise of the proxy and gives no atomic fact; scope "proxy":
+    only the proxy leaves it out. The decision is on the item's ``admission`` record and the model in the signature."""
+    from ev2r import build_scorer
+    from ev2r.labels import Verdict
+
+    from support.fakes import KeywordVerifier
+
+    claim = "Amazon suspended Parler from its web hosting service on January 10, 2021."
+    absent = "Sadly nothing about Amazon suspending Parler turned up in the hosting news of January 2021."
+    item = Item(id="a", claim=claim, predicted_evidence=Evidence((QAPair("What did the search find?", absent),)),
+                reference_evidence=Evidence((QAPair("Did Amazon suspend Parler?", "Amazon suspended Parler."),)),
+                gold_label=Verdict.SUPPORTED)
+    scorer = build_scorer(verifier=KeywordVerifier(), hybrid=False, admission=_FakeReading(scope))
+    (s,) = scorer.score([item])
+    assert s.admission == [{"pair": 0, "kept": False, "reason": "non_evidence", "decided_by": f"model:fake-{scope}",
+                            "p_evidence": 0.0, "label": "absence"}]
+    assert s.proxy == 0.0  # no premise either way
+    assert (len(s.predicted_facts) == 0) == (scope == "all")
+    assert f"adm:fake-{scope}" in str(scorer.signature())

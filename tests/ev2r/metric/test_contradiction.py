@@ -102,7 +102,7 @@ def test_the_proxy_reads_the_evidence_without_the_contradicted_rewrite():
     assert [p.pair_index for p in got.premises] == [0]
     assert got.proxy == pytest.approx(NLIProxyScorer(v).score_proxy([item(REAL, label=Verdict.REFUTED)])[0].proxy)
     assert list(got.contradicted_pairs) == [1]
-    assert ruled.signature_fields()["proxy-rule"].endswith("+nee-rel+contra0.5/rw0.7")
+    assert ruled.signature_fields()["proxy-rule"].endswith("+nee-rel-all+contra0.5/rw0.7")
 
 
 def test_the_scorer_default_and_its_rows(nltk_data):

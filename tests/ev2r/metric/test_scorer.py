@@ -9,7 +9,7 @@ from ev2r.facts.rules import RuleBasedDecomposer, split_sentences
 from ev2r.labels import Verdict
 from ev2r.metric.scorer import Ev2RScorer, ev2r_combine
 from ev2r.metric.proxy import NLIProxyScorer
-from ev2r.metric.reference import NLIReferenceScorer, f1_score, prf_from_support
+from ev2r.metric.reference import copy_similarity, twin_grade, NLIReferenceScorer, f1_score, prf_from_support
 from ev2r.types import Evidence, Item, QAPair
 
 
@@ -120,10 +120,20 @@ def test_a_facts_own_pair_on_the_other_side_entails_it():
                 gold_label=Verdict.SUPPORTED)
     (res,) = NLIReferenceScorer(TableVerifier({}), RuleBasedDecomposer(), calibration=None).score_reference([gold])
     assert len(res.predicted_facts) == 1 and res.precision == res.recall == 1.0
-    lone = Item(id="l", claim=gold.claim, predicted_evidence=ev(("What share of Nigerians live in cities?", "52 %")),
+    lone = Item(id="l", claim=gold.claim, predicted_evidence=ev(("What share of Nigerians live in cities?", "Most")),
                 reference_evidence=terse, gold_label=Verdict.SUPPORTED)
     (res,) = NLIReferenceScorer(TableVerifier({}), RuleBasedDecomposer(), calibration=None).score_reference([lone])
-    assert res.predicted_facts == [] and res.precision == 0.0  # not a copy: the rules apply
+    assert res.predicted_facts == [] and res.precision == 0.0  # not a copy (the question alone is): the rules apply
+    # a near-copy (one typo) is read nearly as the copy (issue 54: no cliff at the exact copy): its grade
+    # (copy_similarity - 0.85) / 0.15 is the least P(entailment) of the facts of the pair it copies
+    full = ev(("What share of Nigerians live in cities?", "About 52% of Nigerians lived in cities in 2020."))
+    typo = ev(("What share of Nigerians live in cities?", "About 52% of Nigerains lived in cities in 2020."))
+    near = Item(id="n", claim=gold.claim, predicted_evidence=typo, reference_evidence=full, gold_label=Verdict.SUPPORTED)
+    (res,) = NLIReferenceScorer(TableVerifier({}), RuleBasedDecomposer(), calibration=None).score_reference([near])
+    sim = copy_similarity(full.pairs[0], typo.pairs[0])
+    assert 0.95 < sim < 1.0
+    assert [f.probability for f in res.reference_facts] == [pytest.approx(twin_grade(sim), abs=1e-6)]
+    assert res.recall == 1.0 and res.precision == 1.0
     # an answer changed by one word is no copy
     other = Item(id="o", claim=item.claim, reference_evidence=ref, gold_label=Verdict.SUPPORTED,
                  predicted_evidence=ev(("Did the council vote?", "The council rejected the bridge plan in May.")))
@@ -143,7 +153,7 @@ def test_proxy_aggregates_pairs_and_maps_verdicts():
     vals = [x.proxy for x in res]
     assert vals[0] == pytest.approx(0.6 / 1.5)   # supported
     assert vals[1] == pytest.approx(0.7 / 1.5)   # refuted
-    assert vals[2] == pytest.approx(0.2 / 1.5)   # not enough evidence
+    assert vals[2] == 0.0   # not enough evidence: neither pair is about the claim (no claim word), so it earns none
     assert vals[3] == pytest.approx(2 * 0.6 / 1.5)  # conflicting: 2 * min(e, c)
 
 
@@ -151,7 +161,7 @@ def test_proxy_empty_evidence_is_neutral_and_missing_label_is_status():
     empty = Item(id="e", claim="c", predicted_evidence=ev(("Q", "")), reference_evidence=ev(), gold_label=Verdict.NOT_ENOUGH_EVIDENCE)
     nolabel = Item(id="n", claim="c", predicted_evidence=ev(("Q", "x")), reference_evidence=ev())
     a, b = NLIProxyScorer(TableVerifier({})).score_proxy([empty, nolabel])
-    assert a.proxy == 1.0 and a.status == "ok"
+    assert a.proxy == 0.0 and a.status == "ok"  # no evidence earns no Not Enough Evidence (issue 58)
     assert b.proxy is None and b.status == "no_label" and "gold_label" in b.error
 
 
