@@ -209,7 +209,7 @@ def gaming_ok(grid: np.ndarray, gaming: dict) -> tuple[np.ndarray, dict]:
 
 
 def fit(sets: dict, grid: np.ndarray, rating: str = "semantic_coverage", extra_ok: Optional[np.ndarray] = None,
-        violations: Optional[np.ndarray] = None) -> dict:
+        violations: Optional[np.ndarray] = None, floors: Sequence[str] = ("ev2r",)) -> dict:
     """Per-set in-sample fits, leave-one-set-out, maximin and pooled fits over ``grid``.
 
     ``maximin`` is the constrained maximin: among the grid points whose Spearman is at least Ev2R's
@@ -229,14 +229,15 @@ def fit(sets: dict, grid: np.ndarray, rating: str = "semantic_coverage", extra_o
     worst = np.nanmin(np.vstack(list(rho.values())), axis=0)
     ok = np.ones(len(grid), dtype=bool)
     for d in sets.values():
-        if "ev2r" not in d.get("baselines", {}):
-            continue  # nothing to hold the fit to
-        for q in RATINGS:
-            if q not in d["ratings"]:
-                continue
-            ev2r_rho = spearman(d["baselines"]["ev2r"], d["ratings"][q])
-            if ev2r_rho is not None:
-                ok &= np.nan_to_num(grid_spearman(d["X"], d["ratings"][q], grid), nan=-2.0) >= ev2r_rho - 1e-12
+        for floor in floors:  # issue 55: at least as good as HU-METEOR too (--floor hu_meteor)
+            if floor not in d.get("baselines", {}):
+                continue  # nothing to hold the fit to
+            for q in RATINGS:
+                if q not in d["ratings"]:
+                    continue
+                floor_rho = spearman(d["baselines"][floor], d["ratings"][q])
+                if floor_rho is not None:
+                    ok &= np.nan_to_num(grid_spearman(d["X"], d["ratings"][q], grid), nan=-2.0) >= floor_rho - 1e-12
     two_set = int(ok.sum())
     fewest = None
     if violations is not None and ok.any() and not (ok & (violations == 0)).any():
@@ -394,7 +395,8 @@ def run_signature(scores_path) -> Optional[str]:
 
 
 def run(scores: dict, ratings: dict, step: float = 0.1, n_boot: int = 2000, seed: int = 0,
-        gaming: Optional[dict] = None, zero: Sequence[str] = (), gated_only: bool = False) -> dict:
+        gaming: Optional[dict] = None, zero: Sequence[str] = (), gated_only: bool = False,
+        floors: Sequence[str] = ("ev2r",)) -> dict:
     """Everything the report holds (without command / machine): see the module docstring.
 
     Args:
@@ -414,7 +416,7 @@ def run(scores: dict, ratings: dict, step: float = 0.1, n_boot: int = 2000, seed
         grid = grid[grid[:, list(HYBRID_COMPONENTS).index(name)] == 0.0]
     g_count, g_excluded = (gaming_violations(grid, {s: load_gaming(p, zero=zero, gated_only=gated_only)
                                                     for s, p in gaming.items()}) if gaming else (None, {}))
-    fits = fit(sets, grid, extra_ok=None if g_count is None else g_count == 0, violations=g_count)
+    fits = fit(sets, grid, extra_ok=None if g_count is None else g_count == 0, violations=g_count, floors=floors)
     table = evaluate(sets, grid, fits, n_boot, seed)
     names = list(sets)
     loso = {}
@@ -431,14 +433,14 @@ def run(scores: dict, ratings: dict, step: float = 0.1, n_boot: int = 2000, seed
     sig = {s: run_signature(scores[s]) for s in names}
     return {
         "components": list(HYBRID_COMPONENTS), "step": step, "grid_size": int(len(grid)), "n_boot": n_boot,
-        "held_at_zero": list(zero),
+        "held_at_zero": list(zero), "floors": list(floors),
         "seed": seed, "objective": "Spearman vs semantic_coverage",
         "sets": {s: {"scores": bl.display_path(scores[s]), "ratings": bl.display_path(ratings[s]), "n_rows": d["n_rows"],
                      "n_used": d["n_used"], "left_out": d["left_out"], "signature": sig[s]}
                  for s, d in sets.items()},
         "shipping": {"rule": "maximin", "weights": weights_dict(grid[g]), "weights_list": [float(v) for v in grid[g]],
                      "min_in_sample_rho": float(np.nanmin([fits["rho"][s][g] for s in names])),
-                     "why": "among the grid points at least as good as Ev2R on both dev sets and both ratings "
+                     "why": f"among the grid points at least as good as {' and '.join(floors)} on both dev sets and both ratings "
                             f"({fits['feasible_two_set']} of {len(grid)})"
                             + ((f" and gaining nothing from any gaming strategy on either set ({fits['feasible_gaming']}; "
                                 f"both: {fits['feasible']})" if fits.get("fewest_violations") is None else
@@ -477,6 +479,8 @@ def main(argv=None) -> int:
                    help="with --gaming: only the strategies the CI gate counts (not adversarial.perturbations.GAMING_OPEN)")
     p.add_argument("--zero", action="append", default=[], choices=HYBRID_COMPONENTS,
                    help="hold this component's weight at 0 (repeatable)")
+    p.add_argument("--floor", action="append", default=None, choices=("ev2r", "hu_meteor"),
+                   help="a score the fit must match on both sets and both ratings (repeatable; default ev2r)")
     args = p.parse_args(argv)
     gaming = None
     if args.gaming:
@@ -488,7 +492,7 @@ def main(argv=None) -> int:
             gaming[name] = path
     info = run({"86": args.scores_86, "144": args.scores_144}, {"86": args.ratings_86, "144": args.ratings_144},
                step=args.step, n_boot=args.boot, seed=args.seed, gaming=gaming, zero=args.zero,
-               gated_only=args.gaming_gated_only)
+               gated_only=args.gaming_gated_only, floors=tuple(args.floor or ("ev2r",)))
     info = {"command": bl.command(), "machine": bl.machine(), **info}
     bl.write(Path(args.out), markdown(info), info)
     ship = info["shipping"]

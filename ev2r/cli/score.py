@@ -26,7 +26,7 @@ SHORT_HELP = {
     "--explain": "rows carry each score's reasons (read one with `ev2r explain`)",
     "--scorer": "ev2r (default: Ev2R and ev2r_hybrid) and/or hu-meteor (no model)",
     "--no-hybrid": "leave out the combined score ev2r_hybrid (the headline)",
-    "--decomposer": "atomic facts: rules (default, offline), rules-v1, replay, llm",
+    "--decomposer": "atomic facts: rules (default, = rules-v2, offline), rules-v1, rules-v2, replay, llm",
     "--model": "NLI verifier: bundled (default), fast, multilingual, a folder or hub id",
     "--proxy-model": "the proxy's own verifier (averitec, CC BY-NC); default: --model",
     "--device": "torch device (default: $EV2R_DEVICE, else cuda if available, else cpu)",

@@ -31,8 +31,8 @@ issue 54's "no cliffs"): when a pair of the other side is a near-copy of the pai
 (:func:`copy_similarity`, a character-level ratio of the folded texts, at least :data:`TWIN_MIN_SIMILARITY`), that
 premise is checked for the fact whatever the pruning, bare-answer, restatement and relevance rules keep, and its
 P(entailment) is at least the grade ``(s - TWIN_MIN_SIMILARITY) / (1 - TWIN_MIN_SIMILARITY)`` of the similarity ``s``
-(1 for an exact copy), unless the verifier reads the premise as contradicting the fact (P(contradiction) >= 0.5:
-"It is not true that X" is a near-copy of "X"). A decomposer's facts are what their pair states, and the verifier read a fact copied word
+(1 for an exact copy), unless a near-copy (not an exact one) is read by the verifier as contradicting the fact
+(P(contradiction) >= 0.5: "It is not true that X" is a near-copy of "X"). A decomposer's facts are what their pair states, and the verifier read a fact copied word
 for word from its own pair at P(e) 0.40 (issue 32); the grade makes a copy with a typo score near the copy, where
 the exact-copy rule of ev2r-hybrid/1 fell back to the verifier (typos: Ev2R -41%). A predicted pair that the
 reference contradicts (:mod:`ev2r.metric.contradiction`: a denial in place is a near-copy too) is never a twin. No
@@ -351,7 +351,9 @@ class NLIReferenceScorer:
             probs = np.array(probs, dtype=float)
             for idx, grade in entailed.items():  # P(e) raised to the grade, the rest scaled to keep the sum 1
                 e = probs[idx, 0]
-                if grade > e and probs[idx, 2] < 0.5:  # a near-copy the verifier reads as a denial is none
+                # an exact copy is the fact's own pair (whatever the verifier reads); a near-copy the verifier
+                # reads as a denial of the fact is none
+                if grade > e and (grade >= 1.0 or probs[idx, 2] < 0.5):
                     rest = 1.0 - e
                     probs[idx, 1:] = probs[idx, 1:] * ((1.0 - grade) / rest) if rest > 0 else 0.0
                     probs[idx, 0] = grade

@@ -283,3 +283,28 @@ def test_proxy_verifier_bad_values_are_named(value, match):
 
     with pytest.raises(ValueError, match=match):
         ScorerConfig(proxy_verifier=value)
+
+
+class _DenyingVerifier:
+    """Reads every premise as contradicting every hypothesis (a verifier's error on a denial's own pair)."""
+
+    name = "denying"
+
+    def predict(self, premises, hypotheses):
+        return np.tile([0.36, 0.06, 0.58], (len(premises), 1))
+
+
+def test_the_gold_as_the_prediction_is_supported_whatever_the_verifier_reads():
+    """An exact copy of a pair supports the pair's own facts even where the verifier reads the pair as denying them
+    (a fresh user's 'No, ...' pair: the fact "X is not the population of Kerala." read at P(c) 0.58 against its own
+    pair); a near-copy read as a denial does not (the reference negated in place is a near-copy)."""
+    ref = ev(("Is 3,56,99,443 the population of Kerala?", "No, the census counted 3,34,06,061 people in 2011."))
+    same = Item(id="s", claim="Kerala has 3,56,99,443 people.", predicted_evidence=ref, reference_evidence=ref,
+                gold_label=Verdict.REFUTED)
+    (res,) = NLIReferenceScorer(_DenyingVerifier(), RuleBasedDecomposer(), calibration=None).score_reference([same])
+    assert res.precision == res.recall == 1.0
+    near = Item(id="n", claim=same.claim, reference_evidence=ref, gold_label=Verdict.REFUTED,
+                predicted_evidence=ev(("Is 3,56,99,443 the population of Kerala?",
+                                       "No, the census counted 3,34,06,061 people in 2012.")))
+    (res,) = NLIReferenceScorer(_DenyingVerifier(), RuleBasedDecomposer(), calibration=None).score_reference([near])
+    assert res.recall == 0.0
