@@ -278,6 +278,22 @@ def _holder_text(info: dict) -> str:
     return f"pid {info.get('pid', '?')} on {info.get('host', '?')}, started {started}"
 
 
+def _is_ev2r_lock(path: Path) -> bool:
+    """Whether ``path`` is a lock file an ev2r run wrote: empty (a run that died while writing it) or a JSON
+    object with the holder's ``pid``, ``host`` and ``started``."""
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")[:4096]
+    except OSError:
+        return False
+    if not text.strip():
+        return True
+    try:
+        record = json.loads(text)
+    except ValueError:
+        return False
+    return isinstance(record, dict) and {"pid", "host", "started"} <= set(record)
+
+
 @contextlib.contextmanager
 def output_lock(output: Optional[str | os.PathLike]) -> Iterator[Optional[dict]]:
     """Hold ``OUT.lock`` while a run plans, scores and writes ``OUT``, so two runs into one ``OUT`` cannot
@@ -300,16 +316,20 @@ def output_lock(output: Optional[str | os.PathLike]) -> Iterator[Optional[dict]]
         yield None
         return
     path = Path(str(output) + LOCK_SUFFIX)
-    if os.path.lexists(path) and textio.output_kind(path) != "file":
-        raise ValueError(f"-o/--output: the lock file {path} is not a regular file ({textio.output_kind(path)}); "
+    if os.path.lexists(path) and (os.path.islink(path) or textio.output_kind(path) != "file"):
+        raise ValueError(f"-o/--output: the lock file {path} is not a regular file "
+                         f"({'a symlink' if os.path.islink(path) else textio.output_kind(path)}); "
                          "ev2r never replaces it: move it away or pass another -o")
+    if os.path.lexists(path) and not _is_ev2r_lock(path):
+        raise ValueError(f"-o/--output: {path} exists and is not an ev2r lock file (it holds no ev2r holder record); "
+                         "ev2r never replaces a file it did not write: move it away or pass another -o")
     try:
         import fcntl
     except ImportError:  # pragma: no cover - not POSIX
         fcntl = None  # type: ignore[assignment]
     me = {"pid": os.getpid(), "host": socket.gethostname(), "started": time.time()}
     while True:
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o644)
         try:
             previous_text = os.read(fd, 4096).decode("utf-8", "replace")
             try:

@@ -17,7 +17,8 @@ decides (``reason``, ``decided_by``):
                     (:func:`ev2r.facts.word_order.strip_word_salad`); salad sentences are cut and the rest judged
 ``non_evidence``    with a claim and a learned reading (:mod:`ev2r.metric.admission_model`): P(evidence) below
                     the model's threshold; ``label`` names the class it read (absence, attribution, verdict, ...)
-``off_topic``       ``relevant=True``: under :data:`PREMISE_RELEVANCE_MIN` of the claim's content words
+``off_topic``       ``relevant=True``: under :data:`PREMISE_RELEVANCE_MIN` of the claim's content words (a claim of
+                    fewer than four: none of them)
 ``duplicate``       ``dedupe=True``: the answer says what an earlier kept answer says (:func:`same_meaning`)
 ``kept``            none of the above
 ==================  ==========================================================================================
@@ -323,10 +324,13 @@ def admit(evidence: Evidence, claim: Optional[str] = None, unanswerable: str = "
                 drop(k, p, "non_evidence", f"model:{model.name}", p_evidence=p_ev,
                      label=label if label != "evidence" else model.classes[1 + int(np.argmax(probs[1:]))])
                 continue
-        if relevant and claim_has_content and \
-                claim_coverage(p_in.render(), claim, RELEVANCE_CLAIM_CAP) < PREMISE_RELEVANCE_MIN:
-            drop(k, p, "off_topic", "rule:relevance", p_evidence=p_ev, label=label)
-            continue
+        if relevant and claim is not None and content_tokens(claim):
+            cov = claim_coverage(p_in.render(), claim, RELEVANCE_CLAIM_CAP)
+            # a short claim (under MIN_CLAIM_TOKENS content words) asks for one shared word (a hostile pass:
+            # "Canberra is the capital of Australia." read as evidence for the claim "Fluoride.")
+            if cov == 0.0 or (claim_has_content and cov < PREMISE_RELEVANCE_MIN):
+                drop(k, p, "off_topic", "rule:relevance", p_evidence=p_ev, label=label)
+                continue
         if _duplicate(k, p, p_in.answer, p_ev, label):
             continue
         kept_answers.append((k, p_in.answer))

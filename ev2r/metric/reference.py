@@ -106,7 +106,8 @@ class ReferenceScorer(Protocol):
 
 
 #: The signature value of the premise rules (:func:`evidence_pairs` with a claim).
-PREMISE_RULE = f"pred-answer-2w+span{SPAN_MIN_TOKENS}+rel{PREMISE_RELEVANCE_MIN:g}/{RELEVANCE_CLAIM_CAP}+{WORD_ORDER_RULE}"
+PREMISE_RULE = (f"pred-answer-2w+span{SPAN_MIN_TOKENS}+rel{PREMISE_RELEVANCE_MIN:g}/{RELEVANCE_CLAIM_CAP}+short1"
+                f"+{WORD_ORDER_RULE}")
 
 
 def _synonyms():

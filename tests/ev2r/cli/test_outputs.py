@@ -367,3 +367,28 @@ def test_report_errors_name_the_file_row_and_column(tmp_path, capsys, field, val
     assert code == 2 and f"s.jsonl: {message}" in err and not (tmp_path / "r.html").exists()
     code, _, err = run(capsys, "report", _jsonl(tmp_path / "ok.jsonl", [good]), "-o", tmp_path / "r.html")
     assert code == 0 and (tmp_path / "r.html").read_text().count("0.500") >= 1
+
+
+@pytest.mark.parametrize("kind", ["user file", "symlink to a user file"])
+def test_a_lock_path_ev2r_did_not_write_is_never_replaced(tmp_path, kind):
+    """A hostile pass: ``OUT.lock`` naming a user's file (or a symlink to one) was overwritten or deleted, exit 0.
+    It is refused before any work, the file untouched; an ev2r lock left by a dead run is still taken over."""
+    from ev2r.engines.runs import output_lock
+
+    out = tmp_path / "scores.jsonl"
+    precious = tmp_path / "precious.txt"
+    precious.write_text("my notes\n")
+    lock = tmp_path / "scores.jsonl.lock"
+    if kind == "user file":
+        lock.write_text("my notes\n")
+    else:
+        lock.symlink_to(precious)
+    with pytest.raises(ValueError, match="lock"):
+        with output_lock(out):
+            pass
+    assert precious.read_text() == "my notes\n"
+    assert lock.is_symlink() == (kind != "user file") and lock.read_text() == "my notes\n"
+    lock.unlink()
+    lock.write_text(json.dumps({"pid": 999999, "host": "elsewhere", "started": 0.0}))  # a dead run's lock
+    with output_lock(out) as held:
+        assert held["pid"] == os.getpid()

@@ -199,3 +199,15 @@ def test_the_scope_of_the_learned_reading(scope):
     assert s.proxy == 0.0  # no premise either way
     assert (len(s.predicted_facts) == 0) == (scope == "all")
     assert f"adm:fake-{scope}" in str(scorer.signature())
+
+
+@pytest.mark.parametrize("claim", ["Fluoride.", "Masks stop Covid.", "Fluoride in tap water causes cancer in children."])
+def test_a_pair_about_something_else_is_off_topic_at_every_claim_length(claim):
+    """A hostile pass: "Canberra is the capital of Australia." was a premise (proxy 0.546) for the claim "Fluoride."."""
+    off = admit(Evidence((QAPair("What is the capital?", "Canberra is the capital of Australia."),)), claim,
+                relevant=True)
+    assert [(a.kept, a.reason) for a in off] == [(False, "off_topic")]
+    word = claim.split()[0].strip(".")
+    on = admit(Evidence((QAPair("What did the review find?", f"A 2015 Cochrane review of {word} studies found no "
+                                                            "effect in 20 trials."),)), claim, relevant=True)
+    assert [(a.kept, a.reason) for a in on] == [(True, "kept")]
