@@ -88,7 +88,7 @@ Examples:
     ...     def predict(self, premises, hypotheses):
     ...         return np.tile([0.9, 0.05, 0.05], (len(premises), 1))
     >>> metric = evaluate.load(ev2r.evaluate_module_path(), verifier=AlwaysEntails())
-    >>> results = metric.compute(predictions=["Paris is the capital of France."],
+    >>> results = metric.compute(predictions=["France's 1958 constitution names Paris as its capital."],
     ...                          references=["The capital of France is Paris."],
     ...                          claims=["Paris is France's capital."], labels=["SUPPORTS"])
     >>> print(round(results["ev2r"], 3), results["f1"], round(results["proxy"], 3))
@@ -96,7 +96,7 @@ Examples:
 
     Batches accumulate with add_batch; alpha = 1 keeps only the reference-based F1:
 
-    >>> for p, r, c, l in [(["Paris is the capital of France."], ["Paris is France's capital."],
+    >>> for p, r, c, l in [(["France's 1958 constitution names Paris as its capital."], ["Paris is France's capital."],
     ...                     ["Paris is France's capital."], ["supported"]),
     ...                    (["It rained."], [None], ["It rained."], ["supported"])]:
     ...     metric.add_batch(predictions=p, references=r, claims=c, labels=l)

@@ -60,9 +60,9 @@ def real_model_spec():
 
 
 ROWS = [
-    {"id": "a", "claim": "Paris is the capital of France.", "predicted_evidence": "Question: What is the capital of France?\nAnswer: Paris is the capital of France.",
+    {"id": "a", "claim": "Paris is the capital of France.", "predicted_evidence": "Question: What is the capital of France?\nAnswer: France's 1958 constitution names Paris as its capital.",
      "reference_evidence": "Question: Which city is France's capital?\nAnswer: The capital of France is Paris.", "gold_label": "Supported"},
-    {"id": "b", "claim": "The moon is made of cheese.", "predicted_evidence": "The moon is not made of cheese. It is rock.",
+    {"id": "b", "claim": "The moon is made of cheese.", "predicted_evidence": "Apollo samples show the moon is made of rock and dust, not cheese.",
      "reference_evidence": "Question: What is the moon made of?\nAnswer: Rock and dust.\n\nQuestion: Is it cheese?\nAnswer: No, it is not cheese.",
      "gold_label": "refuted"},
     {"id": "c", "claim": "It rained in Leeds on Monday.", "predicted_evidence": "",

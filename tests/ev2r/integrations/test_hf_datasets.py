@@ -108,7 +108,7 @@ def test_score_dataset_equals_scorer(tmp_path, fake_verifier):
 
 
 def test_score_raw_dataset_columns(fake_verifier):
-    ds = datasets.Dataset.from_list([{"claim": "the sky is blue", "evidence": "the sky is blue", "label": "SUPPORTS"}])
+    ds = datasets.Dataset.from_list([{"claim": "the sky is blue", "evidence": "The sky is blue because the air scatters blue sunlight more than red light.", "label": "SUPPORTS"}])
     scored, corpus = score_dataset(ds, verifier=fake_verifier)
     assert scored[0]["status"] == "no_reference" and math.isclose(scored[0]["proxy"], 0.95)
 
