@@ -396,7 +396,7 @@ def run_signature(scores_path) -> Optional[str]:
 
 def run(scores: dict, ratings: dict, step: float = 0.1, n_boot: int = 2000, seed: int = 0,
         gaming: Optional[dict] = None, zero: Sequence[str] = (), gated_only: bool = False,
-        floors: Sequence[str] = ("ev2r",)) -> dict:
+        floors: Sequence[str] = ("ev2r",), reference_free: bool = False) -> dict:
     """Everything the report holds (without command / machine): see the module docstring.
 
     Args:
@@ -414,8 +414,10 @@ def run(scores: dict, ratings: dict, step: float = 0.1, n_boot: int = 2000, seed
     grid = simplex_grid(len(HYBRID_COMPONENTS), step)
     for name in zero:  # components held at weight 0 (e.g. one that costs a model load and breaks bit-identical resume)
         grid = grid[grid[:, list(HYBRID_COMPONENTS).index(name)] == 0.0]
-    g_count, g_excluded = (gaming_violations(grid, {s: load_gaming(p, zero=zero, gated_only=gated_only)
-                                                    for s, p in gaming.items()}) if gaming else (None, {}))
+    g_sets = {s: load_gaming(p, zero=zero, gated_only=gated_only) for s, p in (gaming or {}).items()}
+    if reference_free:  # issue 54: rewrites of the reference are meaning-sensitivity tests, reported, not a constraint
+        g_sets = {s: {k: v for k, v in d.items() if "reference" not in k} for s, d in g_sets.items()}
+    g_count, g_excluded = gaming_violations(grid, g_sets) if gaming else (None, {})
     fits = fit(sets, grid, extra_ok=None if g_count is None else g_count == 0, violations=g_count, floors=floors)
     table = evaluate(sets, grid, fits, n_boot, seed)
     names = list(sets)
@@ -433,7 +435,7 @@ def run(scores: dict, ratings: dict, step: float = 0.1, n_boot: int = 2000, seed
     sig = {s: run_signature(scores[s]) for s in names}
     return {
         "components": list(HYBRID_COMPONENTS), "step": step, "grid_size": int(len(grid)), "n_boot": n_boot,
-        "held_at_zero": list(zero), "floors": list(floors),
+        "held_at_zero": list(zero), "floors": list(floors), "gaming_reference_free_only": reference_free,
         "seed": seed, "objective": "Spearman vs semantic_coverage",
         "sets": {s: {"scores": bl.display_path(scores[s]), "ratings": bl.display_path(ratings[s]), "n_rows": d["n_rows"],
                      "n_used": d["n_used"], "left_out": d["left_out"], "signature": sig[s]}
@@ -479,6 +481,9 @@ def main(argv=None) -> int:
                    help="with --gaming: only the strategies the CI gate counts (not adversarial.perturbations.GAMING_OPEN)")
     p.add_argument("--zero", action="append", default=[], choices=HYBRID_COMPONENTS,
                    help="hold this component's weight at 0 (repeatable)")
+    p.add_argument("--gaming-reference-free", action="store_true",
+                   help="with --gaming: only the strategies a system can play without the reference (issue 54: the "
+                        "reference's rewrites are meaning-sensitivity tests, reported in the gaming tables)")
     p.add_argument("--floor", action="append", default=None, choices=("ev2r", "hu_meteor"),
                    help="a score the fit must match on both sets and both ratings (repeatable; default ev2r)")
     args = p.parse_args(argv)
@@ -492,7 +497,8 @@ def main(argv=None) -> int:
             gaming[name] = path
     info = run({"86": args.scores_86, "144": args.scores_144}, {"86": args.ratings_86, "144": args.ratings_144},
                step=args.step, n_boot=args.boot, seed=args.seed, gaming=gaming, zero=args.zero,
-               gated_only=args.gaming_gated_only, floors=tuple(args.floor or ("ev2r",)))
+               gated_only=args.gaming_gated_only, floors=tuple(args.floor or ("ev2r",)),
+               reference_free=args.gaming_reference_free)
     info = {"command": bl.command(), "machine": bl.machine(), **info}
     bl.write(Path(args.out), markdown(info), info)
     ship = info["shipping"]

@@ -49,7 +49,11 @@ def test_default_definition_is_registered(nltk_data):
 
 
 def test_registered_versions():
-    assert [v.label for v in V.VERSIONS] == ["ev2r-hybrid/1", "ev2r/1"]
+    assert [v.label for v in V.VERSIONS] == ["ev2r-hybrid/1", "ev2r/1", "ev2r-hybrid/2", "ev2r/2"]
+    assert (V.latest("ev2r-hybrid").fingerprint, V.latest("ev2r").fingerprint) == ("5ecea70bac", "12f46b9d8a")
+    two, ev2r_two = V.get("ev2r-hybrid/2"), V.get("ev2r/2")
+    assert {k: v for k, v in two.definition.items() if k not in V.HYBRID_FIELDS} == dict(ev2r_two.definition)
+    assert two.definition["adm"] == "admission-v1"  # the admission stage's learned reading is part of /2
     hybrid, ev2r = V.get("ev2r-hybrid/1"), V.get("ev2r/1")
     assert (hybrid.column, ev2r.column) == ("ev2r_hybrid", "ev2r")
     assert hybrid.fingerprint == "ecce126014" and ev2r.fingerprint == "7e879961ad"
@@ -58,7 +62,7 @@ def test_registered_versions():
     assert hybrid.definition["verifier"] == "ev2r-minilm-nli@c82b0fc475"
     assert hybrid.range_text() == "[0, 1]"
     with pytest.raises(ValueError, match="'ev2r-hybrid/9' is not a registered score version; registered: "
-                                         "ev2r-hybrid/1, ev2r/1"):
+                                         "ev2r-hybrid/1, ev2r/1, ev2r-hybrid/2, ev2r/2"):
         V.get("ev2r-hybrid/9")
 
 
@@ -75,18 +79,18 @@ def test_a_registered_definition_cannot_be_edited():
 
 
 def test_adding_a_version_is_one_entry(monkeypatch):
-    """ev2r-hybrid/2 after a rule change: one entry; /1 keeps its meaning, the new default is /2."""
+    """ev2r-hybrid/3 after a rule change: one entry; /1 keeps its meaning, the new default is /3."""
     new_sig = DEFAULT_SIG.replace("+anchor+contra", "+anchor+admit2+contra")
     fields = V.definition("ev2r-hybrid", new_sig)
-    two = V.MetricVersion(name="ev2r-hybrid", number=2, released="1.1.0", definition=fields,
+    two = V.MetricVersion(name="ev2r-hybrid", number=3, released="1.1.0", definition=fields,
                           fingerprint=V.fingerprint(fields), summary="s")
     monkeypatch.setattr(V, "VERSIONS", V.VERSIONS + (two,))
     V._check_registry(V.VERSIONS)
     assert V.latest("ev2r-hybrid") is two
-    assert V.identify(new_sig)["ev2r-hybrid"].label == "ev2r-hybrid/2"
+    assert V.identify(new_sig)["ev2r-hybrid"].label == "ev2r-hybrid/3"
     assert V.identify(DEFAULT_SIG)["ev2r-hybrid"].label == "ev2r-hybrid/1"
-    assert V.identify(new_sig)["ev2r"].label.startswith("ev2r/custom-")  # ev2r/2 not registered in this test
-    with pytest.raises(ValueError, match=r"ev2r-hybrid is numbered \[1, 2, 2\]"):
+    assert V.identify(new_sig)["ev2r"].label.startswith("ev2r/custom-")  # ev2r/3 not registered in this test
+    with pytest.raises(ValueError, match=r"ev2r-hybrid is numbered \[1, 2, 3, 3\]"):
         V._check_registry(V.VERSIONS + (two,))
 
 
@@ -128,13 +132,20 @@ def test_short_signature_of_other_runs():
     assert short.startswith("ev2r-hybrid/custom-") and len(short) <= V.SHORT_SIGNATURE_MAX
 
 
+def _sig_of(version) -> str:
+    """A full signature whose definition is ``version``'s (runtime fields added)."""
+    return "ev2r:1.0.0|" + "|".join(f"{k}:{v}" for k, v in version.definition.items()) + \
+        "|transformers:5.25.0|torch:2.13.0+cpu"
+
+
 def test_describe_registered_and_custom():
     line = V.describe(DEFAULT_SIG)
     assert line.startswith("ev2r-hybrid/1 in [0, 1]; real systems' evidence 0.104 (86 rows) and 0.134 (144 rows); "
                            "the gold evidence 0.871 and 0.863")
     custom = V.describe(DEFAULT_SIG.replace("alpha:0.5", "alpha:0.7"))
     assert custom.startswith("ev2r-hybrid/custom-")
-    assert "not a registered version (differs from ev2r-hybrid/1 in alpha: 0.5 -> 0.7)" in custom
+    assert "not a registered version (differs from ev2r-hybrid/2 in " in custom  # the latest version
+    assert "alpha: 0.5 -> 0.7" in V.describe(_sig_of(V.get("ev2r-hybrid/2")).replace("alpha:0.5", "alpha:0.7"))
     assert V.summary_fields(DEFAULT_SIG) == {"versions": {"ev2r_hybrid": "ev2r-hybrid/1", "ev2r": "ev2r/1"},
                                              "short_signature": V.short_signature(DEFAULT_SIG)}
     with pytest.raises(ValueError, match="not key:value"):
