@@ -363,10 +363,26 @@ def write_report(report: RobustnessReport, out_dir: str, mode: str = "gated", pn
     """Write ``<stem>.json``, ``<stem>.md``, ``<stem>.png`` (the summary, unless ``png=False``; with
     ``png_details`` also ``<stem>_details.png``, :func:`render_png_details`) and
     ``<stem>_per_item.jsonl`` (``per_item.jsonl`` when ``stem`` is ``report``) into ``out_dir``
-    (created). Returns {"json", "md", "png"?, "per_item"} -> path."""
+    (created). Returns {"json", "md", "png"?, "per_item"} -> path.
+
+    Raises:
+        ValueError: ``out_dir`` is a symlink that leads nowhere (dangling, or a loop) or not a folder, or a file the
+            report would write in it is a symlink or not a regular file (a hostile pass: ``report.md`` linked to a
+            file outside the folder was overwritten): refused before anything is written.
+    """
+    if os.path.islink(out_dir) and not os.path.exists(out_dir):
+        raise ValueError(f"-o/--output: {out_dir} is a symlink that leads nowhere (dangling, or a loop): give a folder")
+    if os.path.lexists(out_dir) and not os.path.isdir(out_dir):
+        raise ValueError(f"-o/--output: {out_dir} exists and is not a folder: give a folder")
     os.makedirs(out_dir, exist_ok=True)
     paths = {"json": os.path.join(out_dir, f"{stem}.json"), "md": os.path.join(out_dir, f"{stem}.md"),
              "per_item": os.path.join(out_dir, "per_item.jsonl" if stem == "report" else f"{stem}_per_item.jsonl")}
+    planned = list(paths.values()) + ([os.path.join(out_dir, f"{stem}.png")] if png else []) + \
+        ([os.path.join(out_dir, f"{stem}_details.png")] if png and png_details else [])
+    for path in planned:
+        if os.path.islink(path) or (os.path.lexists(path) and not os.path.isfile(path)):
+            raise ValueError(f"-o/--output: {path} is {'a symlink' if os.path.islink(path) else 'not a regular file'}; "
+                             "a report never writes through a link out of its folder: remove it or give another folder")
     # each file through a temporary file renamed into place (claimalign.textio.atomic_write)
     write_json(report.to_dict(mode), paths["json"], indent=2, ensure_ascii=True, allow_nan=False,
                default=_json_default)

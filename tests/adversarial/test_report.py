@@ -51,3 +51,30 @@ def test_summary_counts_gated_and_ungated_apart():
     assert "violated in all, gated or not" not in render_markdown(rep)
     assert "ungated checks (counted by mode all)" in gate_summary(rep, "all")
     assert "not counted by mode none" in gate_summary(rep, "none")
+
+
+def test_a_report_never_writes_through_a_link_out_of_its_folder(tmp_path):
+    """A hostile pass: ``OUT/report.md`` linked to a file outside the folder was overwritten, and a symlink loop as
+    the folder failed with a raw ``[Errno 17]``. Both are refused before anything is written."""
+    import os
+
+    import pytest
+
+    from adversarial.report import write_report
+
+    report = run_suite(make_items(4), coverage_scorer, perturbations=["typos"], seed=0)
+    outside = tmp_path / "outside.txt"
+    outside.write_text("keep me\n")
+    out = tmp_path / "rd"
+    out.mkdir()
+    (out / "report.md").symlink_to(outside)
+    with pytest.raises(ValueError, match="report.md is a symlink"):
+        write_report(report, str(out), png=False)
+    assert outside.read_text() == "keep me\n" and not (out / "report.json").exists()
+    loop = tmp_path / "loopA"
+    os.symlink(tmp_path / "loopB", loop)
+    os.symlink(loop, tmp_path / "loopB")
+    with pytest.raises(ValueError, match="leads nowhere"):
+        write_report(report, str(loop), png=False)
+    paths = write_report(report, str(tmp_path / "fine"), png=False)  # a plain folder still works
+    assert os.path.isfile(paths["md"])
