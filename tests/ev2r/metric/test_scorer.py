@@ -81,7 +81,9 @@ def test_reference_scores_hand_computed():
         (Rp[0], "R2 Bananas and cherries are blue."): [0.1, 0.8, 0.1],
         (Rp[1], "R2 Bananas and cherries are blue."): [0.3, 0.6, 0.1],
     }
-    item = Item(id="x", claim="A is big.", predicted_evidence=pred, reference_evidence=ref, gold_label=Verdict.SUPPORTED)
+    # a claim of under four content words needs one of them in a predicted pair (short1): each pair holds one
+    item = Item(id="x", claim="Apples, bananas and cherries.", predicted_evidence=pred, reference_evidence=ref,
+                gold_label=Verdict.SUPPORTED)
     (res,) = NLIReferenceScorer(TableVerifier(table), RuleBasedDecomposer()).score_reference([item])
     assert res.status == "ok"
     assert [f.supported for f in res.predicted_facts] == [True, False, False]
@@ -144,16 +146,16 @@ def test_a_facts_own_pair_on_the_other_side_entails_it():
 def test_proxy_aggregates_pairs_and_maps_verdicts():
     pred = ev(("Q1", "aa one"), ("Q2", "bb two"))  # two words each: a one-word answer is no evidence (issue 32)
     r = [p.render() for p in pred.pairs]
-    table = {(r[0], "claim"): [0.6, 0.3, 0.1], (r[1], "claim"): [0.1, 0.2, 0.7]}
+    table = {(r[0], "aa bb"): [0.6, 0.3, 0.1], (r[1], "aa bb"): [0.1, 0.2, 0.7]}
     ver = TableVerifier(table)
     # max e = 0.6, min n = 0.2, max c = 0.7 -> normalised by 1.5
-    items = [Item(id=str(k), claim="claim", predicted_evidence=pred, reference_evidence=ev(), gold_label=v)
+    items = [Item(id=str(k), claim="aa bb", predicted_evidence=pred, reference_evidence=ev(), gold_label=v)
              for k, v in enumerate(Verdict)]
     res = NLIProxyScorer(ver).score_proxy(items)
     vals = [x.proxy for x in res]
     assert vals[0] == pytest.approx(0.6 / 1.5)   # supported
     assert vals[1] == pytest.approx(0.7 / 1.5)   # refuted
-    assert vals[2] == 0.0   # not enough evidence: neither pair is about the claim (no claim word), so it earns none
+    assert vals[2] == pytest.approx(0.2 / 1.5)   # not enough evidence (each pair holds a claim word: relevant)
     assert vals[3] == pytest.approx(2 * 0.6 / 1.5)  # conflicting: 2 * min(e, c)
 
 
