@@ -125,7 +125,10 @@ def test_bundled_verifier_cli_equal_to_local_on_the_sample(ray_local, tmp_path, 
     assert all(r["status"] == "ok" and 0 <= r["ev2r"] <= 1 for r in rows)
     s_local, s_ray = json.loads(out_local), json.loads(out_ray)
     assert s_ray["signature"] == s_local["signature"] + "|engine:ray"
-    assert_same_within(dict(s_ray, signature=None), dict(s_local, signature=None), 1e-3)
+    assert s_ray["short_signature"] == s_local["short_signature"] + "|engine:ray"  # what ran, not what it means
+    assert s_ray["versions"] == s_local["versions"]
+    assert_same_within(dict(s_ray, signature=None, short_signature=None),
+                       dict(s_local, signature=None, short_signature=None), 1e-3)
     assert s_local["n"] == 12
     # a rerun resumes everything: nothing is scored again, the same file and summary
     code, out_again, err = run(capsys, "score", SAMPLE, "-o", b, "--json", "--no-progress", "--with-facts",
