@@ -89,11 +89,12 @@ import evaluate
 import ev2r
 
 metric = evaluate.load(ev2r.evaluate_module_path())
-r = metric.compute(predictions=["Question: What is the capital of France?\nAnswer: Paris is the capital of France."],
-                   references=["Question: Which city is the capital of France?\nAnswer: The capital of France is Paris."],
-                   claims=["Paris is the capital of France."], labels=["Supported"])
+# the README's evaluate example: the same numbers from the wheel as from the checkout (bf16 CPU: within 0.01)
+r = metric.compute(predictions=["Question: What is Kerala's population?\nAnswer: 33,387,677 in the 2011 census."],
+                   references=["Question: What is the total population of Kerala?\nAnswer: 3,33,87,677 (2011 census)."],
+                   claims=["The total population of Kerala, India is 3,56,99,443"], labels=["refuted"])
 assert r["n"] == 1 and r["n_failed"] == 0, r
-assert 0.0 <= r["ev2r"] <= 1.0 and 0.0 <= r["ev2r_hybrid"] <= 1.0, r
+assert abs(r["ev2r"] - 0.277) < 0.01 and abs(r["ev2r_hybrid"] - 0.105) < 0.01, r
 assert r["versions"]["ev2r_hybrid"].startswith("ev2r-hybrid/"), r
 print(f"evaluate.load: ev2r = {r['ev2r']:.4f}, ev2r_hybrid = {r['ev2r_hybrid']:.4f} ({r['short_signature']})")
 EOF
