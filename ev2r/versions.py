@@ -187,12 +187,11 @@ _HYBRID_1 = {
 #: ``ev2r/2`` (1.0.0): the admission stage with its learned reading, graded near-copies, Not Enough Evidence
 #: relevance at every claim length, one shared content word for short claims (issues 54, 55, 58).
 _DEFINITION_2 = {
-    **{k: v for k, v in _DEFINITION_1.items()},
+    "adm": "admission-v1", **_DEFINITION_1,
     "prem": "qa-pair-max+lex-top5+twin~0.85+anchor+contra0.5/rw0.7",
     "prem-rule": "pred-answer-2w+span4+rel0.1/20+short1+order-v3+wnsyn",
     "proxy-rule": "pred-answer-2w+span4+rel0.1/20+short1+order-v3+wnsyn+nee-rel-all+contra0.5/rw0.7",
 }
-_DEFINITION_2 = {"adm": "admission-v1", **_DEFINITION_2}
 #: ``ev2r-hybrid/2``: the combination refit on both sets (issue 55).
 _HYBRID_2 = {
     "hybrid": "w=recall:0,proxy:0.05,hybrid_meteor:0.05,hybrid_embedding:0,precision:0.05,verified_meteor:0.8,"

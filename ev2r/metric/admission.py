@@ -139,7 +139,7 @@ def prime(triples: Sequence[tuple[str, str, str]], model=None) -> None:
         _CACHE[(model.name, *t)] = p
     answers = sorted({t[2] for t in todo} - set(_EMBED))
     if answers:
-        for a, v in zip(answers, model._encode(answers)):
+        for a, v in zip(answers, model.encode(answers)):
             _EMBED[a] = v
 
 
@@ -163,13 +163,13 @@ def same_meaning(a: str, b: str, model=None) -> bool:
     model = model if model is not None else current_model()
     if model is None:
         return False
-    from ev2r.metric.admission_model import _numbers
+    from ev2r.metric.admission_model import numbers_in
 
-    if _numbers(a) != _numbers(b):
+    if numbers_in(a) != numbers_in(b):
         return False
     for t in (a, b):
         if t not in _EMBED:
-            _EMBED[t] = model._encode([t])[0]
+            _EMBED[t] = model.encode([t])[0]
     return float(_EMBED[a] @ _EMBED[b]) >= DUPLICATE_COSINE
 
 

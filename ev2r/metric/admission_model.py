@@ -82,7 +82,12 @@ def mask_claim(text: str, claim: str) -> str:
     return re.sub(r"\s+([.,;:!?)\]])", r"\1", re.sub(r"([(\[])\s+", r"\1", joined))
 
 
-def _numbers(text: str) -> set:
+def numbers_in(text: str) -> set:
+    """The numbers of ``text``, thousands separators dropped.
+
+    >>> sorted(numbers_in("3,000 people in 2021"))
+    ['2021', '3000']
+    """
     return {n.replace(",", "") for n in _NUMBER.findall(text)}
 
 
@@ -95,7 +100,7 @@ def lexical_features(claim: str, question: str, answer: str) -> list[float]:
     words = _WORD.findall(answer)
     masked = sum(1 for w in words if content_tokens(w) and content_tokens(w) <= content_tokens(claim))
     return [claim_coverage(answer, claim), claim_coverage(question, claim), float(np.log1p(len(a_tok))),
-            float(np.log1p(len(new))), float(bool(_numbers(answer) - _numbers(claim))),
+            float(np.log1p(len(new))), float(bool(numbers_in(answer) - numbers_in(claim))),
             masked / max(1, len(words)), float(np.log1p(len(words)))]
 
 
@@ -136,7 +141,8 @@ class AdmissionModel:
     encoder: object = None
     scope: str = "all"
 
-    def _encode(self, texts: Sequence[str]) -> np.ndarray:
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        """(n, 384) L2-normalised sentence embeddings of ``texts`` (the encoder shared by the process)."""
         if self.encoder is None:
             self.encoder = _shared_encoder()
         if not texts:
@@ -148,7 +154,7 @@ class AdmissionModel:
         each (deduplicated)."""
         masked = [mask_claim(a, c) or "something" for c, a in zip(claims, answers)]
         uniq = sorted(set(masked) | set(answers) | set(claims))
-        vecs = dict(zip(uniq, self._encode(uniq)))
+        vecs = dict(zip(uniq, self.encode(uniq)))
         rows = []
         for c, q, a, m in zip(claims, questions, answers, masked):
             e_m, e_a, e_c = vecs[m], vecs[a], vecs[c]

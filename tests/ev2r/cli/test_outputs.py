@@ -23,6 +23,7 @@ import pytest
 
 from claimalign.textio import atomic_write, output_kind
 from ev2r.cli.main import main
+from support.paths import NLTK_DATA
 
 ITEM = {"id": 1, "claim": "Paris is in France.", "predicted_evidence": "Question: Where?\nAnswer: Paris is in France.",
         "reference_evidence": "Question: Where?\nAnswer: France.", "gold_label": "supported"}
@@ -236,7 +237,7 @@ def test_score_cli_refuses_while_another_run_holds_the_output(tmp_path, capsys):
     try:
         assert holder.stdout.readline().strip() == "held"
         code, _, err = run(capsys, "score", inp, "-o", out, "--scorer", "hu-meteor", "--nltk-data",
-                           os.environ.get("NLTK_DATA", "/work/shared/data/nltk_data"))
+                           os.environ.get("NLTK_DATA", str(NLTK_DATA)))
         assert code == 2 and f"pid {holder.pid}" in err and not out.exists()
     finally:
         holder.kill()

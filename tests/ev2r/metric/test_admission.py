@@ -174,7 +174,7 @@ class _FakeReading:
     def predict_proba(self, claims, questions, answers):
         return self.proba_from_features(self.features(claims, questions, answers))
 
-    def _encode(self, texts):
+    def encode(self, texts):
         return np.eye(len(texts), 4)[:, :4] if texts else np.zeros((0, 4))
 
 
