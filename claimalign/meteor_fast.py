@@ -395,7 +395,7 @@ _SYNONYMS_OK: Optional[bool] = None
 
 def synonyms_available() -> bool:
     """Whether nltk's WordNet can be read (:func:`synonyms`), checked once per process: ev2r's restatement rule
-    (:func:`claimalign.qa_text.restates_claim` with :func:`synonym_tokens`) reads synonyms only then, and its
+    (``ev2r.metric.restatement.restates_claim`` with :func:`synonym_tokens`) reads synonyms only then, and its
     signature says which (``+wnsyn`` / ``+nosyn``)."""
     global _SYNONYMS_OK
     if _SYNONYMS_OK is None:

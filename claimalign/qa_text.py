@@ -22,8 +22,8 @@ Also here: :func:`is_unanswerable` (AVeriTeC's text for an Unanswerable answer, 
 found.", and the ways people type it), :func:`has_content` (text with at least one letter or digit, in
 any script), and what an answer *adds* (issue 32, evidence must come from the answer):
 :func:`content_tokens` (the stemmed content words and numbers of a text), :func:`is_bare_answer` (an
-answer with no content word: "Yes.", "No", "x", a URL) and :func:`restates_claim` (a text whose
-content is the claim's own).
+answer with no content word: "Yes.", "No", "x", a URL), :func:`claim_coverage`. Whether a text *restates the
+claim* is the metric's decision, not the reader's: :mod:`ev2r.metric.restatement`.
 """
 
 from __future__ import annotations
@@ -35,8 +35,7 @@ from typing import List, Optional, Tuple
 from claimalign.textio import normalize_text
 
 __all__ = ["LAYOUT_NOTES", "NO_ANSWER", "parse_qa_text", "is_unanswerable", "strip_unanswerable", "has_content", "content_tokens",
-           "is_bare_answer", "restates_claim", "is_claim_span", "SPAN_MIN_TOKENS", "claim_coverage", "RESTATE_COVERAGE", "RESTATE_NOVELTY",
-           "MIN_CLAIM_TOKENS"]
+           "is_bare_answer", "claim_coverage", "MIN_CLAIM_TOKENS", "stem_word", "word_tokens"]
 
 #: AVeriTeC's answer text for a question the annotators could not answer (answer_type "Unanswerable").
 NO_ANSWER = "No answer could be found."
@@ -332,29 +331,8 @@ incorrect right wrong indeed sure okay ok answer question according reports repo
 """.split())
 _URL = re.compile(r"(?i)\b(?:https?://|www\.)\S+")
 _TOKEN = re.compile(r"\d+(?:[.,]\d+)*|[^\W\d_]+")
-#: :func:`restates_claim`: the share of the claim's content a restatement covers, at least.
-RESTATE_COVERAGE = 0.5
-#: :func:`restates_claim`: a restatement adds no content token of its own (measured on the development sets:
-#: allowing one more would flag 15 / 12 real predicted pairs of the 86 / 144 rows instead of 8 / 7).
-RESTATE_NOVELTY = 0
-#: :func:`restates_claim`: the claim copied *whole* (all its words in order) restates it with up to this many content
-#: tokens of its own around it ("Answer 0: see <claim>.", the handed case G6: ten such pairs prepended took the
-#: proxy from 0.04 to 0.99). On the development sets no real predicted answer holds its claim whole with 3 or fewer
-#: (0 of the 246 / 710 pairs of the 86 / 144 rows; 16 hold it whole, adding 4 (3 pairs) or more: "In his op-ed,
-#: Johnson cited ... who claim that <claim> ..."). Of the predicted atomic facts, 2 of the 144 rows' are now no facts:
-#: "The claim that <claim> is false." (a verdict, no evidence) and a fact that copies the claim behind "1. Has".
-RESTATE_WRAP_NOVELTY = 3
-#: :func:`restates_claim`'s wrap rule: the words around a claim copied whole must be filler, words *about* the text
-#: (compared as stems; "Answer 0: see <claim>."), with list numbers of at most two digits beside them. A word that adds a
-#: fact ("... in 2020 with 52.1% of the vote", "In January 2021, <claim>", a named source) keeps the text
-#: evidence (issue 32's checkers: the first rule, any 3 words, dropped "Trump won Texas in 2020 with 52.1% of
-#: the vote." for the claim "Trump won Texas in 2020").
-WRAP_FILLER = frozenset("""
-answer question see claim statement evidence refer note item point reply response result link page here below
-above follow read text quote check fact detail information content entry part section step number option
-""".split())
 #: A claim with fewer content tokens than this is too short to tell a restatement (or an off-topic text) by
-#: its words: :func:`restates_claim` is False and ``ev2r.metric.reference`` keeps every pair for it.
+#: its words: ``ev2r.metric.restatement.restates_claim`` is False and ``ev2r.metric.admission`` keeps every pair for it.
 MIN_CLAIM_TOKENS = 4
 
 
@@ -375,6 +353,29 @@ def _stem(word: str) -> str:
     """The Porter stem of an ASCII ``word`` (memoised: a pure function, called for every token of every pair
     and claim, 780k times on the 144 rows)."""
     return _stemmer().stem(word)
+
+
+def stem_word(word: str) -> str:
+    """The Porter stem of a case-folded ``word`` when it is ASCII, else the word (the stems :func:`content_tokens`
+    holds).
+
+    >>> stem_word("freezes"), stem_word("zmrazil")
+    ('freez', 'zmrazil')
+    """
+    return _stem(word) if word.isascii() else word
+
+
+def word_tokens(text: Optional[str], urls: bool = False) -> List[str]:
+    """The case-folded words and numbers of ``text`` in order ("91.25", "3,33,87,677" stay one token; punctuation
+    dropped), URLs left out unless ``urls``.
+
+    >>> word_tokens("See https://x.org: Biden's 91.25% plan!")
+    ['see', 'biden', 's', '91.25', 'plan']
+    """
+    if not text:
+        return []
+    text = normalize_text(text)
+    return _TOKEN.findall((text if urls else _URL.sub(" ", text)).casefold())
 
 
 def content_tokens(text: Optional[str]) -> frozenset:
@@ -434,115 +435,18 @@ def claim_coverage(text: Optional[str], claim: Optional[str], cap: Optional[int]
     return min(1.0, len(content_tokens(text) & c) / denominator)
 
 
-def restates_claim(text: Optional[str], claim: Optional[str], synonyms=None) -> bool:
-    """True when ``text`` states the claim and nothing else: it holds at least
-    :data:`RESTATE_COVERAGE` of the claim's content tokens and no content token the claim does not
-    have (:data:`RESTATE_NOVELTY`; :func:`content_tokens`: stems, so "freezes" / "freezing" match).
-    Templates made of function words ("It is true that ...", "It is not true that ...", "Is it true
-    that ...? Yes.") restate the claim they wrap; an answer that confirms one detail ("January 10,
-    2021") covers too little, and one that reports what a source found adds its own words (a name, a
-    number, "$30,842.15"). A claim restated is no evidence for it: the verifier would find it entailing
-    (or, negated, contradicting) the claim from the claim's own words. With ``synonyms`` (word -> the content
-    tokens of its synonyms, e.g. :func:`claimalign.meteor_fast.synonym_tokens`), a word whose synonym is a
-    word of the claim counts as that word (the claim reworded with synonyms restates it); a paraphrase that changes the structure is not caught, nor is
-    anything for a claim of fewer than :data:`MIN_CLAIM_TOKENS` content tokens. The claim copied whole inside at most
-    :data:`RESTATE_WRAP_NOVELTY` content tokens of filler restates it too. A verbatim span of the claim (one of its sentences or clauses copied,
-    :func:`is_claim_span`) restates it too, whatever share of the claim it covers.
-
-    >>> restates_claim("It is not true that Biden froze arms sales.", "Biden froze arms sales to Saudi Arabia.")
-    True
-    >>> restates_claim("Yes, a dealer quoted $30,842.15 for a 2012 Volt battery.", "A dealer quoted $30,000 for a Volt battery.")
-    False
-    >>> restates_claim("Turkey reported 91.25% efficacy while Indonesia reported 65.3%.",
-    ...                "SinoVac has an efficacy of 91.25% in Indonesia.")
-    False
-    >>> restates_claim("Answer 0: see Biden froze arms sales to Saudi Arabia.", "Biden froze arms sales to Saudi Arabia.")
-    True
-    """
-    t, c = content_tokens(text), content_tokens(claim)
-    if not t or len(c) < MIN_CLAIM_TOKENS:
-        return False
-    covered = t & c
-    novel = t - c
-    if novel and synonyms is not None:
-        # a word of the text whose WordNet synonym is a claim word is that claim word ("sum" for "total",
-        # "forestall" for "prevent": the claim reworded, issue 32's paraphrased echo)
-        for word in _TOKEN.findall(_URL.sub(" ", normalize_text(text)).casefold()):
-            stem = _stem(word) if word.isascii() else word
-            if stem in novel and word.isalpha() and word.isascii():
-                hit = synonyms(word) & c
-                if hit:
-                    novel = novel - {stem}
-                    covered = covered | hit
-    coverage = len(covered) / len(c)
-    if coverage >= RESTATE_COVERAGE and len(novel) <= RESTATE_NOVELTY:
-        return True
-    if len(novel) <= RESTATE_WRAP_NOVELTY and _wraps_claim(text, claim, novel):
-        return True  # the claim copied whole inside a few words of filler, or behind a label
-    return is_claim_span(text, claim)
+_MOVED = ("restates_claim", "is_claim_span", "SPAN_MIN_TOKENS", "RESTATE_COVERAGE", "RESTATE_NOVELTY",
+          "RESTATE_WRAP_NOVELTY", "WRAP_FILLER")
 
 
+def __getattr__(name: str):
+    """The restatement rule moved to :mod:`ev2r.metric.restatement` in 1.1 (restating the claim is the metric's
+    concern, not the aligner's, issue 54): its old names here still resolve, with a :class:`DeprecationWarning`."""
+    if name in _MOVED:
+        import importlib
+        import warnings
 
-#: :func:`is_claim_span`: a copied span needs at least this many content tokens, as many as a claim needs to
-#: be told apart at all (:data:`MIN_CLAIM_TOKENS`): "January 10, 2021." (3) answers a question with a detail
-#: of the claim, "So, NASA's Perseverance rover cannot land on Mars." (5) copies a clause of it. On the
-#: development sets no real predicted answer is a span of its claim that the coverage rule did not flag.
-SPAN_MIN_TOKENS = MIN_CLAIM_TOKENS
-
-
-def _wraps_claim(text: str, claim: str, novel: frozenset) -> bool:
-    """The claim copied whole (on word boundaries) with ``novel`` (its few words of its own) either filler
-    (:func:`_is_filler`: "Answer 0: see <claim>") or a label before a colon with nothing after the claim
-    ("AWS said: <claim>", "Reuters, AP: <claim>"): a label names who said it, and says nothing more."""
-    whole = f" {_span_text(claim)} "
-    if whole not in f" {_span_text(text)} ":
-        return False
-    if _is_filler(novel):
-        return True
-    head, colon, tail = normalize_text(text).rpartition(":")
-    return bool(colon) and whole in f" {_span_text(tail)} " and not (content_tokens(tail) - content_tokens(claim))
-
-
-def _is_filler(tokens: frozenset) -> bool:
-    """True when every content token is a :data:`WRAP_FILLER` stem or a number of at most two digits, and a
-    number comes only beside a filler word ("Answer 0"), never alone."""
-    words = {t for t in tokens if not t[0].isdigit()}
-    numbers = tokens - words
-    if any(not (n.isdigit() and len(n) <= 2) for n in numbers):
-        return False
-    return words <= _filler_stems() and (bool(words) or not numbers)
-
-
-@functools.lru_cache(maxsize=1)
-def _filler_stems() -> frozenset:
-    return frozenset(_stem(w) for w in WRAP_FILLER)
-
-
-def _span_text(text: str) -> str:
-    """Case-folded words and numbers of ``text`` joined by one space (punctuation and quotes dropped)."""
-    return " ".join(_TOKEN.findall(normalize_text(text).casefold()))
-
-
-def is_claim_span(text: Optional[str], claim: Optional[str]) -> bool:
-    """True when ``text`` is a verbatim span of the claim (words and numbers in the claim's order, case,
-    punctuation and spacing aside) holding at least :data:`SPAN_MIN_TOKENS` content tokens: one
-    sentence or clause of a longer claim copied (issue 32: the claim appended behind words of three scripts
-    left "So, NASA's Perseverance rover cannot land on Mars." once the scraped-page rule dropped the words,
-    a premise that entails the claim's last sentence from its own words). Real evidence that quotes a claim
-    adds words of its own, so it is no span.
-
-    >>> claim = "Mars has little oxygen. So, NASA's Perseverance rover cannot land on Mars."
-    >>> is_claim_span("so NASA's Perseverance rover cannot land on Mars", claim)
-    True
-    >>> is_claim_span("The Perseverance rover landed on Mars in 2021.", claim)
-    False
-    >>> is_claim_span("land on Mars", claim)  # a detail: too little content to tell
-    False
-    >>> is_claim_span("Vac) has an efficacy rate of 91.25% in Indonesia.",  # a word cut by a sentence splitter
-    ...               "SinoVac COVID-19 vaccine (CoronaVac) has an efficacy rate of 91.25% in Indonesia.")
-    True
-    """
-    if not text or not claim or len(content_tokens(text)) < SPAN_MIN_TOKENS:
-        return False
-    span, whole = _span_text(text), _span_text(claim)
-    return bool(span) and span in whole
+        warnings.warn(f"claimalign.qa_text.{name} moved to ev2r.metric.restatement.{name} (ev2r 1.1); the old name "
+                      "will be removed in 2.0", DeprecationWarning, stacklevel=2)
+        return getattr(importlib.import_module("ev2r.metric.restatement"), name)
+    raise AttributeError(f"module 'claimalign.qa_text' has no attribute {name!r}")

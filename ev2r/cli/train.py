@@ -67,6 +67,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--aug-denial-kinds", default=None, metavar="KIND[,KIND...]",
                         help="with --aug-denial: only these kinds of pair (default all: "
                              + ",".join(DENIAL_KINDS) + ")")
+    parser.add_argument("--aug-qa-layout", type=int, default=0,
+                        help="pairs laid out as question/answer evidence (claim questions, echo questions with short "
+                             "answers, non-evidence answers -> neutral; issue 55)")
     parser.add_argument("--aug-czech-negation", type=int, default=0,
                         help="with --ctkfacts-train: N copies of each CTKFacts train claim with its first verb negated "
                              "(SUPPORTS -> contradiction, NOT ENOUGH INFO -> neutral)")
@@ -160,6 +163,7 @@ def finish_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> ar
               ("--aug-structure", getattr(args, "aug_structure", 0) >= 0, ">= 0"),
               ("--aug-structure-reverse", getattr(args, "aug_structure_reverse", 0) >= 0, ">= 0"),
               ("--aug-denial", getattr(args, "aug_denial", 0) >= 0, ">= 0"),
+              ("--aug-qa-layout", getattr(args, "aug_qa_layout", 0) >= 0, ">= 0"),
               ("--aug-czech-negation", getattr(args, "aug_czech_negation", 0) >= 0, ">= 0"),
               ("--threads", args.threads >= 0, ">= 0 (0 = torch's default)"),
               ("--averitec-repeat", args.averitec_repeat >= 1, ">= 1"),

@@ -10,7 +10,7 @@ decides (``reason``, ``decided_by``):
                     with ``unanswerable="statement"``
 ``bare_answer``     with a claim: an answer without a content word ("Yes.", "x", a URL) or of one word ("2021"):
                     a verifier would judge its pair by the question alone
-``restates_claim``  with a claim: the answer is the claim (:func:`claimalign.qa_text.restates_claim`)
+``restates_claim``  with a claim: the answer is the claim (:func:`ev2r.metric.restatement.restates_claim`)
 ``boilerplate``     the answer is scraped-page boilerplate only (:func:`ev2r.facts.rules.strip_boilerplate`);
                     boilerplate units inside an answer are cut and the rest judged
 ``word_salad``      with a claim: the answer's words are in an order no likelier than a random one
@@ -40,7 +40,8 @@ from typing import Iterator, Optional, Sequence
 
 import numpy as np
 
-from claimalign.qa_text import MIN_CLAIM_TOKENS, claim_coverage, content_tokens, is_bare_answer, restates_claim
+from claimalign.qa_text import MIN_CLAIM_TOKENS, claim_coverage, content_tokens, is_bare_answer
+from ev2r.metric.restatement import restates_claim
 from ev2r.facts.rules import strip_boilerplate
 from ev2r.facts.word_order import WORD_ORDER_RULE, strip_word_salad
 from ev2r.types import Evidence, QAPair, has_content, is_unanswerable

@@ -80,7 +80,8 @@ from ev2r.metric.admission import (PREMISE_RELEVANCE_MIN, RELEVANCE_CLAIM_CAP, T
                                    admit, copy_similarity, current_model, is_near_copy, pair_key)
 from ev2r.metric.prefilter import top_k_premises
 from ev2r.scores import ReferenceResult, f1_score, prf_from_support  # noqa: F401 (re-exported)
-from claimalign.qa_text import SPAN_MIN_TOKENS, content_tokens, restates_claim
+from claimalign.qa_text import content_tokens
+from ev2r.metric.restatement import SPAN_MIN_TOKENS, restates_claim
 from ev2r.types import (AtomicFact, Evidence, FactSupport, Item, PremiseReason, QAPair, STATUS_OK, has_content)
 from ev2r.verifier.calibration import Calibration, UncalibratedWarning, calibration_for
 from ev2r.verifier.nli import check_probabilities
@@ -155,7 +156,7 @@ def evidence_pairs(evidence: Evidence, claim: Optional[str] = None, unanswerable
     "Paris.", punctuation around it not counted), whose pair a verifier would judge by its question alone (the gaming suite's
     ``reference_questions_trivial`` copies the reference's questions and answers "2021"; 5 of the 956 real
     predicted pairs of the two development sets have a one-word answer), and an answer that **restates the claim**
-    (:func:`claimalign.qa_text.restates_claim`: the claim copied, or wrapped in "It is (not) true
+    (:func:`ev2r.metric.restatement.restates_claim`: the claim copied, or wrapped in "It is (not) true
     that ..."), which is the claim, not evidence for it. Each kept answer loses its scraped-page
     boilerplate units (:func:`ev2r.facts.rules.strip_boilerplate`: what is no fact is no premise); a
     pair left with no answer text is left out, and with ``claim`` so is an answer that is **word salad**

@@ -12,7 +12,8 @@ from ev2r.training.data import Pair
 
 __all__ = ["negate", "augment_negation", "augment_negated_premise", "INVARIANT_PERTURBATIONS", "augment_invariant",
            "DENIAL_TEMPLATES", "ASSERTION_TEMPLATES", "shuffle_words_text", "augment_structure",
-           "augment_structure_reverse", "denial_grammar", "HEDGE_TEMPLATES", "ASSERTION_TEMPLATES_MORE", "augment_denial"]
+           "augment_structure_reverse", "denial_grammar", "HEDGE_TEMPLATES", "ASSERTION_TEMPLATES_MORE", "augment_denial",
+           "CLAIM_QUESTIONS", "QA_LAYOUT_KINDS", "wh_echo", "augment_qa_layout"]
 
 _AUX = re.compile(
     r"\b(is|are|was|were|has|have|had|can|will|would|should|could|does|do|did)\b(?! not\b)(?!n't)",
@@ -424,4 +425,112 @@ def augment_denial(pairs: Sequence[Pair], rng: random.Random, n: int,
     for p in con[: n // 2 if "denied_premise_contradicted" in keep else 0]:
         out.append(Pair(_as_pair(_fill(pick(denials), p.premise), rng), p.hypothesis, "neutral",
                         "denial_aug_denied_premise_contradicted"))
+    return out
+
+
+#: Yes/no and "what is known" questions made from the claim (``{s}``: the claim as a clause), the way AVeriTeC's
+#: annotators often ask about the claim itself before answering from a source.
+CLAIM_QUESTIONS = ("Is it true that {s}?", "Was it reported that {s}?", "Is there evidence that {s}?",
+                   "What do sources say about whether {s}?", "Has it been confirmed that {s}?",
+                   "Did reports show that {s}?", "Can it be verified that {s}?")
+#: A number (with its unit word) or a capitalised name that is not the first word: the span a question asks for.
+_SPAN = re.compile(r"(?:\$\d|\b\d)(?:[\d,.]*\d)?(?:%|\s?(?:percent|million|billion|thousand|years?|days?|people)\b)?"
+                   r"|\b[A-Z][a-z]+(?:\s+(?:of\s+|the\s+)?[A-Z][a-z]+)*")
+_YEAR = re.compile(r"^(?:1[5-9]|20)\d\d$")
+#: The kinds of pair :func:`augment_qa_layout` makes (its docstring's order).
+QA_LAYOUT_KINDS = ("claim_question", "wh_question", "nonevidence_answer")
+
+
+def wh_echo(sentence: str, rng: random.Random, avoid: str = "") -> Optional[tuple[str, str]]:
+    """``sentence`` as an echo question asking for one of its spans (a number with its unit, a year or a
+    capitalised name after the first word, drawn with ``rng``; one not in ``avoid``, e.g. the claim, when there is
+    one: the span that tells the sentence from the claim) and the span as the answer, or None when it has none or
+    has over 60 words: ``"The film grossed $50 million worldwide."`` -> ``("The film grossed how much
+    worldwide?", "$50 million.")``. The question carries what the sentence says about the span, the answer the
+    span, so the pair states what the sentence did only when both are read (AVeriTeC's short answers).
+
+    >>> wh_echo("The film grossed $50 million worldwide.", random.Random(0))
+    ('The film grossed how much worldwide?', '$50 million.')
+    >>> wh_echo("In 2019, the company employed 3,400 people.", random.Random(0), avoid="It employed 3,400 people.")
+    ('In which year, the company employed 3,400 people?', '2019.')
+    """
+    s = sentence.strip().rstrip(".!?")
+    if len(s.split()) > 60:
+        return None
+    spans = [m for m in _SPAN.finditer(s) if m.start() > 0 and len(m.group()) > 1]
+    fresh = [m for m in spans if m.group().lower() not in avoid.lower()]
+    spans = fresh or spans
+    if not spans:
+        return None
+    m = spans[rng.randrange(len(spans))]
+    span, before, after = m.group(), s[:m.start()].rstrip(), s[m.end():]
+    if _YEAR.match(span):
+        if before.split()[-1:] and before.split()[-1].lower() == "in":
+            before, wh = before[:-2].rstrip(), "in which year"
+        else:
+            wh = "which year"
+    elif span[0].isdigit() or span[0] == "$":
+        wh = "how much" if span[0] == "$" or span.endswith("%") or "percent" in span else "how many"
+    else:
+        wh = "who" if rng.random() < 0.5 else "what"
+    question = " ".join(f"{before} {wh}{after}?".split())
+    return question[:1].upper() + question[1:], _with_period(span)
+
+
+def augment_qa_layout(pairs: Sequence[Pair], rng: random.Random, n: int, nonevidence: Sequence[dict] = (),
+                      kinds: Optional[Collection[str]] = None) -> list[Pair]:
+    """Pairs laid out as the question/answer evidence the proxy reads (issue 55: the verifier read AVeriTeC's own
+    gold evidence at a mean proxy of 0.33, its premises are ``Question: q\\nAnswer: a``), from ``pairs``
+    (redistributable NLI pairs; labels kept):
+
+    * ``claim_question`` (``n // 2``): ``Question: <the hypothesis asked as a yes/no question>\\nAnswer: <premise>``
+      with the premise's label, for every label -- a question that restates the claim is context, the answer
+      decides (a refuting answer under a claim question is a contradiction, an unrelated one neutral);
+    * ``wh_question`` (``n // 2``): the premise split by :func:`wh_echo` into an echo question and its span as the
+      answer, with the premise's label -- the short answers of AVeriTeC, read in their question's context;
+    * ``nonevidence_answer`` (``n // 4``, needs ``nonevidence``): a non-evidence template of the admission corpus
+      (classes absence, verdict without the claim's words, boilerplate, attribution, question_only; rows of
+      ``ev2r/training/data/nonevidence/train.jsonl``, slots filled from the hypothesis) -> neutral: an answer that
+      says nothing is no evidence under any question.
+
+    ``kinds`` (a subset of :data:`QA_LAYOUT_KINDS`, None = all) keeps only those kinds. A pure function of its
+    inputs and ``rng``.
+
+    Raises:
+        ValueError: a kind not in :data:`QA_LAYOUT_KINDS` (named with the allowed values).
+    """
+    from ev2r.training.admission import fill, slot_values
+
+    keep = set(QA_LAYOUT_KINDS if kinds is None else kinds)
+    if keep - set(QA_LAYOUT_KINDS):
+        raise ValueError(f"augment_qa_layout kinds: {sorted(keep - set(QA_LAYOUT_KINDS))} not among "
+                         f"{list(QA_LAYOUT_KINDS)}")
+    quota = {"claim_question": n // 2, "wh_question": n // 2, "nonevidence_answer": n // 4 if nonevidence else 0}
+    quota = {k: (v if k in keep else 0) for k, v in quota.items()}
+    made = dict.fromkeys(quota, 0)
+    usable = [p for p in pairs if 20 <= len(p.hypothesis) < 200 and len(p.premise) < 700]
+    rng.shuffle(usable)
+    neutral_rows = [r for r in nonevidence
+                    if r["class"] in ("absence", "boilerplate", "attribution", "question_only")
+                    or (r["class"] == "verdict" and "{claim" not in r["answer"] and "{topic" not in r["answer"])]
+    out: list[Pair] = []
+    for p in usable:
+        if all(made[k] >= quota[k] for k in quota):
+            break
+        h = p.hypothesis
+        if made["claim_question"] < quota["claim_question"] and rng.random() < 0.6:
+            q = CLAIM_QUESTIONS[rng.randrange(len(CLAIM_QUESTIONS))].format(s=_clause(h))
+            out.append(Pair(f"Question: {q}\nAnswer: {p.premise}", h, p.label, "qa_layout_claim_question"))
+            made["claim_question"] += 1
+        if made["wh_question"] < quota["wh_question"]:
+            echo = wh_echo(p.premise, rng, avoid=h)
+            if echo is not None:
+                out.append(Pair(f"Question: {echo[0]}\nAnswer: {echo[1]}", h, p.label, "qa_layout_wh_question"))
+                made["wh_question"] += 1
+        if made["nonevidence_answer"] < quota["nonevidence_answer"] and neutral_rows and rng.random() < 0.4:
+            row = neutral_rows[rng.randrange(len(neutral_rows))]
+            values = slot_values(h, rng)
+            q, a = fill(row["question"], values), fill(row["answer"], values)
+            out.append(Pair(f"Question: {q}\nAnswer: {a}" if q else a, h, "neutral", "qa_layout_nonevidence_answer"))
+            made["nonevidence_answer"] += 1
     return out

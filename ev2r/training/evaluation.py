@@ -73,13 +73,18 @@ def evaluate_pairs(verifier, pairs: Sequence[Pair]) -> dict:
 
 def evaluate_averitec_verdicts(verifier, items: Sequence) -> dict:
     """Verdict accuracy / macro-F1 of the proxy's reading (:class:`ev2r.metric.proxy.NLIProxyScorer`: each
-    Q/A pair a premise, max-aggregated) on items from :func:`ev2r.training.data.load_averitec_items`."""
+    Q/A pair a premise, max-aggregated) on items from :func:`ev2r.training.data.load_averitec_items`, and the mean
+    P(gold verdict) of that reading (``proxy_gold_mean``: the proxy of the gold evidence as the prediction, before the relevance factor)."""
     from ev2r.metric.proxy import NLIProxyScorer
 
     dists = NLIProxyScorer(verifier).distributions(items)
     gold = [LABEL2ID[VERDICT_TO_NLI[it.gold_label]] for it in items]
     pred = [int(max(range(3), key=lambda k: d[k])) for d in dists]
     acc = sum(a == b for a, b in zip(gold, pred)) / max(1, len(items))
-    return {"n": len(items), "accuracy": round(acc, 4), "macro_f1": round(macro_f1(gold, pred, range(3)), 4),
+    from ev2r.labels import verdict_probability
+
+    p_gold = [verdict_probability(it.gold_label, *d) for it, d in zip(items, dists)]
+    return {"n": len(items), "accuracy": round(acc, 4), "proxy_gold_mean": round(sum(p_gold) / max(1, len(p_gold)), 4),
+            "macro_f1": round(macro_f1(gold, pred, range(3)), 4),
             "accuracy_2way": round(sum((g == 0) == (d[0] >= d[2]) for g, d in zip(gold, dists) if g != 1)
                                    / max(1, sum(g != 1 for g in gold)), 4)}

@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 
 from ev2r.training.augment import (augment_invariant, augment_negated_premise, augment_negation, augment_structure,
-                                   augment_structure_reverse, augment_denial)
+                                   augment_structure_reverse, augment_denial, augment_qa_layout)
 from ev2r.training.data import (DATA_FILES, NLI_LABELS, REDISTRIBUTABLE, Pair, load_averitec_pairs,
                                 load_averitec_witness_pairs, load_ctkfacts, czech_negation_probe, augment_czech_negation, load_fever_symmetric, load_vitaminc,
                                 read_jsonl)
@@ -104,7 +104,7 @@ def build_training_pool(data_dir: Path, heldout_percent: int, seed: int, vitamin
 def training_pool(args, rng: random.Random) -> tuple[list[Pair], dict[str, list[Pair]], dict[str, int]]:
     """The pool of one training run, as its options ask: :func:`build_training_pool`, then the
     invariance (``args.aug_invariant``), premise-negation (``args.aug_negated_premise``) and
-    negation / word-order (``args.aug_structure``, and in the hypothesis ``args.aug_structure_reverse``) and composed-denial (``args.aug_denial``) augmentations, the AVeriTeC pairs (``args.averitec_train``, ``args.averitec_repeat`` copies) and the
+    negation / word-order (``args.aug_structure``, and in the hypothesis ``args.aug_structure_reverse``) composed-denial (``args.aug_denial``) and question/answer-layout (``args.aug_qa_layout``, :func:`ev2r.training.augment.augment_qa_layout`) augmentations, the AVeriTeC pairs (``args.averitec_train``, ``args.averitec_repeat`` copies) and the
     Czech CTKFacts pairs (``args.ctkfacts_train``, ``args.ctkfacts_repeat`` copies, added after the
     augmentations: the English rules never rewrite Czech text; ``args.aug_czech_negation`` copies of their
     Czech negations, :func:`ev2r.training.data.augment_czech_negation`), drawing from the run's ``rng``; with
@@ -130,6 +130,10 @@ def training_pool(args, rng: random.Random) -> tuple[list[Pair], dict[str, list[
     if getattr(args, "aug_denial", 0):
         kinds = getattr(args, "aug_denial_kinds", None)
         train += augment_denial(train, rng, args.aug_denial, kinds.split(",") if kinds else None)
+    if getattr(args, "aug_qa_layout", 0):
+        from ev2r.training.admission import CORPUS, read_corpus
+
+        train += augment_qa_layout(train, rng, args.aug_qa_layout, read_corpus(CORPUS))
     if args.averitec_train is not None:
         repeat = {"entailment": 2, "neutral": 2}
         if getattr(args, "averitec_premises", None) == "pair-witness":

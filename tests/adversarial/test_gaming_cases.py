@@ -4,7 +4,7 @@ or their components; the word salad of the reference (G4) no higher than the ref
 one pair ten times (G5) no higher than the pair once (``pair1_only``). G1 (the reference negated) is resisted since
 a rewrite of a reference pair that it contradicts is no evidence (``ev2r.metric.contradiction``), G6 (ten pairs
 "Answer k: see <claim>." prepended) since the claim copied whole inside a few words restates it
-(``claimalign.qa_text.RESTATE_WRAP_NOVELTY``)."""
+(``ev2r.metric.restatement.RESTATE_WRAP_NOVELTY``)."""
 
 from __future__ import annotations
 

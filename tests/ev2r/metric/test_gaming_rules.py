@@ -9,7 +9,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from claimalign.qa_text import claim_coverage, content_tokens, is_bare_answer, is_unanswerable, restates_claim
+from claimalign.qa_text import claim_coverage, content_tokens, is_bare_answer, is_unanswerable
+from ev2r.metric.restatement import restates_claim
 from ev2r.facts.rules import DeclarativeDecomposer, RuleBasedDecomposer, strip_boilerplate
 from ev2r.labels import Verdict
 from ev2r.metric.combined import HybridCombiner, informative, reference_pair_support
@@ -281,7 +282,7 @@ def test_the_claim_reworded_with_synonyms_restates_it(nltk_data):
     claim reworded ("sum" for "total", "forestall" for "prevent") behind an anonymous attribution is the claim;
     an answer that adds its own content is not; the signature says the rule read synonyms."""
     from claimalign.meteor_fast import synonym_tokens, synonyms_available
-    from claimalign.qa_text import restates_claim
+    from ev2r.metric.restatement import restates_claim
     from ev2r.metric.reference import PREMISE_RULE, premise_rule
 
     assert synonyms_available()
@@ -301,7 +302,7 @@ def test_the_claim_reworded_with_synonyms_restates_it(nltk_data):
 
 def test_the_claim_copied_whole_inside_a_little_filler_restates_it():
     # shared/cases/turn4/gaming/G6_junk_no_penalty.jsonl: ten pairs "Answer k: see <claim>." prepended (proxy 0.04 -> 0.99)
-    from claimalign.qa_text import RESTATE_WRAP_NOVELTY
+    from ev2r.metric.restatement import RESTATE_WRAP_NOVELTY
 
     assert RESTATE_WRAP_NOVELTY == 3
     assert restates_claim(f"Answer 0: see {CLAIM}", CLAIM)  # "answer", "0", "see": 3 words of its own
@@ -320,3 +321,15 @@ def test_the_claim_copied_whole_inside_a_little_filler_restates_it():
     pairs = evidence_pairs(Evidence((QAPair(f"Question 0 about {CLAIM}", f"Answer 0: see {CLAIM}"),
                                      QAPair(Q, "Amazon Web Services stopped hosting Parler on January 10, 2021."))), CLAIM)
     assert [k for k, _ in pairs] == [1]
+
+
+def test_restatement_moved_out_of_the_aligner_with_a_deprecation():
+    """Issue 54: restating the claim is the metric's decision (ev2r.metric.restatement); the old claimalign name still
+    resolves to the same function, with a DeprecationWarning naming the new place."""
+    import claimalign.qa_text as qa
+    from ev2r.metric import restatement
+
+    with pytest.warns(DeprecationWarning, match="ev2r.metric.restatement.restates_claim"):
+        assert qa.restates_claim is restatement.restates_claim
+    with pytest.raises(AttributeError, match="no attribute 'not_a_name'"):
+        qa.not_a_name  # noqa: B018
