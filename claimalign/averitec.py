@@ -162,11 +162,13 @@ def hu_meteor_strings(predicted: Sequence[str], reference: Sequence[str],
     return align(meteor_matrix(pred, ref, tokens)).recall
 
 
-def meteor_matrix(predicted: Sequence[str], reference: Sequence[str], tokens: str = "official") -> np.ndarray:
+def meteor_matrix(predicted: Sequence[str], reference: Sequence[str], tokens: str = "official",
+                  fuzzy: bool = False) -> np.ndarray:
     """The METEOR similarity matrix of Hungarian METEOR (step 4 of the module docstring): shape
     ``(len(predicted), len(reference))``, ``[i, j] = METEOR(hypothesis=predicted[i],
     reference=reference[j])`` in [0, 1], strings NFC-normalised and tokenised as ``tokens`` says.
-    No cap and no check of the sequences (:func:`hu_meteor_strings` does both).
+    No cap and no check of the sequences (:func:`hu_meteor_strings` does both). ``fuzzy``: METEOR with the typo and
+    number stage of :func:`claimalign.meteor_fast.single_meteor` (not the official number then).
 
     Raises:
         RuntimeError: nltk data (punkt_tab, WordNet) not found.
@@ -185,7 +187,7 @@ def meteor_matrix(predicted: Sequence[str], reference: Sequence[str], tokens: st
         warn_unspaced_script(pred + ref, "Hungarian METEOR")
         tp = [meteor_words(s) for s in pred]
         tr = [meteor_words(s) for s in ref]
-    return np.array([[meteor_tokens(r, h) for r in tr] for h in tp], dtype=np.float64)
+    return np.array([[meteor_tokens(r, h, fuzzy) for r in tr] for h in tp], dtype=np.float64)
 
 
 def hu_meteor(predicted_pairs: Any, reference_pairs: Any, variant: str = "qa",

@@ -38,7 +38,7 @@ from claimalign.nltk_data import require_nltk_data
 from claimalign.textio import normalize_text, split_unspaced_script
 
 __all__ = ["tokenize", "meteor_words", "meteor_tokens", "meteor_tokens_nltk", "single_meteor", "meteor_tokens_fast",
-           "synonyms", "ALPHA", "BETA", "GAMMA"]
+           "synonyms", "ALPHA", "BETA", "GAMMA", "one_edit", "canonical_numbers", "FUZZY_MIN_LETTERS"]
 
 ALPHA = 0.9
 BETA = 3.0
@@ -242,12 +242,15 @@ def _match(hyp: List[Tuple[int, str]], ref: List[Tuple[int, str]], matches: List
     return ([p for i, p in enumerate(hyp) if i not in mh], [p for j, p in enumerate(ref) if j not in mr])
 
 
-def _syn_match(hyp: List[Tuple[int, str]], ref: List[Tuple[int, str]], matches: List[Tuple[int, int]]) -> None:
+def _syn_match(hyp: List[Tuple[int, str]], ref: List[Tuple[int, str]],
+               matches: List[Tuple[int, int]]) -> Tuple[List[Tuple[int, str]], List[Tuple[int, str]]]:
     """nltk ``_enum_wordnetsyn_match``: right-to-left over the hypothesis, a word matches, among
     the remaining reference words that are among its synonyms, the one whose last remaining
     position is highest. Distinct words have distinct positions, so the choice does not depend
     on iteration order; this loops over whichever is smaller, the synonyms or the remaining
-    reference words (same candidates, same maximum)."""
+    reference words (same candidates, same maximum). Returns the unmatched lists."""
+    taken_h: set = set()
+    taken_r: set = set()
     ref_positions: Dict[str, List[int]] = defaultdict(list)
     for j, (_, w) in enumerate(ref):
         ref_positions[w].append(j)
@@ -269,6 +272,55 @@ def _syn_match(hyp: List[Tuple[int, str]], ref: List[Tuple[int, str]], matches: 
         if best_word is not None:
             ref_positions[best_word].pop()
             matches.append((hyp[i][0], ref[best_j][0]))
+            taken_h.add(i)
+            taken_r.add(best_j)
+    return ([p for i, p in enumerate(hyp) if i not in taken_h], [p for j, p in enumerate(ref) if j not in taken_r])
+
+
+#: :func:`single_meteor` with ``fuzzy=True``: words of at least this many letters may match at one edit.
+FUZZY_MIN_LETTERS = 4
+
+
+def one_edit(a: str, b: str) -> bool:
+    """Whether ``a`` and ``b`` differ by exactly one edit: a letter substituted, inserted or deleted, or two
+    adjacent letters swapped (Damerau 1964: about 80% of spelling errors are one such edit).
+
+    >>> one_edit("senator", "senaotr"), one_edit("voted", "voter"), one_edit("vote", "vote"), one_edit("ban", "bandit")
+    (True, True, False, False)
+    """
+    if a == b or abs(len(a) - len(b)) > 1:
+        return False
+    if len(a) == len(b):
+        diff = [k for k in range(len(a)) if a[k] != b[k]]
+        return len(diff) == 1 or (len(diff) == 2 and diff[1] == diff[0] + 1
+                                  and a[diff[0]] == b[diff[1]] and a[diff[1]] == b[diff[0]])
+    short, long_ = (a, b) if len(a) < len(b) else (b, a)
+    k = next((k for k in range(len(short)) if short[k] != long_[k]), len(short))
+    return short[k:] == long_[k + 1:]
+
+
+def _fuzzy_match(hyp: List[Tuple[int, str]], ref: List[Tuple[int, str]], words_h: Dict[int, str],
+                 words_r: Dict[int, str], matches: List[Tuple[int, int]]) -> None:
+    """The fourth stage of :func:`single_meteor` with ``fuzzy=True``: right-to-left over the unmatched hypothesis
+    words, a word of :data:`FUZZY_MIN_LETTERS` letters or more (letters only: a number is never near another
+    number) matches the unmatched reference word of highest position one edit away (:func:`one_edit`), compared as
+    written (lower-cased), not stemmed."""
+    free = [(j, pos) for j, (pos, _) in enumerate(ref)]
+    used: set = set()
+    for i in range(len(hyp) - 1, -1, -1):
+        w = words_h[hyp[i][0]]
+        if len(w) < FUZZY_MIN_LETTERS or not w.isalpha():
+            continue
+        best = None
+        for j, pos in free:
+            if j in used:
+                continue
+            r = words_r[pos]
+            if r.isalpha() and len(r) >= FUZZY_MIN_LETTERS - 1 and one_edit(w, r) and (best is None or pos > best[1]):
+                best = (j, pos)
+        if best is not None:
+            used.add(best[0])
+            matches.append((hyp[i][0], best[1]))
 
 
 def _count_chunks(matches: Sequence[Tuple[int, int]]) -> int:
@@ -279,12 +331,17 @@ def _count_chunks(matches: Sequence[Tuple[int, int]]) -> int:
     return chunks
 
 
-def single_meteor(reference: Sequence[str], hypothesis: Sequence[str]) -> float:
+def single_meteor(reference: Sequence[str], hypothesis: Sequence[str], fuzzy: bool = False) -> float:
     """METEOR of one tokenised hypothesis against one tokenised reference, equal to
     ``nltk.translate.meteor_score.single_meteor_score(reference, hypothesis)`` with its defaults.
 
     Args:
         reference, hypothesis: sequences of tokens (str); not single strings.
+        fuzzy: False (default): nltk's METEOR exactly. True: METEOR with a fourth matching stage after the
+            synonyms, a word one edit from a remaining word (:func:`_fuzzy_match`: a typo), and numbers compared
+            as values (:func:`canonical_numbers` on both sides: "forty-five" = "45", "2,500" = "2500") -- ev2r's
+            hybrid columns (issue 54: a copy with a typo or a number spelled out is the copy); the official
+            Hungarian METEOR never uses it.
 
     Returns:
         float in [0, 1]; 0.0 when either side is empty or nothing matches (as nltk).
@@ -295,8 +352,11 @@ def single_meteor(reference: Sequence[str], hypothesis: Sequence[str]) -> float:
     """
     if isinstance(reference, str) or isinstance(hypothesis, str):
         raise TypeError("single_meteor: reference and hypothesis must be token sequences, not strings")
+    if fuzzy:
+        reference, hypothesis = canonical_numbers(tuple(reference)), canonical_numbers(tuple(hypothesis))
     hyp = [(i, w.lower()) for i, w in enumerate(hypothesis)]
     ref = [(j, w.lower()) for j, w in enumerate(reference)]
+    words_h, words_r = dict(hyp), dict(ref)
     translation_length = len(hyp)
     reference_length = len(ref)
     if translation_length == 0 or reference_length == 0:
@@ -308,7 +368,9 @@ def single_meteor(reference: Sequence[str], hypothesis: Sequence[str]) -> float:
         ref = [(j, _stem(w)) for j, w in ref]
         hyp, ref = _match(hyp, ref, matches)
         if hyp and ref:
-            _syn_match(hyp, ref, matches)
+            hyp, ref = _syn_match(hyp, ref, matches)
+            if fuzzy and hyp and ref:
+                _fuzzy_match(hyp, ref, words_h, words_r, matches)
     matches_count = len(matches)
     if matches_count == 0:
         return 0.0
@@ -324,9 +386,92 @@ def single_meteor(reference: Sequence[str], hypothesis: Sequence[str]) -> float:
 
 
 @lru_cache(maxsize=262144)
-def meteor_tokens_fast(reference: Tuple[str, ...], hypothesis: Tuple[str, ...]) -> float:
+def meteor_tokens_fast(reference: Tuple[str, ...], hypothesis: Tuple[str, ...], fuzzy: bool = False) -> float:
     """:func:`single_meteor` cached on token tuples (what :func:`meteor_tokens` computes, same values)."""
-    return single_meteor(reference, hypothesis)
+    return single_meteor(reference, hypothesis, fuzzy)
+
+
+_UNITS = ("zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
+          "seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety").split()
+_SCALES = ("hundred", "thousand", "million", "billion")
+_NUMBER_WORDS = frozenset(_UNITS) | frozenset(_SCALES)
+_DIGITS = re.compile(r"^\d{1,3}(?:,\d{3})+(?:\.\d+)?$")
+
+
+def _number_word(tok: str) -> bool:
+    parts = tok.lower().split("-")
+    return all(p in _NUMBER_WORDS for p in parts) and bool(parts[0])
+
+
+@lru_cache(maxsize=65536)
+def canonical_numbers(tokens: Tuple[str, ...]) -> Tuple[str, ...]:
+    """``tokens`` with numbers written one way: thousands separators dropped ("2,500" -> "2500"), "%" as "percent",
+    "$ 3" as "3 dollars", and each run of number words ("forty-five", "two thousand five hundred", "nineteen ninety-nine" as a year) replaced by its
+    digits (``word2number``); a lone "one" stays a word (mostly a pronoun), and a run that does not parse is kept.
+
+    >>> canonical_numbers(("forty-five", "percent", "of", "2,500", "in", "twenty", "twenty"))
+    ('45', 'percent', 'of', '2500', 'in', '2020')
+    >>> canonical_numbers(("45", "%", "cost", "$", "3")), canonical_numbers(("three", "dollars"))
+    (('45', 'percent', 'cost', '3', 'dollars'), ('3', 'dollars'))
+    """
+    out: List[str] = []
+    k = 0
+    while k < len(tokens):
+        t = tokens[k]
+        if t == "%" or t.lower() == "per cent":
+            out.append("percent")
+            k += 1
+            continue
+        if t.lower() == "dollar":
+            out.append("dollars")
+            k += 1
+            continue
+        if _DIGITS.match(t):
+            out.append(t.replace(",", ""))
+            k += 1
+            continue
+        if not _number_word(t):
+            out.append(t)
+            k += 1
+            continue
+        stop = k
+        while stop < len(tokens) and (_number_word(tokens[stop]) or (
+                tokens[stop].lower() == "and" and stop > k and stop + 1 < len(tokens) and _number_word(tokens[stop + 1])
+                and tokens[stop - 1].lower() in _SCALES)):
+            stop += 1
+        run = [w.lower() for w in tokens[k:stop]]
+        value = _words_value(run)
+        out.extend(run if value is None else [value])
+        k = stop
+    for k in range(len(out) - 1):  # "$ 3" -> "3 dollars"
+        if out[k] == "$" and out[k + 1][:1].isdigit():
+            out[k], out[k + 1] = out[k + 1], "dollars"
+    return tuple(out)
+
+
+def _words_value(run: List[str]) -> Optional[str]:
+    words = [p for w in run for p in w.split("-") if p != "and"]
+    if words == ["one"] or words[0] in _SCALES:
+        return None
+    groups = [w for w in run if w != "and"]
+    if len(groups) == 2 and not any(w in _SCALES for w in words):  # a year: "twenty twenty", "nineteen ninety-nine"
+        a, b = _small(groups[0]), _small(groups[1])
+        if a is not None and b is not None and 10 <= a <= 99 and 1 <= b <= 99:
+            return str(a * 100 + b)
+    try:
+        from word2number import w2n
+
+        return str(w2n.word_to_num(" ".join(words)))
+    except (ValueError, IndexError, ImportError):
+        return None
+
+
+def _small(word: str) -> Optional[int]:
+    parts = word.split("-")
+    if not all(p in _UNITS for p in parts):
+        return None
+    vals = [_UNITS.index(p) if _UNITS.index(p) < 20 else 20 + 10 * (_UNITS.index(p) - 20) for p in parts]
+    return sum(vals)
 
 
 # ----------------------------------------------------------------------------- tokens and scores
@@ -363,18 +508,19 @@ def meteor_words(text: str) -> Tuple[str, ...]:
     return tuple(piece for tok in tokenize(normalize_text(text)) for piece in split_unspaced_script(tok))
 
 
-def meteor_tokens(reference: Tuple[str, ...], hypothesis: Tuple[str, ...]) -> float:
+def meteor_tokens(reference: Tuple[str, ...], hypothesis: Tuple[str, ...], fuzzy: bool = False) -> float:
     """``nltk.translate.meteor_score.single_meteor_score(reference, hypothesis)`` with nltk's
     defaults (alpha 0.9, beta 3, gamma 0.5, Porter stemmer, WordNet synonyms): the same values
     (``==``), computed by :func:`meteor_tokens_fast`, which looks each word's stem and synonyms up
     once and caches on the token tuples (nltk redoes both on every call: ~10x slower on AVeriTeC's
-    Hungarian METEOR). In [0, 1]; 0.0 when either side has no tokens.
+    Hungarian METEOR). In [0, 1]; 0.0 when either side has no tokens. ``fuzzy``: :func:`single_meteor`'s option
+    (not nltk's METEOR then).
 
     Raises:
         RuntimeError: nltk data (punkt_tab, WordNet) not found.
     """
     require_nltk_data()
-    return float(meteor_tokens_fast(tuple(reference), tuple(hypothesis)))
+    return float(meteor_tokens_fast(tuple(reference), tuple(hypothesis), bool(fuzzy)))
 
 
 def meteor_tokens_nltk(reference: Tuple[str, ...], hypothesis: Tuple[str, ...]) -> float:

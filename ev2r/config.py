@@ -71,6 +71,10 @@ HYBRID_WEIGHTS = (0.0, 0.05, 0.05, 0.0, 0.05, 0.8, 0.05)
 #: gated by the gaming suite; ``ev2r`` (the paper's 0.5 F1 + 0.5 proxy) is the fallback when the combined
 #: score is off (``--no-hybrid``) or not computed. Printed first by ``ev2r score``.
 HEADLINE_SCORE = "ev2r_hybrid"
+#: How the hybrid columns' METEOR matches words (:func:`claimalign.meteor_fast.single_meteor`): ``"exact"`` is nltk's
+#: METEOR (exact, stem, WordNet synonym); ``"fuzzy"`` adds a word one edit away (a typo) and numbers compared as
+#: values ("forty-five" = "45"), issue 54. The official ``hu_meteor`` baseline is always nltk's.
+METEOR_MATCH_MODES = ("exact", "fuzzy")
 #: Which component columns the combiner adds: those with a weight above 0, or all of them (for fitting).
 HYBRID_COLUMN_MODES = ("weighted", "all")
 
@@ -130,6 +134,8 @@ class ScorerConfig:
             ``ev2r=True``.
         hybrid_columns: one of :data:`HYBRID_COLUMN_MODES`: ``"weighted"`` adds only the component columns
             whose weight is above 0 (no encoder is loaded for a zero-weight ``hybrid_embedding``), ``"all"`` every one.
+        meteor_match: one of :data:`METEOR_MATCH_MODES`, how the hybrid columns' METEOR matches words
+            (``"fuzzy"``: a typo or a number spelled out still matches; signature ``hybrid-meteor:fuzzy-v1``).
         premise_top_k: check each atomic fact against only its k premises of highest lexical overlap
             (:mod:`ev2r.metric.prefilter`), an integer >= 1, or None for every premise (exhaustive).
         contradiction: True (default) leaves the predicted pairs that the reference evidence contradicts out of
@@ -172,6 +178,7 @@ class ScorerConfig:
     contradiction: bool = True
     admission: Any = "bundled"
     proxy_credit: bool = False
+    meteor_match: str = "exact"
 
     def __post_init__(self):
         # the checks (and their order and wording) are those build_scorer always made
@@ -217,7 +224,8 @@ class ScorerConfig:
         if not (0.0 < self.threshold < 1.0):
             raise ValueError(f"threshold: expected a value in (0, 1), got {self.threshold!r}")
         for name, allowed in (("support", SUPPORT_MODES), ("proxy_target", PROXY_TARGETS), ("dtype", DTYPES),
-                              ("unanswerable", UNANSWERABLE_MODES), ("hybrid_columns", HYBRID_COLUMN_MODES)):
+                              ("unanswerable", UNANSWERABLE_MODES), ("hybrid_columns", HYBRID_COLUMN_MODES),
+                              ("meteor_match", METEOR_MATCH_MODES)):
             if getattr(self, name) not in allowed:
                 raise ValueError(f"{name}: {getattr(self, name)!r} is not one of {allowed}")
         for name in ("batch_size", "chunk_size"):

@@ -184,7 +184,8 @@ def run(args) -> int:
                    dtype=args.dtype, ev2r="ev2r" in wanted, unanswerable=args.unanswerable, hybrid=not args.no_hybrid,
                    premise_top_k=args.premise_top_k, hybrid_columns=args.hybrid_columns,
                    reply_reading=args.reply_reading, contradiction=not args.no_contradiction,
-                   proxy_verifier=args.proxy_model, admission=args.admission)
+                   proxy_verifier=args.proxy_model, admission=args.admission,
+                   meteor_match=args.meteor_match)
     try:
         return _score(args, items, options, wanted, progress, bar)
     except RunInterrupted as e:  # Ctrl-C: finished chunks are in OUT.part; say how to resume, no traceback

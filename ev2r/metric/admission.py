@@ -94,6 +94,37 @@ class Admission:
         return d
 
 
+# ----------------------------------------------------------------------------- rule families (ablation)
+#: The rule families of the stage that :func:`without_rules` can switch off, to measure what each adds beside the
+#: learned reading (``benchmarks/rules_ablation.py``, issue 54).
+RULE_FAMILIES = ("bare_answer", "restates_claim", "boilerplate", "word_salad", "off_topic", "duplicate", "gold_copy")
+_OFF: contextvars.ContextVar = contextvars.ContextVar("ev2r_admission_rules_off", default=frozenset())
+
+
+@contextlib.contextmanager
+def without_rules(*families: str) -> Iterator[None]:
+    """Within the block, :func:`admit` (and the restatement test of predicted facts) skips the named rule families
+    (:data:`RULE_FAMILIES`); the signature's admission value says which (``-no:<family>``). For ablations: what
+    ships runs every family.
+
+    Raises:
+        ValueError: a family not in :data:`RULE_FAMILIES` (named, with the allowed values).
+    """
+    bad = [f for f in families if f not in RULE_FAMILIES]
+    if bad:
+        raise ValueError(f"without_rules: {bad} not among {list(RULE_FAMILIES)}")
+    token = _OFF.set(_OFF.get() | frozenset(families))
+    try:
+        yield
+    finally:
+        _OFF.reset(token)
+
+
+def rule_on(family: str) -> bool:
+    """Whether rule family ``family`` (:data:`RULE_FAMILIES`) is in force (:func:`without_rules`)."""
+    return family not in _OFF.get()
+
+
 # ----------------------------------------------------------------------------- the learned reading in force
 _MODEL: contextvars.ContextVar = contextvars.ContextVar("ev2r_admission_model", default=None)
 _CACHE: dict = {}  # (model name, claim, question, answer) -> class probabilities
@@ -226,9 +257,9 @@ def _synonyms():
 
 def _not_evidence_rule(answer: str, claim: str) -> Optional[str]:
     """The rule that finds ``answer`` no evidence for ``claim`` whatever its question, or None."""
-    if is_bare_answer(answer) or sum(has_content(w) for w in answer.split()) < 2:
+    if rule_on("bare_answer") and (is_bare_answer(answer) or sum(has_content(w) for w in answer.split()) < 2):
         return "bare_answer"
-    if restates_claim(answer, claim, _synonyms()):
+    if rule_on("restates_claim") and restates_claim(answer, claim, _synonyms()):
         return "restates_claim"
     return None
 
@@ -259,7 +290,7 @@ def admit(evidence: Evidence, claim: Optional[str] = None, unanswerable: str = "
 
     def _duplicate(k, p, answer, p_ev=None, label=None) -> bool:
         """With ``dedupe``: drop pair ``k`` when ``answer`` says what an earlier kept answer says."""
-        if not dedupe:
+        if not dedupe or not rule_on("duplicate"):
             return False
         first = next((j for j, a in kept_answers if same_meaning(answer, a)), None)
         if first is None:
@@ -281,7 +312,7 @@ def admit(evidence: Evidence, claim: Optional[str] = None, unanswerable: str = "
             else:
                 drop(k, p, "unanswerable", "rule:unanswerable")
             continue
-        if gold_pairs and is_near_copy(p, gold_pairs, gold_keys):
+        if gold_pairs and rule_on("gold_copy") and is_near_copy(p, gold_pairs, gold_keys):
             answer = strip_boilerplate(p.answer)
             if not has_content(answer):
                 drop(k, p, "boilerplate", "rule:boilerplate")
@@ -295,7 +326,7 @@ def admit(evidence: Evidence, claim: Optional[str] = None, unanswerable: str = "
             if why is not None:
                 drop(k, p, why, f"rule:{why}")
                 continue
-        answer = strip_boilerplate(p.answer)
+        answer = strip_boilerplate(p.answer) if rule_on("boilerplate") else p.answer
         if answer is not p.answer:
             if not has_content(answer):
                 drop(k, p, "boilerplate", "rule:boilerplate")
@@ -307,7 +338,7 @@ def admit(evidence: Evidence, claim: Optional[str] = None, unanswerable: str = "
             p_in = QAPair(p.question, answer)
         else:
             p_in = p
-        if claim is not None:
+        if claim is not None and rule_on("word_salad"):
             answer = strip_word_salad(p_in.answer)
             if answer is not p_in.answer:
                 # what is left of an answer that was partly salad must be about the claim itself
@@ -325,7 +356,7 @@ def admit(evidence: Evidence, claim: Optional[str] = None, unanswerable: str = "
                 drop(k, p, "non_evidence", f"model:{model.name}", p_evidence=p_ev,
                      label=label if label != "evidence" else model.classes[1 + int(np.argmax(probs[1:]))])
                 continue
-        if relevant and claim is not None and content_tokens(claim):
+        if relevant and claim is not None and content_tokens(claim) and rule_on("off_topic"):
             cov = claim_coverage(p_in.render(), claim, RELEVANCE_CLAIM_CAP)
             # a short claim (under MIN_CLAIM_TOKENS content words) asks for one shared word (a hostile pass:
             # "Canberra is the capital of Australia." read as evidence for the claim "Fluoride.")
@@ -344,4 +375,10 @@ def admission_rule() -> str:
     """The signature value of the stage in force: the rules, and the learned reading's name (``+adm:none``
     without one)."""
     model = current_model()
-    return f"{WORD_ORDER_RULE}+adm:{model.name if model is not None else 'none'}"
+    return f"{WORD_ORDER_RULE}+adm:{model.name if model is not None else 'none'}{rules_off()}"
+
+
+def rules_off() -> str:
+    """The rule families switched off (:func:`without_rules`) as the signature writes them: ``"-no:word_salad"``
+    and the like, ``""`` when every family is in force (what ships)."""
+    return "".join(f"-no:{f}" for f in RULE_FAMILIES if f in _OFF.get())

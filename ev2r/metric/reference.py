@@ -77,7 +77,7 @@ from ev2r.config import DEFAULTS, SUPPORT_MODES, check_premise_top_k  # noqa: F4
 from ev2r.facts.rules import Decomposer
 from ev2r.facts.word_order import WORD_ORDER_RULE
 from ev2r.metric.admission import (PREMISE_RELEVANCE_MIN, RELEVANCE_CLAIM_CAP, TWIN_MIN_SIMILARITY,  # noqa: F401
-                                   admit, copy_similarity, current_model, is_near_copy, pair_key)
+                                   admit, copy_similarity, current_model, is_near_copy, pair_key, rule_on)
 from ev2r.metric.prefilter import top_k_premises
 from ev2r.scores import ReferenceResult, f1_score, prf_from_support  # noqa: F401 (re-exported)
 from claimalign.qa_text import content_tokens
@@ -420,7 +420,7 @@ class NLIReferenceScorer:
                 ok = has_content(f.text) and f.pair_index in kept
             else:
                 ok = (has_content(f.text) and (f.pair_index is None or f.pair_index in kept)
-                      and not restates_claim(f.text, claim, _synonyms()))
+                      and not (rule_on("restates_claim") and restates_claim(f.text, claim, _synonyms())))
             if not ok:
                 continue
             first = chosen.get(key)

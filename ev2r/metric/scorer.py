@@ -93,10 +93,12 @@ class Ev2RScorer:
         scorer's, verifier's and proxy scorer's declared fields, label mapping, alpha, extra columns,
         transformers and torch versions, in that order."""
         from ev2r._version import __version__
+        from ev2r.metric.admission import rules_off
 
         ref, proxy = self.reference_scorer, self.proxy_scorer
         parts = [{"ev2r": __version__},
-                 {"adm": getattr(self.admission, "name", "none") if ref is not None or proxy is not None else "none"},
+                 {"adm": (getattr(self.admission, "name", "none") + rules_off()) if ref is not None or proxy is not None
+                  else "none"},
                  {"ref": "none"} if ref is None else ref.signature_fields(),
                  self.verifier_fields,
                  {"proxy": "none"} if proxy is None else proxy.signature_fields()]
