@@ -211,3 +211,24 @@ def test_a_pair_about_something_else_is_off_topic_at_every_claim_length(claim):
     on = admit(Evidence((QAPair("What did the review find?", f"A 2015 Cochrane review of {word} studies found no "
                                                             "effect in 20 trials."),)), claim, relevant=True)
     assert [(a.kept, a.reason) for a in on] == [(True, "kept")]
+
+
+def test_rule_families_can_be_switched_off_for_an_ablation_and_the_signature_says_so():
+    """Issue 54's ablation: without_rules skips the named families (and only them), rules_off names them."""
+    from ev2r.metric.admission import RULE_FAMILIES, rules_off, without_rules
+
+    pairs = [("Is it true?", "Yes."), ("What happened?", CLAIM),
+             ("Where?", "The Louvre holds the Mona Lisa in Paris, France.")]
+    assert _reasons(pairs, claim=CLAIM, relevant=True) == [(False, "bare_answer"), (False, "restates_claim"),
+                                                           (False, "off_topic")]
+    assert rules_off() == ""
+    with without_rules("restates_claim", "off_topic"):
+        assert _reasons(pairs, claim=CLAIM, relevant=True) == [(False, "bare_answer"), (True, "kept"), (True, "kept")]
+        assert rules_off() == "-no:restates_claim-no:off_topic"
+        with without_rules("bare_answer"):  # nested blocks add up
+            assert _reasons(pairs, claim=CLAIM, relevant=True)[0] == (True, "kept")
+    assert rules_off() == "" and _reasons(pairs, claim=CLAIM, relevant=True)[1] == (False, "restates_claim")
+    with pytest.raises(ValueError, match=r"without_rules: \['salad'\] not among \['bare_answer'"):
+        with without_rules("salad"):
+            pass
+    assert set(RULE_FAMILIES) >= {"word_salad", "duplicate", "gold_copy", "boilerplate"}
