@@ -42,6 +42,8 @@ RATINGS = ("semantic_coverage", "verdict_agreement")
 SCORES = ("ev2r", "ev2r_hybrid")
 GAMING_SCORES = ("proxy", "ev2r", "ev2r_hybrid")
 INVARIANCE_EDITS = ("typos", "synonyms", "numbers_to_words")
+#: Rewrites of the gold that must score at least 50% below it (issue 54's meaning-sensitivity tests).
+REWRITES = ("negate_answers", "shuffle_words")
 
 
 def variants_all() -> dict[str, tuple[str, tuple[str, ...], dict]]:
@@ -53,9 +55,10 @@ def variants_all() -> dict[str, tuple[str, tuple[str, ...], dict]]:
     out["-all rule families"] = ("bundled", RULE_FAMILIES, {})
     out["-learned reading (rules only)"] = ("none", (), {})
     out["METEOR exact"] = ("bundled", (), {"meteor_match": "exact"})
-    out["METEOR fuzzy"] = ("bundled", (), {"meteor_match": "fuzzy"})
-    out["bundled verifier"] = ("bundled", (), {"verifier": "bundled", "proxy_verifier": None})
-    out["bundled verifier, --verifier for the proxy"] = ("bundled", (), {"verifier": "bundled", "proxy_verifier": "ARG"})
+    out["proxy read by the bundled verifier"] = ("bundled", (), {"proxy_verifier": None})
+    out["qa verifier everywhere"] = ("bundled", (), {"verifier": "qa", "proxy_verifier": None})
+    out["1.0.0 defaults (ev2r/2)"] = ("bundled", (), {"verifier": "bundled", "proxy_verifier": None,
+                                                      "meteor_match": "exact"})
     return out
 
 
@@ -97,7 +100,7 @@ def main(argv=None) -> int:
     common = dict(kv.split("=", 1) for kv in args.set)
 
     def verifier_spec(options: dict) -> dict:
-        out = {k: (args.verifier if v == "ARG" else v) for k, v in options.items()}
+        out = {k: (None if v in ("None", "none") and k == "proxy_verifier" else v) for k, v in options.items()}
         for k in ("verifier", "proxy_verifier"):
             if out.get(k):
                 get_verifier(out[k]).cache_size = 2_000_000  # shared by every variant: pairs they share are read once
@@ -152,7 +155,7 @@ def main(argv=None) -> int:
                     res[f"{s}/suite_violated"] = len(rep.violations("gated"))
                     res[f"{s}/suite_judged"] = len(rep.judged("gated")) if hasattr(rep, "judged") else None
             if gold:
-                rep = run_suite(gold, score, list(INVARIANCE_EDITS), seed=0, n_boot=1000,
+                rep = run_suite(gold, score, list(INVARIANCE_EDITS + REWRITES), seed=0, n_boot=1000,
                                 scores=["proxy", "ev2r", "ev2r_hybrid"], scorer_name=name)
                 res["gold/proxy"] = rep.base_means.get("proxy")
                 res["gold/ev2r_hybrid"] = rep.base_means.get("ev2r_hybrid")
@@ -186,11 +189,12 @@ def markdown(results: dict, args) -> str:
              f"failing of the blind corpus's classes x (proxy, ev2r, ev2r_hybrid), first {args.heldout_rows} rows of "
              f"each set; suite: gated reference-free checks of the project's gaming suite violated, {args.suite_rows} "
              f"rows of each set (the CI gate's draw); invariance: mean relative change of ev2r / ev2r_hybrid with the "
-             f"gold of {args.invariance_n} AVeriTeC dev claims as the prediction, edited; gold proxy: their mean proxy "
+             f"gold of {args.invariance_n} AVeriTeC dev claims as the prediction, edited (target: within 10%), and "
+             "rewritten (negated answers, shuffled words: target at least 50% below); gold proxy: their mean proxy "
              f"unedited. Verifier `{args.verifier}`; options for every row: "
              f"{dict(kv.split('=', 1) for kv in args.set) or 'none'}.\n"]
     head = ["variant"] + [f"{s} {sc} {r[:3].replace('sem', 'cov')}" for s in SETS for sc in SCORES for r in RATINGS]
-    head += ["held-out fails 86 / 144", "suite violated 86 / 144"] + [f"{e}" for e in INVARIANCE_EDITS]
+    head += ["held-out fails 86 / 144", "suite violated 86 / 144"] + [f"{e}" for e in INVARIANCE_EDITS + REWRITES]
     head += ["gold proxy", "s"]
     lines += ["| " + " | ".join(head) + " |", "|---" * len(head) + "|"]
     for name, r in results.items():
@@ -203,7 +207,7 @@ def markdown(results: dict, args) -> str:
                     cells.append(_f(v) + d)
         cells.append(" / ".join(f"{r.get(f'{s}/heldout_fail')}/{r.get(f'{s}/heldout_total')}" for s in SETS))
         cells.append(" / ".join(str(r.get(f"{s}/suite_violated", "")) for s in SETS))
-        for e in INVARIANCE_EDITS:
+        for e in INVARIANCE_EDITS + REWRITES:
             vals = [r.get(f"inv/{e}/{sc}") for sc in SCORES]
             cells.append(" / ".join("" if v is None else f"{v:+.1%}" for v in vals))
         cells.append(_f(r.get("gold/proxy"), ".3f"))
