@@ -50,7 +50,7 @@ DTYPE_SUFFIX = re.compile(r"\+(?:bf16|fp16|int8)$")
 NON_SCORE_FIELDS = ("cal",)
 NON_SCORE_PREFIXES = ("extra-",)
 #: Fields of the combination, part of ``ev2r-hybrid/N`` only.
-HYBRID_FIELDS = ("hybrid", "hybrid-emb")
+HYBRID_FIELDS = ("hybrid", "hybrid-emb", "hybrid-meteor")
 
 #: Versioned name -> the score column it names.
 SCORE_COLUMNS = {"ev2r-hybrid": "ev2r_hybrid", "ev2r": "ev2r"}

@@ -52,6 +52,12 @@ LICENCES = {
                               "on the pair the starting verifier finds most in its favour, every NEE pair neutral)"),
     "averitec_pair_mismatched": "CC BY-NC 4.0 (AVeriTeC train split: a pair of another claim's evidence -> neutral)",
     "ctkfacts_train": "CC BY-SA 3.0 (CTKFacts, Ullrich et al. 2023: Czech claims vs Czech News Agency paragraphs)",
+    "qa_layout_claim_question": "derived from the pairs above (the hypothesis asked as a yes/no question, the premise as "
+                                "its answer; label kept)",
+    "qa_layout_wh_question": "derived from the pairs above (the premise split into an echo question and its short answer; "
+                             "label kept)",
+    "qa_layout_nonevidence_answer": "ev2r's non-evidence corpus (ev2r/training/data/nonevidence, CC0) filled with the "
+                                    "pairs' hypotheses -> neutral",
     "czech_negation_aug_entailment": "derived from CTKFacts train (a SUPPORTS claim's first verb negated -> contradiction)",
     "czech_negation_aug_neutral": "derived from CTKFacts train (a NOT ENOUGH INFO claim's first verb negated -> neutral)",
 }
@@ -66,10 +72,12 @@ def write_model_card(out: Path, extra_notes: str = "") -> Path:
     multilingual = "e5" in str(meta.get("args", {}).get("encoder", ""))
     args = meta.get("args", {})
     distilled = bool(args.get("teacher"))
+    qa = any(src.startswith("qa_layout") for src in pool) and not non_commercial
     name = "ev2r-e5-nli" if multilingual else "ev2r-minilm-nli-fast" if distilled else f"ev2r-{out.name}"
     role = ("an in-domain variant of the bundled verifier, selected by name, never the default"
             if non_commercial else "the multilingual verifier of ev2r (`--model multilingual`, opt-in)"
             if multilingual else "the distilled verifier of ev2r (`--model fast`, opt-in)" if distilled
+            else "the proxy's verifier of ev2r (`--proxy-model qa`), reading question/answer evidence" if qa
             else "the bundled verifier of ev2r")
     if multilingual:
         base_line = "base_model: intfloat/multilingual-e5-small"
