@@ -31,7 +31,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--elo-orders", type=int, default=20, help="random battle orders Elo is averaged over")
     parser.add_argument("--l2", type=float, default=0.0, help="L2 penalty on BT strengths (default 0: pure MLE)")
     parser.add_argument("--table", help="also write a Markdown ranking table")
-    parser.add_argument("--plot", help="also write a forest plot (PNG)")
+    parser.add_argument("--plot", help="also write a forest plot (PNG) to this file path (not a FIFO or device)")
 
 
 
@@ -103,12 +103,23 @@ def signature_warnings(paths: list) -> list[str]:
                   "ranking compares the settings as well as the systems; score every system with the same options"]
 
 
+#: Why ``--plot`` must be a file path (:func:`check_outputs`).
+PLOT_SPECIAL_REASON = (": the forest plot is a PNG, which matplotlib writes with seeks and whose format it takes from "
+                       "the file name's extension, so --plot must be a file path (e.g. ranking.png); omit --plot to "
+                       "write no plot")
+
+
 def check_outputs(args) -> None:
     """Before any work: ``-o``, ``--table`` and ``--plot`` can be written, and none is an input
-    (``SCORES.jsonl`` or the PATH of ``SYSTEM=PATH``) or another of them.
+    (``SCORES.jsonl`` or the PATH of ``SYSTEM=PATH``) or another of them. ``-o`` and ``--table`` may
+    name a FIFO, a device or ``/dev/stdout`` (written through); ``--plot`` may not (a PNG cannot be
+    streamed: :data:`PLOT_SPECIAL_REASON`).
 
     Raises:
-        ValueError: naming the option and both paths (:func:`ev2r.cli.common.check_output`).
+        ValueError: (exit status 2) naming the option and the path(s) (:func:`ev2r.cli.common.check_output`):
+            an output that cannot be written (a missing folder, a folder, a socket, a symlink loop, no
+            permission) or is an input or another output; a ``--plot`` path that is a FIFO, a device or a
+            file-descriptor path (e.g. ``/dev/stdout``).
     """
     import os
 
@@ -118,7 +129,9 @@ def check_outputs(args) -> None:
               for spec in args.inputs]
     inputs += [("the run record of input", path + ".ev2r-run.json") for _, path in list(inputs)]
     for option, path in (("-o/--output", args.output), ("--table", args.table), ("--plot", args.plot)):
-        check_output(path, option=option, inputs=inputs)
+        plot = option == "--plot"
+        check_output(path, option=option, inputs=inputs, special="refuse" if plot else "write",
+                     special_reason=PLOT_SPECIAL_REASON if plot else "")
         if path:
             inputs.append((option, path))
 

@@ -20,7 +20,11 @@ Accepted inputs (:func:`read_items` detects the format per row):
   no ids).
 
 Rows are identified by ``id`` (or ``claim_id``, ``unique_id``; else the 0-based row number) and
-by their row number. Ids are unique within a file, by the one rule of every command
+by their row number; rows whose id field is there but null get their row number too, counted in one
+:class:`InputWarning` per file. In the ev2r schema the gold verdict is ``gold_label``; a row that gives
+it only as ``label`` is read, counted in one :class:`InputWarning` per file (``label`` may hold the
+system's verdict, which belongs in ``predicted_label``); FEVER/VitaminC and AVeriTeC rows, whose
+gold field is ``label``, give none. Ids are unique within a file, by the one rule of every command
 (:mod:`claimalign.ids`): ``1`` and ``"1"``, NFC and NFD spellings, a repeated id, or a row number that
 is another row's id are refused when the file is read, naming both rows. A bad row raises
 :class:`InputError` naming the file, row and field.
@@ -49,7 +53,7 @@ from ev2r.types import Evidence, Item, clean_text, has_content, is_valid_id
 __all__ = ["ID_FIELDS", "OPTIONAL_LABEL_FIELDS", "MAX_ROWS_NAMED", "LABEL_FIELDS", "InputError", "InputWarning",
            "render_averitec_answer", "has_predicted_evidence", "warn_no_evidence", "check_required_label", "raise_row_errors",
            "averitec_questions_to_evidence", "parse_evidence", "item_from_row", "read_rows", "check_encodable",
-           "items_from_rows", "warn_layout", "read_items", "write_jsonl", "item_hash", "score_row"]
+           "items_from_rows", "warn_layout", "warn_notices", "read_items", "write_jsonl", "item_hash", "score_row"]
 
 ID_FIELDS = ("id", "claim_id", "unique_id")
 #: How many bad rows an error or warning names before it only counts the rest.
@@ -152,7 +156,8 @@ def _optional_label(row: dict, field: str, where: str, strict: Iterable[str], pr
 
 
 def item_from_row(row: Any, n: int, path: str = "<input>", strict_labels: Iterable[str] = (),
-                  problems: Optional[list] = None, layout: Optional[list] = None) -> Item:
+                  problems: Optional[list] = None, layout: Optional[list] = None,
+                  notices: Optional[list] = None) -> Item:
     """Build an :class:`Item` from one parsed row of any supported schema (module docstring).
 
     Args:
@@ -165,6 +170,11 @@ def item_from_row(row: Any, n: int, path: str = "<input>", strict_labels: Iterab
             warns once with a count); None: warn at once (:class:`InputWarning`).
         layout: a list collecting ``(field, note)`` for evidence text whose Q/A layout needed a
             repair (:data:`claimalign.qa_text.LAYOUT_NOTES`; the caller warns once with a count).
+        notices: a list collecting what was read but may not be what the row meant (the caller warns
+            once per kind with a count; :func:`warn_notices`): ``("gold_from_label", "label")`` for an
+            ev2r-schema row whose gold verdict was read from ``label`` (no ``gold_label``), and
+            ``("null_id", fields)`` for a row whose id fields (:data:`ID_FIELDS`) are there but null,
+            so that its id is its row number ``n``. None: warn at once (:class:`InputWarning`).
 
     Raises:
         InputError: a row that is not an object, one nested deeper than
@@ -180,6 +190,9 @@ def item_from_row(row: Any, n: int, path: str = "<input>", strict_labels: Iterab
     strict = tuple(strict_labels)
     rid = _row_id(row, n, path)
     where = _where(path, n, rid)
+    found: list = []  # notices of this row
+    if _raw_id(row, n, path) is None and any(f in row for f in ID_FIELDS):
+        found.append(("null_id", tuple(f for f in ID_FIELDS if f in row)))
 
     def _evidence(value, where, field):
         notes: set = set()
@@ -202,6 +215,8 @@ def item_from_row(row: Any, n: int, path: str = "<input>", strict_labels: Iterab
         pred = _evidence(row.get("predicted_evidence"), where, "predicted_evidence")
         ref = _evidence(row.get("reference_evidence", ""), where, "reference_evidence")
         gold = _gold_label(row, where)
+        if row.get("gold_label") is None and gold is not None:  # read from 'label': maybe the system's verdict
+            found.append(("gold_from_label", "label"))
         plabel = _optional_label(row, "predicted_label", where, strict, problems)
         used |= {"predicted_evidence", "reference_evidence", "gold_label", "label", "predicted_label"}
     elif "questions" in row:  # AVeriTeC gold row, optionally with a system's evidence
@@ -234,6 +249,10 @@ def item_from_row(row: Any, n: int, path: str = "<input>", strict_labels: Iterab
             extra[f] = row[f]
     _optional_label(extra, "human_label", where, strict, problems)  # read by --proxy-target human
     source_id = _raw_id(row, n, path)
+    if notices is not None:
+        notices.extend(found)
+    elif found:
+        warn_notices([(kind, detail, n) for kind, detail in found], path, ids=None, stacklevel=3)
     return Item(id=rid, claim=clean_text(claim), predicted_evidence=pred, reference_evidence=ref,
                 gold_label=gold, predicted_label=plabel, row=n, extra=extra, source_id=source_id)
 
@@ -278,7 +297,9 @@ def items_from_rows(rows: Sequence[Any], path: str = "<input>", strict_labels: I
 
     Every row is read before an unusable one is raised: several raise one :class:`InputError` naming each (up to
     :data:`MAX_ROWS_NAMED`, then a count; :func:`raise_row_errors`), so that one run shows every bad row (issue 57).
-    Rows without predicted evidence are counted in one :class:`InputWarning` (:func:`warn_no_evidence`).
+    Rows without predicted evidence are counted in one :class:`InputWarning` (:func:`warn_no_evidence`);
+    so are, each kind in one :class:`InputWarning` (:func:`warn_notices`), ev2r-schema rows whose gold verdict
+    was read from ``label`` and rows whose id field is null (their id is their 0-based row number).
 
     Raises:
         InputError: as :func:`item_from_row`, for every unusable row at once; or two rows with one id (:mod:`claimalign.ids`: ``1`` and ``"1"``,
@@ -289,26 +310,31 @@ def items_from_rows(rows: Sequence[Any], path: str = "<input>", strict_labels: I
 
     problems: list = []
     layout: list = []
+    notices: list = []
     items = []
     ids = IdRegistry(path, error=InputError)
     errors: list[InputError] = []
     for n, r in enumerate(rows):
-        before, before_layout = len(problems), len(layout)
+        before, before_layout, before_notices = len(problems), len(layout), len(notices)
         try:
-            it = item_from_row(r, n, path, strict_labels=strict_labels, problems=problems, layout=layout)
+            it = item_from_row(r, n, path, strict_labels=strict_labels, problems=problems, layout=layout,
+                               notices=notices)
         except InputError as e:  # every unusable row is named, not only the first (issue 57)
             errors.append(e)
-            del problems[before:], layout[before_layout:]
+            del problems[before:], layout[before_layout:], notices[before_notices:]
             continue
         raw = next((r[f] for f in ID_FIELDS if r.get(f) is not None), None)  # as written (before NFC)
         ids.add(n if raw is None else raw, f"row {n} (line {n + 1})", numbered=raw is None, key=it.id)
         items.append(it)
         problems[before:] = [(f, v, n) for f, v in problems[before:]]
         layout[before_layout:] = [(f, note, n) for f, note in layout[before_layout:]]
+        notices[before_notices:] = [(kind, detail, n) for kind, detail in notices[before_notices:]]
     raise_row_errors(errors, len(rows), path)
     warn_no_evidence(items, path)
     if layout:
         warn_layout(layout, path, ids=[it.id for it in items])
+    if notices:
+        warn_notices(notices, path, ids=[it.id for it in items], n_rows=len(items))
     if problems:
         by_field: dict[str, list[tuple[int, Any]]] = {}
         for f, v, n in problems:
@@ -368,6 +394,58 @@ def warn_layout(layout: Sequence[tuple[str, str, int]], path: str | Path, ids: O
                   "(line = the line of a JSONL file). They are read as said; check that these rows read as intended.",
                   InputWarning,
                   stacklevel=3)
+
+
+def warn_notices(notices: Sequence[tuple[str, Any, int]], path: str | Path, ids: Optional[Sequence[Any]] = None,
+                 n_rows: Optional[int] = None, stacklevel: int = 3) -> None:
+    """One :class:`InputWarning` per kind of notice (``(kind, detail, row)`` triples, ``row`` 0-based, as
+    :func:`item_from_row` collects them), counting the rows and naming up to :data:`MAX_ROWS_NAMED`:
+
+    * ``"gold_from_label"``: ev2r-schema rows (``predicted_evidence`` / ``reference_evidence``) without
+      ``gold_label`` whose gold verdict was read from ``label`` -- which may be the system's verdict;
+    * ``"null_id"`` (detail: the id fields present): rows whose id field is null, so that their id is their
+      0-based row number.
+
+    Args:
+        notices: the triples.
+        path: the file named in the message.
+        ids: the items' ids by row (``ids[row]``), shown beside the rows; None: not shown.
+        n_rows: the number of rows read, for "k of n"; None: not shown.
+        stacklevel: passed to :func:`warnings.warn`.
+
+    Raises:
+        ValueError: an unknown kind.
+    """
+    by_kind: dict[str, list[tuple[int, Any]]] = {}
+    for kind, detail, n in notices:
+        if kind not in ("gold_from_label", "null_id"):
+            raise ValueError(f"notices: kind must be 'gold_from_label' or 'null_id', got {kind!r}")
+        by_kind.setdefault(kind, []).append((n, detail))
+    of = f" of {n_rows}" if n_rows is not None else ""
+
+    def shown(rows: list[tuple[int, Any]], with_id: bool) -> str:
+        def one(n: int) -> str:
+            id_ = f"; id {ids[n]}" if with_id and ids is not None and n < len(ids) else ""
+            return f"{n} (line {n + 1}{id_})"
+        more = f" and {len(rows) - MAX_ROWS_NAMED} more" if len(rows) > MAX_ROWS_NAMED else ""
+        return ", ".join(one(n) for n, _ in rows[:MAX_ROWS_NAMED]) + more
+
+    rows_note = "Rows are counted from 0, as the row field of the score rows (line = the line of a JSONL file)."
+    if "gold_from_label" in by_kind:
+        rows = by_kind["gold_from_label"]
+        warnings.warn(f"{path}: {len(rows)}{of} row(s) of the ev2r schema (predicted_evidence / reference_evidence) "
+                      f"have no 'gold_label': the gold verdict was read from 'label'. If 'label' is the system's "
+                      f"verdict, rename the field to 'predicted_label'; rename it to 'gold_label' to silence this. "
+                      f"Rows: {shown(rows, True)}. {rows_note}", InputWarning, stacklevel=stacklevel)
+    if "null_id" in by_kind:
+        rows = by_kind["null_id"]
+        fields = sorted({f for _, detail in rows for f in detail}, key=ID_FIELDS.index)
+        named = " / ".join(repr(f) for f in fields)
+        warnings.warn(f"{path}: {len(rows)}{of} row(s) have a null id field ({named}): their ids are their row "
+                      f"numbers, counted from 0 (row 0 gets id '0', row 1 id '1', ...). An id ({' / '.join(map(repr, ID_FIELDS))}) "
+                      f"must be a non-empty string or an integer: give these rows one, or leave the field out to "
+                      f"number the rows on purpose. Rows: {shown(rows, False)}. {rows_note}", InputWarning,
+                      stacklevel=stacklevel)
 
 
 def has_predicted_evidence(item: Item) -> bool:

@@ -52,3 +52,24 @@ def test_ranks_by_the_headline_score_and_warns_on_different_signatures(tmp_path,
     assert "ranking by ev2r_hybrid (the headline score)" in cap.err
     assert "different signatures (fields that differ: verifier)" in cap.err
     assert "| 1 | A |" in cap.out and "Battles are won on the per-item `ev2r_hybrid`" in cap.out
+
+
+def test_plot_that_is_a_fifo_or_device_is_refused_before_any_work(tmp_path, capsys):
+    import os
+
+    import pytest
+
+    if not hasattr(os, "mkfifo"):
+        pytest.skip("no mkfifo on this platform")
+    a = tmp_path / "a.jsonl"
+    a.write_text("".join(json.dumps({"id": i, "ev2r": 0.1 * (i % 4), "status": "ok"}) + "\n" for i in range(8)))
+    fifo = tmp_path / "plot.png"
+    os.mkfifo(fifo)
+    for plot, what in ((fifo, "a FIFO (named pipe)"), ("/dev/null", "a device")):
+        assert main(["rank", f"A={a}", f"B={a}", "--bootstrap", "0", "--plot", str(plot), "-o",
+                     str(tmp_path / "r.json")]) == 2
+        err = capsys.readouterr().err
+        assert f"ev2r rank: error: --plot: {str(plot)!r} is {what}, not a regular file" in err
+        assert "--plot must be a file path" in err
+    assert sorted(os.listdir(tmp_path)) == ["a.jsonl", "plot.png"]  # refused before any work: no -o written
+    assert os.path.exists("/dev/null") and not os.path.isfile("/dev/null")

@@ -353,3 +353,54 @@ def test_empty_predicted_evidence_is_counted_and_a_mostly_empty_file_is_warned_l
     with w.catch_warnings():
         w.simplefilter("error")
         read_items(_jsonl(tmp_path / "full.jsonl", [_row(0), _row(1)]))  # nothing to say
+
+
+def _messages(path):
+    import warnings
+
+    with warnings.catch_warnings(record=True) as rec:
+        warnings.simplefilter("always")
+        items = read_items(path)
+    return items, [str(w.message) for w in rec if issubclass(w.category, InputWarning)]
+
+
+def test_gold_verdict_read_from_label_in_the_ev2r_schema_warns_once_counting_rows(tmp_path):
+    base = {"claim": "C.", "predicted_evidence": "Question: Q?\nAnswer: A.", "reference_evidence": "Question: Q?\nAnswer: B."}
+    rows = [dict(base, id=1, label="supported"), dict(base, id=2, label="refuted", gold_label=None),
+            dict(base, id=3, gold_label="refuted"), dict(base, id=4, label="supported")]
+    items, msgs = _messages(write(tmp_path, rows))
+    assert [it.gold_label for it in items] == [Verdict.SUPPORTED, Verdict.REFUTED, Verdict.REFUTED, Verdict.SUPPORTED]
+    hits = [m for m in msgs if "'label'" in m]
+    assert len(hits) == 1  # one per file, not one per row
+    assert "3 of 4 row(s) of the ev2r schema" in hits[0] and "the gold verdict was read from 'label'" in hits[0]
+    assert ("If 'label' is the system's verdict, rename the field to 'predicted_label'; rename it to 'gold_label' "
+            "to silence this") in hits[0]
+    assert "Rows: 0 (line 1; id 1), 1 (line 2; id 2), 3 (line 4; id 4)" in hits[0]
+    # silent: the gold verdict under gold_label; FEVER/VitaminC and AVeriTeC rows, whose gold field is label
+    _, msgs = _messages(write(tmp_path, [dict(base, id=1, gold_label="supported", label="supported"),
+                                         dict(base, id=2, gold_label="refuted")], "gold.jsonl"))
+    assert not [m for m in msgs if "'label'" in m]
+    _, msgs = _messages(write(tmp_path, [{"id": 1, "claim": "X is Y.", "evidence": "X is Y indeed.", "label": "SUPPORTS"},
+                                         {"id": 2, "claim": "X is Z.", "evidence": "X is not Z.", "label": "REFUTES"}],
+                              "fever.jsonl"))
+    assert msgs == []
+    gold = tmp_path / "gold.json"
+    gold.write_text(json.dumps([{"claim": "G0", "label": "Supported", "questions": [
+        {"question": "Q0", "answers": [{"answer": "A0"}]}], "evidence": [{"question": "Q0", "answer": "A0"}]}]))
+    _, msgs = _messages(gold)
+    assert msgs == []
+
+
+def test_null_id_becomes_the_row_number_with_one_warning_counting_rows(tmp_path):
+    base = {"claim": "C.", "predicted_evidence": "Question: Q?\nAnswer: A.", "reference_evidence": "R.",
+            "gold_label": "supported"}
+    rows = [dict(base, id=None), dict(base, id="a"), dict(base, claim_id=None), dict(base), dict(base, id=None, claim_id=7)]
+    items, msgs = _messages(write(tmp_path, rows))
+    assert [it.id for it in items] == ["0", "a", "2", "3", "7"]  # the fallback stays: 0-based row numbers
+    hits = [m for m in msgs if "null id" in m]
+    assert len(hits) == 1  # one per file; an absent id (row 3) and a null id with another id field (row 4) are not counted
+    assert "2 of 5 row(s) have a null id field ('id' / 'claim_id')" in hits[0]
+    assert "their ids are their row numbers, counted from 0 (row 0 gets id '0'" in hits[0]
+    assert "must be a non-empty string or an integer" in hits[0] and "Rows: 0 (line 1), 2 (line 3)." in hits[0]
+    _, msgs = _messages(write(tmp_path, [dict(base, id="x"), dict(base)], "ok.jsonl"))
+    assert msgs == []
