@@ -42,7 +42,7 @@ def build_scorer(verifier: object = DEFAULTS.verifier, decomposer: str = DEFAULT
                  hybrid_columns: str = DEFAULTS.hybrid_columns, reply_reading: Optional[str] = None,
                  contradiction: bool = DEFAULTS.contradiction,
                  proxy_verifier: object = DEFAULTS.proxy_verifier, admission: object = DEFAULTS.admission,
-                 proxy_credit: bool = DEFAULTS.proxy_credit) -> Ev2RScorer:
+                 proxy_credit: bool = DEFAULTS.proxy_credit, meteor_match: str = DEFAULTS.meteor_match) -> Ev2RScorer:
     """Build an :class:`Ev2RScorer` from option values, or from a :class:`~ev2r.config.ScorerConfig`.
 
     Args:
@@ -75,6 +75,8 @@ def build_scorer(verifier: object = DEFAULTS.verifier, decomposer: str = DEFAULT
             ``"bundled"``, ``"none"``, a model folder or an object).
         proxy_credit: credit the proxy only with what each answer adds to its question
             (:func:`ev2r.metric.proxy.credit_over_question`).
+        meteor_match: ``"exact"`` or ``"fuzzy"``, how the combined score's METEOR columns match words
+            (:data:`ev2r.config.METEOR_MATCH_MODES`).
         config: a whole configuration instead of the option values (which must then be left at
             their defaults: an option passed with its default value cannot be told apart from one
             left out); the defaults are :data:`ev2r.config.DEFAULTS`.
@@ -87,7 +89,8 @@ def build_scorer(verifier: object = DEFAULTS.verifier, decomposer: str = DEFAULT
                    baselines=baselines, device=device, batch_size=batch_size, dtype=dtype, ev2r=ev2r,
                    unanswerable=unanswerable, hybrid=hybrid, premise_top_k=premise_top_k,
                    hybrid_columns=hybrid_columns, reply_reading=reply_reading, contradiction=contradiction,
-                   proxy_verifier=proxy_verifier, admission=admission, proxy_credit=proxy_credit)
+                   proxy_verifier=proxy_verifier, admission=admission, proxy_credit=proxy_credit,
+                   meteor_match=meteor_match)
     if config is None:
         config = ScorerConfig(**options)
     else:
