@@ -26,7 +26,7 @@ __all__ = ["BUNDLED_VERIFIER_NAME", "BUNDLED_DIR", "MULTILINGUAL_VERIFIER_NAME",
            "bundled_max_length", "assemble_multilingual", "load_verifier", "default_device", "check_device",
            "get_verifier", "clear_verifier_cache", "assemble_shipped", "assemble_fast", "FAST_DIR", "FAST_SPECS",
            "assemble_averitec", "AVERITEC_DIR", "AVERITEC_SPECS", "AVERITEC_VERIFIER_NAME",
-           "FAST_VERIFIER_NAME", "LanguageWarning", "assemble_qa", "QA_DIR", "QA_SPECS", "QA_VERIFIER_NAME", "named_spec", "BUNDLED_SPECS", "NON_ENGLISH_SHARE",
+           "FAST_VERIFIER_NAME", "LanguageWarning", "named_spec", "BUNDLED_SPECS", "NON_ENGLISH_SHARE",
            "warn_non_english"]
 
 BUNDLED_VERIFIER_NAME = "ev2r-minilm-nli"
@@ -49,13 +49,6 @@ AVERITEC_VERIFIER_NAME = "ev2r-minilm-nli-averitec"
 AVERITEC_DIR = Path(__file__).parent / "models" / "minilm-nli-averitec"
 #: Specs that name the AVeriTeC-adapted verifier.
 AVERITEC_SPECS = ("averitec", AVERITEC_VERIFIER_NAME)
-QA_VERIFIER_NAME = "ev2r-minilm-nli-qa"
-#: The question/answer verifier's shipped part (the bundled verifier continued with its own pool plus
-#: redistributable NLI pairs laid out as question/answer evidence, issue 55; no word embeddings: they are the
-#: bundled verifier's, :func:`assemble_qa`). The proxy's verifier from ``ev2r/3`` on.
-QA_DIR = Path(__file__).parent / "models" / "minilm-nli-qa"
-#: Specs that name the question/answer verifier.
-QA_SPECS = ("qa", QA_VERIFIER_NAME)
 #: Verifier precision used when none is given ("auto": bf16 where the hardware runs it natively).
 DEFAULT_DTYPE = DEFAULTS.dtype
 
@@ -88,7 +81,7 @@ def warn_non_english(texts: dict, spec: str) -> int:
     from claimalign.textio import non_ascii_letter_share
 
     bundled_by_path = Path(str(spec)).is_dir() and Path(str(spec)).resolve() == BUNDLED_DIR.resolve()
-    if spec not in BUNDLED_SPECS + FAST_SPECS + AVERITEC_SPECS + QA_SPECS and not bundled_by_path:
+    if spec not in BUNDLED_SPECS + FAST_SPECS + AVERITEC_SPECS and not bundled_by_path:
         return 0
     found = [i for i, t in texts.items()
              if sum(c.isalpha() for c in t) >= 20 and non_ascii_letter_share(t) >= NON_ENGLISH_SHARE]
@@ -266,27 +259,6 @@ def assemble_averitec(shipped: Optional[Path] = None, base: Optional[Path] = Non
                                 "install ev2r from a clone (pip install -e .), or pass --model bundled")
 
 
-def assemble_qa(shipped: Optional[Path] = None, base: Optional[Path] = None,
-                cache_dir: Optional[Path] = None) -> tuple[Path, str]:
-    """The question/answer verifier (``--proxy-model qa``, the proxy's verifier of ``ev2r/3``) as one loadable
-    checkpoint folder, and its signature name ``ev2r-minilm-nli-qa@<10 hex>``.
-
-    The bundled verifier continued on its own training pool plus redistributable NLI pairs laid out as the
-    question/answer evidence the proxy reads (``ev2r train-verifier --aug-qa-layout``,
-    :func:`ev2r.training.augment.augment_qa_layout`: claim questions, echo questions with short answers,
-    non-evidence answers); the shipped folder (default :data:`QA_DIR`) holds every trained tensor but the word
-    embeddings, which training kept frozen at the bundled verifier's (``base``, default :data:`BUNDLED_DIR`);
-    assembled by :func:`assemble_shipped`.
-
-    Raises:
-        FileNotFoundError: the shipped tensors or ``base.json`` are missing.
-        ValueError: the shipped tensors' SHA-256 is not ``model_sha256``, or the base is not the bundled verifier
-            it was trained from.
-    """
-    return _assemble_on_bundled(Path(shipped) if shipped is not None else QA_DIR, base, cache_dir,
-                                QA_VERIFIER_NAME, "--proxy-model qa", "trained from")
-
-
 def _assemble_on_bundled(shipped: Path, base: Optional[Path], cache_dir: Optional[Path], verifier_name: str,
                          option: str, relation: str,
                          missing_hint: str = "reinstall ev2r, or pass --model bundled") -> tuple[Path, str]:
@@ -315,7 +287,7 @@ def named_spec(spec: str) -> str:
     """
     key = str(spec).strip().lower()
     if key != spec and not Path(str(spec)).exists():
-        for name in MULTILINGUAL_SPECS + BUNDLED_SPECS + FAST_SPECS + AVERITEC_SPECS + QA_SPECS:
+        for name in MULTILINGUAL_SPECS + BUNDLED_SPECS + FAST_SPECS + AVERITEC_SPECS:
             if key == name.lower():
                 return name
     return spec
@@ -325,8 +297,7 @@ def load_verifier(spec: str = "bundled", device: str = "cpu", **kwargs) -> HFNLI
     """Build a verifier from a spec: ``"bundled"`` (the package's own MiniLM NLI model),
     ``"multilingual"`` (the multilingual-e5-small verifier, :func:`assemble_multilingual`), ``"fast"`` (the
     3-layer verifier distilled from the bundled one, :func:`assemble_fast`), ``"averitec"`` (the bundled one
-    continued on AVeriTeC train pairs, CC BY-NC 4.0, :func:`assemble_averitec`), ``"qa"`` (the bundled one continued
-    on redistributable pairs laid out as question/answer evidence, the proxy's default, :func:`assemble_qa`), a local
+    continued on AVeriTeC train pairs, CC BY-NC 4.0, :func:`assemble_averitec`), a local
     checkpoint directory, or a Hugging Face hub id (needs a network or a filled HF cache).
     ``kwargs`` go to :class:`~ev2r.verifier.nli.HFNLIVerifier`. Weights load on first use.
 
@@ -348,8 +319,7 @@ def load_verifier(spec: str = "bundled", device: str = "cpu", **kwargs) -> HFNLI
         kwargs.setdefault("max_length", bundled_max_length(folder=MULTILINGUAL_DIR))
         return HFNLIVerifier(str(folder), device=device, **kwargs)
     for specs, assemble, shipped in ((FAST_SPECS, assemble_fast, FAST_DIR),
-                                     (AVERITEC_SPECS, assemble_averitec, AVERITEC_DIR),
-                                     (QA_SPECS, assemble_qa, QA_DIR)):
+                                     (AVERITEC_SPECS, assemble_averitec, AVERITEC_DIR)):
         if spec in specs:
             folder, name = assemble()
             kwargs.setdefault("name", name)
