@@ -411,6 +411,10 @@ def canonical_numbers(tokens: Tuple[str, ...]) -> Tuple[str, ...]:
 
     >>> canonical_numbers(("forty-five", "percent", "of", "2,500", "in", "twenty", "twenty"))
     ('45', 'percent', 'of', '2500', 'in', '2020')
+    >>> canonical_numbers(("fourteen", "point", "seven", "percent")), canonical_numbers(("point", "taken"))
+    (('14.7', 'percent'), ('point', 'taken'))
+    >>> canonical_numbers(("two", "point", "five", "million")), canonical_numbers(("three", "million"))
+    (('2.5', 'million'), ('3', 'million'))
     >>> canonical_numbers(("45", "%", "cost", "$", "3")), canonical_numbers(("three", "dollars"))
     (('45', 'percent', 'cost', '3', 'dollars'), ('3', 'dollars'))
     """
@@ -437,11 +441,12 @@ def canonical_numbers(tokens: Tuple[str, ...]) -> Tuple[str, ...]:
         stop = k
         while stop < len(tokens) and (_number_word(tokens[stop]) or (
                 tokens[stop].lower() == "and" and stop > k and stop + 1 < len(tokens) and _number_word(tokens[stop + 1])
-                and tokens[stop - 1].lower() in _SCALES)):
+                and tokens[stop - 1].lower() in _SCALES) or (
+                tokens[stop].lower() == "point" and stop > k and stop + 1 < len(tokens) and _number_word(tokens[stop + 1]))):
             stop += 1
         run = [w.lower() for w in tokens[k:stop]]
         value = _words_value(run)
-        out.extend(run if value is None else [value])
+        out.extend(run if value is None else value.split())
         k = stop
     for k in range(len(out) - 1):  # "$ 3" -> "3 dollars"
         if out[k] == "$" and out[k + 1][:1].isdigit():
@@ -450,27 +455,42 @@ def canonical_numbers(tokens: Tuple[str, ...]) -> Tuple[str, ...]:
 
 
 def _words_value(run: List[str]) -> Optional[str]:
+    if "point" in run:  # "fourteen point seven": word2number reads the decimals
+        parts = [p for w in run for p in w.split("-")]
+        scale = parts.pop() if parts[-1] in ("million", "billion") else None
+        try:
+            from word2number import w2n
+
+            value = str(w2n.word_to_num(" ".join(parts)))
+        except (ValueError, IndexError, ImportError):
+            return None
+        return value if scale is None else f"{value} {scale}"
     words = [p for w in run for p in w.split("-") if p != "and"]
     if words == ["one"] or words[0] in _SCALES:
         return None
-    groups = [w for w in run if w != "and"]
-    if len(groups) == 2 and not any(w in _SCALES for w in words):  # a year: "twenty twenty", "nineteen ninety-nine"
-        a, b = _small(groups[0]), _small(groups[1])
-        if a is not None and b is not None and 10 <= a <= 99 and 1 <= b <= 99:
-            return str(a * 100 + b)
+    if not any(w in _SCALES for w in words):  # a year: "twenty twenty", "nineteen ninety-nine", "nineteen forty eight"
+        for i in range(1, len(words)):
+            head, tail = _small(words[:i]), _small(words[i:])
+            if head is not None and tail is not None and 10 <= head <= 99 and 10 <= tail <= 99:
+                return str(head * 100 + tail)
     try:
         from word2number import w2n
 
+        if len(words) > 1 and words[-1] in ("million", "billion"):  # "three million" reads "3 million", as written
+            return f"{w2n.word_to_num(' '.join(words[:-1]))} {words[-1]}"
         return str(w2n.word_to_num(" ".join(words)))
     except (ValueError, IndexError, ImportError):
         return None
 
 
-def _small(word: str) -> Optional[int]:
-    parts = word.split("-")
-    if not all(p in _UNITS for p in parts):
+def _small(parts: List[str]) -> Optional[int]:
+    """The value of one or two number words under 100 ("nineteen"; "forty", "eight"), else None."""
+    vals = [_UNITS.index(p) if _UNITS.index(p) < 20 else 20 + 10 * (_UNITS.index(p) - 20) for p in parts
+            if p in _UNITS]
+    if len(vals) != len(parts) or not 1 <= len(vals) <= 2:
         return None
-    vals = [_UNITS.index(p) if _UNITS.index(p) < 20 else 20 + 10 * (_UNITS.index(p) - 20) for p in parts]
+    if len(vals) == 2 and not (vals[0] >= 20 and vals[0] % 10 == 0 and 0 < vals[1] < 10):
+        return None
     return sum(vals)
 
 

@@ -215,10 +215,30 @@ def _fold(text: str) -> str:
 TWIN_MIN_SIMILARITY = 0.85
 
 
+#: How :func:`copy_similarity` reads text (the ``+twin~`` value's suffix in the signature): ``num`` = words and
+#: numbers as values, case and punctuation aside (``ev2r/3``; ``ev2r/2`` compared the case-folded characters).
+COPY_TEXT = "num"
+
+
+def copy_text(text: str) -> str:
+    """``text`` as :func:`copy_similarity` compares it: its case-folded words and numbers, one space apart, each
+    number written in digits (:func:`claimalign.meteor_fast.canonical_numbers`: "forty-five percent" and "45%"
+    both read "45 percent", "2,500" reads "2500"), so a copy with its numbers spelled out, or its punctuation
+    changed, is the copy.
+
+    >>> copy_text("Unemployment rose to 14.7% in April, twenty twenty.")
+    'unemployment rose to 14.7 percent in april 2020'
+    """
+    from claimalign.meteor_fast import canonical_numbers
+    from claimalign.qa_text import word_tokens
+
+    return " ".join(canonical_numbers(tuple(word_tokens(text.replace("%", " percent "), urls=True))))
+
+
 def _ratio(a: str, b: str) -> float:
     import difflib
 
-    a, b = " ".join(a.casefold().split()), " ".join(b.casefold().split())
+    a, b = copy_text(a), copy_text(b)
     if a == b:
         return 1.0
     return difflib.SequenceMatcher(None, a, b, autojunk=False).ratio()
@@ -226,7 +246,8 @@ def _ratio(a: str, b: str) -> float:
 
 def copy_similarity(a: QAPair, b: QAPair) -> float:
     """How much of a copy pair ``b`` is of pair ``a``: the smaller of :class:`difflib.SequenceMatcher`'s ratios of
-    their questions and of their answers, case and spacing folded, in [0, 1] (1: the same pair). Both parts must be
+    their questions and of their answers, read as :func:`copy_text` (words and numbers as values, case and
+    punctuation aside), in [0, 1] (1: the same pair). Both parts must be
     copied: the reference's questions with other answers ("x", "Yes") are no copy.
 
     >>> copy_similarity(QAPair("Who?", "The mayor."), QAPair("who?", "the  mayor."))

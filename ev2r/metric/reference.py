@@ -77,7 +77,8 @@ from ev2r.config import DEFAULTS, SUPPORT_MODES, check_premise_top_k  # noqa: F4
 from ev2r.facts.rules import Decomposer
 from ev2r.facts.word_order import WORD_ORDER_RULE
 from ev2r.metric.admission import (PREMISE_RELEVANCE_MIN, RELEVANCE_CLAIM_CAP, TWIN_MIN_SIMILARITY,  # noqa: F401
-                                   admit, copy_similarity, current_model, is_near_copy, pair_key, rule_on)
+                                   admit, copy_similarity, current_model, is_near_copy, pair_key, rule_on,
+                                   COPY_TEXT)
 from ev2r.metric.prefilter import top_k_premises
 from ev2r.scores import ReferenceResult, f1_score, prf_from_support  # noqa: F401 (re-exported)
 from claimalign.qa_text import content_tokens
@@ -275,7 +276,7 @@ class NLIReferenceScorer:
         prem = "qa-pair-max" if self.premise_window == 1 else f"qa-pair+win{self.premise_window}-max"
         if self.premise_top_k is not None:
             prem += f"+lex-top{self.premise_top_k}"
-        prem += f"+twin~{TWIN_MIN_SIMILARITY:g}+anchor"
+        prem += f"+twin~{TWIN_MIN_SIMILARITY:g}{'/' + COPY_TEXT if COPY_TEXT != 'chars' else ''}+anchor"
         if self.contradiction is not None:
             prem += f"+{self.contradiction.rule}"
         cal = self.calibration.id if self.calibration is not None else "none"

@@ -65,3 +65,31 @@ def test_meteor_match_option_is_checked_and_signed():
         HybridCombiner(meteor_match="typo")
     assert "hybrid-meteor" not in HybridCombiner().signature_fields()  # exact: the /1 and /2 definitions unchanged
     assert HybridCombiner(meteor_match="fuzzy").signature_fields()["hybrid-meteor"] == "fuzzy-v1"
+
+
+@pytest.mark.parametrize("tokens,expected", [
+    (("fourteen", "point", "seven", "percent"), ("14.7", "percent")),
+    (("two", "point", "five", "million"), ("2.5", "million")),
+    (("three", "million", "people"), ("3", "million", "people")),  # as "3 million" is written
+    (("nineteen", "forty", "eight"), ("1948",)),                   # a year split at the hyphen
+    (("forty", "eight"), ("48",)),                                 # not a year: the tail is a unit
+    (("two", "thousand", "and", "five"), ("2005",)),
+])
+def test_canonical_numbers_decimals_scales_years(tokens, expected):
+    assert canonical_numbers(tokens) == expected
+
+
+def test_a_copy_with_numbers_spelled_out_or_punctuation_changed_is_the_copy():
+    """Issue 54: copy_similarity reads numbers as values, so the gold with its numbers spelled out stays its twin."""
+    from ev2r.metric.admission import TWIN_MIN_SIMILARITY, copy_similarity, copy_text
+    from ev2r.types import QAPair
+
+    gold = QAPair("What was the unemployment rate in April 2020?",
+                  "The unemployment rate rose to 14.7% in April 2020, the highest since 1948.")
+    spelled = QAPair(gold.question, "The unemployment rate rose to fourteen point seven percent in April twenty twenty, "
+                                    "the highest since nineteen forty-eight.")
+    assert copy_text(spelled.answer) == copy_text(gold.answer)
+    assert copy_similarity(gold, spelled) == 1.0
+    other = QAPair(gold.question, "The unemployment rate rose to 4.7% in April 2019, the highest since 1948.")
+    assert copy_text(other.answer) != copy_text(gold.answer)  # other numbers stay other numbers
+    assert TWIN_MIN_SIMILARITY <= copy_similarity(gold, other) < 1.0  # a near-copy: the verifier's denial check decides
