@@ -98,7 +98,11 @@ class Admission:
 #: The rule families of the stage that :func:`without_rules` can switch off, to measure what each adds beside the
 #: learned reading (``benchmarks/rules_ablation.py``, issue 54).
 RULE_FAMILIES = ("bare_answer", "restates_claim", "boilerplate", "word_salad", "off_topic", "duplicate", "gold_copy")
-_OFF: contextvars.ContextVar = contextvars.ContextVar("ev2r_admission_rules_off", default=frozenset())
+#: Families retired from the default (``ev2r/3``): measured to add nothing beside the learned reading on both
+#: development sets, the gaming suite, the held-out phrasings and the invariance suite
+#: (``benchmarks/results/rules_ablation.md``). :func:`with_rules` switches one back on.
+RETIRED_RULES: tuple = ()
+_OFF: contextvars.ContextVar = contextvars.ContextVar("ev2r_admission_rules_off", default=frozenset(RETIRED_RULES))
 
 
 @contextlib.contextmanager
@@ -114,6 +118,24 @@ def without_rules(*families: str) -> Iterator[None]:
     if bad:
         raise ValueError(f"without_rules: {bad} not among {list(RULE_FAMILIES)}")
     token = _OFF.set(_OFF.get() | frozenset(families))
+    try:
+        yield
+    finally:
+        _OFF.reset(token)
+
+
+@contextlib.contextmanager
+def with_rules(*families: str) -> Iterator[None]:
+    """Within the block, the named rule families (:data:`RULE_FAMILIES`; e.g. a retired one, :data:`RETIRED_RULES`)
+    are in force; the signature's admission value says so (``+<family>``).
+
+    Raises:
+        ValueError: a family not in :data:`RULE_FAMILIES` (named, with the allowed values).
+    """
+    bad = [f for f in families if f not in RULE_FAMILIES]
+    if bad:
+        raise ValueError(f"with_rules: {bad} not among {list(RULE_FAMILIES)}")
+    token = _OFF.set(_OFF.get() - frozenset(families))
     try:
         yield
     finally:
@@ -396,10 +418,13 @@ def admission_rule() -> str:
     """The signature value of the stage in force: the rules, and the learned reading's name (``+adm:none``
     without one)."""
     model = current_model()
-    return f"{WORD_ORDER_RULE}+adm:{model.name if model is not None else 'none'}{rules_off()}"
+    order = f"{WORD_ORDER_RULE}+" if rule_on("word_salad") else ""
+    return f"{order}adm:{model.name if model is not None else 'none'}{rules_off()}"
 
 
 def rules_off() -> str:
-    """The rule families switched off (:func:`without_rules`) as the signature writes them: ``"-no:word_salad"``
-    and the like, ``""`` when every family is in force (what ships)."""
-    return "".join(f"-no:{f}" for f in RULE_FAMILIES if f in _OFF.get())
+    """The rule families switched off (:func:`without_rules`) as the signature writes them (``"-no:off_topic"``), and
+    the retired ones switched back on (:func:`with_rules`, ``"+word_salad"``); ``""`` for what ships."""
+    off = _OFF.get()
+    return ("".join(f"-no:{f}" for f in RULE_FAMILIES if f in off and f not in RETIRED_RULES)
+            + "".join(f"+{f}" for f in RETIRED_RULES if f not in off))

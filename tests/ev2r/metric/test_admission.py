@@ -232,3 +232,18 @@ def test_rule_families_can_be_switched_off_for_an_ablation_and_the_signature_say
         with without_rules("salad"):
             pass
     assert set(RULE_FAMILIES) >= {"word_salad", "duplicate", "gold_copy", "boilerplate"}
+
+
+def test_a_retired_family_can_be_switched_back_on_and_the_signature_says_so():
+    from ev2r.metric.admission import RETIRED_RULES, RULE_FAMILIES, rule_on, rules_off, with_rules, without_rules
+
+    assert set(RETIRED_RULES) <= set(RULE_FAMILIES)
+    assert all(not rule_on(f) for f in RETIRED_RULES) and rules_off() == ""
+    with with_rules(*RULE_FAMILIES):
+        assert all(rule_on(f) for f in RULE_FAMILIES)
+        assert rules_off() == "".join(f"+{f}" for f in RETIRED_RULES)
+        with without_rules("off_topic"):
+            assert not rule_on("off_topic") and "-no:off_topic" in rules_off()
+    with pytest.raises(ValueError, match=r"with_rules: \['salad'\] not among"):
+        with with_rules("salad"):
+            pass
