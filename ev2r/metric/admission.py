@@ -24,7 +24,8 @@ decides (``reason``, ``decided_by``):
 ==================  ==========================================================================================
 
 A copy or near-copy of a ``gold`` pair (the item's reference evidence; :func:`copy_similarity` at least
-:data:`TWIN_MIN_SIMILARITY`, so that a copy with a typo is read as the copy) is read as the reference reads it (``no_content``, ``unanswerable``, ``boilerplate`` only): the gold evidence is evidence whatever it
+:data:`TWIN_MIN_SIMILARITY`, so that a copy with a typo is read as the copy; its typos are admitted
+:func:`respell`-ed like its copy) is read as the reference reads it (``no_content``, ``unanswerable``, ``boilerplate`` only): the gold evidence is evidence whatever it
 restates. ev2r gives ``claim`` for the predicted side only.
 
 The learned reading is the one in force (:func:`use_model`, set by :class:`ev2r.metric.scorer.Ev2RScorer` for
@@ -257,6 +258,40 @@ def copy_text(text: str) -> str:
     return " ".join(canonical_numbers(tuple(word_tokens(text.replace("%", " percent "), urls=True))))
 
 
+_WORD = __import__("re").compile(r"[^\W\d_]{4,}")
+
+
+def respell(text: str, like: str) -> str:
+    """``text`` with each word of four letters or more that ``like`` lacks, and that is one edit
+    (:func:`claimalign.meteor_fast.one_edit`: a typo) from exactly one word of ``like``, written as that word: a
+    near-copy read through its copy (issue 54: a copy of a gold pair with typos is read as the copy, so that the
+    verifier does not take "CVOID-19" for another entity). Words with no such match, and short words ("not",
+    "no"), stay as written: a denial stays a denial.
+
+    >>> respell("The suggestion that CVOID-19 was planned is flase.", "The suggestion that COVID-19 was planned is false.")
+    'The suggestion that COVID-19 was planned is false.'
+    >>> respell("It was not planned.", "It was planned.")
+    'It was not planned.'
+    """
+    from claimalign.meteor_fast import one_edit
+
+    vocab = {w.casefold(): w for w in _WORD.findall(like)}
+
+    def fix(m):
+        w = m.group(0)
+        if w.casefold() in vocab:
+            return w
+        near = [v for k, v in vocab.items() if one_edit(w.casefold(), k)]
+        return near[0] if len(near) == 1 else w
+
+    return _WORD.sub(fix, text)
+
+
+def respell_pair(pair: QAPair, like: QAPair) -> QAPair:
+    """``pair`` with its question and answer :func:`respell`-ed like those of ``like``."""
+    return QAPair(respell(pair.question, like.question), respell(pair.answer, like.answer))
+
+
 def _ratio(a: str, b: str) -> float:
     import difflib
 
@@ -283,6 +318,17 @@ def copy_similarity(a: QAPair, b: QAPair) -> float:
 def pair_key(pair: QAPair) -> str:
     """A pair's text with case and spacing folded: two pairs are copies when their keys are equal."""
     return " ".join(pair.render().casefold().split())
+
+
+def nearest_copy(pair: QAPair, gold: Sequence[QAPair]) -> Optional[QAPair]:
+    """The pair of ``gold`` that ``pair`` is a copy or the nearest near-copy of (:func:`copy_similarity` at least
+    :data:`TWIN_MIN_SIMILARITY`), or None."""
+    best, best_s = None, TWIN_MIN_SIMILARITY
+    for g in gold:
+        s = copy_similarity(g, pair)
+        if s >= best_s:
+            best, best_s = g, s
+    return best
 
 
 def is_near_copy(pair: QAPair, gold: Sequence[QAPair], keys: Optional[set] = None) -> bool:
@@ -361,8 +407,11 @@ def admit(evidence: Evidence, claim: Optional[str] = None, unanswerable: str = "
                 drop(k, p, "boilerplate", "rule:boilerplate")
             elif not _duplicate(k, p, answer):
                 kept_answers.append((k, answer))
-                out.append(Admission(k, True, "kept", p if answer is p.answer else QAPair(p.question, answer),
-                                     "rule:gold-copy"))
+                q = p if answer is p.answer else QAPair(p.question, answer)
+                if pair_key(p) not in gold_keys:  # a near-copy is read through its copy (typos respelled)
+                    like = nearest_copy(p, gold_pairs)
+                    q = respell_pair(q, like) if like is not None else q
+                out.append(Admission(k, True, "kept", q, "rule:gold-copy"))
             continue
         if claim is not None:
             why = _not_evidence_rule(p.answer, claim)

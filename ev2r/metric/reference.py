@@ -78,7 +78,7 @@ from ev2r.facts.rules import Decomposer
 from ev2r.facts.word_order import WORD_ORDER_RULE
 from ev2r.metric.admission import (PREMISE_RELEVANCE_MIN, RELEVANCE_CLAIM_CAP, TWIN_MIN_SIMILARITY,  # noqa: F401
                                    admit, copy_similarity, current_model, is_near_copy, pair_key, rule_on,
-                                   COPY_TEXT)
+                                   COPY_TEXT, respell_pair)
 from ev2r.metric.prefilter import top_k_premises
 from ev2r.scores import ReferenceResult, f1_score, prf_from_support  # noqa: F401 (re-exported)
 from claimalign.qa_text import content_tokens
@@ -279,7 +279,7 @@ class NLIReferenceScorer:
         prem = "qa-pair-max" if self.premise_window == 1 else f"qa-pair+win{self.premise_window}-max"
         if self.premise_top_k is not None:
             prem += f"+lex-top{self.premise_top_k}"
-        prem += f"+twin~{TWIN_MIN_SIMILARITY:g}{'/' + COPY_TEXT if COPY_TEXT != 'chars' else ''}+anchor"
+        prem += f"+twin~{TWIN_MIN_SIMILARITY:g}{'/' + COPY_TEXT if COPY_TEXT != 'chars' else ''}+respell+anchor"
         if self.contradiction is not None:
             prem += f"+{self.contradiction.rule}"
         cal = self.calibration.id if self.calibration is not None else "none"
@@ -348,7 +348,8 @@ class NLIReferenceScorer:
                             hypotheses.append(fact.text)
                             origin.append((k_twin, len(prem), len(kept_idx) + 1))
                             entailed[len(premises) - 1] = grade
-                        else:
+                        else:  # the premise read as the twin's text (respelled like the fact's own pair)
+                            premises[start + kept_idx.index(j)] = text
                             entailed[start + kept_idx.index(j)] = grade
                     spans.append((i, side, f_idx, start, len(premises)))
         probs = (check_probabilities(self.verifier.predict(premises, hypotheses), len(premises))
@@ -440,7 +441,7 @@ class NLIReferenceScorer:
         exact copy), for the facts that name their pair. The other side's pairs are those of
         :func:`evidence_pairs` without a claim (a copy of a reference pair is gold evidence, whether its answer
         is bare or restates the claim), less the indexes in ``exclude`` (pairs the reference contradicts)."""
-        cands = [(k, p.render(), other.pairs[k]) for k, p in evidence_pairs(other, None, unanswerable)
+        cands = [(k, p, other.pairs[k]) for k, p in evidence_pairs(other, None, unanswerable)
                  if k not in exclude]
         out = {}
         best: dict[int, Optional[tuple[int, str, float]]] = {}  # own pair index -> its twin
@@ -450,9 +451,16 @@ class NLIReferenceScorer:
                 continue
             if j not in best:
                 found = None
-                for k, text, pair in cands:
+                for k, admitted, pair in cands:
                     sim = copy_similarity(own.pairs[j], pair)
                     if sim >= TWIN_MIN_SIMILARITY and (found is None or sim > found[2]):
+                        text = admitted.render()
+                        if sim < 1.0:  # read through its copy: typos respelled; a copy but for typos is the copy
+                            respelled = respell_pair(admitted, own.pairs[j])
+                            text = respelled.render()
+                            if (copy_similarity(pair, respell_pair(own.pairs[j], pair)) >= 1.0
+                                    or copy_similarity(own.pairs[j], respell_pair(pair, own.pairs[j])) >= 1.0):
+                                sim = 1.0
                         found = (k, text, sim)
                 best[j] = None if found is None else (found[0], found[1], twin_grade(found[2]))
             if best[j] is not None:

@@ -247,3 +247,20 @@ def test_a_retired_family_can_be_switched_back_on_and_the_signature_says_so():
     with pytest.raises(ValueError, match=r"with_rules: \['salad'\] not among"):
         with with_rules("salad"):
             pass
+
+
+def test_a_near_copy_is_read_through_its_copy_typos_respelled_denials_kept():
+    """Issue 54's invariance: a copy of a gold pair with typos is admitted respelled like the gold pair (the verifier
+    then reads the gold's words); a word the copy adds ("not") stays."""
+    from ev2r.metric.admission import nearest_copy, respell, respell_pair
+
+    gold = QAPair("Was covid thought to be pre planned?", "The suggestion that COVID-19 was planned is false.")
+    typo = QAPair("Was coivd thought to be pre planned?", "The suggestion that CVOID-19 was planned is flase.")
+    assert respell_pair(typo, gold) == gold
+    assert respell("It was not planned.", "It was planned.") == "It was not planned."
+    assert respell("The senator vote.", "The senator voted and the senate voter.") == "The senator vote."  # two near
+    assert nearest_copy(typo, [QAPair("Who?", "Nobody."), gold]) == gold
+    assert nearest_copy(QAPair("Who?", "The mayor signed it."), [gold]) is None
+    admitted = admit(Evidence((typo,)), claim="COVID-19 pandemic pre-planned with the help from Bill Gates.",
+                     relevant=True, gold=Evidence((gold,)))
+    assert admitted[0].kept and admitted[0].decided_by == "rule:gold-copy" and admitted[0].pair == gold
