@@ -178,7 +178,7 @@ class ScorerConfig:
     contradiction: bool = True
     admission: Any = "bundled"
     proxy_credit: bool = False
-    meteor_match: str = "exact"
+    meteor_match: str = "fuzzy"
 
     def __post_init__(self):
         # the checks (and their order and wording) are those build_scorer always made

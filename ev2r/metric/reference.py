@@ -108,7 +108,9 @@ class ReferenceScorer(Protocol):
 
 
 #: The signature value of the premise rules (:func:`evidence_pairs` with a claim).
-PREMISE_RULE = f"pred-answer-2w+span{SPAN_MIN_TOKENS}+rel{PREMISE_RELEVANCE_MIN:g}/{RELEVANCE_CLAIM_CAP}+short1"
+PREMISE_RULE = f"pred-answer-2w+span{SPAN_MIN_TOKENS}"
+#: The relevance rule's part of the premise rule (the admission stage's ``off_topic`` family, where in force).
+RELEVANCE_RULE = f"+rel{PREMISE_RELEVANCE_MIN:g}/{RELEVANCE_CLAIM_CAP}+short1"
 
 
 def _synonyms():
@@ -120,16 +122,17 @@ def _synonyms():
 
 
 def premise_rule() -> str:
-    """:data:`PREMISE_RULE`, the word-order test (``+order-v3``) where its rule family is in force
-    (:func:`ev2r.metric.admission.rule_on`; retired from the default in ``ev2r/3`` when
+    """:data:`PREMISE_RULE`, the relevance rule (:data:`RELEVANCE_RULE`) and the word-order test (``+order-v3``) where its rule family is in force
+    (each where its rule family is in force, :func:`ev2r.metric.admission.rule_on`; retired from the default in ``ev2r/3`` when
     :data:`ev2r.metric.admission.RETIRED_RULES` names it), and how restatements read synonyms here: ``+wnsyn``
     where nltk's WordNet is found (:func:`claimalign.meteor_fast.synonyms_available`: a word whose synonym is a
     claim word counts as that word), ``+nosyn`` where it is not (the same text can then keep a pair that the
     other reading drops)."""
     from claimalign.meteor_fast import synonyms_available
 
+    relevance = RELEVANCE_RULE if rule_on("off_topic") else ""
     order = f"+{WORD_ORDER_RULE}" if rule_on("word_salad") else ""
-    return PREMISE_RULE + order + ("+wnsyn" if synonyms_available() else "+nosyn")
+    return PREMISE_RULE + relevance + order + ("+wnsyn" if synonyms_available() else "+nosyn")
 
 
 def shares_content(hypothesis: str, premise: str) -> bool:

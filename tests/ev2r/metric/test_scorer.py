@@ -126,16 +126,23 @@ def test_a_facts_own_pair_on_the_other_side_entails_it():
                 reference_evidence=terse, gold_label=Verdict.SUPPORTED)
     (res,) = NLIReferenceScorer(TableVerifier({}), RuleBasedDecomposer(), calibration=None).score_reference([lone])
     assert res.predicted_facts == [] and res.precision == 0.0  # not a copy (the question alone is): the rules apply
-    # a near-copy (one typo) is read nearly as the copy (issue 54: no cliff at the exact copy): its grade
-    # (copy_similarity - 0.85) / 0.15 is the least P(entailment) of the facts of the pair it copies
+    # a copy but for a typo is the copy (issue 54: no cliff at the exact copy; the typo respelled, ev2r/3) ...
     full = ev(("What share of Nigerians live in cities?", "About 52% of Nigerians lived in cities in 2020."))
     typo = ev(("What share of Nigerians live in cities?", "About 52% of Nigerains lived in cities in 2020."))
     near = Item(id="n", claim=gold.claim, predicted_evidence=typo, reference_evidence=full, gold_label=Verdict.SUPPORTED)
     (res,) = NLIReferenceScorer(TableVerifier({}), RuleBasedDecomposer(), calibration=None).score_reference([near])
     sim = copy_similarity(full.pairs[0], typo.pairs[0])
     assert 0.95 < sim < 1.0
-    assert [f.probability for f in res.reference_facts] == [pytest.approx(twin_grade(sim), abs=1e-6)]
+    assert [f.probability for f in res.reference_facts] == [1.0]
     assert res.recall == 1.0 and res.precision == 1.0
+    # ... and a near-copy that adds a word is read nearly as the copy: its grade (copy_similarity - 0.85) / 0.15 is
+    # the least P(entailment) of the facts of the pair it copies
+    added = ev(("What share of Nigerians live in cities?", "About 52% of Nigerians lived in large cities in 2020."))
+    near = Item(id="a", claim=gold.claim, predicted_evidence=added, reference_evidence=full, gold_label=Verdict.SUPPORTED)
+    (res,) = NLIReferenceScorer(TableVerifier({}), RuleBasedDecomposer(), calibration=None).score_reference([near])
+    sim = copy_similarity(full.pairs[0], added.pairs[0])
+    assert 0.85 < sim < 1.0
+    assert [f.probability for f in res.reference_facts] == [pytest.approx(twin_grade(sim), abs=1e-6)]
     # an answer changed by one word is no copy
     other = Item(id="o", claim=item.claim, reference_evidence=ref, gold_label=Verdict.SUPPORTED,
                  predicted_evidence=ev(("Did the council vote?", "The council rejected the bridge plan in May.")))
