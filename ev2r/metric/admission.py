@@ -102,7 +102,7 @@ RULE_FAMILIES = ("bare_answer", "restates_claim", "boilerplate", "word_salad", "
 #: Families retired from the default (``ev2r/3``): measured to add nothing beside the learned reading on both
 #: development sets, the gaming suite, the held-out phrasings and the invariance suite
 #: (``benchmarks/results/rules_ablation.md``). :func:`with_rules` switches one back on.
-RETIRED_RULES: tuple = ("word_salad",)
+RETIRED_RULES: tuple = ()
 _OFF: contextvars.ContextVar = contextvars.ContextVar("ev2r_admission_rules_off", default=frozenset(RETIRED_RULES))
 
 
