@@ -43,8 +43,12 @@ def test_default_definition_is_registered(nltk_data):
 
 
 def test_registered_versions():
-    assert [v.label for v in V.VERSIONS] == ["ev2r-hybrid/1", "ev2r/1", "ev2r-hybrid/2", "ev2r/2"]
-    assert (V.latest("ev2r-hybrid").fingerprint, V.latest("ev2r").fingerprint) == ("5ecea70bac", "12f46b9d8a")
+    assert [v.label for v in V.VERSIONS] == ["ev2r-hybrid/1", "ev2r/1", "ev2r-hybrid/2", "ev2r/2", "ev2r-hybrid/3",
+                                             "ev2r/3"]
+    assert (V.latest("ev2r-hybrid").fingerprint, V.latest("ev2r").fingerprint) == ("e98967f205", "827877bd64")
+    three, ev2r_three = V.get("ev2r-hybrid/3"), V.get("ev2r/3")
+    assert {k: v for k, v in three.definition.items() if k not in V.HYBRID_FIELDS} == dict(ev2r_three.definition)
+    assert three.definition["hybrid-meteor"] == "fuzzy-v1" and "respell" in ev2r_three.definition["prem"]
     two, ev2r_two = V.get("ev2r-hybrid/2"), V.get("ev2r/2")
     assert {k: v for k, v in two.definition.items() if k not in V.HYBRID_FIELDS} == dict(ev2r_two.definition)
     assert two.definition["adm"] == "admission-v1"  # the admission stage's learned reading is part of /2
@@ -56,7 +60,7 @@ def test_registered_versions():
     assert hybrid.definition["verifier"] == "ev2r-minilm-nli@c82b0fc475"
     assert hybrid.range_text() == "[0, 1]"
     with pytest.raises(ValueError, match="'ev2r-hybrid/9' is not a registered score version; registered: "
-                                         "ev2r-hybrid/1, ev2r/1, ev2r-hybrid/2, ev2r/2"):
+                                         "ev2r-hybrid/1, ev2r/1, ev2r-hybrid/2, ev2r/2, ev2r-hybrid/3, ev2r/3"):
         V.get("ev2r-hybrid/9")
 
 
@@ -73,18 +77,18 @@ def test_a_registered_definition_cannot_be_edited():
 
 
 def test_adding_a_version_is_one_entry(monkeypatch):
-    """ev2r-hybrid/3 after a rule change: one entry; /1 keeps its meaning, the new default is /3."""
+    """ev2r-hybrid/4 after a rule change: one entry; /1 keeps its meaning, the new default is /4."""
     new_sig = DEFAULT_SIG.replace("+anchor+contra", "+anchor+admit2+contra")
     fields = V.definition("ev2r-hybrid", new_sig)
-    two = V.MetricVersion(name="ev2r-hybrid", number=3, released="1.1.0", definition=fields,
+    two = V.MetricVersion(name="ev2r-hybrid", number=4, released="1.2.0", definition=fields,
                           fingerprint=V.fingerprint(fields), summary="s")
     monkeypatch.setattr(V, "VERSIONS", V.VERSIONS + (two,))
     V._check_registry(V.VERSIONS)
     assert V.latest("ev2r-hybrid") is two
-    assert V.identify(new_sig)["ev2r-hybrid"].label == "ev2r-hybrid/3"
+    assert V.identify(new_sig)["ev2r-hybrid"].label == "ev2r-hybrid/4"
     assert V.identify(DEFAULT_SIG)["ev2r-hybrid"].label == "ev2r-hybrid/1"
-    assert V.identify(new_sig)["ev2r"].label.startswith("ev2r/custom-")  # ev2r/3 not registered in this test
-    with pytest.raises(ValueError, match=r"ev2r-hybrid is numbered \[1, 2, 3, 3\]"):
+    assert V.identify(new_sig)["ev2r"].label.startswith("ev2r/custom-")  # ev2r/4 not registered in this test
+    with pytest.raises(ValueError, match=r"ev2r-hybrid is numbered \[1, 2, 3, 4, 4\]"):
         V._check_registry(V.VERSIONS + (two,))
 
 
@@ -138,8 +142,8 @@ def test_describe_registered_and_custom():
                            "the gold evidence 0.871 and 0.863")
     custom = V.describe(DEFAULT_SIG.replace("alpha:0.5", "alpha:0.7"))
     assert custom.startswith("ev2r-hybrid/custom-")
-    assert "not a registered version (differs from ev2r-hybrid/2 in " in custom  # the latest version
-    assert "alpha: 0.5 -> 0.7" in V.describe(_sig_of(V.get("ev2r-hybrid/2")).replace("alpha:0.5", "alpha:0.7"))
+    assert "not a registered version (differs from ev2r-hybrid/3 in " in custom  # the latest version
+    assert "alpha: 0.5 -> 0.7" in V.describe(_sig_of(V.get("ev2r-hybrid/3")).replace("alpha:0.5", "alpha:0.7"))
     assert V.summary_fields(DEFAULT_SIG) == {"versions": {"ev2r_hybrid": "ev2r-hybrid/1", "ev2r": "ev2r/1"},
                                              "short_signature": V.short_signature(DEFAULT_SIG)}
     with pytest.raises(ValueError, match="not key:value"):
