@@ -304,19 +304,21 @@ def _fuzzy_match(hyp: List[Tuple[int, str]], ref: List[Tuple[int, str]], words_h
     """The fourth stage of :func:`single_meteor` with ``fuzzy=True``: right-to-left over the unmatched hypothesis
     words, a word of :data:`FUZZY_MIN_LETTERS` letters or more (letters only: a number is never near another
     number) matches the unmatched reference word of highest position one edit away (:func:`one_edit`), compared as
-    written (lower-cased), not stemmed."""
+    written (lower-cased), not stemmed. A number word left as a word (a run :func:`canonical_numbers` does not read:
+    "hundred seventy") is a number too: it never matches at one edit ("seventy" / "seventh", "sixty" / "sixth")."""
     free = [(j, pos) for j, (pos, _) in enumerate(ref)]
     used: set = set()
     for i in range(len(hyp) - 1, -1, -1):
         w = words_h[hyp[i][0]]
-        if len(w) < FUZZY_MIN_LETTERS or not w.isalpha():
+        if len(w) < FUZZY_MIN_LETTERS or not w.isalpha() or w in _NUMBER_WORDS:
             continue
         best = None
         for j, pos in free:
             if j in used:
                 continue
             r = words_r[pos]
-            if r.isalpha() and len(r) >= FUZZY_MIN_LETTERS - 1 and one_edit(w, r) and (best is None or pos > best[1]):
+            if (r.isalpha() and len(r) >= FUZZY_MIN_LETTERS - 1 and r not in _NUMBER_WORDS and one_edit(w, r)
+                    and (best is None or pos > best[1])):
                 best = (j, pos)
         if best is not None:
             used.add(best[0])
@@ -353,7 +355,12 @@ def single_meteor(reference: Sequence[str], hypothesis: Sequence[str], fuzzy: bo
     if isinstance(reference, str) or isinstance(hypothesis, str):
         raise TypeError("single_meteor: reference and hypothesis must be token sequences, not strings")
     if fuzzy:
-        reference, hypothesis = canonical_numbers(tuple(reference)), canonical_numbers(tuple(hypothesis))
+        ref_n, hyp_n = canonical_numbers(tuple(reference)), canonical_numbers(tuple(hypothesis))
+        if len(ref_n) != len(reference) or len(hyp_n) != len(hypothesis):
+            # a number run read as one token has fewer words to match: never below the exact value (identical
+            # tokens "two hundred" / "two hundred" read 0.5 as "200" / "200", 0.9375 exactly)
+            return max(single_meteor(reference, hypothesis), single_meteor(ref_n, hyp_n, fuzzy=True))
+        reference, hypothesis = ref_n, hyp_n
     hyp = [(i, w.lower()) for i, w in enumerate(hypothesis)]
     ref = [(j, w.lower()) for j, w in enumerate(reference)]
     words_h, words_r = dict(hyp), dict(ref)
@@ -458,6 +465,10 @@ def _words_value(run: List[str]) -> Optional[str]:
     if "point" in run:  # "fourteen point seven": word2number reads the decimals
         parts = [p for w in run for p in w.split("-")]
         scale = parts.pop() if parts[-1] in ("million", "billion") else None
+        point = parts.index("point")
+        whole, decimals = _strict_int([p for p in parts[:point] if p != "and"]), parts[point + 1:]
+        if whole is None or not decimals or any(d not in _UNITS[:10] for d in decimals):
+            return None  # "two point five thousand", "nine point point five": not a number word2number reads right
         try:
             from word2number import w2n
 
@@ -473,14 +484,54 @@ def _words_value(run: List[str]) -> Optional[str]:
             head, tail = _small(words[:i]), _small(words[i:])
             if head is not None and tail is not None and 10 <= head <= 99 and 10 <= tail <= 99:
                 return str(head * 100 + tail)
-    try:
-        from word2number import w2n
+    # read strictly, not by word2number, which adds up what is not a number ("two three" -> 5, "one one" -> 2) and
+    # misreads some that are ("twenty five hundred" -> 200): a run that is not a well-formed number stays words
+    if len(words) > 1 and words[-1] in ("million", "billion"):  # "three million" reads "3 million", as written
+        value = _strict_int(words[:-1])
+        return None if value is None else f"{value} {words[-1]}"
+    value = _strict_int(words)
+    return None if value is None else str(value)
 
-        if len(words) > 1 and words[-1] in ("million", "billion"):  # "three million" reads "3 million", as written
-            return f"{w2n.word_to_num(' '.join(words[:-1]))} {words[-1]}"
-        return str(w2n.word_to_num(" ".join(words)))
-    except (ValueError, IndexError, ImportError):
-        return None
+
+def _below_100(parts: List[str]) -> Optional[int]:
+    """The value of "seven", "nineteen", "forty", "forty five" (1..99), else None."""
+    if len(parts) == 1 and parts[0] in _UNITS:
+        return _small(parts)
+    return _small(parts) if len(parts) == 2 else None
+
+
+def _below_1000(parts: List[str]) -> Optional[int]:
+    """The value of a well-formed group under a thousand ("five hundred six", "twenty five hundred"), else None."""
+    if "hundred" in parts:
+        k = parts.index("hundred")
+        head = _below_100(parts[:k])
+        tail = _below_100(parts[k + 1:]) if parts[k + 1:] else 0
+        if not head or tail is None:
+            return None
+        return head * 100 + tail
+    return _below_100(parts)
+
+
+def _strict_int(parts: List[str]) -> Optional[int]:
+    """The value of a well-formed run of number words ("two thousand five", "one million two hundred"), else None
+    ("two three", "one one", "five hundred hundred", "thousand"): what word2number's reading is checked against."""
+    if parts == ["zero"]:
+        return 0
+    total, rest = 0, parts
+    for scale, factor in (("billion", 10 ** 9), ("million", 10 ** 6), ("thousand", 10 ** 3)):
+        if scale in rest:
+            k = rest.index(scale)
+            group = _below_1000(rest[:k])
+            if not group:
+                return None
+            total += group * factor
+            rest = rest[k + 1:]
+    if rest:
+        group = _below_1000(rest)
+        if not group:
+            return None
+        total += group
+    return total if parts else None
 
 
 def _small(parts: List[str]) -> Optional[int]:

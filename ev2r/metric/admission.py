@@ -261,12 +261,23 @@ def copy_text(text: str) -> str:
 _WORD = __import__("re").compile(r"[^\W\d_]{4,}")
 
 
+#: Denials of four letters or more: :func:`respell` never writes one as another word ("never" -> "ever", "neither" ->
+#: "either") nor a word as one; a word before "n't" ("doesn't", "couldn't") stays too ("doesn" -> "does").
+_NEGATIONS = frozenset("never neither none nothing nobody nowhere cannot without".split())
+
+
+def _negation(word: str, text: str, end: int) -> bool:
+    return word.casefold() in _NEGATIONS or text[end:end + 2] in ("'t", "\u2019t") or (
+        word[-1:].casefold() == "n" and text[end:end + 1] in ("'", "\u2019"))
+
+
 def respell(text: str, like: str) -> str:
     """``text`` with each word of four letters or more that ``like`` lacks, and that is one edit
     (:func:`claimalign.meteor_fast.one_edit`: a typo) from exactly one word of ``like``, written as that word: a
     near-copy read through its copy (issue 54: a copy of a gold pair with typos is read as the copy, so that the
     verifier does not take "CVOID-19" for another entity). Words with no such match, and short words ("not",
-    "no"), stay as written: a denial stays a denial.
+    "no"), stay as written, and so do denials ("never", "neither", "doesn't": :data:`_NEGATIONS`): a denial stays a
+    denial.
 
     >>> respell("The suggestion that CVOID-19 was planned is flase.", "The suggestion that COVID-19 was planned is false.")
     'The suggestion that COVID-19 was planned is false.'
@@ -279,10 +290,10 @@ def respell(text: str, like: str) -> str:
 
     def fix(m):
         w = m.group(0)
-        if w.casefold() in vocab:
+        if w.casefold() in vocab or _negation(w, m.string, m.end()):
             return w
         near = [v for k, v in vocab.items() if one_edit(w.casefold(), k)]
-        return near[0] if len(near) == 1 else w
+        return near[0] if len(near) == 1 and not _negation(near[0], "", 0) else w
 
     return _WORD.sub(fix, text)
 

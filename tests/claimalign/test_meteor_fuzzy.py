@@ -93,3 +93,71 @@ def test_a_copy_with_numbers_spelled_out_or_punctuation_changed_is_the_copy():
     other = QAPair(gold.question, "The unemployment rate rose to 4.7% in April 2019, the highest since 1948.")
     assert copy_text(other.answer) != copy_text(gold.answer)  # other numbers stay other numbers
     assert TWIN_MIN_SIMILARITY <= copy_similarity(gold, other) < 1.0  # a near-copy: the verifier's denial check decides
+
+
+# ----------------------------------------------------------------------------- hostile inputs (regressions)
+@pytest.mark.parametrize("tokens", [
+    ("two", "three"), ("one", "one"), ("one", "two", "three"), ("twenty", "twenty", "twenty"), ("forty-five-six",),
+    ("five", "hundred", "hundred"), ("two", "point", "five", "thousand"), ("zero", "zero"), ("hundred",), ("thousand", "five"),
+])
+def test_canonical_numbers_keeps_a_run_that_is_no_number_as_words(tokens):
+    """word2number added these up ("two three" -> "5", "twenty twenty twenty" -> "420", "two point five thousand"
+    -> "2"): a list of numbers then matched another number."""
+    assert canonical_numbers(tokens) == tuple(w.lower() for w in tokens)
+
+
+@pytest.mark.parametrize("tokens,expected", [
+    (("twenty", "five", "hundred"), ("2500",)),                              # word2number: 200
+    (("one", "million", "two", "hundred", "thousand"), ("1200000",)),        # word2number: 1201200
+    (("one", "hundred", "and", "five", "point", "two"), ("105.2",)),
+    (("Forty-Five",), ("45",)), (("1,000,000,000",), ("1000000000",)),
+    (("",), ("",)), (("-",), ("-",)), (("--",), ("--",)), (("twenty-",), ("twenty-",)), (("and",), ("and",)),
+    (("point",), ("point",)), (("one",), ("one",)),
+    (("nine", "point", "point", "five"), ("9", "point", "point", "5")),
+])
+def test_canonical_numbers_hostile_tokens(tokens, expected):
+    assert canonical_numbers(tokens) == expected
+
+
+def test_fuzzy_identical_spelled_numbers_score_as_exact():
+    """Was 0.5 (fuzzy) against 0.9375 (exact): the run read as one token "200" had fewer words to match."""
+    assert single_meteor(("two", "hundred"), ("two", "hundred"), fuzzy=True) == single_meteor(("two", "hundred"),
+                                                                                             ("two", "hundred"))
+
+
+def test_fuzzy_never_matches_two_different_numbers():
+    assert single_meteor(("five",), ("two", "three"), fuzzy=True) == 0.0  # was 0.5: "two three" read 5
+    # number words left as words ("hundred seventy" does not parse) are not typos of ordinals
+    assert single_meteor(("hundred", "seventy"), ("hundred", "seventh"), fuzzy=True) == \
+        single_meteor(("hundred", "seventy"), ("hundred", "seventh"))
+    assert single_meteor(("sixty", "people"), ("sixth", "people"), fuzzy=True) < 1.0
+
+
+try:
+    from hypothesis import given, settings, strategies as st
+except ImportError:  # pragma: no cover
+    given = None
+
+if given is not None:
+    _TOK = st.one_of(st.sampled_from(["", "-", "--", "and", "point", "one", "hundred", "twenty-", "Forty-Five",
+                                      "1,000,000", "%", "$", "3", "vote", "voter", "senator", "senaotr", "café",
+                                      "cafe", "北京大学", "北京大字", "مرحبا", "x" * 500, "seventy", "seventh",
+                                      "million", "billion", "two", "three", "five", "twenty", "point"]),
+                     st.text(max_size=8))
+
+    @settings(max_examples=150, deadline=None)
+    @given(st.lists(_TOK, max_size=8).map(tuple), st.lists(_TOK, max_size=8).map(tuple))
+    def test_fuzzy_meteor_properties(ref, hyp):
+        value = single_meteor(ref, hyp, fuzzy=True)
+        assert 0.0 <= value <= 1.0
+        assert value == single_meteor(ref, hyp, fuzzy=True)
+        if not ref or not hyp:
+            assert value == 0.0
+        assert single_meteor(ref, ref, fuzzy=True) == single_meteor(ref, ref) or not ref
+        canonical_numbers(ref)
+
+    @settings(max_examples=200, deadline=None)
+    @given(st.text(max_size=12), st.text(max_size=12))
+    def test_one_edit_symmetric_and_never_equal(a, b):
+        assert one_edit(a, b) == one_edit(b, a)
+        assert not one_edit(a, a)

@@ -264,3 +264,50 @@ def test_a_near_copy_is_read_through_its_copy_typos_respelled_denials_kept():
     admitted = admit(Evidence((typo,)), claim="COVID-19 pandemic pre-planned with the help from Bill Gates.",
                      relevant=True, gold=Evidence((gold,)))
     assert admitted[0].kept and admitted[0].decided_by == "rule:gold-copy" and admitted[0].pair == gold
+
+
+# ----------------------------------------------------------------------------- respell / copy text: hostile inputs
+@pytest.mark.parametrize("text,like", [
+    ("It was never planned.", "It was ever planned."),                  # was "ever": the denial gone
+    ("Neither was planned.", "Either was planned."),                     # was "Either"
+    ("It doesn't work.", "It does work."),                               # was "does't"
+    ("It couldn\u2019t pass.", "It could pass."),
+])
+def test_respell_keeps_denials(text, like):
+    from ev2r.metric.admission import respell
+
+    assert respell(text, like) == text
+
+
+@pytest.mark.parametrize("text", ["", " ", "...", "?!", "https://x.org/a?b=1", "北京大学", "مرحبا", "café", "two three",
+                                  "-", "x" * 1000, "\u200b", "1,000,000,000 %"])
+def test_copy_helpers_never_crash(text):
+    from ev2r.metric.admission import copy_similarity, copy_text, nearest_copy, respell, respell_pair
+
+    copy_text(text)
+    assert respell(text, text) == text
+    respell(text, "The suggestion is false.")
+    respell_pair(QAPair(text, text), QAPair("Who?", text))
+    assert 0.0 <= copy_similarity(QAPair(text, text), QAPair("Who?", "x")) <= 1.0
+    nearest_copy(QAPair(text, text), [QAPair(text, text), QAPair("a", "b")])
+
+
+def test_rule_blocks_restore_state_and_signature():
+    import ev2r
+    from ev2r.metric.admission import RULE_FAMILIES, rule_on, rules_off, with_rules, without_rules
+
+    before = ev2r.build_scorer().signature()
+    with pytest.raises(RuntimeError):
+        with without_rules("off_topic"):
+            with without_rules("duplicate"):
+                assert not rule_on("off_topic") and not rule_on("duplicate")
+                with with_rules("off_topic"):
+                    assert rule_on("off_topic")
+                raise RuntimeError
+    assert all(rule_on(f) for f in RULE_FAMILIES) and rules_off() == ""
+    with pytest.raises(ValueError, match="off_topic"):
+        with without_rules("nope"):
+            pass
+    with without_rules("off_topic"):
+        assert "-no:off_topic" in ev2r.build_scorer().signature()
+    assert ev2r.build_scorer().signature() == before
