@@ -144,7 +144,13 @@ def with_rules(*families: str) -> Iterator[None]:
 
 
 def rule_on(family: str) -> bool:
-    """Whether rule family ``family`` (:data:`RULE_FAMILIES`) is in force (:func:`without_rules`)."""
+    """Whether rule family ``family`` (:data:`RULE_FAMILIES`) is in force (:func:`without_rules`).
+
+    Raises:
+        ValueError: a family not in :data:`RULE_FAMILIES` (a misspelt name would switch nothing off).
+    """
+    if family not in RULE_FAMILIES:
+        raise ValueError(f"rule_on: {family!r} not among {list(RULE_FAMILIES)}")
     return family not in _OFF.get()
 
 
