@@ -55,8 +55,6 @@ def variants_all() -> dict[str, tuple[str, tuple[str, ...], dict]]:
     out["-all rule families"] = ("bundled", RULE_FAMILIES, {})
     out["-learned reading (rules only)"] = ("none", (), {})
     out["METEOR exact"] = ("bundled", (), {"meteor_match": "exact"})
-    out["proxy read by the bundled verifier"] = ("bundled", (), {"proxy_verifier": None})
-    out["qa verifier everywhere"] = ("bundled", (), {"verifier": "qa", "proxy_verifier": None})
     out["1.0.0 defaults (ev2r/2)"] = ("bundled", (), {"verifier": "bundled", "proxy_verifier": None,
                                                       "meteor_match": "exact"})
     return out

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import re
 from dataclasses import dataclass
 from typing import Iterator, Optional, Sequence
 
@@ -264,7 +265,7 @@ def copy_text(text: str) -> str:
     return " ".join(canonical_numbers(tuple(word_tokens(text.replace("%", " percent "), urls=True))))
 
 
-_WORD = __import__("re").compile(r"[^\W\d_]{4,}")
+_WORD = re.compile(r"[^\W\d_]{4,}")
 
 
 #: Denials of four letters or more: :func:`respell` never writes one as another word ("never" -> "ever", "neither" ->

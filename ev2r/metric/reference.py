@@ -282,7 +282,7 @@ class NLIReferenceScorer:
         prem = "qa-pair-max" if self.premise_window == 1 else f"qa-pair+win{self.premise_window}-max"
         if self.premise_top_k is not None:
             prem += f"+lex-top{self.premise_top_k}"
-        prem += f"+twin~{TWIN_MIN_SIMILARITY:g}{'/' + COPY_TEXT if COPY_TEXT != 'chars' else ''}+respell+anchor"
+        prem += f"+twin~{TWIN_MIN_SIMILARITY:g}/{COPY_TEXT}+respell+anchor"
         if self.contradiction is not None:
             prem += f"+{self.contradiction.rule}"
         cal = self.calibration.id if self.calibration is not None else "none"
