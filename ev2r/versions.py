@@ -256,8 +256,8 @@ VERSIONS: tuple[MetricVersion, ...] = (
         summary="ev2r-hybrid/2's weights (0.8 verified METEOR + 0.05 each of proxy, precision, Hungarian METEOR and "
                 "mutual METEOR) with METEOR matching a word one edit away and numbers as values, and a near-copy of a "
                 "gold pair read through its copy (numbers as values, typos respelled); the recommended score to report",
-        typical="real systems' evidence 0.075 (86 rows) and 0.115 (144 rows); the gold evidence 0.962 "
-                "(rules_ablation_v3.md)",
+        typical="real systems' evidence 0.075 (86 rows) and 0.115 (144 rows); the gold evidence 0.965 "
+                "(reference_as_prediction.md)",
         agreement={"86": "semantic coverage +0.467, verdict agreement +0.453",
                    "144": "semantic coverage +0.370, verdict agreement +0.304"},
         gaming="CI gaming gate, 30 rows of each set: 197 and 194 gated checks passed, 0 violated (gaming_gate_86.md, "
