@@ -487,10 +487,10 @@ def _words_value(run: List[str]) -> Optional[str]:
     # read strictly, not by word2number, which adds up what is not a number ("two three" -> 5, "one one" -> 2) and
     # misreads some that are ("twenty five hundred" -> 200): a run that is not a well-formed number stays words
     if len(words) > 1 and words[-1] in ("million", "billion"):  # "three million" reads "3 million", as written
-        value = _strict_int(words[:-1])
-        return None if value is None else f"{value} {words[-1]}"
-    value = _strict_int(words)
-    return None if value is None else str(value)
+        number = _strict_int(words[:-1])
+        return None if number is None else f"{number} {words[-1]}"
+    number = _strict_int(words)
+    return None if number is None else str(number)
 
 
 def _below_100(parts: List[str]) -> Optional[int]:
