@@ -134,17 +134,18 @@ def main(argv=None) -> int:
                 for sc in SCORES:
                     for r in RATINGS:
                         res[f"{s}/{sc}/{r}"] = spearman([_v(x, sc) for x in rows], ratings[s][r])
-                real = rows[:args.heldout_rows] if not args.rows else score(full[s][:args.heldout_rows])
                 fails = 0
-                for variants in gamed[s].values():
-                    grows = score(variants)
-                    for sc in GAMING_SCORES:
-                        pairs = [(_v(a, sc), _v(g, sc)) for a, g in zip(real, grows)]
-                        pairs = [(a, g) for a, g in pairs if a is not None and g is not None]
-                        mr = sum(a for a, _ in pairs) / len(pairs)
-                        mg = sum(g for _, g in pairs) / len(pairs)
-                        rise = sum(g > a + 1e-9 for a, g in pairs) / len(pairs)
-                        fails += not (mg <= mr and rise <= MAX_RISING)
+                if args.heldout_rows:  # 0: held-out phrasings not measured
+                    real = rows[:args.heldout_rows] if not args.rows else score(full[s][:args.heldout_rows])
+                    for variants in gamed[s].values():
+                        grows = score(variants)
+                        for sc in GAMING_SCORES:
+                            pairs = [(_v(a, sc), _v(g, sc)) for a, g in zip(real, grows)]
+                            pairs = [(a, g) for a, g in pairs if a is not None and g is not None]
+                            mr = sum(a for a, _ in pairs) / len(pairs)
+                            mg = sum(g for _, g in pairs) / len(pairs)
+                            rise = sum(g > a + 1e-9 for a, g in pairs) / len(pairs)
+                            fails += not (mg <= mr and rise <= MAX_RISING)
                 res[f"{s}/heldout_fail"] = fails
                 res[f"{s}/heldout_total"] = len(gamed[s]) * len(GAMING_SCORES)
                 if args.suite_rows:

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import functools
 import re
 from dataclasses import dataclass
 from typing import Iterator, Optional, Sequence
@@ -280,11 +281,13 @@ def _negation(word: str, text: str, end: int) -> bool:
 
 def respell(text: str, like: str) -> str:
     """``text`` with each word of four letters or more that ``like`` lacks, and that is one edit
-    (:func:`claimalign.meteor_fast.one_edit`: a typo) from exactly one word of ``like``, written as that word: a
-    near-copy read through its copy (issue 54: a copy of a gold pair with typos is read as the copy, so that the
-    verifier does not take "CVOID-19" for another entity). Words with no such match, and short words ("not",
-    "no"), stay as written, and so do denials ("never", "neither", "doesn't": :data:`_NEGATIONS`): a denial stays a
-    denial.
+    (:func:`claimalign.meteor_fast.one_edit`: a typo) from exactly one word of ``like`` -- or, failing that, a
+    WordNet synonym of exactly one word of ``like`` (a lemma of one of its synsets, :func:`synonym_names`; ``ev2r/4``,
+    when WordNet is installed) -- written as that word: a near-copy read through its copy (issue 54: a copy of a gold
+    pair with typos or synonyms is read as the copy, so that the verifier does not take "CVOID-19" for another entity,
+    nor "purchased" for other than "bought"). Words with no such match, and short words ("not", "no"), stay as
+    written, and so do denials ("never", "neither", "doesn't": :data:`_NEGATIONS`): a denial stays a denial.
+    WordNet keeps antonyms out of a synset, so a word is never respelled as its opposite.
 
     >>> respell("The suggestion that CVOID-19 was planned is flase.", "The suggestion that COVID-19 was planned is false.")
     'The suggestion that COVID-19 was planned is false.'
@@ -300,9 +303,45 @@ def respell(text: str, like: str) -> str:
         if w.casefold() in vocab or _negation(w, m.string, m.end()):
             return w
         near = [v for k, v in vocab.items() if one_edit(w.casefold(), k)]
+        if not near and RESPELL_SYNONYMS:
+            names = synonym_names(w.casefold())
+            near = [v for k, v in vocab.items() if k in names]
         return near[0] if len(near) == 1 and not _negation(near[0], "", 0) else w
 
     return _WORD.sub(fix, text)
+
+
+#: Whether :func:`respell` writes a WordNet synonym of a word of its copy as that word (``ev2r/4``; off: ``ev2r/3``,
+#: typos only). The signature's ``+respell-syn`` says it is on and WordNet was read.
+RESPELL_SYNONYMS = True
+
+
+@functools.lru_cache(maxsize=65536)
+def synonym_names(word: str) -> frozenset:
+    """The single-word lemma names, case-folded, of every WordNet synset of ``word``
+    (:func:`claimalign.meteor_fast.synonyms`); empty when WordNet is not installed
+    (:func:`claimalign.meteor_fast.synonyms_available`).
+
+    >>> "purchase" in synonym_names("buy") or not respell_reads_synonyms()
+    True
+    """
+    from claimalign.meteor_fast import synonyms, synonyms_available
+
+    if not synonyms_available():
+        return frozenset()
+    return frozenset(n.casefold() for n in synonyms(word) if "_" not in n and "-" not in n)
+
+
+def respell_reads_synonyms() -> bool:
+    """Whether :func:`respell` reads synonyms in this process (:data:`RESPELL_SYNONYMS` and WordNet installed)."""
+    from claimalign.meteor_fast import synonyms_available
+
+    return RESPELL_SYNONYMS and synonyms_available()
+
+
+def respell_rule() -> str:
+    """The signature value of :func:`respell`: ``respell-syn`` (typos and WordNet synonyms) or ``respell``."""
+    return "respell-syn" if respell_reads_synonyms() else "respell"
 
 
 def respell_pair(pair: QAPair, like: QAPair) -> QAPair:
@@ -338,22 +377,50 @@ def pair_key(pair: QAPair) -> str:
     return " ".join(pair.render().casefold().split())
 
 
+@functools.lru_cache(maxsize=65536)
+def _grade(q: str, a: str, like_q: str, like_a: str, synonyms: bool) -> float:
+    pair, like = QAPair(q, a), QAPair(like_q, like_a)
+    s = copy_similarity(like, pair)
+    return s if s >= 1.0 else max(s, copy_similarity(like, respell_pair(pair, like)))
+
+
+def copy_grade(pair: QAPair, like: QAPair) -> float:
+    """How much of a copy ``pair`` is of ``like``, read through its copy: the larger of :func:`copy_similarity`
+    of the two and of ``like`` and ``pair`` :func:`respell`-ed like it, in [0, 1]; 1 for a copy but for typos,
+    synonyms, numbers written as words, case and punctuation (issue 54: a near-copy scores as the copy).
+
+    >>> copy_grade(QAPair("How many died?", "Forty-five people died."), QAPair("How many died?", "45 people died."))
+    1.0
+    """
+    return _grade(pair.question, pair.answer, like.question, like.answer, respell_reads_synonyms())
+
+
 def nearest_copy(pair: QAPair, gold: Sequence[QAPair]) -> Optional[QAPair]:
-    """The pair of ``gold`` that ``pair`` is a copy or the nearest near-copy of (:func:`copy_similarity` at least
+    """The pair of ``gold`` that ``pair`` is a copy or the nearest near-copy of (:func:`copy_grade` at least
     :data:`TWIN_MIN_SIMILARITY`), or None."""
     best, best_s = None, TWIN_MIN_SIMILARITY
     for g in gold:
-        s = copy_similarity(g, pair)
+        s = copy_grade(pair, g)
         if s >= best_s:
             best, best_s = g, s
     return best
 
 
+def read_through_copy(pair: QAPair, gold: Sequence[QAPair]) -> QAPair:
+    """``pair`` as the metric reads it: the gold pair it is a copy of but for typos, synonyms and numbers
+    (:func:`copy_grade` 1), else ``pair`` :func:`respell`-ed like its nearest near-copy, else ``pair`` itself.
+    A word the copy lacks ("not") keeps a near-copy apart from the copy."""
+    like = nearest_copy(pair, gold)
+    if like is None:
+        return pair
+    return like if copy_grade(pair, like) >= 1.0 else respell_pair(pair, like)
+
+
 def is_near_copy(pair: QAPair, gold: Sequence[QAPair], keys: Optional[set] = None) -> bool:
-    """Whether ``pair`` is a copy or near-copy (:func:`copy_similarity` >= :data:`TWIN_MIN_SIMILARITY`) of one of
+    """Whether ``pair`` is a copy or near-copy (:func:`copy_grade` >= :data:`TWIN_MIN_SIMILARITY`) of one of
     ``gold``'s pairs (``keys``: their :func:`pair_key`, when already made)."""
     keys = keys if keys is not None else {pair_key(g) for g in gold}
-    return pair_key(pair) in keys or any(copy_similarity(g, pair) >= TWIN_MIN_SIMILARITY for g in gold)
+    return pair_key(pair) in keys or any(copy_grade(pair, g) >= TWIN_MIN_SIMILARITY for g in gold)
 
 
 def _synonyms():
@@ -426,9 +493,8 @@ def admit(evidence: Evidence, claim: Optional[str] = None, unanswerable: str = "
             elif not _duplicate(k, p, answer):
                 kept_answers.append((k, answer))
                 q = p if answer is p.answer else QAPair(p.question, answer)
-                if pair_key(p) not in gold_keys:  # a near-copy is read through its copy (typos respelled)
-                    like = nearest_copy(p, gold_pairs)
-                    q = respell_pair(q, like) if like is not None else q
+                if pair_key(p) not in gold_keys:  # a near-copy is read through its copy (read_through_copy)
+                    q = read_through_copy(q, gold_pairs)
                 out.append(Admission(k, True, "kept", q, "rule:gold-copy"))
             continue
         if claim is not None:

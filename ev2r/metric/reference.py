@@ -77,8 +77,8 @@ from ev2r.config import DEFAULTS, SUPPORT_MODES, check_premise_top_k  # noqa: F4
 from ev2r.facts.rules import Decomposer
 from ev2r.facts.word_order import WORD_ORDER_RULE
 from ev2r.metric.admission import (PREMISE_RELEVANCE_MIN, RELEVANCE_CLAIM_CAP, TWIN_MIN_SIMILARITY,  # noqa: F401
-                                   admit, copy_similarity, current_model, is_near_copy, pair_key, rule_on,
-                                   COPY_TEXT, respell_pair)
+                                   admit, copy_grade, copy_similarity, current_model, is_near_copy,
+                                   pair_key, respell_rule, rule_on, COPY_TEXT, respell_pair)
 from ev2r.metric.prefilter import top_k_premises
 from ev2r.scores import ReferenceResult, f1_score, prf_from_support  # noqa: F401 (re-exported)
 from claimalign.qa_text import content_tokens
@@ -282,7 +282,7 @@ class NLIReferenceScorer:
         prem = "qa-pair-max" if self.premise_window == 1 else f"qa-pair+win{self.premise_window}-max"
         if self.premise_top_k is not None:
             prem += f"+lex-top{self.premise_top_k}"
-        prem += f"+twin~{TWIN_MIN_SIMILARITY:g}/{COPY_TEXT}+respell+anchor"
+        prem += f"+twin~{TWIN_MIN_SIMILARITY:g}/{COPY_TEXT}+{respell_rule()}+anchor"
         if self.contradiction is not None:
             prem += f"+{self.contradiction.rule}"
         cal = self.calibration.id if self.calibration is not None else "none"
@@ -455,15 +455,11 @@ class NLIReferenceScorer:
             if j not in best:
                 found = None
                 for k, admitted, pair in cands:
-                    sim = copy_similarity(own.pairs[j], pair)
+                    # read through its copy (copy_grade, both ways): typos and synonyms respelled, numbers as
+                    # values; a copy but for those is the copy
+                    sim = max(copy_grade(pair, own.pairs[j]), copy_grade(own.pairs[j], pair))
                     if sim >= TWIN_MIN_SIMILARITY and (found is None or sim > found[2]):
-                        text = admitted.render()
-                        if sim < 1.0:  # read through its copy: typos respelled; a copy but for typos is the copy
-                            respelled = respell_pair(admitted, own.pairs[j])
-                            text = respelled.render()
-                            if (copy_similarity(pair, respell_pair(own.pairs[j], pair)) >= 1.0
-                                    or copy_similarity(own.pairs[j], respell_pair(pair, own.pairs[j])) >= 1.0):
-                                sim = 1.0
+                        text = admitted.render() if sim >= 1.0 else respell_pair(admitted, own.pairs[j]).render()
                         found = (k, text, sim)
                 best[j] = None if found is None else (found[0], found[1], twin_grade(found[2]))
             if best[j] is not None:

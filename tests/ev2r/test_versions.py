@@ -44,8 +44,11 @@ def test_default_definition_is_registered(nltk_data):
 
 def test_registered_versions():
     assert [v.label for v in V.VERSIONS] == ["ev2r-hybrid/1", "ev2r/1", "ev2r-hybrid/2", "ev2r/2", "ev2r-hybrid/3",
-                                             "ev2r/3"]
-    assert (V.latest("ev2r-hybrid").fingerprint, V.latest("ev2r").fingerprint) == ("e98967f205", "827877bd64")
+                                             "ev2r/3", "ev2r-hybrid/4", "ev2r/4"]
+    assert (V.latest("ev2r-hybrid").fingerprint, V.latest("ev2r").fingerprint) == ("343b61c51d", "04d7004353")
+    four, ev2r_four = V.get("ev2r-hybrid/4"), V.get("ev2r/4")
+    assert {k: v for k, v in four.definition.items() if k not in V.HYBRID_FIELDS} == dict(ev2r_four.definition)
+    assert "respell-syn" in ev2r_four.definition["prem"] and four.definition["hybrid"] == V.get("ev2r-hybrid/3").definition["hybrid"]
     three, ev2r_three = V.get("ev2r-hybrid/3"), V.get("ev2r/3")
     assert {k: v for k, v in three.definition.items() if k not in V.HYBRID_FIELDS} == dict(ev2r_three.definition)
     assert three.definition["hybrid-meteor"] == "fuzzy-v1" and "respell" in ev2r_three.definition["prem"]
@@ -60,7 +63,8 @@ def test_registered_versions():
     assert hybrid.definition["verifier"] == "ev2r-minilm-nli@c82b0fc475"
     assert hybrid.range_text() == "[0, 1]"
     with pytest.raises(ValueError, match="'ev2r-hybrid/9' is not a registered score version; registered: "
-                                         "ev2r-hybrid/1, ev2r/1, ev2r-hybrid/2, ev2r/2, ev2r-hybrid/3, ev2r/3"):
+                                         "ev2r-hybrid/1, ev2r/1, ev2r-hybrid/2, ev2r/2, ev2r-hybrid/3, ev2r/3, "
+                                         "ev2r-hybrid/4, ev2r/4"):
         V.get("ev2r-hybrid/9")
 
 
@@ -77,18 +81,18 @@ def test_a_registered_definition_cannot_be_edited():
 
 
 def test_adding_a_version_is_one_entry(monkeypatch):
-    """ev2r-hybrid/4 after a rule change: one entry; /1 keeps its meaning, the new default is /4."""
+    """ev2r-hybrid/5 after a rule change: one entry; /1 keeps its meaning, the new default is /5."""
     new_sig = DEFAULT_SIG.replace("+anchor+contra", "+anchor+admit2+contra")
     fields = V.definition("ev2r-hybrid", new_sig)
-    two = V.MetricVersion(name="ev2r-hybrid", number=4, released="1.2.0", definition=fields,
+    two = V.MetricVersion(name="ev2r-hybrid", number=5, released="1.3.0", definition=fields,
                           fingerprint=V.fingerprint(fields), summary="s")
     monkeypatch.setattr(V, "VERSIONS", V.VERSIONS + (two,))
     V._check_registry(V.VERSIONS)
     assert V.latest("ev2r-hybrid") is two
-    assert V.identify(new_sig)["ev2r-hybrid"].label == "ev2r-hybrid/4"
+    assert V.identify(new_sig)["ev2r-hybrid"].label == "ev2r-hybrid/5"
     assert V.identify(DEFAULT_SIG)["ev2r-hybrid"].label == "ev2r-hybrid/1"
-    assert V.identify(new_sig)["ev2r"].label.startswith("ev2r/custom-")  # ev2r/4 not registered in this test
-    with pytest.raises(ValueError, match=r"ev2r-hybrid is numbered \[1, 2, 3, 4, 4\]"):
+    assert V.identify(new_sig)["ev2r"].label.startswith("ev2r/custom-")  # ev2r/5 not registered in this test
+    with pytest.raises(ValueError, match=r"ev2r-hybrid is numbered \[1, 2, 3, 4, 5, 5\]"):
         V._check_registry(V.VERSIONS + (two,))
 
 
@@ -142,8 +146,8 @@ def test_describe_registered_and_custom():
                            "the gold evidence 0.871 and 0.863")
     custom = V.describe(DEFAULT_SIG.replace("alpha:0.5", "alpha:0.7"))
     assert custom.startswith("ev2r-hybrid/custom-")
-    assert "not a registered version (differs from ev2r-hybrid/3 in " in custom  # the latest version
-    assert "alpha: 0.5 -> 0.7" in V.describe(_sig_of(V.get("ev2r-hybrid/3")).replace("alpha:0.5", "alpha:0.7"))
+    assert "not a registered version (differs from ev2r-hybrid/4 in " in custom  # the latest version
+    assert "alpha: 0.5 -> 0.7" in V.describe(_sig_of(V.get("ev2r-hybrid/4")).replace("alpha:0.5", "alpha:0.7"))
     assert V.summary_fields(DEFAULT_SIG) == {"versions": {"ev2r_hybrid": "ev2r-hybrid/1", "ev2r": "ev2r/1"},
                                              "short_signature": V.short_signature(DEFAULT_SIG)}
     with pytest.raises(ValueError, match="not key:value"):

@@ -266,6 +266,49 @@ def test_a_near_copy_is_read_through_its_copy_typos_respelled_denials_kept():
     assert admitted[0].kept and admitted[0].decided_by == "rule:gold-copy" and admitted[0].pair == gold
 
 
+def test_a_copy_but_for_synonyms_and_numbers_is_admitted_as_the_copy():
+    """ev2r/4 (issue 54: invariance within 10%): WordNet synonyms are respelled like the copy, numbers compare as
+    values; a pair that is the copy but for those is admitted as the gold pair itself, so that the proxy, the facts
+    and the METEOR columns read the gold's words. Antonyms, denials and changed figures keep a pair apart."""
+    from ev2r.metric.admission import copy_grade, read_through_copy, respell, respell_reads_synonyms
+
+    if not respell_reads_synonyms():
+        pytest.skip("WordNet not installed")
+    gold = QAPair("How many people did the company hire in 2020?", "The company hired forty-five workers in 2020.")
+    syn = QAPair("How many people did the company employ in 2020?", "The company hired 45 workers in 2020.")
+    assert respell("The company employ staff.", "The company hire staff.") == "The company hire staff."
+    assert copy_grade(syn, gold) == 1.0 and read_through_copy(syn, [gold]) == gold
+    admitted = admit(Evidence((syn,)), claim="The company hired 45 workers in 2020.", relevant=True,
+                     gold=Evidence((gold,)))
+    assert admitted[0].kept and admitted[0].pair == gold
+    # an antonym is no synonym; a denial and a changed figure stay
+    assert respell("The tax will decrease.", "The tax will increase.") == "The tax will decrease."
+    assert copy_grade(QAPair(gold.question, "The company hired 46 workers in 2020."), gold) < 1.0
+    denied = QAPair(gold.question, "The company never hired forty-five workers in 2020.")
+    assert read_through_copy(denied, [gold]) != gold and "never" in read_through_copy(denied, [gold]).answer
+
+
+def test_the_scores_of_a_copy_but_for_synonyms_and_numbers_are_the_copys():
+    """The whole metric: the gold with its numbers in words and a synonym scores as the gold itself (Ev2R, proxy,
+    precision, recall, the METEOR columns), with the bundled verifier."""
+    from ev2r import build_scorer
+    from ev2r.labels import Verdict
+
+    gold = Evidence((QAPair("How many people did the company hire in 2020?", "The company hired 45 workers in 2020."),
+                     QAPair("Who said so?", "The annual report of the company.")))
+    edited = Evidence((QAPair("How many people did the company employ in 2020?",
+                              "The company hired forty-five workers in twenty twenty."),
+                       QAPair("Who said so?", "The yearly report of the company.")))
+    claim = "The company hired 45 workers in 2020."
+    scorer = build_scorer(hybrid=True)
+    a, b = scorer.score([Item("x", claim, gold, gold, Verdict.SUPPORTED),
+                         Item("y", claim, edited, gold, Verdict.SUPPORTED)])
+    for name in ("ev2r", "proxy", "precision", "recall"):
+        assert getattr(b, name) == pytest.approx(getattr(a, name), abs=1e-6), name
+    for name in ("hybrid_meteor", "verified_meteor", "ev2r_hybrid"):
+        assert b.extra_scores[name] == pytest.approx(a.extra_scores[name], abs=1e-6), name
+
+
 # ----------------------------------------------------------------------------- respell / copy text: hostile inputs
 @pytest.mark.parametrize("text,like", [
     ("It was never planned.", "It was ever planned."),                  # was "ever": the denial gone
