@@ -119,6 +119,15 @@ def _cell(c: dict) -> str:
     return f"{c['mean_change']:+.3f} ({100 * (c['rise_rate'] or 0):.0f}%) {mark}"
 
 
+def _gated(strategy: str, score: str) -> bool:
+    """Whether the suite gates ``score`` under ``strategy`` (the catalogue's expectation; strategies of another
+    release that the catalogue no longer has count as reported)."""
+    from adversarial.perturbations import GAMING_STRATEGIES
+
+    p = {**GAMING_STRATEGIES, **GAMING_STRATEGIES_CS}.get(strategy)
+    return p is not None and p.expectation(score).gated
+
+
 def markdown(results: dict, files: list[str], meta: dict) -> str:
     lines = ["# Gaming suite: gamed evidence against each row's real evidence", "",
              f"Command: `{meta['command']}`", f"Machine: {meta['machine']}", f"Verifier: {meta['verifier']}"
@@ -132,18 +141,26 @@ def markdown(results: dict, files: list[str], meta: dict) -> str:
     lines += ["", "Cell: mean change of the score (gamed - real evidence) over the rows the strategy applied to, "
               "(share of rows whose score rose), verdict: ✓ no gain (mean <= 0, <= 10% of rows rising), "
               "✗ a gain (CI95 wholly above 0, or a mean gain with > 10% of rows rising), – neither shown. "
-              "`hu_meteor` is the official AVeriTeC HU-METEOR, the baseline (not gated)."
+              "`hu_meteor` is the official AVeriTeC HU-METEOR, the baseline (not gated). Gated, as the catalogue "
+              "(`adversarial.perturbations`) declares: every reference-free strategy on every Ev2R score; reported: the "
+              "rewrites of the reference (`REFERENCE_REWRITES`, since `ev2r/4` tests of meaning sensitivity, gated as "
+              "the rewritten gold at least 50% below the gold) and pairs of other claims (`junk_*`)."
               + (" `ev2r_hybrid` of the sets marked *re-weighed* is recomputed from their stored per-item components "
                  "with the current weights (`--reweigh`: it is their weighted mean, no verifier pass)."
                  if any(results[n].get("reweighed") for n in files) else ""), ""]
     for name in files:
         r = results[name]
         checks = r["checks"]
-        n_fail = sum(c["verdict"] == FAIL for s in checks.values() for k, c in s.items() if k != "hu_meteor")
-        n_all = sum(1 for s in checks.values() for k in s if k != "hu_meteor")
+        gated = {(st, k) for st, sc in checks.items() for k in sc if k != "hu_meteor" and _gated(st, k)}
+        reported = {(st, k) for st, sc in checks.items() for k in sc if k != "hu_meteor"} - gated
+        n_fail = sum(checks[st][k]["verdict"] == FAIL for st, k in gated)
+        n_pass = sum(checks[st][k]["verdict"] == PASS for st, k in gated)
+        r_fail = sum(checks[st][k]["verdict"] == FAIL for st, k in reported)
         base = r["base_means"]
         lines += [f"## {name} ({r['n_items']} rows{', re-weighed' if r.get('reweighed') else ''}): "
-                  f"{n_all - n_fail} of {n_all} gated checks without a gain",
+                  f"{n_fail} of {len(gated)} gated checks violated ({n_pass} without a gain, the rest not judged); "
+                  f"reported (the reference's rewrites and pairs of other claims, not gated): {r_fail} of "
+                  f"{len(reported)} with a gain",
                   "", "| strategy | rows | " + " | ".join(SCORES) + " |", "|---|---|" + "---|" * len(SCORES),
                   "| *(real evidence: mean)* | | " + " | ".join(
                       "n/a" if base.get(s) is None else f"{base[s]:.3f}" for s in SCORES) + " |"]

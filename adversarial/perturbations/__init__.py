@@ -60,6 +60,7 @@ from adversarial.perturbations.words import (
 __all__ = [
     "PERTURBATIONS", "get_perturbations", "perturb_text", "item_rng",
     "GAMING_STRATEGIES", "GAMING_STRATEGIES_CS", "GAMING", "GAMING_OPEN", "GAMING_OPEN_SCORES", "get_gaming_strategies",
+    "REFERENCE_REWRITES", "REWRITE_MIN_FALL_PCT",
     "INVARIANT", "DECREASE", "NO_INCREASE", "NO_GAIN", "EFFECTS", "MEANING_PRESERVING", "MEANING_DAMAGING",
     "Expectation", "Perturbation", "PerturbationResult", "PerturbFn", "RNG",
     "typos", "contractions", "numbers_to_words", "words_to_numbers", "synonyms", "duplicate_words", "drop_stopwords",
@@ -91,6 +92,11 @@ def _no_rise(tol: float, gated: bool = False) -> Expectation:
 
 _P = MEANING_PRESERVING
 _D = MEANING_DAMAGING
+#: The fall a rewrite of the gold (answers negated, words shuffled) must show on Ev2R and the default combined score,
+#: in % of the gold's own score (issue 54, item 6): gated.
+REWRITE_MIN_FALL_PCT = 50.0
+_REWRITE_FALLS = {"ev2r": Expectation(DECREASE, REWRITE_MIN_FALL_PCT, True),
+                  "ev2r_hybrid": Expectation(DECREASE, REWRITE_MIN_FALL_PCT, True)}
 
 #: Every perturbation, in report order. Tolerances are in percent of the base mean score; see
 #: :mod:`adversarial.suite` for how they are applied and the module docstring for ``gated``.
@@ -104,7 +110,9 @@ PERTURBATIONS: Mapping[str, Perturbation] = MappingProxyType({p.name: p for p in
     Perturbation("duplicate_pair", duplicate_pair, _P, "one pair repeated", _inv(10, True)),
     Perturbation("duplicate_words", duplicate_words, _P, "~10% of words repeated", _inv(10)),
     Perturbation("drop_stopwords", drop_stopwords, _P, "articles / intensifiers dropped", _inv(10)),
-    Perturbation("negate_answers", negate_answers, _D, "every answer sentence negated", _dec()),
+    # a rewrite of the gold must score far below the gold itself (issue 54: at least 50% on Ev2R and the default;
+    # meaning-sensitivity in the paper's sense), gated; the other scores report a fall
+    Perturbation("negate_answers", negate_answers, _D, "every answer sentence negated", _dec(), _REWRITE_FALLS),
     Perturbation("blank_answers", blank_answers, _D, "all answers blanked", _dec(5, True),
                  {"proxy": _dec(5, False)}),
     Perturbation("drop_half_pairs", drop_half_pairs, _D, "half of the pairs dropped", _dec(),
@@ -114,7 +122,7 @@ PERTURBATIONS: Mapping[str, Perturbation] = MappingProxyType({p.name: p for p in
     Perturbation("off_topic_pair", off_topic_pair, _D, "a pair from another claim inserted", _dec(),
                  {"precision": _dec(5, True), "recall": _inv(10, True), "proxy": _inv(10)},
                  bind=make_off_topic_pair),
-    Perturbation("shuffle_words", shuffle_words, _D, "words shuffled within sentences", _dec()),
+    Perturbation("shuffle_words", shuffle_words, _D, "words shuffled within sentences", _dec(), _REWRITE_FALLS),
     Perturbation("content_free_padding", content_free_padding, _P,
                  "4-16 pairs without a letter or digit appended ('Question: ...' / 'Answer: ...')", _no_rise(1, True)),
     Perturbation("prompt_injection", prompt_injection, _D, "instruction to an LLM judge appended", _dec(),
@@ -146,8 +154,16 @@ GAMING_RISE_PCT = 10.0
 #: either development set, ``benchmarks/results/gaming.md``). ``shuffled_reference_behind_clause``: a fluent clause
 #: before the salad in its sentence (the rule judges a sentence as a whole). ``junk_*``: other claims' pairs on the
 #: claim's topic can hold reference facts, so recall rises a little while Ev2R and ``ev2r_hybrid`` fall.
-GAMING_OPEN = frozenset({"negated_reference_inline", "shuffled_reference_behind_clause",
-                         "junk_appended", "junk_prepended"})
+#:
+#: **Rewrites of the reference** (:data:`REFERENCE_REWRITES`: negated, negated in place, shuffled) are reported, not
+#: gated, since ``ev2r/4`` (issue 54, item 6): a system needs the reference to make them, so they are tests of
+#: meaning sensitivity in the paper's sense, gated instead as "the rewritten gold at least
+#: :data:`REWRITE_MIN_FALL_PCT` % below the gold" (the ``negate_answers`` and ``shuffle_words`` perturbations of the
+#: gold given as the prediction, ``ev2r robustness --gold-as-prediction``). Every reference-free strategy stays gated.
+REFERENCE_REWRITES = frozenset({"negated_reference", "negated_reference_other", "negated_reference_inline",
+                                "shuffled_reference", "shuffled_reference_behind_prose",
+                                "shuffled_reference_behind_clause"})
+GAMING_OPEN = frozenset({"junk_appended", "junk_prepended"}) | REFERENCE_REWRITES
 #: Gated strategies with scores still reported, not gated: ``shuffled_reference`` is gated since the word-order
 #: rule (:mod:`ev2r.facts.word_order`, 2026-12-04: on every row of both development sets and in Czech no score gains
 #: but these two, on the 86 rows only: +0.001 / +0.027 with 12% / 9% of the rows rising, from reference answers of
@@ -204,7 +220,9 @@ def _gaming_catalogue_cs() -> Mapping[str, Perturbation]:
     rows = [("negated_reference_cs", g.negated_reference_cs, "the reference's answers as 'Není pravda, že ...'"),
             ("negated_reference_inline_cs", g.negated_reference_inline_cs, "the reference's sentences, first verb negated"),
             ("claim_echo_appended_cs", g.claim_echo_appended_cs, "real evidence + 'Je pravda, že <claim>? Ano.' + the claim")]
-    return MappingProxyType({**{name: Perturbation(name, fn, GAMING, desc, no_gain) for name, fn, desc in rows},
+    reported = Expectation(NO_GAIN, GAMING_RISE_PCT, False)  # the reference rewritten (REFERENCE_REWRITES): reported
+    return MappingProxyType({**{name: Perturbation(name, fn, GAMING, desc, reported if "reference" in name else no_gain)
+                                for name, fn, desc in rows},
                              **{name: GAMING_STRATEGIES[name] for name in
                                 ("shuffled_reference", "one_pair_repeated", "evidence_repeated")}})
 

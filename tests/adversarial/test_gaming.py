@@ -57,17 +57,23 @@ def test_every_strategy_is_pure_and_seeded(name):
     assert not p.expectation("hu_meteor").gated  # the official baseline is reported, never gated
 
 
-def test_word_salad_is_gated_on_every_score_but_the_two_meteor_matches():
-    from adversarial.perturbations import GAMING_OPEN_SCORES
+def test_rewrites_of_the_reference_are_reported_and_reference_free_strategies_gated():
+    """Issue 54, item 6 (ev2r/4): a rewrite of the reference (negated, shuffled) needs the reference, so its standing
+    against real evidence is reported; what is gated is the rewritten gold far below the gold (>= 50% on Ev2R and
+    the default), in the robustness suite. Every reference-free strategy is gated on every Ev2R score."""
+    from adversarial.perturbations import PERTURBATIONS, REFERENCE_REWRITES, REWRITE_MIN_FALL_PCT
 
-    p = GAMING_STRATEGIES["shuffled_reference"]
-    assert "shuffled_reference" not in GAMING_OPEN
-    for score in ("precision", "recall", "f1", "proxy", "ev2r", "graded_f1", "hybrid_meteor", "ev2r_hybrid"):
-        assert p.expectation(score).gated, score
-    assert GAMING_OPEN_SCORES["shuffled_reference"] == {"verified_meteor", "mutual_meteor"}
-    for score in ("verified_meteor", "mutual_meteor", "hu_meteor"):
-        e = p.expectation(score)
-        assert e.effect == NO_GAIN and not e.gated, score
+    assert REFERENCE_REWRITES <= GAMING_OPEN and REFERENCE_REWRITES == {n for n in GAMING_STRATEGIES if "_reference" in n and "questions" not in n}
+    for name in REFERENCE_REWRITES:
+        assert not GAMING_STRATEGIES[name].expectation("ev2r_hybrid").gated, name
+    for name in set(GAMING_STRATEGIES) - GAMING_OPEN:
+        for score in ("precision", "recall", "f1", "proxy", "ev2r", "hybrid_meteor", "ev2r_hybrid"):
+            assert GAMING_STRATEGIES[name].expectation(score).gated, (name, score)
+    for name in ("negate_answers", "shuffle_words"):
+        for score in ("ev2r", "ev2r_hybrid"):
+            e = PERTURBATIONS[name].expectation(score)
+            assert (e.effect, e.tolerance_pct, e.gated) == ("decrease", REWRITE_MIN_FALL_PCT, True) == ("decrease", 50.0, True)
+        assert not PERTURBATIONS[name].expectation("proxy").gated
 
 
 def test_strategies_write_what_they_say():
@@ -180,7 +186,7 @@ def test_czech_strategies_deny_negate_and_echo_in_czech():
     assert [(p.question, p.answer) for p in echo[1:]] == [("Je pravda, že policie zatkla muže z Náchodska?", "Ano."),
                                                           ("", "Policie zatkla muže z Náchodska.")]
     for name, p in GAMING_STRATEGIES_CS.items():
-        assert p.expect.effect == NO_GAIN and p.expect.gated == (name not in GAMING_OPEN)
+        assert p.expect.effect == NO_GAIN and p.expect.gated == (name not in GAMING_OPEN and "reference" not in name)
         a, b = p(CS_ITEM, item_rng(3, name, 1)), p(CS_ITEM, item_rng(3, name, 1))
         assert a == b and CS_ITEM.predicted_evidence.pairs[0].answer == "Policie včera zasahovala v Náchodě."
 
@@ -217,4 +223,4 @@ def test_salad_behind_prose_and_behind_a_clause():
     assert [p.answer for p in clause] == [f"{g.PROSE_CLAUSE} {p.answer}" for p in plain]
     assert [p.question for p in prose] == [p.question for p in clause] == [p.question for p in REF.pairs]
     assert g.PROSE_LEAD.endswith(".") and g.PROSE_CLAUSE.endswith(",")
-    assert "shuffled_reference_behind_clause" in GAMING_OPEN and "shuffled_reference_behind_prose" not in GAMING_OPEN
+    assert {"shuffled_reference_behind_clause", "shuffled_reference_behind_prose"} <= GAMING_OPEN  # rewrites: reported

@@ -87,9 +87,9 @@ def test_scorer_signature_fields_in_order(keyword_verifier):
     from claimalign.meteor_fast import synonyms_available
 
     syn = "+wnsyn" if synonyms_available() else "+nosyn"  # restatements read WordNet synonyms where it is found
-    assert str(sig).startswith("ev2r:") and "|adm:admission-v1|ref:nli|decomp:rules-v2|v2-rev:2|unans:drop|boiler:v2|support:p>=0.5|prem:qa-pair-max+lex-top5+twin~0.85/num+respell-syn+anchor+contra0.5/rw0.7|" \
-                                             f"prem-rule:pred-answer-2w+span4+rel0.1/20+short1+order-v3{syn}|cal:none|verifier:keyword-fake|proxy:nli-gold|" \
-                                             f"agg:qa-pair-max|proxy-rule:pred-answer-2w+span4+rel0.1/20+short1+order-v3{syn}+nee-rel-all+contra0.5/rw0.7|map:v1|alpha:0.5|" in sig
+    assert str(sig).startswith("ev2r:") and "|adm:admission-v1|ref:nli|decomp:rules-v2|v2-rev:2|unans:drop|boiler:v2|support:p>=0.5|prem:qa-pair-max+lex-top5+twin~0.85/num+contr+art+respell-syn+anchor+contra0.5/rw0.7|" \
+                                             f"prem-rule:pred-answer-2w+span4+rel0.1/20+short1{syn}|cal:none|verifier:keyword-fake|proxy:nli-gold|" \
+                                             f"agg:qa-pair-max|proxy-rule:pred-answer-2w+span4+rel0.1/20+short1{syn}+nee-rel-all+contra0.5/rw0.7|map:v1|alpha:0.5|" in sig
 
 
 def test_verifier_declares_its_own_fields(keyword_verifier):

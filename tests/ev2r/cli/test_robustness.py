@@ -167,7 +167,7 @@ def test_report_carries_the_ev2r_scorer_signature(input_file, tmp_path, monkeypa
                  "--fail-on-violation", "none", "--no-png")
     assert run_robustness(args) == 0
     sig = json.loads((out / "report.json").read_text())["settings"]["ev2r_signature"]
-    assert "|prem:qa-pair-max+lex-top1+twin~0.85/num+respell-syn+anchor+contra0.5/rw0.7|" in sig and "|verifier:keyword-fake|" in sig
+    assert "|prem:qa-pair-max+lex-top1+twin~0.85/num+contr+art+respell-syn+anchor+contra0.5/rw0.7|" in sig and "|verifier:keyword-fake|" in sig
     assert f"Ev2R scorer signature: `{sig}`." in (out / "report.md").read_text()
 
 

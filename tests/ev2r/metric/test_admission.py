@@ -237,7 +237,7 @@ def test_rule_families_can_be_switched_off_for_an_ablation_and_the_signature_say
 def test_a_retired_family_can_be_switched_back_on_and_the_signature_says_so():
     from ev2r.metric.admission import RETIRED_RULES, RULE_FAMILIES, rule_on, rules_off, with_rules, without_rules
 
-    assert set(RETIRED_RULES) <= set(RULE_FAMILIES)
+    assert set(RETIRED_RULES) <= set(RULE_FAMILIES) and RETIRED_RULES == ("word_salad",)  # ev2r/4
     assert all(not rule_on(f) for f in RETIRED_RULES) and rules_off() == ""
     with with_rules(*RULE_FAMILIES):
         assert all(rule_on(f) for f in RULE_FAMILIES)
@@ -281,6 +281,12 @@ def test_a_copy_but_for_synonyms_and_numbers_is_admitted_as_the_copy():
     admitted = admit(Evidence((syn,)), claim="The company hired 45 workers in 2020.", relevant=True,
                      gold=Evidence((gold,)))
     assert admitted[0].kept and admitted[0].pair == gold
+    # contractions written out and articles dropped: still the copy; a denial stays a denial
+    contracted = QAPair("How many people did company hire in 2020?", "The company hired forty-five workers in 2020.")
+    assert copy_grade(contracted, gold) == 1.0
+    neg_gold = QAPair("Did it pass?", "The bill did not pass, and it is not law.")
+    assert copy_grade(QAPair("Did it pass?", "The bill didn't pass, and it's not law."), neg_gold) == 1.0
+    assert copy_grade(QAPair("Did it pass?", "The bill did pass, and it is law."), neg_gold) < 1.0
     # an antonym is no synonym; a denial and a changed figure stay
     assert respell("The tax will decrease.", "The tax will increase.") == "The tax will decrease."
     assert copy_grade(QAPair(gold.question, "The company hired 46 workers in 2020."), gold) < 1.0
@@ -337,7 +343,7 @@ def test_copy_helpers_never_crash(text):
 
 def test_rule_blocks_restore_state_and_signature():
     import ev2r
-    from ev2r.metric.admission import RULE_FAMILIES, rule_on, rules_off, with_rules, without_rules
+    from ev2r.metric.admission import RETIRED_RULES, RULE_FAMILIES, rule_on, rules_off, with_rules, without_rules
 
     before = ev2r.build_scorer().signature()
     with pytest.raises(RuntimeError):
@@ -347,7 +353,7 @@ def test_rule_blocks_restore_state_and_signature():
                 with with_rules("off_topic"):
                     assert rule_on("off_topic")
                 raise RuntimeError
-    assert all(rule_on(f) for f in RULE_FAMILIES) and rules_off() == ""
+    assert all(rule_on(f) == (f not in RETIRED_RULES) for f in RULE_FAMILIES) and rules_off() == ""
     with pytest.raises(ValueError, match="off_topic"):
         with without_rules("nope"):
             pass

@@ -121,4 +121,4 @@ def test_window_premises_support_a_fact_spanning_two_pairs():
     two = NLIReferenceScorer(KeywordVerifier(), AnswerFacts(), calibration=None, premise_window=2, premise_top_k=None)
     assert one.score_reference([it])[0].recall == 0.0  # no single pair holds every word
     assert two.score_reference([it])[0].recall == 1.0  # the two pairs together do
-    assert one.signature_fields()["prem"] == "qa-pair-max+twin~0.85/num+respell-syn+anchor" and two.signature_fields()["prem"] == "qa-pair+win2-max+twin~0.85/num+respell-syn+anchor"
+    assert one.signature_fields()["prem"] == "qa-pair-max+twin~0.85/num+contr+art+respell-syn+anchor" and two.signature_fields()["prem"] == "qa-pair+win2-max+twin~0.85/num+contr+art+respell-syn+anchor"

@@ -74,8 +74,8 @@ def test_pruned_scorer_sends_each_fact_only_its_top_k_premises():
     exhaustive = NLIReferenceScorer(KeywordVerifier(), AnswerFacts(), calibration=None, premise_top_k=None)
     (full,) = exhaustive.score_reference([_item()])
     assert (res.precision, res.recall) == (full.precision, full.recall) == (0.25, 1.0)  # one of 4 predicted facts entailed
-    assert scorer.signature_fields()["prem"] == "qa-pair-max+lex-top1+twin~0.85/num+respell-syn+anchor"
-    assert exhaustive.signature_fields()["prem"] == "qa-pair-max+twin~0.85/num+respell-syn+anchor"
+    assert scorer.signature_fields()["prem"] == "qa-pair-max+lex-top1+twin~0.85/num+contr+art+respell-syn+anchor"
+    assert exhaustive.signature_fields()["prem"] == "qa-pair-max+twin~0.85/num+contr+art+respell-syn+anchor"
 
 
 def test_a_verbatim_premise_is_never_pruned_when_the_others_repeat_its_words():
@@ -108,7 +108,7 @@ def test_premise_top_k_is_validated_everywhere():
     assert DEFAULTS.replace(premise_top_k=np.int64(3)).premise_top_k == 3
     assert DEFAULTS.premise_top_k == 5  # chosen on both development sets: benchmarks/results/pruning.md
     assert NLIReferenceScorer(KeywordVerifier(), AnswerFacts(), calibration=None).signature_fields()["prem"] \
-        == "qa-pair-max+lex-top5+twin~0.85/num+respell-syn+anchor"
+        == "qa-pair-max+lex-top5+twin~0.85/num+contr+art+respell-syn+anchor"
 
 
 def test_cli_premise_top_k_argument():
@@ -133,4 +133,4 @@ def test_a_k_beyond_any_premise_count_is_all_in_the_computation_and_the_signatur
     assert DEFAULTS.replace(premise_top_k=PREMISE_TOP_K_ALL - 1).premise_top_k == PREMISE_TOP_K_ALL - 1
     fields = [NLIReferenceScorer(KeywordVerifier(), AnswerFacts(), calibration=None, premise_top_k=k).signature_fields()["prem"]
               for k in (None, huge, PREMISE_TOP_K_ALL)]
-    assert fields == ["qa-pair-max+twin~0.85/num+respell-syn+anchor"] * 3
+    assert fields == ["qa-pair-max+twin~0.85/num+contr+art+respell-syn+anchor"] * 3
