@@ -256,12 +256,15 @@ TWIN_MIN_SIMILARITY = 0.85
 #: ``num+contr+art`` (``ev2r/4``) = that, with contractions written out and the articles left out.
 COPY_TEXT = "num+contr+art"
 
+#: Apostrophes as people and keyboards type them ("couldn\u2018t", "isn\u00b4t"): :func:`copy_text` reads each as "'".
+_APOSTROPHES = "'\u2019\u2018\u00b4`\u2032\uff07"
+
+
 #: Contractions as :func:`copy_text` writes them out (English; "'s" only after the pronouns and adverbs where it is
 #: "is", never a possessive; "'d" is left, being "had" or "would").
 _CONTRACTION = re.compile(r"\b(?:(can)['\u2019]t|(won)['\u2019]t|(\w+)n['\u2019]t|(\w+)['\u2019](re|ve|ll|m)|"
                           r"(it|that|there|here|what|who|where|he|she)['\u2019]s)\b", re.I)
 _EXPANSION = {"re": "are", "ve": "have", "ll": "will", "m": "am"}
-_ARTICLES = frozenset({"a", "an", "the"})
 
 
 def _expand(m: re.Match) -> str:
@@ -292,10 +295,22 @@ def copy_text(text: str) -> str:
     from claimalign.meteor_fast import canonical_numbers
     from claimalign.qa_text import word_tokens
 
-    text = _CONTRACTION.sub(_expand, text.replace("%", " percent "))
-    words = [w for w in word_tokens(text, urls=True) if w not in _ARTICLES]
-    words = [p for w in words for p in (("can", "not") if w == "cannot" else (w,))]
+    text = _SYMBOL.sub(lambda m: f" {_SYMBOLS[m.group(0)]} ", text.translate(_TO_APOSTROPHE))
+    text = _MINUS.sub(" minus ", text)
+    text = _ARTICLE.sub(" ", _CONTRACTION.sub(_expand, text))
+    words = [p for w in word_tokens(text, urls=True) for p in (("can", "not") if w == "cannot" else (w,))]
     return " ".join(canonical_numbers(tuple(words)))
+
+
+_TO_APOSTROPHE = str.maketrans({c: "'" for c in _APOSTROPHES[1:]})
+#: Symbols that carry meaning, written as words before the words are read (a sign, a comparison, a currency).
+_SYMBOLS = {"%": "percent", "$": "dollar", "\u20ac": "euro", "\u00a3": "pound", "\u00a5": "yen", "<": "less than",
+            ">": "more than", "\u2264": "at most", "\u2265": "at least", "+": "plus", "=": "equals"}
+_SYMBOL = re.compile("|".join(re.escape(k) for k in _SYMBOLS))
+_MINUS = re.compile(r"(?:(?<=\s)|^)[-\u2212\u2013](?=\d)")
+#: The articles left out: lower-case anywhere before a word, capitalised only where a sentence starts ("Vitamin A",
+#: "A.D." keep theirs).
+_ARTICLE = re.compile(r"\b(?:a|an|the)\s+(?=\w)|(?:^|(?<=[.!?:;]\s))(?:A|An|The)\s+(?=\w)")
 
 
 _WORD = re.compile(r"[^\W\d_]{4,}")
@@ -307,19 +322,31 @@ _NEGATIONS = frozenset("never neither none nothing nobody nowhere cannot without
 
 
 def _negation(word: str, text: str, end: int) -> bool:
-    return word.casefold() in _NEGATIONS or text[end:end + 2] in ("'t", "\u2019t") or (
-        word[-1:].casefold() == "n" and text[end:end + 1] in ("'", "\u2019"))
+    return word.casefold() in _NEGATIONS or (text[end:end + 1] in _APOSTROPHES and text[end + 1:end + 2] in "tT"
+                                             and end + 1 < len(text)) or (
+        word[-1:].casefold() == "n" and end < len(text) and text[end] in _APOSTROPHES)
+
+
+def _known_word(word: str) -> bool:
+    """Whether ``word`` is an English word (a WordNet lemma of some form, or a function word): then it is no typo,
+    whatever word of the copy it is one edit from ("billion" is no typo of "million", nor "fired" of "hired")."""
+    from claimalign.qa_text import _STOP
+
+    w = word.casefold()
+    return w in _STOP or bool(synonym_names(w))
 
 
 def respell(text: str, like: str) -> str:
     """``text`` with each word of four letters or more that ``like`` lacks, and that is one edit
-    (:func:`claimalign.meteor_fast.one_edit`: a typo) from exactly one word of ``like`` -- or, failing that, a
-    WordNet synonym of exactly one word of ``like`` (a lemma of one of its synsets, :func:`synonym_names`; ``ev2r/4``,
-    when WordNet is installed) -- written as that word: a near-copy read through its copy (issue 54: a copy of a gold
-    pair with typos or synonyms is read as the copy, so that the verifier does not take "CVOID-19" for another entity,
-    nor "purchased" for other than "bought"). Words with no such match, and short words ("not", "no"), stay as
-    written, and so do denials ("never", "neither", "doesn't": :data:`_NEGATIONS`): a denial stays a denial.
-    WordNet keeps antonyms out of a synset, so a word is never respelled as its opposite.
+    (:func:`claimalign.meteor_fast.one_edit`) from exactly one word of ``like`` and no English word itself
+    (:func:`_known_word`: a typo; "billion" is no typo of "million") -- or, failing that, a synonym of exactly one
+    word of ``like`` in both words' first WordNet sense (:func:`first_sense_synonyms`; ``ev2r/4``, when WordNet is
+    installed) -- written as that word: a near-copy read through its copy (issue 54: a copy of a gold pair with typos
+    or synonyms is read as the copy, so that the verifier does not take "CVOID-19" for another entity, nor "employ"
+    for other than "hire"). Words with no such match, and short words ("not", "no"), stay as written, and so do
+    denials ("never", "neither", "doesn't": :data:`_NEGATIONS`), and no word is written as a denial of ``like``
+    ("could" is not respelled "couldn" of "couldn't"). Limits: a first sense can be a contronym's other sense
+    ("sanction" and "approve"); inflected forms are not read as synonyms.
 
     >>> respell("The suggestion that CVOID-19 was planned is flase.", "The suggestion that COVID-19 was planned is false.")
     'The suggestion that COVID-19 was planned is false.'
@@ -328,17 +355,18 @@ def respell(text: str, like: str) -> str:
     """
     from claimalign.meteor_fast import one_edit
 
-    vocab = {w.casefold(): w for w in _WORD.findall(like)}
+    # the copy's words, less its denials ("couldn" of "couldn't" is no word to respell "could" as)
+    vocab = {m.group(0).casefold(): m.group(0) for m in _WORD.finditer(like)
+             if not _negation(m.group(0), like, m.end())}
 
     def fix(m):
         w = m.group(0)
         if w.casefold() in vocab or _negation(w, m.string, m.end()):
             return w
-        near = [v for k, v in vocab.items() if one_edit(w.casefold(), k)]
+        near = [] if _known_word(w) else [v for k, v in vocab.items() if one_edit(w.casefold(), k)]
         if not near and RESPELL_SYNONYMS:
-            names = synonym_names(w.casefold())
-            near = [v for k, v in vocab.items() if k in names]
-        return near[0] if len(near) == 1 and not _negation(near[0], "", 0) else w
+            near = [v for k, v in vocab.items() if first_sense_synonyms(w.casefold(), k)]
+        return near[0] if len(near) == 1 else w
 
     return _WORD.sub(fix, text)
 
@@ -362,6 +390,56 @@ def synonym_names(word: str) -> frozenset:
     if not synonyms_available():
         return frozenset()
     return frozenset(n.casefold() for n in synonyms(word) if "_" not in n and "-" not in n)
+
+
+@functools.lru_cache(maxsize=65536)
+def _first_senses(word: str) -> dict:
+    """Part of speech -> the single-word lemmas (case-folded) of ``word``'s first :data:`SYNONYM_SENSES` WordNet
+    synsets of that part of speech (adjective satellites read as adjectives); empty without WordNet."""
+    from claimalign.meteor_fast import synonyms_available
+
+    if not synonyms_available():
+        return {}
+    from nltk.corpus import wordnet as wn
+
+    out: dict = {}
+    seen: dict = {}
+    try:
+        for syn in wn.synsets(word):
+            pos = "a" if syn.pos() == "s" else syn.pos()
+            seen[pos] = seen.get(pos, 0) + 1
+            if seen[pos] <= SYNONYM_SENSES:
+                out[pos] = out.get(pos, frozenset()) | {n.casefold() for n in syn.lemma_names()
+                                                         if "_" not in n and "-" not in n}
+    except (LookupError, OSError, ValueError):  # pragma: no cover - WordNet unreadable
+        return {}
+    return out
+
+
+#: How many of a word's most frequent WordNet senses, per part of speech, :func:`first_sense_synonyms` reads
+#: ("employ" is first "use", then "hire"; "awful" is "atrocious", then "dire", and only later "awed").
+SYNONYM_SENSES = 2
+
+
+def first_sense_synonyms(a: str, b: str) -> bool:
+    """Whether words ``a`` and ``b`` (case-folded) are synonyms in each one's most frequent WordNet senses of one
+    part of speech (the first :data:`SYNONYM_SENSES`): ``b`` a lemma of those of ``a`` and ``a`` one of ``b``'s. Both
+    ways, so that a word is not read as another through a rare sense ("awful" is in a sense of "awesome", not "awesome" in the first of
+    "awful"; "trillion" and "million" share only the hyperbole sense). Number words are never synonyms.
+
+    >>> first_sense_synonyms("buy", "purchase") or not respell_reads_synonyms()
+    True
+    >>> first_sense_synonyms("awful", "awesome"), first_sense_synonyms("trillion", "million")
+    (False, False)
+    """
+    from claimalign.meteor_fast import canonical_numbers
+
+    if a == b or canonical_numbers((a,)) != (a,) or canonical_numbers((b,)) != (b,):
+        return False
+    sa, sb = _first_senses(a), _first_senses(b)
+    if any(n.isdigit() for senses in (sa, sb) for lemmas in senses.values() for n in lemmas):
+        return False  # a number word ("million" = "1000000"): a value, never a synonym
+    return any(b in lemmas and a in sb.get(pos, ()) for pos, lemmas in sa.items())
 
 
 def respell_reads_synonyms() -> bool:
@@ -522,11 +600,12 @@ def admit(evidence: Evidence, claim: Optional[str] = None, unanswerable: str = "
             answer = strip_boilerplate(p.answer)
             if not has_content(answer):
                 drop(k, p, "boilerplate", "rule:boilerplate")
-            elif not _duplicate(k, p, answer):
-                kept_answers.append((k, answer))
-                q = p if answer is p.answer else QAPair(p.question, answer)
-                if pair_key(p) not in gold_keys:  # a near-copy is read through its copy (read_through_copy)
-                    q = read_through_copy(q, gold_pairs)
+                continue
+            q = p if answer is p.answer else QAPair(p.question, answer)
+            if pair_key(p) not in gold_keys:  # a near-copy is read through its copy (read_through_copy)
+                q = read_through_copy(q, gold_pairs)
+            if not _duplicate(k, p, q.answer):  # what is admitted says it once (two spellings of one gold pair)
+                kept_answers.append((k, q.answer))
                 out.append(Admission(k, True, "kept", q, "rule:gold-copy"))
             continue
         if claim is not None:

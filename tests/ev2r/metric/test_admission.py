@@ -276,7 +276,7 @@ def test_a_copy_but_for_synonyms_and_numbers_is_admitted_as_the_copy():
         pytest.skip("WordNet not installed")
     gold = QAPair("How many people did the company hire in 2020?", "The company hired forty-five workers in 2020.")
     syn = QAPair("How many people did the company employ in 2020?", "The company hired 45 workers in 2020.")
-    assert respell("The company employ staff.", "The company hire staff.") == "The company hire staff."
+    assert respell("The company will employ staff.", "The company will hire staff.") == "The company will hire staff."
     assert copy_grade(syn, gold) == 1.0 and read_through_copy(syn, [gold]) == gold
     admitted = admit(Evidence((syn,)), claim="The company hired 45 workers in 2020.", relevant=True,
                      gold=Evidence((gold,)))
@@ -313,6 +313,38 @@ def test_the_scores_of_a_copy_but_for_synonyms_and_numbers_are_the_copys():
         assert getattr(b, name) == pytest.approx(getattr(a, name), abs=1e-6), name
     for name in ("hybrid_meteor", "verified_meteor", "ev2r_hybrid"):
         assert b.extra_scores[name] == pytest.approx(a.extra_scores[name], abs=1e-6), name
+
+
+# a hostile review of ev2r/4's reading (helper 12): each predicted answer means something else than the gold's
+@pytest.mark.parametrize("predicted,gold", [
+    ("The senator will oppose the bill.", "The senator will defend the bill."),   # a synonym in a rare sense
+    ("Prices will double by 2030.", "Prices will treble by 2030."),
+    ("The deficit was 2 trillion dollars.", "The deficit was 2 million dollars."),  # hyperbole sense of "million"
+    ("The deficit was 2 billion dollars.", "The deficit was 2 million dollars."),   # one edit, but a word
+    ("The economy was awful.", "The economy was awesome."),                          # "awful" in a sense of "awesome"
+    ("The late president spoke.", "The former president spoke."),
+    ("Growth was -2.5%.", "Growth was 2.5%."), ("Inflation was >5%.", "Inflation was <5%."),
+    ("It cost \u20ac5 million.", "It cost $5 million."),
+    ("The CEO was fired.", "The CEO was hired."), ("Troops entered Iran.", "Troops entered Iraq."),
+    ("Eighty people died.", "Eight people died."), ("Vitamin A causes cancer.", "Vitamin causes cancer."),
+    ("The mayor could sign the order.", "The mayor couldn't sign the order."),      # no "couldn" respelled in
+    ("The mayor couldn\u2018t sign the order.", "The mayor could sign the order."),  # any apostrophe is a denial
+])
+def test_a_pair_that_means_something_else_is_no_copy(predicted, gold):
+    from ev2r.metric.admission import copy_grade, read_through_copy
+
+    p, g = QAPair("What happened?", predicted), QAPair("What happened?", gold)
+    assert copy_grade(p, g) < 1.0 and read_through_copy(p, [g]) is not g
+
+
+def test_two_spellings_of_one_gold_pair_are_admitted_once():
+    gold = QAPair("Did the bill pass?", "The bill did not pass in 2021.")
+    pred = Evidence((QAPair("Did the bill pass?", "The bill didn't pass in 2021."),
+                     QAPair("Did the bill pass?", "The bill did not pass in twenty twenty-one."),
+                     QAPair("Did the bill pass?", "The bill did not pass in 2022.")))
+    got = admit(pred, claim="The bill passed in 2021.", relevant=True, gold=Evidence((gold,)), dedupe=True)
+    assert [(a.kept, a.reason) for a in got][:2] == [(True, "kept"), (False, "duplicate")]
+    assert got[0].pair == gold and got[2].pair != gold  # a changed year is no copy
 
 
 # ----------------------------------------------------------------------------- respell / copy text: hostile inputs
