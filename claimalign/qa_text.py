@@ -329,6 +329,9 @@ from up down out off over under again further once all any both each few more mo
 only own same too very just also as because until while s t don now yes yeah yep no nope true false correct
 incorrect right wrong indeed sure okay ok answer question according reports reported say says said
 """.split())
+#: The function words above, public: words that are English whatever their context (``ev2r.metric.admission`` reads
+#: none of them as a typo).
+FUNCTION_WORDS = _STOP
 _URL = re.compile(r"(?i)\b(?:https?://|www\.)\S+")
 _TOKEN = re.compile(r"\d+(?:[.,]\d+)*|[^\W\d_]+")
 #: A claim with fewer content tokens than this is too short to tell a restatement (or an off-topic text) by

@@ -330,10 +330,10 @@ def _negation(word: str, text: str, end: int) -> bool:
 def _known_word(word: str) -> bool:
     """Whether ``word`` is an English word (a WordNet lemma of some form, or a function word): then it is no typo,
     whatever word of the copy it is one edit from ("billion" is no typo of "million", nor "fired" of "hired")."""
-    from claimalign.qa_text import _STOP
+    from claimalign.qa_text import FUNCTION_WORDS
 
     w = word.casefold()
-    return w in _STOP or bool(synonym_names(w))
+    return w in FUNCTION_WORDS or bool(synonym_names(w))
 
 
 def respell(text: str, like: str) -> str:

@@ -159,10 +159,17 @@ def test_hand_values(fake_verifier):
     res = compute_ev2r(["the sky is blue"], ["the sky is blue"], ["the sky is blue"], ["supported"],
                        verifier=fake_verifier)
     assert res["f1"] == 1.0 and math.isclose(res["proxy"], 0.95) and math.isclose(res["ev2r"], 0.975)
-    # "not" on one side only: contradiction 0.8 -> refuted proxy 0.8; no fact supported -> F1 0
+    # the claim denied, and nothing else: no evidence (issue 54: a verdict on the claim is no evidence; ev2r/4 reads
+    # the copy without its articles, so "the sky is not blue" is no near-copy of the gold "the sky is blue", ratio
+    # 0.846) -> no premise, proxy 0; no fact supported -> F1 0
     res = compute_ev2r(["the sky is not blue"], ["the sky is blue"], ["the sky is blue"], ["refuted"],
                        verifier=fake_verifier)
-    assert res["f1"] == 0.0 and math.isclose(res["proxy"], 0.8) and math.isclose(res["ev2r"], 0.4)
+    assert res["f1"] == 0.0 and res["proxy"] == 0.0 and res["ev2r"] == 0.0
+    # a near-copy of the gold that the gold contradicts ("not" on one side: contradiction 0.8) is a rewrite of the
+    # reference, no evidence either (ev2r.metric.contradiction)
+    gold = "the sky over the city is blue today"
+    res = compute_ev2r(["the sky over the city is not blue today"], [gold], [gold], ["refuted"], verifier=fake_verifier)
+    assert res["f1"] == 0.0 and res["proxy"] == 0.0 and res["ev2r"] == 0.0
 
 
 def test_bad_inputs_name_the_field(fake_verifier):
