@@ -176,7 +176,7 @@ def render(item, row: dict, width: int = 100) -> str:
 
         support = reference_pair_support([FactSupport.from_dict(f) for f in row.get("reference_facts") or []])
         if "verified_meteor" in row:
-            lines[-1] = lines[-1][:-1] + (f"; verified_meteor {fmt(row.get('verified_meteor'))} weighs every METEOR "
+            lines[-1] = lines[-1][:-2] + (f"; verified_meteor {fmt(row.get('verified_meteor'))} weighs every METEOR "
                                           "similarity to a reference pair by the mean P(entailment) of that pair's "
                                           "facts (its support) and aligns again):")
         for a in row.get("hybrid_alignment") or []:

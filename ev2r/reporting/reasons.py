@@ -96,6 +96,8 @@ def reading(row: dict, gold: Optional[str]) -> str:
         elif len(prem) == 1:
             parts.append(f"the proxy P({gold}) = {row['proxy']:.2f} is predicted pair {prem[k]['pair_index']}'s reading")
         else:
+            how = ("is the least neutral: Not Enough Evidence joins the pairs by their smallest P(neutral)"
+                   if str(gold).casefold().startswith("not enough") else "reads the gold verdict most strongly")
             parts.append(f"the proxy P({gold}) = {row['proxy']:.2f} joins the {len(prem)} predicted pairs' readings "
-                         f"(pair {prem[k]['pair_index']} reads the gold verdict most strongly)")
+                         f"(pair {prem[k]['pair_index']} {how})")
     return "; ".join(parts) + "." if parts else "nothing was scored."
