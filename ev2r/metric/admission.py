@@ -327,13 +327,16 @@ def _negation(word: str, text: str, end: int) -> bool:
         word[-1:].casefold() == "n" and end < len(text) and text[end] in _APOSTROPHES)
 
 
+@functools.lru_cache(maxsize=65536)
 def _known_word(word: str) -> bool:
-    """Whether ``word`` is an English word (a WordNet lemma of some form, or a function word): then it is no typo,
-    whatever word of the copy it is one edit from ("billion" is no typo of "million", nor "fired" of "hired")."""
+    """Whether ``word`` is an English word (a WordNet lemma of some form, :func:`claimalign.meteor_fast.synonyms`, or a
+    function word): then it is no typo, whatever word of the copy it is one edit from ("billion" is no typo of
+    "million", nor "fired" of "hired")."""
+    from claimalign.meteor_fast import synonyms, synonyms_available
     from claimalign.qa_text import FUNCTION_WORDS
 
     w = word.casefold()
-    return w in FUNCTION_WORDS or bool(synonym_names(w))
+    return w in FUNCTION_WORDS or (synonyms_available() and bool(synonyms(w)))
 
 
 def respell(text: str, like: str) -> str:
@@ -374,22 +377,6 @@ def respell(text: str, like: str) -> str:
 #: Whether :func:`respell` writes a WordNet synonym of a word of its copy as that word (``ev2r/4``; off: ``ev2r/3``,
 #: typos only). The signature's ``+respell-syn`` says it is on and WordNet was read.
 RESPELL_SYNONYMS = True
-
-
-@functools.lru_cache(maxsize=65536)
-def synonym_names(word: str) -> frozenset:
-    """The single-word lemma names, case-folded, of every WordNet synset of ``word``
-    (:func:`claimalign.meteor_fast.synonyms`); empty when WordNet is not installed
-    (:func:`claimalign.meteor_fast.synonyms_available`).
-
-    >>> "purchase" in synonym_names("buy") or not respell_reads_synonyms()
-    True
-    """
-    from claimalign.meteor_fast import synonyms, synonyms_available
-
-    if not synonyms_available():
-        return frozenset()
-    return frozenset(n.casefold() for n in synonyms(word) if "_" not in n and "-" not in n)
 
 
 @functools.lru_cache(maxsize=65536)
@@ -489,6 +476,7 @@ def pair_key(pair: QAPair) -> str:
 
 @functools.lru_cache(maxsize=65536)
 def _grade(q: str, a: str, like_q: str, like_a: str, synonyms: bool) -> float:
+    # ``synonyms`` is a cache key only: respell reads them or not (respell_reads_synonyms), and the cache must not mix
     pair, like = QAPair(q, a), QAPair(like_q, like_a)
     s = copy_similarity(like, pair)
     return s if s >= 1.0 else max(s, copy_similarity(like, respell_pair(pair, like)))
