@@ -96,9 +96,11 @@ def check_output(path, option: str = "-o/--output", inputs: Iterable[tuple[str, 
     :func:`claimalign.textio.atomic_write` (a temporary file beside the target, renamed into place).
     What ``path`` may name (the one rule of every command; :func:`claimalign.textio.atomic_path`):
     a regular file or nothing yet (replaced in one step); a symlink, which is followed (the file it
-    points to is written, the link kept); a device, a FIFO or a file-descriptor path (``/dev/null``,
-    ``mkfifo`` pipes, ``/dev/stdout``), written through -- never unlinked or replaced -- or, with
-    ``special="refuse"``, refused by name. A folder, a socket or a symlink loop is refused.
+    points to is written, the link kept); a device or a file-descriptor path (``/dev/null``,
+    ``/dev/stdout``), written through -- never unlinked or replaced -- or, with ``special="refuse"``,
+    refused by name. A FIFO (``mkfifo``) is refused in every command (issue 65): its open waits for a
+    reader, so a command blocked after all its work, or delivered nothing; ``/dev/stdout`` (also
+    ``>(...)`` and ``| cmd``) streams instead. A folder, a socket or a symlink loop is refused.
 
     Args:
         path: the output path; None or '' (no output) checks nothing.
@@ -114,14 +116,14 @@ def check_output(path, option: str = "-o/--output", inputs: Iterable[tuple[str, 
             removes beside ``path`` (``".part"``, ``".ev2r-run.json"`` for ``ev2r score``): each of
             ``path + suffix`` is checked against the inputs as well (issue 33: ``score X.part -o X
             --no-resume`` removed its own input), and must be a regular file where it exists.
-        special: ``"write"`` (default): a device, FIFO or file-descriptor path is written through;
-            ``"refuse"``: refused, naming what it is and ``special_reason`` (``ev2r score``, which keeps
-            files beside its output and resumes from it).
+        special: ``"write"`` (default): a device or file-descriptor path is written through (a FIFO
+            never is); ``"refuse"``: refused, naming what it is and ``special_reason`` (``ev2r score``,
+            which keeps files beside its output and resumes from it).
 
     Raises:
         ValueError: (exit status 2) naming the option and path: a missing folder, a file where a
-            folder is wanted or the reverse, no write permission, a socket or symlink loop, a device /
-            FIFO with ``special="refuse"``, a sidecar that is not a regular file, or an output that is
+            folder is wanted or the reverse, no write permission, a FIFO, a socket or symlink loop, a
+            device or file-descriptor path with ``special="refuse"``, a sidecar that is not a regular file, or an output that is
             the same file as an input (naming both).
     """
     from claimalign.textio import WRITE_THROUGH_KINDS, output_kind
@@ -152,6 +154,10 @@ def check_output(path, option: str = "-o/--output", inputs: Iterable[tuple[str, 
         what = output_kind(path)
         names = {"device": "a device", "fifo": "a FIFO (named pipe)", "fd": "a file-descriptor path (standard "
                  "output, a pipe, a terminal)", "socket": "a socket", "loop": "a symlink loop", "other": "not a file"}
+        if what == "fifo" and special != "refuse":  # issue 65: a FIFO's open blocks until a reader comes
+            raise ValueError(f"{option}: {path!r} is {names[what]}, not a regular file: ev2r opens it only after "
+                             "all its work and then waits for a reader (or delivers nothing), so it refuses it "
+                             "before any work; give a file path, or /dev/stdout to stream the output")
         if what in WRITE_THROUGH_KINDS:
             if special == "refuse":
                 raise ValueError(f"{option}: {path!r} is {names[what]}, not a regular file{special_reason}")

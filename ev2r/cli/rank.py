@@ -112,13 +112,13 @@ PLOT_SPECIAL_REASON = (": the forest plot is a PNG, which matplotlib writes with
 def check_outputs(args) -> None:
     """Before any work: ``-o``, ``--table`` and ``--plot`` can be written, and none is an input
     (``SCORES.jsonl`` or the PATH of ``SYSTEM=PATH``) or another of them. ``-o`` and ``--table`` may
-    name a FIFO, a device or ``/dev/stdout`` (written through); ``--plot`` may not (a PNG cannot be
-    streamed: :data:`PLOT_SPECIAL_REASON`).
+    name a device or ``/dev/stdout`` (written through), never a FIFO (issue 65); ``--plot`` may not name
+    any of them (a PNG cannot be streamed: :data:`PLOT_SPECIAL_REASON`).
 
     Raises:
         ValueError: (exit status 2) naming the option and the path(s) (:func:`ev2r.cli.common.check_output`):
             an output that cannot be written (a missing folder, a folder, a socket, a symlink loop, no
-            permission) or is an input or another output; a ``--plot`` path that is a FIFO, a device or a
+            permission), is a FIFO, or is an input or another output; a ``--plot`` path that is a FIFO, a device or a
             file-descriptor path (e.g. ``/dev/stdout``).
     """
     import os
