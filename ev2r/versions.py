@@ -7,8 +7,11 @@ weights), the weights of the combination. The definition is the full scorer sign
 
 * the library versions (``ev2r``, ``transformers``, ``torch``) and the engine (``engine:ray``) -- they are in
   the short signature, so a number still says what produced it;
-* the verifier's compute precision (``+bf16``, ``+int8`` at the end of a verifier's name, chosen by the
-  hardware with ``--dtype auto``) -- also in the short signature;
+* the verifier's compute precision when it stays within :data:`PRECISION_BOUND` of fp32 on every item
+  (``+bf16`` at the end of a verifier's name, chosen by the hardware with ``--dtype auto``; measured by
+  ``benchmarks/precision_bound.py``) -- also in the short signature. A precision beyond the bound (``+int8``,
+  dynamic quantisation: it moves one item's proxy by up to 0.6) is part of the definition, so a run with it
+  is ``ev2r-hybrid/custom-<fingerprint>``, like any other option that changes the numbers;
 * the columns that are not the score: HU-METEOR baselines (``extra-*``), the calibration of the graded
   columns (``cal``), and for ``ev2r/N`` the combination (``hybrid``, ``hybrid-emb``).
 
@@ -44,8 +47,15 @@ from ev2r.signature import Signature
 RUNTIME_FIELDS = ("ev2r", "transformers", "torch", "engine")
 #: Fields whose value is a verifier name: their compute-precision suffix is not part of the definition.
 VERIFIER_FIELDS = ("verifier", "proxy-verifier")
-#: The compute precision a verifier's name ends with (``ev2r-minilm-nli@c82b0fc475+bf16``).
-DTYPE_SUFFIX = re.compile(r"\+(?:bf16|fp16|int8)$")
+#: The most a compute precision may move any score of one item (every column: precision, recall, f1, proxy,
+#: ev2r, ev2r_hybrid and its parts, graded_*) against fp32 and keep the version's name (issue 66; measured by
+#: benchmarks/precision_bound.py on both development rating sets, docs/versions.md).
+PRECISION_BOUND = 0.05
+#: Compute precisions measured within :data:`PRECISION_BOUND` of fp32: their suffix on a verifier's name is
+#: not part of the definition. Any other suffix (``+int8``) is, and names a custom definition.
+BOUNDED_PRECISIONS = ("bf16",)
+#: The bounded compute precision a verifier's name ends with (``ev2r-minilm-nli@c82b0fc475+bf16``).
+DTYPE_SUFFIX = re.compile(r"\+(?:" + "|".join(BOUNDED_PRECISIONS) + r")$")
 #: Fields that define no reported score: the graded columns' calibration and the baseline columns.
 NON_SCORE_FIELDS = ("cal",)
 NON_SCORE_PREFIXES = ("extra-",)

@@ -22,7 +22,8 @@ def add_verifier_args(p: argparse.ArgumentParser) -> None:
                    help=f"verifier batch size (default {DEFAULTS.batch_size})")
     p.add_argument("--dtype", choices=DTYPES, default=DEFAULTS.dtype,
                    help="verifier precision (default auto: bf16 on CUDA or on a CPU with native bf16 -- AVX512-BF16/AMX "
-                        "-- else fp32; int8 = CPU dynamic quantisation); part of the signature")
+                        "-- else fp32; int8 = CPU dynamic quantisation, beyond the precision bound: a custom version name, "
+                        "docs/versions.md); part of the signature")
 
 
 def add_metric_args(p: argparse.ArgumentParser) -> None:

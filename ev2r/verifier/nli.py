@@ -109,13 +109,15 @@ class HFNLIVerifier:
         revision: hub revision (commit/tag) for reproducibility; recorded in ``name``.
         name: override for the signature name.
         quantize: CPU only: int8 dynamic quantisation of the Linear layers
-            (``torch.ao.quantization.quantize_dynamic``), faster and slightly different numbers;
-            recorded in ``name`` as ``+int8``. Same as ``dtype="int8"``.
+            (``torch.ao.quantization.quantize_dynamic``): numbers beyond
+            :data:`ev2r.versions.PRECISION_BOUND` of fp32, so ``+int8`` in ``name`` is part of the score's
+            definition (a custom version name). Same as ``dtype="int8"``.
         dtype: compute precision: ``"fp32"``, ``"bf16"`` (weights cast to bfloat16: on CPUs with
             AVX512-BF16/AMX and on CUDA the matrix products run natively in bf16), ``"int8"`` (CPU
             dynamic quantisation) or ``"auto"`` (bf16 where native, else fp32;
             :func:`claimalign.models.resolve_dtype`). The resolved dtype is part of ``name``
-            (``+bf16``, ``+int8``; fp32 adds nothing), so it reaches the metric signature.
+            (``+bf16``, ``+int8``; fp32 adds nothing), so it reaches the metric signature; ``+int8`` also
+            reaches the definition (:mod:`ev2r.versions`: bf16 stays within its precision bound, int8 not).
         max_batch_tokens: batches sized by tokens (:func:`claimalign.models.predict_pairs`): ``"auto"``
             (default: ``batch_size`` x half the token window -- 2,048 tokens for 32 pairs of a 128-token
             window -- so short pairs go many to a batch and long ones few; on the 86 rated rows' pairs it
