@@ -51,7 +51,7 @@ from typing import IO, Any, Iterable, Iterator, Optional
 
 __all__ = [
     "normalize_text", "normalize_strings", "clean_text", "is_valid_id", "check_encodable", "INVISIBLE",
-    "split_jsonl_lines", "parse_jsonl", "parse_json_or_jsonl", "read_text_file", "read_rows_file",
+    "split_jsonl_lines", "parse_jsonl", "parse_json_or_jsonl", "RowList", "row_where", "line_of", "list_element_lines", "read_text_file", "read_rows_file",
     "dumps_jsonl", "write_jsonl", "MAX_JSON_DEPTH", "json_depth", "check_depth", "loads_checked", "atomic_path",
     "atomic_write", "output_kind", "WRITE_THROUGH_KINDS", "write_json", "write_text", "same_file", "guard_special_tokens", "neutralize_special_tokens", "UNSPACED_SCRIPTS",
     "has_unspaced_script", "split_unspaced_script", "ScriptWarning", "warn_unspaced_script", "non_ascii_letter_share",
@@ -291,6 +291,49 @@ def read_text_file(path: Any, error: type = ValueError) -> str:
         raise error(f"{p}: not UTF-8 text ({e.reason} at byte {e.start})") from None
 
 
+class RowList(list):
+    """The rows of a file with ``lines``: the 1-based line each row starts on (blank JSONL lines and a
+    pretty-printed JSON list make it differ from ``n + 1``), or None. Slices are plain lists."""
+
+    def __init__(self, rows: Iterable[Any] = (), lines: Optional[Iterable[int]] = None) -> None:
+        super().__init__(rows)
+        self.lines: Optional[list[int]] = None if lines is None else list(lines)
+        if self.lines is not None and len(self.lines) != len(self):
+            raise ValueError(f"RowList: {len(self.lines)} lines for {len(self)} rows")
+
+
+def line_of(rows: Any, n: int) -> Optional[int]:
+    """The line row ``n`` of a :class:`RowList` starts on; None for rows from no file (a list, a dataset)."""
+    lines = getattr(rows, "lines", None)
+    return lines[n] if lines is not None and 0 <= n < len(lines) else None
+
+
+def row_where(source: Any, row: int, line: Optional[int] = None, rid: Any = None) -> str:
+    """Where a message about one row points, the one convention of every reader (issue 65): the 0-based
+    row (the score rows' ``row``), then, where known, the 1-based line it starts on and its id.
+
+    >>> row_where("a.jsonl", 3, 5, "7"), row_where("a.jsonl", 0), row_where(None, 2, line=4)
+    ("a.jsonl: row 3 (line 5, id '7')", 'a.jsonl: row 0', 'row 2 (line 4)')
+    """
+    notes = ([f"line {line}"] if line is not None else []) + ([f"id {rid!r}"] if rid is not None else [])
+    head = f"{source}: row {row}" if source not in (None, "") else f"row {row}"
+    return head + (f" ({', '.join(notes)})" if notes else "")
+
+
+def list_element_lines(text: str, n_rows: int) -> Optional[list[int]]:
+    """The line each object/list element of the JSON list ``text`` starts on; None unless ``n_rows``."""
+    lines, depth, pos, line = [], 0, 0, 1
+    for m in _STRING_OR_BRACKET.finditer(text):
+        if m.group(0) in "[{":
+            depth += 1
+            if depth == 2:
+                line, pos = line + text.count("\n", pos, m.start()), m.start()
+                lines.append(line)
+        elif m.group(0) in "]}":
+            depth -= 1
+    return lines if len(lines) == n_rows else None
+
+
 def split_jsonl_lines(text: str) -> Iterator[tuple[int, str]]:
     """``(line number from 1, line)`` for each line of JSONL ``text``, split on LF, CR LF or CR
     only (never on U+2028, U+0085 ... that may stand raw inside a JSON string)."""
@@ -307,21 +350,23 @@ def parse_jsonl(text: str, source: str = "<input>", error: type = ValueError) ->
             surrogate (naming ``source`` and the line).
     """
     rows: list = []
+    lines: list[int] = []
     for n, line in split_jsonl_lines(text):
         if not line.strip():
             continue
         try:
-            row = loads_checked(line, f"{source}: line {n} (row {len(rows)})", error)
+            row = loads_checked(line, row_where(source, len(rows), n), error)
         except json.JSONDecodeError as e:
             hint = ""
             if not rows:  # the first record: most likely not a JSON file at all (CSV, TSV, text)
                 hint = ("; the formats read are JSONL (one JSON object per line), a JSON list of objects, and "
                         "AVeriTeC JSON -- convert CSV/TSV/text first (e.g. pandas: "
                         "df.to_json(path, orient='records', lines=True))")
-            raise error(f"{source}: line {n} is not valid JSON ({e.msg}){hint}") from None
-        check_encodable(row, f"{source}: row {len(rows)}", "", error)
+            raise error(f"{row_where(source, len(rows), n)} is not valid JSON ({e.msg}){hint}") from None
+        check_encodable(row, row_where(source, len(rows), n), "", error)
         rows.append(normalize_strings(row))
-    return rows
+        lines.append(n)
+    return RowList(rows, lines)
 
 
 def parse_json_or_jsonl(text: str, source: str = "<input>", error: type = ValueError) -> Any:
@@ -348,10 +393,13 @@ def parse_json_or_jsonl(text: str, source: str = "<input>", error: type = ValueE
             raise error(_huge_int_message(text, source, e)) from None
         if not rows:
             raise error(f"{source}: no rows (an empty JSON list)")
+        lines = list_element_lines(text, len(rows)) if isinstance(rows, list) else None
         for n, r in enumerate(rows):
-            check_depth(r, f"{source}: row {n}", error)
-            check_encodable(r, f"{source}: row {n}", "", error)
-        return normalize_strings(rows)
+            at = row_where(source, n, None if lines is None else lines[n])
+            check_depth(r, at, error)
+            check_encodable(r, at, "", error)
+        rows = normalize_strings(rows)
+        return RowList(rows, lines) if isinstance(rows, list) else rows
     if stripped.startswith("{"):
         first = next(line for _, line in split_jsonl_lines(stripped) if line.strip())
         try:
@@ -385,7 +433,7 @@ def _deep_list_message(text: str, source: str) -> str:
             if depth == 1:
                 row += 1
     line = text.count("\n", 0, off) + 1
-    return _depth_message(f"{source}: row {row} (line {line})", MAX_JSON_DEPTH)
+    return _depth_message(row_where(source, row, line), MAX_JSON_DEPTH)
 
 
 def read_rows_file(path: Any, error: type = ValueError) -> Any:

@@ -226,6 +226,9 @@ class Item:
         extra: any other input fields, carried through untouched.
         source_id: the identifier exactly as the input gave it (e.g. the integer ``585``; ``id``
             is its string form, used for joining); None when the row had no id field.
+        line: the 1-based line of the input file the row starts on (blank lines and a pretty-printed
+            JSON list make it differ from ``row + 1``), for messages; None when the item came from no
+            file. Not part of the item's content (nor of its hash).
     """
 
     id: str
@@ -237,6 +240,7 @@ class Item:
     row: int = 0
     extra: dict = field(default_factory=dict, compare=False, hash=False)
     source_id: Any = field(default=None, compare=False, hash=False)
+    line: Optional[int] = field(default=None, compare=False, hash=False)
 
     def __post_init__(self):
         if not isinstance(self.claim, str):

@@ -15,7 +15,7 @@ from typing import Any, Dict, List, Optional, Sequence, TextIO, Tuple
 
 from claimalign.similarity import SIMILARITY_NAMES, LLMJudgeError, get_similarity
 from claimalign.textio import (check_encodable, clean_text, is_valid_id, loads_checked, normalize_strings,
-                               read_text_file, split_jsonl_lines, write_jsonl)
+                               read_text_file, row_where, split_jsonl_lines, write_jsonl)
 from ev2r.cli.common import check_output, input_paths
 
 __all__ = ["add_arguments", "run", "read_claim_rows", "main"]
@@ -83,37 +83,40 @@ def read_claim_rows(path: str, id_field: str, claims_field: str,
     Raises:
         ValueError: an unreadable or non-UTF-8 file, invalid JSON, a row nested deeper than
             :data:`claimalign.textio.MAX_JSON_DEPTH` or holding an over-long integer, a missing field, claims that are
-            not a list of strings, an empty or whitespace-only claim (the message names the file and
-            line), or two rows with one id (:mod:`claimalign.ids`: ``1`` and ``"1"``, NFC and NFD
-            spellings, a repeated id; naming both lines).
+            not a list of strings, an empty or whitespace-only claim (the message names the file, the
+            row and its line), or two rows with one id (:mod:`claimalign.ids`: ``1`` and ``"1"``, NFC and
+            NFD spellings, a repeated id; naming both rows and lines).
     """
     from claimalign.ids import IdRegistry
 
     rows: Dict[str, List[str]] = {}
     registry = IdRegistry(path, field=id_field)
+    n = -1  # the row (0-based, blank lines skipped); every message names it and the line (issue 65)
     for lineno, line in split_jsonl_lines(read_text_file(path)):
         if line.strip():
+            n += 1
+            at = row_where(path, n, lineno)
             try:
-                row = loads_checked(line, f"{path}:{lineno}")
+                row = loads_checked(line, at)
             except json.JSONDecodeError as exc:
-                raise ValueError(f"{path}:{lineno}: invalid JSON ({exc.msg})") from None
+                raise ValueError(f"{at}: invalid JSON ({exc.msg})") from None
             if not isinstance(row, dict) or id_field not in row or claims_field not in row:
-                raise ValueError(f"{path}:{lineno}: expected an object with fields {id_field!r} and {claims_field!r}")
-            check_encodable(row, f"{path}:{lineno}", "")
+                raise ValueError(f"{at}: expected an object with fields {id_field!r} and {claims_field!r}")
+            check_encodable(row, at, "")
             raw_id = row[id_field]  # as written: a collision names NFC / NFD spellings
             row = normalize_strings(row)
             claims = row[claims_field]
             if not isinstance(claims, list) or not all(isinstance(c, str) for c in claims):
-                raise ValueError(f"{path}:{lineno}: field {claims_field!r} must be a list of strings")
+                raise ValueError(f"{at}: field {claims_field!r} must be a list of strings")
             blank = [k for k, c in enumerate(claims) if not clean_text(c)]
             if blank:
-                raise ValueError(f"{path}:{lineno}: field {claims_field!r} has empty or whitespace-only claims at "
+                raise ValueError(f"{at}: field {claims_field!r} has empty or whitespace-only claims at "
                                  f"positions {blank[:5]} (a blank string is not a claim; drop it)")
             rid = row[id_field]
             if not is_valid_id(rid):
-                raise ValueError(f"{path}:{lineno}: field {id_field!r} must be a non-empty string or an integer, "
+                raise ValueError(f"{at}: field {id_field!r} must be a non-empty string or an integer, "
                                  f"got {rid!r}")
-            key = registry.add(raw_id, f"line {lineno}", key=str(rid))  # one rule: claimalign.ids
+            key = registry.add(raw_id, row_where(None, n, lineno), key=str(rid))  # one rule: claimalign.ids
             rows[key] = claims
             if original_ids is not None:
                 original_ids[key] = rid

@@ -110,8 +110,8 @@ def render(item, row: dict, width: int = 100) -> str:
     """The terminal text of one explained item (``row``: its ``ev2r score --explain`` row)."""
     gold = item.gold_label.value if item.gold_label is not None else None
     fmt = (lambda v: "n/a" if v is None else f"{v:.3f}")
-    lines = [f"item {row['id']} (row {item.row}, counted from 0 as in the score rows: line {item.row + 1} of a JSONL "
-             f"input; status {row['status']})",
+    at = f"line {item.line} of the input" if item.line is not None else "not from a file"
+    lines = [f"item {row['id']} (row {item.row}, counted from 0 as in the score rows; {at}; status {row['status']})",
              textwrap.fill(f"claim: {item.claim}", width, subsequent_indent="       "),
              f"gold verdict: {gold or 'none given (no proxy)'}", ""]
     if row.get("error"):

@@ -73,11 +73,12 @@ def run(args) -> int:
             cannot be written or is the input (:func:`ev2r.cli.common.check_output`).
     """
     from ev2r.metric.factory import get_verifier
+    from claimalign.textio import line_of, row_where
     from ev2r.io.readers import read_rows, write_jsonl
 
     check_output(args.output, inputs=input_paths(("input", args.input)))
     rows = read_rows(args.input)
-    pairs = [pair_from_row(r, f"{args.input}: row {n}") for n, r in enumerate(rows)]
+    pairs = [pair_from_row(r, row_where(args.input, n, line_of(rows, n))) for n, r in enumerate(rows)]
     premises = [p for p, _ in pairs]
     hypotheses = [h for _, h in pairs]
     verifier = get_verifier(args.model, device=args.device or "cpu", batch_size=args.batch_size, dtype=args.dtype)

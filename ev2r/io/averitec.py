@@ -140,12 +140,13 @@ def _show(ids: Sequence[Any]) -> str:
     return ("[" + ", ".join(repr(x) for x in ids[:_MAX_IDS_SHOWN]) + f", ...] ({len(ids)} in all)")
 
 
-def record_location(kind: str, index: int, rec: Any, path: Optional[str] = None) -> str:
+def record_location(kind: str, index: int, rec: Any, path: Optional[str] = None, line: Optional[int] = None) -> str:
     """Where a record is, for error messages: ``predictions[3] (claim_id 7)`` (``kind`` = ``predictions``
-    or ``references``), or ``FILE: row 3 (id '7')`` when the file is named."""
+    or ``references``), or ``FILE: row 3 (line 5, id '7')`` when the file is named (``line``: the 1-based line
+    of the file the record starts on, where known; :func:`ev2r.io.errors.where`)."""
     cid = rec.get("claim_id") if isinstance(rec, Mapping) else None
     if path is not None:
-        return _where(path, index, None if cid is None else str(cid))
+        return _where(path, index, None if cid is None else str(cid), line)
     return f"{kind}[{index}]" + (f" (claim_id {cid!r})" if cid is not None else "")
 
 
@@ -362,7 +363,7 @@ def read_predictions(records: Sequence[Any], labels: str = "official",
         raise AveritecInputError("predictions: no predictions")
     out: List[AveritecPrediction] = []
     for i, rec in enumerate(records):
-        where = record_location("predictions", i, rec, path)
+        where = record_location("predictions", i, rec, path, textio.line_of(records, i))
         if not isinstance(rec, Mapping):
             raise AveritecInputError(f"{where}: expected a JSON object, got {type(rec).__name__}")
         fmt = prediction_format(rec, where)
@@ -415,7 +416,7 @@ def gold_claim_ids(records: Sequence[Any], path: Optional[str] = None) -> List[A
     ids: List[Any] = []
     seen = set()
     for i, rec in enumerate(records):
-        where = record_location("references", i, rec, path)
+        where = record_location("references", i, rec, path, textio.line_of(records, i))
         cid = _check_claim_id(rec["claim_id"], where)
         if cid in seen:
             raise AveritecInputError(f"{where}: a second gold row with id {str(cid)!r} (ids must be unique in the "
@@ -515,20 +516,25 @@ def join_averitec_predictions(preds: Sequence[Any], gold: Sequence[Any], pred_pa
     ``string_evidence`` string as an answer without a question. Predictions may cover a subset of
     the gold claims; verdicts are read later in any spelling.
 
+    Returns:
+        the joined rows; a :class:`claimalign.textio.RowList` carrying the predictions file's lines when
+        ``preds`` carries them (so messages about a joined row name its line of the predictions file).
+
     Raises:
         InputError: a gold row without ``questions``; as :func:`read_predictions` (``labels="any"``)
             and :func:`gold_claim_ids`; :class:`JoinError` as :func:`join_on_claim_id` with
             ``complete=False``.
     """
     for n, g in enumerate(gold):  # the gold file's own faults are reported against the gold file
+        at = _where(gold_path, n, line=textio.line_of(gold, n))
         if not isinstance(g, dict) or "questions" not in g:
-            raise InputError(f"{_where(gold_path, n)}: a references row needs 'questions' (AVeriTeC gold format)")
-        averitec_questions_to_evidence(g["questions"], _where(gold_path, n))
+            raise InputError(f"{at}: a references row needs 'questions' (AVeriTeC gold format)")
+        averitec_questions_to_evidence(g["questions"], at)
         if g.get("label") is not None:
             try:
                 normalize_verdict(g["label"], field="label")
             except ValueError as e:
-                raise InputError(f"{_where(gold_path, n)}: {e}") from None
+                raise InputError(f"{at}: {e}") from None
     ids = gold_claim_ids(gold, gold_path)
     refs = [GoldRef(cid, n, g.get("claim") if isinstance(g.get("claim"), str) else None)
             for n, (cid, g) in enumerate(zip(ids, gold))]
@@ -538,9 +544,11 @@ def join_averitec_predictions(preds: Sequence[Any], gold: Sequence[Any], pred_pa
     except JoinError as e:
         raise JoinError(f"{pred_path} (references {gold_path}): {e}", e.problems) from None
     pairs.sort(key=lambda pg: pg[0].index)
+    lines: list = []  # the line of the predictions file each joined row came from (messages name it)
     out = []
     for p, g in pairs:
         merged = dict(p.record)
+        lines.append(textio.line_of(preds, p.index))
         if p.format == "submission-2024":
             evidence = ([{"question": q, "answer": a} for q, a in p.evidence if a is not None]
                         + [{"question": "", "answer": s} for s in p.string_evidence or ()])
@@ -557,4 +565,4 @@ def join_averitec_predictions(preds: Sequence[Any], gold: Sequence[Any], pred_pa
         if merged.get("claim") is None:
             merged["claim"] = gold[g.index].get("claim")
         out.append(merged)
-    return out
+    return textio.RowList(out, lines) if None not in lines else out

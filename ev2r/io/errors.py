@@ -4,7 +4,9 @@ message names where the problem is.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Optional
+
+from claimalign.textio import row_where
 
 __all__ = ["InputError", "InputWarning", "where"]
 
@@ -17,6 +19,8 @@ class InputWarning(UserWarning):
     """A field the run does not need could not be read; the run goes on (the message counts the rows)."""
 
 
-def where(path: str, row: int, rid: Any = None) -> str:
-    """``FILE: row 3`` or ``FILE: row 3 (id '7')``: the start of an error message about one row."""
-    return f"{path}: row {row}" + (f" (id {rid!r})" if rid is not None else "")
+def where(path: str, row: int, rid: Any = None, line: Optional[int] = None) -> str:
+    """``FILE: row 3 (line 5, id '7')``: the start of an error message about one row -- the 0-based row, the
+    1-based line of the file it starts on where known, the id where given; the one convention of every message
+    (:func:`claimalign.textio.row_where`, issue 65)."""
+    return row_where(path, row, line, rid)

@@ -51,7 +51,7 @@ from ev2r.labels import normalize_verdict
 from ev2r.types import Evidence, Item, clean_text, has_content, is_valid_id
 
 __all__ = ["ID_FIELDS", "OPTIONAL_LABEL_FIELDS", "MAX_ROWS_NAMED", "LABEL_FIELDS", "InputError", "InputWarning",
-           "render_averitec_answer", "has_predicted_evidence", "warn_no_evidence", "check_required_label", "raise_row_errors",
+           "render_averitec_answer", "has_predicted_evidence", "warn_no_evidence", "check_required_label", "raise_row_errors", "row_ref",
            "averitec_questions_to_evidence", "parse_evidence", "item_from_row", "read_rows", "check_encodable",
            "items_from_rows", "warn_layout", "warn_notices", "read_items", "write_jsonl", "item_hash", "score_row"]
 
@@ -118,7 +118,7 @@ def _label(value: Any, where: str, field: str):
         raise InputError(f"{where}: {e}") from None
 
 
-def _raw_id(row: dict, n: int, path: str = "<input>") -> Any:
+def _raw_id(row: dict, n: int, path: str = "<input>", line: Optional[int] = None) -> Any:
     """The row's identifier as given (first of ``ID_FIELDS`` that is not null), or None.
 
     Raises:
@@ -128,13 +128,13 @@ def _raw_id(row: dict, n: int, path: str = "<input>") -> Any:
         v = row.get(f)
         if v is not None:
             if not is_valid_id(v):
-                raise InputError(f"{_where(path, n)}: field {f!r} must be a non-empty string or an integer, got {v!r:.60}")
+                raise InputError(f"{_where(path, n, line=line)}: field {f!r} must be a non-empty string or an integer, got {v!r:.60}")
             return v
     return None
 
 
-def _row_id(row: dict, n: int, path: str = "<input>") -> str:
-    v = _raw_id(row, n, path)
+def _row_id(row: dict, n: int, path: str = "<input>", line: Optional[int] = None) -> str:
+    v = _raw_id(row, n, path, line)
     return str(n) if v is None else str(v)
 
 
@@ -157,7 +157,7 @@ def _optional_label(row: dict, field: str, where: str, strict: Iterable[str], pr
 
 def item_from_row(row: Any, n: int, path: str = "<input>", strict_labels: Iterable[str] = (),
                   problems: Optional[list] = None, layout: Optional[list] = None,
-                  notices: Optional[list] = None) -> Item:
+                  notices: Optional[list] = None, line: Optional[int] = None) -> Item:
     """Build an :class:`Item` from one parsed row of any supported schema (module docstring).
 
     Args:
@@ -175,6 +175,8 @@ def item_from_row(row: Any, n: int, path: str = "<input>", strict_labels: Iterab
             ev2r-schema row whose gold verdict was read from ``label`` (no ``gold_label``), and
             ``("null_id", fields)`` for a row whose id fields (:data:`ID_FIELDS`) are there but null,
             so that its id is its row number ``n``. None: warn at once (:class:`InputWarning`).
+        line: the 1-based line of the file the row starts on (``Item.line``; every message names the row
+            and this line, :func:`ev2r.io.errors.where`), or None where unknown (rows from no file).
 
     Raises:
         InputError: a row that is not an object, one nested deeper than
@@ -183,15 +185,15 @@ def item_from_row(row: Any, n: int, path: str = "<input>", strict_labels: Iterab
             verdict, or an unreadable field named in ``strict_labels`` -- naming the row and field.
     """
     if not isinstance(row, dict):
-        raise InputError(f"{_where(path, n)}: expected a JSON object, got {type(row).__name__}")
-    textio.check_depth(row, _where(path, n), InputError)
-    check_encodable(row, _where(path, n), "")
+        raise InputError(f"{_where(path, n, line=line)}: expected a JSON object, got {type(row).__name__}")
+    textio.check_depth(row, _where(path, n, line=line), InputError)
+    check_encodable(row, _where(path, n, line=line), "")
     row = textio.normalize_strings(row)
     strict = tuple(strict_labels)
-    rid = _row_id(row, n, path)
-    where = _where(path, n, rid)
+    rid = _row_id(row, n, path, line)
+    where = _where(path, n, rid, line)
     found: list = []  # notices of this row
-    if _raw_id(row, n, path) is None and any(f in row for f in ID_FIELDS):
+    if _raw_id(row, n, path, line) is None and any(f in row for f in ID_FIELDS):
         found.append(("null_id", tuple(f for f in ID_FIELDS if f in row)))
 
     def _evidence(value, where, field):
@@ -254,7 +256,7 @@ def item_from_row(row: Any, n: int, path: str = "<input>", strict_labels: Iterab
     elif found:
         warn_notices([(kind, detail, n) for kind, detail in found], path, ids=None, stacklevel=3)
     return Item(id=rid, claim=clean_text(claim), predicted_evidence=pred, reference_evidence=ref,
-                gold_label=gold, predicted_label=plabel, row=n, extra=extra, source_id=source_id)
+                gold_label=gold, predicted_label=plabel, row=n, extra=extra, source_id=source_id, line=line)
 
 
 def read_rows(path: str | Path) -> list[Any]:
@@ -276,7 +278,7 @@ def read_rows(path: str | Path) -> list[Any]:
         raise InputError(f"{path}: one JSON object, not rows: expected a JSON list of rows or JSONL (one object "
                          "per line); a report such as `ev2r rank -o` output is read with json.load")
     for n, r in enumerate(rows):
-        check_encodable(r, f"{path}: row {n}", "")
+        check_encodable(r, _where(str(path), n, line=textio.line_of(rows, n)), "")
     return rows
 
 
@@ -314,17 +316,18 @@ def items_from_rows(rows: Sequence[Any], path: str = "<input>", strict_labels: I
     items = []
     ids = IdRegistry(path, error=InputError)
     errors: list[InputError] = []
+    lines = [textio.line_of(rows, n) for n in range(len(rows))]
     for n, r in enumerate(rows):
         before, before_layout, before_notices = len(problems), len(layout), len(notices)
         try:
             it = item_from_row(r, n, path, strict_labels=strict_labels, problems=problems, layout=layout,
-                               notices=notices)
+                               notices=notices, line=lines[n])
         except InputError as e:  # every unusable row is named, not only the first (issue 57)
             errors.append(e)
             del problems[before:], layout[before_layout:], notices[before_notices:]
             continue
         raw = next((r[f] for f in ID_FIELDS if r.get(f) is not None), None)  # as written (before NFC)
-        ids.add(n if raw is None else raw, f"row {n} (line {n + 1})", numbered=raw is None, key=it.id)
+        ids.add(n if raw is None else raw, textio.row_where(None, n, lines[n]), numbered=raw is None, key=it.id)
         items.append(it)
         problems[before:] = [(f, v, n) for f, v in problems[before:]]
         layout[before_layout:] = [(f, note, n) for f, note in layout[before_layout:]]
@@ -332,22 +335,34 @@ def items_from_rows(rows: Sequence[Any], path: str = "<input>", strict_labels: I
     raise_row_errors(errors, len(rows), path)
     warn_no_evidence(items, path)
     if layout:
-        warn_layout(layout, path, ids=[it.id for it in items])
+        warn_layout(layout, path, ids=[it.id for it in items], lines=lines)
     if notices:
-        warn_notices(notices, path, ids=[it.id for it in items], n_rows=len(items))
+        warn_notices(notices, path, ids=[it.id for it in items], n_rows=len(items), lines=lines)
     if problems:
         by_field: dict[str, list[tuple[int, Any]]] = {}
         for f, v, n in problems:
             by_field.setdefault(f, []).append((n, v))
         parts = []
         for f, bad in by_field.items():
-            shown = ", ".join(f"{n} (line {n + 1}; {v!r:.40})" for n, v in bad[:5]) + (" ..." if len(bad) > 5 else "")
+            shown = ", ".join(row_ref(n, lines[n], f"{v!r:.40}") for n, v in bad[:5]) + (" ..." if len(bad) > 5 else "")
             parts.append(f"{len(bad)} row(s) whose {f!r} is not a known verdict: rows {shown}")
         need = " (human_label is read only by --proxy-target human)" if "human_label" in by_field else ""
         warnings.warn(f"{path}: " + "; ".join(parts) + f". This run does not need these fields{need}: the values "
                       "are kept as given and ignored. Rows are counted from 0, as the row field of the score rows "
-                      "(line = the line of a JSONL file).", InputWarning, stacklevel=3)
+                      "(line = the line of the file the row starts on).", InputWarning, stacklevel=3)
     return items
+
+
+def row_ref(n: int, line: Optional[int] = None, notes: str = "") -> str:
+    """One row in a message that lists rows: ``3 (line 5; id 7)`` -- the 0-based row (as the ``row`` field of
+    the score rows), the 1-based line of the file where known, then ``notes``; the list form of
+    :func:`ev2r.io.errors.where` (issue 65: every message gives the row and the line).
+
+    >>> row_ref(3, 5, "id 7"), row_ref(3), row_ref(0, None, "id a")
+    ('3 (line 5; id 7)', '3', '0 (id a)')
+    """
+    parts = ([f"line {line}"] if line is not None else []) + ([notes] if notes else [])
+    return f"{n} ({'; '.join(parts)})" if parts else str(n)
 
 
 def raise_row_errors(errors: Sequence[InputError], n_rows: int, path: str | Path) -> None:
@@ -368,11 +383,13 @@ def raise_row_errors(errors: Sequence[InputError], n_rows: int, path: str | Path
                          f"{f' (the first {MAX_ROWS_NAMED} named)' if over else ''}:\n  {shown}{more}")
 
 
-def warn_layout(layout: Sequence[tuple[str, str, int]], path: str | Path, ids: Optional[Sequence[Any]] = None) -> None:
+def warn_layout(layout: Sequence[tuple[str, str, int]], path: str | Path, ids: Optional[Sequence[Any]] = None,
+                lines: Optional[Sequence[Optional[int]]] = None) -> None:
     """One :class:`InputWarning` counting the rows whose evidence text needed a Q/A layout repair
     (``(field, note, row)`` triples, ``row`` 0-based; notes are :data:`claimalign.qa_text.LAYOUT_NOTES`
     keys). Rows are shown 0-based, as the ``row`` field of the score rows and the row of every error
-    message, with the line of a JSONL file, the item's id (``ids[row]``) and the field."""
+    message, with the line of the file (``lines[row]``, :func:`row_ref`), the item's id (``ids[row]``) and the
+    field."""
     from claimalign.qa_text import LAYOUT_NOTES
 
     by_note: dict[str, list[tuple[int, list[str]]]] = {}
@@ -385,19 +402,20 @@ def warn_layout(layout: Sequence[tuple[str, str, int]], path: str | Path, ids: O
 
     def where(n: int, fields: list[str]) -> str:
         id_ = f"id {ids[n]}, " if ids is not None and n < len(ids) else ""
-        return f"{n} (line {n + 1}; {id_}{', '.join(fields)})"
+        return row_ref(n, lines[n] if lines is not None and n < len(lines) else None, id_ + ", ".join(fields))
     parts = []
     for note, rows in sorted(by_note.items()):
         shown = ", ".join(where(n, fs) for n, fs in rows[:8]) + (" ..." if len(rows) > 8 else "")
         parts.append(f"{len(rows)} row(s) where {LAYOUT_NOTES[note]}: rows {shown}")
     warnings.warn(f"{path}: " + "; ".join(parts) + ". Rows are counted from 0, as the row field of the score rows "
-                  "(line = the line of a JSONL file). They are read as said; check that these rows read as intended.",
+                  "(line = the line of the file the row starts on). They are read as said; check that these rows read as intended.",
                   InputWarning,
                   stacklevel=3)
 
 
 def warn_notices(notices: Sequence[tuple[str, Any, int]], path: str | Path, ids: Optional[Sequence[Any]] = None,
-                 n_rows: Optional[int] = None, stacklevel: int = 3) -> None:
+                 n_rows: Optional[int] = None, stacklevel: int = 3,
+                 lines: Optional[Sequence[Optional[int]]] = None) -> None:
     """One :class:`InputWarning` per kind of notice (``(kind, detail, row)`` triples, ``row`` 0-based, as
     :func:`item_from_row` collects them), counting the rows and naming up to :data:`MAX_ROWS_NAMED`:
 
@@ -412,6 +430,8 @@ def warn_notices(notices: Sequence[tuple[str, Any, int]], path: str | Path, ids:
         ids: the items' ids by row (``ids[row]``), shown beside the rows; None: not shown.
         n_rows: the number of rows read, for "k of n"; None: not shown.
         stacklevel: passed to :func:`warnings.warn`.
+        lines: the 1-based line of the file of each row (``lines[row]``), shown beside the rows
+            (:func:`row_ref`); None: not known.
 
     Raises:
         ValueError: an unknown kind.
@@ -425,12 +445,12 @@ def warn_notices(notices: Sequence[tuple[str, Any, int]], path: str | Path, ids:
 
     def shown(rows: list[tuple[int, Any]], with_id: bool) -> str:
         def one(n: int) -> str:
-            id_ = f"; id {ids[n]}" if with_id and ids is not None and n < len(ids) else ""
-            return f"{n} (line {n + 1}{id_})"
+            id_ = f"id {ids[n]}" if with_id and ids is not None and n < len(ids) else ""
+            return row_ref(n, lines[n] if lines is not None and n < len(lines) else None, id_)
         more = f" and {len(rows) - MAX_ROWS_NAMED} more" if len(rows) > MAX_ROWS_NAMED else ""
         return ", ".join(one(n) for n, _ in rows[:MAX_ROWS_NAMED]) + more
 
-    rows_note = "Rows are counted from 0, as the row field of the score rows (line = the line of a JSONL file)."
+    rows_note = "Rows are counted from 0, as the row field of the score rows (line = the line of the file the row starts on)."
     if "gold_from_label" in by_kind:
         rows = by_kind["gold_from_label"]
         warnings.warn(f"{path}: {len(rows)}{of} row(s) of the ev2r schema (predicted_evidence / reference_evidence) "
@@ -476,10 +496,10 @@ def warn_no_evidence(items: Sequence[Item], path: str | Path) -> int:
     empty = [it for it in items if not has_predicted_evidence(it)]
     if not empty:
         return 0
-    shown = ", ".join(f"{it.row} (id {it.id})" for it in empty[:MAX_ROWS_NAMED]) + (
+    shown = ", ".join(row_ref(it.row, it.line, f"id {it.id}") for it in empty[:MAX_ROWS_NAMED]) + (
         f" and {len(empty) - MAX_ROWS_NAMED} more" if len(empty) > MAX_ROWS_NAMED else "")
     msg = (f"{path}: {len(empty)} of {len(items)} item(s) have no predicted evidence (empty, or no answer with a "
-           f"letter or digit): each scores 0 on every score. Rows (from 0): {shown}")
+           f"letter or digit): each scores 0 on every score. Rows (from 0; line = the line of the file): {shown}")
     if len(empty) >= 2 and len(empty) > MOSTLY_EMPTY * len(items):
         msg = ("MOST ITEMS HAVE NO PREDICTED EVIDENCE -- " + msg + ". Check the file: a converter that wrote empty "
                "strings, or the evidence under a field ev2r does not read (it reads predicted_evidence, evidence, "
@@ -540,10 +560,10 @@ def check_required_label(items: Sequence[Item], rows: Sequence[Any], field: str,
                  else "; or leave out --proxy-target human")
         raise InputError(f"{path}: no row has the verdict {need} needs (field {fields}); the file's fields are "
                          f"{', '.join(repr(c) for c in columns) or 'none'}{hint}{other}")
-    shown = ", ".join(f"{it.row} (id {it.id})" for it in missing[:MAX_ROWS_NAMED]) + (
+    shown = ", ".join(row_ref(it.row, it.line, f"id {it.id}") for it in missing[:MAX_ROWS_NAMED]) + (
         f" and {len(missing) - MAX_ROWS_NAMED} more" if len(missing) > MAX_ROWS_NAMED else "")
     warnings.warn(f"{path}: {len(missing)} of {len(items)} row(s) have no verdict in {fields}: they get status "
-                  f"no_label (no proxy, no Ev2R). Rows (from 0): {shown}{hint}", InputWarning, stacklevel=3)
+                  f"no_label (no proxy, no Ev2R). Rows (from 0; line = the line of the file): {shown}{hint}", InputWarning, stacklevel=3)
 
 
 def read_items(path: str | Path, references: Optional[str | Path] = None, limit: Optional[int] = None,
@@ -572,7 +592,7 @@ def read_items(path: str | Path, references: Optional[str | Path] = None, limit:
     if limit is not None:
         if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
             raise InputError(f"limit: must be >= 1, got {limit}")
-        rows = rows[:limit]
+        rows = textio.RowList(rows[:limit], None if textio.line_of(rows, 0) is None else rows.lines[:limit])
     if references is not None:
         rows = join_averitec_predictions(rows, read_rows(references), str(path), str(references))
     items = items_from_rows(rows, str(path), strict_labels=strict_labels)

@@ -16,6 +16,7 @@ from typing import Any, Iterable, Optional
 import numpy as np
 
 from claimalign.ids import collision_reason, id_key
+from claimalign.textio import line_of, row_where
 
 from ev2r.types import is_valid_id
 
@@ -131,7 +132,7 @@ def counted_scores_table(rows: Iterable[Any], system_field: str = "system", scor
     skipped: dict[str, dict[str, int]] = {}
     seen: dict[tuple[str, str], tuple[Any, str]] = {}
     for n, r in enumerate(rows):
-        where = f"{source}: row {n}"
+        where = row_where(source, n, line_of(rows, n))
         if not isinstance(r, dict):
             raise ValueError(f"{where}: expected a JSON object, got {type(r).__name__}")
         for f in (id_field, system_field, score_field):
@@ -249,7 +250,7 @@ def battles_from_rows(rows: Iterable[Any], id_field: str = "id", source: str = "
     names: set[str] = set()
     for n, r in enumerate(rows):
         n_rows += 1
-        where = f"{source}: row {n}"
+        where = row_where(source, n, line_of(rows, n))
         if not isinstance(r, dict):
             raise ValueError(f"{where}: expected a JSON object, got {type(r).__name__}")
         for f in (id_field,) + BATTLE_FIELDS:

@@ -125,17 +125,21 @@ def _facts(v: Any, where: str) -> list:
     return out
 
 
-def clean_row(r: Any, n: int, source: str) -> dict:
+def clean_row(r: Any, n: int, source: str, line: Optional[int] = None) -> dict:
     """One score row checked and normalised for the report: ``id`` and ``status`` present, every known score
     column a number in [0, 1] or null (a boolean, text or list is refused), ``row`` an integer, and the
     reasons of an ``--explain`` row well formed (facts with ``fact`` / ``supported`` / ``decided_by``,
     ``proxy_premises`` distributions, ``proxy_decided_by`` an index into them, ``hybrid_alignment`` pairs of
     indices with a METEOR in [0, 1]). A row written without ``--explain`` has ``explained`` False.
 
+    ``line``: the 1-based line of the file the row starts on, where known (messages name it).
+
     Raises:
-        ValueError: naming ``source``, the row (counted from 0) and the field.
+        ValueError: naming ``source``, the row (counted from 0), its line and the field.
     """
-    where = f"{source}: row {n}"
+    from claimalign.textio import row_where
+
+    where = row_where(source, n, line)
     if not isinstance(r, dict):
         raise ValueError(f"{where} is a {type(r).__name__}, not a score row (an object with id and status)")
     for key in ("id", "status"):
@@ -214,7 +218,9 @@ def clean_rows(rows: Sequence[Any], source: str) -> list[dict]:
     """:func:`clean_row` for every row; ValueError for no rows."""
     if not rows:
         raise ValueError(f"{source}: no rows to report")
-    return [clean_row(r, n, source) for n, r in enumerate(rows)]
+    from claimalign.textio import line_of
+
+    return [clean_row(r, n, source, line_of(rows, n)) for n, r in enumerate(rows)]
 
 
 def report_items(rows: Sequence[dict], items: Optional[Sequence[Any]] = None, source: str = "rows") -> list[ReportItem]:

@@ -143,13 +143,18 @@ def _averitec_claims(path: Path) -> list:
     """
     from ev2r.io.readers import averitec_questions_to_evidence
 
+    from claimalign.textio import list_element_lines, row_where
+
     nli_of = {normalize_verdict(k): v for k, v in AVERITEC_TO_NLI.items()}
-    rows = json.loads(path.read_text(encoding="utf-8"))
+    text = path.read_text(encoding="utf-8")
+    rows = json.loads(text)
+    lines = list_element_lines(text, len(rows)) or [None] * len(rows)
     out = []
     for k, row in enumerate(rows):
-        label = nli_of.get(normalize_verdict(row.get("label"), field=f"{path}: row {k}: label"))
+        at = row_where(path, k, lines[k])
+        label = nli_of.get(normalize_verdict(row.get("label"), field=f"{at}: label"))
         if label is not None:
-            out.append((row["claim"], averitec_questions_to_evidence(row.get("questions") or [], f"{path}: row {k}"), label))
+            out.append((row["claim"], averitec_questions_to_evidence(row.get("questions") or [], at), label))
     return out
 
 
@@ -237,12 +242,16 @@ def load_averitec_items(path: Path) -> list:
     from ev2r.io.readers import averitec_questions_to_evidence
     from ev2r.types import Item
 
-    rows = json.loads(path.read_text(encoding="utf-8"))
+    from claimalign.textio import list_element_lines, row_where
+
+    text = path.read_text(encoding="utf-8")
+    rows = json.loads(text)
+    lines = list_element_lines(text, len(rows)) or [None] * len(rows)
     items = []
     for k, row in enumerate(rows):
         if row.get("label") not in AVERITEC_TO_NLI:
             continue
-        ev = averitec_questions_to_evidence(row.get("questions") or [], f"{path}: row {k}")
+        ev = averitec_questions_to_evidence(row.get("questions") or [], row_where(path, k, lines[k]))
         if ev.is_empty:
             continue
         items.append(Item(id=str(k), claim=row["claim"], predicted_evidence=ev, reference_evidence=ev,
@@ -260,27 +269,29 @@ def load_ctkfacts(path: Path, source: str = "ctkfacts_train") -> list[Pair]:
 
     Raises:
         ValueError: a row without premise/evidence or hypothesis/claim text, or with a label that is
-            not an NLI class or FEVER verdict, naming the file, row (1-based line) and field.
+            not an NLI class or FEVER verdict, naming the file, the row (0-based), its line and the field.
     """
-    from claimalign.textio import normalize_text
+    from claimalign.textio import normalize_text, row_where
 
     out: list[Pair] = []
+    k = -1  # the row, blank lines skipped (messages name it and the line: issue 65)
     with open(path, encoding="utf-8") as fh:
         for line_no, line in enumerate(fh, 1):
             if not line.strip():
                 continue
+            k += 1
             row = json.loads(line)
             texts = []
             for fields in (("premise", "evidence"), ("hypothesis", "claim")):
                 value = next((row[f] for f in fields if isinstance(row.get(f), str) and row[f].strip()), None)
                 if value is None:
-                    raise ValueError(f"{path}: row {line_no}: no text in {' or '.join(repr(f) for f in fields)}")
+                    raise ValueError(f"{row_where(path, k, line_no)}: no text in {' or '.join(repr(f) for f in fields)}")
                 texts.append(normalize_text(value))
             field = "nli_label" if row.get("nli_label") is not None else "label"
             try:
                 label = normalize_nli_label(row.get(field)).value
             except (ValueError, TypeError, AttributeError):
-                raise ValueError(f"{path}: row {line_no}: field {field!r} is {row.get(field)!r}, not one of "
+                raise ValueError(f"{row_where(path, k, line_no)}: field {field!r} is {row.get(field)!r}, not one of "
                                  f"{', '.join(NLI_LABELS)} or SUPPORTS / REFUTES / NOT ENOUGH INFO") from None
             out.append(Pair(texts[0], texts[1], label, source))
     return out

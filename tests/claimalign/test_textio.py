@@ -37,7 +37,7 @@ def test_the_500_deep_case_is_an_error_naming_file_row_and_limit():
 @pytest.mark.parametrize("kind", ["list", "object"])
 def test_too_deep_rows_are_refused_in_jsonl_and_json_lists(depth, kind):
     row = _nested(depth, kind)
-    with pytest.raises(ValueError, match=rf"f.jsonl: line 2 \(row 1\): nested more than {MAX_JSON_DEPTH}"):
+    with pytest.raises(ValueError, match=rf"f.jsonl: row 1 \(line 2\): nested more than {MAX_JSON_DEPTH}"):
         textio.parse_jsonl('{"id": 9}\n' + row, "f.jsonl")
     with pytest.raises(ValueError, match=rf"f.json: row 1\b.*nested more than {MAX_JSON_DEPTH}"):
         textio.parse_json_or_jsonl('[{"id": 9},\n' + row + "]", "f.json")
@@ -74,7 +74,7 @@ def test_json_depth():
 def test_an_integer_too_long_to_read_names_the_file_and_field(line):
     digits = "9" * 5000
     field = "id" if '"id"' in line else "n"
-    with pytest.raises(ValueError, match=rf"f.jsonl: line 1 \(row 0\): field '{field}' holds an integer of 5000 "
+    with pytest.raises(ValueError, match=rf"f.jsonl: row 0 \(line 1\): field '{field}' holds an integer of 5000 "
                                          "digits"):
         textio.parse_jsonl(line % digits, "f.jsonl")
     with pytest.raises(ValueError, match=rf"f.json: field '{field}' holds an integer of 5000 digits"):

@@ -52,7 +52,7 @@ def test_align_cli_rejects_blank_claims(tmp_path, capsys):
     _write(b, [{"id": 1, "claims": ["x"]}])
     assert main([str(a), str(b)]) == 2
     err = capsys.readouterr().err
-    assert "a.jsonl:1" in err and "whitespace-only claims at positions [1, 2]" in err
+    assert "a.jsonl: row 0 (line 1)" in err and "whitespace-only claims at positions [1, 2]" in err
 
 
 def test_align_cli_missing_encoder_is_a_clear_error(tmp_path, capsys):

@@ -309,11 +309,11 @@ def test_colliding_ids_are_refused_when_read_naming_both_rows(tmp_path, capsys, 
     assert code == 2 and "have one id" in err
 
 
-def test_align_refuses_colliding_ids_naming_both_lines(tmp_path, capsys):
+def test_align_refuses_colliding_ids_naming_both_rows_and_lines(tmp_path, capsys):
     a = _jsonl(tmp_path / "a.jsonl", [{"id": 1, "claims": ["x"]}, {"id": "1", "claims": ["y"]}])
     b = _jsonl(tmp_path / "b.jsonl", [{"id": 1, "claims": ["x"]}])
     code, _, err = run(capsys, "align", a, b)
-    assert code == 2 and "a.jsonl: line 1 and line 2 have one id '1': 1 (a number) and '1' (text) are the same id" in err
+    assert code == 2 and "a.jsonl: rows 0 (line 1) and 1 (line 2) have one id '1': 1 (a number) and '1' (text) are the same id" in err
 
 
 # -- rank names, explain text ----------------------------------------------------------------------------------
@@ -364,11 +364,11 @@ def test_loading_counts_only_items_left_and_nothing_left_loads_nothing(tmp_path,
 # -- report errors name file, row and column ----------------------------------------------------------------
 
 @pytest.mark.parametrize("field,value,message", [
-    ("ev2r", "x", "row 1 field 'ev2r' = 'x': expected a number in [0, 1] or null"),
-    ("row", "x", "row 1 field 'row' = 'x': expected an integer >= 0 or null"),  # row 1 counts from 0
-    ("error", 3, "row 1 field 'error': expected text or null, got 3"),
+    ("ev2r", "x", "row 1 (line 2) field 'ev2r' = 'x': expected a number in [0, 1] or null"),
+    ("row", "x", "row 1 (line 2) field 'row' = 'x': expected an integer >= 0 or null"),  # row 1 counts from 0
+    ("error", 3, "row 1 (line 2) field 'error': expected text or null, got 3"),
     ("predicted_facts", [{"fact": "a", "supported": True, "probability": "x"}],
-     "row 1 field 'predicted_facts'[0].probability = 'x': expected a number in [0, 1] or null"),
+     "row 1 (line 2) field 'predicted_facts'[0].probability = 'x': expected a number in [0, 1] or null"),
 ])
 def test_report_errors_name_the_file_row_and_column(tmp_path, capsys, field, value, message):
     good = {"id": 1, "row": 0, "status": "ok", "ev2r": 0.5}  # no 'error' field: a row may leave it out

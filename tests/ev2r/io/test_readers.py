@@ -154,7 +154,7 @@ def test_averitec_predictions_one_reader_for_score_and_shared_task(tmp_path):
 
 
 @pytest.mark.parametrize("row, match", [
-    ({"id": 7, "predicted_evidence": "x", "reference_evidence": "y"}, r"row 0 \(id '7'\): field 'claim'"),
+    ({"id": 7, "predicted_evidence": "x", "reference_evidence": "y"}, r"row 0 \(line 1, id '7'\): field 'claim'"),
     ({"id": 7, "claim": "c", "predicted_evidence": "x", "reference_evidence": "y", "gold_label": "maybe"}, r"gold_label.*allowed"),
     ({"id": 7, "claim": "c", "predicted_evidence": 5, "reference_evidence": "y"}, r"predicted_evidence"),
     ({"id": 7, "claim": "c", "predicted_evidence": [{"question": "q"}], "reference_evidence": "y"}, r"predicted_evidence\[0\]"),
@@ -205,7 +205,7 @@ def test_rows_nested_too_deep_are_an_input_error_naming_file_row_and_limit(tmp_p
     p = tmp_path / "deep.jsonl"
     p.write_text('{"claim": "c", "predicted_evidence": "x"}\n{"claim": "c", "predicted_evidence": ' + deep + "}\n")
     for reader in (read_rows, read_items):
-        with pytest.raises(InputError, match=rf"deep.jsonl: line 2 \(row 1\): nested more than {MAX_JSON_DEPTH}"):
+        with pytest.raises(InputError, match=rf"deep.jsonl: row 1 \(line 2\): nested more than {MAX_JSON_DEPTH}"):
             reader(p)
     row: dict = {"claim": "c", "predicted_evidence": []}
     for _ in range(3000):  # built in Python, deeper than json.loads or any recursion could take
@@ -279,7 +279,7 @@ def test_every_row_with_an_unknown_verdict_is_named_up_to_the_cap_with_the_count
         read_items(p)
     msg = str(e.value)
     assert "3 of 6 rows are unusable" in msg
-    assert [f"row {i} (id '{i}')" in msg for i in range(6)] == [i in bad for i in range(6)]
+    assert [f"row {i} (line {i + 1}, id '{i}')" in msg for i in range(6)] == [i in bad for i in range(6)]
     assert msg.count("unknown verdict 'perhaps'") == 3
     many = _jsonl(tmp_path / "w.jsonl", [_row(i, gold_label="perhaps") for i in range(MAX_ROWS_NAMED + 5)])
     with pytest.raises(InputError) as e:
@@ -288,7 +288,7 @@ def test_every_row_with_an_unknown_verdict_is_named_up_to_the_cap_with_the_count
     assert f"{MAX_ROWS_NAMED + 5} of {MAX_ROWS_NAMED + 5} rows are unusable (the first {MAX_ROWS_NAMED} named)" in msg
     assert msg.count("unknown verdict") == MAX_ROWS_NAMED and "... and 5 more row(s)" in msg
     one = _jsonl(tmp_path / "o.jsonl", [_row(0), _row(1, gold_label="perhaps")])
-    with pytest.raises(InputError, match=r"^.*o\.jsonl: row 1 \(id '1'\): gold_label: unknown verdict 'perhaps'"):
+    with pytest.raises(InputError, match=r"^.*o\.jsonl: row 1 \(line 2, id '1'\): gold_label: unknown verdict 'perhaps'"):
         read_items(one)  # one bad row: its own message, as before
 
 
@@ -330,7 +330,7 @@ def test_some_rows_without_the_verdict_are_counted_and_named(tmp_path):
     with pytest.warns(InputWarning) as w:
         items = read_items(_jsonl(tmp_path / "some.jsonl", rows), require_label="gold_label")
     msg = " ".join(str(x.message) for x in w)
-    assert len(items) == 5 and "3 of 5 row(s) have no verdict" in msg and "0 (id 0), 2 (id 2), 4 (id 4)" in msg
+    assert len(items) == 5 and "3 of 5 row(s) have no verdict" in msg and "0 (line 1; id 0), 2 (line 3; id 2), 4 (line 5; id 4)" in msg
 
 
 def test_empty_predicted_evidence_is_counted_and_a_mostly_empty_file_is_warned_loudly(tmp_path):
@@ -345,7 +345,7 @@ def test_empty_predicted_evidence_is_counted_and_a_mostly_empty_file_is_warned_l
     msgs = [str(x.message) for x in rec if "predicted evidence" in str(x.message)]
     assert [has_predicted_evidence(it) for it in items] == [True, False, True, False, False]
     assert len(msgs) == 1 and "3 of 5 item(s) have no predicted evidence" in msgs[0]
-    assert "1 (id 1), 3 (id 3), 4 (id 4)" in msgs[0] and msgs[0].startswith("MOST ITEMS HAVE NO PREDICTED EVIDENCE")
+    assert "1 (line 2; id 1), 3 (line 4; id 3), 4 (line 5; id 4)" in msgs[0] and msgs[0].startswith("MOST ITEMS HAVE NO PREDICTED EVIDENCE")
     with pytest.warns(InputWarning) as rec:
         read_items(_jsonl(tmp_path / "one_empty.jsonl", [_row(0), _row(1, predicted_evidence=""), _row(2)]))
     msgs = [str(x.message) for x in rec if "predicted evidence" in str(x.message)]

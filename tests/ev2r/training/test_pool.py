@@ -40,10 +40,10 @@ def test_load_ctkfacts_builds_pairs_and_labels(tmp_path):
 
 
 @pytest.mark.parametrize("row, message", [
-    ({"id": 9, "claim": "x", "premise": "y", "label": "MAYBE"}, "row 2: field 'label' is 'MAYBE'"),
-    ({"id": 9, "claim": "x", "premise": "y", "nli_label": "LABEL_0"}, "row 2: field 'nli_label'"),
-    ({"id": 9, "claim": "x", "premise": " ", "label": "SUPPORTS"}, "row 2: no text in 'premise' or 'evidence'"),
-    ({"id": 9, "premise": "y", "label": "SUPPORTS"}, "row 2: no text in 'hypothesis' or 'claim'"),
+    ({"id": 9, "claim": "x", "premise": "y", "label": "MAYBE"}, "row 1 (line 2): field 'label' is 'MAYBE'"),
+    ({"id": 9, "claim": "x", "premise": "y", "nli_label": "LABEL_0"}, "row 1 (line 2): field 'nli_label'"),
+    ({"id": 9, "claim": "x", "premise": " ", "label": "SUPPORTS"}, "row 1 (line 2): no text in 'premise' or 'evidence'"),
+    ({"id": 9, "premise": "y", "label": "SUPPORTS"}, "row 1 (line 2): no text in 'hypothesis' or 'claim'"),
 ])
 def test_load_ctkfacts_names_the_file_row_and_field(tmp_path, row, message):
     path = _write(tmp_path / "bad.jsonl", [CTK_ROWS[0], row])

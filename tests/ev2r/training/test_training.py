@@ -147,7 +147,7 @@ def test_load_averitec_witness_pairs_rejects_bad_arguments(tmp_path):
     assert len(tdata.load_averitec_witness_pairs(odd, random.Random(0), _witness_predict([]))) == 1 + 1 + 3 + 3
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps([dict(_witness_rows()[0], label="Mostly true")]))
-    with pytest.raises(ValueError, match=r"bad.json: row 0: label"):
+    with pytest.raises(ValueError, match=r"bad.json: row 0 \(line 1\): label"):
         tdata.load_averitec_pairs(bad, random.Random(0))
 
 
