@@ -20,7 +20,7 @@ import numpy as np
 from ev2r.config import DEFAULTS
 from ev2r.types import FactSupport, LLMUsage, STATUS_OK
 
-__all__ = ["ReferenceResult", "ProxyResult", "f1_score", "prf_from_support", "ev2r_combine"]
+__all__ = ["ReferenceResult", "ProxyResult", "f1_score", "prf_from_support", "ev2r_combine", "version_formula"]
 
 
 @dataclass
@@ -96,3 +96,39 @@ def ev2r_combine(f1: float, proxy: float, alpha: float = DEFAULTS.alpha) -> floa
         if v is None or not (0.0 <= v <= 1.0):
             raise ValueError(f"{name}: expected a value in [0, 1], got {v!r}")
     return alpha * f1 + (1.0 - alpha) * proxy
+
+
+def version_formula(label: str) -> str:
+    """The formula of a registered score version, written from its registered definition
+    (:mod:`ev2r.versions`): the one source of each version's formula, which the README and ``docs/`` paste
+    verbatim (``tests/test_formulas.py`` checks every page; issue 65). ``ev2r-hybrid/N``: its weights
+    (signature field ``hybrid``), largest first, the components of one weight grouped in the order of the
+    signature, weight 0 left out; ``ev2r/N``: ``alpha F1 + (1 - alpha) proxy`` with its ``alpha``.
+
+    Args:
+        label: a registered versioned name, ``"ev2r-hybrid/4"`` or ``"ev2r/4"`` (:func:`ev2r.versions.get`).
+
+    Raises:
+        ValueError: an unknown or unregistered label (naming the registered ones).
+
+    >>> version_formula("ev2r-hybrid/4")
+    'ev2r_hybrid = 0.85 verified_meteor + 0.05 (proxy + hybrid_meteor + precision)'
+    >>> version_formula("ev2r-hybrid/1")
+    'ev2r_hybrid = 0.5 mutual_meteor + 0.2 (proxy + verified_meteor) + 0.1 precision'
+    >>> version_formula("ev2r/4")
+    'Ev2R = 0.5 F1 + 0.5 proxy'
+    """
+    from ev2r.versions import get
+
+    version = get(label)
+    if version.name == "ev2r":
+        alpha = float(version.definition["alpha"])
+        return f"Ev2R = {alpha:g} F1 + {1 - alpha:g} proxy"
+    weights: dict[float, list[str]] = {}
+    for part in version.definition["hybrid"].removeprefix("w=").split(","):
+        name, value = part.split(":")
+        if float(value) > 0:
+            weights.setdefault(float(value), []).append(name)
+    terms = [f"{w:g} {names[0]}" if len(names) == 1 else f"{w:g} ({' + '.join(names)})"
+             for w, names in sorted(weights.items(), reverse=True)]
+    return f"{version.column} = " + " + ".join(terms)
