@@ -13,7 +13,10 @@ AVeriTeC renders evidence as blocks ``Question: <q>\\nAnswer: <a>`` separated by
   plain-text evidence, never read as the question;
 * a block without an answer marker: the lines after its first line are the answer; on a single
   line, the text after the first ``?`` is the answer (a question with no answer text at all stays a
-  question with an empty answer, which yields no fact).
+  question with an empty answer, which yields no fact);
+* pairs written as JSON, as LLM systems print them (issue 65): a line that is a JSON object with a
+  ``question`` and an ``answer`` (``{"question": "Who?", "answer": "Bob."}``, a trailing comma allowed),
+  or a whole text that is a JSON list of such objects, is the pair it holds (note ``json_pairs``).
 
 Layouts that needed one of the repairs are reported through ``notes`` (:data:`LAYOUT_NOTES`) so
 that readers can warn, counting rows, instead of silently changing a file's meaning.
@@ -29,6 +32,7 @@ claim* is the metric's decision, not the reader's: :mod:`ev2r.metric.restatement
 from __future__ import annotations
 
 import functools
+import json
 import re
 from typing import List, Optional, Tuple
 
@@ -50,6 +54,8 @@ LAYOUT_NOTES = {
                      "quoted '> Question:', markdown '**Question:**', 'Question 1:' / 'Answer 1:', 'Q:' / 'A:', "
                      "a fullwidth colon, a marker alone on its line as a markdown heading '### Question' / "
                      "'### Answer' with its text below) read as Question: / Answer:",
+    "json_pairs": "question/answer pairs written as JSON objects ({\"question\": ..., \"answer\": ...} a line, or a "
+                  "JSON list of them) read as Question: / Answer: pairs",
 }
 
 # spaces a marker may stand after at a line start: blanks, NBSP and the invisible characters
@@ -119,6 +125,57 @@ def _bare_markers(lines: List[str]) -> Optional[List[str]]:
         else:
             out[k] = marker
     return [line for line in out if line is not None]
+
+
+def _json_pair(value: object) -> Optional[Tuple[str, str]]:
+    """``(question, answer)`` when ``value`` (a JSON object, or the JSON text of one) has a ``question`` and an
+    ``answer`` (keys in any case, text or number values; other keys are ignored), else None."""
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except ValueError:
+            return None
+    if not isinstance(value, dict):
+        return None
+    keys = {str(k).strip().lower(): v for k, v in value.items()}
+    q, a = keys.get("question"), keys.get("answer")
+    if not all(isinstance(v, (str, int, float)) and not isinstance(v, bool) for v in (q, a)):
+        return None
+    return str(q).strip(), str(a).strip()
+
+
+def _json_pairs(text: str, notes: Optional[set]) -> str:
+    """``text`` with question/answer pairs written as JSON (:data:`LAYOUT_NOTES` ``json_pairs``) rewritten as
+    ``Question: ...`` / ``Answer: ...`` blocks: a whole text that is a JSON list of pair objects, or each line
+    that is one pair object (other lines are left as they are)."""
+    if "{" not in text:
+        return text
+    blocks: Optional[List[Tuple[str, str]]] = None
+    if text.startswith("["):
+        try:
+            value = json.loads(text)
+        except ValueError:
+            value = None
+        if isinstance(value, list) and value:
+            found = [_json_pair(v) for v in value]
+            blocks = None if None in found else [p for p in found if p is not None]
+    if blocks is not None:
+        out = [f"Question: {q}\nAnswer: {a}" for q, a in blocks]
+    else:
+        out, changed = [], False
+        for line in text.split("\n"):
+            stripped = line.strip().rstrip(",").strip()
+            pair = _json_pair(stripped) if stripped.startswith("{") and stripped.endswith("}") else None
+            if pair is not None:
+                changed = True
+                out.append(f"\nQuestion: {pair[0]}\nAnswer: {pair[1]}\n")
+            else:
+                out.append(line)
+        if not changed:
+            return text
+    if notes is not None:
+        notes.add("json_pairs")
+    return "\n\n".join(out) if blocks is not None else "\n".join(out).strip()
 
 
 def _canonical_markers(text: str, notes: Optional[set]) -> str:
@@ -303,7 +360,7 @@ def parse_qa_text(text: str, notes: Optional[set] = None) -> List[Tuple[str, str
     text = normalize_text(text).strip()
     if not text:
         return []
-    text = _canonical_markers(text, notes)
+    text = _canonical_markers(_json_pairs(text, notes), notes)
     pairs: List[Tuple[str, str]] = []
     for block in _QUESTION.split(text):
         block = block.strip().lstrip("\u200b\u200c\u200d\u2060\ufeff").strip()

@@ -61,7 +61,7 @@ def test_multi_line_question_is_noted_and_kept_whole():
     pairs = parse_qa_text("Question: In the annual\nreport, are cases listed?\nAnswer: No.", notes)
     assert pairs == [("In the annual\nreport, are cases listed?", "No.")]
     assert notes == {"multi_line_question"}
-    assert set(LAYOUT_NOTES) == {"answer_inline", "multi_line_question", "no_answer_marker", "marker_layout"}
+    assert set(LAYOUT_NOTES) == {"answer_inline", "multi_line_question", "no_answer_marker", "marker_layout", "json_pairs"}
 
 
 def test_plain_text_and_leading_text():
@@ -249,3 +249,40 @@ def test_plain_text_with_marker_words_is_not_repaired(text):
     pairs = parse_qa_text(text, notes)
     assert notes == set()
     assert pairs == ([("Who won?", "Bob.")] if text.startswith("Question:") else [("", text)])
+
+
+# issue 65 row 2: question/answer pairs written as JSON inside the evidence text, as LLM systems print them, read as
+# the pairs they hold (once read as one block of text, their Hungarian METEOR was far from the plain layout's)
+JSON_PAIRS = [("Who won the 2019 race?", "Bob won it.\nHe led from the start."), ("Where was it held?", 'In "Paris".')]
+JSON_LAYOUTS = {
+    "one_a_line": "\n".join(json.dumps({"question": q, "answer": a}) for q, a in JSON_PAIRS),
+    "trailing_commas_blank_lines": "\n\n".join(json.dumps({"question": q, "answer": a}) + "," for q, a in JSON_PAIRS),
+    "capitalised_keys_extra_fields": "\n".join(json.dumps({"Question": q, "Answer": a, "url": "http://x.org"})
+                                               for q, a in JSON_PAIRS),
+    "json_list": json.dumps([{"question": q, "answer": a} for q, a in JSON_PAIRS]),
+    "json_list_pretty": json.dumps([{"question": q, "answer": a} for q, a in JSON_PAIRS], indent=2),
+}
+
+
+@pytest.mark.parametrize("layout", sorted(JSON_LAYOUTS))
+def test_json_pairs_in_evidence_text_read_as_the_pairs(layout, nltk_data):
+    from claimalign.averitec import hu_meteor
+
+    plain = "\n\n".join(f"Question: {q}\nAnswer: {a}" for q, a in JSON_PAIRS)
+    notes: set = set()
+    assert parse_qa_text(JSON_LAYOUTS[layout], notes) == parse_qa_text(plain) == JSON_PAIRS
+    assert notes == {"json_pairs"}  # a repair: named in the readers' one warning
+    reference = [("Who won the race in 2019?", "Bob won."), ("Where was the race?", "Paris.")]
+    as_pairs = hu_meteor(parse_qa_text(JSON_LAYOUTS[layout]), reference)
+    assert abs(as_pairs - hu_meteor(parse_qa_text(plain), reference)) <= 0.05
+    assert abs(hu_meteor([("", JSON_LAYOUTS[layout])], reference) - as_pairs) > 0.05  # one block: what 1.2.0 read
+
+
+def test_json_pair_lines_among_prose_and_json_that_is_no_pair():
+    notes: set = set()
+    text = 'Some context first.\n{"question": "Who won?", "answer": "Bob."}'
+    assert parse_qa_text(text, notes) == [("", "Some context first."), ("Who won?", "Bob.")] and notes == {"json_pairs"}
+    for other in ('{"question": "Who won?"}', '{"q": "Who?", "a": "Bob."}', '[1, 2]', '{"question": true, "answer": 1}',
+                  'The set {"question": "x", "answer": "y"} is quoted mid-line.'):
+        notes = set()
+        assert parse_qa_text(other, notes) == [("", other)] and notes == set(), other

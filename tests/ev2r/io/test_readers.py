@@ -404,3 +404,16 @@ def test_null_id_becomes_the_row_number_with_one_warning_counting_rows(tmp_path)
     assert "must be a non-empty string or an integer" in hits[0] and "Rows: 0 (line 1), 2 (line 3)." in hits[0]
     _, msgs = _messages(write(tmp_path, [dict(base, id="x"), dict(base)], "ok.jsonl"))
     assert msgs == []
+
+
+def test_json_pair_lines_in_evidence_text_are_read_as_pairs_and_named_in_one_warning(tmp_path):
+    # issue 65 row 2: {"question": ..., "answer": ...} a line inside the evidence text, as LLM systems print it
+    lines = "\n".join(json.dumps({"question": q, "answer": a}) for q, a in (("Who won?", "Bob."), ("Where?", "Paris.")))
+    rows = [{"id": 1, "claim": "C.", "predicted_evidence": lines, "reference_evidence": "Question: Q?\nAnswer: A."},
+            {"id": 2, "claim": "C.", "predicted_evidence": "Question: Q?\nAnswer: A.", "reference_evidence": "R."}]
+    with pytest.warns(InputWarning) as rec:
+        items = read_items(write(tmp_path, rows))
+    msgs = [str(w.message) for w in rec]
+    assert len(msgs) == 1 and "1 row(s) where question/answer pairs written as JSON objects" in msgs[0]
+    assert "rows 0 (line 1; id 1, predicted_evidence)" in msgs[0]
+    assert items[0].predicted_evidence.pairs == (QAPair("Who won?", "Bob."), QAPair("Where?", "Paris."))
