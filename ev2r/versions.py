@@ -364,6 +364,61 @@ def get(label: str) -> MetricVersion:
                      f"{', '.join(v.label for v in VERSIONS)}")
 
 
+#: Where a registered version that this release no longer computes is computed (issue 64, item 4): the commit of this
+#: repository whose default scorer identifies as that version (checked by running its ``build_scorer().signature()``
+#: through this registry), and the release line it belongs to. The latest version of each name is computed by this
+#: release itself. Recompute an old number with ``git checkout <commit> && bash scripts/setup.sh && .venv/bin/ev2r
+#: score FILE`` (docs/versions.md, "Recomputing an old number").
+COMPUTED_BY = {
+    "ev2r-hybrid/1": ("a96bd6a", "1.0.0"), "ev2r/1": ("a96bd6a", "1.0.0"),
+    "ev2r-hybrid/2": ("11502de", "1.0.0"), "ev2r/2": ("11502de", "1.0.0"),
+    "ev2r-hybrid/3": ("db76440", "1.1.0"), "ev2r/3": ("db76440", "1.1.0"),
+}
+
+
+def require_computable(label: str) -> MetricVersion:
+    """The registered version ``label`` when this release computes it (the latest of its name, the default's
+    definition); otherwise an error that says which commit computes it.
+
+    Args:
+        label: a versioned name, ``"ev2r-hybrid/4"``.
+
+    Returns:
+        the :class:`MetricVersion`.
+
+    Raises:
+        ValueError: ``label`` is not registered (naming the registered ones), or this release does not compute it
+            (naming the commit and release that do, and the command that recomputes a number with them).
+    """
+    v = get(label)
+    if v is latest(v.name):
+        return v
+    commit, release = COMPUTED_BY.get(label, (None, v.released))
+    where = (f"git checkout {commit} && bash scripts/setup.sh && .venv/bin/ev2r score FILE" if commit else
+             f"pip install ev2r=={release}")
+    raise ValueError(f"--score-version: {label} is not computed by this release (its rules and weights are those of "
+                     f"release {release}; this release computes {latest(v.name).label}). Recompute a number reported "
+                     f"as {label} with the code that defines it: {where} (docs/versions.md, 'Recomputing an old "
+                     f"number')")
+
+
+def check_computed(label: str, signature: str) -> None:
+    """That a run with ``signature`` computed the registered version ``label`` (``ev2r score --score-version``).
+
+    Raises:
+        ValueError: the run did not compute that score, or computed another definition (naming the run's versioned
+            name and the fields where it differs, e.g. an option such as ``--alpha`` that changes the definition).
+    """
+    v = require_computable(label)
+    found = identify(signature).get(v.name)
+    if found is None:
+        raise ValueError(f"--score-version {label}: the run did not compute {v.column} (see --scorer, --no-hybrid)")
+    if found.version is not v:
+        shown = "; ".join(f"{k}: {a or 'absent'} -> {b or 'absent'}" for k, (a, b) in list(found.differs.items())[:3])
+        raise ValueError(f"--score-version {label}: the options of this run define {found.label}, not {label} "
+                         f"(differs in {shown}); drop the options that change the definition")
+
+
 @dataclass(frozen=True)
 class Identified:
     """What :func:`identify` found for one score of a run.

@@ -65,6 +65,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                                "computed with the ev2r scorer: a fixed weighted mean of recall, proxy, Hungarian METEOR and "
                                "the Hungarian-aligned MiniLM cosine; weights in ev2r.config.HYBRID_WEIGHTS, fitted by "
                                "benchmarks/combination.py)")
+    g_scores.add_argument("--score-version", metavar="NAME/N", default=None,
+                          help="pin the run to a registered score version (e.g. ev2r-hybrid/4; docs/versions.md): "
+                               "refused before any work when this release does not compute it (the message names the "
+                               "commit that does), and after scoring when the options given define another score")
     add_metric_args(g_scores)
     g_scores.add_argument("--decomposer", choices=DECOMPOSERS, default=DEFAULTS.decomposer,
                           help="atomic facts: rules = rules-v2 (declarative statements, offline), rules-v1 (question + answer "
@@ -140,6 +144,10 @@ def run(args) -> int:
     from ev2r.engines.ray_engine import check_engine_options
 
     check_engine_options(args.engine, args.ray_address, args.workers)
+    if args.score_version is not None:  # issue 64: a version this release does not compute is refused before any work
+        from ev2r.versions import require_computable
+
+        require_computable(args.score_version)
     for opt in ("llm_price_in", "llm_price_out"):
         v = getattr(args, opt, None)
         if v is not None and not (math.isfinite(v) and v >= 0):
@@ -351,8 +359,10 @@ def _report_score(args, summary, scores, wanted) -> int:
     if all_failed:
         first = next((s.error for s in scores if s.error), "")
         print(f"ev2r score: error: every item failed ({summary.failures}); first error: {first}", file=sys.stderr)
-    from ev2r.versions import describe, summary_fields
+    from ev2r.versions import check_computed, describe, summary_fields
 
+    if getattr(args, "score_version", None) is not None and not all_failed:  # the options may define another score
+        check_computed(args.score_version, summary.signature)
     interval = headline_interval(summary, scores)
     if args.json:  # the full signature, the versioned names and the short signature
         print(json.dumps({**summary.to_dict(), **summary_fields(summary.signature), **interval}, ensure_ascii=False))

@@ -119,3 +119,55 @@ def test_two_level_help_checks_names():
     assert "--help-all" not in p.format_help()
     assert first_clause("NLI verifier: 'bundled' (default)") == "NLI verifier"
     assert first_clause("x" * 100 + " tail", limit=10).endswith("...")
+
+
+# -- issue 64, item 4: a run pinned to a registered version ------------------------------------------------------------
+def _sig_of(label, extra=""):
+    """A full signature whose definition is the registered version ``label``'s (runtime fields around it)."""
+    from ev2r import versions as V
+
+    fields = dict(V.get(label).definition)
+    fields["verifier"] += "+bf16"  # a compute precision is not part of the definition
+    return "ev2r:1.2.0|" + "|".join(f"{k}:{v}" for k, v in fields.items()) + extra + "|transformers:5.25.0|torch:2.13.0"
+
+
+def test_every_registered_version_is_computed_here_or_names_the_commit_that_computes_it():
+    from ev2r import versions as V
+
+    for v in V.VERSIONS:
+        if v is V.latest(v.name):
+            assert V.require_computable(v.label) is v
+        else:
+            commit, release = V.COMPUTED_BY[v.label]
+            with pytest.raises(ValueError, match=f"git checkout {commit} && bash scripts/setup.sh") as e:
+                V.require_computable(v.label)
+            assert f"release {release}" in str(e.value) and V.latest(v.name).label in str(e.value)
+
+
+def test_score_version_refused_before_any_work(capsys):
+    # an old version: exit 2 with the commit that computes it, before the input is even read
+    assert main(["score", "no-such-input.jsonl", "--score-version", "ev2r-hybrid/2", "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert "ev2r-hybrid/2 is not computed by this release" in err and "git checkout 11502de" in err
+    # an unknown name: the registered ones listed
+    assert main(["score", "no-such-input.jsonl", "--score-version", "ev2r-hybrid/9", "--no-progress"]) == 2
+    assert "registered: ev2r-hybrid/1, ev2r/1" in capsys.readouterr().err
+
+
+def test_score_version_checked_against_what_the_run_defined(capsys):
+    from ev2r import versions as V
+
+    latest = V.latest("ev2r-hybrid").label
+    sig = _sig_of(latest)
+    args = argparse.Namespace(json=True, output=None, score_version=latest)
+    assert score_cli._report_score(args, _summary(sig), [], ["ev2r"]) == 0
+    assert json.loads(capsys.readouterr().out)["versions"]["ev2r_hybrid"] == latest
+    V.check_computed(V.latest("ev2r").label, sig)  # the same run computed ev2r/N too
+    # an option that changes the definition (alpha 0.7): refused, naming the field
+    args = argparse.Namespace(json=True, output=None, score_version=latest)
+    with pytest.raises(ValueError, match=r"define ev2r-hybrid/custom-[0-9a-f]{10}, not .*alpha: 0.5 -> 0.7"):
+        score_cli._report_score(args, _summary(sig.replace("alpha:0.5", "alpha:0.7")), [], ["ev2r"])
+    # a run without the combination did not compute ev2r-hybrid
+    no_hybrid = "|".join(p for p in sig.split("|") if not p.startswith(V.HYBRID_FIELDS))
+    with pytest.raises(ValueError, match="did not compute ev2r_hybrid"):
+        V.check_computed(latest, no_hybrid)
