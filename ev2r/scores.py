@@ -57,6 +57,9 @@ class ProxyResult:
     decided_by: Optional[int] = field(default=None, compare=False)
     #: predicted pair index -> the reference pair that contradicts it (left out of the premises)
     contradicted_pairs: dict = field(default_factory=dict, compare=False)
+    #: a note on a score that stands but was reached with less than the whole input, e.g. a claim the verifier read
+    #: in part (:func:`ev2r.metric.proxy.claim_read_in_part`); the scorer adds it to the row's ``error`` (issue 65)
+    note: Optional[str] = field(default=None, compare=False)
 
 
 def f1_score(precision: float, recall: float) -> float:

@@ -21,6 +21,12 @@ the predicted evidence is the premise and the claim the hypothesis. Here:
   reference evidence contradicts (``contradiction``, :mod:`ev2r.metric.contradiction`, the default of
   :func:`ev2r.build_scorer`: the gold evidence says it is false, so it is no evidence for the gold verdict);
 * predicted evidence with no premise yields the distribution (0, 1, 0);
+* **a long claim is flagged, never silently misread** (issue 65): a claim longer than half the verifier's window is
+  read in windows where it does not fit beside a premise (its clauses, then token windows; :mod:`ev2r.verifier.nli`),
+  and even read whole its deciding words can be misread (a 92-word claim ending "... the footbridge has never
+  opened." got P(contradiction) 0.001 against "The footbridge opened in May 2019.", its 5-word form 0.98). The
+  score stands as defined and the item's row says so in ``error`` (status ok): "long claim: ..."
+  (:func:`claim_read_in_part`), and ``ev2r score`` counts such items;
 * **Not Enough Evidence needs relevant evidence** (issue 32: an off-topic sentence got P(neutral)
   0.42-0.49 against 0.09-0.16 for real evidence): for a Not-Enough-Evidence target the proxy is
   ``P(neutral) * relevance``, ``relevance = min(1, c / RELEVANCE_FULL)`` (0.25) with ``c`` the largest share of
@@ -63,6 +69,49 @@ def relevance(premises: Sequence[str], claim: str) -> float:
     """
     best = max((claim_coverage(p, claim, RELEVANCE_CLAIM_CAP) for p in premises), default=0.0)
     return min(1.0, best / RELEVANCE_FULL)
+
+
+#: The start of the note (the flag) on an item whose claim is longer than the verifier reads reliably or whole
+#: (:func:`claim_read_in_part`).
+LONG_CLAIM = "long claim"
+
+
+def claim_read_in_part(verifier, claim: str, premises: Sequence[str]) -> Optional[str]:
+    """The note for an item whose claim is longer than half the verifier's token window, or None.
+
+    Half the window is where the verifier's long-hypothesis rule starts (:mod:`ev2r.verifier.nli`): such a claim
+    is read in windows (its clauses, then token windows, each without the rest) when it does not fit beside a
+    premise, and even read whole it is longer than the claims the verifier reads reliably: a deciding part late
+    in it may be misread (issue 65: a 92-word claim, 105 tokens, ending "... the footbridge has never opened." got
+    P(contradiction) 0.001 against "The footbridge opened in May 2019."; its 5-word form 0.98). Read only where the
+    verifier exposes its tokenizer and window once loaded (the bundled and hub verifiers); other verifiers (LLM
+    judges, test fakes) give None.
+
+    Args:
+        verifier: the proxy's verifier (after ``predict``).
+        claim: the item's claim.
+        premises: the premises the proxy read for it (rendered pairs); none: None (nothing was read).
+
+    Returns:
+        ``"long claim: ..."`` naming the claim's token count, the window and whether it was read
+        in windows; or None.
+    """
+    tokenizer, window = getattr(verifier, "_tokenizer", None), getattr(verifier, "_window", None)
+    if tokenizer is None or not isinstance(window, int) or not premises:
+        return None
+    special = int(getattr(verifier, "_n_special", 3))
+
+    def n_tokens(text: str) -> int:
+        return len(tokenizer(text, add_special_tokens=False)["input_ids"])
+    h_len = n_tokens(claim)
+    if h_len <= window // 2:
+        return None
+    windowed = any(h_len + n_tokens(p) + special > window for p in premises)
+    how = ("did not fit beside its evidence, so it was read in windows (clauses, token windows), each without the "
+           "rest" if windowed else "was read whole, at the edge of what the verifier reads reliably")
+    return (f"{LONG_CLAIM}: the claim has {h_len} tokens, more than half the verifier's {window}-token window, "
+            f"and {how}: a deciding part late in the claim may be misread by the proxy; the score stands -- check "
+            "this item, or score the claim's atomic claims as items")
 
 
 def credit_over_question(d: np.ndarray, base: np.ndarray) -> np.ndarray:
@@ -197,5 +246,6 @@ class NLIProxyScorer:
                     decided = max(range(len(prem)), key=lambda j: verdict_probability(
                         target, prem[j].entailment, prem[j].neutral, prem[j].contradiction))
             results[i] = ProxyResult(p, tuple(round(float(x), 6) for x in d), premises=prem, decided_by=decided,
-                                     contradicted_pairs=no)
+                                     contradicted_pairs=no,
+                                     note=claim_read_in_part(self.verifier, items[i].claim, [r.premise for r in prem]))
         return results  # type: ignore[return-value]

@@ -136,7 +136,7 @@ def test_lone_surrogate_is_an_input_error_naming_the_field(tmp_path):
     p = tmp_path / "s.jsonl"
     p.write_text('{"id": 1, "claim": "A \\ud800 man.", "predicted_evidence": "x", "reference_evidence": "y"}\n',
                  encoding="utf-8")
-    with pytest.raises(InputError, match=r"row 0: field 'claim' holds an invalid character"):
+    with pytest.raises(InputError, match=r"row 0 \(line 1\): field 'claim' holds an invalid character"):
         read_items(p)
 
 
