@@ -13,7 +13,14 @@ weights), the weights of the combination. The definition is the full scorer sign
   dynamic quantisation: it moves one item's proxy by up to 0.6) is part of the definition, so a run with it
   is ``ev2r-hybrid/custom-<fingerprint>``, like any other option that changes the numbers;
 * the columns that are not the score: HU-METEOR baselines (``extra-*``), the calibration of the graded
-  columns (``cal``), and for ``ev2r/N`` the combination (``hybrid``, ``hybrid-emb``).
+  columns (``cal``), and for ``ev2r/N`` the combination (``hybrid``, ``hybrid-emb``);
+* the digests of the declared scoring constants (:data:`CONSTANTS_FIELDS`: ``const``, ``hybrid-const``;
+  :mod:`ev2r.metric.definition` declares every constant a score reads, stage by stage, and writes the digest of
+  their live values). They are left out of the fingerprint so that the fingerprints registered before them stay;
+  a version records them instead (:attr:`MetricVersion.constants`, from ``ev2r/4`` and ``ev2r-hybrid/4`` on), and
+  :func:`identify` names a run that version only when its fingerprint **and** its digests agree: changing any
+  declared constant makes the run ``.../custom-<fingerprint>``, naming the digest that differs. A signature
+  without the digests (written before 1.2.0's last commits) is identified by its fingerprint alone.
 
 Every other field of the signature belongs to the definition, so a field a later change adds is part of
 it without anyone listing it here. :data:`VERSIONS` holds every registered version with the definition it
@@ -61,6 +68,10 @@ NON_SCORE_FIELDS = ("cal",)
 NON_SCORE_PREFIXES = ("extra-",)
 #: Fields of the combination, part of ``ev2r-hybrid/N`` only.
 HYBRID_FIELDS = ("hybrid", "hybrid-emb", "hybrid-meteor")
+#: The digests of the declared scoring constants (:func:`ev2r.metric.definition.signature_fields`) -> the names whose
+#: versions they pin. Not in the fingerprinted definition; checked against :attr:`MetricVersion.constants`.
+CONSTANTS_FIELDS = {"const": ("ev2r-hybrid", "ev2r"), "hybrid-const": ("ev2r-hybrid",)}
+_DIGEST = re.compile(r"^[0-9a-f]{10}$")
 
 #: Versioned name -> the score column it names.
 SCORE_COLUMNS = {"ev2r-hybrid": "ev2r_hybrid", "ev2r": "ev2r"}
@@ -85,10 +96,14 @@ class MetricVersion:
         typical: the values it takes on known evidence, in words (real systems' and the gold evidence).
         agreement: Spearman with the human ratings on each development set (rating set -> text).
         gaming: the gaming suite's record (one sentence with the tables it comes from).
+        constants: the digests of the declared scoring constants it was computed with (:data:`CONSTANTS_FIELDS`
+            that pin its name -> 10 hex digits), or None for a version registered before the digests (identified by
+            its fingerprint alone). Not part of its fingerprint.
 
     Raises:
-        ValueError: an unknown name, a number < 1, a range that is not ``lo < hi``, or a fingerprint
-            that is not the definition's (a pasted definition edited by hand).
+        ValueError: an unknown name, a number < 1, a range that is not ``lo < hi``, a fingerprint
+            that is not the definition's (a pasted definition edited by hand), or ``constants`` with a field that
+            does not pin this name or a value that is not 10 hex digits (naming it).
     """
 
     name: str
@@ -101,6 +116,7 @@ class MetricVersion:
     typical: str = ""
     agreement: Mapping[str, str] = field(default_factory=dict)
     gaming: str = ""
+    constants: Optional[Mapping[str, str]] = None
 
     def __post_init__(self):
         if self.name not in SCORE_COLUMNS:
@@ -115,6 +131,12 @@ class MetricVersion:
         if got != self.fingerprint:
             raise ValueError(f"MetricVersion {self.label}: fingerprint {self.fingerprint!r} is not its "
                              f"definition's ({got!r}); a registered definition is never edited -- add a new version")
+        for key, value in (self.constants or {}).items():
+            if self.name not in CONSTANTS_FIELDS.get(key, ()):
+                raise ValueError(f"MetricVersion {self.label}: constants field {key!r} does not pin {self.name} "
+                                 f"(fields: {[k for k, names in CONSTANTS_FIELDS.items() if self.name in names]})")
+            if not isinstance(value, str) or not _DIGEST.match(value):
+                raise ValueError(f"MetricVersion {self.label}: constants[{key!r}] must be 10 hex digits, got {value!r}")
 
     @property
     def label(self) -> str:
@@ -151,7 +173,8 @@ def definition(name: str, signature: str) -> dict[str, str]:
         raise ValueError(f"definition: name {name!r} is not one of {tuple(SCORE_COLUMNS)}")
     out = {}
     for key, value in Signature.parse(str(signature)).fields.items():
-        if key in RUNTIME_FIELDS or key in NON_SCORE_FIELDS or key.startswith(NON_SCORE_PREFIXES):
+        if (key in RUNTIME_FIELDS or key in NON_SCORE_FIELDS or key in CONSTANTS_FIELDS
+                or key.startswith(NON_SCORE_PREFIXES)):
             continue
         if name == "ev2r" and key in HYBRID_FIELDS:
             continue
@@ -227,6 +250,12 @@ _DEFINITION_4 = {**_DEFINITION_3, "prem": "qa-pair-max+lex-top5+twin~0.85/num+co
 _HYBRID_4 = {**_HYBRID_3, "hybrid": "w=recall:0,proxy:0.05,hybrid_meteor:0.05,hybrid_embedding:0,precision:0.05,"
                                     "verified_meteor:0.85,mutual_meteor:0"}
 
+#: The digests of the declared scoring constants (``ev2r.metric.definition``) of ``ev2r/4`` and ``ev2r-hybrid/4``
+#: (recorded with the digests, 1.2.0, issue 64): ``const`` (admission, facts, reference side, proxy) and
+#: ``hybrid-const`` (the combination's METEOR).
+_CONSTANTS_4 = "859ad8bd54"
+_HYBRID_CONSTANTS_4 = "c9a59cf6b8"
+
 #: Every registered version, oldest first within a name. Append; never edit or remove an entry.
 VERSIONS: tuple[MetricVersion, ...] = (
     MetricVersion(
@@ -296,6 +325,7 @@ VERSIONS: tuple[MetricVersion, ...] = (
     MetricVersion(
         name="ev2r-hybrid", number=4, released="1.2.0",
         definition={**_DEFINITION_4, **_HYBRID_4}, fingerprint="200391ea4d",
+        constants={"const": _CONSTANTS_4, "hybrid-const": _HYBRID_CONSTANTS_4},
         summary="0.85 verified METEOR + 0.05 each of proxy, precision and Hungarian METEOR (refit by "
                 "benchmarks/combination.py on ev2r/4's columns), on ev2r/4's reading: a copy of a gold pair but for "
                 "typos, synonyms, contractions, articles and numbers written as words read as the gold pair itself, "
@@ -309,7 +339,7 @@ VERSIONS: tuple[MetricVersion, ...] = (
                "(robustness_invariance.md); held-out phrasings: 4 of 48 checks fail (gaming_heldout.md)"),
     MetricVersion(
         name="ev2r", number=4, released="1.2.0",
-        definition=dict(_DEFINITION_4), fingerprint="71af38c832",
+        definition=dict(_DEFINITION_4), fingerprint="71af38c832", constants={"const": _CONSTANTS_4},
         summary="ev2r/3 with a copy of a gold pair but for typos, synonyms, contractions, articles and numbers written "
                 "as words read as the gold pair itself (the proxy included), and the word-order rule retired: the gold "
                 "edited so as to keep its meaning scores within 10% of the gold",
@@ -428,7 +458,8 @@ class Identified:
         fingerprint: the fingerprint of the run's definition.
         version: the registered version with that definition, or None (a custom definition).
         differs: when ``version`` is None: ``{field: (latest version's value, this run's value)}`` against the
-            latest registered version (None for a field one side lacks).
+            latest registered version (None for a field one side lacks); for a run with a registered definition
+            but other constants, the digest fields (``const``, ``hybrid-const``) against that version's.
     """
 
     name: str
@@ -445,10 +476,15 @@ class Identified:
 def identify(signature: str) -> dict[str, Identified]:
     """The versioned name of every score the run with ``signature`` computed (``ev2r-hybrid`` first).
 
+    A run is a registered version when its definition's fingerprint is that version's and, where the version
+    records constants digests (:attr:`MetricVersion.constants`), the run's digests are those; a run with the
+    definition but other digests is ``<name>/custom-<fingerprint of the definition and its digests>``.
+
     Raises:
         ValueError: a ``signature`` that is not ``key:value|...``.
     """
     out = {}
+    every = Signature.parse(str(signature)).fields
     for name in SCORE_COLUMNS:
         if not computed(name, signature):
             continue
@@ -456,7 +492,14 @@ def identify(signature: str) -> dict[str, Identified]:
         fp = fingerprint(fields)
         match = next((v for v in VERSIONS if v.name == name and v.fingerprint == fp), None)
         differs: dict[str, tuple[Optional[str], Optional[str]]] = {}
-        if match is None:
+        if match is not None:
+            # the run's constants digests against those the version records (a signature without them: not checked)
+            differs = {k: (want, every[k]) for k, want in (match.constants or {}).items()
+                       if k in every and every[k] != want}
+            if differs:  # the registered definition with other constants: a custom one, named with its digests
+                match = None
+                fp = fingerprint({**fields, **{k: every[k] for k in differs}})
+        else:
             ref = dict(latest(name).definition)
             differs = {k: (ref.get(k), fields.get(k)) for k in list(ref) + [k for k in fields if k not in ref]
                        if ref.get(k) != fields.get(k)}

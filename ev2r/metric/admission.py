@@ -57,6 +57,12 @@ PREMISE_RELEVANCE_MIN = 0.1
 RELEVANCE_CLAIM_CAP = 20
 #: :func:`same_meaning`: the cosine of two answers' embeddings at or above which they say the same thing.
 DUPLICATE_COSINE = 0.95
+#: The fewest words with a letter or digit a predicted answer needs to be evidence (``bare_answer``; issue 32: a
+#: reference question answered "2021" raised precision on 28% of the 144 rows); the signature's ``pred-answer-2w``.
+ANSWER_MIN_WORDS = 2
+#: The claim content words a pair of a short claim (under :data:`claimalign.qa_text.MIN_CLAIM_TOKENS` of them) must
+#: hold to be on topic (``off_topic``; every claim's pairs need as many); the signature's ``+short1``.
+SHORT_CLAIM_MIN_SHARED = 1
 
 REASONS = ("kept", "no_content", "unanswerable", "bare_answer", "restates_claim", "boilerplate", "word_salad",
            "non_evidence", "off_topic", "duplicate")
@@ -529,7 +535,8 @@ def _synonyms():
 
 def _not_evidence_rule(answer: str, claim: str) -> Optional[str]:
     """The rule that finds ``answer`` no evidence for ``claim`` whatever its question, or None."""
-    if rule_on("bare_answer") and (is_bare_answer(answer) or sum(has_content(w) for w in answer.split()) < 2):
+    if rule_on("bare_answer") and (is_bare_answer(answer)
+                                   or sum(has_content(w) for w in answer.split()) < ANSWER_MIN_WORDS):
         return "bare_answer"
     if rule_on("restates_claim") and restates_claim(answer, claim, _synonyms()):
         return "restates_claim"
@@ -633,9 +640,10 @@ def admit(evidence: Evidence, claim: Optional[str] = None, unanswerable: str = "
                 continue
         if relevant and claim is not None and content_tokens(claim) and rule_on("off_topic"):
             cov = claim_coverage(p_in.render(), claim, RELEVANCE_CLAIM_CAP)
-            # a short claim (under MIN_CLAIM_TOKENS content words) asks for one shared word (a hostile pass:
-            # "Canberra is the capital of Australia." read as evidence for the claim "Fluoride.")
-            if cov == 0.0 or (claim_has_content and cov < PREMISE_RELEVANCE_MIN):
+            # a short claim (under MIN_CLAIM_TOKENS content words) asks for SHORT_CLAIM_MIN_SHARED shared words (a
+            # hostile pass: "Canberra is the capital of Australia." read as evidence for the claim "Fluoride.")
+            shared = len(content_tokens(p_in.render()) & content_tokens(claim))  # cached: claim_coverage read them
+            if shared < SHORT_CLAIM_MIN_SHARED or (claim_has_content and cov < PREMISE_RELEVANCE_MIN):
                 drop(k, p, "off_topic", "rule:relevance", p_evidence=p_ev, label=label)
                 continue
         if _duplicate(k, p, p_in.answer, p_ev, label):

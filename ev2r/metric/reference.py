@@ -76,7 +76,8 @@ import numpy as np
 from ev2r.config import DEFAULTS, SUPPORT_MODES, check_premise_top_k  # noqa: F401 (SUPPORT_MODES re-exported)
 from ev2r.facts.rules import Decomposer
 from ev2r.facts.word_order import WORD_ORDER_RULE
-from ev2r.metric.admission import (PREMISE_RELEVANCE_MIN, RELEVANCE_CLAIM_CAP, TWIN_MIN_SIMILARITY,  # noqa: F401
+from ev2r.metric.admission import (ANSWER_MIN_WORDS, PREMISE_RELEVANCE_MIN, RELEVANCE_CLAIM_CAP,  # noqa: F401
+                                   SHORT_CLAIM_MIN_SHARED, TWIN_MIN_SIMILARITY,
                                    admit, copy_grade, copy_similarity, current_model, is_near_copy,
                                    pair_key, respell_rule, rule_on, COPY_TEXT, respell_pair)
 from ev2r.metric.prefilter import top_k_premises
@@ -107,10 +108,12 @@ class ReferenceScorer(Protocol):
     def signature_fields(self) -> dict[str, str]: ...
 
 
-#: The signature value of the premise rules (:func:`evidence_pairs` with a claim).
-PREMISE_RULE = f"pred-answer-2w+span{SPAN_MIN_TOKENS}"
-#: The relevance rule's part of the premise rule (the admission stage's ``off_topic`` family, where in force).
-RELEVANCE_RULE = f"+rel{PREMISE_RELEVANCE_MIN:g}/{RELEVANCE_CLAIM_CAP}+short1"
+#: The signature value of the premise rules (:func:`evidence_pairs` with a claim), written from the constants:
+#: ``pred-answer-<ANSWER_MIN_WORDS>w+span<SPAN_MIN_TOKENS>``.
+PREMISE_RULE = f"pred-answer-{ANSWER_MIN_WORDS}w+span{SPAN_MIN_TOKENS}"
+#: The relevance rule's part of the premise rule (the admission stage's ``off_topic`` family, where in force):
+#: ``+rel<PREMISE_RELEVANCE_MIN>/<RELEVANCE_CLAIM_CAP>+short<SHORT_CLAIM_MIN_SHARED>``.
+RELEVANCE_RULE = f"+rel{PREMISE_RELEVANCE_MIN:g}/{RELEVANCE_CLAIM_CAP}+short{SHORT_CLAIM_MIN_SHARED}"
 
 
 def _synonyms():
@@ -127,12 +130,16 @@ def premise_rule() -> str:
     :data:`ev2r.metric.admission.RETIRED_RULES` names it), and how restatements read synonyms here: ``+wnsyn``
     where nltk's WordNet is found (:func:`claimalign.meteor_fast.synonyms_available`: a word whose synonym is a
     claim word counts as that word), ``+nosyn`` where it is not (the same text can then keep a pair that the
-    other reading drops)."""
+    other reading drops). Its numbers are read from the constants as the running code has them (the values of
+    :data:`PREMISE_RULE` and :data:`RELEVANCE_RULE` by default; issue 64)."""
     from claimalign.meteor_fast import synonyms_available
+    from ev2r.metric import admission, restatement
 
-    relevance = RELEVANCE_RULE if rule_on("off_topic") else ""
+    rule = f"pred-answer-{admission.ANSWER_MIN_WORDS}w+span{restatement.SPAN_MIN_TOKENS}"
+    relevance = (f"+rel{admission.PREMISE_RELEVANCE_MIN:g}/{admission.RELEVANCE_CLAIM_CAP}"
+                 f"+short{admission.SHORT_CLAIM_MIN_SHARED}") if rule_on("off_topic") else ""
     order = f"+{WORD_ORDER_RULE}" if rule_on("word_salad") else ""
-    return PREMISE_RULE + relevance + order + ("+wnsyn" if synonyms_available() else "+nosyn")
+    return rule + relevance + order + ("+wnsyn" if synonyms_available() else "+nosyn")
 
 
 def shares_content(hypothesis: str, premise: str) -> bool:
@@ -282,7 +289,9 @@ class NLIReferenceScorer:
         prem = "qa-pair-max" if self.premise_window == 1 else f"qa-pair+win{self.premise_window}-max"
         if self.premise_top_k is not None:
             prem += f"+lex-top{self.premise_top_k}"
-        prem += f"+twin~{TWIN_MIN_SIMILARITY:g}/{COPY_TEXT}+{respell_rule()}+anchor"
+        from ev2r.metric import admission  # the constants as the running code has them (issue 64)
+
+        prem += f"+twin~{admission.TWIN_MIN_SIMILARITY:g}/{admission.COPY_TEXT}+{respell_rule()}+anchor"
         if self.contradiction is not None:
             prem += f"+{self.contradiction.rule}"
         cal = self.calibration.id if self.calibration is not None else "none"

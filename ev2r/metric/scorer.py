@@ -90,8 +90,9 @@ class Ev2RScorer:
     # -- signature ----------------------------------------------------------------------------
     def signature(self) -> Signature:
         """The :class:`~ev2r.signature.Signature` of this scorer: package version, the reference
-        scorer's, verifier's and proxy scorer's declared fields, label mapping, alpha, extra columns,
-        transformers and torch versions, in that order."""
+        scorer's, verifier's and proxy scorer's declared fields, label mapping, alpha, extra columns, the
+        combination's fields, the digests of the declared scoring constants (``const``, ``hybrid-const``:
+        :func:`ev2r.metric.definition.signature_fields`), transformers and torch versions, in that order."""
         from ev2r._version import __version__
         from ev2r.metric.admission import rules_off
 
@@ -108,6 +109,10 @@ class Ev2RScorer:
                       for name in sorted(self.extra_scorers)})
         if self.combiner is not None:
             parts.append(self.combiner.signature_fields())
+        if ref is not None or proxy is not None:  # the digests of the declared scoring constants (issue 64)
+            from ev2r.metric.definition import signature_fields as constants_fields
+
+            parts.append(constants_fields(hybrid=self.combiner is not None))
         parts.append({"transformers": package_version("transformers"), "torch": package_version("torch")})
         return Signature.from_parts(*parts)
 

@@ -83,7 +83,8 @@ def test_scorer_signature_fields_in_order(keyword_verifier):
     sig = build_scorer(verifier=keyword_verifier).signature()
     assert isinstance(sig, Signature) and isinstance(sig, str)
     assert list(sig.fields) == ["ev2r", "adm", "ref", "decomp", "v2-rev", "unans", "boiler", "support", "prem", "prem-rule", "cal", "verifier", "proxy", "agg", "proxy-rule",
-                                "map", "alpha", "hybrid", "hybrid-emb", "hybrid-meteor", "transformers", "torch"]
+                                "map", "alpha", "hybrid", "hybrid-emb", "hybrid-meteor", "const", "hybrid-const", "transformers",
+                                "torch"]
     from claimalign.meteor_fast import synonyms_available
 
     syn = "+wnsyn" if synonyms_available() else "+nosyn"  # restatements read WordNet synonyms where it is found

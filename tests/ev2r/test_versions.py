@@ -39,6 +39,11 @@ def test_default_definition_is_registered(nltk_data):
                         f"registered -> now: {changed}); a changed definition needs a new version: append to "
                         f"ev2r.versions.VERSIONS\n    {_entry_to_paste(name, fields, fp)}\nand add a CHANGELOG.md "
                         "line and a docs/versions.md row (ev2r.versions.versions_table())")
+        # the declared scoring constants (ev2r.metric.definition): their digests are those the version records
+        run = {k: v for k, v in sig.fields.items() if k in (current.constants or {})}
+        assert run == dict(current.constants or {}), (
+            f"a declared scoring constant of {current.label} changed (digests registered -> now: "
+            f"{dict(current.constants or {})} -> {run}): a changed constant is a new version (ev2r.metric.definition)")
         assert V.identify(sig)[name].version is current
 
 

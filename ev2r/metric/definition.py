@@ -1,0 +1,216 @@
+"""The scoring constants, declared once per stage, and the digest of their live values (issue 64, item 2).
+
+A version's name (:mod:`ev2r.versions`) pins the fields of the scorer's signature; most fields are assembled from
+options and a few constants (``twin~0.85`` from :data:`ev2r.metric.admission.TWIN_MIN_SIMILARITY`). Every other
+constant that moves a number (a cosine, a share, a word list) is declared here, in :data:`STAGES`, by module and
+name. :func:`signature_fields` reads their values **as the running code has them** and writes two digests into the
+run's signature:
+
+* ``const``: the stages that every score reads (admission, facts, reference side, proxy; the word-order stage only
+  where its retired rule family is switched back on), for ``ev2r/N`` and ``ev2r-hybrid/N``;
+* ``hybrid-const``: the combination's (METEOR's parameters, the predicted pairs it aligns), for ``ev2r-hybrid/N``.
+
+The digests are not part of a version's fingerprint (the registered fingerprints predate them); a version records
+them beside it (:attr:`ev2r.versions.MetricVersion.constants`) and :func:`ev2r.versions.identify` names a run that
+version only when both agree, so changing a declared constant renames the run ``.../custom-<fingerprint>``.
+
+A constant that is not declared fails ``tests/ev2r/metric/test_definition.py``: it scans
+:data:`SCANNED_MODULES` for module-level ``UPPER_CASE`` constants (numbers, text, tuples, sets, dicts of them, and
+aliases of such a constant) and requires each to be in :data:`STAGES` or in :data:`NOT_SCORING` with its reason.
+
+    >>> sorted(signature_fields(hybrid=True))
+    ['const', 'hybrid-const']
+    >>> canonical((0.5, frozenset({"b", "a"}), {"k": True}))
+    "(0.5,{'a','b'},{'k':True})"
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+from typing import Mapping
+
+#: Stage -> module -> the names of its scoring constants (module-level attributes). Each constant is declared once.
+STAGES: Mapping[str, Mapping[str, tuple[str, ...]]] = {
+    # which pairs are evidence (ev2r.metric.admission and the rules it calls)
+    "admission": {
+        "ev2r.metric.admission": (
+            "PREMISE_RELEVANCE_MIN", "RELEVANCE_CLAIM_CAP", "DUPLICATE_COSINE", "ANSWER_MIN_WORDS",
+            "SHORT_CLAIM_MIN_SHARED", "RETIRED_RULES", "TWIN_MIN_SIMILARITY", "COPY_TEXT", "_APOSTROPHES",
+            "_EXPANSION", "_SYMBOLS", "_NEGATIONS", "RESPELL_SYNONYMS", "SYNONYM_SENSES"),
+        "ev2r.metric.restatement": (
+            "RESTATE_COVERAGE", "RESTATE_NOVELTY", "RESTATE_WRAP_NOVELTY", "WRAP_FILLER", "SPAN_MIN_TOKENS"),
+        "ev2r.metric.admission_model": ("MODEL_NAME", "_NEGATIONS"),
+        "ev2r.facts.rules": ("BOILERPLATE_RULE", "BOILERPLATE_DEFAULT", "_SEPARATOR_CHARS", "_PUNCTUATION",
+                             "_SAME_SCRIPT"),
+        "claimalign.qa_text": ("MIN_CLAIM_TOKENS", "NO_ANSWER", "_AFTER_CUT", "_STOP"),
+        "claimalign.meteor_fast": ("_UNITS", "_SCALES"),  # numbers written as words, read as values (copy_text)
+    },
+    # the atomic facts (ev2r.facts: the rule-based decomposer; the reading of an LLM's or a replay's reply)
+    "facts": {
+        "ev2r.facts.rules": ("RULES_DECOMPOSER_ID",),
+        "ev2r.facts.declarative": (
+            "RULES_V2_ID", "RULES_V2_REVISION", "_BE", "_HAVE", "_DO", "_MODAL", "_WH", "_DETERMINERS",
+            "_PREP_AFTER", "_NP_STOP", "_MONTHS", "_ANSWER_LOWER", "_REPORTING", "_REPORTED_PAST"),
+        "ev2r.facts.reply": ("SIDES", "_MARKER_STYLES", "_FACT_KEYS", "_VERDICT_KEYS", "_VERDICT_WORDS",
+                             "REPLY_KEYS"),
+    },
+    # precision and recall: premises chosen for each fact, the contradiction veto
+    "reference": {
+        "ev2r.metric.prefilter": ("STEM_CHARS",),
+        "ev2r.metric.contradiction": ("CONTRADICTION_MIN", "REWRITE_MIN"),
+    },
+    # the proxy: Not Enough Evidence earned by relevant evidence
+    "proxy": {
+        "ev2r.metric.proxy": ("RELEVANCE_FULL",),
+    },
+    # the word-order rule (retired from the default, ev2r.metric.admission.RETIRED_RULES): in ``const`` only where
+    # its rule family is in force (ev2r.metric.admission.rule_on("word_salad"))
+    "word_salad": {
+        "ev2r.facts.word_order": (
+            "WORD_ORDER_RULE", "MIN_SENTENCE_WORDS", "MIN_WORDS", "SALAD_Z", "SALAD_Z_PER_ROOT_WORD",
+            "N_PERMUTATIONS", "MAX_SENTENCE_WORDS", "_MIN_VARIANCE", "MIN_COVERAGE", "BIGRAM_WEIGHT", "CLASSES",
+            "SHORT_RUN_SENTENCE_WORDS", "TABLE_BARS", "FILLER_SHARE", "FILLER_MIN_WORDS", "_FOLD"),
+    },
+    # ev2r_hybrid's columns: METEOR (Hungarian, verified, mutual) over the first MAX_PREDICTED predicted pairs
+    "combination": {
+        "claimalign.meteor_fast": ("ALPHA", "BETA", "GAMMA", "FUZZY_MIN_LETTERS"),
+        "claimalign.averitec": ("MAX_PREDICTED",),
+        "claimalign.textio": ("_UNSPACED_RANGES",),
+    },
+}
+
+#: The stages of each digest field (:func:`signature_fields`).
+DIGEST_STAGES: Mapping[str, tuple[str, ...]] = {
+    "const": ("admission", "facts", "reference", "proxy", "word_salad"),
+    "hybrid-const": ("combination",),
+}
+
+#: Module-level UPPER_CASE constants of :data:`SCANNED_MODULES` that move no score, each with why ("module:NAME"). A
+#: second name of a constant of the same module (``FUNCTION_WORDS = _STOP``) is covered by that constant's entry.
+NOT_SCORING: Mapping[str, str] = {
+    # names of things (reasons, rule families, columns, statuses, options), not values a score reads
+    "ev2r.metric.admission:REASONS": "names of the admission reasons",
+    "ev2r.metric.admission:RULE_FAMILIES": "names of the rule families (which are off is the signature's adm field)",
+    "ev2r.metric.admission_model:NON_EVIDENCE_CLASSES": "class names of the training corpus (the model file holds "
+                                                         "the classes it reads)",
+    "ev2r.metric.combined:HYBRID_NAME": "a column name",
+    "ev2r.metric.combined:METEOR_COLUMN": "a column name",
+    "ev2r.metric.combined:EMBEDDING_COLUMN": "a column name",
+    "ev2r.metric.combined:VERIFIED_METEOR_COLUMN": "a column name",
+    "ev2r.metric.combined:MUTUAL_METEOR_COLUMN": "a column name",
+    "ev2r.metric.reference:GRADED_NAMES": "column names",
+    "ev2r.metric.scorer:SCORE_NAMES": "column names",
+    "ev2r.metric.prefilter:PREFILTER_STAGES": "names of the option's values",
+    "ev2r.facts.rules:RULE_DECOMPOSERS": "names of the option's values",
+    "ev2r.facts.reply:SCORE_SOURCES": "names of the option's values (ev2r.config.REPLY_READINGS)",
+    "ev2r.verifier.nli:LONG_HYPOTHESIS_POLICIES": "names of the option's values (the policy is the window field)",
+    "ev2r.verifier.calibration:METHODS": "names of the option's values",
+    "ev2r.verifier.loading:BUNDLED_VERIFIER_NAME": "a verifier's name (the signature holds it with its weights' hash)",
+    "ev2r.verifier.loading:MULTILINGUAL_VERIFIER_NAME": "a verifier's name (as above)",
+    "ev2r.verifier.loading:FAST_VERIFIER_NAME": "a verifier's name (as above)",
+    "ev2r.verifier.loading:AVERITEC_VERIFIER_NAME": "a verifier's name (as above)",
+    "claimalign.averitec:HU_METEOR_VARIANTS": "names of the baseline columns' variants (extra-*, not a score)",
+    "claimalign.averitec:HU_METEOR_TOKENS": "names of the option's values",
+    "claimalign.models:DTYPES": "names of the option's values (the dtype is the verifier's +bf16 / +int8)",
+    "claimalign.models:TRUNCATIONS": "names of the option's values",
+    "claimalign.models:PRECISIONS": "names of the option's values",
+    "claimalign.qa_text:_MOVED": "names moved to ev2r.metric.restatement (an import shim)",
+    # messages, notes, files, formats
+    "ev2r.metric.combined:UNAVAILABLE": "the start of a message",
+    "ev2r.metric.proxy:LONG_CLAIM": "the start of a note on a row (the score stands)",
+    "claimalign.qa_text:LAYOUT_NOTES": "warning texts of the readers",
+    "ev2r.facts.declarative:VERB_LEMMAS_FILE": "a file name (its content is data, not hashed: docs/versions.md)",
+    "ev2r.facts.declarative:VERB_EXCEPTION_FORMS_FILE": "a file name (as above)",
+    "ev2r.verifier.calibration:CALIBRATION_FILE": "a file name",
+    "ev2r.verifier.calibration:SCHEMA_VERSION": "the calibration file's format",
+    # outside the definition by design
+    "ev2r.verifier.calibration:EPS": "the graded columns' calibration only (the cal field, no reported score)",
+    "ev2r.verifier.calibration:_SHORT": "the graded columns' calibration id (the cal field)",
+    "ev2r.verifier.loading:NON_ENGLISH_SHARE": "when to warn that evidence is not English (a warning)",
+    "ev2r.metric.admission:_CACHE_MAX": "a cache's size (the cached values are the same)",
+    # how text is read from files and written (the readers', tested by their own tests)
+    "claimalign.qa_text:_PAD": "the Q/A text layout parser's pattern (reading the input)",
+    "claimalign.qa_text:_DECOR": "the Q/A text layout parser's pattern (reading the input)",
+    "claimalign.qa_text:_EMPH": "the Q/A text layout parser's pattern (reading the input)",
+    "claimalign.textio:INVISIBLE": "characters the readers strip from a field's edges (reading the input)",
+    "claimalign.textio:_RAW_LINE_BREAKS": "JSON writing",
+    "claimalign.textio:MAX_JSON_DEPTH": "JSON reading",
+    "claimalign.textio:_HUGE_INT_FIELD": "JSON reading",
+    "claimalign.textio:WRITE_THROUGH_KINDS": "file writing",
+    "claimalign.textio:UNSPACED_SCRIPTS": "script names in a warning",
+}
+
+#: The modules whose module-level UPPER_CASE constants must each be declared (:data:`STAGES`) or exempt
+#: (:data:`NOT_SCORING`): every module of ev2r.metric, ev2r.facts and ev2r.verifier (listed by the test from the
+#: packages), and these modules of claimalign that scoring calls.
+SCANNED_PACKAGES = ("ev2r.metric", "ev2r.facts", "ev2r.verifier")
+SCANNED_MODULES = ("ev2r.scores", "claimalign.qa_text", "claimalign.meteor_fast", "claimalign.averitec",
+                   "claimalign.align", "claimalign.textio", "claimalign.models", "claimalign.nli")
+
+
+def declared() -> list[tuple[str, str, str]]:
+    """Every declared constant as ``(stage, module, name)``, in declaration order."""
+    return [(stage, module, name) for stage, modules in STAGES.items() for module, names in modules.items()
+            for name in names]
+
+
+def canonical(value) -> str:
+    """The text of a constant's value that the digest reads: the same value gives the same text in every process
+    (sets and dicts sorted; floats as ``repr``).
+
+    Raises:
+        TypeError: a value that is not a bool, number, text, or a tuple, list, set or dict of them.
+    """
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return repr(value)
+    if isinstance(value, (tuple, list)):
+        return "(" + ",".join(canonical(v) for v in value) + ")"
+    if isinstance(value, (set, frozenset)):
+        return "{" + ",".join(sorted(canonical(v) for v in value)) + "}"
+    if isinstance(value, dict):
+        return "{" + ",".join(sorted(f"{canonical(k)}:{canonical(v)}" for k, v in value.items())) + "}"
+    raise TypeError(f"canonical: a scoring constant must be a bool, number, text or a tuple, set or dict of them; "
+                    f"got {type(value).__name__}")
+
+
+def values(stages: tuple[str, ...] = tuple(STAGES)) -> dict[str, str]:
+    """``"module:NAME" -> canonical value`` of the constants of ``stages``, read from the modules as they run.
+
+    Raises:
+        ValueError: an unknown stage, or a declared constant its module does not have (naming it).
+    """
+    out = {}
+    for stage in stages:
+        if stage not in STAGES:
+            raise ValueError(f"values: stage {stage!r} is not one of {tuple(STAGES)}")
+        for module, names in STAGES[stage].items():
+            mod = importlib.import_module(module)
+            for name in names:
+                if not hasattr(mod, name):
+                    raise ValueError(f"ev2r.metric.definition.STAGES[{stage!r}]: {module} has no constant {name}")
+                out[f"{module}:{name}"] = canonical(getattr(mod, name))
+    return out
+
+
+def digest(stages: tuple[str, ...]) -> str:
+    """SHA-256 (first 10 hex digits) of the ``module:NAME=value`` lines of the constants of ``stages``
+    (:func:`values`), in declaration order.
+
+    Raises:
+        ValueError: as :func:`values`.
+    """
+    text = "\n".join(f"{k}={v}" for k, v in values(stages).items())
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:10]
+
+
+def signature_fields(hybrid: bool) -> dict[str, str]:
+    """The run's constants digests for its signature: ``const`` (:data:`DIGEST_STAGES`; the word-order stage where
+    its rule family is in force) and, with ``hybrid`` (the run computes ``ev2r_hybrid``), ``hybrid-const``."""
+    from ev2r.metric.admission import rule_on
+
+    const = tuple(s for s in DIGEST_STAGES["const"] if s != "word_salad" or rule_on("word_salad"))
+    out = {"const": digest(const)}
+    if hybrid:
+        out["hybrid-const"] = digest(DIGEST_STAGES["hybrid-const"])
+    return out
