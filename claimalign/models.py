@@ -193,7 +193,8 @@ def predict_pairs(model: Any, tokenizer: Any, premises: Sequence[str], hypothese
                   max_length: int, batch_size: int = 32, columns: Sequence[int] = (0, 1, 2),
                   truncation: str = "longest_first", guard: Optional[Callable[[str], str]] = None,
                   precision: str = "float32", device: Any = None,
-                  counts: Optional[Dict[str, int]] = None, max_batch_tokens: Optional[int] = None) -> np.ndarray:
+                  counts: Optional[Dict[str, int]] = None, max_batch_tokens: Optional[int] = None,
+                  length_bucket: Optional[int] = None) -> np.ndarray:
     """P(entailment, neutral, contradiction) for (premise, hypothesis) pairs, in input order.
 
     Pairs are sorted by character length (premise + hypothesis) and cut into batches of
@@ -210,6 +211,18 @@ def predict_pairs(model: Any, tokenizer: Any, premises: Sequence[str], hypothese
     sets the model's mode and any autocast context. No deduplication (callers that see repeated
     pairs deduplicate first, so that a batch's padding never depends on repeats).
 
+    With ``length_bucket`` (batch-invariant numbers, issue 64): every pair is tokenised once and
+    padded to a length that is a function of its own token count alone, that count rounded up to a
+    multiple of ``length_bucket`` tokens (1: no padding at all; capped at ``max_length``); the pairs of
+    one padded length go into batches of their own (``batch_size`` pairs, or as many as
+    ``max_batch_tokens`` allows), so that a forward pass never mixes lengths. A pair's row is then
+    the same alone, in any batch, in any order and at any batch size: in bf16 the padding a pair
+    receives moves its logits (by up to 0.04, its probabilities by up to 0.009, on the bundled MiniLM
+    verifier: what made an item's numbers depend on its companions), while at one padded length a
+    row's output was bit-identical in bf16 whatever its companions, its position and the number of
+    rows (1-64) (in fp32 within 1e-7: the matrix products' blocking follows the row count;
+    ``benchmarks/batch_invariance.py``).
+
     Args:
         model, tokenizer: a sequence-classification model with 3 outputs and its tokenizer (e.g.
             :attr:`NLIModel.model` / :attr:`NLIModel.tokenizer`).
@@ -225,13 +238,17 @@ def predict_pairs(model: Any, tokenizer: Any, premises: Sequence[str], hypothese
         counts: optional dict whose ``"tokens"`` (non-padding tokens) and ``"padded_tokens"``
             (tokens computed on, padding included) entries are increased.
         max_batch_tokens: None (batches of ``batch_size`` pairs) or the token budget of a batch (>= 1).
+        length_bucket: None (batches padded to their longest pair: a pair's numbers may depend on its
+            companions in reduced precision) or the padding granularity in tokens (>= 1) of the
+            batch-invariant mode above; 1 (no padding) is what :class:`ev2r.verifier.nli.HFNLIVerifier` uses.
 
     Returns:
         float64 array (n, 3), rows summing to 1.
 
     Raises:
         ValueError: unequal lengths, or ``truncation`` / ``precision`` / ``batch_size`` /
-            ``max_length`` / ``columns`` out of their allowed values (naming them).
+            ``max_length`` / ``columns`` / ``max_batch_tokens`` / ``length_bucket`` out of their allowed
+            values (naming them).
     """
     import torch
 
@@ -248,6 +265,9 @@ def predict_pairs(model: Any, tokenizer: Any, premises: Sequence[str], hypothese
     if max_batch_tokens is not None and (isinstance(max_batch_tokens, bool) or not isinstance(max_batch_tokens, int)
                                          or max_batch_tokens < 1):
         raise ValueError(f"max_batch_tokens: must be None or an int >= 1, got {max_batch_tokens!r}")
+    if length_bucket is not None and (isinstance(length_bucket, bool) or not isinstance(length_bucket, int)
+                                      or length_bucket < 1):
+        raise ValueError(f"length_bucket: must be None or an int >= 1, got {length_bucket!r}")
     columns = list(columns)
     if sorted(columns) != [0, 1, 2]:
         raise ValueError(f"columns: expected the output indices of entailment, neutral, contradiction "
@@ -257,6 +277,11 @@ def predict_pairs(model: Any, tokenizer: Any, premises: Sequence[str], hypothese
         hypotheses = [guard(t) for t in hypotheses]
     device = model.device if device is None else device
     out = np.zeros((len(premises), 3), dtype=np.float64)
+    if length_bucket is not None:
+        return _predict_length_groups(model, tokenizer, premises, hypotheses, out, max_length=max_length,
+                                      batch_size=batch_size, columns=columns, truncation=truncation,
+                                      precision=precision, device=device, counts=counts,
+                                      max_batch_tokens=max_batch_tokens, length_bucket=length_bucket)
     if max_batch_tokens is not None:
         return _predict_token_batches(model, tokenizer, premises, hypotheses, out, max_length=max_length,
                                       columns=columns, truncation=truncation, precision=precision, device=device,
@@ -305,6 +330,38 @@ def _predict_token_batches(model, tokenizer, premises, hypotheses, out, *, max_l
                 counts["tokens"] = counts.get("tokens", 0) + int(batch["attention_mask"].sum())
                 counts["padded_tokens"] = counts.get("padded_tokens", 0) + int(batch["attention_mask"].numel())
             out[idx] = probs[:, columns].cpu().numpy()
+    return out
+
+
+def _predict_length_groups(model, tokenizer, premises, hypotheses, out, *, max_length, batch_size, columns,
+                           truncation, precision, device, counts, max_batch_tokens, length_bucket) -> np.ndarray:
+    """:func:`predict_pairs` with batch-invariant numbers (its docstring): tokenise once, pad each pair to its
+    own token count rounded up to a multiple of ``length_bucket`` (at most ``max_length``), batch only pairs of
+    one padded length (``batch_size`` rows, or ``max_batch_tokens // length`` rows, at least 1)."""
+    import torch
+
+    if not premises:
+        return out
+    enc = tokenizer(list(premises), list(hypotheses), truncation=truncation, max_length=max_length)
+    lengths = [len(ids) for ids in enc["input_ids"]]
+    groups: Dict[int, List[int]] = {}
+    for i, n in enumerate(lengths):
+        groups.setdefault(min(-(-n // length_bucket) * length_bucket, max(max_length, n)), []).append(i)
+    keys = [k for k in enc.keys() if k in ("input_ids", "attention_mask", "token_type_ids")]
+    with torch.inference_mode():
+        for width in sorted(groups):
+            rows = batch_size if max_batch_tokens is None else max(1, max_batch_tokens // width)
+            members = groups[width]
+            for start in range(0, len(members), rows):
+                idx = members[start:start + rows]
+                feats = [{k: enc[k][i] for k in keys} for i in idx]
+                batch = tokenizer.pad(feats, padding="max_length", max_length=width, return_tensors="pt").to(device)
+                logits = model(**batch).logits
+                probs = logits.double().softmax(-1) if precision == "float64" else logits.float().softmax(-1)
+                if counts is not None:
+                    counts["tokens"] = counts.get("tokens", 0) + int(batch["attention_mask"].sum())
+                    counts["padded_tokens"] = counts.get("padded_tokens", 0) + int(batch["attention_mask"].numel())
+                out[idx] = probs[:, columns].cpu().numpy()
     return out
 
 

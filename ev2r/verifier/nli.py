@@ -123,12 +123,20 @@ class HFNLIVerifier:
             window -- so short pairs go many to a batch and long ones few; on the 86 rated rows' pairs it
             ran 1.1-1.25x the speed of fixed 32-pair batches with 1.6% padding instead of 13.6%, the fastest of
             2,048 / 4,096 / 8,192 tokens), an int >= 1, or None (``batch_size`` pairs per batch).
+            Batches never change a number (below): ``batch_size`` and ``max_batch_tokens`` set the speed only.
         cache_size: distinct (premise, hypothesis) pairs whose distributions are kept between calls
             (least recently used dropped first), so that a pair is never computed twice (the
-            robustness suite rescores many unchanged pairs). 0 (default): none. Opt-in because in bf16 a
-            distribution depends slightly (~1e-3) on the batch it was computed in, so with a cache an
-            item's numbers would depend on what the process scored before, and the local and Ray
-            engines would no longer write identical rows. Within one call a pair is always computed once.
+            robustness suite rescores many unchanged pairs). 0 (default): none. A cached distribution is
+            the one a recomputation gives (batch invariance, below). Within one call a pair is always
+            computed once.
+
+    Batch invariance (issue 64): a pair's distribution is a function of the pair alone -- the same alone,
+    in any batch, in any order, at any ``batch_size`` / ``max_batch_tokens``, so an item gets the same
+    numbers in ``ev2r explain``, alone, or among any other items. Every forward pass holds pairs of one
+    token length only and nothing is padded (:func:`claimalign.models.predict_pairs` with
+    ``length_bucket=1``): in bf16 the padding a pair got from longer companions moved its probabilities by
+    up to ~1e-2. The attribute ``length_bucket`` (1) is the padding granularity passed on; None restores the
+    old batches padded to their longest pair (for speed comparisons, ``benchmarks/batch_invariance.py``).
 
     Attributes ``n_model_pairs``, ``n_model_tokens`` and ``n_padded_tokens`` count the forward-pass
     pairs (after deduplication and windowing), their tokens, and the tokens computed on (padding
@@ -165,6 +173,7 @@ class HFNLIVerifier:
         if isinstance(cache_size, bool) or not isinstance(cache_size, int) or cache_size < 0:
             raise ValueError(f"cache_size: expected an int >= 0, got {cache_size!r}")
         self.max_batch_tokens = max_batch_tokens
+        self.length_bucket: Optional[int] = 1  # unpadded, one length per forward pass: batch-invariant numbers
         self.cache_size = cache_size
         self._cache: "OrderedDict[tuple[str, str], np.ndarray]" = OrderedDict()
         self.n_cache_hits = 0
@@ -327,7 +336,8 @@ class HFNLIVerifier:
         budget = (self.batch_size * self._window // 2 if self.max_batch_tokens == "auto" else self.max_batch_tokens)
         out = predict_pairs(nli.model, tok, [j[2] for j in jobs], [j[3] for j in jobs], max_length=self._window,
                             batch_size=self.batch_size, columns=nli.columns, truncation="longest_first",
-                            device=self.device, counts=counts, max_batch_tokens=budget)
+                            device=self.device, counts=counts, max_batch_tokens=budget,
+                            length_bucket=self.length_bucket)
         self.n_model_tokens += counts["tokens"]
         self.n_padded_tokens += counts["padded_tokens"]
         self.n_model_pairs += len(jobs)

@@ -343,3 +343,28 @@ def test_token_batches_give_the_row_batched_numbers(tmp_path):
     toks = HFNLIVerifier(str(path), batch_size=4, cache_size=0)  # "auto": 4 x the window
     np.testing.assert_allclose(toks.predict(prem, hyp), rows.predict(prem, hyp), atol=1e-5)
     assert toks.n_model_tokens == rows.n_model_tokens
+
+
+def test_a_pairs_distribution_does_not_depend_on_its_batch(tmp_path):
+    """Issue 64, item 3: in the default dtype, every distinct pair (long premises and hypotheses windowed) gets
+    the same distribution (to 1e-6) alone, among others, shuffled, at 1 and 64 pairs per batch."""
+    path, _, _ = make_model(tmp_path, {0: "ENTAILMENT", 1: "NEUTRAL", 2: "CONTRADICTION"}, "invariant")
+    rng = np.random.default_rng(5)
+    words = "the council approved a new bridge over the river in May 2019 and prices rose sharply".split()
+    prem = [" ".join(rng.choice(words, int(rng.integers(3, 140)))) + "." for _ in range(70)]
+    hyp = [" ".join(rng.choice(words, int(rng.integers(3, 90)))) + "." for _ in range(70)]
+    default = HFNLIVerifier(str(path), dtype="auto")
+    assert default.length_bucket == 1
+    alone = np.stack([default.predict([p], [h])[0] for p, h in zip(prem, hyp)])
+    assert default.n_model_tokens == default.n_padded_tokens  # nothing padded
+    assert default.n_model_pairs > len(prem)  # some pairs were windowed
+    perm = rng.permutation(len(prem))
+    for kwargs in ({}, {"batch_size": 1, "max_batch_tokens": None}, {"batch_size": 64, "max_batch_tokens": None},
+                   {"max_batch_tokens": 64 * 128}):
+        ver = HFNLIVerifier(str(path), dtype="auto", **kwargs)
+        assert float(np.abs(ver.predict(prem, hyp) - alone).max()) <= 1e-6, kwargs
+        shuffled = ver.predict([prem[i] for i in perm], [hyp[i] for i in perm])
+        assert float(np.abs(shuffled - alone[perm]).max()) <= 1e-6, kwargs
+    mixed = HFNLIVerifier(str(path), dtype="auto").predict(prem[:3] + ["Other text entirely."] + prem[3:],
+                                                           hyp[:3] + ["Something else."] + hyp[3:])
+    assert float(np.abs(np.delete(mixed, 3, axis=0) - alone).max()) <= 1e-6
