@@ -119,6 +119,7 @@ NOT_SCORING: Mapping[str, str] = {
     # messages, notes, files, formats
     "ev2r.metric.combined:UNAVAILABLE": "the start of a message",
     "ev2r.metric.proxy:LONG_CLAIM": "the start of a note on a row (the score stands)",
+    "ev2r.metric.proxy:ABSENCE_ON_CLAIM": "the start of a note on a row (the score stands)",
     "claimalign.qa_text:LAYOUT_NOTES": "warning texts of the readers",
     "ev2r.facts.declarative:VERB_LEMMAS_FILE": "a file name (its content is data, not hashed: docs/versions.md)",
     "ev2r.facts.declarative:VERB_EXCEPTION_FORMS_FILE": "a file name (as above)",
