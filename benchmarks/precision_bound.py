@@ -26,6 +26,7 @@ import argparse
 import sys
 import time
 from pathlib import Path
+from typing import Optional
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import _benchlib as bl  # noqa: E402
@@ -68,9 +69,14 @@ def compare(ref: list[dict], other: list[dict], ids: list[str], bound: float) ->
     return out
 
 
-def run_set(name: str, path: str, dtypes: list[str], model: str, warmup: int, bound: float) -> dict:
+def run_set(name: str, path: str, dtypes: list[str], model: str, warmup: int, bound: float,
+            record_pairs: Optional[list] = None) -> dict:
+    """Score the rating file ``path`` in each of ``dtypes`` (one timed pass each, after ``warmup`` items) and
+    compare every column per item with the first. ``record_pairs``: a list that receives the (premise,
+    hypothesis) pairs the first precision's verifier was asked to score (for :func:`verifier_timing`)."""
     from ev2r.io.readers import read_items
     from ev2r.metric.factory import build_scorer
+    from ev2r.verifier.loading import get_verifier
     from ev2r.versions import identify
 
     items = read_items(path)
@@ -81,8 +87,20 @@ def run_set(name: str, path: str, dtypes: list[str], model: str, warmup: int, bo
         scorer = build_scorer(verifier=model, dtype=dtype)
         load_s = time.perf_counter() - t0
         scorer.score(items[:warmup])
+        ver = get_verifier(model, device="cpu", dtype=dtype)  # the cached instance the scorer uses
+        if record_pairs is not None and dtype == dtypes[0]:
+            inner = ver.predict
+
+            def recording(premises, hypotheses, inner=inner):
+                record_pairs.extend(zip(premises, hypotheses))
+                return inner(premises, hypotheses)
+
+            ver.predict = recording
         t0 = time.perf_counter()
-        scores = scorer.score(items)
+        try:
+            scores = scorer.score(items)
+        finally:
+            ver.__dict__.pop("predict", None)
         wall = time.perf_counter() - t0
         sig = str(scorer.signature())
         rows[dtype] = [score_columns(s) for s in scores]
@@ -94,6 +112,26 @@ def run_set(name: str, path: str, dtypes: list[str], model: str, warmup: int, bo
     changes = {d: compare(rows[ref], rows[d], ids, bound) for d in dtypes[1:]}
     return {"name": name, "file": bl.display_path(path), "n": len(items), "reference": ref, "runs": runs,
             "changes": changes, "per_item": {d: [dict(id=i, **r) for i, r in zip(ids, rows[d])] for d in dtypes}}
+
+
+def verifier_timing(pairs: list, dtypes: list[str], model: str, rounds: int) -> dict:
+    """Seconds of ``verifier.predict`` on ``pairs`` per precision, the precisions interleaved (fp32, bf16, int8,
+    fp32, ...) for ``rounds`` rounds, so that the other jobs on a shared machine slow each alike; best and every
+    round per precision."""
+    from ev2r.verifier.loading import get_verifier
+
+    prem, hyp = [p for p, _ in pairs], [h for _, h in pairs]
+    vers = {d: get_verifier(model, device="cpu", dtype=d) for d in dtypes}
+    for d in dtypes:
+        vers[d].predict(prem[:64], hyp[:64])  # warm-up
+    times: dict = {d: [] for d in dtypes}
+    for _ in range(rounds):
+        for d in dtypes:
+            t0 = time.perf_counter()
+            vers[d].predict(prem, hyp)
+            times[d].append(round(time.perf_counter() - t0, 2))
+    return {"n_pairs": len(pairs), "rounds": rounds,
+            "best_s": {d: min(t) for d, t in times.items()}, "all_s": times}
 
 
 def markdown(result: dict) -> str:
@@ -124,6 +162,16 @@ def markdown(result: dict) -> str:
                       f"{ch[top]['max_abs']:.4f} ({top}) | {s['any_over_bound'][d]} of {s['n']} | "
                       f"`{run['versions'].get('ev2r-hybrid', '')}` |")
     md.append("")
+    t = result.get("verifier_timing")
+    if t:
+        ref = result["reference"]
+        md += [f"Verifier alone, interleaved: `verifier.predict` on the {t['n_pairs']} (premise, hypothesis) pairs "
+               f"the {result['sets'][0]['name']}-row set sent to the verifier, the precisions in turn for {t['rounds']} "
+               "rounds (each round slowed alike by the other jobs on the machine); best round:", "",
+               "| `--dtype` | best s | vs fp32 | every round s |", "|---|---:|---:|---|"]
+        for d, best in t["best_s"].items():
+            md.append(f"| {d} | {best} | {best / t['best_s'][ref]:.2f} | {', '.join(map(str, t['all_s'][d]))} |")
+        md.append("")
     for s in result["sets"]:
         md += [f"## {s['name']} rows (`{Path(s['file']).name}`)", ""]
         for d, ch in s["changes"].items():
@@ -156,6 +204,10 @@ def main(argv=None) -> int:
     ap.add_argument("--warmup", type=int, default=4, help="items scored before the timed pass (default 4)")
     ap.add_argument("--bound", type=float, default=PRECISION_BOUND,
                     help=f"the per-item bound counted against (default ev2r.versions.PRECISION_BOUND = {PRECISION_BOUND:g})")
+    ap.add_argument("--timing-rounds", type=int, default=3,
+                    help="rounds of the interleaved verifier-alone timing on the first set's pairs (0: none; default 3)")
+    ap.add_argument("--timing-pairs", type=int, default=500,
+                    help="the first N of those pairs are timed (default 500)")
     ap.add_argument("--out", type=Path, default=bl.RESULTS / "precision_bound", help="output prefix (.md/.json)")
     args = ap.parse_args(argv)
     if len(set(args.dtypes)) != len(args.dtypes) or len(args.dtypes) < 2:
@@ -164,9 +216,10 @@ def main(argv=None) -> int:
     named = [bl.parse_named(spec, "--data") for spec in args.data]
     n_rows = [len(bl.read_jsonl(p)) for _, p in named]
     names = bl.default_names([p for _, p in named], n_rows, [n for n, _ in named])
-    sets = []
-    for name, (_, path) in zip(names, named):
-        s = run_set(name, path, args.dtypes, args.model, args.warmup, args.bound)
+    sets, pairs = [], []
+    for k, (name, (_, path)) in enumerate(zip(names, named)):
+        s = run_set(name, path, args.dtypes, args.model, args.warmup, args.bound,
+                    record_pairs=pairs if k == 0 and args.timing_rounds > 0 else None)
         s["any_over_bound"] = {}
         for d in args.dtypes[1:]:
             ref_rows, rows = s["per_item"][args.dtypes[0]], s["per_item"][d]
@@ -176,9 +229,14 @@ def main(argv=None) -> int:
         sets.append(s)
     from ev2r.verifier.loading import get_verifier
 
+    pairs = pairs[:args.timing_pairs]
+    timing = verifier_timing(pairs, args.dtypes, args.model, args.timing_rounds) if pairs else None
+    if timing:
+        print(f"verifier alone: {timing['best_s']}", file=sys.stderr)
     result = {"command": bl.command(), "machine": bl.machine(),
               "verifier": bl.verifier_info(args.model, get_verifier(args.model, device="cpu", dtype=args.dtypes[0])),
-              "reference": args.dtypes[0], "bound": args.bound, "warmup": args.warmup, "sets": sets}
+              "reference": args.dtypes[0], "bound": args.bound, "warmup": args.warmup, "verifier_timing": timing,
+              "sets": sets}
     bl.write(args.out, markdown(result), result)
     print(markdown(result).split("## Summary", 1)[1].split("\n## ", 1)[0])
     return 0

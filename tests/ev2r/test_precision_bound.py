@@ -65,5 +65,8 @@ def test_each_shipped_precision_is_held_to_its_bound_on_the_sample(nltk_data):
 
     bf16 = largest("bf16")
     assert bf16 <= V.PRECISION_BOUND, f"bf16 moves a score of one sample item by {bf16:.4f} > {V.PRECISION_BOUND}"
+    # int8 goes beyond the bound here too (measured: proxy 0.49 on one item), which is why it is renamed; if a
+    # change brings it within the bound, add it to BOUNDED_PRECISIONS with the measurement on both sets
+    assert largest("int8") > V.PRECISION_BOUND
     assert all(i.label.startswith(f"{n}/custom-") for n, i in runs["int8"][1].items())
     assert "+int8" in runs["int8"][1]["ev2r-hybrid"].differs["verifier"][1]
