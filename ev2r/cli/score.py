@@ -355,14 +355,18 @@ def _report_score(args, summary, scores, wanted) -> int:
         why = (no_hybrid[0].error or "").split("ev2r_hybrid: ", 1)[1].split("; ")[0]
         print(f"ev2r score: note: {len(no_hybrid)} ok item(s) have no ev2r_hybrid (so the corpus value is n/a); "
               f"first reason: {why[:300]}", file=sys.stderr)
-    from ev2r.metric.proxy import LONG_CLAIM
+    from ev2r.metric.proxy import ABSENCE_ON_CLAIM, LONG_CLAIM
 
-    in_part = [s for s in scores if s.ok and f"{LONG_CLAIM}: " in (s.error or "")]
-    if in_part:  # issue 65: a claim longer than the verifier reads reliably is flagged on its row and counted here
-        ids = ", ".join(repr(s.id) for s in in_part[:10]) + (f" and {len(in_part) - 10} more" if len(in_part) > 10 else "")
-        print(f"ev2r score: note: {len(in_part)} item(s) have a claim longer than half the verifier's token window, "
-              f"read in part or at the edge of what it reads reliably: the proxy may misread a deciding part late in "
-              f"the claim (each row's error says '{LONG_CLAIM}: ...'); ids {ids}", file=sys.stderr)
+    flags = ((LONG_CLAIM, "have a claim longer than half the verifier's token window, read in part or at the edge of "
+                          "what it reads reliably: the proxy may misread a deciding part late in the claim"),
+             (ABSENCE_ON_CLAIM, "are Not Enough Evidence claims whose evidence says, on the claim, what is missing: "
+                                "absence statements earn no score, so these items score as no evidence would"))
+    for flag, what in flags:  # issue 65: flagged on each row (error, status ok) and counted here, never silent
+        hit = [s for s in scores if s.ok and f"{flag}: " in (s.error or "")]
+        if hit:
+            ids = ", ".join(repr(s.id) for s in hit[:10]) + (f" and {len(hit) - 10} more" if len(hit) > 10 else "")
+            print(f"ev2r score: note: {len(hit)} item(s) {what} (each row's error says '{flag}: ...'); ids {ids}",
+                  file=sys.stderr)
     all_failed = summary.n > 0 and summary.n_failed == summary.n
     if all_failed:
         first = next((s.error for s in scores if s.error), "")

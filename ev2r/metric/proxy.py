@@ -27,6 +27,11 @@ the predicted evidence is the premise and the claim the hypothesis. Here:
   opened." got P(contradiction) 0.001 against "The footbridge opened in May 2019.", its 5-word form 0.98). The
   score stands as defined and the item's row says so in ``error`` (status ok): "long claim: ..."
   (:func:`claim_read_in_part`), and ``ev2r score`` counts such items;
+* **evidence that says what is missing is flagged** (issue 65): for a Not Enough Evidence claim, predicted pairs that
+  say on the claim what is missing ("The post cites no measurement and no source for its radiation figures.") are
+  absence statements, which the admission stage refuses (they would game the verdict), so the item scores what no
+  evidence scores; its row's ``error`` says so ("not enough evidence, absence on the claim: ...",
+  :func:`absence_on_claim`) and ``ev2r score`` counts such items;
 * **Not Enough Evidence needs relevant evidence** (issue 32: an off-topic sentence got P(neutral)
   0.42-0.49 against 0.09-0.16 for real evidence): for a Not-Enough-Evidence target the proxy is
   ``P(neutral) * relevance``, ``relevance = min(1, c / RELEVANCE_FULL)`` (0.25) with ``c`` the largest share of
@@ -112,6 +117,45 @@ def claim_read_in_part(verifier, claim: str, premises: Sequence[str]) -> Optiona
     return (f"{LONG_CLAIM}: the claim has {h_len} tokens, more than half the verifier's {window}-token window, "
             f"and {how}: a deciding part late in the claim may be misread by the proxy; the score stands -- check "
             "this item, or score the claim's atomic claims as items")
+
+
+#: The start of the note (the flag) on a Not Enough Evidence item whose evidence says what is missing about the claim
+#: (:func:`absence_on_claim`).
+ABSENCE_ON_CLAIM = "not enough evidence, absence on the claim"
+
+
+def absence_on_claim(item: Item) -> Optional[str]:
+    """The note for a Not Enough Evidence item some of whose predicted pairs say, on the claim, what is missing
+    ("The post cites no measurement and no source for its radiation figures."), or None.
+
+    The admission stage's learned reading (``admission-v1``) refuses such absence statements as evidence -- so that
+    "nothing was found about <claim>" cannot earn the Not Enough Evidence verdict for free (the gaming suite) -- and
+    every score of the registered versions gives them no credit: the item scores what no evidence scores. The note
+    says so, so that its 0 is not read as "nothing retrieved" (issue 65; the scores are unchanged: giving such
+    evidence credit is a new score version). A pair counts when the learned reading dropped it with the label
+    ``absence`` and its answer holds a content word of the claim (:func:`relevance` above 0).
+
+    Args:
+        item: the item (its gold verdict, claim and predicted evidence); read under the admission model in force
+            (:func:`ev2r.metric.admission.use_model`); none in force: None.
+
+    Returns:
+        ``"not enough evidence, absence on the claim: ..."`` naming the pairs, or None (another verdict, no such
+        pair).
+    """
+    from ev2r.metric.admission import admit
+
+    if item.gold_label is not Verdict.NOT_ENOUGH_EVIDENCE:
+        return None
+    said = [a for a in admit(item.predicted_evidence, item.claim, relevant=True, gold=item.reference_evidence)
+            if not a.kept and a.reason == "non_evidence" and a.label == "absence"
+            and relevance([a.pair.answer], item.claim) > 0]
+    if not said:
+        return None
+    shown = ", ".join(f"{a.index} ({a.pair.answer[:60]!r})" for a in said[:3]) + (" ..." if len(said) > 3 else "")
+    return (f"{ABSENCE_ON_CLAIM}: {len(said)} predicted pair(s) say what is missing about the claim (pairs {shown}); "
+            "the admission stage reads them as absence statements, which earn no score, so this item scores as "
+            "no evidence would")
 
 
 def credit_over_question(d: np.ndarray, base: np.ndarray) -> np.ndarray:
@@ -245,7 +289,8 @@ class NLIProxyScorer:
                 else:
                     decided = max(range(len(prem)), key=lambda j: verdict_probability(
                         target, prem[j].entailment, prem[j].neutral, prem[j].contradiction))
+            notes = [claim_read_in_part(self.verifier, items[i].claim, [r.premise for r in prem]),
+                     absence_on_claim(items[i]) if self.target == "gold" else None]
             results[i] = ProxyResult(p, tuple(round(float(x), 6) for x in d), premises=prem, decided_by=decided,
-                                     contradicted_pairs=no,
-                                     note=claim_read_in_part(self.verifier, items[i].claim, [r.premise for r in prem]))
+                                     contradicted_pairs=no, note="; ".join(n for n in notes if n) or None)
         return results  # type: ignore[return-value]
