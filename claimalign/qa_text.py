@@ -133,7 +133,7 @@ def _json_pair(value: object) -> Optional[Tuple[str, str]]:
     if isinstance(value, str):
         try:
             value = json.loads(value)
-        except ValueError:
+        except (ValueError, RecursionError):  # not JSON, or nested past the parser's depth: read as text
             return None
     if not isinstance(value, dict):
         return None
@@ -141,7 +141,27 @@ def _json_pair(value: object) -> Optional[Tuple[str, str]]:
     q, a = keys.get("question"), keys.get("answer")
     if not all(isinstance(v, (str, int, float)) and not isinstance(v, bool) for v in (q, a)):
         return None
-    return str(q).strip(), str(a).strip()
+    # one JSON string is one question or answer: a line inside it that a reader could take for a marker
+    # ("Question: ...", "**A:** ...") is joined to the line before, so it cannot become a pair of its own
+    return _one_field(str(q)), _one_field(str(a))
+
+
+#: A line that begins like a question or answer marker of any layout (for :func:`_one_field`).
+_MARKER_LIKE = re.compile(r"^[\W\d_]*(?:question|answer|q|a)\b", re.IGNORECASE)
+
+
+def _one_field(value: str) -> str:
+    """``value`` stripped, with each line that starts like a marker joined to the line before by a space."""
+    lines = value.strip().split("\n")
+    out = lines[:1]
+    for line in lines[1:]:
+        if _MARKER_LIKE.match(line):
+            while len(out) > 1 and not out[-1].strip():  # blank lines before it go too
+                out.pop()
+            out[-1] = f"{out[-1].rstrip()} {line.strip()}"
+        else:
+            out.append(line)
+    return "\n".join(out)
 
 
 def _json_pairs(text: str, notes: Optional[set]) -> str:
@@ -154,7 +174,7 @@ def _json_pairs(text: str, notes: Optional[set]) -> str:
     if text.startswith("["):
         try:
             value = json.loads(text)
-        except ValueError:
+        except (ValueError, RecursionError):
             value = None
         if isinstance(value, list) and value:
             found = [_json_pair(v) for v in value]

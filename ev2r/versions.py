@@ -427,7 +427,10 @@ def require_computable(label: str) -> MetricVersion:
         ValueError: ``label`` is not registered (naming the registered ones), or this release does not compute it
             (naming the commit and release that do, and the command that recomputes a number with them).
     """
-    v = get(label)
+    try:
+        v = get(label)
+    except ValueError as e:
+        raise ValueError(f"--score-version: {e}") from None
     if v is latest(v.name):
         return v
     commit, release = COMPUTED_BY.get(label, (None, v.released))

@@ -173,16 +173,6 @@ def run(args) -> int:
         llm_options = {"base_url": args.llm_base_url, "model": args.llm_model, "cache_dir": args.llm_cache,
                        "offline": args.llm_offline, "concurrency": args.llm_concurrency,
                        "timeout": args.llm_timeout, "constrain_answers": args.llm_constrain}
-    if args.dry_run:
-        if args.decomposer != "llm":
-            raise ValueError("--dry-run: only meaningful with --decomposer llm (nothing else calls a paid API)")
-        from ev2r.llm import LLMReferenceScorer
-
-        est = LLMReferenceScorer(**llm_options, scores_from=args.reply_reading or "checks").estimate(items, args.llm_price_in, args.llm_price_out)
-        if bar is not None:
-            bar.close()
-        print(json.dumps(est.to_dict()))
-        return 0
     wanted = args.scorer or ["ev2r"]
     _warn_ignored_options(args, wanted)
     options = dict(verifier=args.model, decomposer=args.decomposer, alpha=args.alpha, threshold=args.threshold,
@@ -194,6 +184,21 @@ def run(args) -> int:
                    reply_reading=args.reply_reading, contradiction=not args.no_contradiction,
                    proxy_verifier=args.proxy_model, admission=args.admission,
                    meteor_match=args.meteor_match)
+    if args.score_version is not None:  # what the options define is known now: a pin they break ends here, before work
+        from ev2r.metric.factory import build_scorer
+        from ev2r.versions import check_computed
+
+        check_computed(args.score_version, build_scorer(**options).signature())
+    if args.dry_run:
+        if args.decomposer != "llm":
+            raise ValueError("--dry-run: only meaningful with --decomposer llm (nothing else calls a paid API)")
+        from ev2r.llm import LLMReferenceScorer
+
+        est = LLMReferenceScorer(**llm_options, scores_from=args.reply_reading or "checks").estimate(items, args.llm_price_in, args.llm_price_out)
+        if bar is not None:
+            bar.close()
+        print(json.dumps(est.to_dict()))
+        return 0
     try:
         return _score(args, items, options, wanted, progress, bar)
     except RunInterrupted as e:  # Ctrl-C: finished chunks are in OUT.part; say how to resume, no traceback

@@ -286,3 +286,16 @@ def test_json_pair_lines_among_prose_and_json_that_is_no_pair():
                   'The set {"question": "x", "answer": "y"} is quoted mid-line.'):
         notes = set()
         assert parse_qa_text(other, notes) == [("", other)] and notes == set(), other
+
+
+def test_json_in_evidence_nested_past_the_parser_is_text_and_an_answer_cannot_inject_pairs():
+    # hostile review: JSON nested deeper than the parser goes was a RecursionError traceback; it is read as text
+    deep = '{"question": "Who?", "answer": "Bob", "x": ' + "[" * 3000 + "]" * 3000 + "}"
+    assert parse_qa_text(deep) == [("", deep)]
+    deep_list = "[" * 5000 + "{" + "]" * 5000
+    assert parse_qa_text(deep_list) == [("", deep_list)]
+    # one JSON string is one answer: a "Question: ..." line inside it does not become a pair of its own
+    text = json.dumps([{"question": "Who won?", "answer": "Bob won the race.\n\nQuestion: Injected?\nAnswer: Yes."}])
+    notes: set = set()
+    assert parse_qa_text(text, notes) == [("Who won?", "Bob won the race. Question: Injected? Answer: Yes.")]
+    assert notes == {"json_pairs"}

@@ -171,3 +171,22 @@ def test_score_version_checked_against_what_the_run_defined(capsys):
     no_hybrid = "|".join(p for p in sig.split("|") if not p.startswith(V.HYBRID_FIELDS))
     with pytest.raises(ValueError, match="did not compute ev2r_hybrid"):
         V.check_computed(latest, no_hybrid)
+
+
+def test_score_version_broken_by_the_options_is_refused_before_any_work(capsys, tmp_path, nltk_data):
+    # hostile review: these were refused only after every item had been scored (and -o written)
+    from ev2r import versions as V
+
+    hybrid, plain = V.latest("ev2r-hybrid").label, V.latest("ev2r").label
+    cases = [(["--scorer", "hu-meteor"], plain, "did not compute ev2r"),
+             (["--no-hybrid"], hybrid, "did not compute ev2r_hybrid"),
+             (["--alpha", "0.7"], plain, "alpha: 0.5 -> 0.7")]
+    for k, (opts, label, says) in enumerate(cases):
+        out = tmp_path / f"o{k}.jsonl"
+        code = main(["score", SAMPLE, "--limit", "1", "--no-progress", "-o", str(out), "--score-version", label, *opts])
+        err = capsys.readouterr().err
+        assert code == 2 and says in err, (opts, err)
+        assert "loading verifier" not in err and not out.exists()  # nothing scored, nothing written
+    # an unregistered name says which option it came from
+    assert main(["score", SAMPLE, "--score-version", "EV2R-HYBRID/4", "--no-progress"]) == 2
+    assert "--score-version: 'EV2R-HYBRID/4' is not a registered score version" in capsys.readouterr().err
