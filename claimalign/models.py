@@ -292,13 +292,20 @@ def predict_pairs(model: Any, tokenizer: Any, premises: Sequence[str], hypothese
             idx = order[start:start + batch_size]
             batch = tokenizer([premises[i] for i in idx], [hypotheses[i] for i in idx], truncation=truncation,
                               max_length=max_length, padding=True, return_tensors="pt").to(device)
-            logits = model(**batch).logits
-            probs = logits.double().softmax(-1) if precision == "float64" else logits.float().softmax(-1)
-            if counts is not None:
-                counts["tokens"] = counts.get("tokens", 0) + int(batch["attention_mask"].sum())
-                counts["padded_tokens"] = counts.get("padded_tokens", 0) + int(batch["attention_mask"].numel())
-            out[idx] = probs[:, columns].cpu().numpy()
+            _forward(model, batch, idx, out, columns=columns, precision=precision, counts=counts)
     return out
+
+
+def _forward(model, batch, idx, out, *, columns, precision, counts) -> None:
+    """One forward pass of a tokenised ``batch``: its softmax (float32, or float64 with ``precision="float64"``)
+    columns ``columns`` written to the rows ``idx`` of ``out``; ``counts`` (optional) gains its real and padded
+    token counts."""
+    logits = model(**batch).logits
+    probs = logits.double().softmax(-1) if precision == "float64" else logits.float().softmax(-1)
+    if counts is not None:
+        counts["tokens"] = counts.get("tokens", 0) + int(batch["attention_mask"].sum())
+        counts["padded_tokens"] = counts.get("padded_tokens", 0) + int(batch["attention_mask"].numel())
+    out[idx] = probs[:, columns].cpu().numpy()
 
 
 def _predict_token_batches(model, tokenizer, premises, hypotheses, out, *, max_length, columns, truncation, precision,
@@ -324,12 +331,7 @@ def _predict_token_batches(model, tokenizer, premises, hypotheses, out, *, max_l
         for idx in batches:
             feats = [{k: enc[k][i] for k in keys} for i in idx]
             batch = tokenizer.pad(feats, padding=True, return_tensors="pt").to(device)
-            logits = model(**batch).logits
-            probs = logits.double().softmax(-1) if precision == "float64" else logits.float().softmax(-1)
-            if counts is not None:
-                counts["tokens"] = counts.get("tokens", 0) + int(batch["attention_mask"].sum())
-                counts["padded_tokens"] = counts.get("padded_tokens", 0) + int(batch["attention_mask"].numel())
-            out[idx] = probs[:, columns].cpu().numpy()
+            _forward(model, batch, idx, out, columns=columns, precision=precision, counts=counts)
     return out
 
 
@@ -356,12 +358,7 @@ def _predict_length_groups(model, tokenizer, premises, hypotheses, out, *, max_l
                 idx = members[start:start + rows]
                 feats = [{k: enc[k][i] for k in keys} for i in idx]
                 batch = tokenizer.pad(feats, padding="max_length", max_length=width, return_tensors="pt").to(device)
-                logits = model(**batch).logits
-                probs = logits.double().softmax(-1) if precision == "float64" else logits.float().softmax(-1)
-                if counts is not None:
-                    counts["tokens"] = counts.get("tokens", 0) + int(batch["attention_mask"].sum())
-                    counts["padded_tokens"] = counts.get("padded_tokens", 0) + int(batch["attention_mask"].numel())
-                out[idx] = probs[:, columns].cpu().numpy()
+                _forward(model, batch, idx, out, columns=columns, precision=precision, counts=counts)
     return out
 
 
