@@ -68,7 +68,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     g_scores.add_argument("--score-version", metavar="NAME/N", default=None,
                           help="pin the run to a registered score version (e.g. ev2r-hybrid/4; docs/versions.md): "
                                "refused before any work when this release does not compute it (the message names the "
-                               "commit that does), and after scoring when the options given define another score")
+                               "commit that does) or when the options given define another score")
     add_metric_args(g_scores)
     g_scores.add_argument("--decomposer", choices=DECOMPOSERS, default=DEFAULTS.decomposer,
                           help="atomic facts: rules = rules-v2 (declarative statements, offline), rules-v1 (question + answer "
