@@ -178,6 +178,20 @@ def write_md(path: Path, meta: dict, table: list[dict]) -> None:
     path.write_text("\n".join(lines), encoding="utf-8")
 
 
+def display_command(argv, tmp: str = "") -> str:
+    """``argv`` as a shell line without machine paths: the temporary folder written ``TMP``, every other absolute
+    path relative to the repository root (the tables are committed)."""
+    out = []
+    for a in argv:
+        a = str(a)
+        if tmp and a.startswith(tmp):
+            a = "TMP" + a[len(tmp):]
+        elif os.path.isabs(a):
+            a = os.path.relpath(a, ROOT)
+        out.append(a)
+    return shlex.join(out)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", type=Path, default=DATA, help="the edit items (JSONL)")
@@ -195,13 +209,14 @@ def main() -> None:
             ev2r_cmd, summary = run_ev2r(args.data, scores, args.nltk_data)
         rows = {r["id"]: r for r in read_jsonl(scores)}
         signature = signature_of(scores, summary)
+        ev2r_line = display_command(ev2r_cmd, tmp) if ev2r_cmd else f"(rows read from {display_command([args.scores])})"
     missing = [it["id"] for it in items if it["id"] not in rows]
     if missing:
         sys.exit(f"{len(missing)} items have no score row (first: {missing[:3]}): score the same --data file")
     per_edit, table = evaluate(items, rows)
     meta = {
-        "command": shlex.join(["python", *sys.argv]),
-        "ev2r_command": shlex.join(ev2r_cmd) if ev2r_cmd else f"(rows read from {args.scores})",
+        "command": display_command(["python", os.path.relpath(os.path.abspath(sys.argv[0]), ROOT), *sys.argv[1:]]),
+        "ev2r_command": ev2r_line,
         "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         "machine": platform.machine(), "cores": os.cpu_count(), "checkout": checkout(), "signature": signature,
         "short_signature": summary.get("short_signature"),
