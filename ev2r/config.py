@@ -75,6 +75,8 @@ HEADLINE_SCORE = "ev2r_hybrid"
 #: METEOR (exact, stem, WordNet synonym); ``"fuzzy"`` adds a word one edit away (a typo) and numbers compared as
 #: values ("forty-five" = "45"), issue 54. The official ``hu_meteor`` baseline is always nltk's.
 METEOR_MATCH_MODES = ("exact", "fuzzy")
+#: How a predicted pair that copies a gold pair is read (:data:`ev2r.metric.admission.COPY_READINGS`, issue 63).
+COPY_READINGS = ("near", "exact")
 #: Which component columns the combiner adds: those with a weight above 0, or all of them (for fitting).
 HYBRID_COLUMN_MODES = ("weighted", "all")
 
@@ -136,6 +138,10 @@ class ScorerConfig:
             whose weight is above 0 (no encoder is loaded for a zero-weight ``hybrid_embedding``), ``"all"`` every one.
         meteor_match: one of :data:`METEOR_MATCH_MODES`, how the hybrid columns' METEOR matches words
             (``"fuzzy"``: a typo or a number spelled out still matches; signature ``hybrid-meteor:fuzzy-v1``).
+        copy_reading: one of :data:`COPY_READINGS`, how a predicted pair that copies a gold pair is read
+            (:func:`ev2r.metric.admission.copy_reading`): ``"near"`` (a near-copy read as the gold pair, ``ev2r/4``) or
+            ``"exact"`` (only a copy; every other pair read in its own words by the verifier); ``+copy:exact`` in
+            the signature's ``adm``.
         premise_top_k: check each atomic fact against only its k premises of highest lexical overlap
             (:mod:`ev2r.metric.prefilter`), an integer >= 1, or None for every premise (exhaustive).
         contradiction: True (default) leaves the predicted pairs that the reference evidence contradicts out of
@@ -179,6 +185,7 @@ class ScorerConfig:
     admission: Any = "bundled"
     proxy_credit: bool = False
     meteor_match: str = "fuzzy"
+    copy_reading: str = "near"
 
     def __post_init__(self):
         # the checks (and their order and wording) are those build_scorer always made
@@ -225,7 +232,7 @@ class ScorerConfig:
             raise ValueError(f"threshold: expected a value in (0, 1), got {self.threshold!r}")
         for name, allowed in (("support", SUPPORT_MODES), ("proxy_target", PROXY_TARGETS), ("dtype", DTYPES),
                               ("unanswerable", UNANSWERABLE_MODES), ("hybrid_columns", HYBRID_COLUMN_MODES),
-                              ("meteor_match", METEOR_MATCH_MODES)):
+                              ("meteor_match", METEOR_MATCH_MODES), ("copy_reading", COPY_READINGS)):
             if getattr(self, name) not in allowed:
                 raise ValueError(f"{name}: {getattr(self, name)!r} is not one of {allowed}")
         for name in ("batch_size", "chunk_size"):

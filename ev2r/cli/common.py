@@ -8,7 +8,7 @@ import re
 from typing import Any, Iterable
 
 from claimalign.textio import same_file
-from ev2r.config import DEFAULTS, DTYPES, METEOR_MATCH_MODES, PROXY_TARGETS, SUPPORT_MODES
+from ev2r.config import COPY_READINGS, DEFAULTS, DTYPES, METEOR_MATCH_MODES, PROXY_TARGETS, SUPPORT_MODES
 
 
 def add_verifier_args(p: argparse.ArgumentParser) -> None:
@@ -28,7 +28,7 @@ def add_verifier_args(p: argparse.ArgumentParser) -> None:
 
 def add_metric_args(p: argparse.ArgumentParser) -> None:
     """The options that change the values of Ev2R (``ev2r score`` and ``ev2r explain`` take the same):
-    ``--alpha``, ``--threshold``, ``--support``, ``--proxy-target``, ``--proxy-model``, ``--no-contradiction``, ``--admission``, ``--meteor-match``."""
+    ``--alpha``, ``--threshold``, ``--support``, ``--proxy-target``, ``--proxy-model``, ``--no-contradiction``, ``--admission``, ``--meteor-match``, ``--copy-reading``."""
     p.add_argument("--alpha", type=float, default=DEFAULTS.alpha, help=f"Ev2R weight of F1 (default {DEFAULTS.alpha:g})")
     p.add_argument("--threshold", type=float, default=DEFAULTS.threshold,
                    help=f"P(entailment) at which a fact is supported (default {DEFAULTS.threshold:g})")
@@ -48,6 +48,10 @@ def add_metric_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--admission", default=DEFAULTS.admission, metavar="SPEC",
                    help="the learned reading of non-evidence in the admission stage (ev2r.metric.admission): 'bundled' "
                         "(default), 'none' (its rules alone) or a folder holding a saved model; part of the signature")
+    p.add_argument("--copy-reading", default=DEFAULTS.copy_reading, choices=COPY_READINGS,
+                   help="how a predicted pair that copies a gold pair is read: 'near' (a near-copy, typos and synonyms "
+                        "respelled, read as the gold pair: ev2r/4) or 'exact' (only a copy is the gold pair; the "
+                        "verifier reads every other pair in its own words); part of the signature")
     p.add_argument("--meteor-match", default=DEFAULTS.meteor_match, choices=METEOR_MATCH_MODES,
                    help="how the METEOR of the combined score's columns matches words: 'exact' (nltk's METEOR) or "
                         "'fuzzy' (also a word one edit away, and numbers as values: 'forty-five' = '45'); the "

@@ -221,7 +221,8 @@ def run(args, stdout=None) -> int:
                               premise_top_k=args.premise_top_k, alpha=args.alpha, threshold=args.threshold,
                               support=args.support, proxy_target=args.proxy_target,
                               contradiction=not args.no_contradiction, proxy_verifier=args.proxy_model,
-                              admission=args.admission, meteor_match=args.meteor_match)
+                              admission=args.admission, meteor_match=args.meteor_match,
+                              copy_reading=args.copy_reading)
         rows = [score_row(it, s, "explain") for it, s in zip(chosen, scorer.score(chosen))]
         signature = str(scorer.signature())
     for k, (it, row) in enumerate(zip(chosen, rows)):

@@ -23,7 +23,7 @@ import sys
 from typing import Optional, Sequence, TextIO
 
 from adversarial.perturbations import GAMING_STRATEGIES, PERTURBATIONS
-from ev2r.config import DEFAULTS, DTYPES, HYBRID_COLUMN_MODES
+from ev2r.config import COPY_READINGS, DEFAULTS, DTYPES, HYBRID_COLUMN_MODES
 from adversarial.suite import FAIL_MODES, Scorer
 from ev2r.cli.common import add_premise_args, warn_ignored
 
@@ -77,6 +77,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     parser.add_argument("--hybrid-columns", choices=HYBRID_COLUMN_MODES, default=DEFAULTS.hybrid_columns,
                         help="ev2r scorer: which components of ev2r_hybrid get their own column (and robustness "
                              "checks): weighted (default; those with a weight above 0) or all")
+    parser.add_argument("--copy-reading", choices=COPY_READINGS, default=DEFAULTS.copy_reading,
+                        help="ev2r scorer: how a predicted pair that copies a gold pair is read, as --copy-reading of "
+                             "ev2r score (near or exact)")
     parser.add_argument("--nltk-data", default=None,
                         help="folder with nltk data (corpora/wordnet) for the synonyms perturbation and METEOR; "
                              "default: NLTK_DATA / nltk's usual folders")
@@ -167,7 +170,8 @@ def build_scorer(names: Sequence[str], args: argparse.Namespace) -> Scorer:
             part = make_item_scorer(verifier=args.verifier, decomposer=args.decomposer, alpha=args.alpha,
                                     dtype=getattr(args, "dtype", "auto"),
                                     premise_top_k=getattr(args, "premise_top_k", DEFAULTS.premise_top_k),
-                                    hybrid_columns=getattr(args, "hybrid_columns", DEFAULTS.hybrid_columns))
+                                    hybrid_columns=getattr(args, "hybrid_columns", DEFAULTS.hybrid_columns),
+                                    copy_reading=getattr(args, "copy_reading", DEFAULTS.copy_reading))
             signature = str(part.scorer.signature())  # type: ignore[attr-defined]
             parts.append(part)
         else:

@@ -183,7 +183,7 @@ def run(args) -> int:
                    premise_top_k=args.premise_top_k, hybrid_columns=args.hybrid_columns,
                    reply_reading=args.reply_reading, contradiction=not args.no_contradiction,
                    proxy_verifier=args.proxy_model, admission=args.admission,
-                   meteor_match=args.meteor_match)
+                   meteor_match=args.meteor_match, copy_reading=args.copy_reading)
     if args.score_version is not None:  # what the options define is known now: a pin they break ends here, before work
         from ev2r.metric.factory import build_scorer
         from ev2r.versions import check_computed

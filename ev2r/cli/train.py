@@ -70,6 +70,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--aug-qa-layout", type=int, default=0,
                         help="pairs laid out as question/answer evidence (claim questions, echo questions with short "
                              "answers, non-evidence answers -> neutral; issue 55)")
+    parser.add_argument("--aug-meaning-edits", type=int, default=0,
+                        help="N one-word edits that keep or change the meaning (issue 63 handed families, "
+                             "ev2r.training.edits: antonyms, negation, numbers, scales, signs, units, entities, roles, "
+                             "hedges, yes/no -> contradiction or neutral; typos, contractions, number words and formats, "
+                             "articles -> label kept)")
     parser.add_argument("--aug-czech-negation", type=int, default=0,
                         help="with --ctkfacts-train: N copies of each CTKFacts train claim with its first verb negated "
                              "(SUPPORTS -> contradiction, NOT ENOUGH INFO -> neutral)")
@@ -164,6 +169,7 @@ def finish_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> ar
               ("--aug-structure-reverse", getattr(args, "aug_structure_reverse", 0) >= 0, ">= 0"),
               ("--aug-denial", getattr(args, "aug_denial", 0) >= 0, ">= 0"),
               ("--aug-qa-layout", getattr(args, "aug_qa_layout", 0) >= 0, ">= 0"),
+              ("--aug-meaning-edits", getattr(args, "aug_meaning_edits", 0) >= 0, ">= 0"),
               ("--aug-czech-negation", getattr(args, "aug_czech_negation", 0) >= 0, ">= 0"),
               ("--threads", args.threads >= 0, ">= 0 (0 = torch's default)"),
               ("--averitec-repeat", args.averitec_repeat >= 1, ">= 1"),

@@ -92,6 +92,8 @@ NOT_SCORING: Mapping[str, str] = {
     # names of things (reasons, rule families, columns, statuses, options), not values a score reads
     "ev2r.metric.admission:REASONS": "names of the admission reasons",
     "ev2r.metric.admission:RULE_FAMILIES": "names of the rule families (which are off is the signature's adm field)",
+    "ev2r.metric.admission:COPY_READINGS": "names of the copy readings (the one in force is the signature's adm "
+                                           "field, +copy:exact, and its prem field, twin=copy)",
     "ev2r.metric.admission_model:NON_EVIDENCE_CLASSES": "class names of the training corpus (the model file holds "
                                                          "the classes it reads)",
     "ev2r.metric.combined:HYBRID_NAME": "a column name",

@@ -291,7 +291,10 @@ class NLIReferenceScorer:
             prem += f"+lex-top{self.premise_top_k}"
         from ev2r.metric import admission  # the constants as the running code has them (issue 64)
 
-        prem += f"+twin~{admission.TWIN_MIN_SIMILARITY:g}/{admission.COPY_TEXT}+{respell_rule()}+anchor"
+        if admission.current_copy_reading() == "exact":  # a copy's facts are supported by its copy, nothing more
+            prem += "+twin=copy+anchor"
+        else:
+            prem += f"+twin~{admission.TWIN_MIN_SIMILARITY:g}/{admission.COPY_TEXT}+{respell_rule()}+anchor"
         if self.contradiction is not None:
             prem += f"+{self.contradiction.rule}"
         cal = self.calibration.id if self.calibration is not None else "none"

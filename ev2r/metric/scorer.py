@@ -69,7 +69,7 @@ class Ev2RScorer:
     def __init__(self, reference_scorer, proxy_scorer=None, alpha: float = DEFAULTS.alpha, verifier_name: str = "none",
                  extra_scorers: Optional[dict[str, Callable]] = None, progress: Optional[Callable] = None,
                  chunk_size: int = DEFAULTS.chunk_size, verifier_fields: Optional[Mapping[str, str]] = None,
-                 combiner=None, admission=None):
+                 combiner=None, admission=None, copy_reading: str = "near"):
         if not (0.0 <= alpha <= 1.0):
             raise ValueError(f"alpha: expected a value in [0, 1], got {alpha!r}")
         if chunk_size < 1:
@@ -86,6 +86,11 @@ class Ev2RScorer:
         self.chunk_size = chunk_size
         self.combiner = combiner
         self.admission = admission
+        from ev2r.metric.admission import COPY_READINGS
+
+        if copy_reading not in COPY_READINGS:
+            raise ValueError(f"copy_reading: {copy_reading!r} is not one of {COPY_READINGS}")
+        self.copy_reading = copy_reading
 
     # -- signature ----------------------------------------------------------------------------
     def signature(self) -> Signature:
@@ -93,6 +98,12 @@ class Ev2RScorer:
         scorer's, verifier's and proxy scorer's declared fields, label mapping, alpha, extra columns, the
         combination's fields, the digests of the declared scoring constants (``const``, ``hybrid-const``:
         :func:`ev2r.metric.definition.signature_fields`), transformers and torch versions, in that order."""
+        from ev2r.metric.admission import copy_reading
+
+        with copy_reading(getattr(self, "copy_reading", "near")):
+            return self._signature()
+
+    def _signature(self) -> Signature:
         from ev2r._version import __version__
         from ev2r.metric.admission import rules_off
 
@@ -160,9 +171,9 @@ class Ev2RScorer:
         return out
 
     def _score_chunk(self, items: Sequence[Item]) -> list[ItemScore]:
-        from ev2r.metric.admission import admit, prime, use_model
+        from ev2r.metric.admission import admit, copy_reading, prime, use_model
 
-        with use_model(self.admission):
+        with use_model(self.admission), copy_reading(getattr(self, "copy_reading", "near")):
             if self.admission is not None:  # the learned reading asked once, in one batch, for every predicted pair
                 prime([(it.claim, p.question, p.answer) for it in items for p in it.predicted_evidence.pairs])
             scores = self._score_chunk_admitted(items)

@@ -104,7 +104,7 @@ def build_training_pool(data_dir: Path, heldout_percent: int, seed: int, vitamin
 def training_pool(args, rng: random.Random) -> tuple[list[Pair], dict[str, list[Pair]], dict[str, int]]:
     """The pool of one training run, as its options ask: :func:`build_training_pool`, then the
     invariance (``args.aug_invariant``), premise-negation (``args.aug_negated_premise``) and
-    negation / word-order (``args.aug_structure``, and in the hypothesis ``args.aug_structure_reverse``) composed-denial (``args.aug_denial``) and question/answer-layout (``args.aug_qa_layout``, :func:`ev2r.training.augment.augment_qa_layout`) augmentations, the AVeriTeC pairs (``args.averitec_train``, ``args.averitec_repeat`` copies) and the
+    negation / word-order (``args.aug_structure``, and in the hypothesis ``args.aug_structure_reverse``) composed-denial (``args.aug_denial``), question/answer-layout (``args.aug_qa_layout``, :func:`ev2r.training.augment.augment_qa_layout`) and one-word meaning-edit (``args.aug_meaning_edits``, :func:`ev2r.training.edits.augment_meaning_edits`) augmentations, the AVeriTeC pairs (``args.averitec_train``, ``args.averitec_repeat`` copies) and the
     Czech CTKFacts pairs (``args.ctkfacts_train``, ``args.ctkfacts_repeat`` copies, added after the
     augmentations: the English rules never rewrite Czech text; ``args.aug_czech_negation`` copies of their
     Czech negations, :func:`ev2r.training.data.augment_czech_negation`), drawing from the run's ``rng``; with
@@ -134,6 +134,10 @@ def training_pool(args, rng: random.Random) -> tuple[list[Pair], dict[str, list[
         from ev2r.training.admission import CORPUS, read_corpus
 
         train += augment_qa_layout(train, rng, args.aug_qa_layout, read_corpus(CORPUS))
+    if getattr(args, "aug_meaning_edits", 0):
+        from ev2r.training.edits import augment_meaning_edits
+
+        train += augment_meaning_edits(train, rng, args.aug_meaning_edits)
     if args.averitec_train is not None:
         repeat = {"entailment": 2, "neutral": 2}
         if getattr(args, "averitec_premises", None) == "pair-witness":

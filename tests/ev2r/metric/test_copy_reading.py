@@ -1,0 +1,60 @@
+"""Issue 63 item 1: with ``copy_reading="exact"`` only a copy of a gold pair is read as the gold pair; a near-copy is
+read by the verifier in its own words (no respelling, no graded support), so a changed word is seen."""
+
+import pytest
+
+from ev2r.config import ScorerConfig
+from ev2r.metric.admission import COPY_READINGS, copy_grade, copy_reading, current_copy_reading, rules_off
+from ev2r.metric.factory import build_scorer
+from ev2r.types import Evidence, Item, QAPair
+from tests.support.fakes import KeywordVerifier
+
+GOLD = Evidence((QAPair("Did the senator vote for the bill?", "The senator voted for the bill in March."),
+                 QAPair("When was the bill signed?", "The governor signed the bill in April.")))
+CLAIM = "The senator voted for the bill that the governor signed."
+
+
+def _item(answer: str) -> Item:
+    pred = Evidence((QAPair(GOLD.pairs[0].question, answer), GOLD.pairs[1]))
+    return Item(id="x", claim=CLAIM, predicted_evidence=pred, reference_evidence=GOLD, gold_label="Supported")
+
+
+def test_copy_grade_by_reading():
+    gold = GOLD.pairs[0]
+    typo = QAPair(gold.question, "The senatr voted for the bill in March.")
+    loud = QAPair(gold.question.upper(), "the  senator voted for the bill in march.")
+    assert current_copy_reading() == "near"
+    assert copy_grade(typo, gold) == 1.0  # near: a copy but for a typo is the copy
+    with copy_reading("exact"):
+        assert current_copy_reading() == "exact"
+        assert copy_grade(typo, gold) == 0.0
+        assert copy_grade(loud, gold) == 1.0  # case and spacing are no edit
+        assert rules_off().endswith("+copy:exact")
+    assert "+copy:exact" not in rules_off()
+
+
+def test_bad_copy_reading_is_named():
+    with pytest.raises(ValueError, match=r"copy_reading: 'loose' not among \['near', 'exact'\]"):
+        with copy_reading("loose"):
+            pass
+    with pytest.raises(ValueError, match="copy_reading: 'loose' is not one of"):
+        ScorerConfig(copy_reading="loose")
+    assert COPY_READINGS == ("near", "exact")
+
+
+def _precision(mode: str, answer: str) -> tuple[float, str]:
+    sc = build_scorer(verifier=KeywordVerifier(), hybrid=False, admission="none", copy_reading=mode)
+    s = sc.score([_item(answer)])[0]
+    return s.precision, str(sc.signature())
+
+
+def test_a_near_copy_is_read_in_its_own_words_under_exact():
+    typo = "The senatr voted for the bill in March."
+    near_p, near_sig = _precision("near", typo)
+    exact_p, exact_sig = _precision("exact", typo)
+    assert near_p == 1.0  # respelled and read as the gold pair
+    assert exact_p == 0.5  # the keyword verifier does not find "senatr": that fact is unsupported
+    assert "+copy:exact" in exact_sig and "twin=copy" in exact_sig
+    assert "+copy:exact" not in near_sig and "respell" in near_sig
+    # a copy is the gold pair under both readings
+    assert _precision("exact", GOLD.pairs[0].answer)[0] == 1.0
