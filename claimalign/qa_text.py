@@ -16,7 +16,9 @@ AVeriTeC renders evidence as blocks ``Question: <q>\\nAnswer: <a>`` separated by
   question with an empty answer, which yields no fact);
 * pairs written as JSON, as LLM systems print them (issue 65): a line that is a JSON object with a
   ``question`` and an ``answer`` (``{"question": "Who?", "answer": "Bob."}``, a trailing comma allowed),
-  or a whole text that is a JSON list of such objects, is the pair it holds (note ``json_pairs``).
+  or a whole text that is a JSON list of such objects, is the pair it holds (note ``json_pairs``). An entry
+  written as a pair that is none (``{"question": "Q?", "answer": null}``, no ``answer``) leaves its text plain
+  text here; :func:`json_pair_problems` names it, so that readers of input refuse it instead (issue 65).
 
 Layouts that needed one of the repairs are reported through ``notes`` (:data:`LAYOUT_NOTES`) so
 that readers can warn, counting rows, instead of silently changing a file's meaning.
@@ -38,7 +40,7 @@ from typing import List, Optional, Tuple
 
 from claimalign.textio import normalize_text
 
-__all__ = ["LAYOUT_NOTES", "NO_ANSWER", "parse_qa_text", "is_unanswerable", "strip_unanswerable", "has_content", "content_tokens",
+__all__ = ["LAYOUT_NOTES", "NO_ANSWER", "parse_qa_text", "json_pair_problems", "describe_json", "is_unanswerable", "strip_unanswerable", "has_content", "content_tokens",
            "is_bare_answer", "claim_coverage", "MIN_CLAIM_TOKENS", "stem_word", "word_tokens"]
 
 #: AVeriTeC's answer text for a question the annotators could not answer (answer_type "Unanswerable").
@@ -144,6 +146,84 @@ def _json_pair(value: object) -> Optional[Tuple[str, str]]:
     # one JSON string is one question or answer: a line inside it that a reader could take for a marker
     # ("Question: ...", "**A:** ...") is joined to the line before, so it cannot become a pair of its own
     return _one_field(str(q)), _one_field(str(a))
+
+
+def describe_json(value: object) -> str:
+    """A parsed JSON value as a message names it: ``null``, ``true``, ``false``, or its kind (``a string``,
+    ``a number``, ``a list``, ``an object``).
+
+    >>> describe_json(None), describe_json(False), describe_json(3), describe_json([1]), describe_json({})
+    ('null', 'false', 'a number', 'a list', 'an object')
+    """
+    if value is None or isinstance(value, bool):
+        return json.dumps(value)
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, (int, float)):
+        return "a number"
+    return "a list" if isinstance(value, (list, tuple)) else "an object" if isinstance(value, dict) else type(value).__name__
+
+
+def _pair_keys(value: object) -> dict:
+    """The keys of a JSON object as :func:`_json_pair` reads them (any case, stripped)."""
+    return {str(k).strip().lower(): v for k, v in value.items()} if isinstance(value, dict) else {}
+
+
+def _pair_problem(value: object) -> Optional[str]:
+    """Why ``value``, an entry written as a question/answer pair, is none (``".answer: expected a string or a
+    number, got null"``), or None when :func:`_json_pair` reads it."""
+    if not isinstance(value, dict):
+        return f": expected an object {{\"question\": ..., \"answer\": ...}}, got {describe_json(value)}"
+    keys = _pair_keys(value)
+    for key in ("question", "answer"):
+        if key not in keys:
+            return f".{key}: missing"
+        v = keys[key]
+        if not isinstance(v, (str, int, float)) or isinstance(v, bool):
+            return f".{key}: expected a string or a number, got {describe_json(v)}"
+    return None
+
+
+def json_pair_problems(text: str) -> List[str]:
+    """The question/answer pairs written as JSON in ``text`` that :func:`parse_qa_text` cannot read as pairs
+    (it reads them as plain text), each as where it is and why, to follow a field name: ``"[2].answer: expected
+    a string or a number, got null"`` for entry 2 (from 0) of a text that is a JSON list holding pair objects,
+    ``" (line 3 of its text).answer: missing"`` for a line that is a JSON object with a ``question`` or
+    ``answer`` key. ``[]``: none (plain text, pairs that all read, JSON that holds no pair object).
+
+    >>> json_pair_problems('[{"question": "Q?", "answer": "A."}, {"question": "Q?", "answer": null}]')
+    ['[1].answer: expected a string or a number, got null']
+    >>> json_pair_problems('Context.\\n{"question": "Who?"}'), json_pair_problems('[1, 2]')
+    ([' (line 2 of its text).answer: missing'], [])
+    """
+    if not isinstance(text, str):
+        return []
+    text = normalize_text(text).strip()  # as parse_qa_text reads it: its lines are these lines
+    if "{" not in text:
+        return []
+    if text.startswith("["):
+        try:
+            value = json.loads(text)
+        except (ValueError, RecursionError):
+            value = None
+        if isinstance(value, list) and value:
+            if not any(_pair_keys(v).keys() & {"question", "answer"} for v in value):
+                return []  # JSON, but no entry is written as a pair: plain text
+            return [f"[{k}]{p}" for k, v in enumerate(value) if (p := _pair_problem(v)) is not None]
+    out = []
+    for j, line in enumerate(text.split("\n"), 1):
+        stripped = line.strip().rstrip(",").strip()
+        if not (stripped.startswith("{") and stripped.endswith("}")):
+            continue
+        try:
+            value = json.loads(stripped)
+        except (ValueError, RecursionError):
+            continue
+        if _pair_keys(value).keys() & {"question", "answer"}:
+            p = _pair_problem(value)
+            if p is not None:
+                out.append(f" (line {j} of its text){p}")
+    return out
 
 
 #: A line that begins like a question or answer marker of any layout (for :func:`_one_field`).

@@ -182,18 +182,26 @@ class Evidence:
         """From a list of ``{"question", "answer"}`` dicts (or :class:`QAPair`).
 
         Raises:
-            ValueError: an element is not a mapping with string ``question`` and ``answer``.
+            ValueError: an element is not a mapping with string ``question`` and ``answer``, naming the entry
+                and the field (``evidence[2].answer: expected a string, got null``) and what is allowed.
         """
+        from claimalign.qa_text import describe_json
+
+        allowed = "each entry of a list of question/answer pairs is {\"question\": text, \"answer\": text}"
         out = []
         for k, p in enumerate(pairs):
             if isinstance(p, QAPair):
                 out.append(p)
                 continue
-            if not isinstance(p, dict) or not isinstance(p.get("answer", None), str):
-                raise ValueError(f"{field_name}[{k}]: expected {{'question': str, 'answer': str}}, got {p!r}")
+            if not isinstance(p, dict):
+                raise ValueError(f"{field_name}[{k}]: expected an object, got {describe_json(p)} ({p!r:.60}); {allowed}")
+            if "answer" not in p:
+                raise ValueError(f"{field_name}[{k}].answer: missing (keys: {', '.join(map(str, p)) or 'none'}); {allowed}")
+            if not isinstance(p["answer"], str):
+                raise ValueError(f"{field_name}[{k}].answer: expected a string, got {describe_json(p['answer'])}; {allowed}")
             q = p.get("question", "") or ""
             if not isinstance(q, str):
-                raise ValueError(f"{field_name}[{k}].question: expected a string, got {q!r}")
+                raise ValueError(f"{field_name}[{k}].question: expected a string, got {describe_json(q)}; {allowed}")
             out.append(QAPair(clean_text(q), clean_text(p["answer"])))
         return cls(tuple(out))
 

@@ -93,7 +93,7 @@ def score_local(scorer, items: Sequence[Item], output: Optional[str | os.PathLik
                 if old is not None and old != signature:
                     raise ValueError(f"-o/--output: {output} was scored under another signature ({old!r}, this run "
                                      f"{signature!r}: another model, version or setting); resuming would mix numbers: "
-                                     f"pass another -o, or --no-resume (resume=False) to score afresh and replace {output}")
+                                     f"pass another -o, or --no-resume to score afresh and replace {output}")
                 plan.record["signature"] = signature
             else:
                 signature = plan.record["signature"]

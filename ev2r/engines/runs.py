@@ -449,16 +449,27 @@ def _facts_mode(with_facts) -> object:
 def _no_record_message(out_path: Path, record_path: Path, found: str) -> str:
     return (f"-o/--output: {found} exists but has no run record {record_path.name} (not written by a resumable "
             f"ev2r score run, or by an older ev2r), so ev2r cannot tell which input and options its rows were "
-            f"scored with: pass another -o, or --no-resume (resume=False) to score afresh and replace {out_path}")
+            f"scored with: pass another -o, or --no-resume to score afresh and replace {out_path}")
 
 
-def _check_dropped(dropped: list[dict], ids: set, out_path: Path) -> None:
+def _check_dropped(dropped: list[dict], ids: set, out_path: Path, items: Sequence[Item] = ()) -> None:
     """Say what a resume does with the earlier rows no item of this run takes (see :func:`plan_run`):
-    rows whose id is not in this run are refused (:class:`DroppedRowsError`); rows of an id of this run
-    (its content changed) are counted in a :class:`RunWarning`."""
+    rows whose id is not in this run are refused (:class:`DroppedRowsError`; named by id, the key a resume
+    joins on: their items are in no input of this run); rows of an id of this run (its content changed) are
+    counted in a :class:`RunWarning`, named as every message names a row of the input: its row, line and id
+    (:func:`ev2r.io.readers.row_ref`, ``items``: this run's)."""
+    from ev2r.io.readers import row_ref
+
     def shown(rows: list[dict]) -> str:
         first = ", ".join(repr(r.get("id")) for r in rows[:5])
         return first + (f" and {len(rows) - 5} more" if len(rows) > 5 else "")
+
+    by_id = {str(it.id): it for it in items}
+
+    def shown_here(rows: list[dict]) -> str:
+        its = [by_id.get(str(r.get("id"))) for r in rows[:5]]
+        refs = [row_ref(it.row, it.line, f"id {it.id}") if it is not None else repr(r.get("id")) for it, r in zip(its, rows)]
+        return ", ".join(refs) + (f" and {len(rows) - 5} more" if len(rows) > 5 else "")
 
     gone = [r for r in dropped if str(r.get("id")) not in ids]
     changed = [r for r in dropped if str(r.get("id")) in ids]
@@ -466,11 +477,12 @@ def _check_dropped(dropped: list[dict], ids: set, out_path: Path) -> None:
         raise DroppedRowsError(
             f"-o/--output: {out_path} holds {len(gone)} row(s) of items that are not in this run (ids {shown(gone)}): "
             "another input, or a smaller --limit, than the run that wrote them; resuming would drop them from "
-            f"{out_path}. Pass another -o, or --no-resume (resume=False) to replace {out_path} with this run's rows "
+            f"{out_path}. Pass another -o, or --no-resume to replace {out_path} with this run's rows "
             "only")
     if changed:
         warnings.warn(f"{out_path}: {len(changed)} earlier row(s) are of items whose content changed since they were "
-                      f"scored (ids {shown(changed)}; another item_hash): they are scored again and their old rows "
+                      f"scored (rows (from 0; line = the line of the file): {shown_here(changed)}; another "
+                      "item_hash): they are scored again and their old rows "
                       "dropped", RunWarning, stacklevel=3)
 
 
@@ -500,7 +512,7 @@ def plan_run(items: Sequence[Item], output: Optional[str | os.PathLike], options
             record is not a regular file ev2r wrote (never replaced).
         DroppedRowsError: (a ValueError) with ``resume``: ``OUT`` / ``OUT.part`` hold rows of items that
             are not in this run (another input, a smaller ``--limit``), which the run would drop: their
-            number and first ids are named; ``--no-resume`` (resume=False) or another ``-o``.
+            number and first ids are named; ``--no-resume`` (``resume=False``) or another ``-o``.
 
     Warns:
         RunWarning: rows of items of this run whose content changed since (same id, another
@@ -526,8 +538,8 @@ def plan_run(items: Sequence[Item], output: Optional[str | os.PathLike], options
                     raise ValueError("not a JSON object")
             except (OSError, ValueError) as e:
                 raise ValueError(f"-o/--output: the run record {record_path} cannot be read ({e}): pass another "
-                                 f"-o, or --no-resume (resume=False) to score afresh and replace {out_path}") from None
-            again = f"pass another -o, or --no-resume (resume=False) to score afresh and replace {out_path}"
+                                 f"-o, or --no-resume to score afresh and replace {out_path}") from None
+            again = f"pass another -o, or --no-resume to score afresh and replace {out_path}"
             if old.get("options") != record["options"]:
                 raise ValueError(f"-o/--output: {out_path} was written with other scorer options "
                                  f"({record_path.name}); resuming would mix numbers: {again}")
@@ -554,7 +566,7 @@ def plan_run(items: Sequence[Item], output: Optional[str | os.PathLike], options
                     plan.done[k] = r
             else:
                 dropped[str(r.get("item_hash") or json.dumps(r, sort_keys=True))] = r
-        _check_dropped(list(dropped.values()), ids, out_path)
+        _check_dropped(list(dropped.values()), ids, out_path, items)
     elif out_path is not None:
         assert part_path is not None and record_path is not None  # set with out_path
         _check_ours(out_path, "the output")

@@ -82,17 +82,38 @@ def parse_evidence(value: Any, where: str, field: str, notes: Optional[set] = No
     if value is None:
         raise InputError(f"{where}: field {field!r} is missing (text or a list of {{question, answer}})")
     if isinstance(value, str):
+        _check_json_pairs(value, where, field)
         return Evidence.from_text(value, notes)
     if isinstance(value, list):
         if value and all(isinstance(v, dict) and "answers" in v for v in value):
             return averitec_questions_to_evidence(value, where, field)
         if value and all(isinstance(v, str) for v in value):  # a list of texts: each read by the one Q/A reader
+            for k, v in enumerate(value):
+                _check_json_pairs(v, where, f"{field}[{k}]")
             return Evidence(tuple(p for v in value for p in Evidence.from_text(v, notes).pairs))
         try:
             return Evidence.from_pairs(value, field_name=field)
         except ValueError as e:
             raise InputError(f"{where}: {e}") from None
     raise InputError(f"{where}: field {field!r} must be text or a list of {{question, answer}}, got {type(value).__name__}")
+
+
+def _check_json_pairs(text: str, where: str, field: str) -> None:
+    """Refuse evidence text holding question/answer pairs written as JSON of which an entry is no pair
+    (``{"question": "Q?", "answer": null}``, no ``answer``): the one Q/A reader would read such text as one
+    block of plain text, silently (issue 65; :func:`claimalign.qa_text.json_pair_problems`).
+
+    Raises:
+        InputError: naming the row, the field, the entry (or line of the text) and what is allowed.
+    """
+    from claimalign.qa_text import json_pair_problems
+
+    problems = json_pair_problems(text)
+    if problems:
+        more = f" (and {len(problems) - 3} more entries)" if len(problems) > 3 else ""
+        raise InputError(f"{where}: {'; '.join(field + p for p in problems[:3])}{more}. Question/answer pairs written "
+                         "as JSON need a \"question\" and an \"answer\", each text or a number, in every entry (or give "
+                         "the evidence as plain text)")
 
 
 def _gold_label(row: dict, where: str):

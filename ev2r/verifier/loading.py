@@ -64,12 +64,14 @@ class LanguageWarning(UserWarning):
     """The input looks like another language than the one the verifier was trained on."""
 
 
-def warn_non_english(texts: dict, spec: str) -> int:
+def warn_non_english(texts: dict, spec: str, where=None) -> int:
     """One :class:`LanguageWarning` when ``spec`` names the English-only bundled verifier (:data:`BUNDLED_SPECS`) or
     its distilled student (:data:`FAST_SPECS`) and
-    some of ``texts`` (item id -> all of the item's text) look like another language
+    some of ``texts`` (item key -> all of the item's text) look like another language
     (:func:`claimalign.textio.non_ascii_letter_share` >= :data:`NON_ENGLISH_SHARE`, at least 20 letters): the
-    message counts them, names the first ids and says what a Czech / Slovak user runs instead. Returns the
+    message counts them, names the first ones (by their keys, ids; with ``where``, a function of a key, as it names
+    the item: the row, line and id, :func:`ev2r.io.readers.row_ref`) and says what a Czech / Slovak user runs
+    instead. Returns the
     count (0 for other verifiers: a checkpoint given with ``--model`` may read any language; the bundled
     folder given by path counts as the bundled verifier).
 
@@ -87,7 +89,8 @@ def warn_non_english(texts: dict, spec: str) -> int:
              if sum(c.isalpha() for c in t) >= 20 and non_ascii_letter_share(t) >= NON_ENGLISH_SHARE]
     if found:
         warnings.warn(f"{len(found)} of {len(texts)} item(s) look like text in another language than English "
-                      f"(ids {', '.join(map(repr, found[:5]))}{', ...' if len(found) > 5 else ''}: "
+                      f"({'ids' if where is None else 'rows (from 0; line = the line of the file):'} "
+                      f"{', '.join(map(repr if where is None else where, found[:5]))}{', ...' if len(found) > 5 else ''}: "
                       f">= {NON_ENGLISH_SHARE:.0%} of their letters are outside A-Z), but the bundled verifier is "
                       "English-only and reads such text poorly (Czech CTKFacts dev: 0.29 accuracy, the multilingual "
                       "verifier 0.79). For Czech or "

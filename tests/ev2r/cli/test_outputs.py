@@ -278,7 +278,8 @@ def test_a_resume_that_would_drop_rows_is_refused_and_changed_rows_are_counted(t
         plan_run(items[:2], out, {}, True, engine="local")  # --limit 2 into a finished run of 5
     assert out.read_bytes() == before
     changed = items[:4] + [items[4].with_predicted(items[0].predicted_evidence)]  # item i4's content changed
-    with pytest.warns(RunWarning, match=r"1 earlier row\(s\) are of items whose content changed .*ids 'i4'"):
+    with pytest.warns(RunWarning, match=r"1 earlier row\(s\) are of items whose content changed since they were scored "
+                                        r"\(rows \(from 0; line = the line of the file\): 4 \(id i4\); another item_hash\)"):
         plan = plan_run(changed, out, {}, True, engine="local")
     assert sorted(plan.done) == [0, 1, 2, 3] and plan.pending == [4] and item_hash(changed[4]) not in before.decode()
     plan = plan_run(items[:2], out, {}, False, engine="local")  # --no-resume: allowed, nothing deleted yet
