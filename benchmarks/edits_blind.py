@@ -23,6 +23,7 @@ It uses ev2r only through its command line: `ev2r score FILE -o OUT --json`, the
 
     python benchmarks/edits_blind.py --nltk-data ../shared/data/nltk_data
     python benchmarks/edits_blind.py --scores OUT.jsonl      # rows of an earlier `ev2r score` of the same file
+    python benchmarks/edits_blind.py --score-args "--copy-reading exact" --out-dir DIR   # another definition
 
 Writes benchmarks/results/edits_blind.md and edits_blind.json (with the command, date, machine and signature).
 """
@@ -59,8 +60,8 @@ def find_ev2r() -> str:
     return str(local) if local.exists() else (shutil.which("ev2r") or "ev2r")
 
 
-def run_ev2r(data: Path, out: Path, nltk_data: str | None) -> tuple[list[str], dict]:
-    cmd = [find_ev2r(), "score", str(data), "-o", str(out), "--json", "--no-progress"]
+def run_ev2r(data: Path, out: Path, nltk_data: str | None, extra: str = "") -> tuple[list[str], dict]:
+    cmd = [find_ev2r(), "score", str(data), "-o", str(out), "--json", "--no-progress", *shlex.split(extra)]
     if nltk_data:
         cmd += ["--nltk-data", nltk_data]
     print("running:", shlex.join(cmd), file=sys.stderr)
@@ -198,6 +199,8 @@ def main() -> None:
     ap.add_argument("--scores", type=Path, help="rows of an earlier `ev2r score DATA -o OUT`; default: run it")
     ap.add_argument("--nltk-data", help="passed to ev2r score --nltk-data")
     ap.add_argument("--out-dir", type=Path, default=ROOT / "benchmarks" / "results")
+    ap.add_argument("--score-args", default="", metavar="ARGS",
+                    help="more options for ev2r score, one string (e.g. \"--model runs/x --copy-reading exact\")")
     args = ap.parse_args()
 
     items = read_jsonl(args.data)
@@ -206,7 +209,7 @@ def main() -> None:
         scores = args.scores
         if scores is None:
             scores = Path(tmp) / "edits_blind.scores.jsonl"
-            ev2r_cmd, summary = run_ev2r(args.data, scores, args.nltk_data)
+            ev2r_cmd, summary = run_ev2r(args.data, scores, args.nltk_data, args.score_args)
         rows = {r["id"]: r for r in read_jsonl(scores)}
         signature = signature_of(scores, summary)
         ev2r_line = display_command(ev2r_cmd, tmp) if ev2r_cmd else f"(rows read from {display_command([args.scores])})"

@@ -77,6 +77,8 @@ HEADLINE_SCORE = "ev2r_hybrid"
 METEOR_MATCH_MODES = ("exact", "fuzzy")
 #: How a predicted pair that copies a gold pair is read (:data:`ev2r.metric.admission.COPY_READINGS`, issue 63).
 COPY_READINGS = ("near", "exact")
+#: How a restatement of the claim is found (:data:`ev2r.metric.scorer.RESTATEMENT_READINGS`, issue 63 item 4).
+RESTATEMENT_READINGS = ("lexical", "mutual")
 #: Which component columns the combiner adds: those with a weight above 0, or all of them (for fitting).
 HYBRID_COLUMN_MODES = ("weighted", "all")
 
@@ -142,6 +144,10 @@ class ScorerConfig:
             (:func:`ev2r.metric.admission.copy_reading`): ``"near"`` (a near-copy read as the gold pair, ``ev2r/4``) or
             ``"exact"`` (only a copy; every other pair read in its own words by the verifier); ``+copy:exact`` in
             the signature's ``adm``.
+        restatement: one of :data:`RESTATEMENT_READINGS`: ``"lexical"`` (the claim's words, wrapped or reworded with
+            synonyms: :func:`ev2r.metric.restatement.restates_claim`) or ``"mutual"`` (also an answer the verifier
+            reads as entailing the claim and entailed by it, :func:`ev2r.metric.admission.use_restatement_verifier`);
+            ``+restate:mutual0.5`` in the signature's ``adm``.
         premise_top_k: check each atomic fact against only its k premises of highest lexical overlap
             (:mod:`ev2r.metric.prefilter`), an integer >= 1, or None for every premise (exhaustive).
         contradiction: True (default) leaves the predicted pairs that the reference evidence contradicts out of
@@ -186,6 +192,7 @@ class ScorerConfig:
     proxy_credit: bool = False
     meteor_match: str = "fuzzy"
     copy_reading: str = "near"
+    restatement: str = "lexical"
 
     def __post_init__(self):
         # the checks (and their order and wording) are those build_scorer always made
@@ -232,7 +239,8 @@ class ScorerConfig:
             raise ValueError(f"threshold: expected a value in (0, 1), got {self.threshold!r}")
         for name, allowed in (("support", SUPPORT_MODES), ("proxy_target", PROXY_TARGETS), ("dtype", DTYPES),
                               ("unanswerable", UNANSWERABLE_MODES), ("hybrid_columns", HYBRID_COLUMN_MODES),
-                              ("meteor_match", METEOR_MATCH_MODES), ("copy_reading", COPY_READINGS)):
+                              ("meteor_match", METEOR_MATCH_MODES), ("copy_reading", COPY_READINGS),
+                              ("restatement", RESTATEMENT_READINGS)):
             if getattr(self, name) not in allowed:
                 raise ValueError(f"{name}: {getattr(self, name)!r} is not one of {allowed}")
         for name in ("batch_size", "chunk_size"):

@@ -119,6 +119,24 @@ def _entity_index():
     return rx, index, lists
 
 
+def entity_index():
+    """The shipped entity lists (``adversarial/data/entities.json``) as ``(regex over every listed name, name -> (type,
+    entry index, form), lists)``: what :func:`entity_swap` reads, for other edit generators (the verifier's training
+    edits, :mod:`ev2r.training.edits`)."""
+    return _entity_index()
+
+
+def number_tokens(text: str) -> list[NumberToken]:
+    """The numbers of ``text`` as :func:`number_change` finds them (value, span, format), in order."""
+    return find_numbers(text)
+
+
+def changed_number_text(tok: NumberToken, rng: RNG) -> str:
+    """The number ``tok`` moved as :func:`number_change` moves it (10-50% up or down, years 2-10 years), written in
+    its format (separators, decimals, ``$``, ``%`` kept)."""
+    return format_number(_changed_number(tok, as_generator(rng)), tok)
+
+
 def entity_swap(item: Item, rng: RNG) -> PerturbationResult:
     """Replace each listed named entity in the predicted evidence by another entity of the same type
     (person, place, organisation) from the shipped lists (``adversarial/data/entities.json``),

@@ -8,7 +8,8 @@ import re
 from typing import Any, Iterable
 
 from claimalign.textio import same_file
-from ev2r.config import COPY_READINGS, DEFAULTS, DTYPES, METEOR_MATCH_MODES, PROXY_TARGETS, SUPPORT_MODES
+from ev2r.config import (COPY_READINGS, DEFAULTS, DTYPES, METEOR_MATCH_MODES, PROXY_TARGETS, RESTATEMENT_READINGS,
+                         SUPPORT_MODES)
 
 
 def add_verifier_args(p: argparse.ArgumentParser) -> None:
@@ -26,9 +27,46 @@ def add_verifier_args(p: argparse.ArgumentParser) -> None:
                         "docs/versions.md); part of the signature")
 
 
+def verifier_key(spec: Any) -> Any:
+    """What verifier a ``--model`` / ``--proxy-model`` spec names, as :func:`ev2r.verifier.loading.load_verifier`
+    reads it: a shipped verifier by its first name (``"bundled"`` for ``bundled``, ``Bundled``, ``default``,
+    ``ev2r-minilm-nli`` or the bundled folder's path), a local folder by its resolved path, else the spec (a hub
+    id); a verifier object is itself."""
+    if not isinstance(spec, str):
+        return spec
+    from pathlib import Path
+
+    from ev2r.verifier.loading import (AVERITEC_SPECS, BUNDLED_DIR, BUNDLED_SPECS, FAST_SPECS, MULTILINGUAL_SPECS,
+                                       named_spec)
+
+    name = named_spec(spec)
+    for specs in (BUNDLED_SPECS, FAST_SPECS, MULTILINGUAL_SPECS, AVERITEC_SPECS):
+        if name in specs:
+            return specs[0]
+    folder = Path(name).expanduser()
+    if folder.is_dir():
+        folder = folder.resolve()
+        return "bundled" if folder == BUNDLED_DIR.resolve() else str(folder)
+    return name
+
+
+def proxy_verifier_option(model: Any, proxy_model: Any) -> Any:
+    """The ``proxy_verifier`` scorer option that ``--proxy-model`` gives: None (no separate proxy verifier; the
+    signature and the version name are the default's, as the numbers are) when it is not given or names the verifier
+    that ``--model`` names (:func:`verifier_key`: ``--proxy-model bundled`` with the default ``--model``); else
+    the spec.
+
+    >>> proxy_verifier_option("bundled", "bundled"), proxy_verifier_option("bundled", "averitec")
+    (None, 'averitec')
+    """
+    if proxy_model is None or verifier_key(proxy_model) == verifier_key(model):
+        return None
+    return proxy_model
+
+
 def add_metric_args(p: argparse.ArgumentParser) -> None:
     """The options that change the values of Ev2R (``ev2r score`` and ``ev2r explain`` take the same):
-    ``--alpha``, ``--threshold``, ``--support``, ``--proxy-target``, ``--proxy-model``, ``--no-contradiction``, ``--admission``, ``--meteor-match``, ``--copy-reading``."""
+    ``--alpha``, ``--threshold``, ``--support``, ``--proxy-target``, ``--proxy-model``, ``--no-contradiction``, ``--admission``, ``--meteor-match``, ``--copy-reading``, ``--restatement``."""
     p.add_argument("--alpha", type=float, default=DEFAULTS.alpha, help=f"Ev2R weight of F1 (default {DEFAULTS.alpha:g})")
     p.add_argument("--threshold", type=float, default=DEFAULTS.threshold,
                    help=f"P(entailment) at which a fact is supported (default {DEFAULTS.threshold:g})")
@@ -41,7 +79,8 @@ def add_metric_args(p: argparse.ArgumentParser) -> None:
                    help="the proxy's own verifier (the paper's proxy is a model fine-tuned on AVeriTeC): 'averitec' (the "
                         "bundled verifier continued on AVeriTeC train pairs; CC BY-NC 4.0; reads AVeriTeC evidence "
                         "better: benchmarks/results/averitec_verifier.md), 'bundled', a local checkpoint or a Hugging Face "
-                        "id; default: the --model verifier")
+                        "id; default: the --model verifier (a SPEC naming it, e.g. 'bundled' with the default --model, is "
+                        "the default: no separate proxy verifier, the same signature and version)")
     p.add_argument("--no-contradiction", action="store_true",
                    help="read the predicted pairs that the reference evidence contradicts as any pair (default: left "
                         "out of the premises of recall, the proxy and the combined alignments; ev2r.metric.contradiction)")
@@ -52,6 +91,10 @@ def add_metric_args(p: argparse.ArgumentParser) -> None:
                    help="how a predicted pair that copies a gold pair is read: 'near' (a near-copy, typos and synonyms "
                         "respelled, read as the gold pair: ev2r/4) or 'exact' (only a copy is the gold pair; the "
                         "verifier reads every other pair in its own words); part of the signature")
+    p.add_argument("--restatement", default=DEFAULTS.restatement, choices=RESTATEMENT_READINGS,
+                   help="how a predicted answer that only says the claim again is found: 'lexical' (the claim's words, "
+                        "wrapped or reworded with synonyms) or 'mutual' (also an answer the verifier reads as entailing "
+                        "the claim and entailed by it); part of the signature")
     p.add_argument("--meteor-match", default=DEFAULTS.meteor_match, choices=METEOR_MATCH_MODES,
                    help="how the METEOR of the combined score's columns matches words: 'exact' (nltk's METEOR) or "
                         "'fuzzy' (also a word one edit away, and numbers as values: 'forty-five' = '45'); the "

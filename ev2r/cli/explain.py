@@ -23,7 +23,7 @@ import json
 import sys
 import textwrap
 
-from ev2r.cli.common import add_metric_args, add_premise_args, add_verifier_args
+from ev2r.cli.common import add_metric_args, add_premise_args, add_verifier_args, proxy_verifier_option
 from ev2r.config import DEFAULTS
 from ev2r.reporting.reasons import proxy_breakdown, reading
 
@@ -220,9 +220,10 @@ def run(args, stdout=None) -> int:
         scorer = build_scorer(verifier=args.model, device=args.device, batch_size=args.batch_size, dtype=args.dtype,
                               premise_top_k=args.premise_top_k, alpha=args.alpha, threshold=args.threshold,
                               support=args.support, proxy_target=args.proxy_target,
-                              contradiction=not args.no_contradiction, proxy_verifier=args.proxy_model,
-                              admission=args.admission, meteor_match=args.meteor_match,
-                              copy_reading=args.copy_reading)
+                              contradiction=not args.no_contradiction,
+                              proxy_verifier=proxy_verifier_option(args.model, args.proxy_model),
+                              admission=args.admission, meteor_match=args.meteor_match, copy_reading=args.copy_reading,
+                              restatement=args.restatement)
         rows = [score_row(it, s, "explain") for it, s in zip(chosen, scorer.score(chosen))]
         signature = str(scorer.signature())
     for k, (it, row) in enumerate(zip(chosen, rows)):

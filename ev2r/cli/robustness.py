@@ -23,7 +23,7 @@ import sys
 from typing import Optional, Sequence, TextIO
 
 from adversarial.perturbations import GAMING_STRATEGIES, PERTURBATIONS
-from ev2r.config import COPY_READINGS, DEFAULTS, DTYPES, HYBRID_COLUMN_MODES
+from ev2r.config import COPY_READINGS, DEFAULTS, DTYPES, HYBRID_COLUMN_MODES, RESTATEMENT_READINGS
 from adversarial.suite import FAIL_MODES, Scorer
 from ev2r.cli.common import add_premise_args, warn_ignored
 
@@ -80,6 +80,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     parser.add_argument("--copy-reading", choices=COPY_READINGS, default=DEFAULTS.copy_reading,
                         help="ev2r scorer: how a predicted pair that copies a gold pair is read, as --copy-reading of "
                              "ev2r score (near or exact)")
+    parser.add_argument("--restatement", choices=RESTATEMENT_READINGS, default=DEFAULTS.restatement,
+                        help="ev2r scorer: how a restatement of the claim is found, as --restatement of ev2r score")
     parser.add_argument("--nltk-data", default=None,
                         help="folder with nltk data (corpora/wordnet) for the synonyms perturbation and METEOR; "
                              "default: NLTK_DATA / nltk's usual folders")
@@ -171,7 +173,8 @@ def build_scorer(names: Sequence[str], args: argparse.Namespace) -> Scorer:
                                     dtype=getattr(args, "dtype", "auto"),
                                     premise_top_k=getattr(args, "premise_top_k", DEFAULTS.premise_top_k),
                                     hybrid_columns=getattr(args, "hybrid_columns", DEFAULTS.hybrid_columns),
-                                    copy_reading=getattr(args, "copy_reading", DEFAULTS.copy_reading))
+                                    copy_reading=getattr(args, "copy_reading", DEFAULTS.copy_reading),
+                                    restatement=getattr(args, "restatement", DEFAULTS.restatement))
             signature = str(part.scorer.signature())  # type: ignore[attr-defined]
             parts.append(part)
         else:

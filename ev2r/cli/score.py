@@ -160,30 +160,21 @@ def run(args) -> int:
     if args.scorer is None or "ev2r" in args.scorer:
         from ev2r.verifier.loading import warn_non_english
 
-        warn_non_english({it.id: " ".join((it.claim, it.predicted_evidence.render(), it.reference_evidence.render()))
-                          for it in items}, args.model)
+        from ev2r.io.readers import row_ref
+
+        by_row = {it.row: it for it in items}  # named by row, line and id, as every message about a row (issue 65)
+        warn_non_english({it.row: " ".join((it.claim, it.predicted_evidence.render(), it.reference_evidence.render()))
+                          for it in items}, args.model, where=lambda n: row_ref(n, by_row[n].line, f"id {by_row[n].id}"))
     from ev2r.cli.progress import Progress
 
     # a tqdm bar on a terminal; plain lines every 10% or 60 s elsewhere (logs, CI); none with --no-progress
     bar = Progress("ev2r score", len(items), enabled=not args.no_progress and len(items) > 1, stream=sys.stderr)
     progress = bar.update
 
-    llm_options = None
-    if args.decomposer == "llm":
-        llm_options = {"base_url": args.llm_base_url, "model": args.llm_model, "cache_dir": args.llm_cache,
-                       "offline": args.llm_offline, "concurrency": args.llm_concurrency,
-                       "timeout": args.llm_timeout, "constrain_answers": args.llm_constrain}
     wanted = args.scorer or ["ev2r"]
     _warn_ignored_options(args, wanted)
-    options = dict(verifier=args.model, decomposer=args.decomposer, alpha=args.alpha, threshold=args.threshold,
-                   support=args.support, proxy_target=args.proxy_target, replay=args.replay,
-                   replay_model=args.replay_model, llm_options=llm_options,
-                   baselines=[s for s in wanted if s != "ev2r"], device=args.device, batch_size=args.batch_size,
-                   dtype=args.dtype, ev2r="ev2r" in wanted, unanswerable=args.unanswerable, hybrid=not args.no_hybrid,
-                   premise_top_k=args.premise_top_k, hybrid_columns=args.hybrid_columns,
-                   reply_reading=args.reply_reading, contradiction=not args.no_contradiction,
-                   proxy_verifier=args.proxy_model, admission=args.admission,
-                   meteor_match=args.meteor_match, copy_reading=args.copy_reading)
+    options = scorer_options(args)
+    llm_options = options["llm_options"]
     if args.score_version is not None:  # what the options define is known now: a pin they break ends here, before work
         from ev2r.metric.factory import build_scorer
         from ev2r.versions import check_computed
@@ -209,6 +200,30 @@ def run(args) -> int:
     finally:
         if bar is not None:
             bar.close()
+
+
+def scorer_options(args) -> dict:
+    """The scorer options (the keywords of :func:`ev2r.metric.factory.build_scorer`, and what the run record
+    keeps) that the options of ``ev2r score`` give; nothing is loaded. A ``--proxy-model`` that names the
+    ``--model`` verifier is no separate proxy verifier (:func:`ev2r.cli.common.proxy_verifier_option`): the
+    run's signature and version are the default's."""
+    from ev2r.cli.common import proxy_verifier_option
+
+    wanted = args.scorer or ["ev2r"]
+    llm_options = None
+    if args.decomposer == "llm":
+        llm_options = {"base_url": args.llm_base_url, "model": args.llm_model, "cache_dir": args.llm_cache,
+                       "offline": args.llm_offline, "concurrency": args.llm_concurrency,
+                       "timeout": args.llm_timeout, "constrain_answers": args.llm_constrain}
+    return dict(verifier=args.model, decomposer=args.decomposer, alpha=args.alpha, threshold=args.threshold,
+                support=args.support, proxy_target=args.proxy_target, replay=args.replay,
+                replay_model=args.replay_model, llm_options=llm_options,
+                baselines=[s for s in wanted if s != "ev2r"], device=args.device, batch_size=args.batch_size,
+                dtype=args.dtype, ev2r="ev2r" in wanted, unanswerable=args.unanswerable, hybrid=not args.no_hybrid,
+                premise_top_k=args.premise_top_k, hybrid_columns=args.hybrid_columns,
+                reply_reading=args.reply_reading, contradiction=not args.no_contradiction,
+                proxy_verifier=proxy_verifier_option(args.model, args.proxy_model), admission=args.admission,
+                meteor_match=args.meteor_match, copy_reading=args.copy_reading, restatement=args.restatement)
 
 
 def _warn_ignored_options(args, wanted) -> None:
@@ -260,7 +275,7 @@ def _score(args, items, options, wanted, progress, bar) -> int:
             print("llm: " + " ".join(f"{k}={v}" for k, v in result.llm_run.items()), file=sys.stderr)
         print(f"ev2r score: engine ray: {result.n_scored} item(s) scored on {result.workers} worker(s), "
               f"{result.n_resumed} resumed from {args.output}", file=sys.stderr)
-        return _report_score(args, result.summary, result.scores, wanted)
+        return _report_score(args, result.summary, result.scores, wanted, items=items)
     from ev2r.engines.local_engine import score_local
     from ev2r.engines.runs import absolute_paths
     from ev2r.metric.factory import build_scorer
@@ -279,7 +294,7 @@ def _score(args, items, options, wanted, progress, bar) -> int:
     if local.n_resumed:
         print(f"ev2r score: {local.n_scored} item(s) scored, {local.n_resumed} resumed from {args.output}",
               file=sys.stderr)
-    return _report_score(args, local.summary, local.scores, wanted)
+    return _report_score(args, local.summary, local.scores, wanted, items=items)
 
 
 def _print_llm_usage(scores) -> None:
@@ -344,22 +359,42 @@ def headline_interval(summary, scores) -> dict:
             "headline_ci_n": n}
 
 
-def _report_score(args, summary, scores, wanted) -> int:
+def rows_named(scores, items=None) -> str:
+    """The rows of ``scores`` as every message about rows names them (issue 65): ``rows (from 0; line = the
+    line of the file): 3 (line 5; id a), 7 (line 9; id b)``, up to :data:`ev2r.io.readers.MAX_ROWS_NAMED`, then
+    a count -- each by :func:`ev2r.io.readers.row_ref` (the row, the line of the input from ``items``, the id).
+
+    Args:
+        scores: the :class:`~ev2r.types.ItemScore` objects to name.
+        items: the run's items (their ``line`` by ``row``); None: lines unknown (not shown).
+    """
+    from ev2r.io.readers import MAX_ROWS_NAMED, row_ref
+
+    lines = {it.row: it.line for it in items or ()}
+    shown = ", ".join(row_ref(s.row, lines.get(s.row), f"id {s.id}") for s in scores[:MAX_ROWS_NAMED])
+    more = f" and {len(scores) - MAX_ROWS_NAMED} more" if len(scores) > MAX_ROWS_NAMED else ""
+    return f"rows (from 0; line = the line of the file): {shown}{more}"
+
+
+def _report_score(args, summary, scores, wanted, items=None) -> int:
     """Print what ``ev2r score`` reports after scoring (notes, the summary) for any engine; the
     exit status (1 when every item failed). The text summary names the headline's score version and range
     (:func:`ev2r.versions.describe`) and prints the short signature (:func:`ev2r.versions.short_signature`);
-    ``--json`` carries the full ``signature`` with ``versions`` and ``short_signature``."""
+    ``--json`` carries the full ``signature`` with ``versions`` and ``short_signature``. Every note about rows
+    names them by row, line and id (:func:`rows_named`; ``items``: the run's items, for the lines)."""
+    no_ref = [s for s in scores if s.status == "no_reference"]
     n_noref = (summary.failures or {}).get("no_reference", 0)
     if n_noref:
         print(f"ev2r score: note: {n_noref} item(s) have no reference evidence that states a fact (none given, or "
               "every reference answer empty, content-free or 'No answer could be found.'), so no "
               "precision/recall/F1/Ev2R: give 'reference_evidence' in each row, or for AVeriTeC prediction files "
-              "(claim_id, evidence, pred_label) pass --references GOLD.json", file=sys.stderr)
+              "(claim_id, evidence, pred_label) pass --references GOLD.json"
+              + (f"; {rows_named(no_ref, items)}" if no_ref else ""), file=sys.stderr)
     no_hybrid = [s for s in scores if s.ok and "ev2r_hybrid: " in (s.error or "")]
     if no_hybrid:  # the reason is in each row's error; say it once here, never a silent n/a
         why = (no_hybrid[0].error or "").split("ev2r_hybrid: ", 1)[1].split("; ")[0]
         print(f"ev2r score: note: {len(no_hybrid)} ok item(s) have no ev2r_hybrid (so the corpus value is n/a); "
-              f"first reason: {why[:300]}", file=sys.stderr)
+              f"first reason: {why[:300]}; {rows_named(no_hybrid, items)}", file=sys.stderr)
     from ev2r.metric.proxy import ABSENCE_ON_CLAIM, LONG_CLAIM
 
     flags = ((LONG_CLAIM, "have a claim longer than half the verifier's token window, read in part or at the edge of "
@@ -369,13 +404,14 @@ def _report_score(args, summary, scores, wanted) -> int:
     for flag, what in flags:  # issue 65: flagged on each row (error, status ok) and counted here, never silent
         hit = [s for s in scores if s.ok and f"{flag}: " in (s.error or "")]
         if hit:
-            ids = ", ".join(repr(s.id) for s in hit[:10]) + (f" and {len(hit) - 10} more" if len(hit) > 10 else "")
-            print(f"ev2r score: note: {len(hit)} item(s) {what} (each row's error says '{flag}: ...'); ids {ids}",
-                  file=sys.stderr)
+            print(f"ev2r score: note: {len(hit)} item(s) {what} (each row's error says '{flag}: ...'); "
+                  f"{rows_named(hit, items)}", file=sys.stderr)
     all_failed = summary.n > 0 and summary.n_failed == summary.n
     if all_failed:
-        first = next((s.error for s in scores if s.error), "")
-        print(f"ev2r score: error: every item failed ({summary.failures}); first error: {first}", file=sys.stderr)
+        first = next((s for s in scores if s.error), None)
+        at = f" ({rows_named([first], items)})" if first is not None else ""
+        print(f"ev2r score: error: every item failed ({summary.failures}); first error{at}: "
+              f"{first.error if first is not None else ''}", file=sys.stderr)
     from ev2r.versions import check_computed, describe, summary_fields
 
     if getattr(args, "score_version", None) is not None and not all_failed:  # the options may define another score

@@ -44,7 +44,8 @@ from typing import Iterator, Optional, Sequence
 import numpy as np
 
 from claimalign.qa_text import MIN_CLAIM_TOKENS, claim_coverage, content_tokens, is_bare_answer
-from ev2r.metric.restatement import restates_claim
+from ev2r.metric.scoped import scoped
+from ev2r.metric.restatement import RESTATE_MUTUAL_MIN, current_restatement_verifier, mutual_entailment, restates_claim
 from ev2r.facts.rules import strip_boilerplate
 from ev2r.facts.word_order import WORD_ORDER_RULE, strip_word_salad
 from ev2r.types import Evidence, QAPair, has_content, is_unanswerable
@@ -131,11 +132,8 @@ def without_rules(*families: str) -> Iterator[None]:
     bad = [f for f in families if f not in RULE_FAMILIES]
     if bad:
         raise ValueError(f"without_rules: {bad} not among {list(RULE_FAMILIES)}")
-    token = _OFF.set(_OFF.get() | frozenset(families))
-    try:
+    with scoped(_OFF, _OFF.get() | frozenset(families)):
         yield
-    finally:
-        _OFF.reset(token)
 
 
 @contextlib.contextmanager
@@ -149,11 +147,8 @@ def with_rules(*families: str) -> Iterator[None]:
     bad = [f for f in families if f not in RULE_FAMILIES]
     if bad:
         raise ValueError(f"with_rules: {bad} not among {list(RULE_FAMILIES)}")
-    token = _OFF.set(_OFF.get() - frozenset(families))
-    try:
+    with scoped(_OFF, _OFF.get() - frozenset(families)):
         yield
-    finally:
-        _OFF.reset(token)
 
 
 def rule_on(family: str) -> bool:
@@ -178,11 +173,8 @@ _CACHE_MAX = 200_000
 def use_model(model) -> Iterator[None]:
     """Within the block, :func:`admit` asks ``model`` (an :class:`ev2r.metric.admission_model.AdmissionModel`, or
     None for the rules alone)."""
-    token = _MODEL.set(model)
-    try:
+    with scoped(_MODEL, model):
         yield
-    finally:
-        _MODEL.reset(token)
 
 
 def current_model():
@@ -281,11 +273,8 @@ def copy_reading(mode: str) -> Iterator[None]:
     """
     if mode not in COPY_READINGS:
         raise ValueError(f"copy_reading: {mode!r} not among {list(COPY_READINGS)}")
-    token = _COPY.set(mode)
-    try:
+    with scoped(_COPY, mode):
         yield
-    finally:
-        _COPY.reset(token)
 
 
 def current_copy_reading() -> str:
@@ -671,6 +660,11 @@ def admit(evidence: Evidence, claim: Optional[str] = None, unanswerable: str = "
                 drop(k, p, "non_evidence", f"model:{model.name}", p_evidence=p_ev,
                      label=label if label != "evidence" else model.classes[1 + int(np.argmax(probs[1:]))])
                 continue
+        if claim is not None and rule_on("restates_claim") and current_restatement_verifier() is not None:
+            m = mutual_entailment(claim, p_in.answer)
+            if m is not None and m >= RESTATE_MUTUAL_MIN:  # the claim again, in other words (issue 63 item 4)
+                drop(k, p, "restates_claim", "model:mutual-entailment", p_evidence=p_ev, label=label)
+                continue
         if relevant and claim is not None and content_tokens(claim) and rule_on("off_topic"):
             cov = claim_coverage(p_in.render(), claim, RELEVANCE_CLAIM_CAP)
             # a short claim (under MIN_CLAIM_TOKENS content words) asks for SHORT_CLAIM_MIN_SHARED shared words (a
@@ -701,4 +695,5 @@ def rules_off() -> str:
     off = _OFF.get()
     return ("".join(f"-no:{f}" for f in RULE_FAMILIES if f in off and f not in RETIRED_RULES)
             + "".join(f"+{f}" for f in RETIRED_RULES if f not in off)
-            + ("+copy:exact" if _COPY.get() == "exact" else ""))
+            + ("+copy:exact" if _COPY.get() == "exact" else "")
+            + (f"+restate:mutual{RESTATE_MUTUAL_MIN:g}" if current_restatement_verifier() is not None else ""))

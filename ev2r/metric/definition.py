@@ -72,6 +72,11 @@ STAGES: Mapping[str, Mapping[str, tuple[str, ...]]] = {
             "N_PERMUTATIONS", "MAX_SENTENCE_WORDS", "_MIN_VARIANCE", "MIN_COVERAGE", "BIGRAM_WEIGHT", "CLASSES",
             "SHORT_RUN_SENTENCE_WORDS", "TABLE_BARS", "FILLER_SHARE", "FILLER_MIN_WORDS", "_FOLD"),
     },
+    # restatements read by the verifier (issue 63 item 4): in ``const`` only where that reading is in force
+    # (ev2r.metric.restatement.use_restatement_verifier)
+    "restatement_verifier": {
+        "ev2r.metric.restatement": ("RESTATE_MUTUAL_MIN",),
+    },
     # ev2r_hybrid's columns: METEOR (Hungarian, verified, mutual) over the first MAX_PREDICTED predicted pairs
     "combination": {
         "claimalign.meteor_fast": ("ALPHA", "BETA", "GAMMA", "FUZZY_MIN_LETTERS"),
@@ -82,7 +87,7 @@ STAGES: Mapping[str, Mapping[str, tuple[str, ...]]] = {
 
 #: The stages of each digest field (:func:`signature_fields`).
 DIGEST_STAGES: Mapping[str, tuple[str, ...]] = {
-    "const": ("admission", "facts", "reference", "proxy", "word_salad"),
+    "const": ("admission", "facts", "reference", "proxy", "word_salad", "restatement_verifier"),
     "hybrid-const": ("combination",),
 }
 
@@ -92,6 +97,10 @@ NOT_SCORING: Mapping[str, str] = {
     # names of things (reasons, rule families, columns, statuses, options), not values a score reads
     "ev2r.metric.admission:REASONS": "names of the admission reasons",
     "ev2r.metric.admission:RULE_FAMILIES": "names of the rule families (which are off is the signature's adm field)",
+    "ev2r.metric.restatement:_CACHE_MAX": "the size of a cache of verifier readings (a full cache is emptied, then "
+                                          "refilled with the same values)",
+    "ev2r.metric.scorer:RESTATEMENT_READINGS": "names of the restatement readings (the one in force is the "
+                                               "signature's adm field, +restate:mutual0.5)",
     "ev2r.metric.admission:COPY_READINGS": "names of the copy readings (the one in force is the signature's adm "
                                            "field, +copy:exact, and its prem field, twin=copy)",
     "ev2r.metric.admission_model:NON_EVIDENCE_CLASSES": "class names of the training corpus (the model file holds "
@@ -209,10 +218,12 @@ def digest(stages: tuple[str, ...]) -> str:
 
 def signature_fields(hybrid: bool) -> dict[str, str]:
     """The run's constants digests for its signature: ``const`` (:data:`DIGEST_STAGES`; the word-order stage where
-    its rule family is in force) and, with ``hybrid`` (the run computes ``ev2r_hybrid``), ``hybrid-const``."""
+    its rule family is in force, the restatement verifier's where it reads) and, with ``hybrid`` (the run computes ``ev2r_hybrid``), ``hybrid-const``."""
     from ev2r.metric.admission import rule_on
+    from ev2r.metric.restatement import current_restatement_verifier
 
-    const = tuple(s for s in DIGEST_STAGES["const"] if s != "word_salad" or rule_on("word_salad"))
+    in_force = {"word_salad": rule_on("word_salad"), "restatement_verifier": current_restatement_verifier() is not None}
+    const = tuple(s for s in DIGEST_STAGES["const"] if in_force.get(s, True))
     out = {"const": digest(const)}
     if hybrid:
         out["hybrid-const"] = digest(DIGEST_STAGES["hybrid-const"])

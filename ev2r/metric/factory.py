@@ -43,7 +43,7 @@ def build_scorer(verifier: object = DEFAULTS.verifier, decomposer: str = DEFAULT
                  contradiction: bool = DEFAULTS.contradiction,
                  proxy_verifier: object = DEFAULTS.proxy_verifier, admission: object = DEFAULTS.admission,
                  proxy_credit: bool = DEFAULTS.proxy_credit, meteor_match: str = DEFAULTS.meteor_match,
-                 copy_reading: str = DEFAULTS.copy_reading) -> Ev2RScorer:
+                 copy_reading: str = DEFAULTS.copy_reading, restatement: str = DEFAULTS.restatement) -> Ev2RScorer:
     """Build an :class:`Ev2RScorer` from option values, or from a :class:`~ev2r.config.ScorerConfig`.
 
     Args:
@@ -80,6 +80,8 @@ def build_scorer(verifier: object = DEFAULTS.verifier, decomposer: str = DEFAULT
             (:data:`ev2r.config.METEOR_MATCH_MODES`).
         copy_reading: ``"near"`` or ``"exact"``, how a predicted pair that copies a gold pair is read
             (:data:`ev2r.config.COPY_READINGS`, :func:`ev2r.metric.admission.copy_reading`).
+        restatement: ``"lexical"`` or ``"mutual"``, how a restatement of the claim is found
+            (:data:`ev2r.config.RESTATEMENT_READINGS`).
         config: a whole configuration instead of the option values (which must then be left at
             their defaults: an option passed with its default value cannot be told apart from one
             left out); the defaults are :data:`ev2r.config.DEFAULTS`.
@@ -93,7 +95,8 @@ def build_scorer(verifier: object = DEFAULTS.verifier, decomposer: str = DEFAULT
                    unanswerable=unanswerable, hybrid=hybrid, premise_top_k=premise_top_k,
                    hybrid_columns=hybrid_columns, reply_reading=reply_reading, contradiction=contradiction,
                    proxy_verifier=proxy_verifier, admission=admission, proxy_credit=proxy_credit,
-                   meteor_match=meteor_match, copy_reading=copy_reading)
+                   meteor_match=meteor_match, copy_reading=copy_reading,
+                   restatement=restatement)
     if config is None:
         config = ScorerConfig(**options)
     else:
@@ -156,7 +159,8 @@ def scorer_from_config(config: ScorerConfig, progress: Optional[Callable] = None
                                           verifier_name=proxy_name, credit=c.proxy_credit), alpha=c.alpha,
                       verifier_fields=verifier_signature_fields(ver), extra_scorers=extras, progress=progress,
                       chunk_size=c.chunk_size, combiner=HybridCombiner(device=c.device, columns=c.hybrid_columns, meteor_match=c.meteor_match) if c.hybrid else None,
-                      admission=load_admission(c.admission), copy_reading=c.copy_reading)
+                      admission=load_admission(c.admission), copy_reading=c.copy_reading,
+                      restatement=c.restatement)
 
 
 def load_admission(spec):

@@ -40,6 +40,10 @@ def verifier_signature_fields(verifier) -> dict[str, str]:
     return {"verifier": getattr(verifier, "name", type(verifier).__name__)}
 
 
+#: How a restatement of the claim is found (issue 63 item 4): ``lexical`` (:func:`ev2r.metric.restatement.restates_claim`
+#: alone) or ``mutual`` (also an answer the verifier reads as entailing the claim and entailed by it).
+RESTATEMENT_READINGS = ("lexical", "mutual")
+
 class Ev2RScorer:
     """Scores items the Ev2R way.
 
@@ -69,7 +73,7 @@ class Ev2RScorer:
     def __init__(self, reference_scorer, proxy_scorer=None, alpha: float = DEFAULTS.alpha, verifier_name: str = "none",
                  extra_scorers: Optional[dict[str, Callable]] = None, progress: Optional[Callable] = None,
                  chunk_size: int = DEFAULTS.chunk_size, verifier_fields: Optional[Mapping[str, str]] = None,
-                 combiner=None, admission=None, copy_reading: str = "near"):
+                 combiner=None, admission=None, copy_reading: str = "near", restatement: str = "lexical"):
         if not (0.0 <= alpha <= 1.0):
             raise ValueError(f"alpha: expected a value in [0, 1], got {alpha!r}")
         if chunk_size < 1:
@@ -91,6 +95,29 @@ class Ev2RScorer:
         if copy_reading not in COPY_READINGS:
             raise ValueError(f"copy_reading: {copy_reading!r} is not one of {COPY_READINGS}")
         self.copy_reading = copy_reading
+        if restatement not in RESTATEMENT_READINGS:
+            raise ValueError(f"restatement: {restatement!r} is not one of {RESTATEMENT_READINGS}")
+        self.restatement = restatement
+
+    def _restatement_verifier(self):
+        """The NLI verifier that reads restatements (``restatement="mutual"``): the reference scorer's, else the
+        proxy's; None for the lexical rule alone."""
+        if getattr(self, "restatement", "lexical") != "mutual":
+            return None
+        return (getattr(self.reference_scorer, "verifier", None) or getattr(self.proxy_scorer, "verifier", None))
+
+    def _readings(self):
+        """The settings of the admission stage for a run of this scorer, as one context: the copy reading and the
+        restatement verifier (the learned reading of non-evidence is set where each part reads it)."""
+        import contextlib
+
+        from ev2r.metric.admission import copy_reading
+        from ev2r.metric.restatement import use_restatement_verifier
+
+        stack = contextlib.ExitStack()
+        stack.enter_context(copy_reading(getattr(self, "copy_reading", "near")))
+        stack.enter_context(use_restatement_verifier(self._restatement_verifier()))
+        return stack
 
     # -- signature ----------------------------------------------------------------------------
     def signature(self) -> Signature:
@@ -98,9 +125,7 @@ class Ev2RScorer:
         scorer's, verifier's and proxy scorer's declared fields, label mapping, alpha, extra columns, the
         combination's fields, the digests of the declared scoring constants (``const``, ``hybrid-const``:
         :func:`ev2r.metric.definition.signature_fields`), transformers and torch versions, in that order."""
-        from ev2r.metric.admission import copy_reading
-
-        with copy_reading(getattr(self, "copy_reading", "near")):
+        with self._readings():
             return self._signature()
 
     def _signature(self) -> Signature:
@@ -171,11 +196,13 @@ class Ev2RScorer:
         return out
 
     def _score_chunk(self, items: Sequence[Item]) -> list[ItemScore]:
-        from ev2r.metric.admission import admit, copy_reading, prime, use_model
+        from ev2r.metric.admission import admit, prime, use_model
+        from ev2r.metric.restatement import prime_restatements
 
-        with use_model(self.admission), copy_reading(getattr(self, "copy_reading", "near")):
+        with use_model(self.admission), self._readings():
             if self.admission is not None:  # the learned reading asked once, in one batch, for every predicted pair
                 prime([(it.claim, p.question, p.answer) for it in items for p in it.predicted_evidence.pairs])
+            prime_restatements([(it.claim, p.answer) for it in items for p in it.predicted_evidence.pairs])
             scores = self._score_chunk_admitted(items)
             for it, s in zip(items, scores):  # the stage's decisions, for explain and the report
                 s.admission = [a.to_dict() for a in admit(it.predicted_evidence, it.claim, relevant=True,

@@ -139,15 +139,13 @@ def _negation(text: str, rng: random.Random) -> Optional[str]:
 def _number(text: str, rng: random.Random) -> Optional[str]:
     import numpy as np
 
-    from adversarial._text import find_numbers, format_number
-    from adversarial.perturbations.meaning import _changed_number
+    from adversarial.perturbations.meaning import changed_number_text, number_tokens
 
-    toks = find_numbers(text)
+    toks = number_tokens(text)
     if not toks:
         return None
     tok = toks[rng.randrange(len(toks))]
-    g = np.random.default_rng(rng.randrange(2 ** 32))
-    new = format_number(_changed_number(tok, g), tok)
+    new = changed_number_text(tok, np.random.default_rng(rng.randrange(2 ** 32)))
     return None if new == tok.text else text[:tok.start] + new + text[tok.end:]
 
 
@@ -184,9 +182,9 @@ def _yesno(text: str, rng: random.Random) -> Optional[str]:
 
 @functools.lru_cache(maxsize=1)
 def _entities():
-    from adversarial.perturbations.meaning import _entity_index
+    from adversarial.perturbations.meaning import entity_index
 
-    return _entity_index()
+    return entity_index()
 
 
 def _entity(text: str, rng: random.Random, names: Sequence[str] = ()) -> Optional[str]:

@@ -83,7 +83,8 @@ def test_the_issue_example_with_the_bundled_verifier_is_flagged_and_counted(tmp_
     out = tmp_path / "out.jsonl"
     assert main(["score", str(inp), "-o", str(out), "--no-progress"]) == 0
     err = capsys.readouterr().err
-    assert "note: 1 item(s) have a claim longer than half the verifier's token window" in err and "ids '0'" in err
+    assert "note: 1 item(s) have a claim longer than half the verifier's token window" in err and (
+        "rows (from 0; line = the line of the file): 0 (line 1; id 0)" in err)
     got = [json.loads(line) for line in out.read_text().splitlines()]
     assert got[0]["error"].startswith(f"{LONG_CLAIM}: the claim has 105 tokens") and got[1]["error"] is None
     assert got[0]["proxy"] < 0.05 < 0.9 < got[1]["proxy"]  # the misreading stands (the flag says so)
