@@ -76,7 +76,7 @@ HEADLINE_SCORE = "ev2r_hybrid"
 #: values ("forty-five" = "45"), issue 54. The official ``hu_meteor`` baseline is always nltk's.
 METEOR_MATCH_MODES = ("exact", "fuzzy")
 #: How a predicted pair that copies a gold pair is read (:data:`ev2r.metric.admission.COPY_READINGS`, issue 63).
-COPY_READINGS = ("near", "exact")
+COPY_READINGS = ("near", "exact", "verified")
 #: How a restatement of the claim is found (:data:`ev2r.metric.scorer.RESTATEMENT_READINGS`, issue 63 item 4).
 RESTATEMENT_READINGS = ("lexical", "mutual")
 #: Which component columns the combiner adds: those with a weight above 0, or all of them (for fitting).
@@ -142,8 +142,9 @@ class ScorerConfig:
             (``"fuzzy"``: a typo or a number spelled out still matches; signature ``hybrid-meteor:fuzzy-v1``).
         copy_reading: one of :data:`COPY_READINGS`, how a predicted pair that copies a gold pair is read
             (:func:`ev2r.metric.admission.copy_reading`): ``"near"`` (a near-copy read as the gold pair, ``ev2r/4``) or
-            ``"exact"`` (only a copy; every other pair read in its own words by the verifier); ``+copy:exact`` in
-            the signature's ``adm``.
+            ``"exact"`` (only a copy; every other pair read in its own words by the verifier) or ``"verified"`` (a
+            near-copy read as the gold pair only where the verifier reads both as saying the same thing);
+            ``+copy:exact`` / ``+copy:verified`` in the signature's ``adm``.
         restatement: one of :data:`RESTATEMENT_READINGS`: ``"lexical"`` (the claim's words, wrapped or reworded with
             synonyms: :func:`ev2r.metric.restatement.restates_claim`) or ``"mutual"`` (also an answer the verifier
             reads as entailing the claim and entailed by it, :func:`ev2r.metric.admission.use_restatement_verifier`);

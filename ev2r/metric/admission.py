@@ -44,6 +44,7 @@ from typing import Iterator, Optional, Sequence
 import numpy as np
 
 from claimalign.qa_text import MIN_CLAIM_TOKENS, claim_coverage, content_tokens, is_bare_answer
+from ev2r.metric.copying import COPY_READINGS, copy_reading, copy_setting, current_copy_reading  # noqa: F401
 from ev2r.metric.scoped import scoped
 from ev2r.metric.restatement import RESTATE_MUTUAL_MIN, current_restatement_verifier, mutual_entailment, restates_claim
 from ev2r.facts.rules import strip_boilerplate
@@ -253,34 +254,6 @@ TWIN_MIN_SIMILARITY = 0.85
 #: numbers as values, case and punctuation aside (``ev2r/3``; ``ev2r/2`` compared the case-folded characters);
 #: ``num+contr+art`` (``ev2r/4``) = that, with contractions written out and the articles left out.
 COPY_TEXT = "num+contr+art"
-
-#: How a predicted pair that copies a gold pair is read (issue 63): ``near`` (``ev2r/2``-``/4``) = a copy or near-copy
-#: (:func:`copy_grade` at least :data:`TWIN_MIN_SIMILARITY`, typos and synonyms respelled like the copy) is read as the
-#: gold pair, a near-copy's facts graded at least :func:`ev2r.metric.reference.twin_grade`; ``exact`` = only a copy
-#: (the same text but for case and spacing, :func:`pair_key`) is the gold pair: every other pair is read in its own
-#: words by the verifier, whatever it copies.
-COPY_READINGS = ("near", "exact")
-_COPY: contextvars.ContextVar = contextvars.ContextVar("ev2r_copy_reading", default="near")
-
-
-@contextlib.contextmanager
-def copy_reading(mode: str) -> Iterator[None]:
-    """Within the block, copies of gold pairs are read as ``mode`` (:data:`COPY_READINGS`) says; the signature's
-    admission value says which (``+copy:exact``; nothing for ``near``).
-
-    Raises:
-        ValueError: ``mode`` not in :data:`COPY_READINGS` (named, with the allowed values).
-    """
-    if mode not in COPY_READINGS:
-        raise ValueError(f"copy_reading: {mode!r} not among {list(COPY_READINGS)}")
-    with scoped(_COPY, mode):
-        yield
-
-
-def current_copy_reading() -> str:
-    """The copy reading in force (:func:`copy_reading`): ``"near"`` or ``"exact"``."""
-    return _COPY.get()
-
 
 #: Apostrophes as people and keyboards type them ("couldn\u2018t", "isn\u00b4t"): :func:`copy_text` reads each as "'".
 _APOSTROPHES = "'\u2019\u2018\u00b4`\u2032\uff07"
@@ -516,8 +489,13 @@ def copy_grade(pair: QAPair, like: QAPair) -> float:
     >>> copy_grade(QAPair("How many died?", "Forty-five people died."), QAPair("How many died?", "45 people died."))
     1.0
     """
-    if _COPY.get() == "exact":  # only a copy is the copy (issue 63): the verifier reads every other pair
-        return 1.0 if pair_key(pair) == pair_key(like) else 0.0
+    mode, verifier = copy_setting()
+    if mode != "near":  # issue 63: a copy is the copy; a near-copy only where the verifier reads the same meaning
+        if pair_key(pair) == pair_key(like):
+            return 1.0
+        if mode == "exact" or copy_similarity(like, pair) < TWIN_MIN_SIMILARITY:
+            return 0.0
+        return float(mutual_entailment(like.render(), pair.render(), verifier) >= RESTATE_MUTUAL_MIN)
     return _grade(pair.question, pair.answer, like.question, like.answer, respell_reads_synonyms())
 
 
@@ -695,5 +673,5 @@ def rules_off() -> str:
     off = _OFF.get()
     return ("".join(f"-no:{f}" for f in RULE_FAMILIES if f in off and f not in RETIRED_RULES)
             + "".join(f"+{f}" for f in RETIRED_RULES if f not in off)
-            + ("+copy:exact" if _COPY.get() == "exact" else "")
+            + (f"+copy:{current_copy_reading()}" if current_copy_reading() != "near" else "")
             + (f"+restate:mutual{RESTATE_MUTUAL_MIN:g}" if current_restatement_verifier() is not None else ""))

@@ -101,7 +101,7 @@ NOT_SCORING: Mapping[str, str] = {
                                           "refilled with the same values)",
     "ev2r.metric.scorer:RESTATEMENT_READINGS": "names of the restatement readings (the one in force is the "
                                                "signature's adm field, +restate:mutual0.5)",
-    "ev2r.metric.admission:COPY_READINGS": "names of the copy readings (the one in force is the signature's adm "
+    "ev2r.metric.copying:COPY_READINGS": "names of the copy readings (the one in force is the signature's adm "
                                            "field, +copy:exact, and its prem field, twin=copy)",
     "ev2r.metric.admission_model:NON_EVIDENCE_CLASSES": "class names of the training corpus (the model file holds "
                                                          "the classes it reads)",
@@ -222,7 +222,10 @@ def signature_fields(hybrid: bool) -> dict[str, str]:
     from ev2r.metric.admission import rule_on
     from ev2r.metric.restatement import current_restatement_verifier
 
-    in_force = {"word_salad": rule_on("word_salad"), "restatement_verifier": current_restatement_verifier() is not None}
+    from ev2r.metric.admission import current_copy_reading
+
+    in_force = {"word_salad": rule_on("word_salad"),
+                "restatement_verifier": current_restatement_verifier() is not None or current_copy_reading() == "verified"}
     const = tuple(s for s in DIGEST_STAGES["const"] if in_force.get(s, True))
     out = {"const": digest(const)}
     if hybrid:

@@ -291,8 +291,8 @@ class NLIReferenceScorer:
             prem += f"+lex-top{self.premise_top_k}"
         from ev2r.metric import admission  # the constants as the running code has them (issue 64)
 
-        if admission.current_copy_reading() == "exact":  # a copy's facts are supported by its copy, nothing more
-            prem += "+twin=copy+anchor"
+        if admission.current_copy_reading() != "near":  # a copy's facts supported by its copy (verified: or a
+            prem += f"+twin={'copy' if admission.current_copy_reading() == 'exact' else 'verified'}+anchor"  # synonym)
         else:
             prem += f"+twin~{admission.TWIN_MIN_SIMILARITY:g}/{admission.COPY_TEXT}+{respell_rule()}+anchor"
         if self.contradiction is not None:

@@ -165,8 +165,8 @@ def is_claim_span(text: Optional[str], claim: Optional[str]) -> bool:
 
 # ----------------------------------------------------------------------------- restatements read by the verifier
 _CACHE_MAX = 200_000
-#: The least P(entailment), both ways, at which an answer and the claim say the same thing (a restatement, issue 63
-#: item 4): min(P(answer => claim), P(claim => answer)) at or above it drops the pair (``restates_claim``,
+#: The least P(entailment), both ways, at which two texts say the same thing: an answer and the claim (a restatement,
+#: issue 63 item 4), a near-copy and its gold pair (the copy, ``copy_reading("verified")``): min(P(answer => claim), P(claim => answer)) at or above it drops the pair (``restates_claim``,
 #: ``model:mutual-entailment``). Mutual entailment is paraphrase; an answer that adds a fact of its own (a date, a
 #: source, a figure) is not entailed by the claim and stays evidence.
 RESTATE_MUTUAL_MIN = 0.5

@@ -99,12 +99,10 @@ class Ev2RScorer:
             raise ValueError(f"restatement: {restatement!r} is not one of {RESTATEMENT_READINGS}")
         self.restatement = restatement
 
-    def _restatement_verifier(self):
-        """The NLI verifier that reads restatements (``restatement="mutual"``): the reference scorer's, else the
-        proxy's; None for the lexical rule alone."""
-        if getattr(self, "restatement", "lexical") != "mutual":
-            return None
-        return (getattr(self.reference_scorer, "verifier", None) or getattr(self.proxy_scorer, "verifier", None))
+    def _nli_verifier(self):
+        """The NLI verifier that reads restatements (``restatement="mutual"``) and near-copies
+        (``copy_reading="verified"``): the reference scorer's, else the proxy's."""
+        return getattr(self.reference_scorer, "verifier", None) or getattr(self.proxy_scorer, "verifier", None)
 
     def _readings(self):
         """The settings of the admission stage for a run of this scorer, as one context: the copy reading and the
@@ -115,8 +113,10 @@ class Ev2RScorer:
         from ev2r.metric.restatement import use_restatement_verifier
 
         stack = contextlib.ExitStack()
-        stack.enter_context(copy_reading(getattr(self, "copy_reading", "near")))
-        stack.enter_context(use_restatement_verifier(self._restatement_verifier()))
+        mode = getattr(self, "copy_reading", "near")
+        stack.enter_context(copy_reading(mode, self._nli_verifier() if mode == "verified" else None))
+        mutual = getattr(self, "restatement", "lexical") == "mutual"
+        stack.enter_context(use_restatement_verifier(self._nli_verifier() if mutual else None))
         return stack
 
     # -- signature ----------------------------------------------------------------------------

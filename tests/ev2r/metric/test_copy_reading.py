@@ -34,12 +34,12 @@ def test_copy_grade_by_reading():
 
 
 def test_bad_copy_reading_is_named():
-    with pytest.raises(ValueError, match=r"copy_reading: 'loose' not among \['near', 'exact'\]"):
+    with pytest.raises(ValueError, match=r"copy_reading: 'loose' not among \['near', 'exact', 'verified'\]"):
         with copy_reading("loose"):
             pass
     with pytest.raises(ValueError, match="copy_reading: 'loose' is not one of"):
         ScorerConfig(copy_reading="loose")
-    assert COPY_READINGS == ("near", "exact")
+    assert COPY_READINGS == ("near", "exact", "verified")
 
 
 def _precision(mode: str, answer: str) -> tuple[float, str]:
@@ -58,3 +58,39 @@ def test_a_near_copy_is_read_in_its_own_words_under_exact():
     assert "+copy:exact" not in near_sig and "respell" in near_sig
     # a copy is the gold pair under both readings
     assert _precision("exact", GOLD.pairs[0].answer)[0] == 1.0
+
+
+class PairVerifier:
+    """Entailment 0.9 both ways between the gold pair and its typo'd copy, else the keyword verifier's reading."""
+
+    name = "pair-fake"
+
+    def __init__(self, same):
+        self.same, self.kw = same, KeywordVerifier()
+
+    def predict(self, premises, hypotheses):
+        import numpy as np
+
+        out = self.kw.predict(premises, hypotheses)
+        for k, (p, h) in enumerate(zip(premises, hypotheses)):
+            if {p, h} <= self.same:
+                out[k] = (0.9, 0.05, 0.05)
+        return np.asarray(out)
+
+
+def test_verified_copy_reading_lets_the_verifier_decide():
+    typo = QAPair(GOLD.pairs[0].question, "The senatr voted for the bill in March.")
+    denial = QAPair(GOLD.pairs[0].question, "The senator never voted for the bill in March.")
+    ver = PairVerifier({GOLD.pairs[0].render(), typo.render()})
+    with copy_reading("verified", ver):
+        assert copy_grade(typo, GOLD.pairs[0]) == 1.0  # the verifier reads the same meaning: the copy
+        assert copy_grade(denial, GOLD.pairs[0]) == 0.0  # a near-copy it reads otherwise: its own words
+        assert rules_off().endswith("+copy:verified")
+    with pytest.raises(ValueError, match="'verified' needs an NLI verifier"):
+        with copy_reading("verified"):
+            pass
+    sc = build_scorer(verifier=ver, hybrid=False, admission="none", copy_reading="verified")
+    typo_item, denial_item = _item(typo.answer), _item(denial.answer)
+    s_typo, s_denial = sc.score([typo_item, denial_item])
+    assert (s_typo.precision, s_denial.precision) == (1.0, 0.5)
+    assert "twin=verified" in str(sc.signature()) and "+copy:verified" in str(sc.signature())
