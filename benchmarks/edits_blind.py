@@ -48,6 +48,12 @@ COLUMNS = ["ev2r", "ev2r_hybrid", "precision", "recall", "proxy"]
 TARGETED = ["ev2r", "ev2r_hybrid"]
 TARGET = {"changing": 0.10, "preserving": 0.05}
 TOL = 0.10
+#: The CI gate (``--gate``, issue 63 item 5): the most edits of each side a targeted score may get wrong (changing
+#: edits within 10%, preserving edits moved more than 10%), out of 99 changing and 72 preserving. A ratchet, not the
+#: targets: the default's counts when the gate was set (ev2r-hybrid/4, ev2r/4, 1.4.0: 53 / 46 and 6 / 12) plus one
+#: edit; lower them when a version reads meaning better. The issue's targets are 10% and 5%.
+GATE_MAX = {("changing", "ev2r"): 54, ("changing", "ev2r_hybrid"): 47,
+            ("preserving", "ev2r"): 7, ("preserving", "ev2r_hybrid"): 13}
 
 
 def read_jsonl(path: Path) -> list[dict]:
@@ -199,6 +205,8 @@ def main() -> None:
     ap.add_argument("--scores", type=Path, help="rows of an earlier `ev2r score DATA -o OUT`; default: run it")
     ap.add_argument("--nltk-data", help="passed to ev2r score --nltk-data")
     ap.add_argument("--out-dir", type=Path, default=ROOT / "benchmarks" / "results")
+    ap.add_argument("--gate", action="store_true",
+                    help="exit 1 when a targeted score gets more edits wrong than GATE_MAX allows (CI)")
     ap.add_argument("--score-args", default="", metavar="ARGS",
                     help="more options for ev2r score, one string (e.g. \"--model runs/x --copy-reading exact\")")
     args = ap.parse_args()
@@ -233,6 +241,21 @@ def main() -> None:
         encoding="utf-8")
     write_md(args.out_dir / "edits_blind.md", {**meta, "per_edit": per_edit}, table)
     print((args.out_dir / "edits_blind.md").read_text(encoding="utf-8"))
+    if args.gate:
+        sys.exit(gate(table))
+
+
+def gate(table: list[dict]) -> int:
+    """0 when every targeted score gets at most :data:`GATE_MAX` edits of each side wrong, else 1 (each excess
+    printed)."""
+    totals = {row["side"]: row for row in table if row["family"] == f"all {row['side']}"}
+    bad = [f"{side} / {col}: {totals[side][col]['count']} of {totals[side][col]['of']} wrong, at most {most} allowed"
+           for (side, col), most in GATE_MAX.items() if totals[side][col]["count"] > most]
+    for line in bad:
+        print(f"edits gate: {line}", file=sys.stderr)
+    print(f"edits gate: {'failed' if bad else 'passed'} ({len(GATE_MAX) - len(bad)} of {len(GATE_MAX)} checks)",
+          file=sys.stderr)
+    return 1 if bad else 0
 
 
 if __name__ == "__main__":

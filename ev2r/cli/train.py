@@ -75,6 +75,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "ev2r.training.edits: antonyms, negation, numbers, scales, signs, units, entities, roles, "
                              "hedges, yes/no -> contradiction or neutral; typos, contractions, number words and formats, "
                              "articles -> label kept)")
+    parser.add_argument("--aug-meaning-change-share", type=float, default=0.6,
+                        help="with --aug-meaning-edits: the share of meaning-changing edits (default 0.6)")
+    parser.add_argument("--aug-meaning-pair-share", type=float, default=0.0,
+                        help="with --aug-meaning-edits: the share of near-copy pairs with both sides answers to one "
+                             "question (the layout of the verified copy reading; default 0)")
     parser.add_argument("--aug-czech-negation", type=int, default=0,
                         help="with --ctkfacts-train: N copies of each CTKFacts train claim with its first verb negated "
                              "(SUPPORTS -> contradiction, NOT ENOUGH INFO -> neutral)")
@@ -170,6 +175,8 @@ def finish_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> ar
               ("--aug-denial", getattr(args, "aug_denial", 0) >= 0, ">= 0"),
               ("--aug-qa-layout", getattr(args, "aug_qa_layout", 0) >= 0, ">= 0"),
               ("--aug-meaning-edits", getattr(args, "aug_meaning_edits", 0) >= 0, ">= 0"),
+              ("--aug-meaning-change-share", 0 <= getattr(args, "aug_meaning_change_share", 0.6) <= 1, "in [0, 1]"),
+              ("--aug-meaning-pair-share", 0 <= getattr(args, "aug_meaning_pair_share", 0.0) <= 1, "in [0, 1]"),
               ("--aug-czech-negation", getattr(args, "aug_czech_negation", 0) >= 0, ">= 0"),
               ("--threads", args.threads >= 0, ">= 0 (0 = torch's default)"),
               ("--averitec-repeat", args.averitec_repeat >= 1, ">= 1"),

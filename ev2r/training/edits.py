@@ -21,7 +21,8 @@ family             edit                                                         
 
 The families that **keep** it (the pair keeps its label): ``typos``, ``contractions``, ``numbers_to_words``,
 ``words_to_numbers``, ``articles`` (a, an, the dropped), ``number_format`` (``1,000`` <-> ``1000``, ``%`` <->
-``per cent``). Synonyms are not among them: a first-sense WordNet synonym is often another sense (issue 63:
+``per cent``), ``synonym`` (a base-form content word replaced by a synonym in *both* words' most frequent WordNet
+senses, :func:`ev2r.metric.admission.first_sense_synonyms`: any first-sense synonym is often another sense, issue 63's
 "World Bank" -> "Universe Bank").
 
 These are the *handed* families; the test side (``benchmarks/edits_blind.py``) was written apart from them and is
@@ -35,6 +36,7 @@ import random
 import re
 from typing import Callable, Optional, Sequence
 
+from ev2r.training.augment import GENERIC_QUESTIONS
 from ev2r.training.data import Pair
 
 __all__ = ["CHANGING", "PRESERVING", "CHANGE_LABEL", "edit_text", "augment_meaning_edits", "wordnet_antonyms"]
@@ -248,6 +250,35 @@ def _perturbation(name: str) -> EditFn:
     return edit
 
 
+_SYNONYM_SKIP = frozenset("""this that these those there their they them then than what when where which while with
+would could should shall will have been being were from into onto over under about after before other another some
+many more most much such only also very just even said says""".split())
+
+
+def _synonym(text: str, rng: random.Random) -> Optional[str]:
+    """One content word (four letters or more, its own WordNet base form) replaced by a synonym in both words' most
+    frequent senses (:func:`ev2r.metric.admission.first_sense_synonyms`: "buy" / "purchase", never a rare sense)."""
+    from adversarial import resources
+    from ev2r.metric.admission import first_sense_synonyms
+
+    try:
+        wn = resources.wordnet()
+    except Exception:  # noqa: BLE001 - no WordNet: the family does not apply
+        return None
+    words = [m for m in re.finditer(r"(?<![\w'-])[a-z]{4,}(?![\w'-])", text) if m.group(0) not in _SYNONYM_SKIP]
+    rng.shuffle(words)
+    for m in words[:6]:
+        w = m.group(0)
+        if wn.morphy(w) != w:
+            continue
+        cands = sorted({lem.name().lower() for syn in wn.synsets(w)[:2] for lem in syn.lemmas()
+                        if lem.name().isalpha() and lem.name().lower() != w})
+        good = [c for c in cands if first_sense_synonyms(w, c)]
+        if good:
+            return text[:m.start()] + good[rng.randrange(len(good))] + text[m.end():]
+    return None
+
+
 def _articles(text: str, rng: random.Random) -> Optional[str]:
     hits = list(_ARTICLE_RE.finditer(text))
     if not hits:
@@ -291,7 +322,7 @@ CHANGE_LABEL = {"antonym": "contradiction", "negation": "contradiction", "number
 PRESERVING: dict[str, EditFn] = {"typos": _perturbation("typos"), "contractions": _perturbation("contractions"),
                                  "numbers_to_words": _perturbation("numbers_to_words"),
                                  "words_to_numbers": _perturbation("words_to_numbers"), "articles": _articles,
-                                 "number_format": _number_format}
+                                 "number_format": _number_format, "synonym": _synonym}
 
 
 def edit_text(family: str, text: str, rng: random.Random, names: Sequence[str] = ()) -> Optional[str]:
@@ -316,12 +347,14 @@ def _qa(text: str, rng: random.Random) -> str:
     return _as_pair(text, rng, share=0.4)
 
 
-def augment_meaning_edits(pairs: Sequence[Pair], rng: random.Random, n: int, change_share: float = 0.6) -> list[Pair]:
+def augment_meaning_edits(pairs: Sequence[Pair], rng: random.Random, n: int, change_share: float = 0.6,
+                          pair_share: float = 0.0) -> list[Pair]:
     """Up to ``n`` pairs that teach the verifier to read one-word edits (issue 63 item 2), from the statements of
     ``pairs`` (their premises and hypotheses of 30-300 characters):
 
     * **near-copy pairs** (half): a statement ``S`` and its edit ``S'``, as (S, S') or (S', S) at random, premise
-      sometimes in the question/answer layout: a meaning-preserving edit -> entailment; a changing one -> the
+      sometimes in the question/answer layout (``pair_share`` of them with both sides answers to one question, as
+      the verified copy reading compares a pair with its gold pair): a meaning-preserving edit -> entailment; a changing one -> the
       family's :data:`CHANGE_LABEL` (``hedge`` only on the premise side);
     * **entailed-hypothesis pairs** (half): an entailment pair of ``pairs`` whose hypothesis is edited by a
       changing family -> its label, when the edited span also occurs in the premise (numbers, names, scale and
@@ -335,8 +368,9 @@ def augment_meaning_edits(pairs: Sequence[Pair], rng: random.Random, n: int, cha
     """
     if n < 0:
         raise ValueError(f"n: {n} must be >= 0")
-    if not 0.0 <= change_share <= 1.0:
-        raise ValueError(f"change_share: {change_share} must be in [0, 1]")
+    for name, share in (("change_share", change_share), ("pair_share", pair_share)):
+        if not 0.0 <= share <= 1.0:
+            raise ValueError(f"{name}: {share} must be in [0, 1]")
     statements = [t for p in pairs for t in (p.premise, p.hypothesis) if 30 <= len(t) <= 300 and "\n" not in t]
     statements = sorted(set(statements))
     rng.shuffle(statements)
@@ -369,7 +403,11 @@ def augment_meaning_edits(pairs: Sequence[Pair], rng: random.Random, n: int, cha
                     break
             if e is None:
                 continue
-            if family == "hedge" or rng.random() < 0.5:
+            if family != "hedge" and rng.random() < pair_share:  # both sides one question's answers (a near-copy
+                q = GENERIC_QUESTIONS[rng.randrange(len(GENERIC_QUESTIONS))]  # of a pair, as the copy check reads it)
+                a, b = (s, e) if rng.random() < 0.5 else (e, s)
+                out.append(Pair(f"Question: {q}\nAnswer: {a}", f"Question: {q}\nAnswer: {b}", label, tag))
+            elif family == "hedge" or rng.random() < 0.5:
                 out.append(Pair(_qa(e, rng), s, label, tag))
             else:
                 out.append(Pair(_qa(s, rng), e, label, tag))

@@ -137,7 +137,9 @@ def training_pool(args, rng: random.Random) -> tuple[list[Pair], dict[str, list[
     if getattr(args, "aug_meaning_edits", 0):
         from ev2r.training.edits import augment_meaning_edits
 
-        train += augment_meaning_edits(train, rng, args.aug_meaning_edits)
+        train += augment_meaning_edits(train, rng, args.aug_meaning_edits,
+                                       getattr(args, "aug_meaning_change_share", 0.6),
+                                       getattr(args, "aug_meaning_pair_share", 0.0))
     if args.averitec_train is not None:
         repeat = {"entailment": 2, "neutral": 2}
         if getattr(args, "averitec_premises", None) == "pair-witness":

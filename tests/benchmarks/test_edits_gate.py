@@ -1,0 +1,30 @@
+"""The CI gate of the blind edit benchmark (issue 63 item 5): the committed default's table passes; one more edit
+wrong than a ceiling allows fails, naming the side, the score and the counts."""
+
+import copy
+import json
+from pathlib import Path
+
+from tests.support.modules import load_file_module
+
+ROOT = Path(__file__).resolve().parents[2]
+eb = load_file_module("edits_blind_gate", ROOT / "benchmarks" / "edits_blind.py")
+
+
+def _table():
+    return json.loads((ROOT / "benchmarks" / "results" / "edits_blind.json").read_text(encoding="utf-8"))["table"]
+
+
+def test_the_recorded_default_passes_its_gate(capsys):
+    assert eb.gate(_table()) == 0
+    assert "edits gate: passed (4 of 4 checks)" in capsys.readouterr().err
+
+
+def test_one_edit_over_a_ceiling_fails(capsys):
+    table = copy.deepcopy(_table())
+    row = next(r for r in table if r["family"] == "all preserving")
+    row["ev2r_hybrid"]["count"] = eb.GATE_MAX[("preserving", "ev2r_hybrid")] + 1
+    assert eb.gate(table) == 1
+    err = capsys.readouterr().err
+    assert f"preserving / ev2r_hybrid: {eb.GATE_MAX[('preserving', 'ev2r_hybrid')] + 1} of 72 wrong, at most 13" in err
+    assert "failed (3 of 4 checks)" in err
