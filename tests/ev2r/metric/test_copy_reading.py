@@ -94,3 +94,15 @@ def test_verified_copy_reading_lets_the_verifier_decide():
     s_typo, s_denial = sc.score([typo_item, denial_item])
     assert (s_typo.precision, s_denial.precision) == (1.0, 0.5)
     assert "twin=verified" in str(sc.signature()) and "+copy:verified" in str(sc.signature())
+
+
+@pytest.mark.parametrize("options", [{"copy_reading": "exact"}, {"copy_reading": "verified"},
+                                     {"restatement": "mutual"}])
+def test_each_reading_is_its_own_definition(options):
+    from ev2r.versions import identify
+
+    def label(**kw):
+        sc = build_scorer(verifier=KeywordVerifier(), hybrid=False, admission="none", **kw)
+        return identify(str(sc.signature()))["ev2r"].label
+
+    assert label(**options) != label()

@@ -96,3 +96,24 @@ def test_augment_meaning_edits_bad_options():
         augment_meaning_edits(POOL, random.Random(0), -1)
     with pytest.raises(ValueError, match="change_share"):
         augment_meaning_edits(POOL, random.Random(0), 5, change_share=1.5)
+
+
+def test_synonym_family_uses_first_sense_synonyms_only():
+    from ev2r.metric.admission import first_sense_synonyms, respell_reads_synonyms
+
+    out = edit("synonym", "The annual report was released by the agency.", seed=0)
+    if not respell_reads_synonyms():  # no WordNet here: the family does not apply
+        assert out is None
+        return
+    assert out is not None
+    a, b = [w for w in zip("The annual report was released by the agency.".split(), out.split()) if w[0] != w[1]][0]
+    assert first_sense_synonyms(a.strip("."), b.strip("."))
+
+
+def test_pair_share_lays_both_sides_out_as_answers_to_one_question():
+    out = augment_meaning_edits(POOL, random.Random(5), 80, pair_share=1.0)
+    both = [p for p in out if p.premise.startswith("Question: ") and p.hypothesis.startswith("Question: ")
+            and "yesno" not in p.source]
+    assert both and all(p.premise.split("\n")[0] == p.hypothesis.split("\n")[0] for p in both)
+    with pytest.raises(ValueError, match="pair_share: 2"):
+        augment_meaning_edits(POOL, random.Random(0), 5, pair_share=2)
