@@ -12,7 +12,7 @@ changes within 10% falls and the share of preserving edits moved more than 10% r
 ``ev2r-hybrid/4 refit, remade per fold`` row's mean over the four out-of-system cells is at least the first's, no cell
 more than 0.02 below; (3) its gaming gate has no violated gated check.
 
-    python benchmarks/meaning_choice.py C0=/tmp/ev/C0 C1=/tmp/ev/C1 C2=/tmp/ev/C2 [--out benchmarks/results/meaning_choice]
+    python benchmarks/meaning_choice.py C0=/tmp/ev/C0 C1=/tmp/ev/C1 C3=/tmp/ev/C3 [--out PREFIX] [--decision FILE.md]
 
 Writes ``<out>.md`` and ``<out>.json``.
 """
@@ -113,6 +113,8 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("candidates", nargs="+", metavar="NAME=DIR", help="the shipped definition first")
     ap.add_argument("--out", default=str(bl.RESULTS / "meaning_choice"))
+    ap.add_argument("--decision", default=None, metavar="FILE.md",
+                    help="a Markdown file saying what the release did with the result (pasted at the end)")
     a = ap.parse_args(argv)
     pairs = [c.split("=", 1) for c in a.candidates]
     if any(len(p) != 2 for p in pairs) or len(pairs) < 2:
@@ -122,6 +124,8 @@ def main(argv=None) -> int:
     verdicts = {n: verdict(cands[names[0]], cands[n]) for n in names[1:]}
     info = {"command": bl.command(), "machine": bl.machine()}
     md = render(names, cands, verdicts, info)
+    if a.decision:
+        md += "\n## Decision\n\n" + Path(a.decision).read_text(encoding="utf-8").strip() + "\n"
     data = {"info": info, "verdicts": verdicts,
             "candidates": {n: {"signature": c["signature"], "gaming": c["gaming"],
                                "oos": {s: {cell: c["oos"][s][f"oos/{cell}"] for cell in CELLS} for s in SHOWN},
