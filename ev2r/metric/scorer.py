@@ -98,6 +98,10 @@ class Ev2RScorer:
         if restatement not in RESTATEMENT_READINGS:
             raise ValueError(f"restatement: {restatement!r} is not one of {RESTATEMENT_READINGS}")
         self.restatement = restatement
+        if (reference_scorer is not None or proxy_scorer is not None) and self._nli_verifier() is None and (
+                copy_reading == "verified" or restatement == "mutual"):
+            raise ValueError(f"copy_reading={copy_reading!r} / restatement={restatement!r}: these readings need an NLI "
+                             "verifier (the reference scorer's or the proxy's), and this scorer has none")
 
     def _nli_verifier(self):
         """The NLI verifier that reads restatements (``restatement="mutual"``) and near-copies
@@ -113,6 +117,8 @@ class Ev2RScorer:
         from ev2r.metric.restatement import use_restatement_verifier
 
         stack = contextlib.ExitStack()
+        if self.reference_scorer is None and self.proxy_scorer is None:  # baselines only: no admission stage runs
+            return stack
         mode = getattr(self, "copy_reading", "near")
         stack.enter_context(copy_reading(mode, self._nli_verifier() if mode == "verified" else None))
         mutual = getattr(self, "restatement", "lexical") == "mutual"

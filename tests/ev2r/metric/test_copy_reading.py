@@ -106,3 +106,18 @@ def test_each_reading_is_its_own_definition(options):
         return identify(str(sc.signature()))["ev2r"].label
 
     assert label(**options) != label()
+
+
+def test_readings_without_a_verifier():
+    from ev2r.metric.scorer import Ev2RScorer
+    from tests.support.fakes import make_items
+
+    class NoVerifier:  # a reference scorer that reads with no NLI verifier (an LLM's, say)
+        def signature_fields(self):
+            return {"ref": "x"}
+
+    with pytest.raises(ValueError, match="these readings need an NLI verifier"):
+        Ev2RScorer(NoVerifier(), None, copy_reading="verified")
+    # baselines only: no admission stage runs, so the readings change nothing and nothing fails
+    sc = build_scorer(ev2r=False, baselines=["hu-meteor"], copy_reading="verified", restatement="mutual")
+    assert "adm:none" in str(sc.signature()) and sc.score(make_items(1))[0].extra_scores["hu_meteor"] is not None
