@@ -57,8 +57,31 @@ GATE_MAX = {("changing", "ev2r"): 54, ("changing", "ev2r_hybrid"): 47,
 
 
 def read_jsonl(path: Path) -> list[dict]:
-    with open(path, encoding="utf-8") as f:
-        return [json.loads(line) for line in f if line.strip()]
+    """The JSON objects of a JSONL file; a file that cannot be read as one exits 2 naming the file and the line."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            lines = f.read().splitlines()
+    except (OSError, UnicodeDecodeError) as e:
+        _fail(f"{path}: cannot be read as UTF-8 JSONL ({type(e).__name__}: {e})")
+    rows = []
+    for n, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as e:
+            _fail(f"{path}, line {n}: not JSON ({e.msg})")
+        if not isinstance(row, dict) or "id" not in row:
+            _fail(f"{path}, line {n}: expected a JSON object with an \"id\" (a row of ev2r score -o), got "
+                  f"{type(row).__name__}")
+        rows.append(row)
+    return rows
+
+
+def _fail(message: str) -> None:
+    """Bad input: the message on stderr and exit 2 (a failed gate exits 1)."""
+    print(f"edits_blind: {message}", file=sys.stderr)
+    sys.exit(2)
 
 
 def find_ev2r() -> str:
@@ -223,7 +246,7 @@ def main() -> None:
         ev2r_line = display_command(ev2r_cmd, tmp) if ev2r_cmd else f"(rows read from {display_command([args.scores])})"
     missing = [it["id"] for it in items if it["id"] not in rows]
     if missing:
-        sys.exit(f"{len(missing)} items have no score row (first: {missing[:3]}): score the same --data file")
+        _fail(f"{len(missing)} items have no score row (first: {missing[:3]}): score the same --data file")
     per_edit, table = evaluate(items, rows)
     meta = {
         "command": display_command(["python", os.path.relpath(os.path.abspath(sys.argv[0]), ROOT), *sys.argv[1:]]),
@@ -249,11 +272,15 @@ def gate(table: list[dict]) -> int:
     """0 when every targeted score gets at most :data:`GATE_MAX` edits of each side wrong, else 1 (each excess
     printed)."""
     totals = {row["side"]: row for row in table if row["family"] == f"all {row['side']}"}
-    bad = [f"{side} / {col}: {totals[side][col]['count']} of {totals[side][col]['of']} wrong, at most {most} allowed"
+    unscored = [f"{side} / {col}: {totals[side]['n'] - totals[side][col]['of']} of {totals[side]['n']} edits have no "
+                f"score (failed or missing rows): the gate cannot judge them"
+                for (side, col) in GATE_MAX if totals[side][col]["of"] < totals[side]["n"]]
+    bad = unscored + [f"{side} / {col}: {totals[side][col]['count']} of {totals[side][col]['of']} wrong, at most {most} allowed"
            for (side, col), most in GATE_MAX.items() if totals[side][col]["count"] > most]
     for line in bad:
         print(f"edits gate: {line}", file=sys.stderr)
-    print(f"edits gate: {'failed' if bad else 'passed'} ({len(GATE_MAX) - len(bad)} of {len(GATE_MAX)} checks)",
+    n_bad = len({line.split(":")[0] for line in bad})
+    print(f"edits gate: {'failed' if bad else 'passed'} ({len(GATE_MAX) - n_bad} of {len(GATE_MAX)} checks)",
           file=sys.stderr)
     return 1 if bad else 0
 

@@ -91,7 +91,8 @@ def add_metric_args(p: argparse.ArgumentParser) -> None:
                    help="how a predicted pair that copies a gold pair is read: 'near' (a near-copy, typos and synonyms "
                         "respelled, read as the gold pair: ev2r/4), 'exact' (only a copy is the gold pair; the "
                         "verifier reads every other pair in its own words) or 'verified' (a near-copy is the gold pair "
-                        "where the verifier reads both as saying the same thing); part of the signature")
+                        "where the verifier reads both as saying the same thing: only as good as the verifier's "
+                        "reading of one-word changes, see docs/admission.md); part of the signature")
     p.add_argument("--restatement", default=DEFAULTS.restatement, choices=RESTATEMENT_READINGS,
                    help="how a predicted answer that only says the claim again is found: 'lexical' (the claim's words, "
                         "wrapped or reworded with synonyms) or 'mutual' (also an answer the verifier reads as entailing "

@@ -79,7 +79,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
                              "checks): weighted (default; those with a weight above 0) or all")
     parser.add_argument("--copy-reading", choices=COPY_READINGS, default=DEFAULTS.copy_reading,
                         help="ev2r scorer: how a predicted pair that copies a gold pair is read, as --copy-reading of "
-                             "ev2r score (near or exact)")
+                             "ev2r score (near, exact or verified)")
     parser.add_argument("--restatement", choices=RESTATEMENT_READINGS, default=DEFAULTS.restatement,
                         help="ev2r scorer: how a restatement of the claim is found, as --restatement of ev2r score")
     parser.add_argument("--nltk-data", default=None,

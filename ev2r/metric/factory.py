@@ -78,7 +78,7 @@ def build_scorer(verifier: object = DEFAULTS.verifier, decomposer: str = DEFAULT
             (:func:`ev2r.metric.proxy.credit_over_question`).
         meteor_match: ``"exact"`` or ``"fuzzy"``, how the combined score's METEOR columns match words
             (:data:`ev2r.config.METEOR_MATCH_MODES`).
-        copy_reading: ``"near"`` or ``"exact"``, how a predicted pair that copies a gold pair is read
+        copy_reading: ``"near"``, ``"exact"`` or ``"verified"``, how a predicted pair that copies a gold pair is read
             (:data:`ev2r.config.COPY_READINGS`, :func:`ev2r.metric.admission.copy_reading`).
         restatement: ``"lexical"`` or ``"mutual"``, how a restatement of the claim is found
             (:data:`ev2r.config.RESTATEMENT_READINGS`).

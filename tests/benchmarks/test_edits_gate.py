@@ -28,3 +28,28 @@ def test_one_edit_over_a_ceiling_fails(capsys):
     err = capsys.readouterr().err
     assert f"preserving / ev2r_hybrid: {eb.GATE_MAX[('preserving', 'ev2r_hybrid')] + 1} of 72 wrong, at most 13" in err
     assert "failed (3 of 4 checks)" in err
+
+
+def test_unscored_edits_fail_the_gate(capsys):
+    table = copy.deepcopy(_table())
+    row = next(r for r in table if r["family"] == "all changing")
+    row["ev2r"]["of"], row["ev2r"]["count"] = 0, 0  # every edit failed: nothing wrong, nothing judged
+    assert eb.gate(table) == 1
+    assert "changing / ev2r: 99 of 99 edits have no score" in capsys.readouterr().err
+
+
+def test_bad_score_files_exit_2_with_the_file_and_line(tmp_path, capsys):
+    import pytest
+
+    cases = {"notjson.jsonl": '{"id": "a"}\nnot json\n', "list.jsonl": "[1, 2]\n", "noid.jsonl": '{"x": 1}\n'}
+    for name, text in cases.items():
+        f = tmp_path / name
+        f.write_text(text, encoding="utf-8")
+        with pytest.raises(SystemExit) as e:
+            eb.read_jsonl(f)
+        assert e.value.code == 2
+    err = capsys.readouterr().err
+    assert "notjson.jsonl, line 2: not JSON" in err and "list.jsonl, line 1: expected a JSON object" in err
+    with pytest.raises(SystemExit) as e:
+        eb.read_jsonl(tmp_path / "missing.jsonl")
+    assert e.value.code == 2 and "cannot be read as UTF-8 JSONL (FileNotFoundError" in capsys.readouterr().err
