@@ -50,10 +50,11 @@ TARGET = {"changing": 0.10, "preserving": 0.05}
 TOL = 0.10
 #: The CI gate (``--gate``, issue 63 item 5): the most edits of each side a targeted score may get wrong (changing
 #: edits within 10%, preserving edits moved more than 10%), out of 99 changing and 72 preserving. A ratchet, not the
-#: targets: the default's counts when the gate was set (ev2r-hybrid/4, ev2r/4, 1.4.0: 53 / 46 and 6 / 12) plus one
-#: edit; lower them when a version reads meaning better. The issue's targets are 10% and 5%.
-GATE_MAX = {("changing", "ev2r"): 54, ("changing", "ev2r_hybrid"): 47,
-            ("preserving", "ev2r"): 7, ("preserving", "ev2r_hybrid"): 13}
+#: targets: the default's counts when the gate was set (ev2r-hybrid/4, ev2r/4, 1.4.0: 53 / 46 and 6 / 12) plus three
+#: edits (a machine without native bf16 computes in fp32, within 0.05 per item: issue 66's bound); lower them when a
+#: version reads meaning better. The issue's targets are 10% and 5%.
+GATE_MAX = {("changing", "ev2r"): 56, ("changing", "ev2r_hybrid"): 49,
+            ("preserving", "ev2r"): 9, ("preserving", "ev2r_hybrid"): 15}
 
 
 def read_jsonl(path: Path) -> list[dict]:
