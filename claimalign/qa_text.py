@@ -164,6 +164,15 @@ def describe_json(value: object) -> str:
     return "a list" if isinstance(value, (list, tuple)) else "an object" if isinstance(value, dict) else type(value).__name__
 
 
+def _json_list(text: str) -> Optional[list]:
+    """``text`` read as a JSON list, or None when it is not one (bad JSON, too deep, another JSON value)."""
+    try:
+        value = json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+    return value if isinstance(value, list) else None
+
+
 def _pair_keys(value: object) -> dict:
     """The keys of a JSON object as :func:`_json_pair` reads them (any case, stripped)."""
     return {str(k).strip().lower(): v for k, v in value.items()} if isinstance(value, dict) else {}
@@ -202,11 +211,8 @@ def json_pair_problems(text: str) -> List[str]:
     if "{" not in text:
         return []
     if text.startswith("["):
-        try:
-            value = json.loads(text)
-        except (ValueError, RecursionError):
-            value = None
-        if isinstance(value, list) and value:
+        value = _json_list(text)
+        if value:
             if not any(_pair_keys(v).keys() & {"question", "answer"} for v in value):
                 return []  # JSON, but no entry is written as a pair: plain text
             return [f"[{k}]{p}" for k, v in enumerate(value) if (p := _pair_problem(v)) is not None]
@@ -252,11 +258,8 @@ def _json_pairs(text: str, notes: Optional[set]) -> str:
         return text
     blocks: Optional[List[Tuple[str, str]]] = None
     if text.startswith("["):
-        try:
-            value = json.loads(text)
-        except (ValueError, RecursionError):
-            value = None
-        if isinstance(value, list) and value:
+        value = _json_list(text)
+        if value:
             found = [_json_pair(v) for v in value]
             blocks = None if None in found else [p for p in found if p is not None]
     if blocks is not None:

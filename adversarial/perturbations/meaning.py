@@ -126,6 +126,12 @@ def entity_index():
     return _entity_index()
 
 
+def same_case(template: str, word: str) -> str:
+    """``word`` with the capitalisation of ``template`` (all caps, capitalised, or as is): how this module's edits write
+    a replacement word, for other edit generators (:mod:`ev2r.training.edits`)."""
+    return match_case(template, word)
+
+
 def number_tokens(text: str) -> list[NumberToken]:
     """The numbers of ``text`` as :func:`number_change` finds them (value, span, format), in order."""
     return find_numbers(text)

@@ -481,6 +481,12 @@ def _grade(q: str, a: str, like_q: str, like_a: str, synonyms: bool) -> float:
     return s if s >= 1.0 else max(s, copy_similarity(like, respell_pair(pair, like)))
 
 
+@functools.lru_cache(maxsize=65536)
+def _similarity(q: str, a: str, other_q: str, other_a: str) -> float:
+    # copy_similarity once per pair of pairs: the stage is asked about the same pairs by each part of the score
+    return copy_similarity(QAPair(q, a), QAPair(other_q, other_a))
+
+
 def copy_grade(pair: QAPair, like: QAPair) -> float:
     """How much of a copy ``pair`` is of ``like``, read through its copy: the larger of :func:`copy_similarity`
     of the two and of ``like`` and ``pair`` :func:`respell`-ed like it, in [0, 1]; 1 for a copy but for typos,
@@ -493,7 +499,7 @@ def copy_grade(pair: QAPair, like: QAPair) -> float:
     if mode != "near":  # issue 63: a copy is the copy; a near-copy only where the verifier reads the same meaning
         if pair_key(pair) == pair_key(like):
             return 1.0
-        if mode == "exact" or copy_similarity(like, pair) < TWIN_MIN_SIMILARITY:
+        if mode == "exact" or _similarity(like.question, like.answer, pair.question, pair.answer) < TWIN_MIN_SIMILARITY:
             return 0.0
         return float(mutual_entailment(like.render(), pair.render(), verifier) >= RESTATE_MUTUAL_MIN)
     return _grade(pair.question, pair.answer, like.question, like.answer, respell_reads_synonyms())

@@ -72,11 +72,9 @@ HEDGES = ("It is possible that {s}.", "Some reports suggest that {s}.", "It has 
 
 
 def _match_case(template: str, word: str) -> str:
-    if template.isupper() and len(template) > 1:
-        return word.upper()
-    if template[:1].isupper():
-        return word[:1].upper() + word[1:]
-    return word
+    from adversarial.perturbations.meaning import same_case
+
+    return same_case(template, word)
 
 
 @functools.lru_cache(maxsize=1)
