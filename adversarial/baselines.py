@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Callable, Mapping, Optional, Sequence
 
-from ev2r.types import Item
+from claimalign.evidence import Item
 
 from adversarial.suite import Scorer
 

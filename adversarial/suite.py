@@ -56,7 +56,7 @@ from typing import Any, Callable, Optional, Sequence
 
 import numpy as np
 
-from ev2r.types import Item
+from claimalign.evidence import Item
 
 from adversarial.perturbations import INVARIANT, NO_GAIN, NO_INCREASE, Perturbation, get_perturbations, item_rng
 from adversarial.resources import ResourceMissingError

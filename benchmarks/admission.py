@@ -31,7 +31,8 @@ def _rows(name):
 
 
 def main(argv=None) -> int:
-    from ev2r.metric.admission import admit, prime, use_model
+    from ev2r.metric.admission import prime, use_model
+    from ev2r.metric.admitted import admit
     from ev2r.metric.admission_model import AdmissionModel
     from ev2r.training.admission import fill, slot_values
     from ev2r.types import Evidence, QAPair, has_content

@@ -596,20 +596,3 @@ def claim_coverage(text: Optional[str], claim: Optional[str], cap: Optional[int]
         return 0.0
     denominator = len(c) if cap is None else min(len(c), cap)
     return min(1.0, len(content_tokens(text) & c) / denominator)
-
-
-_MOVED = ("restates_claim", "is_claim_span", "SPAN_MIN_TOKENS", "RESTATE_COVERAGE", "RESTATE_NOVELTY",
-          "RESTATE_WRAP_NOVELTY", "WRAP_FILLER")
-
-
-def __getattr__(name: str):
-    """The restatement rule moved to :mod:`ev2r.metric.restatement` in 1.1 (restating the claim is the metric's
-    concern, not the aligner's, issue 54): its old names here still resolve, with a :class:`DeprecationWarning`."""
-    if name in _MOVED:
-        import importlib
-        import warnings
-
-        warnings.warn(f"claimalign.qa_text.{name} moved to ev2r.metric.restatement.{name} (ev2r 1.1); the old name "
-                      "will be removed in 2.0", DeprecationWarning, stacklevel=2)
-        return getattr(importlib.import_module("ev2r.metric.restatement"), name)
-    raise AttributeError(f"module 'claimalign.qa_text' has no attribute {name!r}")

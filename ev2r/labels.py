@@ -32,66 +32,10 @@ pairs). The mapping is named in the metric signature (``map:v1``).
 
 from __future__ import annotations
 
-import enum
 
 from claimalign.nli import NLILabel, label_key, normalize_nli_label  # noqa: F401 (re-exported: one NLI vocabulary)
-
-
-class Verdict(str, enum.Enum):
-    """Canonical claim verdicts (AVeriTeC's four; FEVER's three map onto the first three)."""
-
-    SUPPORTED = "supported"
-    REFUTED = "refuted"
-    NOT_ENOUGH_EVIDENCE = "not enough evidence"
-    CONFLICTING = "conflicting evidence/cherrypicking"
-
-
-_VERDICT_SPELLINGS: dict[str, Verdict] = {}
-for _v, _names in {
-    Verdict.SUPPORTED: ["supported", "supports", "support", "true", "entailment", "entailed"],
-    Verdict.REFUTED: ["refuted", "refutes", "refute", "false", "contradiction", "contradicted"],
-    Verdict.NOT_ENOUGH_EVIDENCE: [
-        "not enough evidence", "not enough info", "not enough information", "nei", "neutral",
-        "not enough evidence/information", "insufficient evidence", "insufficient information",
-    ],
-    Verdict.CONFLICTING: [
-        "conflicting evidence/cherrypicking", "conflicting evidence", "conflicting", "cherrypicking",
-        "conflicting/cherrypicking", "conflicting information", "contradicting information",
-        "contradicting information (some evidence parts support the claim whereas others refute it)",
-    ],
-}.items():
-    for _n in _names:
-        _VERDICT_SPELLINGS[label_key(_n)] = _v
-
-#: Matching keys of the accepted spellings (:func:`claimalign.nli.label_key`: case, spaces and punctuation ignored).
-ALLOWED_VERDICT_SPELLINGS = sorted({n for n in _VERDICT_SPELLINGS})
-
-
-def normalize_verdict(label: object, field: str = "label") -> Verdict:
-    """Normalise any dataset's verdict spelling to a :class:`Verdict`.
-
-    Case, spacing, hyphens, slashes and underscores do not matter (``"conflicting/cherry-picking"``,
-    ``"Cherry-picking"``, ``"NOT_ENOUGH_INFO"``, ``" not  enough information "`` are all accepted).
-
-    Args:
-        label: a string such as ``"Refuted"``, ``"REFUTES"``, ``"not enough information"``,
-            ``"Conflicting Evidence/Cherrypicking"``, or an NLI label (entailment -> supported,
-            neutral -> not enough evidence, contradiction -> refuted), or a :class:`Verdict`.
-        field: the input field's name, used in the error message.
-
-    Raises:
-        ValueError: unknown label, naming ``field`` and the allowed values.
-    """
-    if isinstance(label, Verdict):
-        return label
-    if not isinstance(label, str) or not label.strip():
-        raise ValueError(f"{field}: expected a verdict string, got {label!r}; allowed: {', '.join(v.value for v in Verdict)} "
-                         "(or FEVER's SUPPORTS/REFUTES/NOT ENOUGH INFO, or NLI labels)")
-    try:
-        return _VERDICT_SPELLINGS[label_key(label)]
-    except KeyError:
-        raise ValueError(f"{field}: unknown verdict {label!r}; allowed: {', '.join(v.value for v in Verdict)} "
-                         "(or FEVER's SUPPORTS/REFUTES/NOT ENOUGH INFO, or NLI labels)") from None
+# the verdicts are read where the inputs are (claimalign.evidence, the lowest package: issue 64 item 5)
+from claimalign.evidence import ALLOWED_VERDICT_SPELLINGS, Verdict, normalize_verdict  # noqa: F401 (re-exported)
 
 
 #: Which verifier class(es) stand for each verdict in the proxy score (see module docstring).

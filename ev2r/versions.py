@@ -413,6 +413,17 @@ COMPUTED_BY = {
 }
 
 
+#: Each registered version's value on the shipped sample (``examples/averitec_sample.jsonl``, ``ev2r score --json``:
+#: ``ev2r_hybrid`` for ``ev2r-hybrid/N``, ``ev2r`` for ``ev2r/N``), computed by the commit of :data:`COMPUTED_BY` (or this
+#: release) with torch 2.13.0 CPU in bf16: ``scripts/check_old_versions.py`` recomputes every one in CI (to 1e-4).
+RECORDED_SAMPLE = {
+    "ev2r-hybrid/1": 0.1074, "ev2r/1": 0.2234,
+    "ev2r-hybrid/2": 0.0879, "ev2r/2": 0.2234,
+    "ev2r-hybrid/3": 0.0913, "ev2r/3": 0.2234,
+    "ev2r-hybrid/4": 0.0943, "ev2r/4": 0.2228,
+}
+
+
 def require_computable(label: str) -> MetricVersion:
     """The registered version ``label`` when this release computes it (the latest of its name, the default's
     definition); otherwise an error that says which commit computes it.

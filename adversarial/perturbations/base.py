@@ -13,7 +13,7 @@ from typing import Callable, Mapping, Optional, Sequence
 
 import numpy as np
 
-from ev2r.types import Evidence, Item, QAPair
+from claimalign.evidence import Evidence, Item, QAPair
 
 from adversarial._text import RNG, WORD_RE, as_generator, replace_spans
 

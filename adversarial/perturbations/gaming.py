@@ -42,7 +42,8 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from ev2r.types import Evidence, Item, QAPair, has_content, is_unanswerable
+from claimalign.evidence import Evidence, Item, QAPair
+from claimalign.qa_text import has_content, is_unanswerable
 
 from adversarial._text import RNG, as_generator, map_sentences
 from adversarial.perturbations.base import PerturbationResult, PerturbFn, apply_to_text
@@ -216,7 +217,7 @@ def claim_echo_prepended(item: Item, rng: RNG) -> PerturbationResult:
 
 
 def _verdict_word(item: Item, wrong: bool) -> str | None:
-    from ev2r.labels import Verdict
+    from claimalign.evidence import Verdict
 
     label = item.gold_label
     if label == Verdict.SUPPORTED:

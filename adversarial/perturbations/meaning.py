@@ -17,7 +17,7 @@ from typing import Mapping
 
 import numpy as np
 
-from ev2r.types import Item
+from claimalign.evidence import Item
 
 from adversarial import resources
 from adversarial._text import (
@@ -313,7 +313,7 @@ def contrastive_claim(item: Item, rng: RNG) -> PerturbationResult:
     """
     from dataclasses import replace as _replace
 
-    from ev2r.labels import Verdict, normalize_verdict
+    from claimalign.evidence import Verdict, normalize_verdict
 
     flip = {Verdict.SUPPORTED: Verdict.REFUTED, Verdict.REFUTED: Verdict.SUPPORTED}
     if item.gold_label is None:

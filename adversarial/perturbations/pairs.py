@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from ev2r.types import Evidence, Item, QAPair
+from claimalign.evidence import Evidence, Item, QAPair
 
 from adversarial import resources
 from adversarial._text import RNG, as_generator

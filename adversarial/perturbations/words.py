@@ -15,7 +15,7 @@ from typing import Mapping, Optional, cast
 
 import numpy as np
 
-from ev2r.types import Item
+from claimalign.evidence import Item
 
 from adversarial import resources
 from adversarial._text import RNG, NumberToken, as_generator, find_numbers, map_sentences, match_case

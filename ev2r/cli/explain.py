@@ -134,8 +134,11 @@ def render(item, row: dict, width: int = 100) -> str:
             learned = (f", P(evidence) {a['p_evidence']:.2f} (read as {a['label']})" if a.get("p_evidence") is not None
                        else "")
             dup = f" of pair {a['duplicate_of']}" if a.get("duplicate_of") is not None else ""
-            lines.append(f"    pair {a['pair']}: {'kept' if a['kept'] else 'dropped, ' + a['reason'] + dup} "
-                         f"[{a['decided_by']}{learned}]")
+            if a["kept"] and a.get("aligned") is False:  # read by the verifier, aligned once (issue 64)
+                what = f"kept (not aligned: it says what pair {a.get('duplicate_of')} says)"
+            else:
+                what = "kept" if a["kept"] else "dropped, " + a["reason"] + dup
+            lines.append(f"    pair {a['pair']}: {what} [{a['decided_by']}{learned}]")
     lines += ["", "Reference facts (recall: each checked against the predicted pairs that are evidence):"]
     lines += _fact_lines(row.get("reference_facts") or [], "predicted", width) or ["  none"]
     lines += ["", "Predicted facts (precision: each checked against the reference pairs):"]

@@ -2,8 +2,8 @@
 
 The options are those of :func:`ev2r.training.loop.run_training`; ``--resume DIR`` continues the
 run whose ``--out`` folder DIR is, exactly, with the options saved in ``DIR/resume/args.json``
-(those in :data:`~ev2r.training.loop.RESUME_OVERRIDES` may be given anew). ``python -m ev2r.training``
-runs the same command.
+(those in :data:`~ev2r.training.loop.RESUME_OVERRIDES` may be given anew). ``python -m ev2r.training``, which ran
+the same command from below the command line's layer, was removed in 1.5 (issue 64 item 5).
 """
 
 from __future__ import annotations

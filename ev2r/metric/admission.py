@@ -1,7 +1,7 @@
 """One admission stage (issue 54): each question/answer pair is classified once, kept or dropped with its
 reason and what decided it; the atomic facts, the proxy and the alignments read the result.
 
-:func:`admit` is the stage. For each pair of an evidence set, in order, the first of these that applies
+:func:`read_evidence` is the stage (:func:`ev2r.metric.admitted.admit` its views). For each pair of an evidence set, in order, the first of these that applies
 decides (``reason``, ``decided_by``):
 
 ==================  ==========================================================================================
@@ -68,41 +68,6 @@ SHORT_CLAIM_MIN_SHARED = 1
 
 REASONS = ("kept", "no_content", "unanswerable", "bare_answer", "restates_claim", "boilerplate", "word_salad",
            "non_evidence", "off_topic", "duplicate")
-
-
-@dataclass(frozen=True)
-class Admission:
-    """The stage's decision on one pair.
-
-    Attributes:
-        index: the pair's position in its evidence (0-based).
-        kept: whether the pair is evidence.
-        reason: one of :data:`REASONS` (``"kept"`` when kept).
-        pair: the pair as admitted (its answer less boilerplate and salad) or, when dropped, as given.
-        decided_by: what decided: ``"rule:<name>"`` or ``"model:<name>"``.
-        p_evidence: the learned reading's P(evidence) in [0, 1] where it was asked, else None.
-        label: the learned class of highest probability where it was asked, else None.
-        duplicate_of: for ``reason="duplicate"``, the index of the pair it repeats.
-    """
-
-    index: int
-    kept: bool
-    reason: str
-    pair: QAPair
-    decided_by: str = "rule:none"
-    p_evidence: Optional[float] = None
-    label: Optional[str] = None
-    duplicate_of: Optional[int] = None
-
-    def to_dict(self) -> dict:
-        """A JSON-ready record (``explain`` and the report)."""
-        d = {"pair": self.index, "kept": self.kept, "reason": self.reason, "decided_by": self.decided_by}
-        if self.p_evidence is not None:
-            d["p_evidence"] = round(self.p_evidence, 4)
-            d["label"] = self.label
-        if self.duplicate_of is not None:
-            d["duplicate_of"] = self.duplicate_of
-        return d
 
 
 # ----------------------------------------------------------------------------- rule families (ablation)
@@ -539,6 +504,12 @@ def _synonyms():
     return synonym_tokens if synonyms_available() else None
 
 
+def fact_restates_claim(fact: str, claim: str) -> bool:
+    """Whether an atomic fact of the predicted evidence only restates ``claim`` (the ``restates_claim`` family,
+    :func:`ev2r.metric.restatement.restates_claim`): it is then no fact of the evidence."""
+    return rule_on("restates_claim") and restates_claim(fact, claim, _synonyms())
+
+
 def _not_evidence_rule(answer: str, claim: str) -> Optional[str]:
     """The rule that finds ``answer`` no evidence for ``claim`` whatever its question, or None."""
     if rule_on("bare_answer") and (is_bare_answer(answer)
@@ -549,90 +520,119 @@ def _not_evidence_rule(answer: str, claim: str) -> Optional[str]:
     return None
 
 
-def admit(evidence: Evidence, claim: Optional[str] = None, unanswerable: str = "drop", relevant: bool = False,
-          gold: Optional[Evidence] = None, dedupe: bool = False, exclude: Sequence[int] = ()) -> list[Admission]:
-    """The stage's decision on every pair of ``evidence``, in order (module docstring).
+@dataclass(frozen=True)
+class PairReading:
+    """One pair as the stage reads it, once (:func:`read_evidence`): what every view of the pair
+    (:func:`ev2r.metric.admitted.admit`) is taken from.
+
+    Attributes:
+        index: the pair's position in its evidence (0-based).
+        given: the pair as given.
+        reason: with the claim (where one was given): the first rule of the module docstring's table that drops the pair
+            (``off_topic`` and ``duplicate`` aside: they depend on the view), or ``"kept"``; ``"unanswerable"``
+            is kept or not by the view.
+        pair: the pair as admitted (its answer less boilerplate and salad; a near-copy of a gold pair read through
+            its copy) or, when dropped, as given.
+        decided_by: what decided ``reason``: ``"rule:<name>"`` or ``"model:<name>"``.
+        p_evidence, label: the learned reading's P(evidence) in [0, 1] and class, where it was asked, else None.
+        off_topic: the pair holds under :data:`PREMISE_RELEVANCE_MIN` of the claim's content words (or a short claim's
+            :data:`SHORT_CLAIM_MIN_SHARED`): left out of the views with ``relevant=True``.
+        plain: the reason read without a claim (the content rules only: ``no_content``, ``unanswerable``,
+            ``boilerplate`` or ``kept``), and ``plain_pair`` the pair so admitted.
+        gold_copy: the pair is a copy or near-copy of a gold pair (:func:`is_near_copy`): its facts are the gold's.
+    """
+
+    index: int
+    given: QAPair
+    reason: str
+    pair: QAPair
+    decided_by: str
+    p_evidence: Optional[float] = None
+    label: Optional[str] = None
+    off_topic: bool = False
+    plain: str = "kept"
+    plain_pair: Optional[QAPair] = None
+    gold_copy: bool = False
+
+
+def _plain_reading(k: int, p: QAPair) -> tuple[str, QAPair, str]:
+    """Pair ``k`` read without a claim: (reason, pair as admitted, decided_by)."""
+    if not has_content(p.answer):
+        return "no_content", p, "rule:has_content"
+    if is_unanswerable(p.answer):
+        return "unanswerable", p, "rule:unanswerable"
+    answer = strip_boilerplate(p.answer) if rule_on("boilerplate") else p.answer
+    if answer is p.answer:
+        return "kept", p, "rule:none"
+    if not has_content(answer):
+        return "boilerplate", p, "rule:boilerplate"
+    return "kept", QAPair(p.question, answer), "rule:none"
+
+
+def _read(out: list, k: int, p: QAPair, plain: str, plain_pair: QAPair, copy: bool, reason: str,
+          pair: Optional[QAPair] = None, by: Optional[str] = None, **kw) -> None:
+    out.append(PairReading(k, p, reason, pair if pair is not None else p, by or f"rule:{reason}", plain=plain,
+                           plain_pair=plain_pair, gold_copy=copy, **kw))
+
+
+def read_evidence(evidence: Evidence, claim: Optional[str] = None,
+                  gold: Optional[Evidence] = None) -> tuple[PairReading, ...]:
+    """The stage's one reading of every pair of ``evidence``, in order (module docstring): each rule runs once per
+    pair, and the learned reading in force is asked once (:func:`use_model`); which pairs a part of the score reads
+    (on topic or not, each once or not, the pairs the reference contradicts left out) is a view of these readings
+    (:func:`ev2r.metric.admitted.admit`).
 
     Args:
-        evidence: the evidence whose pairs are judged.
+        evidence: the evidence whose pairs are read.
         claim: the item's claim, for the predicted side (None: the reference side, content rules only).
-        unanswerable: ``"drop"`` or ``"statement"`` (an Unanswerable pair kept, for decomposers that state it).
-        relevant: leave out pairs about something else (the predicted side's premises).
         gold: the item's reference evidence: a copy of one of its pairs is read as the reference reads it.
-        dedupe: leave out a pair whose answer says what an earlier kept one says.
-        exclude: pair indexes dropped beforehand (the pairs the reference contradicts): not admitted, reason
-            ``"contradicted"``.
     """
     claim_has_content = claim is not None and len(content_tokens(claim)) >= MIN_CLAIM_TOKENS
+    claim_words = content_tokens(claim) if claim is not None else frozenset()
     gold_pairs = gold.pairs if gold is not None and claim is not None else ()
     gold_keys = {pair_key(p) for p in gold_pairs}
     model = current_model() if claim is not None else None
-    out: list[Admission] = []
-    kept_answers: list[tuple[int, str]] = []
-
-    def drop(k, p, reason, by, **kw):
-        out.append(Admission(k, False, reason, p, by, **kw))
-
-    def _duplicate(k, p, answer, p_ev=None, label=None) -> bool:
-        """With ``dedupe``: drop pair ``k`` when ``answer`` says what an earlier kept answer says."""
-        if not dedupe or not rule_on("duplicate"):
-            return False
-        first = next((j for j, a in kept_answers if same_meaning(answer, a)), None)
-        if first is None:
-            return False
-        drop(k, p, "duplicate", "model:similarity" if model is not None else "rule:folded-text",
-             p_evidence=p_ev, label=label, duplicate_of=first)
-        return True
-
+    out: list[PairReading] = []
     for k, p in enumerate(evidence.pairs):
-        if k in exclude:
-            drop(k, p, "contradicted", "rule:contradiction")
+        plain, plain_pair, plain_by = _plain_reading(k, p)
+
+        copy = bool(gold_pairs) and plain not in ("no_content", "unanswerable") and is_near_copy(p, gold_pairs, gold_keys)
+
+        read = functools.partial(_read, out, k, p, plain, plain_pair, copy)
+
+        if claim is None or plain in ("no_content", "unanswerable"):
+            read(plain, plain_pair, plain_by)
             continue
-        if not has_content(p.answer):
-            drop(k, p, "no_content", "rule:has_content")
-            continue
-        if is_unanswerable(p.answer):
-            if unanswerable == "statement":
-                out.append(Admission(k, True, "kept", p, "rule:unanswerable-statement"))
-            else:
-                drop(k, p, "unanswerable", "rule:unanswerable")
-            continue
-        if gold_pairs and rule_on("gold_copy") and is_near_copy(p, gold_pairs, gold_keys):
-            answer = strip_boilerplate(p.answer)
+        if copy and rule_on("gold_copy"):
+            answer = strip_boilerplate(p.answer)  # a copy's boilerplate is cut whatever the rule families
             if not has_content(answer):
-                drop(k, p, "boilerplate", "rule:boilerplate")
+                read("boilerplate")
                 continue
             q = p if answer is p.answer else QAPair(p.question, answer)
             if pair_key(p) not in gold_keys:  # a near-copy is read through its copy (read_through_copy)
                 q = read_through_copy(q, gold_pairs)
-            if not _duplicate(k, p, q.answer):  # what is admitted says it once (two spellings of one gold pair)
-                kept_answers.append((k, q.answer))
-                out.append(Admission(k, True, "kept", q, "rule:gold-copy"))
+            read("kept", q, "rule:gold-copy")
             continue
-        if claim is not None:
-            why = _not_evidence_rule(p.answer, claim)
-            if why is not None:
-                drop(k, p, why, f"rule:{why}")
-                continue
-        answer = strip_boilerplate(p.answer) if rule_on("boilerplate") else p.answer
-        if answer is not p.answer:
-            if not has_content(answer):
-                drop(k, p, "boilerplate", "rule:boilerplate")
-                continue
-            why = _not_evidence_rule(answer, claim) if claim is not None else None
+        why = _not_evidence_rule(p.answer, claim)
+        if why is not None:
+            read(why)
+            continue
+        if plain == "boilerplate":
+            read("boilerplate")
+            continue
+        p_in = plain_pair
+        if p_in is not p:
+            why = _not_evidence_rule(p_in.answer, claim)
             if why is not None:  # what the boilerplate hid is judged as any answer (issue 32: script_hiding)
-                drop(k, p, why, f"rule:{why}")
+                read(why)
                 continue
-            p_in = QAPair(p.question, answer)
-        else:
-            p_in = p
-        if claim is not None and rule_on("word_salad"):
+        if rule_on("word_salad"):
             answer = strip_word_salad(p_in.answer)
             if answer is not p_in.answer:
                 # what is left of an answer that was partly salad must be about the claim itself
                 if not has_content(answer) or _not_evidence_rule(answer, claim) is not None or (
                         claim_has_content and claim_coverage(answer, claim, RELEVANCE_CLAIM_CAP) < PREMISE_RELEVANCE_MIN):
-                    drop(k, p, "word_salad", f"rule:{WORD_ORDER_RULE}")
+                    read("word_salad", by=f"rule:{WORD_ORDER_RULE}")
                     continue
                 p_in = QAPair(p_in.question, answer)
         p_ev = label = None
@@ -641,28 +641,24 @@ def admit(evidence: Evidence, claim: Optional[str] = None, unanswerable: str = "
             p_ev = float(probs[0])
             label = model.classes[int(np.argmax(probs))]
             if p_ev < model.threshold:
-                drop(k, p, "non_evidence", f"model:{model.name}", p_evidence=p_ev,
+                read("non_evidence", by=f"model:{model.name}", p_evidence=p_ev,
                      label=label if label != "evidence" else model.classes[1 + int(np.argmax(probs[1:]))])
                 continue
-        if claim is not None and rule_on("restates_claim") and current_restatement_verifier() is not None:
+        if rule_on("restates_claim") and current_restatement_verifier() is not None:
             m = mutual_entailment(claim, p_in.answer)
             if m is not None and m >= RESTATE_MUTUAL_MIN:  # the claim again, in other words (issue 63 item 4)
-                drop(k, p, "restates_claim", "model:mutual-entailment", p_evidence=p_ev, label=label)
+                read("restates_claim", by="model:mutual-entailment", p_evidence=p_ev, label=label)
                 continue
-        if relevant and claim is not None and content_tokens(claim) and rule_on("off_topic"):
-            cov = claim_coverage(p_in.render(), claim, RELEVANCE_CLAIM_CAP)
+        off = False
+        if claim_words and rule_on("off_topic"):
             # a short claim (under MIN_CLAIM_TOKENS content words) asks for SHORT_CLAIM_MIN_SHARED shared words (a
             # hostile pass: "Canberra is the capital of Australia." read as evidence for the claim "Fluoride.")
-            shared = len(content_tokens(p_in.render()) & content_tokens(claim))  # cached: claim_coverage read them
-            if shared < SHORT_CLAIM_MIN_SHARED or (claim_has_content and cov < PREMISE_RELEVANCE_MIN):
-                drop(k, p, "off_topic", "rule:relevance", p_evidence=p_ev, label=label)
-                continue
-        if _duplicate(k, p, p_in.answer, p_ev, label):
-            continue
-        kept_answers.append((k, p_in.answer))
-        decided = f"model:{model.name}" if model is not None else "rule:none"
-        out.append(Admission(k, True, "kept", p_in, decided, p_evidence=p_ev, label=label))
-    return out
+            shared = len(content_tokens(p_in.render()) & claim_words)
+            off = shared < SHORT_CLAIM_MIN_SHARED or (
+                claim_has_content and claim_coverage(p_in.render(), claim, RELEVANCE_CLAIM_CAP) < PREMISE_RELEVANCE_MIN)
+        read("kept", p_in, f"model:{model.name}" if model is not None else "rule:none", p_evidence=p_ev, label=label,
+             off_topic=off)
+    return tuple(out)
 
 
 def admission_rule() -> str:

@@ -92,14 +92,14 @@ _ENCODERS: dict = {}  # (model, device) -> EmbeddingSimilarity, loaded once per 
 def informative(evidence: Evidence, claim: Optional[str] = None, relevant: bool = False,
                 gold: Optional[Evidence] = None, exclude: Collection[int] = ()) -> Evidence:
     """The pairs of ``evidence`` that are evidence, as the admission stage reads them
-    (:func:`ev2r.metric.admission.admit`: an answer with a letter or digit that is not AVeriTeC's Unanswerable
+    (:func:`ev2r.metric.admitted.admit`: an answer with a letter or digit that is not AVeriTeC's Unanswerable
     text; with ``claim``, neither bare, nor a restatement, nor non-evidence to the learned reading in force, and with
     ``relevant`` on the claim's topic: what the combiner gives the predicted side), each once: a pair whose answer
     says what an earlier kept one says (:func:`ev2r.metric.admission.same_meaning`) is left out, so copies cannot
     each take a reference pair in the Hungarian alignment (issue 32). A copy of a ``gold`` pair (the reference
     evidence) is kept whatever it restates. The pairs of index in ``exclude`` (those the reference contradicts:
     :attr:`ev2r.types.ItemScore.contradicted_pairs`) are left out."""
-    from ev2r.metric.admission import admit
+    from ev2r.metric.admitted import admit
 
     return Evidence(tuple(a.pair for a in admit(evidence, claim, relevant=relevant, gold=gold, dedupe=True,
                                                 exclude=tuple(exclude)) if a.kept))
@@ -108,7 +108,7 @@ def informative(evidence: Evidence, claim: Optional[str] = None, relevant: bool 
 def informative_indices(evidence: Evidence, claim: Optional[str] = None, relevant: bool = False,
                         gold: Optional[Evidence] = None, exclude: Collection[int] = ()) -> list[int]:
     """The indexes (into ``evidence.pairs``) of the pairs :func:`informative` keeps, in order."""
-    from ev2r.metric.admission import admit
+    from ev2r.metric.admitted import admit
 
     return [a.index for a in admit(evidence, claim, relevant=relevant, gold=gold, dedupe=True,
                                    exclude=tuple(exclude)) if a.kept]

@@ -126,7 +126,6 @@ NOT_SCORING: Mapping[str, str] = {
     "claimalign.models:DTYPES": "names of the option's values (the dtype is the verifier's +bf16 / +int8)",
     "claimalign.models:TRUNCATIONS": "names of the option's values",
     "claimalign.models:PRECISIONS": "names of the option's values",
-    "claimalign.qa_text:_MOVED": "names moved to ev2r.metric.restatement (an import shim)",
     # messages, notes, files, formats
     "ev2r.metric.combined:UNAVAILABLE": "the start of a message",
     "ev2r.metric.proxy:LONG_CLAIM": "the start of a note on a row (the score stands)",

@@ -143,7 +143,7 @@ def absence_on_claim(item: Item) -> Optional[str]:
         ``"not enough evidence, absence on the claim: ..."`` naming the pairs, or None (another verdict, no such
         pair).
     """
-    from ev2r.metric.admission import admit
+    from ev2r.metric.admitted import admit
 
     if item.gold_label is not Verdict.NOT_ENOUGH_EVIDENCE:
         return None

@@ -78,12 +78,13 @@ from ev2r.facts.rules import Decomposer
 from ev2r.facts.word_order import WORD_ORDER_RULE
 from ev2r.metric.admission import (ANSWER_MIN_WORDS, PREMISE_RELEVANCE_MIN, RELEVANCE_CLAIM_CAP,  # noqa: F401
                                    SHORT_CLAIM_MIN_SHARED, TWIN_MIN_SIMILARITY,
-                                   admit, copy_grade, copy_similarity, current_model, is_near_copy,
+                                   copy_grade, copy_similarity, current_model, fact_restates_claim, is_near_copy,
                                    pair_key, respell_rule, rule_on, COPY_TEXT, respell_pair)
+from ev2r.metric.admitted import admit, readings
 from ev2r.metric.prefilter import top_k_premises
 from ev2r.scores import ReferenceResult, f1_score, prf_from_support  # noqa: F401 (re-exported)
 from claimalign.qa_text import content_tokens
-from ev2r.metric.restatement import SPAN_MIN_TOKENS, restates_claim
+from ev2r.metric.restatement import SPAN_MIN_TOKENS
 from ev2r.types import (AtomicFact, Evidence, FactSupport, Item, PremiseReason, QAPair, STATUS_OK, has_content)
 from ev2r.verifier.calibration import Calibration, UncalibratedWarning, calibration_for
 from ev2r.verifier.nli import check_probabilities
@@ -114,14 +115,6 @@ PREMISE_RULE = f"pred-answer-{ANSWER_MIN_WORDS}w+span{SPAN_MIN_TOKENS}"
 #: The relevance rule's part of the premise rule (the admission stage's ``off_topic`` family, where in force):
 #: ``+rel<PREMISE_RELEVANCE_MIN>/<RELEVANCE_CLAIM_CAP>+short<SHORT_CLAIM_MIN_SHARED>``.
 RELEVANCE_RULE = f"+rel{PREMISE_RELEVANCE_MIN:g}/{RELEVANCE_CLAIM_CAP}+short{SHORT_CLAIM_MIN_SHARED}"
-
-
-def _synonyms():
-    """The synonym reader of the restatement rule: :func:`claimalign.meteor_fast.synonym_tokens` where nltk's
-    WordNet is found, else None (the rule reads words as written; the signature says ``+nosyn``)."""
-    from claimalign.meteor_fast import synonym_tokens, synonyms_available
-
-    return synonym_tokens if synonyms_available() else None
 
 
 def premise_rule() -> str:
@@ -187,7 +180,7 @@ def evidence_pairs(evidence: Evidence, claim: Optional[str] = None, unanswerable
     ``gold`` (the item's reference evidence; :func:`pair_key`) is read as the reference reads it (content,
     Unanswerable and boilerplate rules only): a copy of the gold evidence is evidence, whatever it restates.
 
-    The decision is :func:`ev2r.metric.admission.admit`'s (the one admission stage, issue 54), which also
+    The decision is :func:`ev2r.metric.admitted.admit`'s (the one admission stage, issue 54), which also
     asks the learned reading of non-evidence in force (:func:`ev2r.metric.admission.use_model`).
     """
     return [(a.index, a.pair) for a in admit(evidence, claim, unanswerable, relevant, gold) if a.kept]
@@ -429,9 +422,7 @@ class NLIReferenceScorer:
         gold evidence states them. Of a repeated fact the copy kept is the first from a pair not in ``vetoed``
         (the pairs the reference contradicts, whose facts count as unsupported), else the first: the score
         does not depend on the order of the pairs (issue 32's checkers)."""
-        gold = reference.pairs if reference is not None else ()
-        keys = {pair_key(p) for p in gold}
-        gold_idx = {k for k, p in enumerate(evidence.pairs) if gold and is_near_copy(p, gold, keys)}
+        gold_idx = {r.index for r in readings(evidence, claim, reference) if r.gold_copy}
         kept = {k for k, _ in evidence_pairs(evidence, claim, unanswerable, gold=reference)}
         chosen: dict[str, int] = {}  # folded text -> index in facts of the copy kept
         for n, f in enumerate(facts):  # a fact repeated (a pair copied) is one fact (issue 32)
@@ -440,7 +431,7 @@ class NLIReferenceScorer:
                 ok = has_content(f.text) and f.pair_index in kept
             else:
                 ok = (has_content(f.text) and (f.pair_index is None or f.pair_index in kept)
-                      and not (rule_on("restates_claim") and restates_claim(f.text, claim, _synonyms())))
+                      and not fact_restates_claim(f.text, claim))
             if not ok:
                 continue
             first = chosen.get(key)

@@ -202,17 +202,19 @@ class Ev2RScorer:
         return out
 
     def _score_chunk(self, items: Sequence[Item]) -> list[ItemScore]:
-        from ev2r.metric.admission import admit, prime, use_model
+        from ev2r.metric.admission import prime, use_model
+        from ev2r.metric.admitted import admission_pass, admit_item, item_record
         from ev2r.metric.restatement import prime_restatements
 
-        with use_model(self.admission), self._readings():
+        with use_model(self.admission), self._readings(), admission_pass():
             if self.admission is not None:  # the learned reading asked once, in one batch, for every predicted pair
                 prime([(it.claim, p.question, p.answer) for it in items for p in it.predicted_evidence.pairs])
             prime_restatements([(it.claim, p.answer) for it in items for p in it.predicted_evidence.pairs])
+            for it in items:  # the stage, once per item: every part of the score reads views of it
+                admit_item(it)
             scores = self._score_chunk_admitted(items)
             for it, s in zip(items, scores):  # the stage's decisions, for explain and the report
-                s.admission = [a.to_dict() for a in admit(it.predicted_evidence, it.claim, relevant=True,
-                                                          gold=it.reference_evidence, dedupe=True)]
+                s.admission = item_record(it, [d["predicted"] for d in s.contradicted_pairs or ()])
         return scores
 
     def _admission_for(self, part: str):

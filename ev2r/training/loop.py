@@ -1,7 +1,7 @@
 """Train the project's own NLI verifier (a MiniLM cross-encoder) from offline data.
 
 The bundled default verifier of :mod:`ev2r` is produced by this package (the command line is
-:mod:`ev2r.cli.train`; ``python -m ev2r.training`` is the same)::
+:mod:`ev2r.cli.train`; the model card's ``python -m ev2r.training`` of releases before 1.5 is the same)::
 
     ev2r train-verifier --data-dir ../shared/data --out ev2r/verifier/models/minilm-nli
 

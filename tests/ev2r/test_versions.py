@@ -177,3 +177,19 @@ def test_evaluate_card_says_what_the_docs_say():
         assert line in ev2r_metric._DESCRIPTION
         assert f"| `{v.label}` | {v.released} | {v.summary} | {v.range_text()} | {v.typical} |" in docs
     assert "short_signature" in ev2r_metric._KWARGS_DESCRIPTION and "ev2r-hybrid/1" in ev2r_metric._KWARGS_DESCRIPTION
+
+
+def test_every_registered_version_has_a_recorded_sample_value_and_a_place_that_computes_it():
+    """scripts/check_old_versions.py (CI) recomputes each of these; docs/versions.md shows the same numbers."""
+    from pathlib import Path
+
+    from ev2r.versions import COMPUTED_BY, RECORDED_SAMPLE, VERSIONS, latest
+
+    assert set(RECORDED_SAMPLE) == {v.label for v in VERSIONS}
+    for v in VERSIONS:
+        assert (v is latest(v.name)) != (v.label in COMPUTED_BY), v.label
+        assert 0.0 < RECORDED_SAMPLE[v.label] < 1.0
+    table = (Path(__file__).resolve().parents[2] / "docs" / "versions.md").read_text(encoding="utf-8")
+    for n in (1, 2, 3):
+        row = next(line for line in table.splitlines() if line.startswith(f"| `ev2r-hybrid/{n}`, `ev2r/{n}` |"))
+        assert row.rstrip(" |").endswith(f"{RECORDED_SAMPLE[f'ev2r-hybrid/{n}']:.4f} / {RECORDED_SAMPLE[f'ev2r/{n}']:.4f}")

@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ev2r.metric.admission import REASONS, admit, prime, same_meaning, use_model
+from ev2r.metric.admission import REASONS, prime, same_meaning, use_model
+from ev2r.metric.admitted import admit
 from ev2r.metric.admission_model import AdmissionModel, lexical_features, mask_claim
 from ev2r.training.admission import fill, read_corpus, slot_values, CORPUS
 from ev2r.types import Evidence, Item, QAPair

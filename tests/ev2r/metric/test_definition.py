@@ -265,16 +265,17 @@ def test_signature_fragments_are_derived_from_the_constants(monkeypatch, nltk_da
 def test_the_derived_constants_are_the_ones_admission_reads(monkeypatch):
     """ANSWER_MIN_WORDS ("2w") and SHORT_CLAIM_MIN_SHARED ("short1") decide what admission keeps."""
     from ev2r.metric import admission
+    from ev2r.metric.admitted import admit
     from ev2r.types import Evidence, QAPair
 
     claim = "The city council approved the new stadium budget in March."
     ev = Evidence((QAPair("When was the stadium budget approved?", "Council approved March"),))
-    assert admission.admit(ev, claim)[0].reason == "kept"
+    assert admit(ev, claim)[0].reason == "kept"
     monkeypatch.setattr(admission, "ANSWER_MIN_WORDS", 4)  # three words are now a bare answer
-    assert admission.admit(ev, claim)[0].reason == "bare_answer"
+    assert admit(ev, claim)[0].reason == "bare_answer"
     monkeypatch.undo()
     short = "Fluoride is poison."  # under MIN_CLAIM_TOKENS content words: one shared word is enough
     one = Evidence((QAPair("What does the CDC say?", "Fluoride at 0.7 mg/L in water is safe for teeth."),))
-    assert admission.admit(one, short, relevant=True)[0].reason == "kept"
+    assert admit(one, short, relevant=True)[0].reason == "kept"
     monkeypatch.setattr(admission, "SHORT_CLAIM_MIN_SHARED", 2)
-    assert admission.admit(one, short, relevant=True)[0].reason == "off_topic"
+    assert admit(one, short, relevant=True)[0].reason == "off_topic"

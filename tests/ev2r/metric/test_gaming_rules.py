@@ -327,13 +327,13 @@ def test_the_claim_copied_whole_inside_a_little_filler_restates_it():
     assert [k for k, _ in pairs] == [1]
 
 
-def test_restatement_moved_out_of_the_aligner_with_a_deprecation():
-    """Issue 54: restating the claim is the metric's decision (ev2r.metric.restatement); the old claimalign name still
-    resolves to the same function, with a DeprecationWarning naming the new place."""
+def test_restatement_lives_in_the_metric_only():
+    """Issue 54: restating the claim is the metric's decision (ev2r.metric.restatement); issue 64 item 5 removed the
+    claimalign names that reached back into ev2r (deprecated in 1.1): the aligner imports nothing of ev2r."""
     import claimalign.qa_text as qa
     from ev2r.metric import restatement
 
-    with pytest.warns(DeprecationWarning, match="ev2r.metric.restatement.restates_claim"):
-        assert qa.restates_claim is restatement.restates_claim
-    with pytest.raises(AttributeError, match="no attribute 'not_a_name'"):
-        qa.not_a_name  # noqa: B018
+    assert callable(restatement.restates_claim)
+    for name in ("restates_claim", "is_claim_span", "SPAN_MIN_TOKENS"):
+        with pytest.raises(AttributeError, match=f"no attribute '{name}'"):
+            getattr(qa, name)

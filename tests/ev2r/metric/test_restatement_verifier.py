@@ -5,7 +5,8 @@ is evidence; without the verifier only the lexical rule reads restatements."""
 import numpy as np
 import pytest
 
-from ev2r.metric.admission import admit, rules_off
+from ev2r.metric.admission import rules_off
+from ev2r.metric.admitted import admit
 from ev2r.metric.restatement import (RESTATE_MUTUAL_MIN, mutual_entailment, prime_restatements,
                                      use_restatement_verifier)
 from ev2r.metric.definition import signature_fields

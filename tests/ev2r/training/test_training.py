@@ -475,8 +475,12 @@ def test_train_verifier_entry_points(tmp_path, capsys):
     with pytest.raises(SystemExit) as exc:
         main(["train-verifier", "--resume", str(tmp_path)])
     assert exc.value.code == 2 and "--resume: no checkpoint at" in capsys.readouterr().err
-    proc = subprocess.run([sys.executable, "-m", "ev2r.training", "--help"], capture_output=True, text=True, timeout=300)
+    proc = subprocess.run([sys.executable, "-m", "ev2r.cli", "train-verifier", "--help"], capture_output=True, text=True,
+                          timeout=300)
     assert proc.returncode == 0 and "usage: ev2r train-verifier" in proc.stdout and "--resume" in proc.stdout
+    # python -m ev2r.training reached up from the training package to the command line (issue 64 item 5): gone in 1.5
+    gone = subprocess.run([sys.executable, "-m", "ev2r.training", "--help"], capture_output=True, text=True, timeout=300)
+    assert gone.returncode != 0 and "ev2r.training" in gone.stderr
 
 
 def test_pair_witness_needs_an_nli_encoder_before_any_work(tmp_path, capsys):

@@ -1,0 +1,99 @@
+"""Issue 64 item 1: the admission stage runs once per item; every part of the score reads a view of that reading,
+and the row's record says what the score used."""
+
+from collections import Counter
+from itertools import product
+
+import pytest
+
+from ev2r.metric import admission
+from ev2r.metric.admitted import admission_pass, admit, item_record
+from ev2r.metric.factory import build_scorer
+from ev2r.types import Evidence, Item, QAPair
+from support.fakes import KeywordVerifier
+
+CLAIM = "The mayor of Springfield signed the housing order in March 2021."
+SIGNED = "Council minutes show that Mayor Quimby of Springfield put his signature on the housing order on 3 March 2021."
+GOLD = Evidence((QAPair("Who signed the housing order?", SIGNED),
+                 QAPair("What did the order change?", "The order capped rents in Springfield for two years.")))
+PRED = Evidence((
+    QAPair("Who signed the housing order?", SIGNED),  # a gold copy
+    QAPair("Who put a signature on the order?", SIGNED),  # says it again
+    QAPair("What is the capital of Australia?", "Canberra is the capital of Australia."),  # off topic
+    QAPair("Was it signed?", "Yes."),  # bare
+    QAPair("When?", "No answer could be found."),  # unanswerable
+    QAPair("What did the council publish?", "The council published the minutes of the housing order vote in Springfield."),
+))
+
+
+def _item(k: int, pred: Evidence = PRED) -> Item:
+    return Item(id=str(k), claim=CLAIM, predicted_evidence=pred, reference_evidence=GOLD, gold_label="Supported")
+
+
+def test_one_reading_per_item_and_side(monkeypatch):
+    """Scoring reads each side of each item once (12 admission calls per item before issue 64)."""
+    calls: Counter = Counter()
+    real = admission.read_evidence
+
+    def counting(evidence, claim=None, gold=None):
+        calls[(evidence, claim)] += 1
+        return real(evidence, claim, gold)
+
+    monkeypatch.setattr(admission, "read_evidence", counting)
+    other = Evidence(PRED.pairs[::-1])
+    items = [_item(0), _item(1, other), _item(2, Evidence(PRED.pairs[:3]))]
+    scores = build_scorer(verifier=KeywordVerifier(), admission="none").score(items)
+    assert all(s.ok for s in scores), [s.error for s in scores]
+    assert scores[0].extra_scores["ev2r_hybrid"] is not None
+    assert max(calls.values()) == 1, calls
+    # the predicted side of each item (with its claim) and the reference, read once for the three items (all share it)
+    assert sum(calls.values()) == 3 + 1
+    assert sum(1 for (_, claim) in calls if claim is None) == 1
+
+
+def test_views_in_a_pass_are_the_views_read_afresh():
+    """Inside a pass each view (claim or not, relevant, dedupe, unanswerable, exclude) is what a fresh reading
+    gives, whichever view asked first."""
+    combos = list(product((CLAIM, None), ("drop", "statement"), (False, True), (False, True), ((), (1,))))
+    fresh = [admit(PRED, c, u, r, GOLD, d, e) for c, u, r, d, e in combos]
+    with admission_pass():
+        admit(PRED, None)  # a view without the claim first, then the others from the same pass
+        in_pass = [admit(PRED, c, u, r, GOLD, d, e) for c, u, r, d, e in combos]
+    assert in_pass == fresh
+    with admission_pass():
+        admit(PRED, CLAIM, gold=GOLD)  # a reading with the claim first: the view without it reuses its plain fields
+        assert admit(PRED, None, "statement", dedupe=True) == fresh[combos.index((None, "statement", False, True, ()))]
+
+
+def test_reasons_of_each_view():
+    got = {(c, r, d): [(a.kept, a.reason) for a in admit(PRED, c, "drop", r, GOLD, d)]
+           for c, r, d in [(CLAIM, True, True), (CLAIM, False, False), (None, False, True)]}
+    assert got[(CLAIM, True, True)] == [(True, "kept"), (False, "duplicate"), (False, "off_topic"),
+                                         (False, "bare_answer"), (False, "unanswerable"), (True, "kept")]
+    assert got[(CLAIM, False, False)] == [(True, "kept"), (True, "kept"), (True, "kept"), (False, "bare_answer"),
+                                           (False, "unanswerable"), (True, "kept")]
+    # without the claim only the content rules read (the reference side): "Yes." is an answer; the copy repeats
+    assert got[(None, False, True)] == [(True, "kept"), (False, "duplicate"), (True, "kept"), (True, "kept"),
+                                         (False, "unanswerable"), (True, "kept")]
+    assert [a.reason for a in admit(PRED, CLAIM, relevant=True, gold=GOLD, exclude=(5,))][5] == "contradicted"
+
+
+def test_record_says_what_each_part_read():
+    """The row's record: ``kept`` is what the verifier read (the proxy, recall's premises: on topic, not
+    contradicted), ``aligned`` whether the alignments read it (a repeat is read once: ``duplicate_of``)."""
+    record = item_record(_item(0), contradicted=(5,))
+    assert [(d["kept"], d["reason"], d.get("aligned"), d.get("duplicate_of")) for d in record] == [
+        (True, "kept", True, None), (True, "kept", False, 0), (False, "off_topic", None, None),
+        (False, "bare_answer", None, None), (False, "unanswerable", None, None), (False, "contradicted", None, None)]
+    assert record[0]["decided_by"] == "rule:gold-copy"
+
+
+def test_scored_row_carries_the_record():
+    s = build_scorer(verifier=KeywordVerifier(), admission="none").score([_item(0)])[0]
+    assert [(d["pair"], d["kept"], d.get("aligned")) for d in s.admission] == [
+        (0, True, True), (1, True, False), (2, False, None), (3, False, None), (4, False, None), (5, True, True)]
+
+
+def test_bad_unanswerable_is_named():
+    with pytest.raises(ValueError, match=r"unanswerable: 'keep' not among \['drop', 'statement'\]"):
+        admit(PRED, CLAIM, "keep")
