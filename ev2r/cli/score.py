@@ -174,7 +174,7 @@ def run(args) -> int:
     wanted = args.scorer or ["ev2r"]
     _warn_ignored_options(args, wanted)
     options = scorer_options(args)
-    llm_options = options["llm_options"]
+    llm_options = _llm_options(args)
     if args.score_version is not None:  # what the options define is known now: a pin they break ends here, before work
         from ev2r.metric.factory import build_scorer
         from ev2r.versions import check_computed
@@ -210,12 +210,8 @@ def scorer_options(args) -> dict:
     from ev2r.cli.common import proxy_verifier_option
 
     wanted = args.scorer or ["ev2r"]
-    llm_options = None
-    if args.decomposer == "llm":
-        llm_options = {"base_url": args.llm_base_url, "model": args.llm_model, "cache_dir": args.llm_cache,
-                       "offline": args.llm_offline, "concurrency": args.llm_concurrency,
-                       "timeout": args.llm_timeout, "constrain_answers": args.llm_constrain}
-    return dict(verifier=args.model, decomposer=args.decomposer, alpha=args.alpha, threshold=args.threshold,
+    llm_options = _llm_options(args)
+    options = dict(verifier=args.model, decomposer=args.decomposer, alpha=args.alpha, threshold=args.threshold,
                 support=args.support, proxy_target=args.proxy_target, replay=args.replay,
                 replay_model=args.replay_model, llm_options=llm_options,
                 baselines=[s for s in wanted if s != "ev2r"], device=args.device, batch_size=args.batch_size,
@@ -224,6 +220,19 @@ def scorer_options(args) -> dict:
                 reply_reading=args.reply_reading, contradiction=not args.no_contradiction,
                 proxy_verifier=proxy_verifier_option(args.model, args.proxy_model), admission=args.admission,
                 meteor_match=args.meteor_match, copy_reading=args.copy_reading, restatement=args.restatement)
+    if "ev2r" not in wanted:  # the baselines alone read none of the metric's options: the run record keeps defaults,
+        # so that such an output resumes whatever they were set to (they are warned as ignored)
+        options.update({k: getattr(DEFAULTS, k) for k in options if k not in ("baselines", "ev2r")})
+    return options
+
+
+def _llm_options(args) -> "dict | None":
+    """The LLM client's options (``--decomposer llm``), else None."""
+    if args.decomposer != "llm":
+        return None
+    return {"base_url": args.llm_base_url, "model": args.llm_model, "cache_dir": args.llm_cache,
+            "offline": args.llm_offline, "concurrency": args.llm_concurrency, "timeout": args.llm_timeout,
+            "constrain_answers": args.llm_constrain}
 
 
 def _warn_ignored_options(args, wanted) -> None:

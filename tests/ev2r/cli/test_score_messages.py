@@ -101,10 +101,13 @@ def test_resume_messages_name_only_options_of_ev2r_score(tmp_path, capsys, nltk_
     messages = []
     for extra, says in ((["--with-facts"], "was written without --with-facts"),
                         (["--limit", "1"], "not in this run"),
-                        (["--alpha", "0.7"], "other scorer options")):
+                        (["--scorer", "ev2r", "--no-hybrid"], "other scorer options")):
         code, _, err = run(capsys, *base, *extra)
         assert code == 2 and says in err, err
         messages.append(err)
+    # an option the baselines alone do not read is warned as ignored and does not stop the resume
+    code, _, err = run(capsys, *base, "--alpha", "0.7")
+    assert code == 0 and "3 resumed" in err, err
     record = Path(str(out) + ".ev2r-run.json")
     saved = record.read_text()
     record.write_text("{not json")
