@@ -105,6 +105,17 @@ class Evidence:
 
     pairs: tuple[QAPair, ...]
 
+    def __post_init__(self):
+        # a list (or any sequence) of pairs is held as a tuple: evidence is immutable and hashable
+        if isinstance(self.pairs, (str, bytes, dict)) or not hasattr(self.pairs, "__iter__"):
+            raise ValueError(f"Evidence.pairs: expected a sequence of QAPair, got {type(self.pairs).__name__}")
+        pairs = tuple(self.pairs)
+        for k, p in enumerate(pairs):
+            if not isinstance(p, QAPair):
+                raise ValueError(f"Evidence.pairs[{k}]: expected a QAPair (or build the evidence with "
+                                 f"Evidence.from_pairs / Evidence.from_text), got {type(p).__name__}")
+        object.__setattr__(self, "pairs", pairs)
+
     @classmethod
     def from_text(cls, text: str, notes: Optional[set] = None) -> "Evidence":
         """Parse AVeriTeC-rendered text (``Question: ...\\nAnswer: ...`` blocks) with the one Q/A

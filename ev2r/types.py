@@ -219,7 +219,7 @@ class ItemScore:
     score's alignments (:mod:`ev2r.metric.contradiction`): ``{"predicted": i, "reference": j, "premise": the
     reference pair's text, "entailment", "neutral", "contradiction": the verifier's distribution with predicted
     answer i as the hypothesis}`` per pair; ``admission``, the admission stage's decision on each predicted pair
-    (:meth:`ev2r.metric.admission.Admission.to_dict`: ``{"pair", "kept", "reason", "decided_by"}``, with
+    (:meth:`ev2r.metric.admitted.Admission.to_dict`: ``{"pair", "kept", "reason", "decided_by"}``, with
     ``p_evidence`` and ``label`` where the learned reading was asked, issue 54).
     """
 

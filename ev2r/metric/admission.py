@@ -596,7 +596,7 @@ def read_evidence(evidence: Evidence, claim: Optional[str] = None,
     for k, p in enumerate(evidence.pairs):
         plain, plain_pair, plain_by = _plain_reading(k, p)
 
-        copy = bool(gold_pairs) and plain not in ("no_content", "unanswerable") and is_near_copy(p, gold_pairs, gold_keys)
+        copy = bool(gold_pairs) and is_near_copy(p, gold_pairs, gold_keys)
 
         read = functools.partial(_read, out, k, p, plain, plain_pair, copy)
 

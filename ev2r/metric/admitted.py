@@ -81,13 +81,21 @@ def admission_pass() -> Iterator[None]:
         yield
 
 
-def _settings() -> tuple:
+def _settings(cache: dict) -> tuple:
+    """The settings a reading depends on. The objects in force (the learned reading, the verifiers) are keyed by
+    identity and kept alive by the pass, so that an identity cannot be reused by another object within it; a pass
+    assumes they are not changed in place (the learned reading's threshold is read each time)."""
     from ev2r.metric.restatement import current_restatement_verifier
 
     model = admission.current_model()
     _, copy_verifier = admission.copy_setting()
-    return (getattr(model, "name", None), id(model), admission.rules_off(), id(copy_verifier),
-            id(current_restatement_verifier()), admission.respell_reads_synonyms())
+    restate = current_restatement_verifier()
+    alive = cache.setdefault("in force", {})
+    for obj in (model, copy_verifier, restate):
+        if obj is not None:
+            alive[id(obj)] = obj
+    return (getattr(model, "name", None), id(model), getattr(model, "threshold", None), admission.rules_off(),
+            id(copy_verifier), id(restate), admission.respell_reads_synonyms())
 
 
 def readings(evidence: Evidence, claim: Optional[str] = None,
@@ -98,7 +106,7 @@ def readings(evidence: Evidence, claim: Optional[str] = None,
     cache = _PASS.get()
     if cache is None:
         return admission.read_evidence(evidence, claim, gold)
-    settings = _settings()
+    settings = _settings(cache)
     key = (evidence, claim, gold if claim is not None else None, settings)
     hit = cache.get(key)
     if hit is None and claim is None:
@@ -126,7 +134,7 @@ def admit(evidence: Evidence, claim: Optional[str] = None, unanswerable: str = "
             ``"contradicted"``.
 
     Returns:
-        One :class:`ev2r.metric.admission.Admission` per pair, in order.
+        One :class:`ev2r.metric.admitted.Admission` per pair, in order.
 
     Raises:
         ValueError: ``unanswerable`` not among :data:`ev2r.config.UNANSWERABLE_MODES`.
@@ -170,12 +178,17 @@ def admit(evidence: Evidence, claim: Optional[str] = None, unanswerable: str = "
     return out
 
 
-def admit_item(item: Item) -> None:
+def admit_item(item: Item) -> Optional[Exception]:
     """Read ``item``'s pairs (the predicted side with its claim and gold evidence, the reference side without a
     claim) into the :func:`admission_pass` open, so that every part of its score reads views of that one reading;
-    outside a pass, nothing is kept."""
-    readings(item.predicted_evidence, item.claim, item.reference_evidence)
-    readings(item.reference_evidence)
+    outside a pass, nothing is kept. Returns the exception the reading raised, if any (the parts of the score then
+    meet it on this item alone and record it there), else None."""
+    try:
+        readings(item.predicted_evidence, item.claim, item.reference_evidence)
+        readings(item.reference_evidence)
+    except Exception as e:  # recorded on the item by the part that meets it; the other items go on
+        return e
+    return None
 
 
 def item_record(item: Item, contradicted: Collection[int] = ()) -> list[dict]:
@@ -187,11 +200,15 @@ def item_record(item: Item, contradicted: Collection[int] = ()) -> list[dict]:
                  exclude=tuple(contradicted))
     aligned = admit(item.predicted_evidence, item.claim, relevant=True, gold=item.reference_evidence, dedupe=True,
                     exclude=tuple(contradicted))
+    from claimalign.averitec import MAX_PREDICTED
+
     out = []
+    n_aligned = 0
     for a, b in zip(seen, aligned):
         d = a.to_dict()
         if a.kept:
-            d["aligned"] = b.kept
+            n_aligned += b.kept
+            d["aligned"] = b.kept and n_aligned <= MAX_PREDICTED  # the alignments read the first MAX_PREDICTED
             if b.duplicate_of is not None:
                 d["duplicate_of"] = b.duplicate_of
         out.append(d)

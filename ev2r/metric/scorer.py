@@ -214,7 +214,10 @@ class Ev2RScorer:
                 admit_item(it)
             scores = self._score_chunk_admitted(items)
             for it, s in zip(items, scores):  # the stage's decisions, for explain and the report
-                s.admission = item_record(it, [d["predicted"] for d in s.contradicted_pairs or ()])
+                try:
+                    s.admission = item_record(it, [d["predicted"] for d in s.contradicted_pairs or ()])
+                except Exception:  # an item the stage cannot read: its scores already carry the error
+                    s.admission = []
         return scores
 
     def _admission_for(self, part: str):
@@ -296,7 +299,16 @@ class Ev2RScorer:
             scores.append(s)
         if self.combiner is not None:
             with self._admission_for("alignment"):
-                self.combiner.apply(items, scores)
+                try:
+                    self.combiner.apply(items, scores)
+                except Exception:  # again item by item: an item's failure is recorded on that item only
+                    for item, s in zip(items, scores):
+                        try:
+                            self.combiner.apply([item], [s])
+                        except Exception as e:
+                            s.extra_scores[HYBRID_NAME] = None
+                            msg = f"{HYBRID_NAME}: {type(e).__name__}: {e}"
+                            s.error = msg if not s.error else f"{s.error}; {msg}"
         return scores
 
     def corpus(self, scores: Sequence[ItemScore]) -> CorpusScore:

@@ -97,3 +97,86 @@ def test_scored_row_carries_the_record():
 def test_bad_unanswerable_is_named():
     with pytest.raises(ValueError, match=r"unanswerable: 'keep' not among \['drop', 'statement'\]"):
         admit(PRED, CLAIM, "keep")
+
+
+def test_a_copied_unanswerable_gold_pair_keeps_its_facts_under_statement():
+    """A copy of a gold pair is the gold's whatever its answer: with ``unanswerable="statement"`` its fact ("No answer
+    could be found to the question: <the claim>") is kept though it restates the claim (as 1.4 did)."""
+    claim = "The mayor of Springfield signed the housing order in March 2021."
+    gold = Evidence((QAPair(claim, "No answer could be found."),
+                     QAPair("What did the order change?", "The order capped rents in Springfield for two years.")))
+    pred = Evidence((QAPair(claim, "No answer could be found."),
+                     QAPair("Who voted on the order?", "Springfield council members voted on the housing order in 2019.")))
+    it = Item(id="1", claim=claim, predicted_evidence=pred, reference_evidence=gold, gold_label="Not Enough Evidence")
+    s = build_scorer(verifier=KeywordVerifier(), admission="none", unanswerable="statement").score([it])[0]
+    assert s.ok and s.precision == 0.5 and s.f1 == 0.5
+    assert any(f.fact.startswith("No answer could be found to the question") for f in s.predicted_facts)
+
+
+def test_an_item_the_stage_cannot_read_fails_alone(monkeypatch):
+    real = admission.read_evidence
+
+    def fragile(evidence, claim=None, gold=None):
+        if any("explode" in p.answer for p in evidence.pairs):
+            raise RuntimeError("cannot read this evidence")
+        return real(evidence, claim, gold)
+
+    monkeypatch.setattr(admission, "read_evidence", fragile)
+    bad = _item(1, Evidence((QAPair("What happened?", "The housing order made the budget explode in Springfield."),)))
+    scores = build_scorer(verifier=KeywordVerifier(), admission="none").score([_item(0), bad, _item(2)])
+    assert [s.ok for s in scores] == [True, False, True]
+    assert "cannot read this evidence" in scores[1].error and scores[1].admission == []
+    assert scores[0].admission and scores[2].admission
+
+
+class _Model:
+    """A learned reading that reads every pair as evidence with P = 0.5."""
+
+    classes = ("evidence", "absence")
+    scope = "all"
+
+    def __init__(self, threshold):
+        self.name, self.threshold = "fake-0.5", threshold
+
+    def features(self, claims, questions, answers):
+        return len(answers)
+
+    def proba_from_features(self, n):
+        import numpy as np
+
+        return np.full((n, 2), 0.5)
+
+    def encode(self, texts):
+        import numpy as np
+
+        return np.eye(len(texts), 8)
+
+
+def test_a_pass_never_reuses_a_reading_made_under_another_setting():
+    from ev2r.metric.admission import use_model
+
+    ev = Evidence(PRED.pairs[-1:])
+
+    def reasons(threshold):
+        with use_model(_Model(threshold)):
+            return [a.reason for a in admit(ev, CLAIM)]
+
+    fresh = [reasons(0.9), reasons(0.1)]
+    assert fresh == [["non_evidence"], ["kept"]]
+    with admission_pass():
+        assert [reasons(0.9), reasons(0.1), reasons(0.9)] == fresh + fresh[:1]
+        model = _Model(0.9)
+        with use_model(model):
+            assert admit(ev, CLAIM)[0].reason == "non_evidence"
+            model.threshold = 0.1  # changed in place: its threshold is read again
+            assert admit(ev, CLAIM)[0].reason == "kept"
+
+
+def test_evidence_holds_a_tuple_of_pairs():
+    pairs = [QAPair("Q?", "An answer here.")]
+    assert Evidence(pairs) == Evidence(tuple(pairs)) and isinstance(Evidence(pairs).pairs, tuple)
+    hash(Evidence(pairs))
+    with pytest.raises(ValueError, match=r"Evidence.pairs\[0\]: expected a QAPair"):
+        Evidence([{"question": "Q?", "answer": "A."}])
+    with pytest.raises(ValueError, match="Evidence.pairs: expected a sequence of QAPair, got str"):
+        Evidence("Question: Q? Answer: A.")
