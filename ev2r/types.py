@@ -246,6 +246,12 @@ class ItemScore:
     def ok(self) -> bool:
         return self.status == STATUS_OK
 
+    @property
+    def ev2r_hybrid(self) -> Optional[float]:
+        """The headline score, ``ev2r_hybrid`` in [0, 1] (held in :attr:`extra_scores`, as the output row flattens
+        it), or None when it was not computed (the row's ``error`` says why)."""
+        return self.extra_scores.get("ev2r_hybrid")
+
     def to_dict(self, explain: bool = False) -> dict:
         """The output row: every field but ``llm`` (accounting, not a score), extra scores flattened.
         The reasons (each fact's ``decided_by``, ``proxy_premises``, ``proxy_decided_by``,

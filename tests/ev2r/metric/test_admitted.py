@@ -180,3 +180,9 @@ def test_evidence_holds_a_tuple_of_pairs():
         Evidence([{"question": "Q?", "answer": "A."}])
     with pytest.raises(ValueError, match="Evidence.pairs: expected a sequence of QAPair, got str"):
         Evidence("Question: Q? Answer: A.")
+
+
+def test_the_headline_is_an_attribute_of_the_item_score():
+    s = build_scorer(verifier=KeywordVerifier(), admission="none").score([_item(0)])[0]
+    assert s.ev2r_hybrid is not None and s.ev2r_hybrid == s.extra_scores["ev2r_hybrid"] == s.to_dict()["ev2r_hybrid"]
+    assert build_scorer(verifier=KeywordVerifier(), admission="none", hybrid=False).score([_item(0)])[0].ev2r_hybrid is None
