@@ -538,7 +538,7 @@ class PairReading:
         off_topic: the pair holds under :data:`PREMISE_RELEVANCE_MIN` of the claim's content words (or a short claim's
             :data:`SHORT_CLAIM_MIN_SHARED`): left out of the views with ``relevant=True``.
         plain: the reason read without a claim (the content rules only: ``no_content``, ``unanswerable``,
-            ``boilerplate`` or ``kept``), and ``plain_pair`` the pair so admitted.
+            ``boilerplate`` or ``kept``), ``plain_pair`` the pair so admitted and ``plain_by`` what decided.
         gold_copy: the pair is a copy or near-copy of a gold pair (:func:`is_near_copy`): its facts are the gold's.
     """
 
@@ -552,6 +552,7 @@ class PairReading:
     off_topic: bool = False
     plain: str = "kept"
     plain_pair: Optional[QAPair] = None
+    plain_by: str = "rule:none"
     gold_copy: bool = False
 
 
@@ -569,10 +570,10 @@ def _plain_reading(k: int, p: QAPair) -> tuple[str, QAPair, str]:
     return "kept", QAPair(p.question, answer), "rule:none"
 
 
-def _read(out: list, k: int, p: QAPair, plain: str, plain_pair: QAPair, copy: bool, reason: str,
+def _read(out: list, k: int, p: QAPair, plain: tuple[str, QAPair, str], copy: bool, reason: str,
           pair: Optional[QAPair] = None, by: Optional[str] = None, **kw) -> None:
-    out.append(PairReading(k, p, reason, pair if pair is not None else p, by or f"rule:{reason}", plain=plain,
-                           plain_pair=plain_pair, gold_copy=copy, **kw))
+    out.append(PairReading(k, p, reason, pair if pair is not None else p, by or f"rule:{reason}", plain=plain[0],
+                           plain_pair=plain[1], plain_by=plain[2], gold_copy=copy, **kw))
 
 
 def read_evidence(evidence: Evidence, claim: Optional[str] = None,
@@ -598,7 +599,7 @@ def read_evidence(evidence: Evidence, claim: Optional[str] = None,
 
         copy = bool(gold_pairs) and is_near_copy(p, gold_pairs, gold_keys)
 
-        read = functools.partial(_read, out, k, p, plain, plain_pair, copy)
+        read = functools.partial(_read, out, k, p, (plain, plain_pair, plain_by), copy)
 
         if claim is None or plain in ("no_content", "unanswerable"):
             read(plain, plain_pair, plain_by)

@@ -153,9 +153,7 @@ def admit(evidence: Evidence, claim: Optional[str] = None, unanswerable: str = "
         if with_claim:
             reason, pair, by, p_ev, label = r.reason, r.pair, r.decided_by, r.p_evidence, r.label
         else:
-            reason, pair, by, p_ev, label = r.plain, r.plain_pair or given, "rule:none", None, None
-            if reason != "kept":
-                by = {"no_content": "rule:has_content"}.get(reason, f"rule:{reason}")
+            reason, pair, by, p_ev, label = r.plain, r.plain_pair or given, r.plain_by, None, None
         if reason == "unanswerable":
             out.append(Admission(k, True, "kept", given, "rule:unanswerable-statement") if unanswerable == "statement"
                        else Admission(k, False, "unanswerable", given, "rule:unanswerable"))
@@ -178,17 +176,16 @@ def admit(evidence: Evidence, claim: Optional[str] = None, unanswerable: str = "
     return out
 
 
-def admit_item(item: Item) -> Optional[Exception]:
+def admit_item(item: Item) -> None:
     """Read ``item``'s pairs (the predicted side with its claim and gold evidence, the reference side without a
     claim) into the :func:`admission_pass` open, so that every part of its score reads views of that one reading;
-    outside a pass, nothing is kept. Returns the exception the reading raised, if any (the parts of the score then
-    meet it on this item alone and record it there), else None."""
+    outside a pass, nothing is kept. A reading that raises is left unmade: each part of the score meets the error on
+    this item alone and records it there, and the other items go on."""
     try:
         readings(item.predicted_evidence, item.claim, item.reference_evidence)
         readings(item.reference_evidence)
-    except Exception as e:  # recorded on the item by the part that meets it; the other items go on
-        return e
-    return None
+    except Exception:  # noqa: S110 - recorded on the item by the part that meets it again
+        pass
 
 
 def item_record(item: Item, contradicted: Collection[int] = ()) -> list[dict]:
