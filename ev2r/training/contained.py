@@ -49,7 +49,7 @@ def augment_contained(pairs: Sequence[Pair], rng: random.Random, n: int, edit_sh
       (``contained_change_<family>``).
 
     Args:
-        pairs: the training pool; statements are its premises and hypotheses of 30-300 characters on one line.
+        pairs: the training pool; statements are its premises and hypotheses of 30-200 characters on one line.
         rng: the seeded generator (deterministic output given its state).
         n: pairs wanted (>= 0); fewer when the pool has too few statements.
         edit_share: in [0, 1].
@@ -62,7 +62,7 @@ def augment_contained(pairs: Sequence[Pair], rng: random.Random, n: int, edit_sh
         raise ValueError(f"n: {n} must be >= 0")
     if not 0.0 <= edit_share <= 1.0:
         raise ValueError(f"edit_share: {edit_share} must be in [0, 1]")
-    statements = sorted({t for p in pairs for t in (p.premise, p.hypothesis) if 30 <= len(t) <= 300 and "\n" not in t})
+    statements = sorted({t for p in pairs for t in (p.premise, p.hypothesis) if 30 <= len(t) <= 200 and "\n" not in t})
     if len(statements) < 4:
         return []
     rng.shuffle(statements)
@@ -98,6 +98,8 @@ def augment_contained(pairs: Sequence[Pair], rng: random.Random, n: int, edit_sh
                 asked = edit_text(family, s, rng, names) or s
             q = ASKING[rng.randrange(len(ASKING))].format(s=_lower_first(asked))
         room = MAX_CHARS - len(q) - len(hyp) - len(answer_s)
+        if room < 0:
+            continue
         sentences = []
         for o in others:  # the statement's company, while the pair fits the verifier's 128-token window
             if len(o) + 1 <= room:
