@@ -159,6 +159,31 @@ def save_checkpoint(model, tokenizer, out: Path, meta: dict) -> None:
     (out / "training_meta.json").write_text(json.dumps(meta, indent=2) + "\n")
 
 
+def tokenize_pool(tokenizer, train: list, max_length: int) -> tuple[list, dict]:
+    """``train`` tokenised as (premise, hypothesis) pairs, the premise cut to fit ``max_length`` tokens.
+
+    A pair whose hypothesis alone leaves the premise too little to cut (a long run of non-Latin text in both sides,
+    which the tokenizer refuses: "Sequence to truncate too short") is left out, and the count is printed: one such
+    pair among 334,135 used to end a run before its first step. Returns (the pairs kept, their encoding)."""
+    def encode(pairs):
+        return tokenizer([p.premise for p in pairs], [p.hypothesis for p in pairs], truncation="only_first",
+                         max_length=max_length)
+
+    try:
+        return train, encode(train)
+    except Exception:  # the tokenizer raises a bare Exception for a pair it cannot cut
+        kept = []
+        for p in train:
+            try:
+                encode([p])
+            except Exception:
+                continue
+            kept.append(p)
+        print(f"left out {len(train) - len(kept)} pair(s) whose hypothesis leaves no room for the premise in "
+              f"{max_length} tokens", flush=True)
+        return kept, encode(kept)
+
+
 def run_training(args, command: str = "ev2r train-verifier") -> int:
     """Run the training described by ``args`` (the options of :mod:`ev2r.cli.train`, validated and,
     with ``--resume``, merged with the checkpoint's): write the checkpoint, ``training_meta.json``
@@ -215,8 +240,7 @@ def run_training(args, command: str = "ev2r train-verifier") -> int:
             p_.requires_grad_(False)
     if not args.no_freeze_embeddings:
         model.base_model.embeddings.word_embeddings.weight.requires_grad_(False)
-    enc = tokenizer([p.premise for p in train], [p.hypothesis for p in train],
-                    truncation="only_first", max_length=args.max_length)
+    train, enc = tokenize_pool(tokenizer, train, args.max_length)
     input_ids = enc["input_ids"]
     type_ids = enc.get("token_type_ids")  # None for XLM-R / RoBERTa tokenizers (a type vocabulary of 1)
     labels = [LABEL2ID[p.label] for p in train]
