@@ -1,0 +1,90 @@
+"""A question/answer pair's own sentences as training pairs (ev2r.training.contained, issue 63 round 4), and the pool's
+tokenisation that leaves out a pair the tokenizer cannot cut (ev2r.training.loop.tokenize_pool)."""
+
+import random
+
+import pytest
+
+from ev2r.training.contained import CONTAINED_CHANGING, MAX_CHARS, augment_contained
+from ev2r.training.data import Pair
+from ev2r.training.edits import CHANGE_LABEL, PRESERVING
+
+POOL = [Pair("The infection rate based on the above numbers is 0.09% in the county.", "The rally drew crowds.",
+             "neutral", "t"),
+        Pair("About 460,000 people attended the rally in Sturgis in 2020.",
+             "Barack Obama was born in Hawaii in 1961 to his parents.", "entailment", "t"),
+        Pair("The company reported revenue of $5 million last year, up 20 percent.",
+             "The bridge opened in May 2019 after three years of work.", "entailment", "t")]
+STATEMENTS = {t for p in POOL for t in (p.premise, p.hypothesis) if len(t) >= 30}
+
+
+def answer_of(premise: str) -> str:
+    assert premise.startswith("Question: ") and "\nAnswer: " in premise
+    return premise.split("\nAnswer: ", 1)[1]
+
+
+def test_plain_pairs_hold_their_hypothesis_word_for_word():
+    out = augment_contained(POOL, random.Random(0), 200, edit_share=0.0)
+    assert len(out) == 200 and {p.source for p in out} == {"contained_plain"}
+    for p in out:
+        assert p.label == "entailment" and p.hypothesis in STATEMENTS
+        assert p.hypothesis.rstrip(".") in answer_of(p.premise)
+        assert len(p.premise) + len(p.hypothesis) <= MAX_CHARS + len("Question: \nAnswer: ") + 4
+
+
+def test_edited_pairs_carry_their_family_label():
+    out = augment_contained(POOL, random.Random(1), 300, edit_share=1.0)
+    kinds = set()
+    for p in out:
+        _, kind, family = p.source.split("_", 2)
+        kinds.add(kind)
+        if kind == "keep":
+            assert family in PRESERVING and p.label == "entailment"
+            # the edit is on one side: the unedited statement is the hypothesis or stands in the answer
+            assert p.hypothesis in STATEMENTS or any(s.rstrip(".") in answer_of(p.premise) for s in STATEMENTS)
+        else:
+            assert kind == "change" and family in CONTAINED_CHANGING and p.label == CHANGE_LABEL[family]
+            assert p.hypothesis not in STATEMENTS
+    assert kinds == {"keep", "change"}
+
+
+def test_questions_that_ask_about_a_changed_value_keep_the_answer_deciding():
+    out = augment_contained(POOL, random.Random(2), 400, edit_share=0.0)
+    asking = [p for p in out if p.premise.startswith(("Question: Is it true", "Question: Did the source",
+                                                      "Question: Was it reported"))]
+    assert asking and all(p.label == "entailment" for p in asking)
+
+
+def test_deterministic_and_bad_options():
+    assert augment_contained(POOL, random.Random(5), 50) == augment_contained(POOL, random.Random(5), 50)
+    assert augment_contained(POOL[:1], random.Random(5), 10) == []  # too few statements
+    with pytest.raises(ValueError, match="n: -1"):
+        augment_contained(POOL, random.Random(0), -1)
+    with pytest.raises(ValueError, match="edit_share"):
+        augment_contained(POOL, random.Random(0), 5, edit_share=1.5)
+
+
+class _CuttingTokenizer:
+    """A stand-in with the fast tokenizers' behaviour: a pair whose premise is shorter than what must be cut raises."""
+
+    def __call__(self, premises, hypotheses, truncation, max_length):
+        assert truncation == "only_first"
+        ids = []
+        for p, h in zip(premises, hypotheses):
+            over = len(p.split()) + len(h.split()) - max_length
+            if over > 0 and over >= len(p.split()):
+                raise Exception("Truncation error: Sequence to truncate too short to respect the provided max_length")
+            ids.append(list(range(min(len(p.split()) + len(h.split()), max_length))))
+        return {"input_ids": ids}
+
+
+def test_tokenize_pool_leaves_out_only_the_pair_it_cannot_cut(capsys):
+    from ev2r.training.loop import tokenize_pool
+
+    ok = [Pair("a b c d e f", "x y", "entailment", "t"), Pair("a b c d e f g h i j", "x", "neutral", "t")]
+    bad = Pair("a b", "w " * 9, "neutral", "t")
+    kept, enc = tokenize_pool(_CuttingTokenizer(), ok + [bad], 8)
+    assert kept == ok and [len(x) for x in enc["input_ids"]] == [8, 8]
+    assert "left out 1 pair(s)" in capsys.readouterr().out
+    kept, _ = tokenize_pool(_CuttingTokenizer(), ok, 8)
+    assert kept == ok and capsys.readouterr().out == ""
