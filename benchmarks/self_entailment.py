@@ -11,7 +11,11 @@ measurement never reads the test side), it reports per verifier: the share of fa
 scorer's support threshold) against their own pair and against the best pair of the claim's gold evidence (the scorer's
 ``qa-pair-max``), and the mean P(entailment).
 
-    python benchmarks/self_entailment.py --model bundled --model runs/edits2 --out benchmarks/results/self_entailment
+    python benchmarks/self_entailment.py --model bundled --model runs/edits2 --edits --out benchmarks/results/self_entailment
+
+With ``--edits``, each fact is also edited once by each handed family of :mod:`ev2r.training.edits` (the families the
+verifiers are trained on; the blind families of ``benchmarks/edits_blind.py`` were written apart from them) and read
+against the unedited fact's own pair: the design side of issue 63's two-sided benchmark, at the fact level.
 
 Writes ``<out>.md`` and ``<out>.json``.
 """
@@ -49,17 +53,43 @@ def gold_facts(records: list[dict], rows: list[int]) -> list[dict]:
     return out
 
 
-def measure(spec: str, facts: list[dict]) -> dict:
-    """P(entailment) of each fact against its own pair and the best of its claim's pairs, under verifier ``spec``."""
+def edited_facts(facts: list[dict], seed: int) -> list[dict]:
+    """Each fact edited once by each handed family that applies (:mod:`ev2r.training.edits`, the families the
+    verifiers are trained on; ``hedge`` and ``yesno`` need their own layouts and are left out):
+    ``{"i" (the fact's index), "family", "side" ("preserving" / "changing"), "text"}``."""
+    import random
+
+    from ev2r.training.edits import CHANGING, PRESERVING, edit_text
+
+    out = []
+    for i, f in enumerate(facts):
+        for side, families in (("preserving", sorted(PRESERVING)), ("changing", sorted(set(CHANGING) - {"hedge", "yesno"}))):
+            for family in families:
+                e = edit_text(family, f["fact"], random.Random(f"{seed}/{i}/{family}"))
+                if e is not None and e != f["fact"]:
+                    out.append({"i": i, "family": family, "side": side, "text": e})
+    return out
+
+
+def measure(spec: str, facts: list[dict], edits: list[dict]) -> dict:
+    """P(entailment) of each fact against its own pair and the best of its claim's pairs, under verifier ``spec``;
+    with ``edits``, of each edited fact against the unedited fact's own pair, per family: of the facts the verifier
+    supports unedited, the share still supported (a preserving edit should keep it, a changing one should not)."""
     verifier = bl.load(spec, dtype="bf16")
-    keys = sorted({(p, f["fact"]) for f in facts for p in f["all"]})
+    keys = sorted({(p, f["fact"]) for f in facts for p in f["all"]} | {(facts[e["i"]]["own"], e["text"]) for e in edits})
     probs = verifier.predict([k[0] for k in keys], [k[1] for k in keys])
     p_e = {k: float(d[0]) for k, d in zip(keys, probs)}
     own = np.array([p_e[(f["own"], f["fact"])] for f in facts])
     best = np.array([max(p_e[(p, f["fact"])] for p in f["all"]) for f in facts])
+    families: dict = {}
+    for e in edits:
+        if own[e["i"]] >= SUPPORT:
+            families.setdefault((e["side"], e["family"]), []).append(p_e[(facts[e["i"]]["own"], e["text"])] >= SUPPORT)
     return {"verifier": verifier.name, "n_facts": len(facts),
             "own_supported": float(np.mean(own >= SUPPORT)), "own_mean": float(own.mean()),
             "best_supported": float(np.mean(best >= SUPPORT)), "best_mean": float(best.mean()),
+            "edits": {f"{side}/{family}": {"n": len(v), "still_supported": float(np.mean(v))}
+                      for (side, family), v in sorted(families.items())},
             "per_fact_own": own.round(4).tolist()}
 
 
@@ -69,6 +99,8 @@ def main(argv=None) -> int:
     ap.add_argument("--model", action="append", required=True, help="a verifier (bundled or a checkpoint); repeat")
     ap.add_argument("--n", type=int, default=150, help="claims drawn (seeded) outside the blind items; 0 = all")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--edits", action="store_true",
+                    help="also each fact edited once by each handed family (the design side of issue 63's benchmark)")
     ap.add_argument("--out", default=str(bl.RESULTS / "self_entailment"))
     args = ap.parse_args(argv)
     if args.n < 0:
@@ -79,7 +111,8 @@ def main(argv=None) -> int:
     n = len(pool) if args.n == 0 else min(args.n, len(pool))
     rows = sorted(np.random.default_rng(args.seed).choice(pool, size=n, replace=False).tolist())
     facts = gold_facts(records, rows)
-    results = {spec: measure(spec, facts) for spec in args.model}
+    edits = edited_facts(facts, args.seed) if args.edits else []
+    results = {spec: measure(spec, facts, edits) for spec in args.model}
     info = {"command": bl.command(), "machine": bl.machine(), "dev": bl.display_path(args.dev), "n_claims": n,
             "seed": args.seed, "n_facts": len(facts), "blind_rows_left_out": len(blind)}
     lines = ["# A gold pair's own sentences, read by the verifier (issue 63)", "", f"Command: `{info['command']}`",
@@ -93,6 +126,19 @@ def main(argv=None) -> int:
     for spec, r in results.items():
         lines.append(f"| `{spec}` ({r['verifier']}) | {r['own_supported']:.3f} | {r['own_mean']:.3f} | "
                      f"{r['best_supported']:.3f} | {r['best_mean']:.3f} |")
+    if edits:
+        names = sorted({k for r in results.values() for k in r["edits"]})
+        lines += ["", "**Handed families** (`ev2r.training.edits`, one edit of the fact, read against the unedited fact's "
+                  "own pair). Of the facts each verifier supports unedited: the share still supported after the edit "
+                  "(a preserving edit should keep it near 1, a changing one should bring it near 0).", "",
+                  "| edit | " + " | ".join(f"`{spec}`" for spec in results) + " |",
+                  "|---|" + "---:|" * len(results)]
+        for name in names:
+            cells = []
+            for r in results.values():
+                c = r["edits"].get(name)
+                cells.append("—" if c is None else f"{c['still_supported']:.3f} ({c['n']})")
+            lines.append(f"| {name} | " + " | ".join(cells) + " |")
     md = "\n".join(lines) + "\n"
     bl.write(Path(args.out), md, {**info, "results": results})
     print(md)
