@@ -85,6 +85,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "edited once (ev2r.training.contained; issue 63: a pair's own sentences read as entailed)")
     parser.add_argument("--aug-contained-edit-share", type=float, default=0.5,
                         help="with --aug-contained: the share of hypotheses edited once (default 0.5)")
+    parser.add_argument("--aug-contained-polar-share", type=float, default=0.0,
+                        help="with --aug-contained: the share of yes/no questions answered Yes./No. with the "
+                             "decomposer's statement of the answer as the hypothesis (default 0)")
     parser.add_argument("--aug-czech-negation", type=int, default=0,
                         help="with --ctkfacts-train: N copies of each CTKFacts train claim with its first verb negated "
                              "(SUPPORTS -> contradiction, NOT ENOUGH INFO -> neutral)")
@@ -184,6 +187,7 @@ def finish_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> ar
               ("--aug-meaning-pair-share", 0 <= getattr(args, "aug_meaning_pair_share", 0.0) <= 1, "in [0, 1]"),
               ("--aug-contained", getattr(args, "aug_contained", 0) >= 0, ">= 0"),
               ("--aug-contained-edit-share", 0 <= getattr(args, "aug_contained_edit_share", 0.5) <= 1, "in [0, 1]"),
+              ("--aug-contained-polar-share", 0 <= getattr(args, "aug_contained_polar_share", 0.0) <= 1, "in [0, 1]"),
               ("--aug-czech-negation", getattr(args, "aug_czech_negation", 0) >= 0, ">= 0"),
               ("--threads", args.threads >= 0, ">= 0 (0 = torch's default)"),
               ("--averitec-repeat", args.averitec_repeat >= 1, ">= 1"),

@@ -14,7 +14,8 @@ edited once by a family of :mod:`ev2r.training.edits`.
 from __future__ import annotations
 
 import random
-from typing import Sequence
+import re
+from typing import Optional, Sequence
 
 from ev2r.training.augment import GENERIC_QUESTIONS
 from ev2r.training.data import Pair
@@ -22,11 +23,61 @@ from ev2r.training.edits import CHANGE_LABEL, CHANGING, PRESERVING, edit_text
 
 #: Changing families used on the hypothesis side (``hedge`` and ``yesno`` need their own layouts and are left out).
 CONTAINED_CHANGING = tuple(sorted(set(CHANGING) - {"hedge", "yesno"}))
+_NEGATED = re.compile(r"(?<![\w'])(not|never|no longer|n't)(?![\w'])", re.I)
+_MODALS = frozenset("might may must should shall ought".split())
+_FUNCTION_STARTS = frozenset("The A An This That These Those It There He She They We Some Many Most Its His Her Their"
+                             .split())
 #: The most characters of question, answer and hypothesis together (about 120 tokens: the pair fits the 128-token
 #: window the verifiers are trained with, so truncation never cuts the hypothesis's sentence out of the answer).
 MAX_CHARS = 480
 #: The question templates that restate another statement, or the hypothesis with a changed value.
 ASKING = ("Is it true that {s}?", "Did the source say that {s}?", "Was it reported that {s}?")
+
+
+_AUX_RE = re.compile(r"^(?P<subject>(?:\S+\s+){1,6}?)(?P<aux>is|are|was|were|has|have|had|will|would|can|could)\s+"
+                     r"(?P<rest>[^,;:]+?)\.?$")
+
+
+def polar_question(statement: str) -> Optional[str]:
+    """The yes/no question that ``statement`` answers, by moving its first auxiliary to the front ("The bridge has
+    opened." -> "Has the bridge opened?"), or None (no auxiliary within its first seven words, or a clause break).
+
+    >>> polar_question("The company was founded in 1990.")
+    'Was the company founded in 1990?'
+    """
+    m = _AUX_RE.match(statement.strip())
+    if m is None or _NEGATED.search(m.group("rest")) or _MODALS & set(m.group("subject").lower().split()):
+        return None
+    subject = m.group("subject").strip()
+    first, _, tail = subject.partition(" ")
+    if first in _FUNCTION_STARTS:  # "The bridge" -> "the bridge"; a name keeps its capital
+        subject = f"{first.lower()} {tail}".strip()
+    return f"{m.group('aux').capitalize()} {subject} {m.group('rest').strip()}?"
+
+
+def _polar_pair(s: str, other: str, rng: random.Random) -> Optional[Pair]:
+    """A yes/no question made from ``s`` answered "Yes." or "No." (then, half the time, ``other``), with the statement
+    the scorer's own decomposer makes of that answer (:func:`ev2r.facts.declarative.qa_to_statements`) or the sentence
+    after "No." as the hypothesis: entailment; or ``s`` after "No.": contradiction."""
+    from ev2r.facts.declarative import qa_to_statements
+
+    q = polar_question(s)
+    if q is None:
+        return None
+    lead = s.strip()[:len(s.strip()) - len(_AUX_RE.match(s.strip()).group("rest"))].rstrip()  # "The bridge has"
+    said = {a: [t for t, converted in qa_to_statements(q, [a]) if converted] for a in ("Yes.", "No.")}
+    if not said["Yes."] or not said["No."] or not said["Yes."][0].lower().startswith(lead.lower()):
+        return None  # a question the decomposer does not turn back into the statement's own order
+    r = rng.random()
+    if r < 0.25:
+        return Pair(f"Question: {q}\nAnswer: Yes.", said["Yes."][0], "entailment", "contained_polar_yes")
+    denial = said["No."][0]
+    if r < 0.55:
+        return Pair(f"Question: {q}\nAnswer: No.", denial, "entailment", "contained_polar_no")
+    if r < 0.85:
+        return Pair(f"Question: {q}\nAnswer: No. {other}", other if rng.random() < 0.5 else denial, "entailment",
+                    "contained_polar_no_then")
+    return Pair(f"Question: {q}\nAnswer: No.", s, "contradiction", "contained_polar_denied")
 
 
 def _lower_first(s: str) -> str:
@@ -35,7 +86,7 @@ def _lower_first(s: str) -> str:
 
 
 def augment_contained(pairs: Sequence[Pair], rng: random.Random, n: int, edit_share: float = 0.5,
-                      names: Sequence[str] = ()) -> list[Pair]:
+                      names: Sequence[str] = (), polar_share: float = 0.0) -> list[Pair]:
     """Up to ``n`` (premise, hypothesis) pairs whose premise is a question/answer pair holding the hypothesis:
 
     * the answer: the hypothesis's statement among 0-3 other statements of the pool (while the pair stays within
@@ -48,6 +99,13 @@ def augment_contained(pairs: Sequence[Pair], rng: random.Random, n: int, edit_sh
       :data:`CONTAINED_CHANGING` on the hypothesis -> :data:`ev2r.training.edits.CHANGE_LABEL`
       (``contained_change_<family>``).
 
+    * ``polar_share`` of the pairs instead: a yes/no question made from a statement (:func:`polar_question`) answered
+      "Yes." or "No." (then, half the time, another statement), with the statement that the scorer's decomposer makes of
+      that answer, or the sentence after "No.", as the hypothesis -> entailment; or the statement itself after "No."
+      -> contradiction (``contained_polar_*``). AVeriTeC's gold answers often open with "No.", and a verifier
+      trained without these read "There are no reliable population figures." as not entailed by "Question: Are
+      there reliable population figures ...? Answer: No. There are no reliable population figures." (P 0.00).
+
     Args:
         pairs: the training pool; statements are its premises and hypotheses of 30-200 characters on one line.
         rng: the seeded generator (deterministic output given its state).
@@ -56,12 +114,13 @@ def augment_contained(pairs: Sequence[Pair], rng: random.Random, n: int, edit_sh
         names: capitalised names drawn from the data, for the ``entity`` family.
 
     Raises:
-        ValueError: ``n`` < 0 or ``edit_share`` outside [0, 1].
+        ValueError: ``n`` < 0, or ``edit_share`` or ``polar_share`` outside [0, 1].
     """
     if n < 0:
         raise ValueError(f"n: {n} must be >= 0")
-    if not 0.0 <= edit_share <= 1.0:
-        raise ValueError(f"edit_share: {edit_share} must be in [0, 1]")
+    for name, share in (("edit_share", edit_share), ("polar_share", polar_share)):
+        if not 0.0 <= share <= 1.0:
+            raise ValueError(f"{name}: {share} must be in [0, 1]")
     statements = sorted({t for p in pairs for t in (p.premise, p.hypothesis) if 30 <= len(t) <= 200 and "\n" not in t})
     if len(statements) < 4:
         return []
@@ -72,6 +131,11 @@ def augment_contained(pairs: Sequence[Pair], rng: random.Random, n: int, edit_sh
     while len(out) < n and tries < 20 * n + 100:
         tries += 1
         s = statements[rng.randrange(len(statements))]
+        if polar_share and rng.random() < polar_share:
+            polar = _polar_pair(s, statements[rng.randrange(len(statements))], rng)
+            if polar is not None:
+                out.append(polar)
+            continue
         others = [statements[rng.randrange(len(statements))] for _ in range(rng.randrange(4))]
         answer_s, hyp, label, tag = s, s, "entailment", "contained_plain"
         if rng.random() < edit_share:

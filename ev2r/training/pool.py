@@ -143,7 +143,8 @@ def training_pool(args, rng: random.Random) -> tuple[list[Pair], dict[str, list[
     if getattr(args, "aug_contained", 0):
         from ev2r.training.contained import augment_contained
 
-        train += augment_contained(train, rng, args.aug_contained, getattr(args, "aug_contained_edit_share", 0.5))
+        train += augment_contained(train, rng, args.aug_contained, getattr(args, "aug_contained_edit_share", 0.5),
+                                   polar_share=getattr(args, "aug_contained_polar_share", 0.0))
     if args.averitec_train is not None:
         repeat = {"entailment": 2, "neutral": 2}
         if getattr(args, "averitec_premises", None) == "pair-witness":

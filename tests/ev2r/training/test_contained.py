@@ -88,3 +88,32 @@ def test_tokenize_pool_leaves_out_only_the_pair_it_cannot_cut(capsys):
     assert "left out 1 pair(s)" in capsys.readouterr().out
     kept, _ = tokenize_pool(_CuttingTokenizer(), ok, 8)
     assert kept == ok and capsys.readouterr().out == ""
+
+
+def test_polar_question_moves_the_auxiliary_and_keeps_names():
+    from ev2r.training.contained import polar_question
+
+    assert polar_question("The company was founded in 1990.") == "Was the company founded in 1990?"
+    assert polar_question("Case Keenum is a Washington Redskins player.") == "Is Case Keenum a Washington Redskins player?"
+    assert polar_question("The bridge has not opened.") is None  # already negated
+    assert polar_question("Magneto might have recovered his powers.") is None  # a modal before the auxiliary
+    assert polar_question("Rain fell all day long in the city, they said.") is None  # no auxiliary
+
+
+def test_polar_pairs_read_the_decomposers_statement_of_the_answer():
+    from ev2r.facts.declarative import qa_to_statements
+
+    pool = POOL + [Pair("The film was released worldwide on 13 January 2012.", "Seth Rollins is the reigning champion.",
+                        "entailment", "t")]
+    out = [p for p in augment_contained(pool, random.Random(4), 300, polar_share=1.0)]
+    assert out and all(p.source.startswith("contained_polar_") for p in out)
+    for p in out:
+        q, a = p.premise[len("Question: "):].split("\nAnswer: ", 1)
+        if p.source == "contained_polar_denied":
+            assert a == "No." and p.label == "contradiction"
+        elif p.source in ("contained_polar_yes", "contained_polar_no"):
+            assert p.label == "entailment" and p.hypothesis == qa_to_statements(q, [a])[0][0]
+        else:
+            assert a.startswith("No. ") and p.label == "entailment"
+    with pytest.raises(ValueError, match="polar_share"):
+        augment_contained(POOL, random.Random(0), 5, polar_share=-0.1)
