@@ -88,6 +88,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--aug-contained-polar-share", type=float, default=0.0,
                         help="with --aug-contained: the share of yes/no questions answered Yes./No. with the "
                              "decomposer's statement of the answer as the hypothesis (default 0)")
+    parser.add_argument("--aug-contained-polar-balanced", action="store_true",
+                        help="with --aug-contained-polar-share: as many contradictions as entailments among those "
+                             "pairs (the opposite statement of the answer as the hypothesis)")
     parser.add_argument("--aug-czech-negation", type=int, default=0,
                         help="with --ctkfacts-train: N copies of each CTKFacts train claim with its first verb negated "
                              "(SUPPORTS -> contradiction, NOT ENOUGH INFO -> neutral)")

@@ -55,10 +55,14 @@ def polar_question(statement: str) -> Optional[str]:
     return f"{m.group('aux').capitalize()} {subject} {m.group('rest').strip()}?"
 
 
-def _polar_pair(s: str, other: str, rng: random.Random) -> Optional[Pair]:
+def _polar_pair(s: str, other: str, rng: random.Random, balanced: bool = False) -> Optional[Pair]:
     """A yes/no question made from ``s`` answered "Yes." or "No." (then, half the time, ``other``), with the statement
     the scorer's own decomposer makes of that answer (:func:`ev2r.facts.declarative.qa_to_statements`) or the sentence
-    after "No." as the hypothesis: entailment; or ``s`` after "No.": contradiction."""
+    after "No." as the hypothesis: entailment; or ``s`` after "No.": contradiction (70% entailment).
+
+    ``balanced``: "Yes." or "No." alike, then ``other`` 40% of the time; the hypothesis is the answer's statement
+    (entailment), the opposite one (contradiction) or ``other`` when it was appended (entailment), alike
+    (``contained_polar_bal_*``): a "No." answer no more often entails its hypothesis than contradicts it."""
     from ev2r.facts.declarative import qa_to_statements
 
     q = polar_question(s)
@@ -68,6 +72,15 @@ def _polar_pair(s: str, other: str, rng: random.Random) -> Optional[Pair]:
     said = {a: [t for t, converted in qa_to_statements(q, [a]) if converted] for a in ("Yes.", "No.")}
     if not said["Yes."] or not said["No."] or not said["Yes."][0].lower().startswith(lead.lower()):
         return None  # a question the decomposer does not turn back into the statement's own order
+    if balanced:
+        answer = "Yes." if rng.random() < 0.5 else "No."
+        opposite = "No." if answer == "Yes." else "Yes."
+        text = f"{answer} {other}" if rng.random() < 0.4 else answer
+        choices = [(said[answer][0], "entailment", "said"), (said[opposite][0], "contradiction", "opposite")]
+        if text != answer:
+            choices.append((other, "entailment", "other"))
+        hyp, label, kind = choices[rng.randrange(len(choices))]
+        return Pair(f"Question: {q}\nAnswer: {text}", hyp, label, f"contained_polar_bal_{kind}")
     r = rng.random()
     if r < 0.25:
         return Pair(f"Question: {q}\nAnswer: Yes.", said["Yes."][0], "entailment", "contained_polar_yes")
@@ -86,7 +99,7 @@ def _lower_first(s: str) -> str:
 
 
 def augment_contained(pairs: Sequence[Pair], rng: random.Random, n: int, edit_share: float = 0.5,
-                      names: Sequence[str] = (), polar_share: float = 0.0) -> list[Pair]:
+                      names: Sequence[str] = (), polar_share: float = 0.0, polar_balanced: bool = False) -> list[Pair]:
     """Up to ``n`` (premise, hypothesis) pairs whose premise is a question/answer pair holding the hypothesis:
 
     * the answer: the hypothesis's statement among 0-3 other statements of the pool (while the pair stays within
@@ -105,6 +118,8 @@ def augment_contained(pairs: Sequence[Pair], rng: random.Random, n: int, edit_sh
       -> contradiction (``contained_polar_*``). AVeriTeC's gold answers often open with "No.", and a verifier
       trained without these read "There are no reliable population figures." as not entailed by "Question: Are
       there reliable population figures ...? Answer: No. There are no reliable population figures." (P 0.00).
+      ``polar_balanced``: as many contradictions as entailments among them (:func:`_polar_pair`); the unbalanced mix
+      (70% entailment) cost the verifier its reading of AVeriTeC verdicts (round 5, 0.338 -> 0.288).
 
     Args:
         pairs: the training pool; statements are its premises and hypotheses of 30-200 characters on one line.
@@ -132,7 +147,7 @@ def augment_contained(pairs: Sequence[Pair], rng: random.Random, n: int, edit_sh
         tries += 1
         s = statements[rng.randrange(len(statements))]
         if polar_share and rng.random() < polar_share:
-            polar = _polar_pair(s, statements[rng.randrange(len(statements))], rng)
+            polar = _polar_pair(s, statements[rng.randrange(len(statements))], rng, polar_balanced)
             if polar is not None:
                 out.append(polar)
             continue

@@ -144,7 +144,8 @@ def training_pool(args, rng: random.Random) -> tuple[list[Pair], dict[str, list[
         from ev2r.training.contained import augment_contained
 
         train += augment_contained(train, rng, args.aug_contained, getattr(args, "aug_contained_edit_share", 0.5),
-                                   polar_share=getattr(args, "aug_contained_polar_share", 0.0))
+                                   polar_share=getattr(args, "aug_contained_polar_share", 0.0),
+                                   polar_balanced=getattr(args, "aug_contained_polar_balanced", False))
     if args.averitec_train is not None:
         repeat = {"entailment": 2, "neutral": 2}
         if getattr(args, "averitec_premises", None) == "pair-witness":

@@ -117,3 +117,24 @@ def test_polar_pairs_read_the_decomposers_statement_of_the_answer():
             assert a.startswith("No. ") and p.label == "entailment"
     with pytest.raises(ValueError, match="polar_share"):
         augment_contained(POOL, random.Random(0), 5, polar_share=-0.1)
+
+
+def test_balanced_polar_pairs_contradict_as_often_as_they_entail():
+    from ev2r.facts.declarative import qa_to_statements
+
+    pool = POOL + [Pair("The film was released worldwide on 13 January 2012.", "Seth Rollins is the reigning champion.",
+                        "entailment", "t")]
+    out = augment_contained(pool, random.Random(6), 400, polar_share=1.0, polar_balanced=True)
+    assert out and all(p.source.startswith("contained_polar_bal_") for p in out)
+    labels = [p.label for p in out]
+    assert 0.35 < labels.count("contradiction") / len(labels) < 0.65
+    for p in out:
+        q, a = p.premise[len("Question: "):].split("\nAnswer: ", 1)
+        word = a.split(" ", 1)[0]
+        other = "No." if word == "Yes." else "Yes."
+        if p.source.endswith("_said"):
+            assert p.label == "entailment" and p.hypothesis == qa_to_statements(q, [word])[0][0]
+        elif p.source.endswith("_opposite"):
+            assert p.label == "contradiction" and p.hypothesis == qa_to_statements(q, [other])[0][0]
+        else:
+            assert p.label == "entailment" and a.endswith(p.hypothesis)
