@@ -84,10 +84,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="N pairs whose premise is a question/answer pair holding the hypothesis, unedited or "
                              "edited once (ev2r.training.contained; issue 63: a pair's own sentences read as entailed)")
     parser.add_argument("--aug-contained-edit-share", type=float, default=0.5,
-                        help="with --aug-contained: the share of hypotheses edited once (default 0.5)")
+                        help="with --aug-contained: the share of draws whose hypothesis is edited once (an edit "
+                             "that does not apply skips the draw; default 0.5)")
     parser.add_argument("--aug-contained-polar-share", type=float, default=0.0,
-                        help="with --aug-contained: the share of yes/no questions answered Yes./No. with the "
-                             "decomposer's statement of the answer as the hypothesis (default 0)")
+                        help="with --aug-contained: the share of draws made as yes/no questions answered Yes./No. "
+                             "with the decomposer's statement of the answer as the hypothesis (a draw the question "
+                             "cannot be made from is skipped, so fewer pairs come out; default 0)")
     parser.add_argument("--aug-contained-polar-balanced", action="store_true",
                         help="with --aug-contained-polar-share: as many contradictions as entailments among those "
                              "pairs (the opposite statement of the answer as the hypothesis)")
@@ -208,6 +210,14 @@ def finish_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> ar
             parser.error(f"--aug-denial-kinds: {bad or kinds!r} not among {','.join(DENIAL_KINDS)}")
         if not getattr(args, "aug_denial", 0):
             parser.error("--aug-denial-kinds: needs --aug-denial N")
+    contained = (("--aug-contained-edit-share", getattr(args, "aug_contained_edit_share", 0.5) != 0.5),
+                 ("--aug-contained-polar-share", bool(getattr(args, "aug_contained_polar_share", 0.0))),
+                 ("--aug-contained-polar-balanced", bool(getattr(args, "aug_contained_polar_balanced", False))))
+    for flag, given in contained:
+        if given and not getattr(args, "aug_contained", 0):
+            parser.error(f"{flag}: needs --aug-contained N")
+    if getattr(args, "aug_contained_polar_balanced", False) and not getattr(args, "aug_contained_polar_share", 0.0):
+        parser.error("--aug-contained-polar-balanced: needs --aug-contained-polar-share > 0")
     missing = [n for n in DATA_FILES.values() if not (args.data_dir / n).is_file()]
     if missing:
         parser.error(f"--data-dir: {args.data_dir} lacks {', '.join(missing[:4])}"

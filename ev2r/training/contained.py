@@ -23,13 +23,19 @@ from ev2r.training.edits import CHANGE_LABEL, CHANGING, PRESERVING, edit_text
 
 #: Changing families used on the hypothesis side (``hedge`` and ``yesno`` need their own layouts and are left out).
 CONTAINED_CHANGING = tuple(sorted(set(CHANGING) - {"hedge", "yesno"}))
-_NEGATED = re.compile(r"(?<![\w'])(not|never|no longer|n't)(?![\w'])", re.I)
+#: Negative words anywhere in a statement: its yes/no question's "No." would be a double negative.
+_NEGATED = re.compile(r"(?<![\w'])(?:not|never|no|none|nothing|nobody|no one|neither|nor|without|cannot)(?![\w'])|"
+                      r"n't(?![\w'])", re.I)
+#: A subject that is no plain noun phrase: a clause, a quantifier over everything, or punctuation.
+_CLAUSE_SUBJECT = re.compile(r"[,;:()\"\u201c\u201d]|(?<![\w'])(?:who|which|that|where|when|if|because|while|although|"
+                             r"according|every|all|each|whose|whom)(?![\w'])", re.I)
 _MODALS = frozenset("might may must should shall ought".split())
 _FUNCTION_STARTS = frozenset("The A An This That These Those It There He She They We Some Many Most Its His Her Their"
                              .split())
-#: The most characters of question, answer and hypothesis together (about 120 tokens: the pair fits the 128-token
-#: window the verifiers are trained with, so truncation never cuts the hypothesis's sentence out of the answer).
-MAX_CHARS = 480
+#: The most characters of question, answer and hypothesis together. At about 4 characters a token, the pair fits the
+#: 128-token window the verifiers are trained with; text dense in digits and punctuation runs nearer 3, so some
+#: pairs are still cut (the premise's end, which may hold the hypothesis's sentence: a rare wrong label).
+MAX_CHARS = 420
 #: The question templates that restate another statement, or the hypothesis with a changed value.
 ASKING = ("Is it true that {s}?", "Did the source say that {s}?", "Was it reported that {s}?")
 
@@ -40,13 +46,18 @@ _AUX_RE = re.compile(r"^(?P<subject>(?:\S+\s+){1,6}?)(?P<aux>is|are|was|were|has
 
 def polar_question(statement: str) -> Optional[str]:
     """The yes/no question that ``statement`` answers, by moving its first auxiliary to the front ("The bridge has
-    opened." -> "Has the bridge opened?"), or None (no auxiliary within its first seven words, or a clause break).
+    opened." -> "Has the bridge opened?"), or None: no auxiliary within its first seven words, a clause break after
+    it, a subject that is a clause, a quantifier over everything or holds punctuation ("In 2020, the company was sold."),
+    a negative word anywhere (its "No." would be a double negative), or a statement that is a question or exclamation.
 
     >>> polar_question("The company was founded in 1990.")
     'Was the company founded in 1990?'
     """
-    m = _AUX_RE.match(statement.strip())
-    if m is None or _NEGATED.search(m.group("rest")) or _MODALS & set(m.group("subject").lower().split()):
+    statement = statement.strip()
+    if not statement[:1].isalpha() or statement.endswith(("?", "!")) or _NEGATED.search(statement):
+        return None
+    m = _AUX_RE.match(statement)
+    if m is None or _MODALS & set(m.group("subject").lower().split()) or _CLAUSE_SUBJECT.search(m.group("subject")):
         return None
     subject = m.group("subject").strip()
     first, _, tail = subject.partition(" ")
@@ -56,19 +67,21 @@ def polar_question(statement: str) -> Optional[str]:
 
 
 def _polar_pair(s: str, other: str, rng: random.Random, balanced: bool = False) -> Optional[Pair]:
-    """A yes/no question made from ``s`` answered "Yes." or "No." (then, half the time, ``other``), with the statement
-    the scorer's own decomposer makes of that answer (:func:`ev2r.facts.declarative.qa_to_statements`) or the sentence
-    after "No." as the hypothesis: entailment; or ``s`` after "No.": contradiction (70% entailment).
+    """A yes/no question made from ``s`` answered "Yes." (25%) or "No." (then, in 30 of the 75 points, ``other``), with
+    the statement the scorer's own decomposer makes of that answer (:func:`ev2r.facts.declarative.qa_to_statements`)
+    or the sentence after "No." as the hypothesis: entailment; or ``s`` after "No.": contradiction (85% entailment).
 
     ``balanced``: "Yes." or "No." alike, then ``other`` 40% of the time; the hypothesis is the answer's statement
-    (entailment), the opposite one (contradiction) or ``other`` when it was appended (entailment), alike
-    (``contained_polar_bal_*``): a "No." answer no more often entails its hypothesis than contradicts it."""
+    (entailment) or the opposite one (contradiction) alike, or, when ``other`` was appended, the answer's statement
+    1/4, the opposite 1/2 and ``other`` 1/4 (``contained_polar_bal_*``): contradiction is half of the pairs. None
+    when ``other`` is ``s`` or the pair passes :data:`MAX_CHARS`."""
     from ev2r.facts.declarative import qa_to_statements
 
     q = polar_question(s)
-    if q is None:
+    if q is None or other == s or len(q) + len(other) + 2 * len(s) > MAX_CHARS:
         return None
-    lead = s.strip()[:len(s.strip()) - len(_AUX_RE.match(s.strip()).group("rest"))].rstrip()  # "The bridge has"
+    m = _AUX_RE.match(s.strip())
+    lead = s.strip()[:m.end("aux")] if m else ""  # "The bridge has"
     said = {a: [t for t, converted in qa_to_statements(q, [a]) if converted] for a in ("Yes.", "No.")}
     if not said["Yes."] or not said["No."] or not said["Yes."][0].lower().startswith(lead.lower()):
         return None  # a question the decomposer does not turn back into the statement's own order
@@ -77,8 +90,8 @@ def _polar_pair(s: str, other: str, rng: random.Random, balanced: bool = False) 
         opposite = "No." if answer == "Yes." else "Yes."
         text = f"{answer} {other}" if rng.random() < 0.4 else answer
         choices = [(said[answer][0], "entailment", "said"), (said[opposite][0], "contradiction", "opposite")]
-        if text != answer:
-            choices.append((other, "entailment", "other"))
+        if text != answer:  # said 1/4, opposite 1/2, the appended sentence 1/4: contradiction stays half
+            choices = [choices[0], choices[1], choices[1], (other, "entailment", "other")]
         hyp, label, kind = choices[rng.randrange(len(choices))]
         return Pair(f"Question: {q}\nAnswer: {text}", hyp, label, f"contained_polar_bal_{kind}")
     r = rng.random()
@@ -113,13 +126,17 @@ def augment_contained(pairs: Sequence[Pair], rng: random.Random, n: int, edit_sh
       (``contained_change_<family>``).
 
     * ``polar_share`` of the pairs instead: a yes/no question made from a statement (:func:`polar_question`) answered
-      "Yes." or "No." (then, half the time, another statement), with the statement that the scorer's decomposer makes of
+      "Yes." or "No." (then, sometimes, another statement), with the statement that the scorer's decomposer makes of
       that answer, or the sentence after "No.", as the hypothesis -> entailment; or the statement itself after "No."
       -> contradiction (``contained_polar_*``). AVeriTeC's gold answers often open with "No.", and a verifier
       trained without these read "There are no reliable population figures." as not entailed by "Question: Are
       there reliable population figures ...? Answer: No. There are no reliable population figures." (P 0.00).
       ``polar_balanced``: as many contradictions as entailments among them (:func:`_polar_pair`); the unbalanced mix
-      (70% entailment) cost the verifier its reading of AVeriTeC verdicts (round 5, 0.338 -> 0.288).
+      (85% entailment) cost the verifier its reading of AVeriTeC verdicts (round 5, 0.338 -> 0.288).
+
+    The shares are shares of *draws*: a draw whose statement the chosen edit or question does not apply to is
+    skipped, so fewer pairs come out edited or polar than the share says (on VitaminC statements, ``polar_share``
+    0.3 gave about 8% polar pairs and ``edit_share`` 0.5 about 25% edited ones).
 
     Args:
         pairs: the training pool; statements are its premises and hypotheses of 30-200 characters on one line.
@@ -151,7 +168,7 @@ def augment_contained(pairs: Sequence[Pair], rng: random.Random, n: int, edit_sh
             if polar is not None:
                 out.append(polar)
             continue
-        others = [statements[rng.randrange(len(statements))] for _ in range(rng.randrange(4))]
+        others = [o for o in (statements[rng.randrange(len(statements))] for _ in range(rng.randrange(4))) if o != s]
         answer_s, hyp, label, tag = s, s, "entailment", "contained_plain"
         if rng.random() < edit_share:
             if rng.random() < 0.5:

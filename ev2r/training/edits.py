@@ -136,12 +136,24 @@ def _negation(text: str, rng: random.Random) -> Optional[str]:
     return text[:m.end()] + " " + word + text[m.end():]
 
 
+#: Words before a number that make it a bound ("more than 130"): another bound of the same direction may still be
+#: entailed ("less than 31" entails "less than 35"), so changing such a number is not a contradiction.
+_BOUND_RE = re.compile(r"(?:more|less|fewer|greater|higher|lower|larger|smaller) than\s+\S*$|"
+                       r"(?:over|under|nearly|almost|about|around|approximately|roughly|some|up to|at least|at most|"
+                       r"above|below|beyond|within|exceeding)\s+\S*$", re.I)
+
+
+def _bounded(text: str, start: int) -> bool:
+    """Whether the number starting at ``start`` follows a bound word (:data:`_BOUND_RE`, at most one word between)."""
+    return _BOUND_RE.search(text[max(0, start - 40):start].rstrip() + " x") is not None
+
+
 def _number(text: str, rng: random.Random) -> Optional[str]:
     import numpy as np
 
     from adversarial.perturbations.meaning import changed_number_text, number_tokens
 
-    toks = number_tokens(text)
+    toks = [t for t in number_tokens(text) if not _bounded(text, t.start)]
     if not toks:
         return None
     tok = toks[rng.randrange(len(toks))]
@@ -150,7 +162,7 @@ def _number(text: str, rng: random.Random) -> Optional[str]:
 
 
 def _scale(text: str, rng: random.Random) -> Optional[str]:
-    hits = list(_SCALE_RE.finditer(text))
+    hits = [m for m in _SCALE_RE.finditer(text) if not _bounded(text, _number_start(text, m.start()))]
     if not hits:
         return None
     m = hits[rng.randrange(len(hits))]
@@ -213,6 +225,16 @@ def _unit(text: str, rng: random.Random) -> Optional[str]:
     return text[:m.start()] + _UNIT_MAP[m.group(1)] + text[m.end():]
 
 
+def _number_start(text: str, end: int) -> int:
+    """Where the number before a scale word ending at ``end`` starts ("10 million": the "1")."""
+    m = re.search(r"[\d.,$\u20ac\u00a3]+\s*$", text[:end])
+    return m.start() if m else end
+
+
+#: Two names joined so that swapping them keeps the meaning ("the Metairie Canal and the Upperline Canal").
+_COORDINATED_RE = re.compile(r"^\W*(?:the\s+)?$|^\s*(?:,|and|or|&|,\s*and|,\s*or)\s+(?:the\s+)?$", re.I)
+
+
 def _roles(text: str, rng: random.Random) -> Optional[str]:
     rx, _, _ = _entities()
     hits = [m for m in rx.finditer(text)]
@@ -225,6 +247,8 @@ def _roles(text: str, rng: random.Random) -> Optional[str]:
     if len(distinct) < 2:
         return None
     a, b = distinct[0], distinct[1]
+    if _COORDINATED_RE.match(text[a.end(1):b.start(1)]):
+        return None  # coordinated names: swapping them says the same
     return text[:a.start(1)] + b.group(1) + text[a.end(1):b.start(1)] + a.group(1) + text[b.end(1):]
 
 

@@ -164,24 +164,36 @@ def tokenize_pool(tokenizer, train: list, max_length: int) -> tuple[list, dict]:
 
     A pair whose hypothesis alone leaves the premise too little to cut (a long run of non-Latin text in both sides,
     which the tokenizer refuses: "Sequence to truncate too short") is left out, and the count is printed: one such
-    pair among 334,135 used to end a run before its first step. Returns (the pairs kept, their encoding)."""
+    pair among 334,135 used to end a run before its first step. Returns (the pairs kept, their encoding).
+
+    Raises:
+        TrainingOptionError: no pair fits. Any other tokenizer error is raised as it is."""
     def encode(pairs):
         return tokenizer([p.premise for p in pairs], [p.hypothesis for p in pairs], truncation="only_first",
                          max_length=max_length)
 
+    def cannot_cut(e: Exception) -> bool:  # the fast tokenizers raise a bare Exception for it
+        return "Sequence to truncate too short" in str(e)
+
     try:
         return train, encode(train)
-    except Exception:  # the tokenizer raises a bare Exception for a pair it cannot cut
-        kept = []
-        for p in train:
-            try:
-                encode([p])
-            except Exception:
-                continue
-            kept.append(p)
-        print(f"left out {len(train) - len(kept)} pair(s) whose hypothesis leaves no room for the premise in "
-              f"{max_length} tokens", flush=True)
-        return kept, encode(kept)
+    except Exception as e:
+        if not cannot_cut(e):
+            raise
+    kept = []
+    for p in train:
+        try:
+            encode([p])
+        except Exception as e:
+            if not cannot_cut(e):
+                raise
+            continue
+        kept.append(p)
+    if not kept:
+        raise TrainingOptionError(f"no training pair fits {max_length} tokens: raise --max-length")
+    print(f"left out {len(train) - len(kept)} pair(s) whose hypothesis leaves no room for the premise in "
+          f"{max_length} tokens", flush=True)
+    return kept, encode(kept)
 
 
 def run_training(args, command: str = "ev2r train-verifier") -> int:
@@ -240,7 +252,10 @@ def run_training(args, command: str = "ev2r train-verifier") -> int:
             p_.requires_grad_(False)
     if not args.no_freeze_embeddings:
         model.base_model.embeddings.word_embeddings.weight.requires_grad_(False)
+    n_pool = len(train)
     train, enc = tokenize_pool(tokenizer, train, args.max_length)
+    if len(train) < n_pool:
+        stats["left_out_untokenizable"] = n_pool - len(train)
     input_ids = enc["input_ids"]
     type_ids = enc.get("token_type_ids")  # None for XLM-R / RoBERTa tokenizers (a type vocabulary of 1)
     labels = [LABEL2ID[p.label] for p in train]

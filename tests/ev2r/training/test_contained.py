@@ -40,8 +40,12 @@ def test_edited_pairs_carry_their_family_label():
         kinds.add(kind)
         if kind == "keep":
             assert family in PRESERVING and p.label == "entailment"
-            # the edit is on one side: the unedited statement is the hypothesis or stands in the answer
-            assert p.hypothesis in STATEMENTS or any(s.rstrip(".") in answer_of(p.premise) for s in STATEMENTS)
+            # the edit is on one side: the hypothesis is the statement or its edit, and the other one is in the answer
+            answer = answer_of(p.premise)
+            if p.hypothesis in STATEMENTS:
+                assert p.hypothesis.rstrip(".") not in answer  # the answer holds the edited copy
+            else:
+                assert any(s.rstrip(".") in answer for s in STATEMENTS)
         else:
             assert kind == "change" and family in CONTAINED_CHANGING and p.label == CHANGE_LABEL[family]
             assert p.hypothesis not in STATEMENTS
@@ -98,10 +102,17 @@ def test_polar_question_moves_the_auxiliary_and_keeps_names():
     assert polar_question("The bridge has not opened.") is None  # already negated
     assert polar_question("Magneto might have recovered his powers.") is None  # a modal before the auxiliary
     assert polar_question("Rain fell all day long in the city, they said.") is None  # no auxiliary
+    # a clause or punctuation in the subject, a negative word anywhere, a question: no question is made
+    for statement in ("In 2020, the company was sold.", "The number of people who were killed is 50.",
+                      "There are no reliable population figures.", "The bridge wasn't opened in May.",
+                      "No one was injured in the fire.", "Every state has adopted the rule.",
+                      "Is the bridge open?", "The company was sold in 2020!"):
+        assert polar_question(statement) is None, statement
 
 
 def test_polar_pairs_read_the_decomposers_statement_of_the_answer():
     from ev2r.facts.declarative import qa_to_statements
+    from ev2r.training.contained import polar_question
 
     pool = POOL + [Pair("The film was released worldwide on 13 January 2012.", "Seth Rollins is the reigning champion.",
                         "entailment", "t")]
@@ -110,11 +121,12 @@ def test_polar_pairs_read_the_decomposers_statement_of_the_answer():
     for p in out:
         q, a = p.premise[len("Question: "):].split("\nAnswer: ", 1)
         if p.source == "contained_polar_denied":
-            assert a == "No." and p.label == "contradiction"
+            assert a == "No." and p.label == "contradiction" and polar_question(p.hypothesis) == q
         elif p.source in ("contained_polar_yes", "contained_polar_no"):
             assert p.label == "entailment" and p.hypothesis == qa_to_statements(q, [a])[0][0]
         else:
-            assert a.startswith("No. ") and p.label == "entailment"
+            assert p.source == "contained_polar_no_then" and a.startswith("No. ") and p.label == "entailment"
+            assert p.hypothesis == a[len("No. "):] or p.hypothesis == qa_to_statements(q, ["No."])[0][0]
     with pytest.raises(ValueError, match="polar_share"):
         augment_contained(POOL, random.Random(0), 5, polar_share=-0.1)
 
@@ -127,7 +139,7 @@ def test_balanced_polar_pairs_contradict_as_often_as_they_entail():
     out = augment_contained(pool, random.Random(6), 400, polar_share=1.0, polar_balanced=True)
     assert out and all(p.source.startswith("contained_polar_bal_") for p in out)
     labels = [p.label for p in out]
-    assert 0.35 < labels.count("contradiction") / len(labels) < 0.65
+    assert 0.42 < labels.count("contradiction") / len(labels) < 0.58
     for p in out:
         q, a = p.premise[len("Question: "):].split("\nAnswer: ", 1)
         word = a.split(" ", 1)[0]
@@ -138,3 +150,32 @@ def test_balanced_polar_pairs_contradict_as_often_as_they_entail():
             assert p.label == "contradiction" and p.hypothesis == qa_to_statements(q, [other])[0][0]
         else:
             assert p.label == "entailment" and a.endswith(p.hypothesis)
+
+
+def test_tokenize_pool_with_the_bundled_tokenizer():
+    """The real fast tokenizer raises a bare Exception for a pair it cannot cut; tokenize_pool leaves that pair out."""
+    from transformers import AutoTokenizer
+
+    from ev2r.training.loop import TrainingOptionError, tokenize_pool
+    from ev2r.verifier.loading import BUNDLED_DIR
+
+    tok = AutoTokenizer.from_pretrained(str(BUNDLED_DIR))
+    good = Pair("The bridge opened in May 2019.", "The bridge opened.", "entailment", "t")
+    bad = Pair("Short.", " ".join(["word"] * 60), "neutral", "t")
+    kept, enc = tokenize_pool(tok, [good, bad], 32)
+    assert kept == [good] and len(enc["input_ids"]) == 1
+    with pytest.raises(TrainingOptionError, match="no training pair fits 32 tokens"):
+        tokenize_pool(tok, [bad], 32)
+
+
+def test_edit_families_skip_bounds_and_coordinated_names():
+    """A number after a bound ("less than 31") changed is no contradiction; swapped coordinated names keep the meaning."""
+    from ev2r.training.edits import edit_text
+
+    assert edit_text("number", "It got less than 31 reviews.", random.Random(0)) is None
+    assert edit_text("scale", "It cost more than 10 million dollars.", random.Random(0)) is None
+    assert edit_text("scale", "It cost 10 million dollars.", random.Random(0)) not in (None, "It cost 10 million dollars.")
+    assert edit_text("roles", "known as the Metairie Outlet Canal and the Upperline Canal today",
+                     random.Random(0)) is None
+    assert edit_text("roles", "Joe Biden defeated Donald Trump in the election.",
+                     random.Random(0)) == "Donald Trump defeated Joe Biden in the election."
