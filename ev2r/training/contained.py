@@ -19,7 +19,7 @@ from typing import Optional, Sequence
 
 from ev2r.training.augment import GENERIC_QUESTIONS
 from ev2r.training.data import Pair
-from ev2r.training.edits import CHANGE_LABEL, CHANGING, PRESERVING, edit_text
+from ev2r.training.edits import CHANGE_LABEL, CHANGING, PRESERVING, data_names, edit_text
 
 #: Changing families used on the hypothesis side (``hedge`` and ``yesno`` need their own layouts and are left out).
 CONTAINED_CHANGING = tuple(sorted(set(CHANGING) - {"hedge", "yesno"}))
@@ -112,7 +112,8 @@ def _lower_first(s: str) -> str:
 
 
 def augment_contained(pairs: Sequence[Pair], rng: random.Random, n: int, edit_share: float = 0.5,
-                      names: Sequence[str] = (), polar_share: float = 0.0, polar_balanced: bool = False) -> list[Pair]:
+                      names: Optional[Sequence[str]] = None, polar_share: float = 0.0,
+                      polar_balanced: bool = False) -> list[Pair]:
     """Up to ``n`` (premise, hypothesis) pairs whose premise is a question/answer pair holding the hypothesis:
 
     * the answer: the hypothesis's statement among 0-3 other statements of the pool (while the pair stays within
@@ -143,7 +144,8 @@ def augment_contained(pairs: Sequence[Pair], rng: random.Random, n: int, edit_sh
         rng: the seeded generator (deterministic output given its state).
         n: pairs wanted (>= 0); fewer when the pool has too few statements.
         edit_share: in [0, 1].
-        names: capitalised names drawn from the data, for the ``entity`` family.
+        names: capitalised names for the ``entity`` family; default: those of the pool's statements
+            (:func:`ev2r.training.edits.data_names`).
 
     Raises:
         ValueError: ``n`` < 0, or ``edit_share`` or ``polar_share`` outside [0, 1].
@@ -157,6 +159,8 @@ def augment_contained(pairs: Sequence[Pair], rng: random.Random, n: int, edit_sh
     if len(statements) < 4:
         return []
     rng.shuffle(statements)
+    if names is None:
+        names = data_names(statements)
     keeping = sorted(PRESERVING)
     out: list[Pair] = []
     tries = 0

@@ -56,7 +56,7 @@ _UNIT_RE = re.compile(r"(?<![\w])(" + "|".join(re.escape(a) for a, _ in _UNITS) 
 _UNIT_MAP = dict(_UNITS)
 _NEG_AUX_RE = re.compile(r"(?<![\w'])(is|are|was|were|has|have|had|will|would|can|could|does|do|did)(?![\w'])(?! not\b)"
                          r"(?! never\b)(?! no longer\b)")
-_ALREADY_NEG = re.compile(r"(?<![\w'])(not|never|no longer|n't|cannot)(?![\w'])", re.I)
+_ALREADY_NEG = re.compile(r"(?<![\w'])(not|never|no longer|cannot)(?![\w'])|n't(?![\w'])", re.I)
 _ARTICLE_RE = re.compile(r"(?<![\w'])(a|an|the)\s+(?=\w)", re.I)
 _THOUSANDS_RE = re.compile(r"(?<![\d.,])(\d{1,3}(?:,\d{3})+)(?![\d,]*\.\d)(?![\d,])")
 _PLAIN_BIG_RE = re.compile(r"(?<![\d.,])(\d{5,})(?![\d.,])")
@@ -347,6 +347,13 @@ PRESERVING: dict[str, EditFn] = {"typos": _perturbation("typos"), "contractions"
                                  "number_format": _number_format, "synonym": _synonym}
 
 
+def data_names(statements: Sequence[str]) -> list[str]:
+    """Capitalised names (two or three words, not sentence-initial, no month or weekday) in the first 20,000 of
+    ``statements``, sorted: the ``entity`` family's replacements when no listed entity occurs."""
+    return sorted({m.group(1) for t in statements[:20000] for m in _NAME_RE.finditer(t)
+                   if m.start() > 0 and not _NOT_NAMES & set(m.group(1).split())})
+
+
 def edit_text(family: str, text: str, rng: random.Random, names: Sequence[str] = ()) -> Optional[str]:
     """``text`` edited once by ``family`` (a key of :data:`CHANGING` or :data:`PRESERVING`), or None when the family
     does not apply. ``names`` are capitalised names drawn from the data, used by ``entity`` when no listed entity
@@ -396,8 +403,7 @@ def augment_meaning_edits(pairs: Sequence[Pair], rng: random.Random, n: int, cha
     statements = [t for p in pairs for t in (p.premise, p.hypothesis) if 30 <= len(t) <= 300 and "\n" not in t]
     statements = sorted(set(statements))
     rng.shuffle(statements)
-    names = sorted({m.group(1) for t in statements[:20000] for m in _NAME_RE.finditer(t)
-                    if m.start() > 0 and not _NOT_NAMES & set(m.group(1).split())})
+    names = data_names(statements)
     entailed = [p for p in pairs if p.label == "entailment" and len(p.premise) < 700 and 20 <= len(p.hypothesis) < 300]
     rng.shuffle(entailed)
     out: list[Pair] = []

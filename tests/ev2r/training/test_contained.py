@@ -179,3 +179,5 @@ def test_edit_families_skip_bounds_and_coordinated_names():
                      random.Random(0)) is None
     assert edit_text("roles", "Joe Biden defeated Donald Trump in the election.",
                      random.Random(0)) == "Donald Trump defeated Joe Biden in the election."
+    # "wasn't" is a negation already: the negation family takes it away rather than stacking a second one
+    assert edit_text("negation", "The bridge wasn't opened in May.", random.Random(0)) == "The bridge was opened in May."
