@@ -263,6 +263,11 @@ def test_model_card_compares_with_the_previous_bundled_verifier(tmp_path):
     (["--max-length", "8"], "--max-length: must be >= 16"),
     (["--aug-denial", "40", "--aug-denial-kinds", "denial,hedges"], "--aug-denial-kinds: ['hedges'] not among denial,"),
     (["--aug-denial-kinds", "denial"], "--aug-denial-kinds: needs --aug-denial N"),
+    (["--aug-contained=-5"], "--aug-contained: must be >= 0"),
+    (["--aug-contained-polar-share", "0.3"], "--aug-contained-polar-share: needs --aug-contained N"),
+    (["--aug-contained", "10", "--aug-contained-polar-share", "1.5"], "--aug-contained-polar-share: must be in [0, 1]"),
+    (["--aug-contained", "10", "--aug-contained-polar-balanced"],
+     "--aug-contained-polar-balanced: needs --aug-contained-polar-share > 0"),
 ])
 def test_training_command_rejects_bad_options(tmp_path, capsys, extra, message):
     data = _tiny_data_dir(tmp_path / "data")
