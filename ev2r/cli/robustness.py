@@ -23,9 +23,9 @@ import sys
 from typing import Optional, Sequence, TextIO
 
 from adversarial.perturbations import GAMING_STRATEGIES, PERTURBATIONS
-from ev2r.config import COPY_READINGS, DEFAULTS, DTYPES, HYBRID_COLUMN_MODES, RESTATEMENT_READINGS
+from ev2r.config import DEFAULTS, DTYPES, HYBRID_COLUMN_MODES
 from adversarial.suite import FAIL_MODES, Scorer
-from ev2r.cli.common import add_premise_args, warn_ignored
+from ev2r.cli.common import add_metric_args, add_premise_args, proxy_verifier_option, warn_ignored
 
 SCORERS = ("ev2r", "bleu", "edit", "hu_meteor")
 #: What ``--suite`` runs: the perturbations (meaning kept or damaged) or the gaming strategies.
@@ -71,17 +71,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     parser.add_argument("--decomposer", default=DEFAULTS.decomposer, help="ev2r scorer: decomposer (default: rules = rules-v2)")
     parser.add_argument("--dtype", default=DEFAULTS.dtype, choices=DTYPES,
                         help="ev2r scorer: verifier precision (default auto: bf16 where native, else fp32)")
-    parser.add_argument("--alpha", type=float, default=DEFAULTS.alpha,
-                        help=f"ev2r scorer: weight of F1 in Ev2R (default {DEFAULTS.alpha:g})")
+    # the options that change Ev2R's values are ev2r score's own (--alpha, --threshold, --support, --proxy-target,
+    # --proxy-model, --no-contradiction, --admission, --copy-reading, --restatement, --meteor-match): any definition
+    # ev2r score computes can be tested here
+    add_metric_args(parser)
     add_premise_args(parser)
     parser.add_argument("--hybrid-columns", choices=HYBRID_COLUMN_MODES, default=DEFAULTS.hybrid_columns,
                         help="ev2r scorer: which components of ev2r_hybrid get their own column (and robustness "
                              "checks): weighted (default; those with a weight above 0) or all")
-    parser.add_argument("--copy-reading", choices=COPY_READINGS, default=DEFAULTS.copy_reading,
-                        help="ev2r scorer: how a predicted pair that copies a gold pair is read, as --copy-reading of "
-                             "ev2r score (near, exact or verified)")
-    parser.add_argument("--restatement", choices=RESTATEMENT_READINGS, default=DEFAULTS.restatement,
-                        help="ev2r scorer: how a restatement of the claim is found, as --restatement of ev2r score")
     parser.add_argument("--nltk-data", default=None,
                         help="folder with nltk data (corpora/wordnet) for the synonyms perturbation and METEOR; "
                              "default: NLTK_DATA / nltk's usual folders")
@@ -159,7 +156,13 @@ def build_scorer(names: Sequence[str], args: argparse.Namespace) -> Scorer:
     if "ev2r" not in names:
         warn_ignored("ev2r robustness", args, {"verifier": DEFAULTS.verifier, "decomposer": DEFAULTS.decomposer,
                                                "dtype": DEFAULTS.dtype, "premise_top_k": DEFAULTS.premise_top_k,
-                                               "hybrid_columns": DEFAULTS.hybrid_columns},
+                                               "hybrid_columns": DEFAULTS.hybrid_columns,
+                                               "threshold": DEFAULTS.threshold, "support": DEFAULTS.support,
+                                               "proxy_target": DEFAULTS.proxy_target,
+                                               "proxy_model": DEFAULTS.proxy_verifier, "no_contradiction": False,
+                                               "admission": DEFAULTS.admission, "meteor_match": DEFAULTS.meteor_match,
+                                               "copy_reading": DEFAULTS.copy_reading,
+                                               "restatement": DEFAULTS.restatement},
                      f"with --scorer {','.join(names)} (they configure the ev2r scorer only)")
     parts = []
     signature: Optional[str] = None
@@ -173,8 +176,7 @@ def build_scorer(names: Sequence[str], args: argparse.Namespace) -> Scorer:
                                     dtype=getattr(args, "dtype", "auto"),
                                     premise_top_k=getattr(args, "premise_top_k", DEFAULTS.premise_top_k),
                                     hybrid_columns=getattr(args, "hybrid_columns", DEFAULTS.hybrid_columns),
-                                    copy_reading=getattr(args, "copy_reading", DEFAULTS.copy_reading),
-                                    restatement=getattr(args, "restatement", DEFAULTS.restatement))
+                                    **metric_options(args))
             signature = str(part.scorer.signature())  # type: ignore[attr-defined]
             parts.append(part)
         else:
@@ -183,6 +185,18 @@ def build_scorer(names: Sequence[str], args: argparse.Namespace) -> Scorer:
     if signature is not None:
         out.ev2r_signature = signature  # type: ignore[attr-defined]  # into the report's settings
     return out
+
+
+def metric_options(args: argparse.Namespace) -> dict:
+    """The scorer keywords (:func:`ev2r.metric.factory.build_scorer`) that :func:`ev2r.cli.common.add_metric_args`'s
+    options give, but ``alpha`` (passed apart); an option missing from ``args`` (a namespace built by hand) takes
+    its default."""
+    get = lambda name: getattr(args, name, getattr(DEFAULTS, name))  # noqa: E731
+    return dict(threshold=get("threshold"), support=get("support"), proxy_target=get("proxy_target"),
+                proxy_verifier=proxy_verifier_option(getattr(args, "verifier", DEFAULTS.verifier),
+                                                     getattr(args, "proxy_model", DEFAULTS.proxy_verifier)),
+                contradiction=not getattr(args, "no_contradiction", False), admission=get("admission"),
+                meteor_match=get("meteor_match"), copy_reading=get("copy_reading"), restatement=get("restatement"))
 
 
 def run(args: argparse.Namespace, scorer: Optional[Scorer] = None,

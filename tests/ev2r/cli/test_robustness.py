@@ -218,3 +218,42 @@ def test_cli_gaming_suite_names_unknown_strategies(input_file, tmp_path, capsys)
     args = parse(input_file, "-o", tmp_path / "g", "--suite", "gaming", "--perturbations", "typos")
     assert run_robustness(args, scorer=coverage_scorer) == 2
     assert "unknown 'typos'" in capsys.readouterr().err
+
+
+def test_every_metric_option_of_score_reaches_the_ev2r_scorer(input_file, tmp_path, monkeypatch):
+    """Issue 63 round 8: `ev2r robustness --proxy-model bundled` was refused (exit 2), so a definition that `ev2r
+    score` computes (facts and proxy read by two verifiers) could not be gated. The options that change Ev2R's values
+    are now `ev2r score`'s own, passed through as the scorer keywords."""
+    import ev2r.metric.factory as factory
+
+    seen = {}
+
+    def spy(**kw):
+        seen.update(kw)
+        raise RuntimeError("stop after the options")
+
+    monkeypatch.setattr(factory, "make_item_scorer", spy)
+    args = parse(input_file, "-o", tmp_path / "rep", "--no-png", "--model", "fast", "--proxy-model", "bundled",
+                 "--threshold", 0.6, "--support", "soft", "--no-contradiction", "--admission", "none",
+                 "--meteor-match", "exact", "--copy-reading", "verified", "--restatement", "mutual", "--alpha", 0.3)
+    with pytest.raises(RuntimeError, match="stop after the options"):
+        run_robustness(args)
+    assert (seen["verifier"], seen["proxy_verifier"], seen["threshold"], seen["support"]) == ("fast", "bundled", 0.6,
+                                                                                              "soft")
+    assert (seen["contradiction"], seen["admission"], seen["meteor_match"]) == (False, "none", "exact")
+    assert (seen["copy_reading"], seen["restatement"], seen["alpha"]) == ("verified", "mutual", 0.3)
+    # a --proxy-model naming the --model verifier is no separate proxy verifier (as in ev2r score)
+    seen.clear()
+    with pytest.raises(RuntimeError):
+        run_robustness(parse(input_file, "-o", tmp_path / "rep2", "--no-png", "--proxy-model", "bundled"))
+    assert seen["proxy_verifier"] is None and seen["contradiction"] is True
+
+
+def test_robustness_warns_about_metric_options_with_another_scorer(tmp_path, capsys):
+    from ev2r.cli.main import main
+
+    main(["robustness", "examples/averitec_sample.jsonl", "-o", str(tmp_path / "r"), "--sample", "3", "--scorer",
+          "hu_meteor", "--proxy-model", "averitec", "--copy-reading", "exact", "--perturbations", "reorder_pairs",
+          "--no-progress"])
+    err = capsys.readouterr().err
+    assert "--proxy-model, --copy-reading not used with --scorer hu_meteor" in err
