@@ -25,6 +25,7 @@ Writes ``--out`` ``.md`` and ``.json`` with the command and the machine.
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 
@@ -32,30 +33,77 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import _benchlib as bl  # noqa: E402
-from out_of_system import (BASELINE_SYSTEM, DEFAULT_RATINGS, FILES, N_BOOT, RATINGS, SEED, load_file,  # noqa: E402
-                           rho)
+from out_of_system import BASELINE_SYSTEM, DEFAULT_RATINGS, FILES, N_BOOT, RATINGS, SEED, rho  # noqa: E402
 
 CELLS = [(f, q) for f in ("86", "144") for q in RATINGS]
 
 
-def load_variant(folder: Path) -> dict:
-    """Both rating files of one variant (``out_of_system.load_file``), keyed "86" / "144"."""
-    return {"86": load_file(str(folder / "S86.jsonl"), DEFAULT_RATINGS["86"], lambda h: BASELINE_SYSTEM),
-            "144": load_file(str(folder / "S144.jsonl"), DEFAULT_RATINGS["144"], lambda h: str(h.get("team")))}
-
-
-def check_rows(variants: dict) -> None:
-    """Every variant must keep the same rows in the same order (systems and ratings equal).
+def _rows(path: Path, opt: str) -> dict:
+    """The ``ev2r score -o`` rows of ``path`` keyed by ``row``.
 
     Raises:
-        SystemExit: naming the first variant and file that differ."""
-    first_name, first = next(iter(variants.items()))
-    for name, v in variants.items():
-        for f in FILES:
-            if (len(v[f]["system"]) != len(first[f]["system"]) or (v[f]["system"] != first[f]["system"]).any()
-                    or any((v[f]["ratings"][q] != first[f]["ratings"][q]).any() for q in RATINGS)):
-                raise SystemExit(f"--variant {name}: the {f}-row file keeps other rows than --variant {first_name} "
-                                 "(score every variant on the whole rating files)")
+        SystemExit: the file is missing or unreadable, or a line is not a JSON object with a ``row`` (named)."""
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as e:
+        raise SystemExit(f"{opt}: cannot read {path} ({type(e).__name__}: {e}); a variant folder holds S86.jsonl and "
+                         "S144.jsonl (ev2r score -o of both rating files)") from None
+    out = {}
+    for n, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            r = json.loads(line)
+        except json.JSONDecodeError as e:
+            raise SystemExit(f"{opt}: {path}, line {n}: not JSON ({e.msg})") from None
+        if not isinstance(r, dict) or "row" not in r:
+            raise SystemExit(f"{opt}: {path}, line {n}: not a row of ev2r score -o (no 'row')")
+        out[r["row"]] = r
+    return out
+
+
+def load_family(folders: dict, column: str) -> tuple[dict, dict]:
+    """Every variant's ``column`` on the rows of both rating files that every variant scored (status ok, the column
+    present): ``({name: {"86"/"144": {"cols": {column: (n,)}, "ratings": {rating: (n,)}, "system": (n,)}}},
+    {file: {reason: rows left out}})``. ``folders``: name -> (folder, option that named it).
+
+    Raises:
+        SystemExit: a missing or unreadable file, a rating row no score file has, or no row left (named)."""
+    ratings = {f: [json.loads(x) for x in Path(DEFAULT_RATINGS[f]).read_text(encoding="utf-8").splitlines() if x.strip()]
+               for f in FILES}
+    scores = {n: {f: _rows(d / f"S{f}.jsonl", opt) for f in FILES} for n, (d, opt) in folders.items()}
+    family, left_out = {n: {} for n in folders}, {}
+    for f in FILES:
+        keep, why = [], {}
+        for i, h in enumerate(ratings[f]):
+            hr = h.get("human_ratings") or {}
+            reason = next((f"rating {q} missing" for q in RATINGS if hr.get(q) is None), None)
+            for n, (d, opt) in folders.items():
+                r = scores[n][f].get(i)
+                if r is None:
+                    raise SystemExit(f"{opt}: {d / f'S{f}.jsonl'} has no row {i} of {DEFAULT_RATINGS[f]} (score the whole "
+                                     "rating file)")
+                if h.get("id") is not None and str(r.get("id")) != str(h.get("id")):
+                    raise SystemExit(f"{opt}: {d / f'S{f}.jsonl'} row {i} has id {r.get('id')!r}, the rating file "
+                                     f"{h.get('id')!r}")
+                if reason is None and r.get("status") != "ok":
+                    reason = f"status {r.get('status')} ({n})"
+                elif reason is None and not isinstance(r.get(column), (int, float)):
+                    reason = f"no {column} ({n})"
+            if reason is None:
+                keep.append(i)
+            else:
+                why[reason] = why.get(reason, 0) + 1
+        if not keep:
+            raise SystemExit(f"--column {column}: no row of the {f}-row file has it in every variant (left out: {why}); "
+                             "score with --scorer ev2r --hybrid-columns all, or name a column the rows hold")
+        left_out[f] = why
+        system = np.array([BASELINE_SYSTEM if f == "86" else str(ratings[f][i].get("team")) for i in keep])
+        rat = {q: np.array([float(ratings[f][i]["human_ratings"][q]) for i in keep]) for q in RATINGS}
+        for n in folders:
+            family[n][f] = {"cols": {column: np.array([float(scores[n][f][i][column]) for i in keep])},
+                            "ratings": rat, "system": system}
+    return family, left_out
 
 
 def choose(variants: dict, column: str, masks: dict) -> str:
@@ -112,12 +160,17 @@ def bootstrap(a: dict, b: dict, ref: dict) -> dict:
             y = ref[f]["ratings"][q]
             d = [x1 - x2 for i in idx for x1, x2 in [(rho(a[f][i], y[i]), rho(b[f][i], y[i]))]
                  if x1 is not None and x2 is not None]
-            out[f"{f}/{q}"] = {"diff": rho(a[f], y) - rho(b[f], y),
-                               "ci95": [float(np.percentile(d, 2.5)), float(np.percentile(d, 97.5))]}
+            r1, r2 = rho(a[f], y), rho(b[f], y)
+            out[f"{f}/{q}"] = {"diff": None if r1 is None or r2 is None else r1 - r2,
+                               "ci95": [float(np.percentile(d, 2.5)), float(np.percentile(d, 97.5))] if d else None}
     return out
 
 
-def render(variants: dict, baseline: tuple, column: str, res: dict) -> tuple[str, dict]:
+def _f(x, fmt: str = "+.4f") -> str:
+    return "n/a" if x is None else format(x, fmt)
+
+
+def render(variants: dict, baseline: tuple, column: str, res: dict, left_out: dict) -> tuple[str, dict]:
     """The Markdown table and the JSON record."""
     ref = next(iter(variants.values()))
     bname, bdata = baseline
@@ -131,12 +184,15 @@ def render(variants: dict, baseline: tuple, column: str, res: dict) -> tuple[str
              f"Command: `{bl.command()}`  ", f"Machine: {m['platform']}, {m['cpu_count']} CPUs, {m['utc']}\n",
              "Protocol: `benchmarks/verifier_choice.py`'s docstring (maximin over the two ratings of the mean over the "
              "training files' Spearman; each of the 8 rated systems scored by the variant chosen without it).\n",
+             "Rows used: " + "; ".join(f"{f} file {len(ref[f]['system'])}" + (f" (left out: {left_out[f]})"
+                                                                          if left_out.get(f) else "")
+                                      for f in FILES) + ".\n",
              "| variant | " + " | ".join(head) + " |", "|---|" + "---:|" * len(head)]
     for name, c in rows.items():
         vals = [c[f"{f}/{q}"] for f, q in CELLS]
         mean = float(np.mean(vals)) if None not in vals else None
-        lines.append(f"| {name} | " + " | ".join(f"{x:+.4f}" for x in vals) + f" | {mean:+.4f} | "
-                     f"{c['within144/semantic_coverage']:+.3f} / {c['within144/verdict_agreement']:+.3f} |")
+        lines.append(f"| {name} | " + " | ".join(_f(x) for x in vals) + f" | {_f(mean)} | "
+                     f"{_f(c['within144/semantic_coverage'], '+.3f')} / {_f(c['within144/verdict_agreement'], '+.3f')} |")
         c["mean4"] = mean
     lines += ["", "Each fold's choice (the system left out -> the variant chosen on the other 7): "
               + "; ".join(f"{s}: {p}" for s, p in res["folds"].items()) + ".  ",
@@ -145,9 +201,10 @@ def render(variants: dict, baseline: tuple, column: str, res: dict) -> tuple[str
               "| cell | difference | 95% interval |", "|---|---:|---|"]
     for f, q in CELLS:
         b = boot[f"{f}/{q}"]
-        lines.append(f"| {f} rows, {q} | {b['diff']:+.4f} | [{b['ci95'][0]:+.3f}, {b['ci95'][1]:+.3f}] |")
+        ci = "n/a" if b["ci95"] is None else f"[{b['ci95'][0]:+.3f}, {b['ci95'][1]:+.3f}]"
+        lines.append(f"| {f} rows, {q} | {_f(b['diff'])} | {ci} |")
     data = {"command": bl.command(), "machine": m, "column": column, "variants": list(variants),
-            "baseline": bname, "folds": res["folds"], "in_sample": res["in_sample"], "rows": rows,
+            "baseline": bname, "left_out": left_out, "folds": res["folds"], "in_sample": res["in_sample"], "rows": rows,
             "bootstrap": boot}
     return "\n".join(lines) + "\n", data
 
@@ -161,18 +218,28 @@ def main(argv=None) -> int:
     ap.add_argument("--out", default=str(bl.RESULTS / "verifier_choice"))
     a = ap.parse_args(argv)
 
-    def pair(s: str, opt: str) -> tuple[str, Path]:
-        if "=" not in s:
-            raise SystemExit(f"{opt} {s!r}: expected NAME=DIR")
-        n, d = s.split("=", 1)
-        return n, Path(d)
+    def pair(s: str, opt: str) -> tuple[str, tuple[Path, str]]:
+        n, sep, d = s.partition("=")
+        if not sep or not n.strip() or not d.strip():
+            raise SystemExit(f"{opt} {s!r}: expected NAME=DIR (a name and a folder)")
+        return n.strip(), (Path(d), f"{opt} {n.strip()}")
 
-    variants = {n: load_variant(d) for n, d in (pair(s, "--variant") for s in a.variant)}
-    bname, bdir = pair(a.baseline, "--baseline")
-    baseline = load_variant(bdir)
-    check_rows({**variants, bname: baseline})
+    folders: dict = {}
+    for s_ in a.variant:
+        n, v = pair(s_, "--variant")
+        if n in folders:
+            raise SystemExit(f"--variant {n}: named twice (each variant needs its own name)")
+        folders[n] = v
+    bname, bv = pair(a.baseline, "--baseline")
+    if bname in folders:
+        raise SystemExit(f"--baseline {bname}: also a --variant's name (give the baseline its own name)")
+    if len(folders) < 2:
+        raise SystemExit("--variant: give at least two variants (a family of one chooses nothing)")
+    family, left_out = load_family({**folders, bname: bv}, a.column)
+    baseline = family.pop(bname)
+    variants = family
     res = run(variants, a.column)
-    md, data = render(variants, (bname, baseline), a.column, res)
+    md, data = render(variants, (bname, baseline), a.column, res, left_out)
     bl.write(Path(a.out), md, data)
     print(md)
     return 0

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
-from typing import Any, Iterable
+from typing import Any, Iterable, Optional
 
 from claimalign.textio import same_file
 from ev2r.config import (COPY_READINGS, DEFAULTS, DTYPES, METEOR_MATCH_MODES, PROXY_TARGETS, RESTATEMENT_READINGS,
@@ -64,6 +64,27 @@ def proxy_verifier_option(model: Any, proxy_model: Any) -> Any:
     return proxy_model
 
 
+#: The options :func:`add_metric_args` adds (argparse dest -> default): what a run that loads no verifier (baselines
+#: alone) warns about when they are set (:func:`warn_ignored`).
+METRIC_OPTION_DEFAULTS = {"alpha": DEFAULTS.alpha, "threshold": DEFAULTS.threshold, "support": DEFAULTS.support,
+                          "proxy_target": DEFAULTS.proxy_target, "proxy_model": DEFAULTS.proxy_verifier,
+                          "no_contradiction": False, "admission": DEFAULTS.admission,
+                          "copy_reading": DEFAULTS.copy_reading, "restatement": DEFAULTS.restatement,
+                          "meteor_match": DEFAULTS.meteor_match}
+
+
+def proxy_model_arg(text: str) -> str:
+    """``--proxy-model``: a non-empty spec (an empty or blank one names no verifier).
+
+    >>> proxy_model_arg("averitec")
+    'averitec'
+    """
+    if not text.strip():
+        raise argparse.ArgumentTypeError(f"an empty spec ({text!r}); give 'averitec', 'bundled', 'fast', a checkpoint "
+                                         "folder or a Hugging Face id, or leave the option out (the --model verifier)")
+    return text
+
+
 def add_metric_args(p: argparse.ArgumentParser) -> None:
     """The options that change the values of Ev2R (``ev2r score`` and ``ev2r explain`` take the same):
     ``--alpha``, ``--threshold``, ``--support``, ``--proxy-target``, ``--proxy-model``, ``--no-contradiction``, ``--admission``, ``--meteor-match``, ``--copy-reading``, ``--restatement``."""
@@ -75,7 +96,7 @@ def add_metric_args(p: argparse.ArgumentParser) -> None:
                         "else 0, as the paper) or soft (P itself)")
     p.add_argument("--proxy-target", choices=PROXY_TARGETS, default=DEFAULTS.proxy_target,
                    help="gold verdict (default) or the annotators' verdict (authors' variant, comparison only)")
-    p.add_argument("--proxy-model", default=DEFAULTS.proxy_verifier, metavar="SPEC",
+    p.add_argument("--proxy-model", default=DEFAULTS.proxy_verifier, metavar="SPEC", type=proxy_model_arg,
                    help="the proxy's own verifier (the paper's proxy is a model fine-tuned on AVeriTeC): 'averitec' (the "
                         "bundled verifier continued on AVeriTeC train pairs; CC BY-NC 4.0; reads AVeriTeC evidence "
                         "better: benchmarks/results/averitec_verifier.md), 'bundled', a local checkpoint or a Hugging Face "
@@ -240,7 +261,8 @@ def check_output(path, option: str = "-o/--output", inputs: Iterable[tuple[str, 
                                  "refusing to overwrite an input -- give another output path")
 
 
-def warn_ignored(command: str, args: argparse.Namespace, defaults: dict[str, Any], reason: str, stream=None) -> list[str]:
+def warn_ignored(command: str, args: argparse.Namespace, defaults: dict[str, Any], reason: str, stream=None,
+                 flags: Optional[dict[str, str]] = None) -> list[str]:
     """Warn (one line on stderr) about options this run does not use but were given other values than
     their defaults, so a value the user set is never silently dropped.
 
@@ -249,13 +271,15 @@ def warn_ignored(command: str, args: argparse.Namespace, defaults: dict[str, Any
         args: the parsed options.
         defaults: option dest -> its default; an option whose value differs is reported.
         reason: why they are not used (``"with --scorer hu-meteor alone (no verifier is loaded)"``).
+        flags: option dest -> the flag to name where it is not ``--`` + the dest with dashes (``verifier`` ->
+            ``--model``).
 
     Returns:
         the option names warned about (``--batch-size``, ...), in ``defaults`` order.
     """
     import sys
 
-    given = [f"--{name.replace('_', '-')}" for name, default in defaults.items()
+    given = [(flags or {}).get(name, f"--{name.replace('_', '-')}") for name, default in defaults.items()
              if getattr(args, name, default) != default]
     if given:
         print(f"{command}: warning: {', '.join(given)} not used {reason}", file=stream or sys.stderr)

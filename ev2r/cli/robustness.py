@@ -25,7 +25,8 @@ from typing import Optional, Sequence, TextIO
 from adversarial.perturbations import GAMING_STRATEGIES, PERTURBATIONS
 from ev2r.config import DEFAULTS, DTYPES, HYBRID_COLUMN_MODES
 from adversarial.suite import FAIL_MODES, Scorer
-from ev2r.cli.common import add_metric_args, add_premise_args, proxy_verifier_option, warn_ignored
+from ev2r.cli.common import (METRIC_OPTION_DEFAULTS, add_metric_args, add_premise_args, proxy_verifier_option,
+                              warn_ignored)
 
 SCORERS = ("ev2r", "bleu", "edit", "hu_meteor")
 #: What ``--suite`` runs: the perturbations (meaning kept or damaged) or the gaming strategies.
@@ -157,13 +158,9 @@ def build_scorer(names: Sequence[str], args: argparse.Namespace) -> Scorer:
         warn_ignored("ev2r robustness", args, {"verifier": DEFAULTS.verifier, "decomposer": DEFAULTS.decomposer,
                                                "dtype": DEFAULTS.dtype, "premise_top_k": DEFAULTS.premise_top_k,
                                                "hybrid_columns": DEFAULTS.hybrid_columns,
-                                               "threshold": DEFAULTS.threshold, "support": DEFAULTS.support,
-                                               "proxy_target": DEFAULTS.proxy_target,
-                                               "proxy_model": DEFAULTS.proxy_verifier, "no_contradiction": False,
-                                               "admission": DEFAULTS.admission, "meteor_match": DEFAULTS.meteor_match,
-                                               "copy_reading": DEFAULTS.copy_reading,
-                                               "restatement": DEFAULTS.restatement},
-                     f"with --scorer {','.join(names)} (they configure the ev2r scorer only)")
+                                               **METRIC_OPTION_DEFAULTS},
+                     f"with --scorer {','.join(names)} (they configure the ev2r scorer only)",
+                     flags={"verifier": "--model"})
     parts = []
     signature: Optional[str] = None
     for n in names:
@@ -234,9 +231,17 @@ def run(args: argparse.Namespace, scorer: Optional[Scorer] = None,
         except ValueError as e:
             return fail(str(e))
     try:
+        names = [n.replace("-", "_") for n in (_split(args.scorer, "--scorer") or ["ev2r"])]  # hu-meteor as in score
+    except ValueError as e:
+        return fail(str(e))
+    # the verdict the ev2r scorer's proxy needs is checked for every row here, before any model loads (as ev2r score)
+    proxy_target = getattr(args, "proxy_target", DEFAULTS.proxy_target)
+    need = ("human_label" if proxy_target == "human" else "gold_label") if "ev2r" in names else None
+    try:
         from ev2r.io.readers import read_items
 
-        items = read_items(args.input, references=args.references)
+        items = read_items(args.input, references=args.references,
+                           strict_labels=("human_label",) if need == "human_label" else (), require_label=need)
     except (OSError, ValueError) as e:
         return fail(f"cannot read {args.input}: {e}")
     if not items:
@@ -252,7 +257,6 @@ def run(args: argparse.Namespace, scorer: Optional[Scorer] = None,
     if args.gold_as_prediction:
         items = [it.with_predicted(it.reference_evidence) for it in items]
     try:
-        names = [n.replace("-", "_") for n in (_split(args.scorer, "--scorer") or ["ev2r"])]  # hu-meteor as in score
         from adversarial.perturbations import get_gaming_strategies, get_perturbations
 
         suite = getattr(args, "suite", "perturbations")

@@ -8,7 +8,8 @@ import math
 import sys
 
 from ev2r.cli.helpfmt import two_level_help
-from ev2r.cli.common import add_metric_args, add_premise_args, add_verifier_args, check_output, fmt, warn_ignored, input_paths
+from ev2r.cli.common import (METRIC_OPTION_DEFAULTS, add_metric_args, add_premise_args, add_verifier_args, check_output, fmt,
+                             input_paths, warn_ignored)
 from ev2r.config import (DECOMPOSERS, DEFAULTS, HYBRID_COLUMN_MODES, LLM_DEFAULTS, REPLY_READINGS, SCORER_NAMES,
                          UNANSWERABLE_MODES)
 
@@ -239,13 +240,11 @@ def _warn_ignored_options(args, wanted) -> None:
     """A warning for each option this run does not use that was set to another value than its default."""
     if "ev2r" not in wanted:
         warn_ignored("ev2r score", args, {"model": DEFAULTS.verifier, "decomposer": DEFAULTS.decomposer,
-                                          "threshold": DEFAULTS.threshold, "support": DEFAULTS.support,
-                                          "proxy_target": DEFAULTS.proxy_target, "batch_size": DEFAULTS.batch_size,
+                                          **METRIC_OPTION_DEFAULTS, "batch_size": DEFAULTS.batch_size,
                                           "dtype": DEFAULTS.dtype, "device": DEFAULTS.device,
                                           "unanswerable": DEFAULTS.unanswerable, "with_facts": False, "no_hybrid": False,
                                           "explain": False, "premise_top_k": DEFAULTS.premise_top_k,
-                                          "hybrid_columns": DEFAULTS.hybrid_columns, "no_contradiction": False,
-                                          "proxy_model": DEFAULTS.proxy_verifier, "admission": DEFAULTS.admission},
+                                          "hybrid_columns": DEFAULTS.hybrid_columns},
                      f"with --scorer {' --scorer '.join(wanted)} alone (no verifier is loaded, no facts are made)")
         return
     if args.no_hybrid:

@@ -152,7 +152,8 @@ def scorer_from_config(config: ScorerConfig, progress: Optional[Callable] = None
         ref = LLMReferenceScorer(**llm)
     proxy_ver, proxy_name = ver, None
     if c.proxy_verifier is not None:
-        proxy_ver = (get_verifier(c.proxy_verifier, device=c.device, batch_size=c.batch_size, dtype=c.dtype)
+        proxy_ver = (get_verifier(c.proxy_verifier, device=c.device, batch_size=c.batch_size, dtype=c.dtype,
+                                  option="--proxy-model")
                      if isinstance(c.proxy_verifier, str) else c.proxy_verifier)
         proxy_name = verifier_signature_fields(proxy_ver).get("verifier")
     return Ev2RScorer(ref, NLIProxyScorer(proxy_ver, target=c.proxy_target, contradiction=contra,

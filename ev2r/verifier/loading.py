@@ -398,7 +398,8 @@ def clear_verifier_cache() -> None:
 
 
 def get_verifier(spec: str = DEFAULTS.verifier, device: Optional[str] = DEFAULTS.device,
-                 batch_size: int = DEFAULTS.batch_size, dtype: str = DEFAULT_DTYPE) -> HFNLIVerifier:
+                 batch_size: int = DEFAULTS.batch_size, dtype: str = DEFAULT_DTYPE,
+                 option: str = "--model") -> HFNLIVerifier:
     """A (process-wide cached) verifier for ``spec``: ``"bundled"``, ``"multilingual"``, a checkpoint path or hub id,
     loaded (weights and tokenizer) before it is returned.
 
@@ -408,6 +409,8 @@ def get_verifier(spec: str = DEFAULTS.verifier, device: Optional[str] = DEFAULTS
         batch_size: pairs per forward pass, an integer >= 1.
         dtype: ``"auto"`` (bf16 on CUDA or on a CPU with native bf16, else fp32), ``"fp32"``,
             ``"bf16"`` or ``"int8"`` (CPU); see :class:`~ev2r.verifier.nli.HFNLIVerifier`.
+        option: the option that named ``spec``, as an error message names it (``--proxy-model`` for the proxy's
+            own verifier).
 
     Raises:
         ValueError: a bad ``device`` (:func:`check_device`), ``dtype`` or ``batch_size``, ``int8`` with the
@@ -421,7 +424,12 @@ def get_verifier(spec: str = DEFAULTS.verifier, device: Optional[str] = DEFAULTS
     spec = named_spec(spec)
     resolved = resolve_dtype(dtype, device)
     if spec in MULTILINGUAL_SPECS and resolved == "int8":
-        raise ValueError("--dtype int8 with --model multilingual: dynamic int8 quantisation of this verifier reads a "
+        raise ValueError(f"--dtype int8 with {option} multilingual: dynamic int8 quantisation of this verifier reads a "
                          "Czech negated claim as supported (measured: a 'ne-' negation scored recall 1.0 instead of 0); "
                          "allowed here: auto, bf16, fp32")
-    return _cached_verifier(spec, device, batch_size, resolved)
+    try:
+        return _cached_verifier(spec, device, batch_size, resolved)
+    except ValueError as e:
+        if option == "--model" or not str(e).startswith("--model "):
+            raise
+        raise ValueError(option + str(e)[len("--model"):]) from None

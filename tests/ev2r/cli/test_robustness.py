@@ -257,3 +257,34 @@ def test_robustness_warns_about_metric_options_with_another_scorer(tmp_path, cap
           "--no-progress"])
     err = capsys.readouterr().err
     assert "--proxy-model, --copy-reading not used with --scorer hu_meteor" in err
+
+
+def test_proxy_target_human_without_human_labels_is_refused_before_scoring(tmp_path, capsys):
+    """hostile tester: `--proxy-target human` on rows without `human_label` ran and gave null proxies and Ev2R on every
+    item, reported only as "too few items"; ev2r score refuses the same input before loading a model."""
+    from ev2r.cli.main import main
+
+    rows = [json.loads(x) for x in open("examples/averitec_sample.jsonl", encoding="utf-8").read().splitlines()[:3]]
+    path = tmp_path / "nohuman.jsonl"
+    path.write_text("".join(json.dumps({k: v for k, v in r.items() if k != "human_label"}) + "\n" for r in rows))
+    rc = main(["robustness", str(path), "-o", str(tmp_path / "r"), "--perturbations", "reorder_pairs", "--no-png",
+               "--no-progress", "--proxy-target", "human"])
+    err = capsys.readouterr().err
+    assert rc == 2 and "human_label" in err and not (tmp_path / "r" / "report.json").exists()
+
+
+def test_an_empty_proxy_model_is_refused_by_its_option(input_file, tmp_path, capsys):
+    for blank in ("", "   "):
+        with pytest.raises(SystemExit) as e:
+            parse(input_file, "--proxy-model", blank)
+        assert e.value.code == 2
+        assert "argument --proxy-model: an empty spec" in capsys.readouterr().err
+
+
+def test_baseline_scorers_warn_about_alpha_and_name_model_not_verifier(tmp_path, capsys):
+    from ev2r.cli.main import main
+
+    main(["robustness", "examples/averitec_sample.jsonl", "-o", str(tmp_path / "r"), "--sample", "3", "--scorer",
+          "hu_meteor", "--model", "fast", "--alpha", "0.3", "--perturbations", "reorder_pairs", "--no-progress"])
+    err = capsys.readouterr().err
+    assert "warning: --model, --alpha not used with --scorer hu_meteor" in err

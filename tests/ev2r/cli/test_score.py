@@ -262,10 +262,12 @@ def test_options_a_run_does_not_use_give_a_warning_not_silence(capsys, nltk_data
     import ev2r.metric.factory as api
 
     code, _, err = run(capsys, "score", SAMPLE, "--json", "--limit", 2, "--scorer", "hu-meteor", "--batch-size", 8,
-                       "--threshold", 0.7, "--model", "some/checkpoint", "--nltk-data", nltk_data)
+                       "--threshold", 0.7, "--model", "some/checkpoint", "--nltk-data", nltk_data, "--alpha", 0.3,
+                       "--copy-reading", "exact")
     assert code == 0
-    assert ("ev2r score: warning: --model, --threshold, --batch-size not used with --scorer hu-meteor alone"
-            in err)
+    # every option of the metric (add_metric_args) is named, --alpha and --copy-reading included (they were silent)
+    assert ("ev2r score: warning: --model, --alpha, --threshold, --copy-reading, --batch-size not used with --scorer "
+            "hu-meteor alone" in err)
     monkeypatch.setattr(api, "get_verifier", lambda *a, **k: keyword_verifier)
     code, _, err = run(capsys, "score", SAMPLE, "--json", "--limit", 2, "--llm-model", "m", "--llm-timeout", 5)
     assert code == 0 and "--llm-model, --llm-timeout not used with --decomposer rules" in err

@@ -159,3 +159,16 @@ def test_named_specs_in_any_case_and_int8_refused_for_the_multilingual_verifier(
     assert loading.named_spec("MoritzLaurer/DeBERTa-v3-large-mnli") == "MoritzLaurer/DeBERTa-v3-large-mnli"
     with pytest.raises(ValueError, match="--dtype int8 with --model multilingual: .*allowed here: auto, bf16, fp32"):
         loading.get_verifier("Multilingual", device="cpu", dtype="int8")
+
+
+def test_an_unloadable_proxy_verifier_is_named_by_its_own_option(tmp_path):
+    """A --proxy-model that cannot load was reported as "--model '...'", naming the wrong option."""
+    from ev2r.metric.factory import build_scorer
+
+    missing = str(tmp_path / "no_such_checkpoint")
+    with pytest.raises(ValueError, match=r"^--proxy-model '.*no_such_checkpoint': cannot be loaded as a 3-way NLI"):
+        build_scorer(proxy_verifier=missing)
+    with pytest.raises(ValueError, match=r"^--model '.*no_such_checkpoint': cannot be loaded as a 3-way NLI"):
+        loading.get_verifier(missing)
+    with pytest.raises(ValueError, match="^--dtype int8 with --proxy-model multilingual: "):
+        loading.get_verifier("multilingual", device="cpu", dtype="int8", option="--proxy-model")
