@@ -8,6 +8,8 @@ import re
 from typing import Any, Iterable, Optional
 
 from claimalign.textio import same_file
+# re-exported: the CLI modules' names for them
+from ev2r.verifier.loading import proxy_verifier_option, verifier_key  # noqa: F401
 from ev2r.config import (COPY_READINGS, DEFAULTS, DTYPES, METEOR_MATCH_MODES, PROXY_TARGETS, RESTATEMENT_READINGS,
                          SUPPORT_MODES)
 
@@ -25,43 +27,6 @@ def add_verifier_args(p: argparse.ArgumentParser) -> None:
                    help="verifier precision (default auto: bf16 on CUDA or on a CPU with native bf16 -- AVX512-BF16/AMX "
                         "-- else fp32; int8 = CPU dynamic quantisation, beyond the precision bound: a custom version name, "
                         "docs/versions.md); part of the signature")
-
-
-def verifier_key(spec: Any) -> Any:
-    """What verifier a ``--model`` / ``--proxy-model`` spec names, as :func:`ev2r.verifier.loading.load_verifier`
-    reads it: a shipped verifier by its first name (``"bundled"`` for ``bundled``, ``Bundled``, ``default``,
-    ``ev2r-minilm-nli`` or the bundled folder's path), a local folder by its resolved path, else the spec (a hub
-    id); a verifier object is itself."""
-    if not isinstance(spec, str):
-        return spec
-    from pathlib import Path
-
-    from ev2r.verifier.loading import (AVERITEC_SPECS, BUNDLED_DIR, BUNDLED_SPECS, FAST_SPECS, MULTILINGUAL_SPECS,
-                                       named_spec)
-
-    name = named_spec(spec)
-    for specs in (BUNDLED_SPECS, FAST_SPECS, MULTILINGUAL_SPECS, AVERITEC_SPECS):
-        if name in specs:
-            return specs[0]
-    folder = Path(name).expanduser()
-    if folder.is_dir():
-        folder = folder.resolve()
-        return "bundled" if folder == BUNDLED_DIR.resolve() else str(folder)
-    return name
-
-
-def proxy_verifier_option(model: Any, proxy_model: Any) -> Any:
-    """The ``proxy_verifier`` scorer option that ``--proxy-model`` gives: None (no separate proxy verifier; the
-    signature and the version name are the default's, as the numbers are) when it is not given or names the verifier
-    that ``--model`` names (:func:`verifier_key`: ``--proxy-model bundled`` with the default ``--model``); else
-    the spec.
-
-    >>> proxy_verifier_option("bundled", "bundled"), proxy_verifier_option("bundled", "averitec")
-    (None, 'averitec')
-    """
-    if proxy_model is None or verifier_key(proxy_model) == verifier_key(model):
-        return None
-    return proxy_model
 
 
 #: The options :func:`add_metric_args` adds (argparse dest -> default): what a run that loads no verifier (baselines

@@ -27,7 +27,8 @@ from ev2r.metric.combined import HybridCombiner
 from ev2r.metric.scorer import SCORE_NAMES, Ev2RScorer, verifier_signature_fields
 from ev2r.types import Item
 # the verifier loaders live in ev2r.verifier.loading; importable from here as before
-from ev2r.verifier.loading import DEFAULT_DTYPE, check_device, clear_verifier_cache, get_verifier  # noqa: F401
+from ev2r.verifier.loading import (DEFAULT_DTYPE, check_device, clear_verifier_cache, get_verifier,  # noqa: F401
+                                   proxy_verifier_option)
 
 
 def build_scorer(verifier: object = DEFAULTS.verifier, decomposer: str = DEFAULTS.decomposer,
@@ -151,10 +152,12 @@ def scorer_from_config(config: ScorerConfig, progress: Optional[Callable] = None
             llm["scores_from"] = c.reply_reading
         ref = LLMReferenceScorer(**llm)
     proxy_ver, proxy_name = ver, None
-    if c.proxy_verifier is not None:
-        proxy_ver = (get_verifier(c.proxy_verifier, device=c.device, batch_size=c.batch_size, dtype=c.dtype,
+    # a proxy spec naming the verifier itself is no separate proxy verifier (the CLI's reading, one definition)
+    proxy_spec = proxy_verifier_option(c.verifier, c.proxy_verifier)
+    if proxy_spec is not None:
+        proxy_ver = (get_verifier(proxy_spec, device=c.device, batch_size=c.batch_size, dtype=c.dtype,
                                   option="--proxy-model")
-                     if isinstance(c.proxy_verifier, str) else c.proxy_verifier)
+                     if isinstance(proxy_spec, str) else proxy_spec)
         proxy_name = verifier_signature_fields(proxy_ver).get("verifier")
     return Ev2RScorer(ref, NLIProxyScorer(proxy_ver, target=c.proxy_target, contradiction=contra,
                                           verifier_name=proxy_name, credit=c.proxy_credit), alpha=c.alpha,

@@ -16,7 +16,7 @@ import functools
 import json
 import os
 from pathlib import Path
-from typing import Optional
+from typing import Any, Optional
 
 from claimalign.models import resolve_dtype
 from ev2r.config import DEFAULTS
@@ -27,7 +27,7 @@ __all__ = ["BUNDLED_VERIFIER_NAME", "BUNDLED_DIR", "MULTILINGUAL_VERIFIER_NAME",
            "get_verifier", "clear_verifier_cache", "assemble_shipped", "assemble_fast", "FAST_DIR", "FAST_SPECS",
            "assemble_averitec", "AVERITEC_DIR", "AVERITEC_SPECS", "AVERITEC_VERIFIER_NAME",
            "FAST_VERIFIER_NAME", "LanguageWarning", "named_spec", "BUNDLED_SPECS", "NON_ENGLISH_SHARE",
-           "warn_non_english"]
+           "warn_non_english", "verifier_key", "proxy_verifier_option"]
 
 BUNDLED_VERIFIER_NAME = "ev2r-minilm-nli"
 BUNDLED_DIR = Path(__file__).parent / "models" / "minilm-nli"
@@ -433,3 +433,36 @@ def get_verifier(spec: str = DEFAULTS.verifier, device: Optional[str] = DEFAULTS
         if option == "--model" or not str(e).startswith("--model "):
             raise
         raise ValueError(option + str(e)[len("--model"):]) from None
+
+
+def verifier_key(spec: Any) -> Any:
+    """What verifier a ``--model`` / ``--proxy-model`` spec names, as :func:`ev2r.verifier.loading.load_verifier`
+    reads it: a shipped verifier by its first name (``"bundled"`` for ``bundled``, ``Bundled``, ``default``,
+    ``ev2r-minilm-nli`` or the bundled folder's path), a local folder by its resolved path, else the spec (a hub
+    id); a verifier object is itself."""
+    if not isinstance(spec, str):
+        return spec
+    name = named_spec(spec)
+    for specs in (BUNDLED_SPECS, FAST_SPECS, MULTILINGUAL_SPECS, AVERITEC_SPECS):
+        if name in specs:
+            return specs[0]
+    folder = Path(name).expanduser()
+    if folder.is_dir():
+        folder = folder.resolve()
+        return "bundled" if folder == BUNDLED_DIR.resolve() else str(folder)
+    return name
+
+
+def proxy_verifier_option(model: Any, proxy_model: Any) -> Any:
+    """The ``proxy_verifier`` scorer option that ``--proxy-model`` gives: None (no separate proxy verifier; the
+    signature and the version name are the default's, as the numbers are) when it is not given or names the verifier
+    that ``--model`` names (:func:`verifier_key`: ``--proxy-model bundled`` with the default ``--model``); else
+    the spec. :func:`ev2r.metric.factory.build_scorer` applies it, so the Python API's ``proxy_verifier`` reads the
+    same way.
+
+    >>> proxy_verifier_option("bundled", "bundled"), proxy_verifier_option("bundled", "averitec")
+    (None, 'averitec')
+    """
+    if proxy_model is None or verifier_key(proxy_model) == verifier_key(model):
+        return None
+    return proxy_model

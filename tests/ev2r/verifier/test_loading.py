@@ -172,3 +172,15 @@ def test_an_unloadable_proxy_verifier_is_named_by_its_own_option(tmp_path):
         loading.get_verifier(missing)
     with pytest.raises(ValueError, match="^--dtype int8 with --proxy-model multilingual: "):
         loading.get_verifier("multilingual", device="cpu", dtype="int8", option="--proxy-model")
+
+
+def test_a_proxy_spec_naming_the_verifier_is_no_separate_proxy_in_the_python_api_too():
+    """hostile tester: build_scorer(proxy_verifier='bundled') got a `proxy-verifier` field in its signature (another
+    definition's name) for the numbers of the default, while the CLI read the same spec as no separate proxy."""
+    from ev2r.metric.factory import build_scorer
+
+    default = str(build_scorer().signature())
+    for same in ("bundled", "Bundled", "default", "ev2r-minilm-nli", str(loading.BUNDLED_DIR)):
+        assert str(build_scorer(proxy_verifier=same).signature()) == default
+    assert loading.proxy_verifier_option("fast", "FAST") is None
+    assert loading.proxy_verifier_option("bundled", "averitec") == "averitec"
