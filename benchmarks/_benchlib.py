@@ -111,9 +111,30 @@ def stratified_sample(rows: Sequence[dict], key, limit: Optional[int], seed: int
     return [rows[i] for i in sorted(chosen)]
 
 
-def read_jsonl(path) -> list[dict]:
-    with open(path, encoding="utf-8") as fh:
-        return [json.loads(line) for line in fh if line.strip()]
+def read_jsonl(path, opt: str = "") -> list[dict]:
+    """The JSON objects of a JSONL file (blank lines skipped).
+
+    Raises:
+        SystemExit: the file cannot be read, or a line is not a JSON object: the message names ``opt`` (the option
+            that gave the file, if any), the file and the line."""
+    where = f"{opt}: " if opt else ""
+    try:
+        with open(path, encoding="utf-8") as fh:
+            lines = fh.read().splitlines()
+    except (OSError, UnicodeDecodeError) as e:
+        raise SystemExit(f"{where}cannot read {path} ({type(e).__name__}: {e})") from None
+    rows = []
+    for n, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as e:
+            raise SystemExit(f"{where}{path}, line {n}: not JSON ({e.msg})") from None
+        if not isinstance(row, dict):
+            raise SystemExit(f"{where}{path}, line {n}: not a JSON object")
+        rows.append(row)
+    return rows
 
 
 def header(title: str, info: dict) -> str:

@@ -43,21 +43,13 @@ def _rows(path: Path, opt: str) -> dict:
 
     Raises:
         SystemExit: the file is missing or unreadable, or a line is not a JSON object with a ``row`` (named)."""
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as e:
-        raise SystemExit(f"{opt}: cannot read {path} ({type(e).__name__}: {e}); a variant folder holds S86.jsonl and "
-                         "S144.jsonl (ev2r score -o of both rating files)") from None
+    if not path.is_file():
+        raise SystemExit(f"{opt}: no file {path} (a variant folder holds S86.jsonl and S144.jsonl, ev2r score -o of "
+                         "both rating files)")
     out = {}
-    for n, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            r = json.loads(line)
-        except json.JSONDecodeError as e:
-            raise SystemExit(f"{opt}: {path}, line {n}: not JSON ({e.msg})") from None
-        if not isinstance(r, dict) or "row" not in r:
-            raise SystemExit(f"{opt}: {path}, line {n}: not a row of ev2r score -o (no 'row')")
+    for n, r in enumerate(bl.read_jsonl(path, opt), 1):
+        if "row" not in r:
+            raise SystemExit(f"{opt}: {path}, row {n}: not a row of ev2r score -o (no 'row')")
         out[r["row"]] = r
     return out
 
