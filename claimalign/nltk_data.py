@@ -53,8 +53,8 @@ def require_nltk_data() -> None:
             nltk.data.find(resource)
         except LookupError:
             raise RuntimeError(
-                f"nltk resource {resource!r} not found (searched {nltk.data.path}); set the NLTK_DATA"
-                " environment variable (or pass --nltk-data DIR) to a folder with tokenizers/punkt_tab and"
-                " corpora/wordnet; nothing is downloaded"
+                f"nltk resource {resource!r} not found: pass --nltk-data DIR (or set the NLTK_DATA environment"
+                " variable) to a folder with tokenizers/punkt_tab and corpora/wordnet; nothing is downloaded"
+                f" (searched {nltk.data.path})"
             ) from None
     _CHECKED = True

@@ -40,10 +40,12 @@ def first_clause(text: Optional[str], limit: int = 70) -> str:
     'verifier batch size'
     >>> first_clause("NLI verifier: 'bundled' (default, English), 'fast' (3 layers)")
     'NLI verifier'
+    >>> first_clause("the judge's server, e.g. http://localhost:8000/v1. More below")
+    "the judge's server, e.g. http://localhost:8000/v1"
     """
     if not text or text == argparse.SUPPRESS:
         return ""
-    head = re.split(r":\s|;\s|\s\(|\.\s", text, maxsplit=1)[0].strip()
+    head = re.split(r":\s|;\s|\s\(|(?<!e\.g)(?<!i\.e)\.\s", text, maxsplit=1)[0].strip()  # "e.g. " ends no clause
     if len(head) > limit:
         head = head[:limit].rsplit(" ", 1)[0] + "..."
     return head

@@ -45,11 +45,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
                         help="score a random sample of N items (drawn with --seed, kept in file order); default: all")
     parser.add_argument("--seed", type=int, default=0, help="seed of the sample, the perturbations and the bootstrap")
     parser.add_argument("--scorer", default="ev2r",
-                        help=f"comma-separated scorers to test, of: {', '.join(SCORERS)} (default: ev2r = "
+                        help=f"the scorers to test, comma-separated ({', '.join(SCORERS)}; default: ev2r = "
                              "precision, recall, f1, proxy, ev2r with the bundled verifier)")
     parser.add_argument("--suite", choices=SUITES, default="perturbations",
-                        help="perturbations (default: the meaning-preserving and meaning-damaging perturbations) or "
-                             "gaming (evidence a cheating system could output; every score must stay at or below the "
+                        help="the suite to run, perturbations or gaming: perturbations (default: the meaning-preserving and "
+                             "meaning-damaging perturbations) or gaming (evidence a cheating system could output; every score must stay at or below the "
                              "item's real predicted evidence)")
     parser.add_argument("--perturbations", default=None,
                         help=f"comma-separated perturbations (default: all of the suite): {', '.join(PERTURBATIONS)}; "
@@ -67,7 +67,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
                              "then gold vs gold, as in the Ev2R paper's checklist tests)")
     parser.add_argument("--references", default=None, help="AVeriTeC gold file to join a predictions file with")
     parser.add_argument("--model", "--verifier", dest="verifier", default=DEFAULTS.verifier,
-                        help="ev2r scorer: the NLI verifier, as --model of ev2r score (bundled, fast, multilingual, a "
+                        help="the NLI verifier of the ev2r scorer, as --model of ev2r score (bundled, fast, multilingual, a "
                              "checkpoint path or a Hugging Face id); --verifier is the older spelling of the same option")
     parser.add_argument("--decomposer", default=DEFAULTS.decomposer, help="ev2r scorer: decomposer (default: rules = rules-v2)")
     parser.add_argument("--dtype", default=DEFAULTS.dtype, choices=DTYPES,
