@@ -33,7 +33,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import _benchlib as bl  # noqa: E402
-from out_of_system import BASELINE_SYSTEM, DEFAULT_RATINGS, FILES, N_BOOT, RATINGS, SEED, rho  # noqa: E402
+from out_of_system import BASELINE_SYSTEM, DEFAULT_RATINGS, FILES, N_BOOT, RATINGS, SEED, _f, rho  # noqa: E402
 
 CELLS = [(f, q) for f in ("86", "144") for q in RATINGS]
 
@@ -158,10 +158,6 @@ def bootstrap(a: dict, b: dict, ref: dict) -> dict:
     return out
 
 
-def _f(x, fmt: str = "+.4f") -> str:
-    return "n/a" if x is None else format(x, fmt)
-
-
 def render(variants: dict, baseline: tuple, column: str, res: dict, left_out: dict) -> tuple[str, dict]:
     """The Markdown table and the JSON record."""
     ref = next(iter(variants.values()))
@@ -183,8 +179,8 @@ def render(variants: dict, baseline: tuple, column: str, res: dict, left_out: di
     for name, c in rows.items():
         vals = [c[f"{f}/{q}"] for f, q in CELLS]
         mean = float(np.mean(vals)) if None not in vals else None
-        lines.append(f"| {name} | " + " | ".join(_f(x) for x in vals) + f" | {_f(mean)} | "
-                     f"{_f(c['within144/semantic_coverage'], '+.3f')} / {_f(c['within144/verdict_agreement'], '+.3f')} |")
+        lines.append(f"| {name} | " + " | ".join(_f(x, 4) for x in vals) + f" | {_f(mean, 4)} | "
+                     f"{_f(c['within144/semantic_coverage'])} / {_f(c['within144/verdict_agreement'])} |")
         c["mean4"] = mean
     lines += ["", "Each fold's choice (the system left out -> the variant chosen on the other 7): "
               + "; ".join(f"{s}: {p}" for s, p in res["folds"].items()) + ".  ",
@@ -194,7 +190,7 @@ def render(variants: dict, baseline: tuple, column: str, res: dict, left_out: di
     for f, q in CELLS:
         b = boot[f"{f}/{q}"]
         ci = "n/a" if b["ci95"] is None else f"[{b['ci95'][0]:+.3f}, {b['ci95'][1]:+.3f}]"
-        lines.append(f"| {f} rows, {q} | {_f(b['diff'])} | {ci} |")
+        lines.append(f"| {f} rows, {q} | {_f(b['diff'], 4)} | {ci} |")
     data = {"command": bl.command(), "machine": m, "column": column, "variants": list(variants),
             "baseline": bname, "left_out": left_out, "folds": res["folds"], "in_sample": res["in_sample"], "rows": rows,
             "bootstrap": boot}

@@ -48,9 +48,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
                         help=f"the scorers to test, comma-separated ({', '.join(SCORERS)}; default: ev2r = "
                              "precision, recall, f1, proxy, ev2r with the bundled verifier)")
     parser.add_argument("--suite", choices=SUITES, default="perturbations",
-                        help="the suite to run, perturbations or gaming: perturbations (default: the meaning-preserving and "
-                             "meaning-damaging perturbations) or gaming (evidence a cheating system could output; every score must stay at or below the "
-                             "item's real predicted evidence)")
+                        help="the suite to run, perturbations or gaming: perturbations (default: the "
+                             "meaning-preserving and meaning-damaging perturbations) or gaming (evidence a cheating "
+                             "system could output; every score must stay at or below the item's real predicted "
+                             "evidence)")
     parser.add_argument("--perturbations", default=None,
                         help=f"comma-separated perturbations (default: all of the suite): {', '.join(PERTURBATIONS)}; "
                              f"with --suite gaming: {', '.join(GAMING_STRATEGIES)}")
@@ -67,8 +68,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
                              "then gold vs gold, as in the Ev2R paper's checklist tests)")
     parser.add_argument("--references", default=None, help="AVeriTeC gold file to join a predictions file with")
     parser.add_argument("--model", "--verifier", dest="verifier", default=DEFAULTS.verifier,
-                        help="the NLI verifier of the ev2r scorer, as --model of ev2r score (bundled, fast, multilingual, a "
-                             "checkpoint path or a Hugging Face id); --verifier is the older spelling of the same option")
+                        help="the NLI verifier of the ev2r scorer, as --model of ev2r score (bundled, fast, "
+                             "multilingual, a checkpoint path or a Hugging Face id); --verifier is the older spelling "
+                             "of the same option")
     parser.add_argument("--decomposer", default=DEFAULTS.decomposer, help="ev2r scorer: decomposer (default: rules = rules-v2)")
     parser.add_argument("--dtype", default=DEFAULTS.dtype, choices=DTYPES,
                         help="ev2r scorer: verifier precision (default auto: bf16 where native, else fp32)")

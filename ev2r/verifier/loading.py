@@ -388,7 +388,7 @@ def _cached_verifier(spec: str, device: str, batch_size: int, dtype: str = "fp32
         ver._load()
     except (OSError, ValueError, RuntimeError, ImportError, AssertionError) as e:
         first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
-        raise ValueError(f"--model {spec!r}: cannot be loaded as a 3-way NLI verifier on {device}: {first}") from None
+        raise ValueError(f"{spec!r}: cannot be loaded as a 3-way NLI verifier on {device}: {first}") from None
     return ver
 
 
@@ -429,10 +429,8 @@ def get_verifier(spec: str = DEFAULTS.verifier, device: Optional[str] = DEFAULTS
                          "allowed here: auto, bf16, fp32")
     try:
         return _cached_verifier(spec, device, batch_size, resolved)
-    except ValueError as e:
-        if option == "--model" or not str(e).startswith("--model "):
-            raise
-        raise ValueError(option + str(e)[len("--model"):]) from None
+    except ValueError as e:  # the loader's one error, named by the option that gave the spec
+        raise ValueError(f"{option} {e}") from None
 
 
 def verifier_key(spec: Any) -> Any:
