@@ -136,8 +136,9 @@ class Evidence:
         """From a list of ``{"question", "answer"}`` dicts (or :class:`QAPair`).
 
         Raises:
-            ValueError: an element is not a mapping with string ``question`` and ``answer``, naming the entry
-                and the field (``evidence[2].answer: expected a string, got null``) and what is allowed.
+            ValueError: an element is not a mapping with string ``question`` and ``answer``, or has keys that differ
+                from ``question`` / ``answer`` only in case beside them (``"answer"`` and ``"Answer"``), naming the
+                entry and the field (``evidence[2].answer: expected a string, got null``) and what is allowed.
         """
         from claimalign.qa_text import describe_json
 
@@ -149,6 +150,11 @@ class Evidence:
                 continue
             if not isinstance(p, dict):
                 raise ValueError(f"{field_name}[{k}]: expected an object, got {describe_json(p)} ({p!r:.60}); {allowed}")
+            for name in ("question", "answer"):  # "answer" beside "Answer": which one was meant? never one silently
+                spelled = [key for key in p if isinstance(key, str) and key.strip().lower() == name]
+                if len(spelled) > 1:
+                    raise ValueError(f"{field_name}[{k}]: keys {' and '.join(map(repr, spelled))} differ only in case; "
+                                     f"give one {name!r}; {allowed}")
             if "answer" not in p:
                 raise ValueError(f"{field_name}[{k}].answer: missing (keys: {', '.join(map(str, p)) or 'none'}); {allowed}")
             if not isinstance(p["answer"], str):

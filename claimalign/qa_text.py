@@ -16,9 +16,14 @@ AVeriTeC renders evidence as blocks ``Question: <q>\\nAnswer: <a>`` separated by
   question with an empty answer, which yields no fact);
 * pairs written as JSON, as LLM systems print them (issue 65): a line that is a JSON object with a
   ``question`` and an ``answer`` (``{"question": "Who?", "answer": "Bob."}``, a trailing comma allowed),
-  or a whole text that is a JSON list of such objects, is the pair it holds (note ``json_pairs``). An entry
-  written as a pair that is none (``{"question": "Q?", "answer": null}``, no ``answer``) leaves its text plain
-  text here; :func:`json_pair_problems` names it, so that readers of input refuse it instead (issue 65).
+  or a whole text that is a JSON list of such objects, is the pair it holds (note ``json_pairs``). Inside a JSON
+  string markers are text: its question and answer are held out while the layout is read, so that a ``Q2:`` /
+  ``**Answer 2:**`` line in a field never makes a pair nor moves the answer (issue 77). An entry
+  written as a pair that is none (``{"question": "Q?", "answer": null}``, no ``answer``, ``"answer": NaN``,
+  ``"answer"`` beside ``"Answer"``), or JSON written as pairs that does not parse, leaves its text plain
+  text here; :func:`json_pair_problems` names it, so that readers of input refuse it instead (issues 65, 75, 77);
+* line breaks: LF, and where pairs are read also VT, FF, the file / group / record separators, NEL, U+2028 and
+  U+2029 (:meth:`str.splitlines`' breaks; CR is LF already): a marker after any of them starts a line (issue 77).
 
 Layouts that needed one of the repairs are reported through ``notes`` (:data:`LAYOUT_NOTES`) so
 that readers can warn, counting rows, instead of silently changing a file's meaning.
@@ -35,8 +40,10 @@ from __future__ import annotations
 
 import functools
 import json
+import math
 import re
-from typing import List, Optional, Tuple
+import sys
+from typing import Dict, List, Optional, Tuple
 
 from claimalign.textio import normalize_text
 
@@ -129,23 +136,51 @@ def _bare_markers(lines: List[str]) -> Optional[List[str]]:
     return [line for line in out if line is not None]
 
 
+class _Object(dict):
+    """A JSON object as :func:`_loads` builds it: ``clashes`` maps a key as :func:`_pair_keys` reads it (any case,
+    stripped) to the keys of the object that name it, where there are several (``"answer"`` and ``"Answer"``, or
+    ``"answer"`` twice: a plain ``json.loads`` keeps the last one, silently)."""
+
+    clashes: Dict[str, List[str]] = {}
+
+
+def _object(items: List[Tuple[str, object]]) -> _Object:
+    obj = _Object(items)
+    names: Dict[str, List[str]] = {}
+    for k, _ in items:
+        names.setdefault(k.strip().lower(), []).append(k)
+    obj.clashes = {n: ks for n, ks in names.items() if len(ks) > 1}
+    return obj
+
+
+def _loads(text: str) -> object:
+    """``json.loads(text)`` with objects as :class:`_Object` (their clashing keys kept for :func:`_pair_problem`).
+
+    Raises:
+        ValueError: not JSON (``json.JSONDecodeError``), or an integer too long to convert. RecursionError: nested
+            past the parser's depth.
+    """
+    return json.loads(text, object_pairs_hook=_object)
+
+
 def _json_pair(value: object) -> Optional[Tuple[str, str]]:
-    """``(question, answer)`` when ``value`` (a JSON object, or the JSON text of one) has a ``question`` and an
-    ``answer`` (keys in any case, text or number values; other keys are ignored), else None."""
+    """``(question, answer)`` when ``value`` (a JSON object, or the JSON text of one) has one ``question`` and one
+    ``answer`` (keys in any case, text or finite number values; other keys are ignored) -- :func:`_pair_problem` finds
+    nothing -- else None."""
     if isinstance(value, str):
         try:
-            value = json.loads(value)
+            value = _loads(value)
         except (ValueError, RecursionError):  # not JSON, or nested past the parser's depth: read as text
             return None
-    if not isinstance(value, dict):
+    if not isinstance(value, dict) or _pair_problem(value) is not None:
         return None
-    keys = {str(k).strip().lower(): v for k, v in value.items()}
-    q, a = keys.get("question"), keys.get("answer")
-    if not all(isinstance(v, (str, int, float)) and not isinstance(v, bool) for v in (q, a)):
-        return None
+    keys = _pair_keys(value)
+    q, a = keys["question"], keys["answer"]
     # one JSON string is one question or answer: a line inside it that a reader could take for a marker
-    # ("Question: ...", "**A:** ...") is joined to the line before, so it cannot become a pair of its own
-    return _one_field(str(q)), _one_field(str(a))
+    # ("Question: ...", "**A2:** ...") is joined to the line before, so that the pair's text stays one field when it is
+    # rendered and read again (parse_qa_text never reads the fields as text: _json_pairs holds them out)
+    return (_REPEATED["question"].sub("", _one_field(str(q))),
+            _REPEATED["answer"].sub("", _one_field(str(a))))
 
 
 def describe_json(value: object) -> str:
@@ -154,9 +189,13 @@ def describe_json(value: object) -> str:
 
     >>> describe_json(None), describe_json(False), describe_json(3), describe_json([1]), describe_json({})
     ('null', 'false', 'a number', 'a list', 'an object')
+    >>> describe_json(float("nan")), describe_json(float("-inf"))
+    ('NaN', '-Infinity')
     """
     if value is None or isinstance(value, bool):
         return json.dumps(value)
+    if isinstance(value, float) and not math.isfinite(value):
+        return json.dumps(value)  # NaN, Infinity, -Infinity: as JSON spells them
     if isinstance(value, str):
         return "a string"
     if isinstance(value, (int, float)):
@@ -167,7 +206,7 @@ def describe_json(value: object) -> str:
 def _json_list(text: str) -> Optional[list]:
     """``text`` read as a JSON list, or None when it is not one (bad JSON, too deep, another JSON value)."""
     try:
-        value = json.loads(text)
+        value = _loads(text)
     except (ValueError, RecursionError):
         return None
     return value if isinstance(value, list) else None
@@ -180,17 +219,65 @@ def _pair_keys(value: object) -> dict:
 
 def _pair_problem(value: object) -> Optional[str]:
     """Why ``value``, an entry written as a question/answer pair, is none (``".answer: expected a string or a
-    number, got null"``), or None when :func:`_json_pair` reads it."""
+    number, got null"``), or None when :func:`_json_pair` reads it: a ``question`` and an ``answer``, each given once
+    (keys in any case: ``"answer"`` beside ``"Answer"`` is refused, never one of them kept), each a string or a finite
+    number (``NaN``, ``Infinity``, ``1e999`` are refused, never read as the text "nan" / "inf")."""
     if not isinstance(value, dict):
         return f": expected an object {{\"question\": ..., \"answer\": ...}}, got {describe_json(value)}"
     keys = _pair_keys(value)
+    clashes = getattr(value, "clashes", {})
     for key in ("question", "answer"):
+        if key in clashes:
+            return (f": keys {' and '.join(repr(k) for k in clashes[key])} both give the {key} (keys are read in any "
+                    "case); give one")
         if key not in keys:
             return f".{key}: missing"
         v = keys[key]
         if not isinstance(v, (str, int, float)) or isinstance(v, bool):
             return f".{key}: expected a string or a number, got {describe_json(v)}"
+        if isinstance(v, float) and not math.isfinite(v):
+            return f".{key}: expected a string or a finite number, got {describe_json(v)}"
     return None
+
+
+#: A key of a question/answer pair, in JSON (or Python's) quotes, before its colon: text that holds one is written
+#: as pairs, even where it is no valid JSON.
+_PAIR_KEY = re.compile(r"""(?i)["']\s*(?:question|answer)\s*["']\s*:""")
+#: JSON strings, brackets and commas, to count the entries of a list before an offset (:func:`_entry_at`).
+_JSON_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{},]')
+
+
+def _entry_at(text: str, offset: int) -> Optional[int]:
+    """The entry (from 0) of the JSON list ``text`` that ``offset`` falls in, or None when it falls outside the list
+    (after its closing bracket)."""
+    depth = entry = 0
+    for m in _JSON_TOKEN.finditer(text, 0, offset):
+        c = m.group(0)
+        if c in "[{":
+            depth += 1
+        elif c in "]}":
+            depth -= 1
+        elif c == "," and depth == 1:
+            entry += 1
+    return entry if depth >= 1 else None
+
+
+def _unreadable(text: str) -> Optional[Tuple[str, Optional[int]]]:
+    """Why the JSON text ``text`` cannot be read, and the offset where (None where unknown), or None when it can."""
+    try:
+        _loads(text)
+    except json.JSONDecodeError as e:
+        return f"not valid JSON ({e.msg} at line {e.lineno}, column {e.colno} of the text)", e.pos
+    except RecursionError:
+        return "nested too deep to read (lists or objects inside each other)", None
+    except ValueError:  # int(): more digits than Python converts
+        m = re.search(r"\d{%d,}" % (_max_digits() + 1), text)
+        return f"holds an integer of more than {_max_digits()} digits (Python's limit)", None if m is None else m.start()
+    return None
+
+
+def _max_digits() -> int:
+    return sys.get_int_max_str_digits() if hasattr(sys, "get_int_max_str_digits") else 4300
 
 
 def json_pair_problems(text: str) -> List[str]:
@@ -198,12 +285,18 @@ def json_pair_problems(text: str) -> List[str]:
     (it reads them as plain text), each as where it is and why, to follow a field name: ``"[2].answer: expected
     a string or a number, got null"`` for entry 2 (from 0) of a text that is a JSON list holding pair objects,
     ``" (line 3 of its text).answer: missing"`` for a line that is a JSON object with a ``question`` or
-    ``answer`` key. ``[]``: none (plain text, pairs that all read, JSON that holds no pair object).
+    ``answer`` key. Also JSON written as pairs that is no valid JSON: a text that opens a list of objects (``[{``)
+    and holds a ``"question"`` or ``"answer"`` key, or such a line, that JSON cannot read (``"[1]: not valid JSON
+    (Expecting ',' delimiter at line 1, column 60 of the text)"``: the entry where reading stopped; one bad entry
+    would make the whole text one block of plain text). ``[]``: none (plain text, pairs that all read, JSON that
+    holds no pair object).
 
     >>> json_pair_problems('[{"question": "Q?", "answer": "A."}, {"question": "Q?", "answer": null}]')
     ['[1].answer: expected a string or a number, got null']
     >>> json_pair_problems('Context.\\n{"question": "Who?"}'), json_pair_problems('[1, 2]')
     ([' (line 2 of its text).answer: missing'], [])
+    >>> json_pair_problems('[{"question": "Q?", "answer": NaN}, {"question": "Q?", "answer": "A", "Answer": "B"}]')
+    ['[0].answer: expected a string or a finite number, got NaN', "[1]: keys 'answer' and 'Answer' both give the answer (keys are read in any case); give one"]
     """
     if not isinstance(text, str):
         return []
@@ -216,29 +309,63 @@ def json_pair_problems(text: str) -> List[str]:
             if not any(_pair_keys(v).keys() & {"question", "answer"} for v in value):
                 return []  # JSON, but no entry is written as a pair: plain text
             return [f"[{k}]{p}" for k, v in enumerate(value) if (p := _pair_problem(v)) is not None]
+        bad = _unreadable(text) if re.match(r"\[\s*\{", text) and _PAIR_KEY.search(text) else None
+        if bad is not None:
+            entry = None if bad[1] is None else _entry_at(text, bad[1])
+            return [(f"[{entry}]: " if entry is not None else ": ") + bad[0]]
     out = []
-    for j, line in enumerate(text.split("\n"), 1):
+    for j, line in enumerate(_lines(text), 1):
         stripped = line.strip().rstrip(",").strip()
         if not (stripped.startswith("{") and stripped.endswith("}")):
             continue
         try:
-            value = json.loads(stripped)
+            obj = _loads(stripped)
         except (ValueError, RecursionError):
+            bad = _unreadable(stripped) if _PAIR_KEY.search(stripped) else None
+            if bad is not None:
+                out.append(f" (line {j} of its text): {bad[0]}")
             continue
-        if _pair_keys(value).keys() & {"question", "answer"}:
-            p = _pair_problem(value)
+        if _pair_keys(obj).keys() & {"question", "answer"}:
+            p = _pair_problem(obj)
             if p is not None:
                 out.append(f" (line {j} of its text){p}")
     return out
 
 
-#: A line that begins like a question or answer marker of any layout (for :func:`_one_field`).
-_MARKER_LIKE = re.compile(r"^[\W\d_]*(?:question|answer|q|a)\b", re.IGNORECASE)
+#: The characters that end a line beside LF (CR is LF by then: :func:`claimalign.textio.normalize_text`), as
+#: :meth:`str.splitlines` reads them: VT, FF, the file / group / record separators, NEL, U+2028, U+2029. Where pairs
+#: are read they are line breaks: a marker after one starts a line (issue 77).
+_OTHER_BREAKS = re.compile("[\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
+
+
+def _lines(text: str) -> List[str]:
+    """The lines of ``text`` as pairs are read: split at LF, and a line that is not one JSON object whole is split at
+    the other line breaks too (:data:`_OTHER_BREAKS`; a JSON string may hold a raw U+2028 or NEL)."""
+    out: List[str] = []
+    for line in text.split("\n"):
+        if _OTHER_BREAKS.search(line) is None:
+            out.append(line)
+            continue
+        stripped = line.strip().rstrip(",").strip()
+        whole = stripped.startswith("{") and stripped.endswith("}")
+        if whole:
+            try:
+                _loads(stripped)
+            except (ValueError, RecursionError):
+                whole = False
+        out.extend([line] if whole else _OTHER_BREAKS.split(line))
+    return out
+
+
+#: A line that begins like a question or answer marker of any layout (``Q2:``, ``**A2:**``, ``Question2:``, ``1.
+#: Question:``, ``### Answer``), or like a JSON object or list (for :func:`_one_field`).
+_MARKER_LIKE = re.compile(r"^(?:[\W\d_]*(?:question|answer|q|a)(?![^\W\d_])|\s*[\[{])", re.IGNORECASE)
 
 
 def _one_field(value: str) -> str:
-    """``value`` stripped, with each line that starts like a marker joined to the line before by a space."""
-    lines = value.strip().split("\n")
+    """``value`` stripped, with each line that starts like a marker joined to the line before by a space; every
+    line break (:data:`_OTHER_BREAKS` too) is LF."""
+    lines = _OTHER_BREAKS.sub("\n", value).strip().split("\n")
     out = lines[:1]
     for line in lines[1:]:
         if _MARKER_LIKE.match(line):
@@ -250,12 +377,25 @@ def _one_field(value: str) -> str:
     return "\n".join(out)
 
 
-def _json_pairs(text: str, notes: Optional[set]) -> str:
+def _placeholder_mark(text: str) -> str:
+    """A private-use character that ``text`` does not hold, to mark the JSON fields :func:`_json_pairs` holds out."""
+    return next(chr(c) for c in range(0xE000, 0xF900) if chr(c) not in text)
+
+
+def _json_pairs(text: str, notes: Optional[set], fields: List[str], mark: str) -> str:
     """``text`` with question/answer pairs written as JSON (:data:`LAYOUT_NOTES` ``json_pairs``) rewritten as
     ``Question: ...`` / ``Answer: ...`` blocks: a whole text that is a JSON list of pair objects, or each line
-    that is one pair object (other lines are left as they are)."""
+    that is one pair object (other lines are left as they are). The question and answer of each pair are held out
+    of the text: it holds ``Question: <mark>k<mark>`` / ``Answer: <mark>k+1<mark>`` with the fields appended to
+    ``fields`` (:func:`parse_qa_text` puts them back), so that nothing inside a JSON string -- a marker in any
+    layout, a blank line, a heading -- is read as layout: one JSON pair is one pair, its answer stays its answer."""
     if "{" not in text:
         return text
+
+    def block(pair: Tuple[str, str]) -> str:
+        fields.extend(pair)
+        return f"Question: {mark}{len(fields) - 2}{mark}\nAnswer: {mark}{len(fields) - 1}{mark}"
+
     blocks: Optional[List[Tuple[str, str]]] = None
     if text.startswith("["):
         value = _json_list(text)
@@ -263,15 +403,15 @@ def _json_pairs(text: str, notes: Optional[set]) -> str:
             found = [_json_pair(v) for v in value]
             blocks = None if None in found else [p for p in found if p is not None]
     if blocks is not None:
-        out = [f"Question: {q}\nAnswer: {a}" for q, a in blocks]
+        out = [block(p) for p in blocks]
     else:
         out, changed = [], False
-        for line in text.split("\n"):
+        for line in _lines(text):
             stripped = line.strip().rstrip(",").strip()
             pair = _json_pair(stripped) if stripped.startswith("{") and stripped.endswith("}") else None
             if pair is not None:
                 changed = True
-                out.append(f"\nQuestion: {pair[0]}\nAnswer: {pair[1]}\n")
+                out.append(f"\n{block(pair)}\n")
             else:
                 out.append(line)
         if not changed:
@@ -463,7 +603,10 @@ def parse_qa_text(text: str, notes: Optional[set] = None) -> List[Tuple[str, str
     text = normalize_text(text).strip()
     if not text:
         return []
-    text = _canonical_markers(_json_pairs(text, notes), notes)
+    fields: List[str] = []
+    mark = _placeholder_mark(text) if "{" in text else ""
+    text = _json_pairs(text, notes, fields, mark)
+    text = _canonical_markers(_OTHER_BREAKS.sub("\n", text), notes)
     pairs: List[Tuple[str, str]] = []
     for block in _QUESTION.split(text):
         block = block.strip().lstrip("\u200b\u200c\u200d\u2060\ufeff").strip()
@@ -474,6 +617,10 @@ def parse_qa_text(text: str, notes: Optional[set] = None) -> List[Tuple[str, str
             pairs.append(("", block))
             continue
         pairs.append(_split_block(_REPEATED["question"].sub("", block[m.end():].lstrip()), notes))
+    if fields:  # the JSON pairs' questions and answers, held out by _json_pairs, back where they stand
+        held = re.compile(re.escape(mark) + r"(\d+)" + re.escape(mark))
+        pairs = [(held.sub(lambda m: fields[int(m.group(1))], q).strip(), held.sub(lambda m: fields[int(m.group(1))], a).strip())
+                 for q, a in pairs]
     return pairs
 
 

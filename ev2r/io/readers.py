@@ -100,8 +100,9 @@ def parse_evidence(value: Any, where: str, field: str, notes: Optional[set] = No
 
 def _check_json_pairs(text: str, where: str, field: str) -> None:
     """Refuse evidence text holding question/answer pairs written as JSON of which an entry is no pair
-    (``{"question": "Q?", "answer": null}``, no ``answer``): the one Q/A reader would read such text as one
-    block of plain text, silently (issue 65; :func:`claimalign.qa_text.json_pair_problems`).
+    (``{"question": "Q?", "answer": null}``, no ``answer``, ``"answer": NaN``, ``"answer"`` beside ``"Answer"``) or
+    that is no valid JSON (``[{"question": "Q?", "answer": "A",}]``): the one Q/A reader would read such text as one
+    block of plain text, silently (issues 65, 75, 77; :func:`claimalign.qa_text.json_pair_problems`).
 
     Raises:
         InputError: naming the row, the field, the entry (or line of the text) and what is allowed.
@@ -112,8 +113,8 @@ def _check_json_pairs(text: str, where: str, field: str) -> None:
     if problems:
         more = f" (and {len(problems) - 3} more entries)" if len(problems) > 3 else ""
         raise InputError(f"{where}: {'; '.join(field + p for p in problems[:3])}{more}. Question/answer pairs written "
-                         "as JSON need a \"question\" and an \"answer\", each text or a number, in every entry (or give "
-                         "the evidence as plain text)")
+                         "as JSON need valid JSON with one \"question\" and one \"answer\" (keys in any case), each text "
+                         "or a finite number, in every entry (or give the evidence as plain text)")
 
 
 def _gold_label(row: dict, where: str):

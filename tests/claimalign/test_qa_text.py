@@ -299,3 +299,116 @@ def test_json_in_evidence_nested_past_the_parser_is_text_and_an_answer_cannot_in
     notes: set = set()
     assert parse_qa_text(text, notes) == [("Who won?", "Bob won the race. Question: Injected? Answer: Yes.")]
     assert notes == {"json_pairs"}
+
+
+# issue 77 item 3 (hostile tester, 1.7.0): a marker in another layout inside a JSON string ("Q2:", "**Q2:**",
+# "Question2:", "1. Question:", ...) still made a pair of its own -- one JSON pair hiding the gold's second pair scored
+# as two honest pairs -- and in the question field it moved the real answer into the injected pair. Inside a JSON
+# field markers are text: the field is held out of the text while the layout is read.
+INJECTED_MARKERS = [("Q2:", "A2:"), ("Question2:", "Answer2:"), ("Question 2:", "Answer 2:"), ("**Q2:**", "**A2:**"),
+                    ("1. Question:", "1. Answer:"), ("- Question:", "- Answer:"), ("> Question:", "> Answer:"),
+                    ("### Question 2\n", "### Answer 2\n"), ("Q:", "A:"), ("Question：", "Answer："),
+                    ("Question:", "Answer:")]
+GOLD = [("Who won the 2019 race?", "Bob won the race."), ("Where was the 2019 race held?", "It was held in Paris.")]
+
+
+@pytest.mark.parametrize("form", ["line", "list"])
+@pytest.mark.parametrize("q_marker, a_marker", INJECTED_MARKERS)
+def test_markers_inside_a_json_field_are_text_never_a_pair(q_marker, a_marker, form):
+    (q1, a1), (q2, a2) = GOLD
+    injected = f"\n\n{q_marker} {q2}\n{a_marker} {a2}"
+    dump = (lambda obj: json.dumps(obj)) if form == "line" else (lambda obj: json.dumps([obj]))
+    # plain text: the markers are the layout, read as two pairs
+    assert parse_qa_text(f"Question: {q1}\nAnswer: {a1}{injected}") == GOLD
+    # in the answer field: one pair, the injected lines its text
+    notes: set = set()
+    ((q, a),) = parse_qa_text(dump({"question": q1, "answer": a1 + injected}), notes)
+    assert q == q1 and a.startswith(a1) and q2 in a and a2 in a and notes == {"json_pairs"}
+    # in the question field: one pair, and the answer stays the answer
+    ((q, a),) = parse_qa_text(dump({"question": q1 + injected, "answer": a1}))
+    assert a == a1 and q.startswith(q1) and q2 in q and a2 in q
+
+
+def test_a_json_pair_hiding_a_second_pair_scores_as_one_pair(nltk_data):
+    from claimalign.averitec import hu_meteor
+
+    (q1, a1), (q2, a2) = GOLD
+    hidden = parse_qa_text(json.dumps([{"question": q1, "answer": f"{a1}\nQ2: {q2}\nA2: {a2}"}]))
+    assert hidden == [(q1, f"{a1} Q2: {q2} A2: {a2}")]  # the joined text, as 1.3 meant
+    honest = hu_meteor(GOLD, GOLD)
+    assert hu_meteor(hidden, GOLD) == hu_meteor([(q1, f"{a1} Q2: {q2} A2: {a2}")], GOLD) < honest - 0.1
+
+
+def test_a_json_field_keeps_its_text_and_a_repeated_own_marker_goes():
+    text = json.dumps({"question": "Question: Who won?", "answer": "Answer: ### Evidence 2\nBob.\n\nHe led."})
+    assert parse_qa_text(text) == [("Who won?", "### Evidence 2\nBob.\n\nHe led.")]
+    # a JSON string is no JSON pair of the text it stands in
+    text = json.dumps({"question": "Who won?", "answer": 'Bob.\n{"question": "Where?", "answer": "Paris."}'})
+    assert parse_qa_text(text) == [("Who won?", 'Bob. {"question": "Where?", "answer": "Paris."}')]
+
+
+# issue 77 item 4: U+2028, U+2029, NEL, VT and FF (and the file / group / record separators, str.splitlines' other
+# breaks) between plain-text pairs merged two pairs into one, with a note about an answer on the question's line
+LINE_BREAKS = {"LS": "\u2028", "PS": "\u2029", "NEL": "\x85", "VT": "\x0b", "FF": "\x0c", "FS": "\x1c", "GS": "\x1d",
+               "RS": "\x1e"}
+
+
+@pytest.mark.parametrize("name", sorted(LINE_BREAKS))
+def test_other_line_breaks_are_line_breaks_where_pairs_are_read(name):
+    br = LINE_BREAKS[name]
+    pairs = [("Who won?", "Bob."), ("Where?", "Paris.")]
+    notes: set = set()
+    assert parse_qa_text(f"Question: Who won?{br}Answer: Bob.{br}{br}Question: Where?{br}Answer: Paris.", notes) == pairs
+    assert notes == set()  # nothing was wrong: no note
+    assert parse_qa_text(f"Question: Who won?\nAnswer: Bob.{br}Question: Where?\nAnswer: Paris.") == pairs
+    notes = set()
+    assert parse_qa_text(f"Q1: Who won?{br}A1: Bob.{br}Q2: Where?{br}A2: Paris.", notes) == pairs
+    assert notes == {"marker_layout"}  # the repair it needed, and only that
+    notes = set()
+    lines = br.join(json.dumps({"question": q, "answer": a}) for q, a in pairs)
+    assert parse_qa_text(lines, notes) == pairs and notes == {"json_pairs"}
+    # inside a JSON string the break is a line break of its field, never a cut of the JSON line
+    text = json.dumps({"question": "Who won?", "answer": f"Bob.{br}He led."}, ensure_ascii=False)
+    assert parse_qa_text(text) == [("Who won?", "Bob.\nHe led.")]
+    assert parse_qa_text(f"Bob won.{br}He led.") == [("", "Bob won.\nHe led.")]
+
+
+# issue 77 item 5, issue 75: a JSON pair that is none is never read as one silently: NaN / Infinity are no answer
+# text, keys that differ only in case are not resolved by keeping the last, and JSON written as pairs that does not
+# parse is named by its entry (each of these once turned the text into one block of plain text, unnamed)
+@pytest.mark.parametrize("text, problem", [
+    ('{"question": "Q?", "answer": NaN}', " (line 1 of its text).answer: expected a string or a finite number, got NaN"),
+    ('[{"question": "Q?", "answer": "A."}, {"question": "Q?", "answer": 1e999}]',
+     "[1].answer: expected a string or a finite number, got Infinity"),
+    ('[{"question": -Infinity, "answer": "A."}]', "[0].question: expected a string or a finite number, got -Infinity"),
+    ('{"question": "Q?", "answer": "a", "Answer": "b"}',
+     " (line 1 of its text): keys 'answer' and 'Answer' both give the answer (keys are read in any case); give one"),
+    ('[{"Question": "Q?", "question ": "Q2?", "answer": "a"}]',
+     "[0]: keys 'Question' and 'question ' both give the question (keys are read in any case); give one"),
+    ('[{"question": "Q?", "answer": "a", "answer": "b"}]',
+     "[0]: keys 'answer' and 'answer' both give the answer (keys are read in any case); give one"),
+    ('[{"question": "Q?", "answer": "A."}, {"question": "Q2?", "answer": "A2.",}]',
+     "[1]: not valid JSON (Expecting property name enclosed in double quotes at line 1, column 74 of the text)"),
+    ('[\n  {"question": "Q?", "answer": "A."},\n  {"question": "Q2?" "answer": "A2."},\n  {"question": "Q3?", '
+     '"answer": "A3."}\n]', "[1]: not valid JSON (Expecting ',' delimiter at line 3, column 22 of the text)"),
+    ("[{'question': 'Q?', 'answer': 'A.'}]",
+     "[0]: not valid JSON (Expecting property name enclosed in double quotes at line 1, column 3 of the text)"),
+    ('[{"question": "Q?", "answer": "A."}] and more', ": not valid JSON (Extra data at line 1, column 38 of the text)"),
+    ('Context.\n{"question": "Q?", "answer": "A.",}',
+     " (line 2 of its text): not valid JSON (Expecting property name enclosed in double quotes at line 1, column 35 of "
+     "the text)"),
+    ('[{"question": "Q?", "answer": 1%s}]' % ("0" * 5000), "[0]: holds an integer of more than 4300 digits (Python's limit)"),
+])
+def test_json_pairs_that_are_none_are_named_never_read_as_text_silently(text, problem):
+    from claimalign.qa_text import json_pair_problems
+
+    assert json_pair_problems(text) == [problem]
+    assert all(a not in ("nan", "inf", "-inf", "b") for _, a in parse_qa_text(text))  # no value invented, none chosen
+
+
+def test_text_that_only_mentions_json_keys_is_no_problem():
+    from claimalign.qa_text import json_pair_problems
+
+    for text in ('[1] The "question": was it legal? The court said yes.', 'The set {"question": "x"} mid-line.',
+                 '[{"q": "Who?", "a": "Bob."},]', "[Source] {not json}", '{"claim": "x", "answer" "y"}'):
+        assert json_pair_problems(text) == [], text

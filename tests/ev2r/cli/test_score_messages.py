@@ -25,8 +25,8 @@ def _score_parser() -> argparse.ArgumentParser:
 # -- 2. a bad entry of question/answer evidence is refused, naming row, line, field, entry and what is allowed -------
 
 ALLOWED_LIST = 'each entry of a list of question/answer pairs is {"question": text, "answer": text}'
-ALLOWED_JSON = ('Question/answer pairs written as JSON need a "question" and an "answer", each text or a number, in '
-                'every entry (or give the evidence as plain text)')
+ALLOWED_JSON = ('Question/answer pairs written as JSON need valid JSON with one "question" and one "answer" (keys in '
+                'any case), each text or a finite number, in every entry (or give the evidence as plain text)')
 GOOD = {"question": "Who won?", "answer": "Bob."}
 
 
@@ -43,6 +43,21 @@ GOOD = {"question": "Who won?", "answer": "Bob."}
      f"predicted_evidence (line 2 of its text).answer: expected a string or a number, got null. {ALLOWED_JSON}"),
     (["Plain text.", json.dumps([GOOD, {"question": "Q?", "answer": [1]}])],
      f"predicted_evidence[1][1].answer: expected a string or a number, got a list. {ALLOWED_JSON}"),
+    # issue 77: NaN / Infinity are no answer text ("nan", "inf"), and of two keys that differ only in case none is
+    # kept silently
+    (json.dumps([GOOD, {"question": "Q?", "answer": float("nan")}]),
+     f"predicted_evidence[1].answer: expected a string or a finite number, got NaN. {ALLOWED_JSON}"),
+    ('{"question": "Q?", "answer": 1e999}',
+     f"predicted_evidence (line 1 of its text).answer: expected a string or a finite number, got Infinity. {ALLOWED_JSON}"),
+    ('{"question": "Q?", "answer": "a", "Answer": "b"}',
+     "predicted_evidence (line 1 of its text): keys 'answer' and 'Answer' both give the answer (keys are read in any "
+     f"case); give one. {ALLOWED_JSON}"),
+    ([GOOD, {"question": "Q?", "answer": "a", "Answer": "b"}],
+     f"predicted_evidence[1]: keys 'answer' and 'Answer' differ only in case; give one 'answer'; {ALLOWED_LIST}"),
+    # issue 75: one entry of a JSON list that does not parse once made the whole text one block, unnamed
+    (json.dumps([GOOD, GOOD])[:-1] + ', {"question": "Q?", "answer": "A",}]',
+     "predicted_evidence[2]: not valid JSON (Expecting property name enclosed in double quotes at line 1, column 123 "
+     f"of the text). {ALLOWED_JSON}"),
 ])
 def test_a_bad_question_answer_entry_is_refused_by_row_line_field_and_entry(tmp_path, capsys, evidence, says):
     rows = [{"id": f"r{n}", "claim": "c", "predicted_evidence": "Bob won.", "reference_evidence": "Bob won.",
