@@ -17,6 +17,7 @@ from typing import Optional, Sequence
 from claimalign.models import resolve_dtype
 from ev2r.training.data import CTKFACTS_FILES, DATA_FILES
 from ev2r.training.augment import DENIAL_KINDS
+from ev2r.training.edits import FAMILY_SETS
 from ev2r.training.pool import AVERITEC_PREMISES
 from ev2r.training.loop import RESUME_OVERRIDES, TrainingOptionError, run_training
 
@@ -80,6 +81,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--aug-meaning-pair-share", type=float, default=0.0,
                         help="with --aug-meaning-edits: the share of near-copy pairs with both sides answers to one "
                              "question (the layout of the verified copy reading; default 0)")
+    parser.add_argument("--aug-edit-families", choices=tuple(FAMILY_SETS), default="issue63",
+                        help="with --aug-meaning-edits or --aug-contained: the edit families drawn on (issue63: the "
+                             "families runs/edits1..7 were trained on; all: also issue 73's certainty, attribution, "
+                             "time, quantifier, comparative, abbreviation, sentence_split, coordination, date_format)")
     parser.add_argument("--aug-contained", type=int, default=0,
                         help="N pairs whose premise is a question/answer pair holding the hypothesis, unedited or "
                              "edited once (ev2r.training.contained; issue 63: a pair's own sentences read as entailed)")
@@ -218,6 +223,9 @@ def finish_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> ar
             parser.error(f"{flag}: needs --aug-contained N")
     if getattr(args, "aug_contained_polar_balanced", False) and not getattr(args, "aug_contained_polar_share", 0.0):
         parser.error("--aug-contained-polar-balanced: needs --aug-contained-polar-share > 0")
+    if (getattr(args, "aug_edit_families", "issue63") != "issue63" and not getattr(args, "aug_meaning_edits", 0)
+            and not getattr(args, "aug_contained", 0)):
+        parser.error(f"--aug-edit-families {args.aug_edit_families}: needs --aug-meaning-edits N or --aug-contained N")
     missing = [n for n in DATA_FILES.values() if not (args.data_dir / n).is_file()]
     if missing:
         parser.error(f"--data-dir: {args.data_dir} lacks {', '.join(missing[:4])}"

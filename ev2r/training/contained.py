@@ -19,10 +19,19 @@ from typing import Optional, Sequence
 
 from ev2r.training.augment import GENERIC_QUESTIONS
 from ev2r.training.data import Pair
-from ev2r.training.edits import CHANGE_LABEL, CHANGING, PRESERVING, data_names, edit_text
+from ev2r.training.edits import CHANGE_LABEL, CHANGING, PREMISE_ONLY, PRESERVING, data_names, edit_text, family_set
 
-#: Changing families used on the hypothesis side (``hedge`` and ``yesno`` need their own layouts and are left out).
-CONTAINED_CHANGING = tuple(sorted(set(CHANGING) - {"hedge", "yesno"}))
+
+def contained_changing(families=None) -> tuple[str, ...]:
+    """The changing families of ``families`` (:func:`ev2r.training.edits.family_set`) usable on the hypothesis side:
+    ``yesno`` needs its own layout and the premise-only families (``hedge``, ``certainty``, ``quantifier``) would make
+    an edited hypothesis the weaker statement, which its premise entails."""
+    chosen = family_set(families)
+    return tuple(sorted(f for f in CHANGING if f in chosen and f not in PREMISE_ONLY and f != "yesno"))
+
+
+#: Changing families used on the hypothesis side by default (issue 63's, less ``hedge`` and ``yesno``).
+CONTAINED_CHANGING = contained_changing()
 #: Negative words anywhere in a statement: its yes/no question's "No." would be a double negative.
 _NEGATED = re.compile(r"(?<![\w'])(?:not|never|no|none|nothing|nobody|no one|neither|nor|without|cannot)(?![\w'])|"
                       r"n't(?![\w'])", re.I)
@@ -113,7 +122,7 @@ def _lower_first(s: str) -> str:
 
 def augment_contained(pairs: Sequence[Pair], rng: random.Random, n: int, edit_share: float = 0.5,
                       names: Optional[Sequence[str]] = None, polar_share: float = 0.0,
-                      polar_balanced: bool = False) -> list[Pair]:
+                      polar_balanced: bool = False, families=None) -> list[Pair]:
     """Up to ``n`` (premise, hypothesis) pairs whose premise is a question/answer pair holding the hypothesis:
 
     * the answer: the hypothesis's statement among 0-3 other statements of the pool (while the pair stays within
@@ -146,9 +155,10 @@ def augment_contained(pairs: Sequence[Pair], rng: random.Random, n: int, edit_sh
         edit_share: in [0, 1].
         names: capitalised names for the ``entity`` family; default: those of the pool's statements
             (:func:`ev2r.training.edits.data_names`).
+        families: the edit families drawn on (:func:`ev2r.training.edits.family_set`; default issue 63's).
 
     Raises:
-        ValueError: ``n`` < 0, or ``edit_share`` or ``polar_share`` outside [0, 1].
+        ValueError: ``n`` < 0, ``edit_share`` or ``polar_share`` outside [0, 1], or bad ``families``.
     """
     if n < 0:
         raise ValueError(f"n: {n} must be >= 0")
@@ -161,7 +171,9 @@ def augment_contained(pairs: Sequence[Pair], rng: random.Random, n: int, edit_sh
     rng.shuffle(statements)
     if names is None:
         names = data_names(statements)
-    keeping = sorted(PRESERVING)
+    chosen = family_set(families)
+    keeping = sorted(f for f in PRESERVING if f in chosen)
+    changing = contained_changing(families)
     out: list[Pair] = []
     tries = 0
     while len(out) < n and tries < 20 * n + 100:
@@ -175,7 +187,9 @@ def augment_contained(pairs: Sequence[Pair], rng: random.Random, n: int, edit_sh
         others = [o for o in (statements[rng.randrange(len(statements))] for _ in range(rng.randrange(4))) if o != s]
         answer_s, hyp, label, tag = s, s, "entailment", "contained_plain"
         if rng.random() < edit_share:
-            if rng.random() < 0.5:
+            if (rng.random() < 0.5 and keeping) or not changing:
+                if not keeping:
+                    continue
                 family = keeping[rng.randrange(len(keeping))]
                 e = edit_text(family, s, rng, names)
                 if e is None:
@@ -183,7 +197,7 @@ def augment_contained(pairs: Sequence[Pair], rng: random.Random, n: int, edit_sh
                 answer_s, hyp = (e, s) if rng.random() < 0.5 else (s, e)
                 tag = f"contained_keep_{family}"
             else:
-                family = CONTAINED_CHANGING[rng.randrange(len(CONTAINED_CHANGING))]
+                family = changing[rng.randrange(len(changing))]
                 e = edit_text(family, s, rng, names)
                 if e is None:
                     continue
@@ -194,8 +208,8 @@ def augment_contained(pairs: Sequence[Pair], rng: random.Random, n: int, edit_sh
         else:
             asked = statements[rng.randrange(len(statements))] if r < 0.75 else None
             if asked is None:  # the question asks about a value the answer corrects
-                family = CONTAINED_CHANGING[rng.randrange(len(CONTAINED_CHANGING))]
-                asked = edit_text(family, s, rng, names) or s
+                family = changing[rng.randrange(len(changing))] if changing else None
+                asked = (edit_text(family, s, rng, names) if family else None) or s
             q = ASKING[rng.randrange(len(ASKING))].format(s=_lower_first(asked))
         room = MAX_CHARS - len(q) - len(hyp) - len(answer_s)
         if room < 0:

@@ -25,6 +25,13 @@ The families that **keep** it (the pair keeps its label): ``typos``, ``contracti
 senses, :func:`ev2r.metric.admission.first_sense_synonyms`: any first-sense synonym is often another sense, issue 63's
 "World Bank" -> "Universe Bank").
 
+Issue 73 added more families (:mod:`ev2r.training.edits_more`): ``certainty``, ``attribution``, ``time``,
+``quantifier`` and ``comparative`` change the meaning; ``abbreviation``, ``sentence_split``, ``coordination`` and
+``date_format`` keep it. A run draws on them only when asked (``families``, ``--aug-edit-families all``):
+:data:`FAMILY_SETS` ``"issue63"``, the default, is the families above, so the recorded runs' options still build
+their pools. ``hedge``, ``certainty`` and ``quantifier`` weaken a statement and are used on the premise side only
+(:data:`PREMISE_ONLY`).
+
 These are the *handed* families; the test side (``benchmarks/edits_blind.py``) was written apart from them and is
 never read to build them.
 """
@@ -39,7 +46,8 @@ from typing import Callable, Optional, Sequence
 from ev2r.training.augment import GENERIC_QUESTIONS
 from ev2r.training.data import Pair
 
-__all__ = ["CHANGING", "PRESERVING", "CHANGE_LABEL", "edit_text", "augment_meaning_edits", "wordnet_antonyms"]
+__all__ = ["CHANGING", "PRESERVING", "CHANGE_LABEL", "PREMISE_ONLY", "FAMILY_SETS", "family_set", "edit_text",
+           "augment_meaning_edits", "wordnet_antonyms"]
 
 EditFn = Callable[[str, random.Random], Optional[str]]
 
@@ -333,18 +341,57 @@ def _number_format(text: str, rng: random.Random) -> Optional[str]:
     return text[:a] + rep + text[b:]
 
 
+from ev2r.training import edits_more as _more  # noqa: E402 (issue 73's families; it imports nothing from here at load)
+
 #: Families that change what a statement says, with the label of (original, edited) pairs.
 CHANGING: dict[str, EditFn] = {"antonym": _antonym, "negation": _negation, "number": _number, "scale": _scale,
                                "sign": _sign, "yesno": _yesno, "entity": _entity, "unit": _unit, "roles": _roles,
-                               "hedge": _hedge}
+                               "hedge": _hedge, "certainty": _more.certainty, "attribution": _more.attribution,
+                               "time": _more.time_shift, "quantifier": _more.quantifier,
+                               "comparative": _more.comparative}
 CHANGE_LABEL = {"antonym": "contradiction", "negation": "contradiction", "number": "contradiction",
                 "scale": "contradiction", "sign": "contradiction", "yesno": "contradiction", "entity": "neutral",
-                "unit": "neutral", "roles": "neutral", "hedge": "neutral"}
+                "unit": "neutral", "roles": "neutral", "hedge": "neutral", "certainty": "neutral",
+                "attribution": "contradiction", "time": "contradiction", "quantifier": "neutral",
+                "comparative": "contradiction"}
 #: Families that keep what a statement says.
 PRESERVING: dict[str, EditFn] = {"typos": _perturbation("typos"), "contractions": _perturbation("contractions"),
                                  "numbers_to_words": _perturbation("numbers_to_words"),
                                  "words_to_numbers": _perturbation("words_to_numbers"), "articles": _articles,
-                                 "number_format": _number_format, "synonym": _synonym}
+                                 "number_format": _number_format, "synonym": _synonym,
+                                 "abbreviation": _more.abbreviation, "sentence_split": _more.sentence_split,
+                                 "coordination": _more.coordination, "date_format": _more.date_format}
+#: Changing families that weaken the statement: only (edited premise, original hypothesis) is labelled (neutral); the
+#: original entails or may entail its weakened edit ("All staff were paid" -> "Some staff were paid").
+PREMISE_ONLY = frozenset({"hedge", "certainty", "quantifier"})
+#: The family sets a run may draw on: ``issue63`` (the families ``runs/edits1`` .. ``runs/edits7`` were trained on, the
+#: default) and ``all`` (with issue 73's).
+FAMILY_SETS: dict[str, tuple[str, ...]] = {
+    "issue63": ("antonym", "negation", "number", "scale", "sign", "yesno", "entity", "unit", "roles", "hedge",
+                "typos", "contractions", "numbers_to_words", "words_to_numbers", "articles", "number_format",
+                "synonym"),
+    "all": tuple(CHANGING) + tuple(PRESERVING),
+}
+
+
+def family_set(families=None) -> frozenset:
+    """The families a generator draws on: ``None`` -> :data:`FAMILY_SETS` ``"issue63"``, a key of
+    :data:`FAMILY_SETS` -> its families, else the given family names.
+
+    Raises:
+        ValueError: an unknown set or family name, or no family.
+    """
+    if families is None:
+        return frozenset(FAMILY_SETS["issue63"])
+    if isinstance(families, str):
+        if families not in FAMILY_SETS:
+            raise ValueError(f"families: {families!r} not among {sorted(FAMILY_SETS)}")
+        return frozenset(FAMILY_SETS[families])
+    names = frozenset(families)
+    unknown = sorted(names - set(CHANGING) - set(PRESERVING))
+    if unknown or not names:
+        raise ValueError(f"families: {unknown or 'none'} not among {sorted(CHANGING) + sorted(PRESERVING)}")
+    return names
 
 
 def data_names(statements: Sequence[str]) -> list[str]:
@@ -377,23 +424,24 @@ def _qa(text: str, rng: random.Random) -> str:
 
 
 def augment_meaning_edits(pairs: Sequence[Pair], rng: random.Random, n: int, change_share: float = 0.6,
-                          pair_share: float = 0.0) -> list[Pair]:
+                          pair_share: float = 0.0, families=None) -> list[Pair]:
     """Up to ``n`` pairs that teach the verifier to read one-word edits (issue 63 item 2), from the statements of
     ``pairs`` (their premises and hypotheses of 30-300 characters):
 
     * **near-copy pairs** (half): a statement ``S`` and its edit ``S'``, as (S, S') or (S', S) at random, premise
       sometimes in the question/answer layout (``pair_share`` of them with both sides answers to one question, as
       the verified copy reading compares a pair with its gold pair): a meaning-preserving edit -> entailment; a changing one -> the
-      family's :data:`CHANGE_LABEL` (``hedge`` only on the premise side);
+      family's :data:`CHANGE_LABEL` (the :data:`PREMISE_ONLY` families' edit only on the premise side);
     * **entailed-hypothesis pairs** (half): an entailment pair of ``pairs`` whose hypothesis is edited by a
       changing family -> its label, when the edited span also occurs in the premise (numbers, names, scale and
       unit words: the premise states what the edit changes), or by a preserving family -> entailment.
 
     ``change_share`` of the pairs come from changing families (drawn uniformly among those that apply), the rest
-    from preserving ones. Sources are ``edit_keep_<family>`` and ``edit_change_<family>``.
+    from preserving ones (all from the one side when ``families`` has none of the other). Sources are
+    ``edit_keep_<family>`` and ``edit_change_<family>``. ``families``: see :func:`family_set` (default: issue 63's).
 
     Raises:
-        ValueError: ``n`` < 0 or ``change_share`` outside [0, 1].
+        ValueError: ``n`` < 0, ``change_share`` outside [0, 1], or bad ``families``.
     """
     if n < 0:
         raise ValueError(f"n: {n} must be >= 0")
@@ -407,12 +455,14 @@ def augment_meaning_edits(pairs: Sequence[Pair], rng: random.Random, n: int, cha
     entailed = [p for p in pairs if p.label == "entailment" and len(p.premise) < 700 and 20 <= len(p.hypothesis) < 300]
     rng.shuffle(entailed)
     out: list[Pair] = []
-    changing, keeping = sorted(CHANGING), sorted(PRESERVING)
+    chosen = family_set(families)
+    changing, keeping = sorted(f for f in CHANGING if f in chosen), sorted(f for f in PRESERVING if f in chosen)
     si = ei = 0
     tries = 0
     while len(out) < n and tries < 20 * n + 100:
         tries += 1
         change = rng.random() < change_share
+        change = (change or not keeping) and bool(changing)
         family = (changing if change else keeping)[rng.randrange(len(changing if change else keeping))]
         label = CHANGE_LABEL[family] if change else "entailment"
         tag = f"edit_{'change' if change else 'keep'}_{family}"
@@ -433,16 +483,16 @@ def augment_meaning_edits(pairs: Sequence[Pair], rng: random.Random, n: int, cha
                 continue
             if family != "hedge" and rng.random() < pair_share:  # both sides one question's answers (a near-copy
                 q = GENERIC_QUESTIONS[rng.randrange(len(GENERIC_QUESTIONS))]  # of a pair, as the copy check reads it)
-                a, b = (s, e) if rng.random() < 0.5 else (e, s)
+                a, b = (e, s) if family in PREMISE_ONLY or rng.random() >= 0.5 else (s, e)
                 out.append(Pair(f"Question: {q}\nAnswer: {a}", f"Question: {q}\nAnswer: {b}", label, tag))
-            elif family == "hedge" or rng.random() < 0.5:
+            elif family in PREMISE_ONLY or rng.random() < 0.5:
                 out.append(Pair(_qa(e, rng), s, label, tag))
             else:
                 out.append(Pair(_qa(s, rng), e, label, tag))
         elif entailed:
             p = entailed[ei % len(entailed)]
             ei += 1
-            if family == "hedge":
+            if family in PREMISE_ONLY:
                 continue
             e = edit_text(family, p.hypothesis, rng, names)
             if e is None:

@@ -53,10 +53,16 @@ LICENCES = {
     "averitec_pair_mismatched": "CC BY-NC 4.0 (AVeriTeC train split: a pair of another claim's evidence -> neutral)",
     "ctkfacts_train": "CC BY-SA 3.0 (CTKFacts, Ullrich et al. 2023: Czech claims vs Czech News Agency paragraphs)",
     **{f"edit_keep_{k}": f"derived from the pairs above (issue 63 handed edit family {k}: meaning kept, label kept)"
-       for k in ("typos", "contractions", "numbers_to_words", "words_to_numbers", "articles", "number_format", "yesno")},
+       for k in ("typos", "contractions", "numbers_to_words", "words_to_numbers", "articles", "number_format", "yesno",
+                 "synonym")},
     **{f"edit_change_{k}": f"derived from the pairs above (issue 63 handed edit family {k}: meaning changed -> "
                            "contradiction or neutral)"
        for k in ("antonym", "negation", "number", "scale", "sign", "yesno", "entity", "unit", "roles", "hedge")},
+    **{f"edit_keep_{k}": f"derived from the pairs above (issue 73 edit family {k}: meaning kept, label kept)"
+       for k in ("abbreviation", "sentence_split", "coordination", "date_format")},
+    **{f"edit_change_{k}": f"derived from the pairs above (issue 73 edit family {k}: meaning changed -> "
+                           "contradiction or neutral)"
+       for k in ("certainty", "attribution", "time", "quantifier", "comparative")},
     "qa_layout_claim_question": "derived from the pairs above (the hypothesis asked as a yes/no question, the premise as "
                                 "its answer; label kept)",
     "qa_layout_wh_question": "derived from the pairs above (the premise split into an echo question and its short answer; "

@@ -139,13 +139,15 @@ def training_pool(args, rng: random.Random) -> tuple[list[Pair], dict[str, list[
 
         train += augment_meaning_edits(train, rng, args.aug_meaning_edits,
                                        getattr(args, "aug_meaning_change_share", 0.6),
-                                       getattr(args, "aug_meaning_pair_share", 0.0))
+                                       getattr(args, "aug_meaning_pair_share", 0.0),
+                                       families=getattr(args, "aug_edit_families", None))
     if getattr(args, "aug_contained", 0):
         from ev2r.training.contained import augment_contained
 
         train += augment_contained(train, rng, args.aug_contained, getattr(args, "aug_contained_edit_share", 0.5),
                                    polar_share=getattr(args, "aug_contained_polar_share", 0.0),
-                                   polar_balanced=getattr(args, "aug_contained_polar_balanced", False))
+                                   polar_balanced=getattr(args, "aug_contained_polar_balanced", False),
+                                   families=getattr(args, "aug_edit_families", None))
     if args.averitec_train is not None:
         repeat = {"entailment": 2, "neutral": 2}
         if getattr(args, "averitec_premises", None) == "pair-witness":

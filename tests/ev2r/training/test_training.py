@@ -268,6 +268,8 @@ def test_model_card_compares_with_the_previous_bundled_verifier(tmp_path):
     (["--aug-contained", "10", "--aug-contained-polar-share", "1.5"], "--aug-contained-polar-share: must be in [0, 1]"),
     (["--aug-contained", "10", "--aug-contained-polar-balanced"],
      "--aug-contained-polar-balanced: needs --aug-contained-polar-share > 0"),
+    (["--aug-edit-families", "all"], "--aug-edit-families all: needs --aug-meaning-edits N or --aug-contained N"),
+    (["--aug-meaning-edits", "10", "--aug-edit-families", "most"], "--aug-edit-families: invalid choice: 'most'"),
 ])
 def test_training_command_rejects_bad_options(tmp_path, capsys, extra, message):
     data = _tiny_data_dir(tmp_path / "data")
