@@ -12,8 +12,10 @@ Text from the data is printed with its control characters escaped (:func:`escape
 (ESC ``[2J``) prints as the text ``\\x1b[2J``), so a dataset cannot retitle, clear or colour the terminal
 or hide text; ``--id`` is read as the file's ids are (Unicode NFC, :func:`claimalign.textio.normalize_text`).
 
-Pairs are counted from 0 within each side's evidence (as ``pair_index`` in the rows); the row number is
-the 1-based line of the input file.
+Pairs are counted from 0 within each side's evidence (as ``pair_index`` in the rows); the row is counted from 0 (the
+score rows' ``row``), with the 1-based line of the input file beside it. The formulas are printed with the run's
+``alpha`` and ``ev2r_hybrid`` weights (read from the scorer's signature, or with ``--scores`` from the run record beside
+the rows; :func:`ev2r.reporting.reasons.run_weights`).
 """
 
 from __future__ import annotations
@@ -22,24 +24,27 @@ import argparse
 import json
 import sys
 import textwrap
+from typing import Optional
 
 from ev2r.cli.common import add_metric_args, add_premise_args, add_verifier_args, proxy_verifier_option
 from ev2r.config import DEFAULTS
-from ev2r.reporting.reasons import proxy_breakdown, reading
+from ev2r.reporting.reasons import ev2r_terms, hybrid_terms, proxy_breakdown, reading, run_weights
 
 
 def add_arguments(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
     p.add_argument("input", help="the items (JSONL / AVeriTeC JSON, as for ev2r score)")
     p.add_argument("--id", required=True, dest="item_id", metavar="ID",
-                   help="the item's id (as in the input's id field); with a repeated id, every row holding it")
+                   help="the item's id (as in the input's id field; ids are unique in a file: a repeated id is "
+                        "refused when the file is read)")
     p.add_argument("--references", help="AVeriTeC gold JSON to join an AVeriTeC predictions file with")
     p.add_argument("--nltk-data", default=None, metavar="DIR", help="folder with nltk's punkt_tab and WordNet data")
     p.add_argument("--json", action="store_true", help="print the explained row (the fields of ev2r score --explain)")
     p.add_argument("--scores", default=None, metavar="SCORES.jsonl",
                    help="rows written by `ev2r score INPUT --explain -o SCORES.jsonl`: show the item's row from there "
-                        "(the run's exact numbers) instead of scoring it again. Scored alone, an item's numbers can "
-                        "differ from the run's in the third or fourth decimal: the bf16 verifier's outputs move "
-                        "slightly with the other pairs of their batch")
+                        "(the run's row as written, its formulas with the run's alpha and weights from the run record "
+                        "beside it) instead of scoring it again. Without it the item is scored again: with the run's "
+                        "options on the same machine it gets the run's numbers bit for bit (an item scores the same "
+                        "alone or batched)")
     p.add_argument("--width", type=int, default=100, help="line width of the text (default 100)")
     add_verifier_args(p)
     add_metric_args(p)
@@ -106,8 +111,22 @@ def _fact_lines(facts: list, other: str, width: int, contradicted: frozenset = f
     return out
 
 
-def render(item, row: dict, width: int = 100) -> str:
-    """The terminal text of one explained item (``row``: its ``ev2r score --explain`` row)."""
+def render(item, row: dict, width: int = 100, weights: Optional[tuple] = None) -> str:
+    """The terminal text of one explained item (``row``: its ``ev2r score --explain`` row).
+
+    Args:
+        item: the :class:`~ev2r.types.Item` scored.
+        row: its ``ev2r score --explain`` row.
+        width: the line width (>= 40).
+        weights: ``(alpha, hybrid)`` of the run that made ``row`` (:func:`ev2r.reporting.reasons.run_weights` of its
+            signature): the formulas are printed with them, a member None (not recorded) in words. None: the
+            default options' (``alpha`` 0.5 and the latest ``ev2r_hybrid`` weights).
+    """
+    if weights is None:
+        from ev2r.config import HYBRID_COMPONENTS, HYBRID_WEIGHTS
+
+        weights = (DEFAULTS.alpha, [(c, w) for c, w in zip(HYBRID_COMPONENTS, HYBRID_WEIGHTS) if w > 0])
+    alpha, hybrid = weights
     gold = item.gold_label.value if item.gold_label is not None else None
     fmt = (lambda v: "n/a" if v is None else f"{v:.3f}")
     at = f"line {item.line} of the input" if item.line is not None else "not from a file"
@@ -116,15 +135,11 @@ def render(item, row: dict, width: int = 100) -> str:
              f"gold verdict: {gold or 'none given (no proxy)'}", ""]
     if row.get("error"):
         lines += [textwrap.fill(f"note: {row['error']}", width, subsequent_indent="      "), ""]
-    lines.append(f"Ev2R {fmt(row.get('ev2r'))} = {DEFAULTS.alpha:g} x F1 {fmt(row.get('f1'))} + {1 - DEFAULTS.alpha:g} x "
-                 f"proxy {fmt(row.get('proxy'))}   (F1 of precision {fmt(row.get('precision'))}, recall "
-                 f"{fmt(row.get('recall'))})")
+    unknown = "   (alpha not recorded: no run record with its signature)" if alpha is None else ""
+    lines.append(f"Ev2R {fmt(row.get('ev2r'))} = {ev2r_terms(alpha, row)}   (F1 of precision "
+                 f"{fmt(row.get('precision'))}, recall {fmt(row.get('recall'))}){unknown}")
     if "ev2r_hybrid" in row:
-        from ev2r.config import HYBRID_COMPONENTS, HYBRID_WEIGHTS
-
-        comps = " + ".join(f"{w:g} x {c} {fmt(row.get(c))}"
-                           for c, w in zip(HYBRID_COMPONENTS, HYBRID_WEIGHTS) if w > 0)
-        lines.append(f"ev2r_hybrid {fmt(row.get('ev2r_hybrid'))} = {comps}")
+        lines.append(f"ev2r_hybrid {fmt(row.get('ev2r_hybrid'))} = {hybrid_terms(hybrid, row)}")
     adm = row.get("admission") or []
     if adm:
         n_kept = sum(1 for a in adm if a["kept"])
@@ -229,12 +244,13 @@ def run(args, stdout=None) -> int:
                               restatement=args.restatement)
         rows = [score_row(it, s, "explain") for it, s in zip(chosen, scorer.score(chosen))]
         signature = str(scorer.signature())
+    weights = run_weights(signature)  # the formulas with this run's alpha and weights (--alpha, --score-version)
     for k, (it, row) in enumerate(zip(chosen, rows)):
         if args.json:  # json escapes C0 controls itself; C1 and bidi characters are escaped here
             print(escape_controls(json.dumps(row, ensure_ascii=False)), file=out)
         else:
-            print(escape_controls(("\n" + "=" * min(args.width, 100) + "\n" if k else "") + render(it, row, args.width)),
-                  file=out)
+            print(escape_controls(("\n" + "=" * min(args.width, 100) + "\n" if k else "")
+                                  + render(it, row, args.width, weights)), file=out)
     if not args.json:
         print(f"\nsignature: {escape_controls(str(signature))}", file=out)
     return 0

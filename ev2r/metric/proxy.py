@@ -29,9 +29,10 @@ the predicted evidence is the premise and the claim the hypothesis. Here:
   (:func:`claim_read_in_part`), and ``ev2r score`` counts such items;
 * **evidence that says what is missing is flagged** (issue 65): for a Not Enough Evidence claim, predicted pairs that
   say on the claim what is missing ("The post cites no measurement and no source for its radiation figures.") are
-  absence statements, which the admission stage refuses (they would game the verdict), so the item scores what no
-  evidence scores; its row's ``error`` says so ("not enough evidence, absence on the claim: ...",
-  :func:`absence_on_claim`) and ``ev2r score`` counts such items;
+  absence statements, which the admission stage refuses (they would game the verdict); where no other predicted pair
+  is admitted the item scores what no evidence scores, and its row's ``error`` says so ("not enough evidence, absence
+  on the claim: ...", :func:`absence_on_claim`; an item with another admitted pair is scored on it and carries no such
+  note, issue 77) and ``ev2r score`` counts such items;
 * **Not Enough Evidence needs relevant evidence** (issue 32: an off-topic sentence got P(neutral)
   0.42-0.49 against 0.09-0.16 for real evidence): for a Not-Enough-Evidence target the proxy is
   ``P(neutral) * relevance``, ``relevance = min(1, c / RELEVANCE_FULL)`` (0.25) with ``c`` the largest share of
@@ -48,7 +49,7 @@ verdict-agreement correlations; it is kept only as a labelled comparison.
 
 from __future__ import annotations
 
-from typing import Optional, Sequence
+from typing import Collection, Optional, Sequence
 
 import numpy as np
 
@@ -124,24 +125,31 @@ def claim_read_in_part(verifier, claim: str, premises: Sequence[str]) -> Optiona
 ABSENCE_ON_CLAIM = "not enough evidence, absence on the claim"
 
 
-def absence_on_claim(item: Item) -> Optional[str]:
+def absence_on_claim(item: Item, contradicted: Collection[int] = ()) -> Optional[str]:
     """The note for a Not Enough Evidence item some of whose predicted pairs say, on the claim, what is missing
-    ("The post cites no measurement and no source for its radiation figures."), or None.
+    ("The post cites no measurement and no source for its radiation figures.") and none of whose other predicted pairs
+    is admitted, so that it scores as no evidence would; or None.
 
     The admission stage's learned reading (``admission-v1``) refuses such absence statements as evidence -- so that
     "nothing was found about <claim>" cannot earn the Not Enough Evidence verdict for free (the gaming suite) -- and
     every score of the registered versions gives them no credit: the item scores what no evidence scores. The note
     says so, so that its 0 is not read as "nothing retrieved" (issue 65; the scores are unchanged: giving such
     evidence credit is a new score version). A pair counts when the learned reading dropped it with the label
-    ``absence`` and its answer holds a content word of the claim (:func:`relevance` above 0).
+    ``absence`` and its answer holds a content word of the claim (:func:`relevance` above 0). The note says the item
+    "scores as no evidence would", so it is given only where that holds: no other predicted pair is admitted (in the
+    widest view, the precision side's, off-topic pairs included; the pairs the reference contradicts, ``contradicted``,
+    left out as every score leaves them out). An absence statement beside a pair that is scored gives no note: the
+    item scores what that pair earns (issue 77: the note stood beside an Ev2R of 0.493).
 
     Args:
         item: the item (its gold verdict, claim and predicted evidence); read under the admission model in force
             (:func:`ev2r.metric.admission.use_model`); none in force: None.
+        contradicted: the indexes of the predicted pairs the reference contradicts
+            (:mod:`ev2r.metric.contradiction`).
 
     Returns:
         ``"not enough evidence, absence on the claim: ..."`` naming the pairs, or None (another verdict, no such
-        pair).
+        pair, or another pair that is scored).
     """
     from ev2r.metric.admitted import admit
 
@@ -152,6 +160,9 @@ def absence_on_claim(item: Item) -> Optional[str]:
             and relevance([a.pair.answer], item.claim) > 0]
     if not said:
         return None
+    if any(a.kept for a in admit(item.predicted_evidence, item.claim, gold=item.reference_evidence,
+                                 exclude=tuple(contradicted))):
+        return None  # another pair is scored: the item does not score as no evidence would
     shown = ", ".join(f"{a.index} ({a.pair.answer[:60]!r})" for a in said[:3]) + (" ..." if len(said) > 3 else "")
     return (f"{ABSENCE_ON_CLAIM}: {len(said)} predicted pair(s) say what is missing about the claim (pairs {shown}); "
             "the admission stage reads them as absence statements, which earn no score, so this item scores as "
@@ -290,7 +301,7 @@ class NLIProxyScorer:
                     decided = max(range(len(prem)), key=lambda j: verdict_probability(
                         target, prem[j].entailment, prem[j].neutral, prem[j].contradiction))
             notes = [claim_read_in_part(self.verifier, items[i].claim, [r.premise for r in prem]),
-                     absence_on_claim(items[i]) if self.target == "gold" else None]
+                     absence_on_claim(items[i], tuple(no)) if self.target == "gold" else None]
             results[i] = ProxyResult(p, tuple(round(float(x), 6) for x in d), premises=prem, decided_by=decided,
                                      contradicted_pairs=no, note="; ".join(n for n in notes if n) or None)
         return results  # type: ignore[return-value]

@@ -27,11 +27,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Optional, Sequence
 
-from ev2r.config import HEADLINE_SCORE, HYBRID_COMPONENTS, HYBRID_WEIGHTS
-from ev2r.reporting.reasons import proxy_breakdown, reading
+from ev2r.config import HEADLINE_SCORE
+from ev2r.reporting.reasons import ev2r_terms, hybrid_terms, proxy_breakdown, reading, run_weights
 
 __all__ = ["TABLE_COLUMNS", "ReportItem", "report_items", "corpus_means", "headline_interval", "render_report",
-           "write_report"]
+           "run_headline", "write_report"]
 
 #: The score columns of the item table, the headline first (those a run has).
 TABLE_COLUMNS = (HEADLINE_SCORE, "ev2r", "precision", "recall", "f1", "proxy", "hybrid_meteor", "verified_meteor")
@@ -354,20 +354,23 @@ def render_report(items: Sequence[ReportItem], record: Optional[dict] = None, ti
     signature = (record or {}).get("signature") or ""
     summary = corpus_means(rows, signature)
     names = _score_names(rows)
-    headline = HEADLINE_SCORE if HEADLINE_SCORE in names else "ev2r"
+    alpha, hybrid = run_weights(signature)  # the formulas with the run's own weights, never the defaults' (issue 77)
+    headline = run_headline(rows, signature)
     columns = [c for c in TABLE_COLUMNS if c in names and (c != HEADLINE_SCORE or headline == HEADLINE_SCORE)]
+    if headline not in columns:  # a run of the baselines alone (--scorer hu-meteor): its own score heads the table
+        columns.insert(0, headline)
     others = [c for c in names if c not in columns]
+    missing = [r for r in rows if r["status"] == "ok" and r.get(headline) is None]
     explained = any("proxy_premises" in r for r in rows)
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(Path(__file__).parent / "templates")),
                              autoescape=True, undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
     env.filters["f3"] = lambda v: "n/a" if v is None else f"{v:.3f}"
     env.filters["pct"] = lambda v: "0" if v is None else f"{100 * max(0.0, min(1.0, float(v))):.1f}"
-    weights = [(c, w) for c, w in zip(HYBRID_COMPONENTS, HYBRID_WEIGHTS) if w > 0]
     tpl = env.get_template("report.html.j2")
     return tpl.render(
         title=title, source=source, signature=signature, summary=summary, headline=headline,
         headline_ci=headline_interval(rows, headline) if summary.get(headline) is not None else None,
-        headline_missing=sum(1 for r in rows if r["status"] == "ok" and r.get(headline) is None),
+        headline_missing=len(missing), headline_noted=sum(1 for r in missing if r.get("error")),
         columns=columns, others=others, with_claims=any(it.claim is not None for it in items),
         histogram=_histogram_png(rows, [headline] + (["ev2r"] if headline != "ev2r" else [])),
         items=[{"it": it, "k": k, "explained": it.row["explained"],
@@ -375,8 +378,28 @@ def render_report(items: Sequence[ReportItem], record: Optional[dict] = None, ti
                 "proxy": proxy_breakdown(it.row, it.gold, it.claim) if it.row["explained"] else None,
                 "alignment": _alignment_matrix(it.row) if it.row["explained"] else None}
                for k, it in enumerate(items)],
-        explained=explained, hybrid_weights=weights,
+        explained=explained, alpha=alpha, with_proxy=any(r.get("proxy") is not None for r in rows),
+        ev2r_run=alpha is not None or any(r.get("ev2r") is not None for r in rows),
+        ev2r_formula=ev2r_terms(alpha, times="\u00d7"), hybrid_formula=hybrid_terms(hybrid, times="\u00d7"),
+        item_formulas=[(ev2r_terms(alpha, it.row, "\u00d7"), hybrid_terms(hybrid, it.row, "\u00d7")) for it in items],
     )
+
+
+def run_headline(rows: Sequence[dict], signature: str = "") -> str:
+    """The score a run's report heads with: ``ev2r_hybrid`` (:data:`ev2r.config.HEADLINE_SCORE`) when the rows hold
+    the column, else ``ev2r`` when the run computed it (a value in a row, or ``alpha`` in its signature), else -- a run
+    of the baselines alone (``ev2r score --scorer hu-meteor``), whose rows hold Ev2R's columns empty -- the first score
+    column with a value (``hu_meteor``, what ``ev2r score`` prints first); ``ev2r`` when no column has one.
+
+    >>> run_headline([{"id": 1, "status": "ok", "ev2r": None, "hu_meteor": 0.4}])
+    'hu_meteor'
+    """
+    names = _score_names(rows)
+    if HEADLINE_SCORE in names:
+        return HEADLINE_SCORE
+    if run_weights(signature)[0] is not None or any(r.get("ev2r") is not None for r in rows):
+        return "ev2r"
+    return next((c for c in names if any(r.get(c) is not None for r in rows)), "ev2r")
 
 
 def read_run_record(scores_path: str | Path) -> Optional[dict]:

@@ -10,7 +10,78 @@ from __future__ import annotations
 
 from typing import Optional
 
-__all__ = ["reading", "proxy_breakdown"]
+__all__ = ["reading", "proxy_breakdown", "run_weights", "ev2r_terms", "hybrid_terms"]
+
+
+def run_weights(signature: Optional[str]) -> tuple:
+    """The weights a run's numbers were made with, read from its full signature (the run record's ``signature``, or
+    ``str(scorer.signature())``): ``(alpha, hybrid)`` -- ``alpha`` the weight of F1 in Ev2R (``Ev2R = alpha F1 +
+    (1 - alpha) proxy``, the ``alpha`` field; the paper's is 0.5) and ``hybrid`` the ``ev2r_hybrid`` weights above 0
+    as ``[(column, weight)]`` in the signature's order (the ``hybrid`` field, ``w=recall:0,proxy:0.05,...``). Each is
+    None where the signature does not hold it (no signature or record, a run without Ev2R or without the
+    combination, a field that does not read), so that no formula is printed with weights the run did not use.
+
+    >>> run_weights("ev2r:1.7.0|alpha:0.3|hybrid:w=recall:0,proxy:0.05,verified_meteor:0.95")
+    (0.3, [('proxy', 0.05), ('verified_meteor', 0.95)])
+    >>> run_weights(None), run_weights("ev2r:1.7.0|ref:none")
+    ((None, None), (None, None))
+    """
+    import math
+
+    from ev2r.signature import Signature
+
+    try:
+        fields = Signature.parse(signature).fields if isinstance(signature, str) and signature else {}
+    except ValueError:
+        fields = {}
+    alpha: Optional[float] = None
+    try:
+        alpha = float(fields["alpha"]) if "alpha" in fields else None
+    except ValueError:
+        pass
+    if alpha is not None and not (math.isfinite(alpha) and 0.0 <= alpha <= 1.0):
+        alpha = None
+    hybrid: Optional[list] = None
+    text = fields.get("hybrid", "")
+    if text.startswith("w="):
+        try:
+            hybrid = [(name, float(w)) for name, _, w in (part.partition(":") for part in text[2:].split(","))]
+            hybrid = [(name, w) for name, w in hybrid if w > 0]
+        except ValueError:
+            hybrid = None
+    return alpha, hybrid
+
+
+def _number(value: Optional[float]) -> str:
+    return "n/a" if value is None else f"{value:.3f}"
+
+
+def ev2r_terms(alpha: Optional[float], row: Optional[dict] = None, times: str = "x") -> str:
+    """The right-hand side of Ev2R's formula with the run's ``alpha`` (:func:`run_weights`), with the row's values
+    when ``row`` is given: ``0.3 x F1 0.400 + 0.7 x proxy 0.500``; with ``alpha`` None (not recorded) the formula in
+    words, ``alpha x F1 0.400 + (1 - alpha) x proxy 0.500``, never a weight the run may not have used.
+
+    >>> ev2r_terms(0.3, {"f1": 0.4, "proxy": 0.5}), ev2r_terms(None)
+    ('0.3 x F1 0.400 + 0.7 x proxy 0.500', 'alpha x F1 + (1 - alpha) x proxy')
+    """
+    f1 = "" if row is None else f" {_number(row.get('f1'))}"
+    proxy = "" if row is None else f" {_number(row.get('proxy'))}"
+    if alpha is None:
+        return f"alpha {times} F1{f1} + (1 - alpha) {times} proxy{proxy}"
+    return f"{alpha:g} {times} F1{f1} + {1 - alpha:g} {times} proxy{proxy}"
+
+
+def hybrid_terms(weights: Optional[list], row: Optional[dict] = None, times: str = "x") -> str:
+    """The right-hand side of ``ev2r_hybrid``'s formula with the run's weights (:func:`run_weights`), with the row's
+    values when ``row`` is given (``0.05 x proxy 0.500 + 0.95 x verified_meteor 0.200``); ``weights`` None (not
+    recorded): ``its weights are not recorded`` in words.
+
+    >>> hybrid_terms([("proxy", 0.05), ("verified_meteor", 0.95)], {"proxy": 0.5})
+    '0.05 x proxy 0.500 + 0.95 x verified_meteor n/a'
+    """
+    if weights is None:
+        return "the run's weights (not recorded: no run record with its signature)"
+    return " + ".join(f"{w:g} {times} {c}" + ("" if row is None else f" {_number(row.get(c))}") for c, w in weights)
 
 
 def proxy_breakdown(row: dict, gold: Optional[str], claim: Optional[str] = None) -> Optional[dict]:

@@ -301,7 +301,7 @@ def test_json_in_evidence_nested_past_the_parser_is_text_and_an_answer_cannot_in
     assert notes == {"json_pairs"}
 
 
-# issue 77 item 3 (hostile tester, 1.7.0): a marker in another layout inside a JSON string ("Q2:", "**Q2:**",
+# issue 77 (hostile tester, 1.7.0): a marker in another layout inside a JSON string ("Q2:", "**Q2:**",
 # "Question2:", "1. Question:", ...) still made a pair of its own -- one JSON pair hiding the gold's second pair scored
 # as two honest pairs -- and in the question field it moved the real answer into the injected pair. Inside a JSON
 # field markers are text: the field is held out of the text while the layout is read.
@@ -347,7 +347,7 @@ def test_a_json_field_keeps_its_text_and_a_repeated_own_marker_goes():
     assert parse_qa_text(text) == [("Who won?", 'Bob. {"question": "Where?", "answer": "Paris."}')]
 
 
-# issue 77 item 4: U+2028, U+2029, NEL, VT and FF (and the file / group / record separators, str.splitlines' other
+# issue 77: U+2028, U+2029, NEL, VT and FF (and the file / group / record separators, str.splitlines' other
 # breaks) between plain-text pairs merged two pairs into one, with a note about an answer on the question's line
 LINE_BREAKS = {"LS": "\u2028", "PS": "\u2029", "NEL": "\x85", "VT": "\x0b", "FF": "\x0c", "FS": "\x1c", "GS": "\x1d",
                "RS": "\x1e"}
@@ -373,7 +373,7 @@ def test_other_line_breaks_are_line_breaks_where_pairs_are_read(name):
     assert parse_qa_text(f"Bob won.{br}He led.") == [("", "Bob won.\nHe led.")]
 
 
-# issue 77 item 5, issue 75: a JSON pair that is none is never read as one silently: NaN / Infinity are no answer
+# issue 77, issue 75: a JSON pair that is none is never read as one silently: NaN / Infinity are no answer
 # text, keys that differ only in case are not resolved by keeping the last, and JSON written as pairs that does not
 # parse is named by its entry (each of these once turned the text into one block of plain text, unnamed)
 @pytest.mark.parametrize("text, problem", [

@@ -99,7 +99,7 @@ def test_explain_command_prints_the_reasons_and_names_an_unknown_id(tmp_path, ca
 
 
 def test_explain_reads_the_runs_own_row_with_scores(tmp_path, capsys, tiny_nli_model):
-    """Scored alone an item's bf16 numbers can move in the 3rd-4th decimal; --scores shows the run's exact row."""
+    """--scores shows the run's row as written (a value only the file holds is shown, not recomputed)."""
     src = tmp_path / "in.jsonl"
     src.write_text("".join(json.dumps({"id": it.id, "claim": it.claim, "predicted_evidence": it.predicted_evidence.render(),
                                        "reference_evidence": it.reference_evidence.render(), "gold_label": "supported"}) + "\n"
@@ -168,3 +168,77 @@ def test_explain_given_the_scores_file_as_input_names_the_file_it_needs(tmp_path
     plain.write_text(json.dumps({"id": "a", "row": 0, "status": "ok", "item_hash": "0" * 64}) + "\n", encoding="utf-8")
     assert main(["explain", str(plain), "--id", "a"]) == 2
     assert "written without --explain" in capsys.readouterr().err
+
+
+# -- issue 77: the formulas with the run's alpha and weights; help texts that hold ---------------------------------
+
+EV2R_LINE = r"Ev2R (\d\.\d{3}) = ([\d.]+|alpha) x F1 (\d\.\d{3}) \+ ([\d.]+|\(1 - alpha\)) x proxy (\d\.\d{3})"
+
+
+def _ev2r_line(out: str):
+    import re
+
+    m = re.search(EV2R_LINE, out)
+    assert m is not None, out
+    return m.groups()
+
+
+def test_explain_prints_ev2r_with_the_runs_alpha_scored_or_read_from_scores(tmp_path, capsys, tiny_nli_model):
+    # with --alpha 0.3 explain and report printed "Ev2R 0.470 = 0.5 x F1 0.400 + 0.5 x proxy 0.500": false arithmetic
+    src = tmp_path / "in.jsonl"
+    it = _items()[0]
+    src.write_text(json.dumps({"id": 7, "claim": it.claim, "predicted_evidence": it.predicted_evidence.render(),
+                               "reference_evidence": it.reference_evidence.render(), "gold_label": "supported"}) + "\n",
+                   encoding="utf-8")
+    scores = tmp_path / "s.jsonl"
+    model = ["--model", str(tiny_nli_model)]
+    assert main(["score", str(src), *model, "--alpha", "0.3", "--explain", "--no-progress", "-o", str(scores)]) == 0
+    row = json.loads(scores.read_text().splitlines()[0])
+    capsys.readouterr()
+    for argv in (["--alpha", "0.3", *model], ["--scores", str(scores)]):
+        assert main(["explain", str(src), "--id", "7", *argv]) == 0
+        ev2r, a, f1, b, proxy = _ev2r_line(capsys.readouterr().out)
+        assert (a, b) == ("0.3", "0.7"), argv
+        assert (ev2r, f1, proxy) == tuple(f"{row[k]:.3f}" for k in ("ev2r", "f1", "proxy"))
+        assert abs(0.3 * row["f1"] + 0.7 * row["proxy"] - row["ev2r"]) < 1e-9  # the printed formula is the row's
+    # the default alpha prints 0.5; rows without their run record: the formula in words, no weight made up
+    assert main(["explain", str(src), "--id", "7", *model]) == 0
+    assert _ev2r_line(capsys.readouterr().out)[1::2] == ("0.5", "0.5")
+    (tmp_path / "s.jsonl.ev2r-run.json").unlink()
+    assert main(["explain", str(src), "--id", "7", "--scores", str(scores)]) == 0
+    out = capsys.readouterr().out
+    assert _ev2r_line(out)[1::2] == ("alpha", "(1 - alpha)") and "alpha not recorded" in out
+
+
+def test_explain_prints_the_hybrid_with_the_weights_of_its_signature():
+    from ev2r.cli.explain import render
+    from ev2r.reporting.reasons import run_weights
+
+    item = _items()[0]
+    row = {"id": "a", "status": "ok", "ev2r": 0.43, "f1": 0.4, "proxy": 0.5, "ev2r_hybrid": 0.3,
+           "proxy_premises": [], "verified_meteor": 0.2, "precision": 1.0}
+    weights = run_weights("ev2r:1.0.0|alpha:0.4|hybrid:w=recall:0,proxy:0.2,precision:0.1,verified_meteor:0.7")
+    text = render(item, row, 120, weights)
+    assert "Ev2R 0.430 = 0.4 x F1 0.400 + 0.6 x proxy 0.500" in text
+    assert "ev2r_hybrid 0.300 = 0.2 x proxy 0.500 + 0.1 x precision 1.000 + 0.7 x verified_meteor 0.200" in text
+
+
+STALE_HELP = ("third or fourth decimal", "third decimal", "with the other pairs of their batch", "every row holding",
+              "with a repeated id")
+
+
+def test_no_help_text_says_an_item_scored_alone_differs_or_a_repeated_id_shows_every_row():
+    # scoring is bit-identical alone or batched (issue 64) and a repeated id is refused when a file is read: help
+    # texts that said otherwise are gone, in every command
+    import argparse
+
+    from ev2r.cli.main import build_parser
+
+    def full(parser) -> str:  # --help-all where -h shows the common options only (ev2r.cli.helpfmt)
+        return " ".join(getattr(parser, "_ev2r_full_help", parser.format_help)().split())
+
+    sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    for name, parser in sub.choices.items():
+        assert not [s for s in STALE_HELP if s in full(parser)], name
+    explain = full(sub.choices["explain"])
+    assert "a repeated id is refused" in explain and "bit for bit" in explain

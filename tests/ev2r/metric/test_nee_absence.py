@@ -75,3 +75,20 @@ def test_the_issue_example_with_the_bundled_models_every_score_0_and_the_flag(nl
         assert values == [0.0] * 5, (k, values)  # no evidence and off-topic evidence still earn exactly 0
     assert got["missing"].error.startswith(ABSENCE_ON_CLAIM) and got["none"].error is None
     assert got["off_topic"].error is None
+
+
+def test_an_absence_statement_beside_a_scored_pair_gives_no_note_it_scores_as_that_pair():
+    # issue 77: the note said the item "scores as no evidence would" beside an Ev2R of 0.493 (a kept pair beside the
+    # absence statement); it is given only where it holds
+    from ev2r import build_scorer
+
+    kept = REFERENCE.render()  # a copy of the gold pair: admitted as the reference reads it
+    items = [Item(id=k, claim=CLAIM, predicted_evidence=Evidence.from_text(v), reference_evidence=REFERENCE,
+                  gold_label=Verdict.NOT_ENOUGH_EVIDENCE)
+             for k, v in (("beside", EVIDENCE["missing"] + "\n\n" + kept), ("kept", kept),
+                          ("missing", EVIDENCE["missing"]))]
+    got = _scores(build_scorer(verifier=KeywordVerifier(), hybrid=False), items)
+    assert got["beside"].error is None and got["missing"].error.startswith(ABSENCE_ON_CLAIM)
+    assert got["beside"].ev2r > 0.0 == got["missing"].ev2r
+    for name in ("precision", "recall", "f1", "proxy", "ev2r"):  # the absence statement adds nothing, as before
+        assert getattr(got["beside"], name) == getattr(got["kept"], name), name

@@ -255,3 +255,70 @@ def test_the_proxy_breakdown_gives_back_the_rows_proxy(explained):
             assert b["proxy"] == pytest.approx(row["proxy"], abs=1e-5)
         else:
             assert b is None and row["proxy"] == 0.0
+
+
+# -- issue 77: the formulas with the run's alpha and weights; a baseline run under its own headline ----------------
+
+def _text(html: str) -> str:
+    import html as htmllib
+
+    body = re.sub(r"<style>.*?</style>|<script>.*?</script>", "", html, flags=re.S)
+    return " ".join(htmllib.unescape(re.sub(r"<[^>]+>", " ", body)).split())
+
+
+def test_the_report_prints_ev2r_with_the_runs_alpha(keyword_verifier):
+    # with --alpha 0.3 the report printed "Ev2R 0.470 = 0.5 x F1 0.400 + 0.5 x proxy 0.500": false arithmetic
+    items = _items()
+    scorer = build_scorer(verifier=keyword_verifier, baselines=(), hybrid=False, alpha=0.3)
+    rows = [score_row(it, s, "explain") for it, s in zip(items, scorer.score(items))]
+    text = _text(render_report(report_items(rows, items), {"signature": str(scorer.signature())}))
+    for r in rows:
+        assert f"Ev2R {r['ev2r']:.3f} = 0.3 × F1 {r['f1']:.3f} + 0.7 × proxy {r['proxy']:.3f}" in text
+        assert abs(0.3 * r["f1"] + 0.7 * r["proxy"] - r["ev2r"]) < 1e-9
+    assert "0.5 × F1" not in text
+    # rows without their run record: the formula in words, never the default's weights
+    text = _text(render_report(report_items(rows, items)))
+    assert f"Ev2R {rows[0]['ev2r']:.3f} = alpha × F1 {rows[0]['f1']:.3f} + (1 - alpha) × proxy" in text
+    assert "alpha not recorded" in text and "0.5 × F1" not in text
+
+
+def test_the_report_prints_the_hybrid_and_the_summary_with_the_runs_weights(explained):
+    items, rows = explained
+    rows = [dict(r, ev2r_hybrid=0.25, verified_meteor=0.2) for r in rows]
+    sig = "ev2r:1.0.0|alpha:0.4|hybrid:w=recall:0,proxy:0.2,precision:0.1,verified_meteor:0.7"
+    text = _text(render_report(report_items(rows, items), {"signature": sig}))
+    assert "ev2r_hybrid = 0.2 × proxy + 0.1 × precision + 0.7 × verified_meteor." in text
+    assert (f"ev2r_hybrid 0.250 = 0.2 × proxy {rows[0]['proxy']:.3f} + 0.1 × precision {rows[0]['precision']:.3f} "
+            "+ 0.7 × verified_meteor 0.200") in text
+    assert "Ev2R (0.4 × F1 + 0.6 × proxy; the paper's is 0.5 × F1 + 0.5 × proxy) = " in text
+    text = _text(render_report(report_items(rows, items), {"signature": sig.replace("alpha:0.4", "alpha:0.5")}))
+    assert "Ev2R (0.5 × F1 + 0.5 × proxy, the paper's) = " in text
+
+
+def test_a_baseline_run_is_reported_under_its_own_headline():
+    # a --scorer hu-meteor run said "ev2r = n/a (12 scored item(s) lack it: see their notes)" with no row noted
+    values = [0.436, 0.217, 0.178]
+    rows = [{"id": n, "row": n, "precision": None, "recall": None, "f1": None, "proxy": None, "ev2r": None,
+             "status": "ok", "error": None, "hu_meteor": v, "hu_meteor_q": 0.3} for n, v in enumerate(values)]
+    sig = "ev2r:1.7.0|adm:none|ref:none|verifier:none|proxy:none|extra-hu_meteor:hu-meteor-qa"
+    html = render_report(report_items(rows), {"signature": sig})
+    head = _text(re.search(r'<p class="headline" id="headline">(.*?)</p>', html, re.S).group(1))
+    assert head.startswith(f"Headline: hu_meteor = {sum(values) / 3:.3f} (95% bootstrap interval")
+    text = _text(html)
+    assert "see their notes" not in text and "Ev2R n/a" not in text and "× F1" not in text
+    assert "A low proxy means" not in text
+    assert "hu_meteor 0.436" in text  # each item shows the run's own score
+    assert re.search(r'<th data-type="num" class="num">hu_meteor</th>', html)  # and the table has it
+
+
+@pytest.mark.parametrize("errors, says", [
+    (["ev2r_hybrid: no encoder", "ev2r_hybrid: no encoder"], "(2 scored item(s) lack it: see their notes)"),
+    ([None, "ev2r_hybrid: no encoder"], "(2 scored item(s) lack it: see the notes of 1 of them)"),
+    ([None, None], "(2 scored item(s) lack it; their rows give no reason)"),
+])
+def test_a_headline_the_rows_lack_points_to_notes_only_where_there_are_some(explained, errors, says):
+    items, rows = explained
+    rows = [dict(r, ev2r_hybrid=None, error=e) for r, e in zip(rows, errors)]
+    head = _text(re.search(r'<p class="headline" id="headline">(.*?)</p>',
+                           render_report(report_items(rows, items)), re.S).group(1))
+    assert head.startswith("Headline: ev2r_hybrid = n/a") and says in head
