@@ -15,10 +15,39 @@ also gives its fields back by name.
 
 from __future__ import annotations
 
+import hashlib
+import math
 from importlib import metadata
 from typing import Mapping
 
 SEPARATOR = "|"
+
+
+def exact_number(value: float) -> str:
+    """A number as a signature writes it: the short ``:g`` form where it reads back as the same float, else the
+    shortest text that does (``repr``), so two settings that differ anywhere never share a signature.
+
+    >>> exact_number(0.5), exact_number(20.0), exact_number(0.50000004)
+    ('0.5', '20', '0.50000004')
+
+    Raises:
+        ValueError: ``value`` is not a finite number (NaN or infinite), naming it.
+    """
+    x = float(value)
+    if not math.isfinite(x):
+        raise ValueError(f"signature: {value!r} is not a finite number")
+    short = f"{x:g}"
+    return short if float(short) == x else repr(x)
+
+
+def text_digest(text: str | bytes, n: int = 10) -> str:
+    """The first ``n`` hex digits of the SHA-256 of ``text`` (UTF-8): how a signature names content.
+
+    >>> text_digest("alpha:0.5")
+    '4ab986ee8f'
+    """
+    data = text.encode("utf-8") if isinstance(text, str) else text
+    return hashlib.sha256(data).hexdigest()[:n]
 
 
 def package_version(pkg: str) -> str:

@@ -199,6 +199,11 @@ class FactSupport:
 
 #: The :class:`ItemScore` fields that explain the scores (issue 34) and are written only by ``--explain``.
 EXPLAIN_FIELDS = ("proxy_premises", "proxy_decided_by", "hybrid_alignment", "contradicted_pairs", "admission")
+#: The fields of an output row that are not scores: the item's id, row and status, its error, its facts, the content
+#: hash of the item (``item_hash``), and the definition that made the row and its seal (``signature_hash``,
+#: ``row_hash``: :func:`ev2r.engines.runs.output_row`). Every other scalar field of a row is a score.
+ROW_META_FIELDS = ("id", "row", "status", "error", "predicted_facts", "reference_facts", "item_hash", "signature_hash",
+                   "row_hash")
 
 
 @dataclass

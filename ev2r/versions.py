@@ -77,8 +77,12 @@ NON_SCORE_PREFIXES = ("extra-",)
 HYBRID_FIELDS = ("hybrid", "hybrid-emb", "hybrid-meteor")
 #: The digests of the declared scoring constants (:func:`ev2r.metric.definition.signature_fields`) -> the names whose
 #: versions they pin. Not in the fingerprinted definition; checked against :attr:`MetricVersion.constants`.
-CONSTANTS_FIELDS = {"const": ("ev2r-hybrid", "ev2r"), "hybrid-const": ("ev2r-hybrid",)}
+CONSTANTS_FIELDS = {"const": ("ev2r-hybrid", "ev2r"), "hybrid-const": ("ev2r-hybrid",), "data": ("ev2r-hybrid", "ev2r")}
 _DIGEST = re.compile(r"^[0-9a-f]{10}$")
+#: What each digest field hashes, for the messages that name a field where a run differs from a version.
+DIGEST_MEANING = {"const": "the declared scoring constants", "hybrid-const": "the combination's constants",
+                  "data": "the admission model's weights and settings and the package's data files, by content "
+                          "(--admission DIR)"}
 
 #: Versioned name -> the score column it names.
 SCORE_COLUMNS = {"ev2r-hybrid": "ev2r_hybrid", "ev2r": "ev2r"}
@@ -262,6 +266,11 @@ _HYBRID_4 = {**_HYBRID_3, "hybrid": "w=recall:0,proxy:0.05,hybrid_meteor:0.05,hy
 #: ``hybrid-const`` (the combination's METEOR).
 _CONSTANTS_4 = "859ad8bd54"
 _HYBRID_CONSTANTS_4 = "c9a59cf6b8"
+#: The digest of what ``ev2r/4`` reads from files by content (``data``: :func:`ev2r.metric.definition.data_digest`: the
+#: bundled admission model's weights and settings and the verb tables), recorded in 1.8.0 (issue 77: before it, a copy
+#: of the admission folder with another threshold kept the name ``admission-v1`` and so the version's name). The
+#: definition is unchanged; a run record written before 1.8.0 has no ``data`` field and is identified without it.
+_DATA_4 = "979fd28519"
 
 #: Every registered version, oldest first within a name. Append; never edit or remove an entry.
 VERSIONS: tuple[MetricVersion, ...] = (
@@ -332,7 +341,7 @@ VERSIONS: tuple[MetricVersion, ...] = (
     MetricVersion(
         name="ev2r-hybrid", number=4, released="1.2.0",
         definition={**_DEFINITION_4, **_HYBRID_4}, fingerprint="200391ea4d",
-        constants={"const": _CONSTANTS_4, "hybrid-const": _HYBRID_CONSTANTS_4},
+        constants={"const": _CONSTANTS_4, "hybrid-const": _HYBRID_CONSTANTS_4, "data": _DATA_4},
         summary="0.85 verified METEOR + 0.05 each of proxy, precision and Hungarian METEOR (refit by "
                 "benchmarks/combination.py on ev2r/4's columns), on ev2r/4's reading: a copy of a gold pair but for "
                 "typos, synonyms, contractions, articles and numbers written as words read as the gold pair itself, "
@@ -346,7 +355,7 @@ VERSIONS: tuple[MetricVersion, ...] = (
                "(robustness_invariance.md); held-out phrasings: 4 of 48 checks fail (gaming_heldout.md)"),
     MetricVersion(
         name="ev2r", number=4, released="1.2.0",
-        definition=dict(_DEFINITION_4), fingerprint="71af38c832", constants={"const": _CONSTANTS_4},
+        definition=dict(_DEFINITION_4), fingerprint="71af38c832", constants={"const": _CONSTANTS_4, "data": _DATA_4},
         summary="ev2r/3 with a copy of a gold pair but for typos, synonyms, contractions, articles and numbers written "
                 "as words read as the gold pair itself (the proxy included), and the word-order rule retired: the gold "
                 "edited so as to keep its meaning scores within 10% of the gold",
@@ -465,7 +474,9 @@ def check_computed(label: str, signature: str) -> None:
     if found is None:
         raise ValueError(f"--score-version {label}: the run did not compute {v.column} (see --scorer, --no-hybrid)")
     if found.version is not v:
-        shown = "; ".join(f"{k}: {a or 'absent'} -> {b or 'absent'}" for k, (a, b) in list(found.differs.items())[:3])
+        shown = "; ".join(f"{k}: {a or 'absent'} -> {b or 'absent'}" + (f" ({DIGEST_MEANING[k]})" if k in DIGEST_MEANING
+                                                                          else "")
+                          for k, (a, b) in list(found.differs.items())[:3])
         raise ValueError(f"--score-version {label}: the options of this run define {found.label}, not {label} "
                          f"(differs in {shown}); drop the options that change the definition")
 

@@ -325,10 +325,14 @@ def _headline(summary) -> str:
     corpus F1 is not the F1 of the corpus precision and recall."""
     from ev2r.config import HEADLINE_SCORE
 
+    from ev2r.reporting.reasons import ev2r_terms, run_weights
+
     value = summary.extra.get(HEADLINE_SCORE)
     if value is not None:
-        return (f"headline: {HEADLINE_SCORE} = {value:.4f} (the score to report; Ev2R, the paper's 0.5 x F1 + 0.5 x "
-                f"proxy, = {fmt(summary.ev2r)}; every value below is a mean of per-item values)")
+        alpha = run_weights(str(summary.signature))[0]
+        formula = "the paper's 0.5 x F1 + 0.5 x proxy" if alpha == 0.5 else ev2r_terms(alpha)
+        return (f"headline: {HEADLINE_SCORE} = {value:.4f} (the score to report; Ev2R, {formula}, = "
+                f"{fmt(summary.ev2r)}; every value below is a mean of per-item values)")
     if summary.ev2r is not None:
         return (f"headline: ev2r = {summary.ev2r:.4f} ({HEADLINE_SCORE} not computed; every value below is a mean of "
                 "per-item values)")

@@ -23,7 +23,8 @@ import os
 from dataclasses import dataclass
 from typing import Callable, Optional, Sequence
 
-from ev2r.engines.runs import RunInterrupted, append_rows, chunk_grid, finish_run, output_lock, plan_run
+from ev2r.engines.runs import (RunInterrupted, append_rows, chunk_grid, finish_run, output_lock, output_row,
+                               plan_run)
 from ev2r.types import CorpusScore, Item, ItemScore
 
 __all__ = ["LocalScoreResult", "score_local"]
@@ -111,15 +112,13 @@ def _run_plan(scorer, plan, items, signature, with_facts, progress) -> LocalScor
     new_scores: dict[int, ItemScore] = {}
     part = open(plan.part_path, "a", encoding="utf-8", newline="\n") if plan.part_path is not None else None
     try:
-        from ev2r.io.readers import score_row
-
         grid = chunk_grid(plan.pending, scorer.chunk_size) if plan.pending else {}  # nothing left: no scorer built
         for _, positions in sorted(grid.items()):
             scores = scorer.score([items[k] for k in positions])  # one chunk: the batches of a full run
             for k, s in zip(positions, scores):
                 new_scores[k] = s
             if part is not None:
-                append_rows(part, [score_row(items[k], s, with_facts) for k, s in zip(positions, scores)])
+                append_rows(part, [output_row(items[k], s, with_facts, signature) for k, s in zip(positions, scores)])
             done += len(positions)
             if progress:
                 progress(done, total)

@@ -35,9 +35,9 @@ with other options, or into an ``OUT`` without a run record (e.g. written by ano
 refused (:class:`ValueError` saying what to do: another ``-o``, or ``resume=False`` /
 ``--no-resume``) instead of mixing numbers. A local run's ``OUT`` made with the same options is
 resumed too (the rows are the same). Remaining items keep their place in the chunk grid, so after
-an interrupted run (whole chunks written) the rerun's numbers are those of an uninterrupted run; an
-item scored again in a chunk whose other items were skipped is scored in a smaller batch, where
-values can differ in the 7th decimal (padding, see README "Determinism"). Ctrl-C raises
+an interrupted run (whole chunks written) the rerun's numbers are those of an uninterrupted run, bit for bit (scoring
+is batch-invariant: an item scored in a smaller batch gets the same numbers). Each resumed row is checked first
+(:func:`ev2r.engines.runs.row_problem`: this definition's, as written). Ctrl-C raises
 :class:`ev2r.engines.runs.RunInterrupted` (finished chunks kept in ``OUT.part``).
 
 Failures: an exception inside scoring is recorded on the item (status ``error``), as locally. A
@@ -69,7 +69,7 @@ from typing import Any, Callable, Optional, Sequence
 
 from ev2r.engines.ray_limiter import LEASE_SLACK_S, RayRequestLimiter, RequestSemaphore
 from ev2r.engines.runs import (PART_SUFFIX, RUN_SUFFIX, RunInterrupted, absolute_paths, append_rows,
-                               check_scorer_options, chunk_grid, finish_run, output_lock, plan_run)
+                               check_scorer_options, chunk_grid, finish_run, output_lock, output_row, plan_run)
 from ev2r.types import CorpusScore, Item, ItemScore, LLMUsage
 
 __all__ = ["ENGINES", "INSTALL_HINT", "PART_SUFFIX", "RUN_SUFFIX", "FORWARDED_ENV", "LEASE_SLACK_S",
@@ -362,8 +362,6 @@ def _run_pipeline(ray, items, grid, options, nltk_data, workers, cpus_per_worker
     signature)."""
     import logging
 
-    from ev2r.io.readers import score_row
-
     chunks = sorted(grid)
     if workers is None:
         cpus = int(ray.cluster_resources().get("CPU", 1))
@@ -407,7 +405,7 @@ def _run_pipeline(ray, items, grid, options, nltk_data, workers, cpus_per_worker
             for key, v in (usage.to_dict() if usage is not None else {}).items():
                 llm_run[key] = llm_run.get(key, 0) + v
             if part is not None:
-                append_rows(part, [score_row(items[k], s, with_facts) for k, s in zip(positions, scores)])
+                append_rows(part, [output_row(items[k], s, with_facts, sig) for k, s in zip(positions, scores)])
             done += len(positions)
             if progress:
                 progress(done, total)

@@ -49,8 +49,8 @@ from pathlib import Path
 from typing import Iterator, Optional, Sequence
 
 from claimalign import textio
-from ev2r.types import (EXPLAIN_FIELDS, STATUS_NO_LABEL, STATUS_NO_REFERENCE, STATUS_OK, FactSupport, Item, ItemScore,
-                        PremiseReason)
+from ev2r.types import (EXPLAIN_FIELDS, ROW_META_FIELDS, STATUS_NO_LABEL, STATUS_NO_REFERENCE, STATUS_OK, FactSupport,
+                        Item, ItemScore, PremiseReason)
 
 #: Suffixes of the files kept beside ``OUT``: finished chunks so far, and the run record.
 PART_SUFFIX = ".part"
@@ -77,11 +77,22 @@ class DroppedRowsError(ValueError):
 #: ``parse_error``, replay statuses...) are scored again.
 REUSABLE_STATUSES = (STATUS_OK, STATUS_NO_REFERENCE, STATUS_NO_LABEL)
 
-#: The format of the run record (1: the records before item hashes, which no row matches).
-RUN_FORMAT = 2
+#: The format of the run record (1: the records before item hashes, which no row matches; 2: rows without
+#: ``signature_hash`` / ``row_hash``, before 1.8.0). A record of another format is never resumed.
+RUN_FORMAT = 3
 
-_ROW_FIELDS = ("id", "row", "precision", "recall", "f1", "proxy", "ev2r", "status", "error", "predicted_facts",
-               "reference_facts", "item_hash", *EXPLAIN_FIELDS)
+#: Each output row names the definition that made it and seals its numbers (issue 77): ``signature_hash`` is the first
+#: 10 hex digits of the SHA-256 of the run's full signature (:func:`ev2r.signature.text_digest`); ``row_hash`` the first
+#: 16 of the SHA-256 of the row's sealed values (:func:`row_seal`). A resume reuses a row only when both hold.
+SIGNATURE_HASH = "signature_hash"
+ROW_HASH = "row_hash"
+#: The text fields a row's seal covers beside its numbers (the rest of a row's text -- id, error -- is read back
+#: normalised, and the item's content is sealed by ``item_hash``).
+_SEALED_TEXT = ("status", "item_hash", SIGNATURE_HASH)
+#: Row fields that hold text, not a score (every other scalar field of a row is a score: None or a number in [0, 1]).
+_TEXT_FIELDS = ("id", "status", "error", "item_hash", SIGNATURE_HASH, ROW_HASH, "proxy_decided_by")
+
+_ROW_FIELDS = (*ROW_META_FIELDS, "precision", "recall", "f1", "proxy", "ev2r", *EXPLAIN_FIELDS)
 
 
 # -- options ----------------------------------------------------------------------------------------------
@@ -171,25 +182,41 @@ def previous_rows(output: Path, include_out: bool = True) -> list[dict]:
     """Rows of an earlier run: ``OUT`` (unless ``include_out`` is False: a ``--no-resume`` run was
     interrupted before replacing it) then ``OUT.part`` (a later row for the same key wins). A
     truncated last line of ``OUT.part`` (a run killed while writing) is ignored."""
+    return [r for _, r in previous_rows_at(output, include_out)]
+
+
+def previous_rows_at(output: Path, include_out: bool = True, include_part: bool = True) -> list[tuple[str, dict]]:
+    """:func:`previous_rows` with where each row is (``"OUT line N"``, ``"OUT.part line N"``), for messages."""
     from ev2r.io.readers import InputError, read_rows
 
-    rows: list[dict] = []
+    rows: list[tuple[str, dict]] = []
     if include_out and output.exists():
         try:
-            rows.extend(r for r in read_rows(output) if isinstance(r, dict))
+            rows.extend((f"{output} line {k}", r) for k, r in enumerate(read_rows(output), 1) if isinstance(r, dict))
         except InputError as e:
             raise ValueError(f"-o/--output: {output} exists but cannot be read back to resume ({e}); "
                              "delete it or pass another -o") from None
     part = Path(str(output) + PART_SUFFIX)
-    if part.exists():
-        for line in part.read_text(encoding="utf-8").split("\n"):
+    if include_part and part.exists():
+        for k, line in enumerate(part.read_text(encoding="utf-8").split("\n"), 1):
             try:
                 r = textio.loads_checked(line, f"{part}")
             except ValueError:  # a torn last line of a killed run (or a row too deep to be ours)
                 continue
             if isinstance(r, dict):
-                rows.append(r)
+                rows.append((f"{part} line {k}", r))
     return rows
+
+
+def _read_record(path: Optional[Path]) -> Optional[dict]:
+    """The run record at ``path`` as a dict, or None (missing, unreadable, not an object)."""
+    if path is None or not path.exists():
+        return None
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return doc if isinstance(doc, dict) else None
 
 
 def write_atomic(rows: Sequence[dict], path: Path) -> None:
@@ -212,6 +239,93 @@ def append_rows(fh, rows: Sequence[dict]) -> None:
     fh.write("".join(dumps_jsonl(r) + "\n" for r in rows))
     fh.flush()
     os.fsync(fh.fileno())
+
+
+# -- rows that say what made them ------------------------------------------------------------------------------
+def _sealed_values(row: dict) -> dict:
+    return {k: v for k, v in row.items()
+            if k != ROW_HASH and (k in _SEALED_TEXT or v is None or isinstance(v, (bool, int, float)))}
+
+
+def row_seal(row: dict) -> str:
+    """The ``row_hash`` of an output row: the first 16 hex digits of the SHA-256 of its scalar values (every number,
+    None and boolean, by field) and its ``status``, ``item_hash`` and ``signature_hash``, as canonical JSON. Editing a
+    number, removing one or replacing it by text changes it."""
+    from ev2r.signature import text_digest
+
+    return text_digest(json.dumps(_sealed_values(row), sort_keys=True, ensure_ascii=True), 16)
+
+
+def output_row(item: Item, score: ItemScore, with_facts, signature: str) -> dict:
+    """The row ``ev2r score -o`` writes for one item (:func:`ev2r.io.readers.score_row`), ending with the definition
+    that made it (``signature_hash``: :func:`ev2r.signature.text_digest` of the run's full ``signature``) and its seal
+    (``row_hash``: :func:`row_seal`). Every engine writes rows through this."""
+    from ev2r.io.readers import score_row
+    from ev2r.signature import text_digest
+
+    row = score_row(item, score, with_facts)
+    row[SIGNATURE_HASH] = text_digest(str(signature))
+    row[ROW_HASH] = row_seal(row)
+    return row
+
+
+def _alpha_of(signature: Optional[str]) -> Optional[float]:
+    from ev2r.signature import Signature
+
+    try:
+        value = Signature.parse(str(signature)).fields.get("alpha") if signature else None
+        return float(value) if value is not None else None
+    except ValueError:
+        return None
+
+
+def row_problem(row: dict, signature: Optional[str]) -> Optional[str]:
+    """Why an earlier output row cannot be resumed under ``signature``, in words naming the field; None when it can.
+
+    A row is resumed only when it was made under this very definition (``signature_hash``), its numbers are as they
+    were written (``row_hash``), every score field is None or a finite number in [0, 1], and its headline agrees with
+    its parts where the formula says so (F1 from precision and recall; Ev2R = alpha F1 + (1 - alpha) proxy, alpha from
+    the signature; arXiv 2411.05375, sec. 3.3), to 1e-9.
+
+    Args:
+        row: a row of ``OUT`` or ``OUT.part``.
+        signature: this run's full signature (or the earlier record's when this run's is not known yet); None: the
+            definition is not checked.
+    """
+    import math
+
+    from ev2r.scores import ev2r_combine, f1_score
+    from ev2r.signature import text_digest
+
+    for key, value in row.items():
+        if key in _TEXT_FIELDS or isinstance(value, (list, dict)):
+            continue
+        if key == "row":
+            if isinstance(value, bool) or not isinstance(value, int):
+                return f"field 'row' is {value!r:.40}, not a row number"
+            continue
+        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))
+                                  or not math.isfinite(value) or not 0.0 <= value <= 1.0):
+            return f"field {key!r} is {value!r:.40}, not a score (None or a number in [0, 1])"
+    if ROW_HASH not in row or SIGNATURE_HASH not in row:
+        return (f"it has no {SIGNATURE_HASH} / {ROW_HASH} (written by ev2r before 1.8.0, or by hand): it does not say "
+                "which definition made it")
+    if row.get(ROW_HASH) != row_seal(row):
+        return f"its numbers are not the ones ev2r wrote ({ROW_HASH} does not match: edited after it was written)"
+    if signature is not None and row.get(SIGNATURE_HASH) != text_digest(str(signature)):
+        return (f"it was made under another definition ({SIGNATURE_HASH} {row.get(SIGNATURE_HASH)!r}, this run's "
+                f"{text_digest(str(signature))!r}: other options, model or version)")
+    p, r, f1 = row.get("precision"), row.get("recall"), row.get("f1")
+    if None not in (p, r, f1):
+        want = f1_score(p, r)
+        if abs(want - f1) > 1e-9:
+            return f"field 'f1' is {f1!r}, not 2PR/(P+R) = {want!r} of its precision and recall"
+    alpha, proxy, ev2r_value = _alpha_of(signature), row.get("proxy"), row.get("ev2r")
+    if alpha is not None and None not in (f1, proxy, ev2r_value):
+        want = ev2r_combine(f1, proxy, alpha)
+        if abs(want - ev2r_value) > 1e-9:
+            return f"field 'ev2r' is {ev2r_value!r}, not {alpha:g} x F1 + {1 - alpha:g} x proxy = {want!r}"
+    return None
 
 
 # -- ev2r's own files, and the lock ----------------------------------------------------------------------------
@@ -540,6 +654,27 @@ def plan_run(items: Sequence[Item], output: Optional[str | os.PathLike], options
                 raise ValueError(f"-o/--output: the run record {record_path} cannot be read ({e}): pass another "
                                  f"-o, or --no-resume to score afresh and replace {out_path}") from None
             again = f"pass another -o, or --no-resume to score afresh and replace {out_path}"
+            if old.get("format") != RUN_FORMAT:
+                raise ValueError(f"-o/--output: the run record {record_path} has format {old.get('format')!r}; this "
+                                 f"ev2r writes and resumes format {RUN_FORMAT} only (its rows name the definition that "
+                                 f"made them): {again}")
+            if old.get("previous_out") and old.get("options") != record["options"]:
+                kept = old.get("previous_record")
+                if isinstance(kept, dict) and kept.get("options") == record["options"]:
+                    # this run's options are those of the complete output an interrupted --no-resume run left: resume
+                    # that output, and leave the interrupted run's rows (in OUT.part, other options) out
+                    warnings.warn(f"{out_path}: an interrupted --no-resume run with other options left {out_path.name}"
+                                  f"{PART_SUFFIX}; this run has the options of the complete {out_path.name} before it, "
+                                  f"so that output is resumed and the interrupted run's rows are dropped", RunWarning,
+                                  stacklevel=3)
+                    old = {**kept, "previous_out": False}
+                    record["discard_part"] = True
+                else:
+                    raise ValueError(
+                        f"-o/--output: a --no-resume run with other scorer options was interrupted before it replaced "
+                        f"{out_path} ({record_path.name} is that run's); {out_path} still holds the earlier run's rows. "
+                        "Rerun the interrupted command to finish it; to keep the earlier output instead, pass the "
+                        f"earlier run's options (its rows are then resumed), or move {out_path} away first")
             if old.get("options") != record["options"]:
                 raise ValueError(f"-o/--output: {out_path} was written with other scorer options "
                                  f"({record_path.name}); resuming would mix numbers: {again}")
@@ -556,17 +691,27 @@ def plan_run(items: Sequence[Item], output: Optional[str | os.PathLike], options
                 record["signature"] = old.get("signature")
             if old.get("previous_out"):  # a --no-resume run was interrupted: OUT's rows are not its own
                 record["previous_out"] = True
+                if isinstance(old.get("previous_record"), dict):
+                    record["previous_record"] = old["previous_record"]
         position = {h: k for k, h in enumerate(hashes)}  # a hash names one position (it includes the row)
         ids = {it.id for it in items}
         dropped: dict[str, dict] = {}  # item_hash (or the row's text) -> an earlier row no item of this run takes
-        for r in previous_rows(out_path, include_out=not record.get("previous_out")):
+        discard_part = bool(record.pop("discard_part", False))
+        for where, r in previous_rows_at(out_path, include_out=not record.get("previous_out"),
+                                         include_part=not discard_part):
             k = position.get(str(r.get("item_hash")))
-            if k is not None:
-                if _reusable(r):
-                    plan.done[k] = r
-            else:
+            if k is not None and _reusable(r):  # a row to reuse: it must be this definition's, as it was written
+                problem = row_problem(r, record["signature"])
+                if problem is not None:
+                    raise ValueError(f"-o/--output: {where} (id {r.get('id')!r}) cannot be resumed: {problem}. "
+                                     f"Resuming would report numbers this run's definition did not compute: {again}")
+                plan.done[k] = r
+            elif k is None:
                 dropped[str(r.get("item_hash") or json.dumps(r, sort_keys=True))] = r
         _check_dropped(list(dropped.values()), ids, out_path, items)
+        if discard_part and part_path.exists() and textio.output_kind(part_path) == "file":
+            with open(part_path, "w", encoding="utf-8"):  # the interrupted run's rows: emptied, never unlinked
+                pass
     elif out_path is not None:
         assert part_path is not None and record_path is not None  # set with out_path
         _check_ours(out_path, "the output")
@@ -577,6 +722,11 @@ def plan_run(items: Sequence[Item], output: Optional[str | os.PathLike], options
                 pass
         if out_path.exists():
             record["previous_out"] = True  # OUT's rows are not this run's until finish_run replaces it
+            kept = _read_record(record_path)
+            if kept is not None and not kept.get("previous_out"):  # the record of OUT's rows, to resume them later
+                record["previous_record"] = {k: v for k, v in kept.items() if k != "previous_record"}
+            elif kept is not None and isinstance(kept.get("previous_record"), dict):
+                record["previous_record"] = kept["previous_record"]
     plan.pending = [k for k in range(len(items)) if k not in plan.done]
     if out_path is not None:
         out_path.parent.mkdir(parents=True, exist_ok=True)
@@ -610,13 +760,11 @@ def finish_run(plan: RunPlan, items: Sequence[Item], new_scores: dict, with_fact
     Raises:
         OSError: ``OUT`` cannot be written (``OUT.part`` is kept, so a rerun resumes).
     """
-    from ev2r.io.readers import score_row
-
     rows, scores = [], []
     for k, it in enumerate(items):
         if k in new_scores:
             s = new_scores[k]
-            rows.append(score_row(it, s, with_facts))
+            rows.append(output_row(it, s, with_facts, str(signature)))
             scores.append(s)
         else:
             r = dict(plan.done[k])
@@ -628,6 +776,7 @@ def finish_run(plan: RunPlan, items: Sequence[Item], new_scores: dict, with_fact
             plan.part_path.unlink()  # this run's own rows, now in OUT
         plan.record["signature"] = signature
         plan.record.pop("previous_out", None)
+        plan.record.pop("previous_record", None)
         write_record(plan)
     return rows, scores
 

@@ -181,6 +181,22 @@ class AdmissionModel:
             return np.zeros((0, len(self.classes)))
         return self.proba_from_features(self.features(claims, questions, answers))
 
+    def digest(self) -> str:
+        """The first 10 hex digits of the SHA-256 of what this model computes with: its name, classes, threshold and
+        scope (full precision) and its standardisation and weights (as little-endian float64 bytes). Any change of
+        a weight or a setting changes it (the signature's ``data`` field, :func:`ev2r.metric.definition.data_digest`);
+        a copy of the same model in another folder has the same digest."""
+        import hashlib
+
+        h = hashlib.sha256()
+        h.update(json.dumps({"name": self.name, "classes": list(self.classes), "threshold": repr(float(self.threshold)),
+                             "scope": self.scope}, sort_keys=True).encode("utf-8"))
+        for arr in (self.mean, self.scale, self.coef, self.intercept):
+            a = np.ascontiguousarray(np.asarray(arr, dtype="<f8"))
+            h.update(repr(a.shape).encode("ascii"))
+            h.update(a.tobytes())
+        return h.hexdigest()[:10]
+
     def save(self, folder: Path, card: Optional[dict] = None) -> None:
         """Write ``weights.npz`` and ``model.json`` (classes, threshold, name, ``card``) into ``folder``."""
         folder.mkdir(parents=True, exist_ok=True)

@@ -45,6 +45,7 @@ from claimalign.qa_text import MIN_CLAIM_TOKENS, claim_coverage, content_tokens
 from ev2r.facts.rules import split_sentences
 from ev2r.types import Item, PremiseReason
 from ev2r.verifier.nli import check_probabilities
+from ev2r.signature import exact_number
 
 __all__ = ["CONTRADICTION_MIN", "REWRITE_MIN", "is_rewrite", "ReferenceContradiction"]
 
@@ -121,7 +122,7 @@ class ReferenceContradiction:
     @property
     def rule(self) -> str:
         """The signature's name of the rule (``contra0.5/rw0.7``)."""
-        return f"contra{self.threshold:g}/rw{self.rewrite_min:g}"
+        return f"contra{exact_number(self.threshold)}/rw{exact_number(self.rewrite_min)}"
 
     @staticmethod
     def _key(item: Item) -> tuple:

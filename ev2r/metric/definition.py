@@ -230,3 +230,50 @@ def signature_fields(hybrid: bool) -> dict[str, str]:
     if hybrid:
         out["hybrid-const"] = digest(DIGEST_STAGES["hybrid-const"])
     return out
+
+
+#: The data files of the package that the shipped definition reads (beside the verifier, hashed in its name, and the
+#: admission model): the rules-v2 verb tables of :mod:`ev2r.facts.declarative`. The word-order tables join them where
+#: the word-order rule is in force.
+DATA_FILES = ("wordnet30_verb_lemmas.txt.gz", "wordnet30_verb_exception_forms.txt")
+
+
+def _file_digest(name: str) -> str:
+    from importlib import resources
+
+    from ev2r.signature import text_digest
+
+    try:
+        data = resources.files("ev2r.facts").joinpath("data").joinpath(name).read_bytes()
+    except (FileNotFoundError, OSError):
+        return "missing"
+    return text_digest(data)
+
+
+def data_digest(admission) -> str:
+    """The signature's ``data`` field: 10 hex digits of the SHA-256 of everything a run reads from files that defines
+    its numbers, by content: the admission model in force (:meth:`ev2r.metric.admission_model.AdmissionModel.digest`:
+    its weights and settings, not the name its ``model.json`` gives; ``none`` without one) and the package's data
+    files (:data:`DATA_FILES`, and the word-order tables where that rule is in force). A copy of the bundled
+    admission folder with another threshold or other weights gives another digest, so a run with it is never
+    identified as a registered version (:func:`ev2r.versions.identify`).
+
+    Args:
+        admission: the admission model of the scorer (an object with ``digest()``), or None.
+    """
+    from ev2r.metric.admission import rule_on
+    from ev2r.signature import text_digest
+
+    if admission is None:
+        adm = "none"
+    elif callable(getattr(admission, "digest", None)):
+        adm = str(admission.digest())
+    else:  # a duck-typed model: named by its class and its fields' text (no weights to hash)
+        adm = f"{type(admission).__module__}.{type(admission).__qualname__}:{text_digest(repr(vars(admission)))}"
+    files = list(DATA_FILES)
+    if rule_on("word_salad"):
+        from ev2r.facts.word_order import _DATA as WORD_ORDER_DATA
+
+        files += sorted(p.name for p in WORD_ORDER_DATA.glob("word_order_*.npz"))
+    lines = [f"adm={adm}"] + [f"{name}={_file_digest(name)}" for name in files]
+    return text_digest("\n".join(lines))

@@ -86,6 +86,7 @@ from ev2r.scores import ReferenceResult, f1_score, prf_from_support  # noqa: F40
 from claimalign.qa_text import content_tokens
 from ev2r.metric.restatement import SPAN_MIN_TOKENS
 from ev2r.types import (AtomicFact, Evidence, FactSupport, Item, PremiseReason, QAPair, STATUS_OK, has_content)
+from ev2r.signature import exact_number
 from ev2r.verifier.calibration import Calibration, UncalibratedWarning, calibration_for
 from ev2r.verifier.nli import check_probabilities
 
@@ -276,7 +277,7 @@ class NLIReferenceScorer:
                              f"got {calibration!r}")
 
     def signature_fields(self) -> dict[str, str]:
-        rule = f"p>={self.threshold:g}" if self.support == "threshold" else "soft"
+        rule = f"p>={exact_number(self.threshold)}" if self.support == "threshold" else "soft"
         declared = getattr(self.decomposer, "signature_fields", None)
         decomp = declared() if callable(declared) else {"decomp": self.decomposer.name}
         prem = "qa-pair-max" if self.premise_window == 1 else f"qa-pair+win{self.premise_window}-max"
@@ -287,7 +288,7 @@ class NLIReferenceScorer:
         if admission.current_copy_reading() != "near":  # a copy's facts supported by its copy (verified: or a
             prem += f"+twin={'copy' if admission.current_copy_reading() == 'exact' else 'verified'}+anchor"  # synonym)
         else:
-            prem += f"+twin~{admission.TWIN_MIN_SIMILARITY:g}/{admission.COPY_TEXT}+{respell_rule()}+anchor"
+            prem += f"+twin~{exact_number(admission.TWIN_MIN_SIMILARITY)}/{admission.COPY_TEXT}+{respell_rule()}+anchor"
         if self.contradiction is not None:
             prem += f"+{self.contradiction.rule}"
         cal = self.calibration.id if self.calibration is not None else "none"

@@ -23,7 +23,7 @@ from ev2r.config import DEFAULTS
 from ev2r.labels import LABEL_MAPPING_ID
 from ev2r.metric.combined import HYBRID_NAME
 from ev2r.scores import ev2r_combine  # noqa: F401 (re-exported)
-from ev2r.signature import Signature, package_version
+from ev2r.signature import Signature, exact_number, package_version
 from ev2r.types import CorpusScore, Item, ItemScore, LLMUsage, STATUS_OK, mean_or_none
 
 SCORE_NAMES = ("precision", "recall", "f1", "proxy", "ev2r")
@@ -130,7 +130,8 @@ class Ev2RScorer:
         """The :class:`~ev2r.signature.Signature` of this scorer: package version, the reference
         scorer's, verifier's and proxy scorer's declared fields, label mapping, alpha, extra columns, the
         combination's fields, the digests of the declared scoring constants (``const``, ``hybrid-const``:
-        :func:`ev2r.metric.definition.signature_fields`), transformers and torch versions, in that order."""
+        :func:`ev2r.metric.definition.signature_fields`), the digest of the data files and admission model it reads by
+        content (``data``: :func:`ev2r.metric.definition.data_digest`), transformers and torch versions, in that order."""
         with self._readings():
             return self._signature()
 
@@ -146,15 +147,15 @@ class Ev2RScorer:
                  self.verifier_fields,
                  {"proxy": "none"} if proxy is None else proxy.signature_fields()]
         if ref is not None or proxy is not None:  # else no Ev2R is computed
-            parts.append({"map": LABEL_MAPPING_ID.split(":", 1)[1], "alpha": f"{self.alpha:g}"})
+            parts.append({"map": LABEL_MAPPING_ID.split(":", 1)[1], "alpha": exact_number(self.alpha)})
         parts.append({f"extra-{name}": getattr(self.extra_scorers[name], "signature", "1")
                       for name in sorted(self.extra_scorers)})
         if self.combiner is not None:
             parts.append(self.combiner.signature_fields())
         if ref is not None or proxy is not None:  # the digests of the declared scoring constants (issue 64)
-            from ev2r.metric.definition import signature_fields as constants_fields
+            from ev2r.metric.definition import data_digest, signature_fields as constants_fields
 
-            parts.append(constants_fields(hybrid=self.combiner is not None))
+            parts.append({**constants_fields(hybrid=self.combiner is not None), "data": data_digest(self.admission)})
         parts.append({"transformers": package_version("transformers"), "torch": package_version("torch")})
         return Signature.from_parts(*parts)
 

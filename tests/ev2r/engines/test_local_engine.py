@@ -6,8 +6,8 @@ import json
 import pytest
 
 from ev2r.engines.local_engine import score_local
-from ev2r.engines.runs import PART_SUFFIX, RUN_SUFFIX, RunInterrupted
-from ev2r.io.readers import item_hash, read_items, score_row
+from ev2r.engines.runs import PART_SUFFIX, RUN_SUFFIX, RunInterrupted, output_row
+from ev2r.io.readers import item_hash, read_items
 from ev2r.metric.factory import build_scorer
 from support.fakes import WordVerifier
 from support.paths import SHARED_CASES
@@ -39,7 +39,7 @@ def test_rows_and_summary_are_those_of_the_scorer(tmp_path):
     want = scorer.score(items)
     out = tmp_path / "out.jsonl"
     res = score_local(build_scorer(verifier=WordVerifier()), items, out, options={"verifier": "word"})
-    assert res.rows == [score_row(it, s) for it, s in zip(items, want)] == read_jsonl(out)
+    assert res.rows == [output_row(it, s, False, scorer.signature()) for it, s in zip(items, want)] == read_jsonl(out)
     assert res.summary.to_dict() == scorer.corpus(want).to_dict()
     assert res.n_scored == 80 and res.n_resumed == 0 and not (tmp_path / ("out.jsonl" + PART_SUFFIX)).exists()
     record = json.loads((tmp_path / ("out.jsonl" + RUN_SUFFIX)).read_text())

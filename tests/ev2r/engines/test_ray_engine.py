@@ -9,10 +9,10 @@ import pytest
 
 from ev2r.metric.factory import build_scorer
 from ev2r.cli.main import main
-from ev2r.io.readers import read_items, score_row
+from ev2r.io.readers import read_items
 from ev2r.engines.local_engine import score_local
 from ev2r.engines.ray_engine import RUN_SUFFIX, PART_SUFFIX, RayUnavailableError, import_ray, score_ray
-from ev2r.engines.runs import plan_run
+from ev2r.engines.runs import output_row, plan_run
 from support.fakes import CrashOnceVerifier, WordVerifier
 from support.paths import SHARED_CASES
 from support.ray_rows import SAMPLE, write_rows
@@ -28,7 +28,7 @@ def local(items, verifier, **kw):
     """The local path: rows as `ev2r score -o` writes them, and the summary."""
     scorer = build_scorer(verifier=verifier, **kw)
     scores = scorer.score(items)
-    return [score_row(it, s) for it, s in zip(items, scores)], scorer.corpus(scores)
+    return [output_row(it, s, False, scorer.signature()) for it, s in zip(items, scores)], scorer.corpus(scores)
 
 
 def assert_same_within(got, want, tol, where="row"):
@@ -147,19 +147,21 @@ def test_resume_skips_ok_rows_and_rescores_the_rest(ray_local, tmp_path):
     first = score_ray(items, out, scorer_options=opts, workers=2)
     assert first.rows == want_rows
     rows = read_jsonl(out)
-    # an interrupted run: chunk 1 (rows 32-63) missing, row 70 failed with an API error, and row 3
-    # carries a value no scorer made -- kept as it is if (and only if) the row is skipped
+    # an interrupted run: chunk 1 (rows 32-63) missing, row 70 failed with an API error (scored again), and row 3
+    # carries a value no scorer made: refused, naming the row (issue 77: a resumed row is checked, never trusted)
     rows[70] = dict(rows[70], status="api_error", precision=None, ev2r=None)
-    rows[3] = dict(rows[3], precision=0.123456789)
+    edited = rows[:3] + [dict(rows[3], precision=0.123456789)] + rows[4:32] + rows[64:]
+    out.write_text("".join(json.dumps(r) + "\n" for r in edited))
+    with pytest.raises(ValueError, match=r"out\.jsonl line 4 \(id 10003\) cannot be resumed: its numbers are not the "
+                                         r"ones ev2r wrote"):
+        score_ray(items, out, scorer_options=opts, workers=2)
     kept = rows[:32] + rows[64:]
     out.write_text("".join(json.dumps(r) + "\n" for r in kept))
     again = score_ray(items, out, scorer_options=opts, workers=2)
     # rescored: chunk 1 (32, with row 40 that failed before: error), row 70; row 5 (no_reference, the
     # item's own failure) is kept like an ok row
     assert again.n_scored == 32 + 1 and again.n_resumed == 80 - 33
-    assert again.rows[3]["precision"] == 0.123456789  # skipped, not recomputed
     expected = [dict(r) for r in want_rows]
-    expected[3]["precision"] = 0.123456789
     assert again.rows == expected and read_jsonl(out) == expected
     assert again.rows[70]["status"] == "ok" and again.rows[5]["status"] == "no_reference"
     # the summary covers every row, resumed or not

@@ -7,7 +7,8 @@ import json
 import pytest
 
 from ev2r.metric.factory import build_scorer
-from ev2r.io.readers import read_items, score_row
+from ev2r.engines.runs import output_row
+from ev2r.io.readers import read_items
 from ev2r.engines.ray_engine import score_ray
 from support.fakes import WordVerifier
 from support.ray_rows import write_rows
@@ -43,5 +44,5 @@ def test_llm_requests_are_capped_cluster_wide_and_cached_once(ray_local, server,
     scorer = build_scorer(verifier=WordVerifier(), decomposer="llm", llm_options=llm)
     scores = scorer.score(items)
     assert len(server.requests) == n_calls
-    assert [score_row(it, s) for it, s in zip(items, scores)] == res.rows
+    assert [output_row(it, s, False, scorer.signature()) for it, s in zip(items, scores)] == res.rows
     assert scorer.corpus(scores).signature + "|engine:ray" == res.summary.signature
