@@ -3,6 +3,7 @@
 
 import argparse
 import json
+import re
 
 import pytest
 
@@ -173,6 +174,49 @@ def test_score_version_checked_against_what_the_run_defined(capsys):
         V.check_computed(latest, no_hybrid)
 
 
+def _admission_copy(tmp_path, threshold=None, shift=0.0):
+    """A copy of the bundled admission folder, its model.json's name unchanged (``admission-v1``), with another
+    ``threshold`` and/or its weights shifted by ``shift``."""
+    import shutil
+
+    import numpy as np
+
+    from ev2r.metric.admission_model import MODEL_DIR
+
+    folder = tmp_path / f"adm-{threshold}-{shift}"
+    shutil.copytree(MODEL_DIR, folder)
+    meta = json.loads((folder / "model.json").read_text())
+    if threshold is not None:
+        meta["threshold"] = threshold
+    (folder / "model.json").write_text(json.dumps(meta))
+    if shift:
+        w = dict(np.load(folder / "weights.npz"))
+        w["coef"] = w["coef"] + shift
+        np.savez(folder / "weights.npz", **w)
+    return folder
+
+
+def test_the_admission_model_is_in_the_signature_by_content_not_by_its_name(tmp_path):
+    from ev2r.metric.admission_model import AdmissionModel
+    from ev2r.metric.definition import data_digest
+    from ev2r import versions as V
+
+    bundled = AdmissionModel.load()
+    assert data_digest(bundled) == V.get("ev2r/4").constants["data"] == "979fd28519"
+    assert AdmissionModel.load(_admission_copy(tmp_path)).digest() == bundled.digest()  # the same model elsewhere
+    changed = [AdmissionModel.load(_admission_copy(tmp_path, threshold=0.99)),
+               AdmissionModel.load(_admission_copy(tmp_path, shift=1e-12))]
+    assert all(m.name == "admission-v1" for m in changed)  # the name its folder gives is unchanged ...
+    digests = {data_digest(m) for m in changed} | {data_digest(bundled), data_digest(None)}
+    assert len(digests) == 4  # ... its content is not
+    # a run with it is a custom definition, named with the field that differs
+    sig = _sig_of(V.latest("ev2r-hybrid").label, f"|data:{data_digest(changed[0])}")
+    found = V.identify(sig)["ev2r-hybrid"]
+    assert found.version is None and set(found.differs) == {"data"}
+    assert V.identify(_sig_of(V.latest("ev2r-hybrid").label, "|data:979fd28519"))["ev2r-hybrid"].version is V.latest(
+        "ev2r-hybrid")
+
+
 def test_score_version_broken_by_the_options_is_refused_before_any_work(capsys, tmp_path, nltk_data):
     # hostile review: these were refused only after every item had been scored (and -o written)
     from ev2r import versions as V
@@ -180,12 +224,17 @@ def test_score_version_broken_by_the_options_is_refused_before_any_work(capsys, 
     hybrid, plain = V.latest("ev2r-hybrid").label, V.latest("ev2r").label
     cases = [(["--scorer", "hu-meteor"], plain, "did not compute ev2r"),
              (["--no-hybrid"], hybrid, "did not compute ev2r_hybrid"),
-             (["--alpha", "0.7"], plain, "alpha: 0.5 -> 0.7")]
+             (["--alpha", "0.7"], plain, "alpha: 0.5 -> 0.7"),
+             # issue 77: the signature kept 6 significant digits, so this passed the pin
+             (["--alpha", "0.50000004"], plain, "alpha: 0.5 -> 0.50000004"),
+             # issue 77: a copy of the bundled admission folder with another threshold kept the name admission-v1
+             (["--admission", str(_admission_copy(tmp_path, threshold=0.99))], hybrid,
+              "data: 979fd28519 -> [0-9a-f]{10} \\(the admission model's weights and settings")]
     for k, (opts, label, says) in enumerate(cases):
         out = tmp_path / f"o{k}.jsonl"
         code = main(["score", SAMPLE, "--limit", "1", "--no-progress", "-o", str(out), "--score-version", label, *opts])
         err = capsys.readouterr().err
-        assert code == 2 and says in err, (opts, err)
+        assert code == 2 and re.search(says, err), (opts, err)
         assert "loading verifier" not in err and not out.exists()  # nothing scored, nothing written
     # an unregistered name says which option it came from
     assert main(["score", SAMPLE, "--score-version", "EV2R-HYBRID/4", "--no-progress"]) == 2
