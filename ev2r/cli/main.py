@@ -4,7 +4,8 @@
                      [--replay FILE] [--replay-model M] [--scorer ev2r|hu-meteor] [--alpha A] [--dtype D]
                      [--engine local|ray] [--ray-address ADDR] [--workers N]
     ev2r explain INPUT --id ID [--json] [--model M]
-    ev2r report SCORES.jsonl -o REPORT.html [--input ITEMS]
+    ev2r report SCORES.jsonl -o REPORT.html [--input ITEMS] [--compare OTHER.jsonl]
+    ev2r compare BASELINE.jsonl SYSTEM.jsonl [SYSTEM2.jsonl ...] [--columns C,...] [--json]
     ev2r verify INPUT.jsonl -o OUT.jsonl [--model M]
     ev2r averitec PREDICTIONS --references GOLD [--json] [-o PER_CLAIM.jsonl]
     ev2r align A.jsonl B.jsonl [-o OUT.jsonl] [--similarity ...]
@@ -29,6 +30,8 @@ COMMANDS = {
     "score": ("score", "score predicted evidence against reference evidence"),
     "explain": ("explain", "why one item scored what it did: facts, deciding premises, proxy, alignment"),
     "report": ("report", "one self-contained HTML page of a scored run: summary, distribution, items, reasons"),
+    "compare": ("compare", "is a system better than a baseline on the same items, or noise? (paired bootstrap, "
+                           "approximate randomisation)"),
     "verify": ("verify", "NLI probabilities for premise/hypothesis rows"),
     "align": ("align", "Hungarian alignment of two sets of claims per row"),
     "robustness": ("robustness", "perturbation suite and robustness report"),

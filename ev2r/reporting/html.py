@@ -335,7 +335,7 @@ def _alignment_matrix(row: dict) -> Optional[dict]:
 
 
 def render_report(items: Sequence[ReportItem], record: Optional[dict] = None, title: str = "ev2r report",
-                  source: str = "") -> str:
+                  source: str = "", comparison: Optional[dict] = None) -> str:
     """The HTML text of the report (module docstring).
 
     Args:
@@ -344,6 +344,8 @@ def render_report(items: Sequence[ReportItem], record: Optional[dict] = None, ti
             options), or None.
         title: the page title.
         source: the score file's name, shown under the title.
+        comparison: a comparison of this run with another on the same items
+            (:meth:`ev2r.reporting.compare.Comparison.to_dict`, this run the baseline), shown after the summary; or None.
 
     Returns:
         A complete HTML5 document (str) with no external resource.
@@ -382,6 +384,7 @@ def render_report(items: Sequence[ReportItem], record: Optional[dict] = None, ti
         ev2r_run=alpha is not None or any(r.get("ev2r") is not None for r in rows),
         ev2r_formula=ev2r_terms(alpha, times="\u00d7"), hybrid_formula=hybrid_terms(hybrid, times="\u00d7"),
         item_formulas=[(ev2r_terms(alpha, it.row, "\u00d7"), hybrid_terms(hybrid, it.row, "\u00d7")) for it in items],
+        comparison=comparison,
     )
 
 
@@ -423,9 +426,11 @@ def read_run_record(scores_path: str | Path) -> Optional[dict]:
 
 
 def write_report(scores_path: str | Path, out_path: str | Path, input_path: Optional[str] = None,
-                 references: Optional[str] = None, title: Optional[str] = None) -> int:
+                 references: Optional[str] = None, title: Optional[str] = None,
+                 comparison: Optional[dict] = None) -> int:
     """Read ``ev2r score`` rows (and the run record beside them, and the scored items when ``input_path`` is
-    given), write the HTML report to ``out_path`` atomically. Returns the number of items.
+    given), write the HTML report to ``out_path`` atomically (with ``comparison``, as :func:`render_report`).
+    Returns the number of items.
 
     Raises:
         ev2r.io.readers.InputError / ValueError: unreadable rows or items (naming the file and row).
@@ -448,7 +453,8 @@ def write_report(scores_path: str | Path, out_path: str | Path, input_path: Opti
             warnings.warn(f"--input {input_path}: {unmatched} of {len(joined)} rows have no item with the same content "
                           "(item_hash: claim, evidence, labels and row as scored): they are shown without claim and "
                           "evidence; give the file that was scored, unchanged", InputWarning, stacklevel=2)
-    html = render_report(joined, record, title=title or f"ev2r report: {scores_path.name}", source=str(scores_path))
+    html = render_report(joined, record, title=title or f"ev2r report: {scores_path.name}", source=str(scores_path),
+                         comparison=comparison)
     with atomic_write(out_path) as fh:
         fh.write(html)
     return len(joined)
