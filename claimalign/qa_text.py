@@ -38,7 +38,6 @@ claim* is the metric's decision, not the reader's: :mod:`ev2r.metric.restatement
 
 from __future__ import annotations
 
-import functools
 import json
 import math
 import re
@@ -46,6 +45,10 @@ import sys
 from typing import Dict, List, Optional, Tuple
 
 from claimalign.textio import normalize_text
+# the words of a text (claimalign.words), re-exported; _STOP and MIN_CLAIM_TOKENS stay declared scoring constants under
+# this module's name (ev2r.metric.definition: the const digest reads them here)
+from claimalign.words import (FUNCTION_WORDS, MIN_CLAIM_TOKENS, _STOP, claim_coverage, content_tokens,  # noqa: F401
+                              has_content, is_bare_answer, stem_word, word_tokens)
 
 __all__ = ["LAYOUT_NOTES", "NO_ANSWER", "parse_qa_text", "json_pair_problems", "describe_json", "is_unanswerable", "strip_unanswerable", "has_content", "content_tokens",
            "is_bare_answer", "claim_coverage", "MIN_CLAIM_TOKENS", "stem_word", "word_tokens"]
@@ -473,16 +476,6 @@ _FOLD_STOPS = str.maketrans({"\u2026": ".", "\u3002": ".", "\uff0e": ".", "\uff0
 _STOPS = re.compile(r"[.!?;]+")
 
 
-def has_content(text: Optional[str]) -> bool:
-    """True when ``text`` holds at least one letter or digit (``str.isalnum``, any script).
-
-    Text made only of punctuation, symbols, emoji or whitespace ("...", "?!?!", "🙂") states
-    nothing: it is no atomic fact and supports nothing (issue: content-free facts got P(entailment)
-    0.73-0.86 against unrelated premises). ``None`` or ``""`` -> False.
-    """
-    return bool(text) and any(ch.isalnum() for ch in text)  # type: ignore[union-attr]
-
-
 def is_unanswerable(answer: Optional[str]) -> bool:
     """True when ``answer`` is AVeriTeC's Unanswerable text ("No answer could be found.", any case,
     with or without the final full stop, quotes, repeated punctuation or extra / invisible spaces).
@@ -625,121 +618,3 @@ def parse_qa_text(text: str, notes: Optional[set] = None) -> List[Tuple[str, str
 
 
 # ----------------------------------------------------------------------------- what an answer adds (issue 32)
-
-#: English function words, polarity words and fillers that carry no content of their own.
-_STOP = frozenset("""
-a an the and or but nor so yet if then than that this these those there here it its it's he she him her his hers
-they them their theirs we us our ours you your yours i me my mine who whom whose which what when where why how
-is are was were be been being am do does did done doing has have had having will would shall should can could
-may might must of in on at by for with about against between into through during before after above below to
-from up down out off over under again further once all any both each few more most other some such no not
-only own same too very just also as because until while s t don now yes yeah yep no nope true false correct
-incorrect right wrong indeed sure okay ok answer question according reports reported say says said
-""".split())
-#: The function words above, public: words that are English whatever their context (``ev2r.metric.admission`` reads
-#: none of them as a typo).
-FUNCTION_WORDS = _STOP
-_URL = re.compile(r"(?i)\b(?:https?://|www\.)\S+")
-_TOKEN = re.compile(r"\d+(?:[.,]\d+)*|[^\W\d_]+")
-#: A claim with fewer content tokens than this is too short to tell a restatement (or an off-topic text) by
-#: its words: ``ev2r.metric.restatement.restates_claim`` is False and ``ev2r.metric.admission`` keeps every pair for it.
-MIN_CLAIM_TOKENS = 4
-
-
-def _stemmer():
-    global _STEMMER
-    if _STEMMER is None:
-        from nltk.stem.porter import PorterStemmer  # rule-based, no nltk data needed
-
-        _STEMMER = PorterStemmer()
-    return _STEMMER
-
-
-_STEMMER = None
-
-
-@functools.lru_cache(maxsize=1 << 18)
-def _stem(word: str) -> str:
-    """The Porter stem of an ASCII ``word`` (memoised: a pure function, called for every token of every pair
-    and claim, 780k times on the 144 rows)."""
-    return _stemmer().stem(word)
-
-
-def stem_word(word: str) -> str:
-    """The Porter stem of a case-folded ``word`` when it is ASCII, else the word (the stems :func:`content_tokens`
-    holds).
-
-    >>> stem_word("freezes"), stem_word("zmrazil")
-    ('freez', 'zmrazil')
-    """
-    return _stem(word) if word.isascii() else word
-
-
-def word_tokens(text: Optional[str], urls: bool = False) -> List[str]:
-    """The case-folded words and numbers of ``text`` in order ("91.25", "3,33,87,677" stay one token; punctuation
-    dropped), URLs left out unless ``urls``.
-
-    >>> word_tokens("See https://x.org: Biden's 91.25% plan!")
-    ['see', 'biden', 's', '91.25', 'plan']
-    """
-    if not text:
-        return []
-    text = normalize_text(text)
-    return _TOKEN.findall((text if urls else _URL.sub(" ", text)).casefold())
-
-
-def content_tokens(text: Optional[str]) -> frozenset:
-    """The content of ``text`` as a set of tokens: words (any script, case-folded, Porter-stemmed for
-    Latin letters) and numbers ("91.25", "3,33,87,677" stay one token), without URLs, one-letter words
-    and the function / polarity words of a fixed English list ("the", "is", "yes", "no", "true", ...).
-
-    >>> sorted(content_tokens("Yes, it is TRUE that the vaccines were approved in 2021."))
-    ['2021', 'approv', 'vaccin']
-    >>> content_tokens("x") == content_tokens("https://example.com/a") == frozenset()
-    True
-    """
-    if not text:
-        return frozenset()
-    return _content_tokens(text)
-
-
-@functools.lru_cache(maxsize=1 << 16)
-def _content_tokens(text: str) -> frozenset:
-    text = _URL.sub(" ", normalize_text(text)).casefold()
-    out = set()
-    for t in _TOKEN.findall(text):
-        if t[0].isdigit():
-            out.add(t)
-        elif len(t) > 1 and t not in _STOP:
-            out.add(_stem(t) if t.isascii() else t)
-    return frozenset(out)
-
-
-def is_bare_answer(answer: Optional[str]) -> bool:
-    """True when ``answer`` has text but no content token (:func:`content_tokens`): "Yes.", "No",
-    "True", "x", a URL alone. Such an answer carries no evidence of its own: whatever a verifier
-    reads in its pair comes from the question (issue 32). Empty text is not bare (it is no answer).
-
-    >>> is_bare_answer("No."), is_bare_answer("2021"), is_bare_answer("")
-    (True, False, False)
-    """
-    if not has_content(answer) or content_tokens(answer):
-        return False
-    words = _TOKEN.findall(_URL.sub(" ", normalize_text(answer)).casefold())
-    # one-letter words are no content alone ("x"), but several words with one ("X is here", "a b") say something
-    return not any(len(w) == 1 for w in words) or len(words) < 2
-
-
-def claim_coverage(text: Optional[str], claim: Optional[str], cap: Optional[int] = None) -> float:
-    """Share of the claim's content tokens that ``text`` holds (0 when the claim has none), in [0, 1].
-
-    Args:
-        cap: with an integer, the share of ``min(len(claim tokens), cap)`` instead (clipped to 1): a long
-            claim (background context, then the checkable clause) asks no more words of one evidence
-            pair than a claim of ``cap`` content tokens does.
-    """
-    c = content_tokens(claim)
-    if not c:
-        return 0.0
-    denominator = len(c) if cap is None else min(len(c), cap)
-    return min(1.0, len(content_tokens(text) & c) / denominator)

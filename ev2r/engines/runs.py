@@ -49,8 +49,9 @@ from pathlib import Path
 from typing import Iterator, Optional, Sequence
 
 from claimalign import textio
-from ev2r.types import (EXPLAIN_FIELDS, ROW_META_FIELDS, STATUS_NO_LABEL, STATUS_NO_REFERENCE, STATUS_OK, FactSupport,
-                        Item, ItemScore, PremiseReason)
+from ev2r.io.rows import (ROW_HASH, SIGNATURE_HASH, output_row, row_problem, row_seal,  # noqa: F401 (re-exported)
+                          score_from_row)
+from ev2r.types import STATUS_NO_LABEL, STATUS_NO_REFERENCE, STATUS_OK, Item, ItemScore
 
 #: Suffixes of the files kept beside ``OUT``: finished chunks so far, and the run record.
 PART_SUFFIX = ".part"
@@ -81,18 +82,6 @@ REUSABLE_STATUSES = (STATUS_OK, STATUS_NO_REFERENCE, STATUS_NO_LABEL)
 #: ``signature_hash`` / ``row_hash``, before 1.8.0). A record of another format is never resumed.
 RUN_FORMAT = 3
 
-#: Each output row names the definition that made it and seals its numbers (issue 77): ``signature_hash`` is the first
-#: 10 hex digits of the SHA-256 of the run's full signature (:func:`ev2r.signature.text_digest`); ``row_hash`` the first
-#: 16 of the SHA-256 of the row's sealed values (:func:`row_seal`). A resume reuses a row only when both hold.
-SIGNATURE_HASH = "signature_hash"
-ROW_HASH = "row_hash"
-#: The text fields a row's seal covers beside its numbers (the rest of a row's text -- id, error -- is read back
-#: normalised, and the item's content is sealed by ``item_hash``).
-_SEALED_TEXT = ("status", "item_hash", SIGNATURE_HASH)
-#: Row fields that hold text, not a score (every other scalar field of a row is a score: None or a number in [0, 1]).
-_TEXT_FIELDS = ("id", "status", "error", "item_hash", SIGNATURE_HASH, ROW_HASH, "proxy_decided_by")
-
-_ROW_FIELDS = (*ROW_META_FIELDS, "precision", "recall", "f1", "proxy", "ev2r", *EXPLAIN_FIELDS)
 
 
 # -- options ----------------------------------------------------------------------------------------------
@@ -152,32 +141,6 @@ def options_record(options: dict) -> str:
 
 
 # -- rows and files -------------------------------------------------------------------------------------
-def score_from_row(d: dict) -> ItemScore:
-    """Rebuild an :class:`ItemScore` from an output row (for the corpus summary of resumed items).
-
-    Raises:
-        ValueError: an explain field (``hybrid_alignment``, ``contradicted_pairs``, ``proxy_premises``) that is
-            not a list of objects (naming the field and the row's id).
-    """
-    def facts(v):
-        return [FactSupport.from_dict(f) if isinstance(f, dict) else f for f in (v or [])]
-
-    def records(name: str) -> list:
-        v = d.get(name) or []
-        if not isinstance(v, list) or not all(isinstance(x, dict) for x in v):
-            raise ValueError(f"{name}: expected a list of objects in the row of id {d.get('id')!r}, got {v!r:.80}")
-        return list(v)
-
-    extra = {k: v for k, v in d.items() if k not in _ROW_FIELDS}
-    return ItemScore(id=str(d["id"]), row=d.get("row", 0), precision=d.get("precision"), recall=d.get("recall"),
-                     f1=d.get("f1"), proxy=d.get("proxy"), ev2r=d.get("ev2r"), status=d.get("status", "ok"),
-                     error=d.get("error"), predicted_facts=facts(d.get("predicted_facts")),
-                     reference_facts=facts(d.get("reference_facts")), extra_scores=extra,
-                     proxy_premises=[PremiseReason(**p) for p in records("proxy_premises")],
-                     proxy_decided_by=d.get("proxy_decided_by"), hybrid_alignment=records("hybrid_alignment"),
-                     contradicted_pairs=records("contradicted_pairs"))
-
-
 def previous_rows(output: Path, include_out: bool = True) -> list[dict]:
     """Rows of an earlier run: ``OUT`` (unless ``include_out`` is False: a ``--no-resume`` run was
     interrupted before replacing it) then ``OUT.part`` (a later row for the same key wins). A
@@ -239,93 +202,6 @@ def append_rows(fh, rows: Sequence[dict]) -> None:
     fh.write("".join(dumps_jsonl(r) + "\n" for r in rows))
     fh.flush()
     os.fsync(fh.fileno())
-
-
-# -- rows that say what made them ------------------------------------------------------------------------------
-def _sealed_values(row: dict) -> dict:
-    return {k: v for k, v in row.items()
-            if k != ROW_HASH and (k in _SEALED_TEXT or v is None or isinstance(v, (bool, int, float)))}
-
-
-def row_seal(row: dict) -> str:
-    """The ``row_hash`` of an output row: the first 16 hex digits of the SHA-256 of its scalar values (every number,
-    None and boolean, by field) and its ``status``, ``item_hash`` and ``signature_hash``, as canonical JSON. Editing a
-    number, removing one or replacing it by text changes it."""
-    from ev2r.signature import text_digest
-
-    return text_digest(json.dumps(_sealed_values(row), sort_keys=True, ensure_ascii=True), 16)
-
-
-def output_row(item: Item, score: ItemScore, with_facts, signature: str) -> dict:
-    """The row ``ev2r score -o`` writes for one item (:func:`ev2r.io.readers.score_row`), ending with the definition
-    that made it (``signature_hash``: :func:`ev2r.signature.text_digest` of the run's full ``signature``) and its seal
-    (``row_hash``: :func:`row_seal`). Every engine writes rows through this."""
-    from ev2r.io.readers import score_row
-    from ev2r.signature import text_digest
-
-    row = score_row(item, score, with_facts)
-    row[SIGNATURE_HASH] = text_digest(str(signature))
-    row[ROW_HASH] = row_seal(row)
-    return row
-
-
-def _alpha_of(signature: Optional[str]) -> Optional[float]:
-    from ev2r.signature import Signature
-
-    try:
-        value = Signature.parse(str(signature)).fields.get("alpha") if signature else None
-        return float(value) if value is not None else None
-    except ValueError:
-        return None
-
-
-def row_problem(row: dict, signature: Optional[str]) -> Optional[str]:
-    """Why an earlier output row cannot be resumed under ``signature``, in words naming the field; None when it can.
-
-    A row is resumed only when it was made under this very definition (``signature_hash``), its numbers are as they
-    were written (``row_hash``), every score field is None or a finite number in [0, 1], and its headline agrees with
-    its parts where the formula says so (F1 from precision and recall; Ev2R = alpha F1 + (1 - alpha) proxy, alpha from
-    the signature; arXiv 2411.05375, sec. 3.3), to 1e-9.
-
-    Args:
-        row: a row of ``OUT`` or ``OUT.part``.
-        signature: this run's full signature (or the earlier record's when this run's is not known yet); None: the
-            definition is not checked.
-    """
-    import math
-
-    from ev2r.scores import ev2r_combine, f1_score
-    from ev2r.signature import text_digest
-
-    for key, value in row.items():
-        if key in _TEXT_FIELDS or isinstance(value, (list, dict)):
-            continue
-        if key == "row":
-            if isinstance(value, bool) or not isinstance(value, int):
-                return f"field 'row' is {value!r:.40}, not a row number"
-            continue
-        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))
-                                  or not math.isfinite(value) or not 0.0 <= value <= 1.0):
-            return f"field {key!r} is {value!r:.40}, not a score (None or a number in [0, 1])"
-    if ROW_HASH not in row or SIGNATURE_HASH not in row:
-        return (f"it has no {SIGNATURE_HASH} / {ROW_HASH} (written by ev2r before 1.8.0, or by hand): it does not say "
-                "which definition made it")
-    if row.get(ROW_HASH) != row_seal(row):
-        return f"its numbers are not the ones ev2r wrote ({ROW_HASH} does not match: edited after it was written)"
-    if signature is not None and row.get(SIGNATURE_HASH) != text_digest(str(signature)):
-        return (f"it was made under another definition ({SIGNATURE_HASH} {row.get(SIGNATURE_HASH)!r}, this run's "
-                f"{text_digest(str(signature))!r}: other options, model or version)")
-    p, r, f1 = row.get("precision"), row.get("recall"), row.get("f1")
-    if None not in (p, r, f1):
-        want = f1_score(p, r)
-        if abs(want - f1) > 1e-9:
-            return f"field 'f1' is {f1!r}, not 2PR/(P+R) = {want!r} of its precision and recall"
-    alpha, proxy, ev2r_value = _alpha_of(signature), row.get("proxy"), row.get("ev2r")
-    if alpha is not None and None not in (f1, proxy, ev2r_value):
-        want = ev2r_combine(f1, proxy, alpha)
-        if abs(want - ev2r_value) > 1e-9:
-            return f"field 'ev2r' is {ev2r_value!r}, not {alpha:g} x F1 + {1 - alpha:g} x proxy = {want!r}"
-    return None
 
 
 # -- ev2r's own files, and the lock ----------------------------------------------------------------------------

@@ -141,6 +141,8 @@ NOT_SCORING: Mapping[str, str] = {
     "ev2r.verifier.loading:NON_ENGLISH_SHARE": "when to warn that evidence is not English (a warning)",
     "ev2r.metric.admission:_CACHE_MAX": "a cache's size (the cached values are the same)",
     # how text is read from files and written (the readers', tested by their own tests)
+    "claimalign.words:_STOP": "declared as claimalign.qa_text:_STOP (re-exported there; the digest reads that name)",
+    "claimalign.words:MIN_CLAIM_TOKENS": "declared as claimalign.qa_text:MIN_CLAIM_TOKENS (re-exported there)",
     "claimalign.qa_text:_PAD": "the Q/A text layout parser's pattern (reading the input)",
     "claimalign.qa_text:_DECOR": "the Q/A text layout parser's pattern (reading the input)",
     "claimalign.qa_text:_EMPH": "the Q/A text layout parser's pattern (reading the input)",
@@ -156,8 +158,8 @@ NOT_SCORING: Mapping[str, str] = {
 #: (:data:`NOT_SCORING`): every module of ev2r.metric, ev2r.facts and ev2r.verifier (listed by the test from the
 #: packages), and these modules of claimalign that scoring calls.
 SCANNED_PACKAGES = ("ev2r.metric", "ev2r.facts", "ev2r.verifier")
-SCANNED_MODULES = ("ev2r.scores", "claimalign.qa_text", "claimalign.meteor_fast", "claimalign.averitec",
-                   "claimalign.align", "claimalign.textio", "claimalign.models", "claimalign.nli")
+SCANNED_MODULES = ("ev2r.scores", "claimalign.qa_text", "claimalign.words", "claimalign.meteor_fast",
+                   "claimalign.averitec", "claimalign.align", "claimalign.textio", "claimalign.models", "claimalign.nli")
 
 
 def declared() -> list[tuple[str, str, str]]:
@@ -272,8 +274,9 @@ def data_digest(admission) -> str:
         adm = f"{type(admission).__module__}.{type(admission).__qualname__}:{text_digest(repr(vars(admission)))}"
     files = list(DATA_FILES)
     if rule_on("word_salad"):
-        from ev2r.facts.word_order import _DATA as WORD_ORDER_DATA
+        from importlib import resources
 
-        files += sorted(p.name for p in WORD_ORDER_DATA.glob("word_order_*.npz"))
+        files += sorted(p.name for p in resources.files("ev2r.facts").joinpath("data").iterdir()
+                        if p.name.startswith("word_order_") and p.name.endswith(".npz"))
     lines = [f"adm={adm}"] + [f"{name}={_file_digest(name)}" for name in files]
     return text_digest("\n".join(lines))

@@ -111,6 +111,13 @@ def _record_holds_rows(record: dict, rows: Sequence[dict], path: str) -> Optiona
     does not hold: a file edited, copied or resumed elsewhere), or None."""
     from ev2r.signature import text_digest
 
+    if record.get("format", 0) >= 3:  # rows that carry their definition and seal (1.8.0 on): each checked as a resume does
+        from ev2r.io.rows import row_problem
+
+        bad = [(r.get("id"), why) for r in rows if (why := row_problem(r, str(record.get("signature")))) is not None]
+        if bad:
+            return (f"{len(bad)} row(s) of {path} are not as the run that made them wrote them (id {bad[0][0]!r}: "
+                    f"{bad[0][1]})")
     digest = text_digest(str(record.get("signature")))
     other = [r["id"] for r in rows if isinstance(r.get("signature_hash"), str) and r["signature_hash"] != digest]
     if other:

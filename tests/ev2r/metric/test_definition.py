@@ -156,9 +156,10 @@ def _with_fields(signature: str, fields: dict) -> str:
 
 def test_the_default_records_its_constants(default_signature):
     fields = dict(p.split(":", 1) for p in default_signature.split("|"))
-    assert (fields["const"], fields["hybrid-const"]) == ("859ad8bd54", "c9a59cf6b8")
-    assert V.get("ev2r-hybrid/4").constants == {"const": "859ad8bd54", "hybrid-const": "c9a59cf6b8"}
-    assert V.get("ev2r/4").constants == {"const": "859ad8bd54"}
+    assert (fields["const"], fields["hybrid-const"], fields["data"]) == ("859ad8bd54", "c9a59cf6b8", "979fd28519")
+    assert V.get("ev2r-hybrid/4").constants == {"const": "859ad8bd54", "hybrid-const": "c9a59cf6b8",
+                                                "data": "979fd28519"}
+    assert V.get("ev2r/4").constants == {"const": "859ad8bd54", "data": "979fd28519"}
     assert V.get("ev2r-hybrid/3").constants is None  # registered before the digests
     found = V.identify(default_signature)
     assert (found["ev2r-hybrid"].label, found["ev2r"].label) == ("ev2r-hybrid/4", "ev2r/4")
@@ -168,6 +169,7 @@ def test_the_default_records_its_constants(default_signature):
     # the digests are outside the fingerprinted definition
     assert "const" not in V.definition("ev2r", default_signature)
     assert "hybrid-const" not in V.definition("ev2r-hybrid", default_signature)
+    assert "data" not in V.definition("ev2r-hybrid", default_signature)
 
 
 @pytest.mark.parametrize("stage,module,name", D.declared(), ids=[f"{m}:{n}" for _, m, n in D.declared()])
