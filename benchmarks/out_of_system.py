@@ -35,10 +35,14 @@ candidate has one weight vector (nothing fitted on ratings, scored as it is), a 
 **The choice inside a fold** (the same rule on any set of systems): for the one- and two-constant families, the
 grid point that maximises the smaller, over the two ratings, of the mean over the training files of the Spearman
 on that file's training rows (files are kept apart: their annotation differs); ties go to the first point in grid
-order. A grid point that gains from any gated gaming strategy on the committed per-item rows of the full suite
-(``benchmarks/results/gaming_86_per_item.jsonl``, ``gaming_144_per_item.jsonl``; the suite's
-``no_gain_over_original`` rule, as ``benchmarks/combination.py`` applies it) is never chosen: that is data other
-than the ratings, so it is applied outside the loop.
+order. The choice is made among the grid points that gain from no gated gaming strategy on the committed per-item
+rows of the full suite (``benchmarks/results/gaming_86_per_item.jsonl``, ``gaming_144_per_item.jsonl``; the suite's
+``no_gain_over_original`` rule, as ``benchmarks/combination.py`` applies it). When no point of a candidate's grid is
+free of gains, the points that gain from the fewest set/strategy pairs stand in for them (:func:`allowed_points`,
+as ``combination.py``'s ``fit`` does): the choice is still made and reported, the table's ``gaming gains`` column
+counts the pairs, and such a candidate cannot qualify under the decision rule below (0 is required of a default).
+The gaming rows are data other than the ratings, so this mask is applied outside the loop (it reads the evidence
+of every system's rows, none of their ratings).
 
 **The loop**: for each system k of the 8, the choice is made on the other 7 and scored on k's rows. Reported:
 
@@ -49,6 +53,11 @@ than the ratings, so it is applied outside the loop.
   the size of the overfit;
 * paired bootstrap (rows resampled within a file, 2,000, seed 0) of the out-of-system Spearman minus HU-METEOR's
   and minus ``ev2r-hybrid/4``'s (as shipped, i.e. in-sample for it) on the same rows;
+* beside it, the **system-level (cluster) bootstrap** of the same differences on the 144 rows
+  (:func:`cluster_bootstrap`, 2,000, seed 0): the 7 teams drawn with replacement, then each drawn team's rows drawn
+  with replacement; and the teams drawn with their rows kept. The choice is made per system, so the rows of one
+  system are not independent draws and the row intervals are too narrow. The 86 rows are one system: drawing it and
+  then its rows is the row bootstrap, so their row interval stands;
 * system level: the 8 systems' mean out-of-system scores against their mean ratings, pairwise ranking accuracy
   (a tie on either side counts half) and Kendall's tau-b (scipy); the 86 rows' ratings are a two-annotator mean,
   the 144's one annotator's, so the baseline's place among the teams is read with care;
@@ -56,12 +65,14 @@ than the ratings, so it is applied outside the loop.
 
 **The decision rule, declared with the family**: a candidate may replace the default only when its out-of-system
 Spearman is at least HU-METEOR's and at least the ``ev2r-hybrid/4`` refit's (remade in the loop) on both rating
-files and both ratings; among those, the one with the best worse of the four figures. Nothing qualifying, the
-default is kept or the most stable candidate named, and the table says which and why. How *most stable* reads was
-made precise after the first run had shown that nothing qualifies: a candidate with no constant fitted on ratings
-(its in-sample and out-of-system figures are the same numbers) that gains from no gated gaming strategy, the best
-worse-of-four figure among those. The table lists every such candidate, and the decision (``--decision FILE.md``,
-pasted into the table; ``benchmarks/results/out_of_system_decision.md``) says what the release did with them.
+files and both ratings; among those, the one with the best worse of the four figures. A candidate whose in-sample
+choice gains from a gated gaming strategy (possible only when its grid has no gain-free point) does not qualify.
+Nothing qualifying, the default is kept or the most stable candidate named, and the table says which and why. How
+*most stable* reads was made precise after the first run had shown that nothing qualifies: a candidate with no
+constant fitted on ratings (its in-sample and out-of-system figures are the same numbers) that gains from no gated
+gaming strategy, the best worse-of-four figure among those. The table lists every such candidate, and the decision
+(``--decision FILE.md``, pasted into the table; ``benchmarks/results/out_of_system_decision.md``) says what the
+release did with them.
 
 What this loop does not remake: the admission stage's and the fact rules' own constants that earlier releases
 chose while looking at these ratings (they are fixed in the columns read here; remaking them needs a rescoring per
@@ -205,7 +216,38 @@ def pairwise_accuracy(a: Sequence[float], b: Sequence[float]) -> float:
     return agree / pairs if pairs else float("nan")
 
 
+def cluster_bootstrap(system: np.ndarray, n_boot: int, rng: np.random.Generator, rows: bool = True) -> list:
+    """Row indices of ``n_boot`` system-level (cluster) bootstrap samples: each draws as many systems as ``system``
+    (n,) names, with replacement (uniformly, in sorted order of the names: one ``rng.integers`` call of shape
+    (n_boot, K) for all samples), then, with ``rows``, each drawn system's rows with replacement (as many as it has;
+    without ``rows`` they are kept whole). A system drawn twice comes twice. With one row per system and the names
+    sorted in row order, the indices are the row bootstrap's ``rng.integers(0, n, (n_boot, n))`` itself."""
+    names = np.unique(system)
+    members = [np.flatnonzero(system == s) for s in names]
+    picks = rng.integers(0, len(names), size=(n_boot, len(names)))
+    out = []
+    for p in picks:
+        parts = [members[c] for c in p]
+        if rows:
+            parts = [m[rng.integers(0, len(m), size=len(m))] for m in parts]
+        out.append(np.concatenate(parts))
+    return out
+
+
+def ci_of(diffs: np.ndarray) -> Optional[list]:
+    """The 95% percentile interval of the finite values of ``diffs``, None when there is none."""
+    d = diffs[np.isfinite(diffs)]
+    return [float(np.percentile(d, 2.5)), float(np.percentile(d, 97.5))] if len(d) else None
+
+
 # -- the choice ---------------------------------------------------------------------------------------------------
+def allowed_points(count: np.ndarray) -> np.ndarray:
+    """The grid points a candidate may choose among, from ``count`` (G,), the gaming set/strategy pairs each point
+    gains from: the gain-free ones; when there is none, those gaining from the fewest pairs (module docstring; as
+    ``combination.fit``)."""
+    return count == 0 if (count == 0).any() else count == count.min()
+
+
 def choose(name: str, train: list, allowed: np.ndarray, floors: dict) -> int:
     """The grid index family ``name`` chooses on ``train`` (a list of (S (n, G), {rating: y})) per training file;
     ``allowed`` (G,) masks the gaming-clean points; ``floors``: per training file and rating, the Spearman the
@@ -262,9 +304,7 @@ def run(files: dict, gaming: dict) -> dict:
     for name, (cols, grid, n_fit, rule) in CANDIDATES.items():
         g = {k: load_gaming(p, components=cols, gated_only=True) for k, p in gaming.items()}
         count, _excl = gaming_violations(grid, g)
-        allowed = count == 0
-        if not allowed.any():
-            allowed = count == count.min()
+        allowed = allowed_points(count)
         S = {f: matrix(name, files[f]) for f in FILES}
 
         oos = {f: np.full(len(files[f]["system"]), np.nan) for f in FILES}
@@ -331,7 +371,28 @@ def summarise(files: dict, res: dict) -> dict:
             row[f"system/kendall/{q}"] = float(stats.kendalltau(means, hum[q]).statistic)
         row["system_means"] = means
         summary[name] = row
+    cluster_differences(files, res, summary)
     return summary
+
+
+def cluster_differences(files: dict, res: dict, summary: dict, f: str = "144") -> None:
+    """The system-level bootstrap of every candidate's out-of-system Spearman minus HU-METEOR's and minus
+    ``ev2r-hybrid/4``'s on file ``f``'s rows (module docstring), added to ``summary`` as
+    ``diff_systems/<ref>/<f>/<rating>``: ``{"diff", "ci95_systems_rows", "ci95_systems"}`` (the teams drawn, then
+    their rows; the teams drawn with their rows kept). Each way draws from its own generator seeded :data:`SEED`."""
+    names = list(res["candidates"])
+    M = np.stack([res["candidates"][n]["oos"][f] for n in names], axis=1)  # (n, candidates)
+    refs = {"HU-METEOR": names.index(HU_NAME), "ev2r-hybrid/4": names.index(DEFAULT_NAME)}
+    for way, rows in (("systems_rows", True), ("systems", False)):
+        samples = cluster_bootstrap(files[f]["system"], N_BOOT, np.random.default_rng(SEED), rows=rows)
+        for q in RATINGS:
+            y = files[f]["ratings"][q]
+            R = np.array([spearman_columns(M[i], y[i]) for i in samples])  # (N_BOOT, candidates)
+            for rname, j in refs.items():
+                for c, n in enumerate(names):
+                    cell = summary[n].setdefault(f"diff_systems/{rname}/{f}/{q}",
+                                                 {"diff": summary[n][f"diff/{rname}/{f}/{q}"]["diff"]})
+                    cell[f"ci95_{way}"] = ci_of(R[:, c] - R[:, j])
 
 
 def qualifies(row: dict, hu: dict, refit: dict) -> bool:
@@ -355,12 +416,33 @@ def _ci(d: dict) -> str:
     return f"{d['diff']:+.3f} [{d['ci95'][0]:+.3f}, {d['ci95'][1]:+.3f}]"
 
 
+def widths(summary: dict, f: str = "144") -> dict:
+    """Over the cells of file ``f`` whose row interval is not a point (a candidate against itself), how many the
+    system-level intervals make wider than the row interval, for each way."""
+    out = {"cells": 0, "systems_rows": 0, "systems": 0}
+    for r in summary.values():
+        for ref in ("HU-METEOR", "ev2r-hybrid/4"):
+            for q in RATINGS:
+                row, sys_ = r[f"diff/{ref}/{f}/{q}"]["ci95"], r[f"diff_systems/{ref}/{f}/{q}"]
+                if row is None or row[1] - row[0] < 1e-12:
+                    continue
+                out["cells"] += 1
+                for way in ("systems_rows", "systems"):
+                    ci = sys_[f"ci95_{way}"]
+                    out[way] += ci is not None and ci[1] - ci[0] > row[1] - row[0]
+    return out
+
+
+def _ci_only(ci: Optional[list]) -> str:
+    return "n/a" if ci is None else f"[{ci[0]:+.3f}, {ci[1]:+.3f}]"
+
+
 def render(files: dict, res: dict, summary: dict, info: dict, decision: str = "") -> tuple[str, dict]:
     """The Markdown table and the JSON payload."""
     names = list(res["candidates"])
     hu, refit = summary[HU_NAME], summary[DEFAULT_REFIT]
     winners = [n for n in names if n not in (DEFAULT_NAME,) and qualifies(summary[n], hu, refit)
-               and res["candidates"][n]["fitted_constants"] <= 2]
+               and res["candidates"][n]["fitted_constants"] <= 2 and res["candidates"][n]["gaming_violations"] == 0]
 
     def worst(n):
         return min(summary[n][f"oos/{f}/{q}"] or -1 for f in FILES for q in RATINGS)
@@ -401,6 +483,23 @@ def render(files: dict, res: dict, summary: dict, info: dict, decision: str = ""
         cells = [_ci(r[f"diff/{ref}/{f}/{q}"]) for ref in ("HU-METEOR", "ev2r-hybrid/4") for f in ("144", "86")
                  for q in RATINGS]
         lines.append(f"| {n} | " + " | ".join(cells) + " |")
+    lines += ["", f"## Paired differences, systems resampled (144 rows; {N_BOOT:,}, seed {SEED}; 95% CI)", "",
+              "The choice is made per system, so one system's rows are not independent draws. Here the 7 teams are "
+              "drawn with replacement, then each drawn team's rows (`teams, rows`), or the teams with their rows "
+              "kept (`teams`); the differences are those of the table above. The 86 rows are one system: drawing "
+              "it, then its rows, is the row bootstrap above.", "",
+              "| candidate | vs HU-METEOR 144 cov: teams, rows | teams | 144 ver: teams, rows | teams | vs "
+              "ev2r-hybrid/4 144 cov: teams, rows | teams | 144 ver: teams, rows | teams |",
+              "|---|---|---|---|---|---|---|---|---|"]
+    for n in names:
+        cells = [_ci_only(summary[n][f"diff_systems/{ref}/144/{q}"][f"ci95_{way}"])
+                 for ref in ("HU-METEOR", "ev2r-hybrid/4") for q in RATINGS for way in ("systems_rows", "systems")]
+        lines.append(f"| {n} | " + " | ".join(cells) + " |")
+    w = widths(summary)
+    lines += ["", f"Against the row interval, over the {w['cells']} cells that are not a candidate against itself: "
+              f"`teams, rows` is wider in {w['systems_rows']}, `teams` in {w['systems']}. With 7 teams, drawing the "
+              "teams alone can be narrower than drawing rows; `teams, rows` is the interval to read for a choice made "
+              "per system."]
     lines += ["", "## System level (8 systems, out-of-system means against mean ratings)", "",
               "| candidate | pairwise accuracy cov | Kendall tau cov | pairwise accuracy ver | Kendall tau ver |",
               "|---|---|---|---|---|"]
@@ -422,11 +521,13 @@ def render(files: dict, res: dict, summary: dict, info: dict, decision: str = ""
     lines += ["", "## Decision", ""]
     if winner:
         lines.append(f"Qualifying under the declared rule (out-of-system Spearman >= HU-METEOR's and >= the "
-                     f"ev2r-hybrid/4 refit's on both files and both ratings, at most two fitted constants): "
+                     f"ev2r-hybrid/4 refit's on both files and both ratings, at most two fitted constants, no gated "
+                     f"gaming gain): "
                      f"{', '.join(winners)}. Best worse-of-four: **{winner}**.")
     else:
         lines.append("No candidate qualifies under the declared rule (out-of-system Spearman >= HU-METEOR's and >= "
-                     "the ev2r-hybrid/4 refit's on both files and both ratings, at most two fitted constants).")
+                     "the ev2r-hybrid/4 refit's on both files and both ratings, at most two fitted constants, no "
+                     "gated gaming gain).")
     lines += ["", "Most stable (no constant fitted on ratings, no gated gaming gain; best worse-of-four out-of-system "
               "figure): " + (f"**{most_stable}** (worse of four {worst(most_stable):+.3f}); the others: "
                              + ", ".join(f"{n} {worst(n):+.3f}" for n in stable if n != most_stable)
