@@ -29,6 +29,7 @@ from typing import Any, Optional, Sequence
 
 from ev2r.config import HEADLINE_SCORE
 from ev2r.reporting.reasons import ev2r_terms, hybrid_terms, proxy_breakdown, reading, run_weights
+from ev2r.types import EXPLAIN_FIELDS, ROW_META_FIELDS
 
 __all__ = ["TABLE_COLUMNS", "ReportItem", "report_items", "corpus_means", "headline_interval", "render_report",
            "run_headline", "write_report"]
@@ -36,8 +37,7 @@ __all__ = ["TABLE_COLUMNS", "ReportItem", "report_items", "corpus_means", "headl
 #: The score columns of the item table, the headline first (those a run has).
 TABLE_COLUMNS = (HEADLINE_SCORE, "ev2r", "precision", "recall", "f1", "proxy", "hybrid_meteor", "verified_meteor")
 _BASE_FIELDS = ("precision", "recall", "f1", "proxy", "ev2r")
-_NOT_SCORES = {"id", "row", "status", "error", "predicted_facts", "reference_facts", "item_hash", "proxy_premises",
-               "proxy_decided_by", "hybrid_alignment", "contradicted_pairs", "admission"}
+_NOT_SCORES = {*ROW_META_FIELDS, *EXPLAIN_FIELDS}
 
 
 @dataclass(frozen=True)
