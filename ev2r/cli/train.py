@@ -109,7 +109,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-freeze-embeddings", action="store_true",
                         help="also train the word embeddings (default: frozen, as the bundled verifier was trained)")
     parser.add_argument("--eval-every", type=int, default=1000, help="evaluate on sampled sets (and save) every N steps")
-    parser.add_argument("--eval-cap", type=int, default=2000, help="pairs per set in intermediate evaluations")
+    parser.add_argument("--eval-cap", type=int, default=2000,
+                        help="pairs per set (and AVeriTeC dev items) in intermediate evaluations")
+    parser.add_argument("--final-eval-cap", type=int, default=0,
+                        help="pairs per set (and AVeriTeC dev items) in the final evaluation; 0 = all (a smoke run's "
+                             "shortcut: capped final figures are not comparable with a full evaluation's)")
     parser.add_argument("--time-budget-min", type=float, default=0.0,
                         help="end the schedule (learning rate decayed to 0, final evaluation) after this many minutes; 0 = none")
     parser.add_argument("--stop-after-min", type=float, default=0.0,
@@ -183,6 +187,7 @@ def finish_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> ar
               ("--heldout-percent", 1 <= args.heldout_percent < 100, "in [1, 100)"),
               ("--vitaminc-real-repeat", args.vitaminc_real_repeat >= 0, ">= 0"),
               ("--eval-every", args.eval_every >= 1, ">= 1"), ("--eval-cap", args.eval_cap >= 1, ">= 1"),
+              ("--final-eval-cap", getattr(args, "final_eval_cap", 0) >= 0, ">= 0 (0 = all)"),
               ("--time-budget-min", args.time_budget_min >= 0, ">= 0 (0 = no budget)"),
               ("--stop-after-min", args.stop_after_min >= 0, ">= 0 (0 = never)"),
               ("--stop-after-steps", args.stop_after_steps >= 0, ">= 0 (0 = never)"),

