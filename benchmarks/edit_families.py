@@ -46,11 +46,11 @@ def control_pairs(pool, n: int, seed: int) -> list:
     """``n`` unedited statements of the pool in the generator's near-copy layout (a question/answer premise sometimes,
     the statement as the hypothesis): what the verifier reads when nothing changed."""
     from ev2r.training.data import Pair
-    from ev2r.training.edits import _qa
+    from ev2r.training.edits import near_copy_premise
 
     rng = random.Random(f"{seed}/control")
     statements = sorted({t for p in pool for t in (p.premise, p.hypothesis) if 30 <= len(t) <= 300 and "\n" not in t})
-    return [Pair(_qa(s, rng), s, "entailment", "control_copy") for s in rng.sample(statements, min(n, len(statements)))]
+    return [Pair(near_copy_premise(s, rng), s, "entailment", "control_copy") for s in rng.sample(statements, min(n, len(statements)))]
 
 
 def layout(p) -> str:

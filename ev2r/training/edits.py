@@ -47,7 +47,7 @@ from ev2r.training.augment import GENERIC_QUESTIONS
 from ev2r.training.data import Pair
 
 __all__ = ["CHANGING", "PRESERVING", "CHANGE_LABEL", "PREMISE_ONLY", "FAMILY_SETS", "family_set", "edit_text",
-           "augment_meaning_edits", "wordnet_antonyms"]
+           "augment_meaning_edits", "near_copy_premise", "wordnet_antonyms"]
 
 EditFn = Callable[[str, random.Random], Optional[str]]
 
@@ -421,6 +421,12 @@ def _qa(text: str, rng: random.Random) -> str:
     from ev2r.training.augment import _as_pair
 
     return _as_pair(text, rng, share=0.4)
+
+
+def near_copy_premise(text: str, rng: random.Random) -> str:
+    """``text`` as :func:`augment_meaning_edits` lays out a near-copy's premise: as it is, or (40% of the time) the
+    answer of a question/answer pair with a generic question."""
+    return _qa(text, rng)
 
 
 def augment_meaning_edits(pairs: Sequence[Pair], rng: random.Random, n: int, change_share: float = 0.6,

@@ -317,6 +317,13 @@ def sentence_split(text: str, rng: random.Random) -> Optional[str]:
 # ---------------------------------------------------------------- coordination reordered (meaning kept)
 
 @functools.lru_cache(maxsize=1)
+def _entities():
+    from adversarial.perturbations.meaning import entity_index
+
+    return entity_index()
+
+
+@functools.lru_cache(maxsize=1)
 def _noun_only():
     """Whether a lowercase word is a WordNet noun and no verb (None without WordNet)."""
     try:
@@ -360,8 +367,6 @@ def coordination(text: str, rng: random.Random) -> Optional[str]:
     "from", nor when an item continues a longer name ("Bank of America and ...")."""
     if re.search(r"\brespectively\b", text, re.I):
         return None
-    from ev2r.training.edits import _entities
-
     rx, _, _ = _entities()
     ents = list(rx.finditer(text))
     options: list[tuple[int, int, str]] = []
