@@ -43,8 +43,9 @@ def add_arguments(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
                    help="rows written by `ev2r score INPUT --explain -o SCORES.jsonl`: show the item's row from there "
                         "(the run's row as written, its formulas with the run's alpha and weights from the run record "
                         "beside it) instead of scoring it again. Without it the item is scored again: with the run's "
-                        "options on the same machine it gets the run's numbers bit for bit (an item scores the same "
-                        "alone or batched)")
+                        "options on the same machine it gets the run's precision, recall, F1, proxy, Ev2R and ev2r_hybrid "
+                        "bit for bit (an item scores the same alone or batched; the calibrated graded_* columns can "
+                        "differ in the 5th decimal)")
     p.add_argument("--width", type=int, default=100, help="line width of the text (default 100)")
     add_verifier_args(p)
     add_metric_args(p)

@@ -95,6 +95,13 @@ def signature_warnings(paths: list) -> list[str]:
             continue
         if record is not None and record.get("signature"):
             sigs[p] = record["signature"]
+        if record is not None:  # rows edited after they were written, or of another definition: refused (issue 77)
+            from ev2r.io.readers import read_rows
+            from ev2r.io.rows import rows_problem
+
+            problem = rows_problem(read_rows(p), record, str(p))
+            if problem is not None:
+                raise ValueError(problem)
     if len(set(sigs.values())) <= 1:
         return out
     fields = [dict(f.split(":", 1) if ":" in f else (f, "") for f in s.split("|")) for s in sigs.values()]

@@ -288,8 +288,8 @@ def _score(args, items, options, wanted, progress, bar) -> int:
     from ev2r.engines.runs import absolute_paths
     from ev2r.metric.factory import build_scorer
 
-    def scorer(n_left: int):  # built only when an item is left after the resume (score_local)
-        if options.get("ev2r", True):
+    def scorer(n_left: int):  # built after the resume plan (score_local): its signature checks the resumed rows
+        if options.get("ev2r", True) and n_left:
             print(f"ev2r score: loading verifier {options.get('verifier')} ({n_left} item(s) to score) ...",
                   file=sys.stderr)
         return build_scorer(**options)

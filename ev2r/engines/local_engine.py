@@ -23,8 +23,8 @@ import os
 from dataclasses import dataclass
 from typing import Callable, Optional, Sequence
 
-from ev2r.engines.runs import (RunInterrupted, append_rows, chunk_grid, finish_run, output_lock, output_row,
-                               plan_run)
+from ev2r.engines.runs import (RunInterrupted, append_rows, check_resumed_rows, chunk_grid, finish_run, output_lock,
+                               output_row, plan_run, write_record)
 from ev2r.types import CorpusScore, Item, ItemScore
 
 __all__ = ["LocalScoreResult", "score_local"]
@@ -86,18 +86,17 @@ def score_local(scorer, items: Sequence[Item], output: Optional[str | os.PathLik
         signature = None if lazy else scorer.signature()
         plan = plan_run(items, output, dict(options or {}), resume, engine="local", with_facts=with_facts,
                         signature=signature)
-        if lazy:
-            if plan.pending or plan.record["signature"] is None:
-                scorer = scorer(len(plan.pending))
-                signature = scorer.signature()
-                old = plan.record["signature"]
-                if old is not None and old != signature:
-                    raise ValueError(f"-o/--output: {output} was scored under another signature ({old!r}, this run "
-                                     f"{signature!r}: another model, version or setting); resuming would mix numbers: "
-                                     f"pass another -o, or --no-resume to score afresh and replace {output}")
-                plan.record["signature"] = signature
-            else:
-                signature = plan.record["signature"]
+        if lazy:  # built now (a model loads on its first pass only): this run's signature is known before any reuse
+            scorer = scorer(len(plan.pending))
+            signature = scorer.signature()
+            old = plan.record["signature"]
+            if old is not None and old != signature:
+                raise ValueError(f"-o/--output: {output} was scored under another signature ({old!r}, this run "
+                                 f"{signature!r}: another model, version or setting); resuming would mix numbers: "
+                                 f"pass another -o, or --no-resume to score afresh and replace {output}")
+            check_resumed_rows(plan, signature)  # rows an interrupted run left under a record without a signature
+            plan.record["signature"] = signature
+            write_record(plan)  # an interruption from here on leaves a record that names the definition
         return _run_plan(scorer, plan, items, signature, with_facts, progress)
 
 

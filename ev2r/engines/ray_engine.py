@@ -69,7 +69,8 @@ from typing import Any, Callable, Optional, Sequence
 
 from ev2r.engines.ray_limiter import LEASE_SLACK_S, RayRequestLimiter, RequestSemaphore
 from ev2r.engines.runs import (PART_SUFFIX, RUN_SUFFIX, RunInterrupted, absolute_paths, append_rows,
-                               check_scorer_options, chunk_grid, finish_run, output_lock, output_row, plan_run)
+                               check_resumed_rows, check_scorer_options, chunk_grid, finish_run, output_lock, output_row,
+                               plan_run)
 from ev2r.types import CorpusScore, Item, ItemScore, LLMUsage
 
 __all__ = ["ENGINES", "INSTALL_HINT", "PART_SUFFIX", "RUN_SUFFIX", "FORWARDED_ENV", "LEASE_SLACK_S",
@@ -347,6 +348,9 @@ def score_ray(items: Sequence[Item], output: Optional[str | os.PathLike] = None,
 
         # -- rows in input order, summary -------------------------------------------------------------------
         from ev2r.metric.scorer import corpus_summary
+
+        if plan.done and signature is not None:  # the actors' definition checks every reused row
+            check_resumed_rows(plan, signature)
 
         rows, scores = finish_run(plan, items, new_scores, with_facts, signature)
     summary = corpus_summary(scores, f"{signature}|engine:ray")

@@ -610,6 +610,19 @@ def plan_run(items: Sequence[Item], output: Optional[str | os.PathLike], options
     return plan
 
 
+def check_resumed_rows(plan: "RunPlan", signature: str) -> None:
+    """That every row ``plan`` reuses was made under ``signature``, this run's (:func:`ev2r.io.rows.row_problem`): an
+    interrupted run's record may hold none, and the files a definition reads may have changed since. Raises:
+    ValueError naming the output, the row's id, what is wrong and what to do."""
+    for k in sorted(plan.done):
+        r = plan.done[k]
+        problem = row_problem(r, signature)
+        if problem is not None:
+            raise ValueError(f"-o/--output: the row of id {r.get('id')!r} in {plan.out_path} (or its .part) cannot be "
+                             f"resumed: {problem}. Resuming would report numbers this run's definition did not compute: "
+                             f"pass another -o, or --no-resume to score afresh and replace {plan.out_path}")
+
+
 def chunk_grid(positions: Sequence[int], chunk_size: int) -> dict[int, list[int]]:
     """The local scorer's chunk grid over the positions left: ``{chunk: positions}``, chunk ``c``
     holding the positions in ``[c * chunk_size, (c + 1) * chunk_size)`` (so an item keeps its chunk
@@ -677,8 +690,8 @@ class RunInterrupted(KeyboardInterrupt):
                     "pass -o OUT to keep rows as they are scored")
         out = str(self.part_path)[:-len(PART_SUFFIX)]
         return (f"interrupted after {self.done} of {self.total} item(s); the rows scored so far are in "
-                f"{self.part_path}: run the same command again (same -o {out} and options) to resume, or add "
-                "--no-resume to start afresh")
+                f"{self.part_path}: run the same command again without --no-resume (same -o {out} and options) to "
+                "resume; with --no-resume it starts afresh")
 
 
 def write_record(plan: RunPlan) -> None:

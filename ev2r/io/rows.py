@@ -56,6 +56,19 @@ def output_row(item: Item, score: ItemScore, with_facts, signature: str) -> dict
     return row
 
 
+def _hybrid_weights_of(signature: Optional[str]) -> Optional[dict]:
+    """The ``ev2r_hybrid`` weights of a signature's ``hybrid`` field (``w=recall:0,proxy:0.05,...``), or None."""
+    from ev2r.signature import Signature
+
+    try:
+        value = Signature.parse(str(signature)).fields.get("hybrid") if signature else None
+        if not value or not value.startswith("w="):
+            return None
+        return {name: float(w) for name, _, w in (part.partition(":") for part in value[2:].split(","))}
+    except ValueError:
+        return None
+
+
 def _alpha_of(signature: Optional[str]) -> Optional[float]:
     from ev2r.signature import Signature
 
@@ -72,7 +85,9 @@ def row_problem(row: dict, signature: Optional[str]) -> Optional[str]:
     A row is resumed only when it was made under this very definition (``signature_hash``), its numbers are as they
     were written (``row_hash``), every score field is None or a finite number in [0, 1], and its headline agrees with
     its parts where the formula says so (F1 from precision and recall; Ev2R = alpha F1 + (1 - alpha) proxy, alpha from
-    the signature; arXiv 2411.05375, sec. 3.3), to 1e-9.
+    the signature, arXiv 2411.05375, sec. 3.3; ``ev2r_hybrid`` the weighted sum of its parts, the weights from the
+    signature's ``hybrid`` field), to 1e-9. The seal catches accidents and hand edits, not forgery: anyone can
+    recompute an unkeyed hash.
 
     Args:
         row: a row of ``OUT`` or ``OUT.part``.
@@ -112,6 +127,12 @@ def row_problem(row: dict, signature: Optional[str]) -> Optional[str]:
         want = ev2r_combine(f1, proxy, alpha)
         if abs(want - ev2r_value) > 1e-9:
             return f"field 'ev2r' is {ev2r_value!r}, not {alpha:g} x F1 + {1 - alpha:g} x proxy = {want!r}"
+    weights, hybrid = _hybrid_weights_of(signature), row.get("ev2r_hybrid")
+    if weights is not None and hybrid is not None:
+        parts = {name: row.get(name) for name, w in weights.items() if w}
+        if None not in parts.values() and abs(sum(weights[n] * v for n, v in parts.items()) - hybrid) > 1e-9:
+            return (f"field 'ev2r_hybrid' is {hybrid!r}, not the weighted sum of its parts "
+                    f"({', '.join(f'{weights[n]:g} x {n}' for n in parts)})")
     return None
 
 
@@ -139,3 +160,23 @@ def score_from_row(d: dict) -> ItemScore:
                      proxy_premises=[PremiseReason(**p) for p in records("proxy_premises")],
                      proxy_decided_by=d.get("proxy_decided_by"), hybrid_alignment=records("hybrid_alignment"),
                      contradicted_pairs=records("contradicted_pairs"))
+
+
+def rows_problem(rows, record: Optional[dict], path: str) -> Optional[str]:
+    """Why the score rows of ``path`` are not as the run that its record ``record`` names wrote them (a row edited, of
+    another definition, sealed wrong: :func:`row_problem` on each), or None. Checked only for records of format 3 on
+    (1.8.0: rows carry ``signature_hash`` / ``row_hash``); an interrupted ``--no-resume`` run's record is read through
+    to the earlier run's it keeps (``previous_record``). For ``ev2r report`` and ``ev2r rank``, which read score files
+    the way ``ev2r compare`` and a resume do."""
+    if not isinstance(record, dict) or not isinstance(record.get("format"), int) or record["format"] < 3:
+        return None
+    if record.get("previous_out") and isinstance(record.get("previous_record"), dict):
+        record = record["previous_record"]
+    signature = record.get("signature")
+    for k, r in enumerate(rows, 1):
+        if isinstance(r, dict):
+            why = row_problem(r, str(signature) if signature else None)
+            if why is not None:
+                return (f"{path} line {k} (id {r.get('id')!r}) is not as the run that made it wrote it: {why}; score "
+                        "it again")
+    return None

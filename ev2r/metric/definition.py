@@ -141,6 +141,7 @@ NOT_SCORING: Mapping[str, str] = {
     "ev2r.verifier.loading:NON_ENGLISH_SHARE": "when to warn that evidence is not English (a warning)",
     "ev2r.metric.admission:_CACHE_MAX": "a cache's size (the cached values are the same)",
     # how text is read from files and written (the readers', tested by their own tests)
+    "ev2r.verifier.nli:CONFIG_FILES": "names of files whose content the data digest hashes (data_digest)",
     "claimalign.words:_STOP": "declared as claimalign.qa_text:_STOP (re-exported there; the digest reads that name)",
     "claimalign.words:MIN_CLAIM_TOKENS": "declared as claimalign.qa_text:MIN_CLAIM_TOKENS (re-exported there)",
     "claimalign.qa_text:_PAD": "the Q/A text layout parser's pattern (reading the input)",
@@ -252,7 +253,33 @@ def _file_digest(name: str) -> str:
     return text_digest(data)
 
 
-def data_digest(admission) -> str:
+def _verifier_part(verifier) -> str:
+    """What the ``data`` digest says of one verifier: its configuration and tokenizer files
+    (:meth:`ev2r.verifier.nli.HFNLIVerifier.config_digest`), or, for another object, its class (a verifier object of
+    another class is never the verifier a name was registered with, whatever ``name`` it gives)."""
+    from ev2r.verifier.nli import HFNLIVerifier
+
+    if type(verifier) is HFNLIVerifier:
+        return verifier.config_digest()
+    return f"{type(verifier).__module__}.{type(verifier).__qualname__}"
+
+
+def _encoder_part(admission) -> str:
+    """The sentence encoder the admission model reads with: the bundled all-MiniLM-L6-v2 folder's weights and
+    configuration (:func:`ev2r.verifier.nli.checkpoint_digest`), or the class of an encoder object given."""
+    encoder = getattr(admission, "encoder", None)
+    if encoder is not None:
+        return f"{type(encoder).__module__}.{type(encoder).__qualname__}"
+    from claimalign.models import default_encoder_path
+    from ev2r.verifier.nli import checkpoint_digest
+
+    try:
+        return checkpoint_digest(str(default_encoder_path()))
+    except RuntimeError:
+        return "missing"
+
+
+def data_digest(admission, verifiers=()) -> str:
     """The signature's ``data`` field: 10 hex digits of the SHA-256 of everything a run reads from files that defines
     its numbers, by content: the admission model in force (:meth:`ev2r.metric.admission_model.AdmissionModel.digest`:
     its weights and settings, not the name its ``model.json`` gives; ``none`` without one) and the package's data
@@ -260,8 +287,13 @@ def data_digest(admission) -> str:
     admission folder with another threshold or other weights gives another digest, so a run with it is never
     identified as a registered version (:func:`ev2r.versions.identify`).
 
+    It also hashes the configuration and tokenizer files of each verifier (their weights are hashed in their names;
+    a copy of the bundled folder with its labels swapped keeps the name) and the sentence encoder the admission model
+    reads with.
+
     Args:
         admission: the admission model of the scorer (an object with ``digest()``), or None.
+        verifiers: the scorer's verifier objects (the facts' and the proxy's), in order; duplicates counted once.
     """
     from ev2r.metric.admission import rule_on
     from ev2r.signature import text_digest
@@ -279,4 +311,11 @@ def data_digest(admission) -> str:
         files += sorted(p.name for p in resources.files("ev2r.facts").joinpath("data").iterdir()
                         if p.name.startswith("word_order_") and p.name.endswith(".npz"))
     lines = [f"adm={adm}"] + [f"{name}={_file_digest(name)}" for name in files]
+    if admission is not None:
+        lines.append(f"adm-encoder={_encoder_part(admission)}")
+    seen: list = []
+    for v in verifiers:
+        if v is not None and not any(v is w for w in seen):
+            seen.append(v)
+            lines.append(f"verifier={_verifier_part(v)}")
     return text_digest("\n".join(lines))

@@ -108,6 +108,11 @@ class Ev2RScorer:
         (``copy_reading="verified"``): the reference scorer's, else the proxy's."""
         return getattr(self.reference_scorer, "verifier", None) or getattr(self.proxy_scorer, "verifier", None)
 
+    def _verifiers(self) -> list:
+        """The verifier objects the scores read: the reference scorer's, then the proxy's (for the ``data`` digest)."""
+        return [v for v in (getattr(self.reference_scorer, "verifier", None), getattr(self.proxy_scorer, "verifier", None))
+                if v is not None]
+
     def _readings(self):
         """The settings of the admission stage for a run of this scorer, as one context: the copy reading and the
         restatement verifier (the learned reading of non-evidence is set where each part reads it)."""
@@ -155,7 +160,7 @@ class Ev2RScorer:
         if ref is not None or proxy is not None:  # the digests of the declared scoring constants (issue 64)
             from ev2r.metric.definition import data_digest, signature_fields as constants_fields
 
-            parts.append({**constants_fields(hybrid=self.combiner is not None), "data": data_digest(self.admission)})
+            parts.append({**constants_fields(hybrid=self.combiner is not None), "data": data_digest(self.admission, self._verifiers())})
         parts.append({"transformers": package_version("transformers"), "torch": package_version("torch")})
         return Signature.from_parts(*parts)
 

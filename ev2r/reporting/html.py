@@ -441,6 +441,11 @@ def write_report(scores_path: str | Path, out_path: str | Path, input_path: Opti
     scores_path = Path(scores_path)
     rows = read_rows(scores_path)
     record = read_run_record(scores_path)
+    from ev2r.io.rows import rows_problem
+
+    problem = rows_problem(rows, record, str(scores_path))
+    if problem is not None:  # a page would show numbers the named definition did not compute (issue 77)
+        raise ValueError(problem)
     items = read_items(input_path, references=references) if input_path else None
     joined = report_items(rows, items, source=str(scores_path))
     if items is not None:

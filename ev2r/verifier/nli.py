@@ -42,7 +42,9 @@ rule is in :meth:`HFNLIVerifier.signature_fields` (``hyp``).
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import json
 import re
 import warnings
 from collections import OrderedDict
@@ -89,6 +91,49 @@ def dir_fingerprint(path: Path) -> str:
             for block in iter(lambda: fh.read(1 << 20), b""):
                 h.update(block)
     return h.hexdigest()[:10]
+
+
+#: The files of a checkpoint folder that define how it computes beside its weights: configuration (the label order
+#: among it), tokenizer, pooling. Hashed by :func:`config_fingerprint` into the signature's ``data`` digest.
+CONFIG_FILES = ("config.json", "tokenizer.json", "tokenizer_config.json", "vocab.txt", "special_tokens_map.json",
+                "added_tokens.json", "merges.txt", "sentencepiece.bpe.model", "spm.model", "modules.json",
+                "sentence_bert_config.json", "1_Pooling/config.json")
+
+
+def config_fingerprint(path: str) -> str:
+    """First 10 hex digits of a SHA-256 over the :data:`CONFIG_FILES` a local checkpoint folder holds (JSON files
+    read as JSON, keys sorted, the bookkeeping keys ``_name_or_path``-like and ``transformers_version`` left out), so
+    that a copy of a checkpoint with, say, its ``id2label`` swapped is never taken for the original (issue 77).
+    The weights are hashed apart (:func:`dir_fingerprint`, in the verifier's name)."""
+    h = hashlib.sha256()
+    for name in CONFIG_FILES:
+        f = Path(path) / name
+        if not f.is_file():
+            continue
+        data = f.read_bytes()
+        if name.endswith(".json"):
+            try:
+                obj = json.loads(data)
+            except ValueError:
+                obj = None
+            if isinstance(obj, dict):
+                obj = {k: v for k, v in obj.items() if not k.startswith("_") and k != "transformers_version"}
+                data = json.dumps(obj, sort_keys=True).encode("utf-8")
+        h.update(name.encode("utf-8") + b"\0" + data + b"\0")
+    return h.hexdigest()[:10]
+
+
+def checkpoint_digest(path: str) -> str:
+    """Weights and configuration of a local checkpoint folder: ``<dir_fingerprint>+<config_fingerprint>`` (the
+    weights' hash kept per process for files of the same size and modification time)."""
+    stamp = tuple((f.name, f.stat().st_size, f.stat().st_mtime_ns)
+                  for f in sorted(Path(path).glob("*.safetensors")) + sorted(Path(path).glob("*.bin")))
+    return f"{_weights_digest(str(path), stamp)}+{config_fingerprint(path)}"
+
+
+@functools.lru_cache(maxsize=8)
+def _weights_digest(path: str, stamp: tuple) -> str:
+    return dir_fingerprint(Path(path))
 
 
 class HFNLIVerifier:
@@ -208,6 +253,12 @@ class HFNLIVerifier:
         if p.is_dir():
             return f"{p.name}@{dir_fingerprint(p)}{suffix}"
         return f"{self.model_id}@{self.revision or 'main'}{suffix}"
+
+    def config_digest(self) -> str:
+        """:func:`config_fingerprint` of the local checkpoint folder (its configuration and tokenizer), or
+        ``hub@<revision>`` for a hub id (the revision pins them)."""
+        p = Path(self.model_id)
+        return config_fingerprint(str(p.resolve())) if p.is_dir() else f"hub@{self.revision or 'main'}"
 
     def signature_fields(self) -> Dict[str, str]:
         """``verifier``: :attr:`name`; ``window``: token window and long-premise policy (e.g. ``128-max``);

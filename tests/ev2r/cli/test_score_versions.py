@@ -202,7 +202,7 @@ def test_the_admission_model_is_in_the_signature_by_content_not_by_its_name(tmp_
     from ev2r import versions as V
 
     bundled = AdmissionModel.load()
-    assert data_digest(bundled) == V.get("ev2r/4").constants["data"] == "979fd28519"
+    assert V.get("ev2r/4").constants["data"] == "520db47826"  # with the verifiers' part: test_definition.py
     assert AdmissionModel.load(_admission_copy(tmp_path)).digest() == bundled.digest()  # the same model elsewhere
     changed = [AdmissionModel.load(_admission_copy(tmp_path, threshold=0.99)),
                AdmissionModel.load(_admission_copy(tmp_path, shift=1e-12))]
@@ -213,7 +213,7 @@ def test_the_admission_model_is_in_the_signature_by_content_not_by_its_name(tmp_
     sig = _sig_of(V.latest("ev2r-hybrid").label, f"|data:{data_digest(changed[0])}")
     found = V.identify(sig)["ev2r-hybrid"]
     assert found.version is None and set(found.differs) == {"data"}
-    assert V.identify(_sig_of(V.latest("ev2r-hybrid").label, "|data:979fd28519"))["ev2r-hybrid"].version is V.latest(
+    assert V.identify(_sig_of(V.latest("ev2r-hybrid").label, "|data:520db47826"))["ev2r-hybrid"].version is V.latest(
         "ev2r-hybrid")
 
 
@@ -229,7 +229,7 @@ def test_score_version_broken_by_the_options_is_refused_before_any_work(capsys, 
              (["--alpha", "0.50000004"], plain, "alpha: 0.5 -> 0.50000004"),
              # issue 77: a copy of the bundled admission folder with another threshold kept the name admission-v1
              (["--admission", str(_admission_copy(tmp_path, threshold=0.99))], hybrid,
-              "data: 979fd28519 -> [0-9a-f]{10} \\(the admission model's weights and settings")]
+              "data: 520db47826 -> [0-9a-f]{10} \\(the admission model's weights and settings")]
     for k, (opts, label, says) in enumerate(cases):
         out = tmp_path / f"o{k}.jsonl"
         code = main(["score", SAMPLE, "--limit", "1", "--no-progress", "-o", str(out), "--score-version", label, *opts])
@@ -239,3 +239,34 @@ def test_score_version_broken_by_the_options_is_refused_before_any_work(capsys, 
     # an unregistered name says which option it came from
     assert main(["score", SAMPLE, "--score-version", "EV2R-HYBRID/4", "--no-progress"]) == 2
     assert "--score-version: 'EV2R-HYBRID/4' is not a registered score version" in capsys.readouterr().err
+
+
+def test_a_verifier_copy_with_another_configuration_or_class_is_not_the_registered_one(tmp_path):
+    # hostile round 2 (B2, B7): the verifier's name hashes its weights only; a copy of the bundled folder with its
+    # labels swapped (or a wrapper object giving the bundled name) kept the name, and the version
+    import shutil
+
+    from ev2r.metric.definition import data_digest
+    from ev2r.verifier.loading import BUNDLED_DIR
+    from ev2r.verifier.nli import CONFIG_FILES, HFNLIVerifier, config_fingerprint
+
+    copy = tmp_path / "ev2r-minilm-nli"
+    copy.mkdir()
+    for name in CONFIG_FILES:
+        if (BUNDLED_DIR / name).is_file():
+            shutil.copy(BUNDLED_DIR / name, copy / name)
+    assert config_fingerprint(str(copy)) == config_fingerprint(str(BUNDLED_DIR.resolve()))
+    config = json.loads((copy / "config.json").read_text())
+    config["id2label"] = {k: config["id2label"][str(2 - int(k))] for k in config["id2label"]}
+    (copy / "config.json").write_text(json.dumps(config))
+    bundled, swapped = HFNLIVerifier(str(BUNDLED_DIR)), HFNLIVerifier(str(copy))
+    assert swapped.config_digest() != bundled.config_digest()
+    assert data_digest(None, [swapped]) != data_digest(None, [bundled])
+
+    class Wrapper:
+        name = bundled.name
+
+        def predict(self, premises, hypotheses):  # pragma: no cover - never called
+            raise AssertionError
+
+    assert data_digest(None, [Wrapper()]) != data_digest(None, [bundled])

@@ -9,7 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from claimalign.textio import clean_text
-from ev2r.engines.runs import PART_SUFFIX, ROW_HASH, RUN_FORMAT, RUN_SUFFIX, SIGNATURE_HASH, plan_run, row_seal
+from ev2r.engines.runs import (PART_SUFFIX, ROW_HASH, RUN_FORMAT, RUN_SUFFIX, SIGNATURE_HASH, RunWarning, plan_run,
+                               row_seal)
 from ev2r.io.readers import item_from_row, item_hash
 from ev2r.signature import text_digest
 from ev2r.types import Evidence, Item
@@ -78,7 +79,9 @@ def test_plan_reuses_only_rows_with_the_items_hash_and_a_lasting_status(tmp_path
             {"id": "i5", "row": 5, "status": "no_reference", "item_hash": h[5],
              "error": "no reference evidence; proxy scoring failed: RuntimeError: x"}]
     (tmp_path / ("out.jsonl" + PART_SUFFIX)).write_text("".join(json.dumps(_sealed(r)) + "\n" for r in prev) + '{"id": "i')
-    plan = plan_run(items, out, {}, True, engine="local", signature="sig")
+    with pytest.warns(RunWarning, match=r"out\.jsonl: 2 earlier row\(s\) are of items whose content changed since they "
+                                        r"were scored \(rows \(from 0; line = the line of the file\): 1 \(id i1\), 2 \(id i2\);"):
+        plan = plan_run(items, out, {}, True, engine="local", signature="sig")
     assert sorted(plan.done) == [0, 4] and plan.pending == [1, 2, 3, 5]
     record = json.loads((tmp_path / ("out.jsonl" + RUN_SUFFIX)).read_text())
     assert record["format"] == RUN_FORMAT == 3 and record["item_hashes"] == h and record["n_items"] == 6
@@ -201,3 +204,18 @@ def test_an_interrupted_no_resume_with_other_options_leaves_the_old_output_resum
     with pytest.raises(ValueError, match=r"a --no-resume run with other scorer options was interrupted before it "
                                          r"replaced .*still holds the earlier run's rows.*pass the earlier run's options"):
         plan_run(items, out, {"alpha": 0.7}, True, engine="local", signature=SIG.replace("0.5", "0.7"))
+
+
+def test_an_interrupted_run_resumed_under_another_definition_is_refused(tmp_path):
+    # hostile round 2 (B1): the record of an interrupted lazy run held no signature, so its rows were resumed unchecked
+    # after the definition changed (an admission folder replaced in place): 32 rows of one definition, 128 of another
+    from ev2r.engines.local_engine import score_local
+    from ev2r.metric.factory import build_scorer
+    from support.fakes import WordVerifier
+
+    items, out, _ = _sample_run(tmp_path, SIG)
+    record_path = tmp_path / ("out.jsonl" + RUN_SUFFIX)
+    record = json.loads(record_path.read_text())
+    record_path.write_text(json.dumps({**record, "signature": None, "options": '{}'}))
+    with pytest.raises(ValueError, match=r"row of id 'i0' .* cannot be resumed: it was made under another definition"):
+        score_local(lambda n: build_scorer(verifier=WordVerifier()), items, out, options={}, resume=True)
