@@ -267,11 +267,11 @@ _HYBRID_4 = {**_HYBRID_3, "hybrid": "w=recall:0,proxy:0.05,hybrid_meteor:0.05,hy
 _CONSTANTS_4 = "859ad8bd54"
 _HYBRID_CONSTANTS_4 = "c9a59cf6b8"
 #: The digest of what ``ev2r/4`` reads from files by content (``data``: :func:`ev2r.metric.definition.data_digest`: the
-#: bundled admission model's weights and settings, its sentence encoder, the verb tables, and the bundled verifier's
-#: configuration and tokenizer, whose weights its name hashes), recorded in 1.8.0 (issue 77: before it, a copy
+#: bundled admission model's weights and settings, its sentence encoder, the verb tables, nltk's WordNet and punkt_tab
+#: files, and the bundled verifier's configuration and tokenizer, whose weights its name hashes), recorded in 1.8.0 (issue 77: before it, a copy
 #: of the admission folder with another threshold kept the name ``admission-v1`` and so the version's name). The
 #: definition is unchanged; a run record written before 1.8.0 has no ``data`` field and is identified without it.
-_DATA_4 = "520db47826"
+_DATA_4 = "ff12a33637"
 
 #: Every registered version, oldest first within a name. Append; never edit or remove an entry.
 VERSIONS: tuple[MetricVersion, ...] = (

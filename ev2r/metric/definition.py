@@ -26,6 +26,7 @@ aliases of such a constant) and requires each to be in :data:`STAGES` or in :dat
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import importlib
 from typing import Mapping
@@ -142,6 +143,7 @@ NOT_SCORING: Mapping[str, str] = {
     "ev2r.metric.admission:_CACHE_MAX": "a cache's size (the cached values are the same)",
     # how text is read from files and written (the readers', tested by their own tests)
     "ev2r.verifier.nli:CONFIG_FILES": "names of files whose content the data digest hashes (data_digest)",
+    "ev2r.metric.definition:NLTK_RESOURCES": "names of nltk files whose content the data digest hashes (nltk_digest)",
     "claimalign.words:_STOP": "declared as claimalign.qa_text:_STOP (re-exported there; the digest reads that name)",
     "claimalign.words:MIN_CLAIM_TOKENS": "declared as claimalign.qa_text:MIN_CLAIM_TOKENS (re-exported there)",
     "claimalign.qa_text:_PAD": "the Q/A text layout parser's pattern (reading the input)",
@@ -279,6 +281,53 @@ def _encoder_part(admission) -> str:
         return "missing"
 
 
+#: nltk's data the METEOR columns and the WordNet rules read (``corpora/wordnet``, ``tokenizers/punkt_tab/english``),
+#: hashed by content into the ``data`` digest (:func:`nltk_digest`).
+NLTK_RESOURCES = {"corpora/wordnet": ("index.noun", "index.verb", "index.adj", "index.adv", "data.noun", "data.verb",
+                                      "data.adj", "data.adv", "noun.exc", "verb.exc", "adj.exc", "adv.exc",
+                                      "lexnames"),
+                  "tokenizers/punkt_tab/english": ("abbrev_types.txt", "collocations.tab", "ortho_context.tab",
+                                                   "sent_starters.txt")}
+
+
+def nltk_digest() -> str:
+    """10 hex digits of the SHA-256 of the nltk data files the scores read (:data:`NLTK_RESOURCES`: WordNet's index,
+    data and exception files, punkt_tab's English tables), found where nltk finds them (a folder or a zip alike), or
+    ``missing`` where nltk finds none (the signature then says ``+nosyn`` too). Kept per process for the same files."""
+    try:
+        import nltk
+    except ImportError:
+        return "missing"
+    parts = []
+    for resource in NLTK_RESOURCES:
+        try:
+            parts.append((resource, str(nltk.data.find(resource))))
+        except LookupError:
+            parts.append((resource, "missing"))
+    return _nltk_digest(tuple(parts))
+
+
+@functools.lru_cache(maxsize=4)
+def _nltk_digest(found: tuple) -> str:
+    import nltk
+
+    h = hashlib.sha256()
+    for resource, root in found:
+        h.update(resource.encode("utf-8") + b"\0")
+        if root == "missing":
+            h.update(b"missing\0")
+            continue
+        pointer = nltk.data.find(resource)
+        for name in NLTK_RESOURCES[resource]:
+            try:
+                with pointer.join(name).open() as fh:
+                    data = fh.read()
+            except (OSError, LookupError, ValueError):
+                data = b"<absent>"
+            h.update(name.encode("utf-8") + b"\0" + hashlib.sha256(data).digest())
+    return h.hexdigest()[:10]
+
+
 def data_digest(admission, verifiers=()) -> str:
     """The signature's ``data`` field: 10 hex digits of the SHA-256 of everything a run reads from files that defines
     its numbers, by content: the admission model in force (:meth:`ev2r.metric.admission_model.AdmissionModel.digest`:
@@ -287,7 +336,8 @@ def data_digest(admission, verifiers=()) -> str:
     admission folder with another threshold or other weights gives another digest, so a run with it is never
     identified as a registered version (:func:`ev2r.versions.identify`).
 
-    It also hashes the configuration and tokenizer files of each verifier (their weights are hashed in their names;
+    It also hashes the nltk data the scores read (:func:`nltk_digest`: WordNet, punkt_tab), the configuration and
+    tokenizer files of each verifier (their weights are hashed in their names;
     a copy of the bundled folder with its labels swapped keeps the name) and the sentence encoder the admission model
     reads with.
 
@@ -313,6 +363,7 @@ def data_digest(admission, verifiers=()) -> str:
     lines = [f"adm={adm}"] + [f"{name}={_file_digest(name)}" for name in files]
     if admission is not None:
         lines.append(f"adm-encoder={_encoder_part(admission)}")
+    lines.append(f"nltk={nltk_digest()}")
     seen: list = []
     for v in verifiers:
         if v is not None and not any(v is w for w in seen):

@@ -202,7 +202,7 @@ def test_the_admission_model_is_in_the_signature_by_content_not_by_its_name(tmp_
     from ev2r import versions as V
 
     bundled = AdmissionModel.load()
-    assert V.get("ev2r/4").constants["data"] == "520db47826"  # with the verifiers' part: test_definition.py
+    assert V.get("ev2r/4").constants["data"] == "ff12a33637"  # with the verifiers' part: test_definition.py
     assert AdmissionModel.load(_admission_copy(tmp_path)).digest() == bundled.digest()  # the same model elsewhere
     changed = [AdmissionModel.load(_admission_copy(tmp_path, threshold=0.99)),
                AdmissionModel.load(_admission_copy(tmp_path, shift=1e-12))]
@@ -213,7 +213,7 @@ def test_the_admission_model_is_in_the_signature_by_content_not_by_its_name(tmp_
     sig = _sig_of(V.latest("ev2r-hybrid").label, f"|data:{data_digest(changed[0])}")
     found = V.identify(sig)["ev2r-hybrid"]
     assert found.version is None and set(found.differs) == {"data"}
-    assert V.identify(_sig_of(V.latest("ev2r-hybrid").label, "|data:520db47826"))["ev2r-hybrid"].version is V.latest(
+    assert V.identify(_sig_of(V.latest("ev2r-hybrid").label, "|data:ff12a33637"))["ev2r-hybrid"].version is V.latest(
         "ev2r-hybrid")
 
 
@@ -229,7 +229,7 @@ def test_score_version_broken_by_the_options_is_refused_before_any_work(capsys, 
              (["--alpha", "0.50000004"], plain, "alpha: 0.5 -> 0.50000004"),
              # issue 77: a copy of the bundled admission folder with another threshold kept the name admission-v1
              (["--admission", str(_admission_copy(tmp_path, threshold=0.99))], hybrid,
-              "data: 520db47826 -> [0-9a-f]{10} \\(the admission model's weights and settings")]
+              "data: ff12a33637 -> [0-9a-f]{10} \\(the admission model's weights and settings")]
     for k, (opts, label, says) in enumerate(cases):
         out = tmp_path / f"o{k}.jsonl"
         code = main(["score", SAMPLE, "--limit", "1", "--no-progress", "-o", str(out), "--score-version", label, *opts])
@@ -270,3 +270,24 @@ def test_a_verifier_copy_with_another_configuration_or_class_is_not_the_register
             raise AssertionError
 
     assert data_digest(None, [Wrapper()]) != data_digest(None, [bundled])
+
+
+def test_another_wordnet_is_another_data_digest(tmp_path, monkeypatch, nltk_data):
+    # hostile round 2 (B4): an emptied WordNet index moved hybrid_meteor (0.4365 -> 0.4066) under the /4 name
+    import shutil
+
+    import nltk
+
+    from ev2r.metric.definition import nltk_digest
+
+    before = nltk_digest()
+    copy = tmp_path / "nltk_data"
+    shutil.copytree(nltk.data.find("corpora/wordnet"), copy / "corpora" / "wordnet")
+    shutil.copytree(nltk.data.find("tokenizers/punkt_tab"), copy / "tokenizers" / "punkt_tab")
+    monkeypatch.setattr(nltk.data, "path", [str(copy), *nltk.data.path])
+    assert nltk_digest() == before  # the same files elsewhere
+    index = copy / "corpora" / "wordnet" / "index.noun"
+    index.write_text("".join(line for line in index.read_text().splitlines(keepends=True) if line.startswith("  ")))
+    shutil.copytree(copy, tmp_path / "edited")  # another root: the digest is computed again
+    monkeypatch.setattr(nltk.data, "path", [str(tmp_path / "edited"), *nltk.data.path])
+    assert nltk_digest() != before
