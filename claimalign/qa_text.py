@@ -72,7 +72,8 @@ LAYOUT_NOTES = {
 
 # spaces a marker may stand after at a line start: blanks, NBSP and the invisible characters
 # (zero-width space / joiners, word joiner, BOM) that copy-pasted web text carries
-_PAD = "[ \\t\u00a0\u200b\u200c\u200d\u2060\ufeff]*"
+_PAD = ("[ \\t\u00a0\u00ad\u034f\u180e\u2000-\u200f\u202a-\u202f\u205f-\u2064\u2066-\u2069\u3000"
+        "\ufeff]*")  # spaces and invisible format characters (soft hyphen, directional marks) before a marker
 _QUESTION = re.compile(rf"(?im)^{_PAD}(?=question[ \t\u00a0]*:)")
 _QUESTION_MARK = re.compile(r"(?i)question[ \t\u00a0]*:")
 _ANSWER_LINE = re.compile(rf"(?im)^{_PAD}answer[ \t\u00a0]*:")

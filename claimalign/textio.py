@@ -226,6 +226,19 @@ def _deep_offset(text: str, limit: int) -> Optional[int]:
     return None
 
 
+class _DuplicateKey(ValueError):
+    """A key repeated in one JSON object (:func:`loads_checked`)."""
+
+
+def _unique_keys(pairs: list) -> dict:
+    out: dict = {}
+    for k, v in pairs:
+        if k in out:
+            raise _DuplicateKey(k)
+        out[k] = v
+    return out
+
+
 def loads_checked(text: str, where: str, error: type = ValueError, limit: int = MAX_JSON_DEPTH) -> Any:
     """``json.loads(text)`` for one record, refusing what Python's parser cannot take as data:
     nesting deeper than ``limit`` (:func:`check_depth`; also when ``json.loads`` itself runs out of
@@ -239,10 +252,14 @@ def loads_checked(text: str, where: str, error: type = ValueError, limit: int = 
 
     Raises:
         json.JSONDecodeError: ``text`` is not valid JSON (the caller words the message).
-        ``error``: too deep, or an over-long integer (naming ``where``, the field and the limit).
+        ``error``: too deep, an over-long integer (naming ``where``, the field and the limit), or a key given twice
+            in one object (``{"claim": "a", "claim": "b"}``: JSON keeps the last silently; naming the key).
     """
     try:
-        value = json.loads(text)
+        value = json.loads(text, object_pairs_hook=_unique_keys)
+    except _DuplicateKey as dup:
+        raise error(f"{where}: the key {dup.args[0]!r} is given twice in one object; JSON keeps the last silently, "
+                    "so ev2r refuses it: give it once") from None
     except RecursionError:
         raise error(_depth_message(where, limit)) from None
     except json.JSONDecodeError:

@@ -412,3 +412,10 @@ def test_text_that_only_mentions_json_keys_is_no_problem():
     for text in ('[1] The "question": was it legal? The court said yes.', 'The set {"question": "x"} mid-line.',
                  '[{"q": "Who?", "a": "Bob."},]', "[Source] {not json}", '{"claim": "x", "answer" "y"}'):
         assert json_pair_problems(text) == [], text
+
+
+@pytest.mark.parametrize("mark", ["\u200e", "\u200f", "\u3000", "\u00ad", "\u034f", "\u180e", "\u2066", "\u200b"])
+def test_an_invisible_character_before_a_marker_does_not_merge_two_pairs(mark):
+    # hostile round 2 (B8): LRM, an ideographic space, a soft hyphen ... before "Question:" merged two pairs silently
+    text = f"Question: Who?\nAnswer: Bob.\n{mark}Question: When?\nAnswer: In 2020."
+    assert parse_qa_text(text) == [("Who?", "Bob."), ("When?", "In 2020.")]

@@ -135,3 +135,12 @@ def test_same_file(tmp_path, monkeypatch):
     assert same_file("f.jsonl", "./f.jsonl") and same_file(f, "l.jsonl") and same_file(f, "h.jsonl")
     assert same_file("new.jsonl", tmp_path / "sub" / ".." / "new.jsonl")
     assert not same_file(f, tmp_path / "other.jsonl")
+
+
+@pytest.mark.parametrize("text, key", [('{"claim": "a", "claim": "b"}', "claim"),
+                                       ('{"evidence": [{"answer": "Bob", "answer": "Alice"}]}', "answer")])
+def test_a_key_given_twice_in_one_object_is_refused_by_name(text, key):
+    # hostile round 2 (B8): JSON keeps the last of two equal keys silently (a duplicated claim, a second answer)
+    with pytest.raises(ValueError, match=rf"rows.jsonl line 3: the key '{key}' is given twice in one object"):
+        textio.loads_checked(text, "rows.jsonl line 3")
+    assert textio.loads_checked('{"answer": "Bob", "Answer": "Alice"}', "x") == {"answer": "Bob", "Answer": "Alice"}
