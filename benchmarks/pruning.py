@@ -82,7 +82,10 @@ def _rho(x, y) -> Optional[float]:
     pairs = [(a, b) for a, b in zip(x, y) if a is not None and b is not None]
     if len(pairs) < 3:
         return None
-    r = spearmanr([p[0] for p in pairs], [p[1] for p in pairs]).statistic
+    xs, ys = [p[0] for p in pairs], [p[1] for p in pairs]
+    if len(set(xs)) == 1 or len(set(ys)) == 1:  # a constant column has no rank correlation (scipy warns, gives nan)
+        return None
+    r = spearmanr(xs, ys).statistic
     return None if np.isnan(r) else float(r)
 
 

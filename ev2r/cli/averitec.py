@@ -71,6 +71,33 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="--judge bundled: verifier precision (default auto)")
 
 
+#: how many of the gold claims without a prediction an error message names; the file it names holds every one
+MISSING_SHOWN = 10
+
+
+def short_missing(e, n_gold: int) -> str:
+    """``e``'s message with its list of gold claims without a prediction cut to a count and the first
+    :data:`MISSING_SHOWN` ids, the whole list written to a new file in the temporary folder, one id a line as JSON
+    (``ev2r-averitec-missing-claim-ids-*.txt``), which the message names (issue 75: the shipped sample without
+    ``--subset`` printed 100 of 495 ids on one line)."""
+    import tempfile
+
+    from ev2r.io.averitec import _show
+
+    missing = list(e.problems["missing_prediction"])
+    fd, path = tempfile.mkstemp(prefix="ev2r-averitec-missing-claim-ids-", suffix=".txt")
+    with open(fd, "w", encoding="utf-8") as fh:
+        fh.writelines(json.dumps(cid) + "\n" for cid in missing)
+    first = ", ".join(repr(x) for x in missing[:MISSING_SHOWN])
+    short = (f"{len(missing)} of {n_gold} (the first {min(len(missing), MISSING_SHOWN)}: [{first}"
+             f"{', ...' if len(missing) > MISSING_SHOWN else ''}]; all {len(missing)}, one a line: {path})")
+    label = "gold claims without a prediction: "
+    text = str(e)
+    if label + _show(missing) in text:
+        return text.replace(label + _show(missing), label + short, 1)
+    return f"{text}; {label}{short}"
+
+
 def run(args) -> int:
     """``ev2r averitec``: the AVeriTeC shared-task tables (see :mod:`ev2r.shared_task.averitec2024` for 2024,
     the official names and numbers, and :mod:`ev2r.shared_task.averitec2025` for 2025, FEVER-8: Ev2R recall
@@ -141,10 +168,11 @@ def run(args) -> int:
         except RuntimeError as e:  # nltk data missing
             raise ValueError(str(e)) from None
         except JoinError as e:
-            if "missing_prediction" not in e.problems or "2025" in editions:
+            if "missing_prediction" not in e.problems:
                 raise
-            raise JoinError(f"{e}; or pass --subset to score only the predicted claims (the table is then marked "
-                            "SUBSET, not the official number)", e.problems) from None
+            hint = ("" if "2025" in editions else "; or pass --subset to score only the predicted claims (the table is "
+                    "then marked SUBSET, not the official number)")
+            raise JoinError(short_missing(e, len(references)) + hint, e.problems) from None
         if reports["2024"].subset:
             r = reports["2024"]
             print(f"ev2r averitec: note: --subset: {r.n_claims} of {r.n_gold_claims} gold claims scored; not the "
@@ -152,9 +180,14 @@ def run(args) -> int:
     if "2025" in editions:
         from ev2r.shared_task.averitec2025 import DEFAULT_RECALL_COMPARISON, evaluate_averitec_2025
 
-        reports["2025"] = evaluate_averitec_2025(predictions, references, judge,
-                                                 recall_comparison=args.recall_comparison or DEFAULT_RECALL_COMPARISON,
-                                                 join=args.join)
+        try:
+            reports["2025"] = evaluate_averitec_2025(predictions, references, judge,
+                                                     recall_comparison=args.recall_comparison or DEFAULT_RECALL_COMPARISON,
+                                                     join=args.join)
+        except JoinError as e:
+            if "missing_prediction" not in e.problems:
+                raise
+            raise JoinError(short_missing(e, len(references)), e.problems) from None
         run = reports["2025"].judge_run
         if run and judge_kind == "llm":  # accounting (calls, cache hits, tokens) goes to stderr
             print("llm: " + " ".join(f"{k}={v}" for k, v in run.items()), file=sys.stderr)

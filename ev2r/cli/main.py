@@ -65,17 +65,11 @@ def _plain_warnings(command: str) -> None:
     """Print the project's own warnings (``InputWarning``, ``LanguageWarning``, ...) as one line each,
     ``ev2r COMMAND: InputWarning: ...``, without the file name and source line Python adds (issue 34: the
     sample's InputWarning printed ``readers.py:353`` and a line of code); other warnings as Python formats
-    them. Only the format changes (``warnings.formatwarning``): filters and recording are untouched."""
-    import warnings
+    them. Only the format changes (``warnings.formatwarning``, :func:`ev2r._warnfmt.install`, which ``import ev2r``
+    runs with the prefix ``ev2r``): filters and recording are untouched."""
+    from ev2r._warnfmt import install
 
-    original = warnings.formatwarning
-
-    def fmt(message, category, filename, lineno, line=None):
-        if category.__module__.split(".")[0] in ("ev2r", "claimalign", "adversarial"):
-            return f"ev2r {command}: {category.__name__}: {message}\n"
-        return original(message, category, filename, lineno, line)
-
-    warnings.formatwarning = fmt
+    install(f"ev2r {command}")
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:

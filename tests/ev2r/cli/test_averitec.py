@@ -23,9 +23,54 @@ def run(capsys, *argv):
     return code, out.out, out.err
 
 
-def test_sample_without_subset_says_what_to_do(capsys):
+def test_sample_without_subset_says_what_to_do(capsys, tmp_path, monkeypatch):
+    """Issue 75: a count and the first 10 of the 495 gold claims without a prediction, not 100 ids on one line; every
+    id is in the file the message names (a new file in the temporary folder, one id a line)."""
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     code, _, err = run(capsys, "averitec", SAMPLE, "--references", DEV, "--nltk-data", NLTK_DATA)
-    assert code == 2 and "495 in all" in err and "pass --subset" in err
+    assert code == 2 and "pass --subset" in err
+    assert ("gold claims without a prediction: 495 of 500 (the first 10: [5, 6, 7, 8, 9, 10, 11, 12, 13, 14, ...]; "
+            "all 495, one a line: ") in err
+    (written,) = tmp_path.glob("ev2r-averitec-missing-claim-ids-*.txt")
+    assert f"one a line: {written})" in err and len(err) < 800
+    predicted = {p["claim_id"] for p in json.loads(SAMPLE.read_text(encoding="utf-8"))}
+    assert predicted == {0, 1, 2, 3, 4}
+    assert [json.loads(x) for x in written.read_text(encoding="utf-8").splitlines()] == list(range(5, 500))
+
+
+def test_2025_edition_names_the_missing_claims_the_same_way(capsys, tmp_path, monkeypatch):
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    code, _, err = run(capsys, "averitec", SAMPLE, "--references", DEV, "--edition", "2025", "--llm-offline",
+                       "--llm-cache", tmp_path / "cache", "--llm-model", "m", "--llm-base-url", "http://127.0.0.1:9/v1")
+    assert code == 2 and "pass --subset" not in err  # 2025 scores every gold claim: no --subset
+    assert "gold claims without a prediction: 495 of 500 (the first 10: [5, 6, 7, 8, 9, 10, 11, 12, 13, 14, ...]" in err
+    (written,) = tmp_path.glob("ev2r-averitec-missing-claim-ids-*.txt")
+    assert written.read_text(encoding="utf-8").count("\n") == 495
+
+
+def test_short_missing_keeps_the_other_problems_and_short_lists_whole():
+    from ev2r.cli.averitec import short_missing
+    from ev2r.io.averitec import JoinError
+
+    e = JoinError("predictions do not join the gold file one-to-one: claim_id given more than once: [3]; gold claims "
+                  "without a prediction: [1, 2]; the shared-task table scores every gold claim",
+                  {"duplicate_claim_id": [3], "missing_prediction": [1, 2]})
+    msg = short_missing(e, 4)
+    assert msg.startswith("predictions do not join the gold file one-to-one: claim_id given more than once: [3]; gold "
+                          "claims without a prediction: 2 of 4 (the first 2: [1, 2]; all 2, one a line: ")
+    assert msg.endswith("); the shared-task table scores every gold claim")
+    path = msg.split("one a line: ")[1].split(")")[0]
+    import os
+
+    try:
+        with open(path, encoding="utf-8") as fh:
+            assert fh.read() == "1\n2\n"
+    finally:
+        os.remove(path)
 
 
 def test_sample_with_subset_is_marked_in_table_and_json(capsys, tmp_path):

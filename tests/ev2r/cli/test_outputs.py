@@ -401,5 +401,9 @@ def test_a_lock_path_ev2r_did_not_write_is_never_replaced(tmp_path, kind):
     assert lock.is_symlink() == (kind != "user file") and lock.read_text() == "my notes\n"
     lock.unlink()
     lock.write_text(json.dumps({"pid": 999999, "host": "elsewhere", "started": 0.0}))  # a dead run's lock
-    with output_lock(out) as held:
-        assert held["pid"] == os.getpid()
+    from ev2r.engines.runs import RunWarning
+
+    with pytest.warns(RunWarning, match=r"scores\.jsonl: took over the stale lock scores\.jsonl\.lock of a run that is no "
+                                        r"longer running \(pid 999999 on elsewhere, started 1970-01-01 00:00:00\)"):
+        with output_lock(out) as held:
+            assert held["pid"] == os.getpid()

@@ -10,6 +10,7 @@ import pytest
 from support.signatures import V1_SIG
 from ev2r.cli import score as score_cli
 from ev2r.cli.main import build_parser, main
+from ev2r.io.errors import InputWarning
 from ev2r.metric.proxy import ABSENCE_ON_CLAIM, LONG_CLAIM
 from ev2r.types import CorpusScore, Evidence, Item, ItemScore
 
@@ -66,7 +67,9 @@ def test_the_language_warning_names_rows_and_lines(tmp_path, capsys, monkeypatch
     inp = tmp_path / "in.json"
     inp.write_text(json.dumps(rows, indent=1, ensure_ascii=False))  # a JSON list: row 1 starts on line 9
     monkeypatch.setattr(score_cli, "_score", lambda *a, **k: 0)  # no model: the warning comes before scoring
-    with pytest.warns(UserWarning, match=re.escape("(rows (from 0; line = the line of the file): 1 (line 9; id cs): >=")):
+    with pytest.warns(UserWarning, match=re.escape("(rows (from 0; line = the line of the file): 1 (line 9; id cs): >=")), \
+            pytest.warns(InputWarning, match=r"in\.json: 1 row\(s\) where question/answer markers in another layout .*"
+                                             r"rows 0 \(line 2; id en, predicted_evidence\)"):  # row en's Q: / A:
         assert main(["score", str(inp), "--no-progress"]) == 0
 
 

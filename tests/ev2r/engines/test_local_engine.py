@@ -6,7 +6,7 @@ import json
 import pytest
 
 from ev2r.engines.local_engine import score_local
-from ev2r.engines.runs import PART_SUFFIX, RUN_SUFFIX, RunInterrupted, output_row
+from ev2r.engines.runs import PART_SUFFIX, RUN_SUFFIX, RunInterrupted, RunWarning, output_row
 from ev2r.io.readers import item_hash, read_items
 from ev2r.metric.factory import build_scorer
 from support.fakes import WordVerifier
@@ -79,7 +79,10 @@ def test_second_system_with_the_same_ids_gets_its_own_numbers(tmp_path):
         pytest.skip("needs ../shared/cases/turn3")
     out = tmp_path / "out.jsonl"
     ra = score_local(build_scorer(verifier=WordVerifier()), read_items(a), out, options={})
-    rb = score_local(build_scorer(verifier=WordVerifier()), read_items(b), out, options={})
+    with pytest.warns(RunWarning, match=r"out\.jsonl: 2 earlier row\(s\) are of items whose content changed since they "
+                                        r"were scored \(rows \(from 0; line = the line of the file\): 0 \(line 1; id 585\), "
+                                        r"1 \(line 2; id 33\); another item_hash\)"):
+        rb = score_local(build_scorer(verifier=WordVerifier()), read_items(b), out, options={})
     fresh = score_local(build_scorer(verifier=WordVerifier()), read_items(b), tmp_path / "b.jsonl", options={})
     assert rb.n_scored == 2 and rb.n_resumed == 0
     assert rb.rows == fresh.rows == read_jsonl(out)
@@ -98,7 +101,9 @@ def test_changed_input_rows_are_rescored_the_others_kept(tmp_path):
     lines[8] = json.dumps(row)
     rows_path.write_text("\n".join(lines) + "\n")
     changed = read_items(rows_path)
-    res = score_local(build_scorer(verifier=WordVerifier()), changed, out, options={})
+    with pytest.warns(RunWarning, match=r"out\.jsonl: 1 earlier row\(s\) are of items whose content changed since they "
+                                        r"were scored \(rows \(from 0; line = the line of the file\): 8 \(line 9; id s8\);"):
+        res = score_local(build_scorer(verifier=WordVerifier()), changed, out, options={})
     assert res.rows[5]["status"] == "no_reference" and res.rows[40]["status"] == "error"
     fresh = score_local(build_scorer(verifier=WordVerifier()), changed, tmp_path / "fresh.jsonl", options={})
     assert res.n_scored == 2 and res.n_resumed == 46  # row 8 (changed) and row 40 (error before)

@@ -48,6 +48,14 @@ def assert_same_within(got, want, tol, where="row"):
             assert_same_within(g, w, tol, f"{where}[{i}]")
 
 
+# Issue 75: the quick tests (-m "not slow") keep one run on Ray, test_same_rows_order_and_summary_as_local, and the
+# option checks; the rest are slow (CI runs them). Each score_ray starts actors that import torch and build a scorer,
+# the admission model's MiniLM encoder included: 10-35 s a test on 2 cores.
+#   RESUME_IS_LOCAL: what a resume keeps, rescores and refuses is ev2r.engines.runs, which the local engine's tests
+#                    (tests/ev2r/engines/test_local_engine.py, test_runs.py, cli/test_score.py) check in-process
+#   ACTORS: Ray's own failure (an actor killed mid-chunk), an actor loading a model
+
+
 def read_jsonl(path):
     return [json.loads(line) for line in open(path, encoding="utf-8")]
 
@@ -139,6 +147,7 @@ def test_bundled_verifier_cli_equal_to_local_on_the_sample(ray_local, tmp_path, 
 
 
 # -- resume -------------------------------------------------------------------------------------------
+@pytest.mark.slow  # RESUME_IS_LOCAL
 def test_resume_skips_ok_rows_and_rescores_the_rest(ray_local, tmp_path):
     items = read_items(write_rows(80, tmp_path / "in.jsonl"))
     want_rows, want = local(items, WordVerifier())
@@ -169,6 +178,7 @@ def test_resume_skips_ok_rows_and_rescores_the_rest(ray_local, tmp_path):
     assert again.summary.recall == want.recall and again.summary.proxy == want.proxy
 
 
+@pytest.mark.slow  # RESUME_IS_LOCAL
 def test_resume_from_the_part_file_of_a_killed_driver(ray_local, tmp_path):
     items = read_items(write_rows(40, tmp_path / "in.jsonl"))
     want_rows, _ = local(items, WordVerifier())
@@ -183,6 +193,7 @@ def test_resume_from_the_part_file_of_a_killed_driver(ray_local, tmp_path):
     assert res.rows == want_rows and read_jsonl(out) == want_rows and not part.exists()
 
 
+@pytest.mark.slow  # RESUME_IS_LOCAL
 def test_resume_refuses_other_options(ray_local, tmp_path):
     items = read_items(write_rows(12, tmp_path / "in.jsonl"))
     out = tmp_path / "out.jsonl"
@@ -193,6 +204,7 @@ def test_resume_refuses_other_options(ray_local, tmp_path):
     assert res.n_scored == 12 and "alpha:0.7" in res.summary.signature
 
 
+@pytest.mark.slow  # RESUME_IS_LOCAL
 def test_second_system_with_the_same_ids_is_scored_not_resumed(ray_local, tmp_path):
     """turn3/ray_resume_sysA.jsonl then turn3/ray_resume_sysB_same_ids.jsonl, the same -o: B was
     reported with A's numbers ("0 scored, 2 resumed")."""
@@ -223,6 +235,7 @@ def test_a_local_run_is_resumed_with_its_options_and_refused_with_others(ray_loc
     assert "alpha:0.5" in res.summary.signature and res.summary.signature.endswith("|engine:ray")
 
 
+@pytest.mark.slow  # RESUME_IS_LOCAL
 def test_a_file_without_run_record_is_refused(ray_local, tmp_path):
     """A local run's -o made before run records existed (or any other file) is never resumed."""
     items = read_items(write_rows(4, tmp_path / "in.jsonl"))
@@ -235,6 +248,7 @@ def test_a_file_without_run_record_is_refused(ray_local, tmp_path):
 
 
 # -- failures ---------------------------------------------------------------------------------------
+@pytest.mark.slow  # ACTORS
 def test_a_killed_actor_loses_only_its_chunk(ray_local, tmp_path):
     items = read_items(write_rows(80, tmp_path / "in.jsonl"))
     want_rows, want = local(items, WordVerifier())
@@ -246,6 +260,7 @@ def test_a_killed_actor_loses_only_its_chunk(ray_local, tmp_path):
     assert res.summary.ev2r == want.ev2r and res.summary.n_failed == 2
 
 
+@pytest.mark.slow  # ACTORS (the message itself: tests/ev2r/verifier/test_loading.py)
 def test_bad_model_is_one_clear_error(ray_local, tmp_path):
     items = read_items(write_rows(4, tmp_path / "in.jsonl"))
     with pytest.raises(ValueError, match="cannot be loaded as a 3-way NLI verifier"):

@@ -59,6 +59,11 @@ def real_model_spec():
     return None
 
 
+#: ROWS' row 2 (id c) has no predicted evidence on purpose (it scores 0), so every reader of ROWS warns about it; the
+#: tests that read ROWS take that warning as given (issue 75), test_build_items_matches_cli_reader asserts it
+ROWS_WARNING = r"\S+. 1 of 5 item\(s\) have no predicted evidence .*. 2 \((line 3; )?id (c|2)\)$"
+ROWS_WARNED = pytest.mark.filterwarnings(f"ignore:{ROWS_WARNING}:ev2r.io.errors.InputWarning")
+
 ROWS = [
     {"id": "a", "claim": "Paris is the capital of France.", "predicted_evidence": "Question: What is the capital of France?\nAnswer: France's 1958 constitution names Paris as its capital.",
      "reference_evidence": "Question: Which city is France's capital?\nAnswer: The capital of France is Paris.", "gold_label": "Supported"},

@@ -5,7 +5,7 @@ import math
 
 import pytest
 
-from .conftest import ROWS, SHARED_DATA
+from .conftest import ROWS, ROWS_WARNED, SHARED_DATA
 
 datasets = pytest.importorskip("datasets")
 
@@ -69,6 +69,7 @@ def test_fever_and_vitaminc_rows(tmp_path):
     assert json.loads(ds[0]["extra"]) == {"equivalent": 0, "case_id": "k"}
 
 
+@ROWS_WARNED
 def test_round_trip_items(tmp_path):
     path = write_jsonl(tmp_path / "rows.jsonl", ROWS)
     items = read_items(path)
@@ -87,6 +88,7 @@ def test_bad_dataset_row_names_field():
         dataset_to_items(ds)
 
 
+@ROWS_WARNED
 def test_score_dataset_equals_scorer(tmp_path, fake_verifier):
     from ev2r.metric.factory import build_scorer
 

@@ -3,6 +3,7 @@
 import json
 import math
 import os
+import re
 import subprocess
 import sys
 
@@ -12,9 +13,10 @@ import ev2r
 from ev2r.integrations.hf_evaluate.core import build_items, compute_ev2r
 from support.modules import load_file_module
 
-from .conftest import EXAMPLE, REPO_ROOT, ROWS, real_model_spec
+from .conftest import EXAMPLE, REPO_ROOT, ROWS, ROWS_WARNED, ROWS_WARNING, real_model_spec
 
 evaluate = pytest.importorskip("evaluate")
+pytestmark = ROWS_WARNED
 
 KEYS = ("ev2r", "precision", "recall", "f1", "proxy")
 
@@ -32,9 +34,17 @@ def cli_summary(tmp_path, rows, *extra):
     import contextlib
     import io
 
+    from ev2r.io.errors import InputWarning
+
     buf = io.StringIO()
-    with contextlib.redirect_stdout(buf):
+    # the CLI's reader says what ROWS holds on purpose: row c without predicted evidence, row e without a verdict
+    with contextlib.redirect_stdout(buf), pytest.warns(InputWarning) as rec:
         assert main(["score", str(path), "--json", "--no-progress", "--model", "fake", *extra]) == 0
+    said = [str(w.message) for w in rec if w.category is InputWarning]
+    assert rows is ROWS and [re.search(ROWS_WARNING, m) is not None for m in said] == [True, False]
+    assert said[1].endswith("in.jsonl: 1 of 5 row(s) have no verdict in 'gold_label' / 'label' / "
+                                        "'reference_label': they get status no_label (no proxy, no Ev2R). Rows (from 0; "
+                                        "line = the line of the file): 4 (line 5; id e)")
     return json.loads(buf.getvalue())
 
 
@@ -191,7 +201,10 @@ def test_bad_inputs_name_the_field(fake_verifier):
 def test_build_items_matches_cli_reader():
     from ev2r.io.readers import item_from_row
 
-    items = build_items(**columns(ROWS), ids=[r["id"] for r in ROWS])
+    from ev2r.io.errors import InputWarning
+
+    with pytest.warns(InputWarning, match=ROWS_WARNING.replace("(c|2)", "c")):
+        items = build_items(**columns(ROWS), ids=[r["id"] for r in ROWS])
     for k, (it, row) in enumerate(zip(items, ROWS)):
         assert it == item_from_row(row, k)
 

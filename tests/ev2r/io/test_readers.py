@@ -90,11 +90,13 @@ def test_averitec_original_evaluation_format_predictions(tmp_path):
         with pytest.raises(InputError, match=match):
             read_items(pp, references=gp)
     # a prediction's label never replaces the gold verdict, in either format
-    for row in ({"claim_id": 0, "evidence": [{"question": "q", "answer": "a"}], "label": "Refuted"},
-                {"claim_id": 0, "questions": [], "label": "Refuted", "pred_label": "Refuted"}):
-        pp.write_text(json.dumps([row]))
+    pp.write_text(json.dumps([{"claim_id": 0, "evidence": [{"question": "q", "answer": "a"}], "label": "Refuted"}]))
+    (it,) = read_items(pp, references=gp)
+    assert it.gold_label is Verdict.SUPPORTED and it.predicted_label is Verdict.REFUTED
+    pp.write_text(json.dumps([{"claim_id": 0, "questions": [], "label": "Refuted", "pred_label": "Refuted"}]))
+    with pytest.warns(InputWarning, match=r"pred\.json: 1 of 1 item\(s\) have no predicted evidence"):
         (it,) = read_items(pp, references=gp)
-        assert it.gold_label is Verdict.SUPPORTED and it.predicted_label is Verdict.REFUTED
+    assert it.gold_label is Verdict.SUPPORTED and it.predicted_label is Verdict.REFUTED
 
 
 def test_averitec_predictions_one_reader_for_score_and_shared_task(tmp_path):
@@ -110,7 +112,8 @@ def test_averitec_predictions_one_reader_for_score_and_shared_task(tmp_path):
     pp.write_text(json.dumps([{"claim_id": 0, "pred_label": "Supported",
                                "evidence": [{"question": "q", "answer": None}, {"question": "q2", "answer": "a2"}]},
                               {"claim_id": 1, "label": "Refuted"}]))
-    a, b = read_items(pp, references=gp)
+    with pytest.warns(InputWarning, match=r"pred\.json: 1 of 2 item\(s\) have no predicted evidence .*: 1 \(line 1; id 1\)$"):
+        a, b = read_items(pp, references=gp)
     assert a.predicted_evidence.pairs == (QAPair("q2", "a2"),) and b.predicted_evidence.pairs == ()
     # read as the official scorer reads them: string_evidence beside evidence counts; one answer object is a list
     pp.write_text(json.dumps([{"claim_id": 0, "pred_label": "Refuted", "evidence": [{"question": "q", "answer": "a"}],

@@ -8,7 +8,7 @@ import pytest
 
 from ev2r.metric.factory import build_scorer, check_device
 from ev2r.cli.main import main
-from ev2r.io.readers import InputError, read_items
+from ev2r.io.readers import InputError, InputWarning, read_items
 from ev2r.types import Evidence, Item, QAPair
 from ev2r.verifier.nli import check_probabilities
 from support.tiny_models import build_tiny_nli_model
@@ -151,7 +151,9 @@ def test_gold_label_and_label(tmp_path):
     base = {"id": 1, "claim": "c", "predicted_evidence": "x", "reference_evidence": "y"}
     with pytest.raises(InputError, match="'gold_label' .* and 'label' .* name different verdicts"):
         read_items(write(tmp_path, [dict(base, gold_label="supported", label="refuted")]))
-    it = read_items(write(tmp_path, [dict(base, gold_label=None, label="refuted")]))[0]
+    with pytest.warns(InputWarning, match=r"1 of 1 row\(s\) of the ev2r schema .* have no 'gold_label': the gold verdict "
+                                          r"was read from 'label'"):
+        it = read_items(write(tmp_path, [dict(base, gold_label=None, label="refuted")]))[0]
     assert it.gold_label.name == "REFUTED"
     it = read_items(write(tmp_path, [dict(base, gold_label="Refuted", label="REFUTES")]))[0]
     assert it.gold_label.name == "REFUTED"

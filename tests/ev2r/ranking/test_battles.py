@@ -10,7 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ev2r.ranking.rating import NULL_SCORE, counted_scores_table, rank_systems, ranking_table, row_counts, scores_table
+from ev2r.ranking.rating import (NULL_SCORE, RankingWarning, counted_scores_table, rank_systems, ranking_table,
+                                 row_counts, scores_table)
 from ev2r.types import ITEM_STATUSES
 
 CASE = Path(__file__).resolve().parents[2] / "data" / "cases" / "turn3" / "rank_failed_status_with_score.jsonl"
@@ -27,7 +28,10 @@ def test_failed_statuses_do_not_battle_and_are_counted():
     assert table == {"3": {"A": 0.2, "B": 0.4}, "0": {"B": 0.1}}
     assert skipped == {"A": {"replay_missing": 1, "no_reference": 1, NULL_SCORE: 1}}
     assert scores_table(rows) == table
-    res = rank_systems(table, n_bootstrap=0, skipped=skipped)
+    with pytest.warns(RankingWarning) as rec:  # B beat A on their one shared item, and 3 of A's rows were skipped
+        res = rank_systems(table, n_bootstrap=0, skipped=skipped)
+    assert [str(w.message) for w in rec] == res["warnings"]
+    assert res["warnings"][0].startswith("no finite Bradley-Terry MLE: B never lost a battle; A never won or tied one")
     assert res["ratings"]["A"]["mean_score"] == 0.2 and res["ratings"]["A"]["n_items"] == 1
     assert res["ratings"]["A"]["n_skipped"] == 3 and res["ratings"]["B"]["n_skipped"] == 0
     assert res["n_skipped"] == 3 and res["skipped"]["A"]["replay_missing"] == 1
@@ -49,7 +53,10 @@ def test_case_rank_failed_status_with_score():
     assert table == {} and skipped == {"A": {"replay_missing": 5}}
     ok = [{"id": i, "system": s, "ev2r": v, "status": "ok"} for i in range(5) for s, v in (("B", 0.5), ("C", 0.4))]
     t2, s2 = counted_scores_table(rows + ok)
-    res = rank_systems(t2, n_bootstrap=0, skipped=s2)
+    with pytest.warns(RankingWarning) as rec:  # B beats C on every item
+        res = rank_systems(t2, n_bootstrap=0, skipped=s2)
+    assert [str(w.message) for w in rec] == res["warnings"]
+    assert res["warnings"][0].startswith("no finite Bradley-Terry MLE: B never lost a battle; C never won or tied one")
     assert res["ranking"] == ["B", "C"] and "A" not in res["ratings"]
     assert res["skipped"] == {"A": {"replay_missing": 5}}
     assert "Not ranked (no counted row): A" in ranking_table(res)
