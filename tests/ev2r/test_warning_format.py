@@ -62,3 +62,27 @@ def test_filters_still_see_the_project_warnings():
         warnings.simplefilter("error", InputWarning)
         with pytest.raises(InputWarning, match="^x$"):
             warnings.warn("x", InputWarning, stacklevel=1)
+
+
+def test_every_project_category_is_an_error_in_the_tests():
+    """The categories pyproject.toml makes errors in the tests are every warning class of the project
+    (tests/conftest.py's PROJECT_WARNINGS, relaxed for the LLM-server tests only)."""
+    import importlib
+    import tomllib
+
+    from conftest import PROJECT_WARNINGS
+
+    ini = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["pytest"]["ini_options"]
+    errors = [f.split("::")[1] for f in ini["filterwarnings"] if f.startswith("error::")]
+    assert errors == list(PROJECT_WARNINGS)
+    classes = set()
+    for top in OWN_PACKAGES:
+        for path in sorted((REPO / top).rglob("*.py")):
+            for line in path.read_text(encoding="utf-8").splitlines():
+                if line.startswith("class ") and line.rstrip().endswith("Warning):"):
+                    module = ".".join(path.relative_to(REPO).with_suffix("").parts)
+                    classes.add(f"{module}.{line.split()[1].split('(')[0]}")
+    assert classes == set(PROJECT_WARNINGS), classes ^ set(PROJECT_WARNINGS)
+    for name in PROJECT_WARNINGS:
+        module, cls = name.rsplit(".", 1)
+        assert is_own(getattr(importlib.import_module(module), cls))

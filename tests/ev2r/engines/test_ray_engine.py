@@ -213,7 +213,12 @@ def test_second_system_with_the_same_ids_is_scored_not_resumed(ray_local, tmp_pa
         pytest.skip("needs ../shared/cases/turn3")
     out, opts = tmp_path / "out.jsonl", {"verifier": WordVerifier()}
     ra = score_ray(read_items(a), out, scorer_options=opts, workers=1)
-    rb = score_ray(read_items(b), out, scorer_options=opts, workers=1)
+    from ev2r.engines.runs import RunWarning
+
+    with pytest.warns(RunWarning, match=r"out\.jsonl: 2 earlier row\(s\) are of items whose content changed since they "
+                                        r"were scored \(rows \(from 0; line = the line of the file\): 0 \(line 1; id 585\), "
+                                        r"1 \(line 2; id 33\); another item_hash\)"):
+        rb = score_ray(read_items(b), out, scorer_options=opts, workers=1)
     want_rows, want = local(read_items(b), WordVerifier())
     assert rb.n_scored == 2 and rb.n_resumed == 0
     assert rb.rows == want_rows == read_jsonl(out) and rb.summary.ev2r == want.ev2r
