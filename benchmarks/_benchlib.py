@@ -30,6 +30,23 @@ def command() -> str:
     return "python " + " ".join(shlex.quote(a) for a in [script, *sys.argv[1:]])
 
 
+#: the CPU flags that decide the verifier's bf16 speed (lscpu / /proc/cpuinfo names)
+SPEED_FLAGS = ("avx512f", "avx512_bf16", "amx_bf16", "amx_tile", "amx_int8")
+
+
+def cpu_flags() -> str:
+    """Which of :data:`SPEED_FLAGS` the CPU reports (``/proc/cpuinfo``), space-separated; "" where unknown."""
+    try:
+        text = Path("/proc/cpuinfo").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
+    have = set()
+    for line in text.splitlines():
+        if line.startswith("flags"):
+            have.update(line.split(":", 1)[1].split())
+    return " ".join(f for f in SPEED_FLAGS if f in have)
+
+
 def machine() -> dict:
     """The machine a benchmark ran on: platform, Python, CPU count, torch threads and versions, the
     1-minute load average at the time of the call (other jobs on the machine slow timings), UTC time."""
@@ -38,6 +55,7 @@ def machine() -> dict:
     from ev2r.signature import package_version as _version
 
     return {"platform": platform.platform(), "python": platform.python_version(), "cpu_count": os.cpu_count(),
+            "cpu_flags": cpu_flags(),
             "torch_threads": torch.get_num_threads(), "torch": _version("torch"),
             "transformers": _version("transformers"), "device": "cpu",
             "load_average_1m": round(os.getloadavg()[0], 2) if hasattr(os, "getloadavg") else None,
@@ -142,7 +160,8 @@ def header(title: str, info: dict) -> str:
     v = info["verifier"]
     lines = [f"# {title}", "", f"Command: `{info['command']}`", "",
              f"Machine: {m['platform']}, {m['cpu_count']} CPUs (torch threads {m['torch_threads']}), "
-             f"torch {m['torch']}, transformers {m['transformers']}, {m['utc']}, 1-min load average "
+             f"torch {m['torch']}, transformers {m['transformers']}, CPU flags: {m.get('cpu_flags') or 'not recorded'}, "
+             f"{m['utc']}, 1-min load average "
              f"{m.get('load_average_1m')} (other jobs on the machine slow timings).", "",
              f"Verifier: `{v['name']}` (`--model {v['spec']}`)"
              + (f"; trained by `{v['training_command']}`" if v.get("training_command") else "") + "."]

@@ -9,8 +9,8 @@ F1 arithmetic, Python overhead).
 
 Stages:
 
-* ``read``: reading and normalising the input (:func:`read_items`);
-* ``facts``: the rule decomposer (``decompose``), both sides;
+* ``reading the input``: reading and normalising the input (:func:`read_items`);
+* ``decomposition (facts)``: the rule decomposer (``decompose``), both sides;
 * ``premise rules``: which pairs are premises (:func:`ev2r.metric.reference.evidence_pairs`, the
   combiner's ``informative_indices``);
 * ``pruning``: the lexical top-k premise filter (:func:`ev2r.metric.prefilter.top_k_premises`);
@@ -20,10 +20,24 @@ Stages:
   hypotheses, de-duplication, aggregation);
 * ``METEOR (hybrid)``: the METEOR matrices of ``hybrid_meteor`` / ``verified_meteor`` (with their
   Hungarian alignment), ``METEOR (hu_meteor)`` the official baseline column when asked (``--hu-meteor``);
+* ``admission (rules)``: the admission stage's reading of each side's pairs (:func:`ev2r.metric.admitted.readings`:
+  the rules, near-copies, restatements), without the learned reading inside it;
+* ``admission reading (learned)``: ``admission-v1``'s features (:meth:`AdmissionModel.features` /
+  ``encode``: the MiniLM sentence encoder and the lexical features), wherever it is asked;
+* ``alignment (Hungarian)``: :func:`claimalign.align` (the METEOR columns' assignments);
 * ``write``: the output rows (JSON, atomic file writes).
 
+Outside the timed scoring, and reported beside it: ``load`` (:func:`build_scorer`, the verifier's weights and the
+admission model's sentence encoder, in this fresh process; imports not included, ``import`` is their seconds) and
+``warm-up`` (two items scored once: first-call costs such as WordNet, punkt and the kernels; the verifier's cache,
+the admission reading's caches emptied after it). ``end to end`` adds them to the scoring's wall time: what ``ev2r
+score`` costs in a fresh process, less the CLI's own start.
+
 Counts beside the seconds: the (premise, hypothesis) pairs asked of the verifier per kind, the distinct
-pairs after de-duplication and the model rows after windowing, and tokens.
+pairs after de-duplication and the model rows after windowing, the tokens of those rows, the tokens computed on
+(padding included) and the padding's share, the forward passes. ``--length-bucket`` / ``--dtype`` set the verifier's
+batch-invariant padding granularity and compute precision (default: the verifier's own). The machine line holds the
+CPU's bf16/AMX flags and the 1-minute load average at the start and at the end of each run.
 
 Usage (from the repository root; time it on an idle machine)::
 
@@ -80,8 +94,12 @@ class Clock:
         setattr(owner, attr, timed)
 
 
-def account(path: str, clock: Clock, hu_meteor: bool, model: str) -> dict:
+def account(path: str, clock: Clock, hu_meteor: bool, model: str, length_bucket=None, dtype: str = "auto") -> dict:
     """Score ``path`` as ``ev2r score`` does, under ``clock``; returns counts and the wall time."""
+    import os
+
+    load_start = os.getloadavg()[0]
+    t_import = time.perf_counter()
     import ev2r.engines.local_engine as le
     import ev2r.facts.rules as rules
     import ev2r.metric.combined as comb
@@ -91,17 +109,30 @@ def account(path: str, clock: Clock, hu_meteor: bool, model: str) -> dict:
     import claimalign.averitec as av
     from ev2r.io.readers import read_items
     from ev2r.metric.factory import build_scorer
+    import ev2r.metric.admission as adm
+    import ev2r.metric.admitted as admitted
+    from ev2r.metric.admission_model import AdmissionModel, _shared_encoder
+    import claimalign.align  # noqa: F401  (the package's `align` names the function, not this module)
+    calign = sys.modules["claimalign.align"]
+    t_import = time.perf_counter() - t_import
 
     kind = ["facts"]
     counts: dict[str, int] = {"pairs asked (facts)": 0, "pairs asked (proxy)": 0}
     for cls in (rules.RuleBasedDecomposer, rules.DeclarativeDecomposer):
-        clock.wrap(cls, "decompose", "facts")
+        clock.wrap(cls, "decompose", "decomposition (facts)")
     for mod in (ref, proxy):
         clock.wrap(mod, "evidence_pairs", "premise rules")
     clock.wrap(comb, "informative_indices", "premise rules")
     clock.wrap(ref, "top_k_premises", "pruning")
     clock.wrap(pf, "top_k_premises", "pruning")
     clock.wrap(av, "meteor_matrix", "METEOR (hybrid)")
+    clock.wrap(admitted, "readings", "admission (rules)")
+    for attr in ("features", "encode"):
+        clock.wrap(AdmissionModel, attr, "admission reading (learned)")
+    import claimalign as _ca
+
+    clock.wrap(calign, "align", "alignment (Hungarian)")
+    _ca.align = av.align = calign.align  # the names combined.py and claimalign.averitec call
     import claimalign
     import ev2r.engines.runs as runs
 
@@ -128,9 +159,14 @@ def account(path: str, clock: Clock, hu_meteor: bool, model: str) -> dict:
     t_read = time.perf_counter()
     items = read_items(path)
     t_read = time.perf_counter() - t_read
-    scorer = build_scorer(verifier=model, baselines=("hu-meteor",) if hu_meteor else ())
+    t_load = time.perf_counter()
+    scorer = build_scorer(verifier=model, baselines=("hu-meteor",) if hu_meteor else (), dtype=dtype)
     ver = scorer.reference_scorer.verifier
-    nli = ver._load()  # load the model before timing the scoring
+    if length_bucket is not None:
+        ver.length_bucket = None if length_bucket == 0 else length_bucket
+    nli = ver._load()  # load the models before timing the scoring
+    _shared_encoder()._load()
+    t_load = time.perf_counter() - t_load
     tok, model_obj = ver._tokenizer, ver._model
     orig_predict = ver.predict
 
@@ -165,25 +201,43 @@ def account(path: str, clock: Clock, hu_meteor: bool, model: str) -> dict:
 
     model_obj.register_forward_pre_hook(before)
     model_obj.register_forward_hook(after)
-    # warm-up (untimed): the first items pay one-off costs (bf16 kernels, sentence splitter, WordNet)
+    n_fwd = [0]
+
+    def count_fwd(module, args):
+        n_fwd[0] += 1
+
+    model_obj.register_forward_pre_hook(count_fwd)
+    # warm-up (timed apart): the first items pay one-off costs (bf16 kernels, sentence splitter, WordNet)
+    t_warm = time.perf_counter()
     scorer.score(items[:2])
+    t_warm = time.perf_counter() - t_warm
     ver._cache.clear()
+    adm._CACHE.clear()
+    adm._EMBED.clear()
+    n_fwd[0] = 0
     clock.own.clear()
     clock.calls.clear()
     counts.update(dict.fromkeys(counts, 0))
     ver.n_model_pairs = ver.n_model_tokens = ver.n_padded_tokens = 0
     with tempfile.TemporaryDirectory() as tmp:
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         with clock.stage("other"):
             le_result = le.score_local(scorer, items, str(Path(tmp) / "out.jsonl"), options={"benchmark": "stages"})
-        wall = time.perf_counter() - t0
-    clock.own["read"] = t_read
+        wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+    clock.own["reading the input"] = t_read
     counts["distinct pairs to the model, windowed (rows)"] = ver.n_model_pairs
+    counts["model tokens (real)"] = ver.n_model_tokens
     counts["model tokens (padded)"] = ver.n_padded_tokens
+    counts["padding share"] = round(1 - ver.n_model_tokens / max(1, ver.n_padded_tokens), 4)
+    counts["verifier forward passes"] = n_fwd[0]
     counts["items"] = len(items)
     failed = [s for s in le_result.scores if not s.ok]
     counts["items failed"] = len(failed)
-    return {"wall_s": wall + t_read, "counts": counts}
+    return {"wall_s": wall + t_read, "cpu_s": round(cpu, 2), "import_s": round(t_import, 2),
+            "load_s": round(t_load, 2), "warmup_s": round(t_warm, 2),
+            "end_to_end_s": round(t_import + t_load + t_warm + wall + t_read, 2),
+            "verifier": ver.name, "length_bucket": ver.length_bucket,
+            "load_average_1m": [round(load_start, 2), round(os.getloadavg()[0], 2)], "counts": counts}
 
 
 def main(argv=None) -> int:
@@ -191,6 +245,10 @@ def main(argv=None) -> int:
     ap.add_argument("--input", action="append", required=True, help="items to score (repeat: one fresh run each)")
     ap.add_argument("--model", default="bundled")
     ap.add_argument("--hu-meteor", action="store_true", help="also the official HU-METEOR column")
+    ap.add_argument("--length-bucket", type=int, default=None,
+                    help="the verifier's padding granularity in tokens (1: unpadded; 0: the old padded batches); "
+                         "default the verifier's own")
+    ap.add_argument("--dtype", default="auto", help="the verifier's compute precision (default auto)")
     ap.add_argument("--out", default=str(bl.RESULTS / "stages"))
     args = ap.parse_args(argv)
     import subprocess
@@ -201,26 +259,36 @@ def main(argv=None) -> int:
         for inp in args.input:
             with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as fh:
                 out = fh.name
-            subprocess.run([sys.executable, __file__, "--input", inp, "--model", args.model, "--out", out[:-5]]
-                           + (["--hu-meteor"] if args.hu_meteor else []), check=True)
+            subprocess.run([sys.executable, __file__, "--input", inp, "--model", args.model, "--out", out[:-5],
+                            "--dtype", args.dtype]
+                           + (["--hu-meteor"] if args.hu_meteor else [])
+                           + (["--length-bucket", str(args.length_bucket)] if args.length_bucket is not None else []),
+                           check=True)
             results.append(json.loads(Path(out).read_text())["runs"][0])
     else:
         clock = Clock()
-        r = account(args.input[0], clock, args.hu_meteor, args.model)
+        r = account(args.input[0], clock, args.hu_meteor, args.model, args.length_bucket, args.dtype)
         results = [{"input": bl.display_path(args.input[0]), **r, "stages": dict(clock.own),
                     "calls": dict(clock.calls)}]
     names = sorted({s for r in results for s in r["stages"]}, key=lambda s: -max(r["stages"].get(s, 0) for r in results))
     lines = ["# Where the time of `ev2r score` goes (per-stage account)", "", f"Command: `{bl.command()}`",
              f"Machine: {bl.machine()}", "",
              "Each second counted once, in the innermost stage running (module docstring of `benchmarks/stages.py`); "
-             "model load and a two-item warm-up excluded (the verifier's cache emptied after it); one fresh process per "
-             "input.", "",
+             "model load and a two-item warm-up timed apart (the verifier's and the admission reading's caches emptied "
+             "after it); one fresh process per input. Verifier: "
+             + ", ".join(sorted({f"`{r.get('verifier')}` length_bucket={r.get('length_bucket')}" for r in results}))
+             + "; 1-min load average at the start / end of each run: "
+             + ", ".join(f"{Path(r['input']).stem} {r.get('load_average_1m')}" for r in results) + ".", "",
              "| stage | " + " | ".join(f"{Path(r['input']).stem} s (share)" for r in results) + " |",
              "|---|" + "---:|" * len(results)]
     for s in names:
         lines.append(f"| {s} | " + " | ".join(f"{r['stages'].get(s, 0.0):.2f} ({100 * r['stages'].get(s, 0.0) / r['wall_s']:.0f}%)"
                                              for r in results) + " |")
-    lines.append("| **wall** | " + " | ".join(f"**{r['wall_s']:.2f}**" for r in results) + " |")
+    lines.append("| **wall (scoring)** | " + " | ".join(f"**{r['wall_s']:.2f}**" for r in results) + " |")
+    lines.append("| CPU s of the scoring (this process) | " + " | ".join(f"{r.get('cpu_s', 0):.2f}" for r in results) + " |")
+    for key, label in (("import_s", "import"), ("load_s", "load (verifier, admission encoder)"),
+                       ("warmup_s", "warm-up (2 items)"), ("end_to_end_s", "**end to end** (import + load + warm-up + wall)")):
+        lines.append(f"| {label} | " + " | ".join(f"{r.get(key, 0):.2f}" for r in results) + " |")
     lines += ["", "| count | " + " | ".join(Path(r["input"]).stem for r in results) + " |", "|---|" + "---:|" * len(results)]
     for c in results[0]["counts"]:
         lines.append(f"| {c} | " + " | ".join(str(r["counts"].get(c, "")) for r in results) + " |")

@@ -49,3 +49,11 @@ def test_docstring_examples(bl):
     import doctest
 
     assert doctest.testmod(bl).attempted >= 4 and doctest.testmod(bl).failed == 0
+
+
+def test_machine_names_the_cpu_flags_that_decide_bf16_speed(bl):
+    """Issue 76: a timing says whether the CPU has AVX512-BF16 and AMX (the verifier's bf16 kernels, and whether
+    its numbers are batch-invariant, depend on it)."""
+    flags = bl.cpu_flags()
+    assert isinstance(flags, str) and set(flags.split()) <= set(bl.SPEED_FLAGS)
+    assert bl.machine()["cpu_flags"] == flags
