@@ -1,7 +1,10 @@
 """Every registered score version recomputed on the shipped sample (issue 64 item 4): the latest of each name by this
 checkout, each earlier one by the commit that computes it (:data:`ev2r.versions.COMPUTED_BY`), checked out into a
 temporary folder and run with this checkout's virtual environment. Each run must identify as its version (through
-this release's registry) and give the recorded sample values (:data:`ev2r.versions.RECORDED_SAMPLE`) to 1e-4.
+this release's registry) and give the recorded sample values (:data:`ev2r.versions.RECORDED_SAMPLE`) to 2e-3 (bf16
+kernels differ between CPUs: on a CPU with AMX the sample's Ev2R reads 0.2234 against the recorded 0.2228; the
+versions' recorded values stay at least 0.0034 apart where they differ, and the declared precision bound on a mean is
+0.01).
 
     .venv/bin/python scripts/check_old_versions.py [--nltk-data DIR]
 
@@ -21,7 +24,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 SAMPLE = "examples/averitec_sample.jsonl"
-TOLERANCE = 1e-4
+TOLERANCE = 2e-3  # the README tests' tolerance; see the module docstring
 
 
 def score_sample(checkout: Path, nltk_data: str | None) -> dict:
