@@ -111,7 +111,7 @@ def account(path: str, clock: Clock, hu_meteor: bool, model: str, length_bucket=
     from ev2r.metric.factory import build_scorer
     import ev2r.metric.admission as adm
     import ev2r.metric.admitted as admitted
-    from ev2r.metric.admission_model import AdmissionModel, _shared_encoder
+    from ev2r.metric.admission_model import AdmissionModel, shared_encoder
     import claimalign.align  # noqa: F401  (the package's `align` names the function, not this module)
     calign = sys.modules["claimalign.align"]
     t_import = time.perf_counter() - t_import
@@ -165,7 +165,7 @@ def account(path: str, clock: Clock, hu_meteor: bool, model: str, length_bucket=
     if length_bucket is not None:
         ver.length_bucket = None if length_bucket == 0 else length_bucket
     nli = ver._load()  # load the models before timing the scoring
-    _shared_encoder()._load()
+    shared_encoder().encode(["warm-up"])  # loads the encoder before timing
     t_load = time.perf_counter() - t_load
     tok, model_obj = ver._tokenizer, ver._model
     orig_predict = ver.predict

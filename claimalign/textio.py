@@ -1,37 +1,16 @@
-"""Text normalisation and JSON / JSONL files: the one place where text enters the packages.
+"""Text normalisation and JSON / JSONL files: the one place where text enters the packages (``claimalign`` imports
+nothing from ``ev2r`` or ``adversarial``; both import this).
 
-``claimalign`` is the lowest package (it imports nothing from ``ev2r`` or ``adversarial``); what
-all three packages share about text lives here, and ``ev2r`` and ``adversarial`` import it.
-
-Normalisation (:func:`normalize_text`), applied to every string read from a file, a dataset or
-an API argument that carries text:
-
-* Unicode NFC: ``"r\\u030c"`` (NFD, r + combining caron) and ``"\\u0159"`` (NFC, "ř") are the same
-  text, and every similarity must see the same code points for them;
-* line endings: CR LF and a lone CR become LF, so ``Question: ...\\rAnswer: ...`` parses like
-  ``Question: ...\\nAnswer: ...``.
-
-Nothing else is changed: other line-like characters (U+2028 LINE SEPARATOR, U+2029, U+0085 NEL)
-are data; NFKC folding (``"²"`` -> ``"2"``) is not applied because it changes meaning.
-
-Nesting: a record (a JSONL line, an element of a JSON list, or the one object of a JSON file) may be
-nested at most :data:`MAX_JSON_DEPTH` containers deep; a deeper one is refused with an error naming
-the file, the row and the limit (every supported format is under 10 deep), never a RecursionError.
-An integer with more digits than Python converts (``sys.get_int_max_str_digits()``, 4300) is
-refused naming the field.
-
-Writing: every file written here goes through :func:`atomic_write` -- a temporary file beside the
-target, renamed onto it when complete -- so a failed write leaves the previous file as it was. A
-symlink is followed (the file it points to is replaced, the link kept); a device, a FIFO or a
-file-descriptor path (``/dev/null``, a pipe made by ``mkfifo``, ``/dev/stdout``) is written through
-and never replaced or removed (:func:`atomic_path`, :func:`output_kind`).
-
-JSONL: records are split on line breaks (LF, CR LF or CR) only -- never with
-:meth:`str.splitlines`, which also splits on U+2028, U+2029, U+0085, U+000B, U+000C and
-U+001C-U+001E, characters that may stand raw inside a JSON string. (A raw CR or LF cannot stand
-inside a JSON string, so splitting on them never cuts a record.) :func:`dumps_jsonl` writes
-U+2028, U+2029 and U+0085 as ``\\u`` escapes, so every line ev2r writes is one line for any
-reader, including ``str.splitlines``; :func:`read_rows_file` reads back everything written here.
+* :func:`normalize_text`, applied to every string read: Unicode NFC (NFD "r" + combining caron and NFC "ř" are one
+  text) and CR LF / lone CR as LF. Nothing else: U+2028, U+2029, NEL are data; no NFKC ("²" stays "²").
+* Reading: a record may be nested at most :data:`MAX_JSON_DEPTH` deep, hold integers Python can convert, and give a
+  key once per object; anything else is refused naming the file, row and field, never a RecursionError or a silent
+  last-wins (:func:`loads_checked`). JSONL records are split on LF, CR LF or CR only, never with
+  :meth:`str.splitlines` (U+2028 and the like may stand raw inside a JSON string).
+* Writing: through :func:`atomic_write` (a temporary file renamed onto the target: a failed write leaves the old
+  file); a symlink is followed, a device, FIFO or ``/dev/stdout`` written through, never replaced
+  (:func:`atomic_path`, :func:`output_kind`); :func:`dumps_jsonl` escapes U+2028, U+2029 and U+0085 so every line
+  ev2r writes is one line for any reader, and :func:`read_rows_file` reads back everything written here.
 """
 
 from __future__ import annotations

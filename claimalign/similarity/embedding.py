@@ -51,6 +51,11 @@ class EmbeddingSimilarity:
     def name(self) -> str:
         return f"embedding:{self._model_arg if self._model_arg is not None else 'all-MiniLM-L6-v2'}"
 
+    @property
+    def model_path(self) -> Optional[str]:
+        """The encoder checkpoint given (a local folder or a hub id), or None for the bundled all-MiniLM-L6-v2."""
+        return None if self._model_arg is None else str(self._model_arg)
+
     def _load(self) -> Encoder:
         if self._encoder is None:
             self._encoder = load_encoder(self._model_arg, device=self.device)

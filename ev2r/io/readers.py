@@ -226,8 +226,11 @@ def item_from_row(row: Any, n: int, path: str = "<input>", strict_labels: Iterab
         return ev
 
     claim = row.get("claim")
+    if "claim" not in row:
+        raise InputError(f"{where}: field 'claim' is missing (a non-empty string)")
     if not isinstance(claim, str) or not clean_text(claim):
-        raise InputError(f"{where}: field 'claim' must be a non-empty string, got {claim!r}")
+        raise InputError(f"{where}: field 'claim' must be a non-empty string, got "
+                         f"{'null' if claim is None else repr(claim)[:60]}")
     used = {"claim", *ID_FIELDS}
     if "candidate_evidence" in row:  # VitaminC evidence pairs
         pred = _evidence(row.get("candidate_evidence"), where, "candidate_evidence")

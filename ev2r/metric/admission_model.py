@@ -107,7 +107,9 @@ def lexical_features(claim: str, question: str, answer: str) -> list[float]:
 _ENCODER: list = []  # one sentence encoder per process, shared by every model loaded
 
 
-def _shared_encoder():
+def shared_encoder():
+    """The sentence encoder every admission model of the process reads with (one
+    :class:`claimalign.similarity.EmbeddingSimilarity` of the bundled all-MiniLM-L6-v2, made on first use)."""
     if not _ENCODER:
         from claimalign.similarity.embedding import EmbeddingSimilarity
 
@@ -144,7 +146,7 @@ class AdmissionModel:
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         """(n, 384) L2-normalised sentence embeddings of ``texts`` (the encoder shared by the process)."""
         if self.encoder is None:
-            self.encoder = _shared_encoder()
+            self.encoder = shared_encoder()
         if not texts:
             return np.zeros((0, 384))
         return np.asarray(self.encoder.encode(list(texts)), dtype=np.float64)  # type: ignore[attr-defined]

@@ -269,15 +269,17 @@ def _verifier_part(verifier) -> str:
 def _encoder_part(admission) -> str:
     """The sentence encoder the admission model reads with: the bundled all-MiniLM-L6-v2 folder's weights and
     configuration (:func:`ev2r.verifier.nli.checkpoint_digest`), or the class of an encoder object given."""
-    encoder = getattr(admission, "encoder", None)
-    if encoder is not None:
-        return f"{type(encoder).__module__}.{type(encoder).__qualname__}"
     from claimalign.models import default_encoder_path
+    from claimalign.similarity.embedding import EmbeddingSimilarity
     from ev2r.verifier.nli import checkpoint_digest
 
+    encoder = getattr(admission, "encoder", None)  # None until the model first encodes: then the shared default
+    path = encoder.model_path if isinstance(encoder, EmbeddingSimilarity) else None
+    if encoder is not None and not isinstance(encoder, EmbeddingSimilarity):
+        return f"{type(encoder).__module__}.{type(encoder).__qualname__}"
     try:
-        return checkpoint_digest(str(default_encoder_path()))
-    except RuntimeError:
+        return checkpoint_digest(str(path) if path is not None else str(default_encoder_path()))
+    except (RuntimeError, OSError):
         return "missing"
 
 

@@ -83,7 +83,7 @@ def test_scorer_signature_fields_in_order(keyword_verifier):
     sig = build_scorer(verifier=keyword_verifier).signature()
     assert isinstance(sig, Signature) and isinstance(sig, str)
     assert list(sig.fields) == ["ev2r", "adm", "ref", "decomp", "v2-rev", "unans", "boiler", "support", "prem", "prem-rule", "cal", "verifier", "proxy", "agg", "proxy-rule",
-                                "map", "alpha", "hybrid", "hybrid-emb", "hybrid-meteor", "const", "hybrid-const", "transformers",
+                                "map", "alpha", "hybrid", "hybrid-emb", "hybrid-meteor", "const", "hybrid-const", "data", "transformers",
                                 "torch"]
     from claimalign.meteor_fast import synonyms_available
 

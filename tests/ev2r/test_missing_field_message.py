@@ -1,9 +1,7 @@
 """Issue 75 item 2f: a row without ``claim`` said ``got None`` as if the key held a null. A missing key is called
 missing (as a missing ``predicted_evidence`` already is); a present null is called null, the JSON word.
 
-The message is made in ``ev2r/io/readers.py`` (``item_from_row``), which another change holds while this is
-written: the first test is a strict xfail until the lead applies the change described in issue 75's report
-(then it passes and strict xfail fails it: drop the mark).
+The message is made in ``ev2r/io/readers.py`` (``item_from_row``).
 """
 
 from __future__ import annotations
@@ -27,7 +25,6 @@ def _error(tmp_path, row: dict) -> str:
     return str(e.value)
 
 
-@pytest.mark.xfail(strict=True, reason="issue 75 item 2f: needs the change to ev2r/io/readers.py item_from_row")
 def test_a_missing_claim_is_called_missing_and_a_null_claim_null(tmp_path):
     assert _error(tmp_path, ROW).endswith(
         "rows.jsonl: row 0 (line 1, id '1'): field 'claim' is missing (a non-empty string)")

@@ -357,8 +357,9 @@ def test_loading_counts_only_items_left_and_nothing_left_loads_nothing(tmp_path,
     built = []
     real = factory.build_scorer
     monkeypatch.setattr(factory, "build_scorer", lambda **kw: built.append(kw) or real(**kw))
-    code, stdout, err = run(capsys, *base)  # finished: no model is loaded
-    assert code == 0 and built == [] and "loading verifier" not in err and "0 item(s) scored, 3 resumed" in err
+    code, stdout, err = run(capsys, *base)  # finished: the scorer is built (its signature checks the rows, issue 77)
+    assert code == 0 and len(built) == 1 and "0 item(s) scored, 3 resumed" in err  # but no model is loaded:
+    assert "loading verifier" not in err
     assert "n=3 n_failed=0" in stdout and not (tmp_path / "out.jsonl.lock").exists()
 
 

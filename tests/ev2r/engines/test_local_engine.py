@@ -50,8 +50,8 @@ def test_rows_and_summary_are_those_of_the_scorer(tmp_path):
 @pytest.mark.parametrize("stop_row", [0, 40, 70])  # Ctrl-C in chunk 0, 1 or 2
 def test_interrupted_then_resumed_equals_uninterrupted(tmp_path, stop_row):
     items = read_items(write_rows(80, tmp_path / "in.jsonl", unique_claims=True))
-    whole = tmp_path / "whole.jsonl"
-    score_local(build_scorer(verifier=WordVerifier()), items, whole, options={"verifier": "word"})
+    whole = tmp_path / "whole.jsonl"  # the same verifier class: the rows name the definition (its class among it)
+    score_local(build_scorer(verifier=StopAtVerifier("(no such row)")), items, whole, options={"verifier": "word"})
     out, part = tmp_path / "out.jsonl", tmp_path / ("out.jsonl" + PART_SUFFIX)
     verifier = StopAtVerifier(f"(row {stop_row})")
     with pytest.raises(RunInterrupted) as e:
