@@ -256,7 +256,9 @@ def test_a_file_without_run_record_is_refused(ray_local, tmp_path):
 @pytest.mark.slow  # ACTORS
 def test_a_killed_actor_loses_only_its_chunk(ray_local, tmp_path):
     items = read_items(write_rows(80, tmp_path / "in.jsonl"))
-    want_rows, want = local(items, WordVerifier())
+    scored = tmp_path / "scored-before"  # its marker exists: this one never crashes (the same verifier class: the
+    scored.touch()                       # rows name the definition, the verifier's class among it)
+    want_rows, want = local(items, CrashOnceVerifier(str(scored)))
     marker = tmp_path / "killed"
     res = score_ray(items, tmp_path / "out.jsonl", scorer_options={"verifier": CrashOnceVerifier(str(marker))},
                     workers=2)
