@@ -11,7 +11,7 @@ The README marks what these tests read with HTML comments (invisible on GitHub a
 
 Every ``name: number``, ``name = number`` and ``'name': number`` of a README output block must appear in the
 fresh output with the same number, within :data:`TOLERANCE` (the README prints 3-4 decimals; bf16 on another CPU
-moves the last one). A name the README shows that the run no longer prints fails the test too.
+moves the last one; a one-item example's probability moves more: :data:`ONE_ITEM_PROBABILITY_NAMES`). A name the README shows that the run no longer prints fails the test too.
 
 **To refresh the README after the numbers change** (a new score definition, verifier or rule): run the examples
 and paste their output over the README's blocks, keeping the marker comments:
@@ -34,11 +34,18 @@ import sys
 
 import pytest
 
+from ev2r.versions import PRECISION_BOUND
 from support.paths import NLTK_DATA, REPO
 
 README = REPO / "README.md"
 #: absolute difference allowed between a number the README shows and a fresh run's
 TOLERANCE = 2e-3
+#: for a one-item example, the numbers read off the verifier's probability: bf16 kernels differ between CPUs (oneDNN
+#: takes AMX tiles where a CPU has them) and one mid-range probability moves with them (the evaluate example's proxy:
+#: 0.555 on an AVX512-BF16 CPU without AMX, 0.562-0.570 on Intel CPUs with AMX, issue 76). The name promises a
+#: bf16 item within versions.PRECISION_BOUND of fp32, so that is what a single item is held to here; the means of
+#: the 12-row command stay at TOLERANCE (they moved 0.0006 between the same CPUs).
+ONE_ITEM_PROBABILITY_NAMES = ("proxy", "ev2r", "ev2r_hybrid")
 
 _PAIR = re.compile(r"""['"]?([A-Za-z_][\w./-]*)['"]?\s*[:=]\s*(-?\d+(?:\.\d+)?)(?![\w.|:])""")
 
@@ -71,10 +78,13 @@ def numbers(text: str) -> dict[str, float]:
     return out
 
 
-def _compare(shown: dict[str, float], fresh: dict[str, float], fresh_text: str) -> None:
+def _compare(shown: dict[str, float], fresh: dict[str, float], fresh_text: str,
+             loose: tuple[str, ...] = ()) -> None:
+    """Every number ``shown`` is in ``fresh`` within TOLERANCE; the names in ``loose`` within PRECISION_BOUND."""
     assert shown, "the README's output block holds no numbers"
     missing = sorted(set(shown) - set(fresh))
-    off = {k: (v, fresh[k]) for k, v in shown.items() if k in fresh and abs(fresh[k] - v) > TOLERANCE}
+    off = {k: (v, fresh[k]) for k, v in shown.items()
+           if k in fresh and abs(fresh[k] - v) > (PRECISION_BOUND if k in loose else TOLERANCE)}
     assert not missing and not off, (
         f"README.md is stale (see tests/test_readme_examples.py for how to refresh it): names no longer printed "
         f"{missing}; README vs fresh {off}\nfresh output:\n{fresh_text}")
@@ -129,4 +139,5 @@ def test_python_examples_match_readme(readme_ready, example):
     run = subprocess.run([sys.executable, "-c", code], cwd=REPO, env=_env(), capture_output=True, text=True,
                          timeout=900)
     assert run.returncode == 0, run.stderr[-3000:]
-    _compare(numbers(_block_after(f"example-output: {example}")), numbers(run.stdout), run.stdout)
+    _compare(numbers(_block_after(f"example-output: {example}")), numbers(run.stdout), run.stdout,
+             loose=ONE_ITEM_PROBABILITY_NAMES if example == "evaluate" else ())

@@ -9,12 +9,11 @@ On a CPU with AMX, oneDNN's AMX bf16 kernels make a pair's numbers depend slight
 count (up to ~5e-3, issue 76: ``benchmarks/results/batch_invariance_v1272.md``): the claim holds there with those
 kernels off (``ONEDNN_MAX_CPU_ISA=AVX512_CORE_BF16``, set before torch runs), so the test runs itself again with it."""
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+from support.cpu import amx_in_use, rerun_without_amx
 
 pytest.importorskip("torch")
 
@@ -47,21 +46,10 @@ def assert_same_rows(got, want, tol=1e-6):
                 assert a[key] == b[key], (g.id, key)
 
 
-def _has_amx() -> bool:
-    try:
-        return "amx_bf16" in Path("/proc/cpuinfo").read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return False
-
-
 @pytest.mark.slow
 def test_an_items_numbers_do_not_depend_on_its_batch(nltk_data):
-    if _has_amx() and not os.environ.get("ONEDNN_MAX_CPU_ISA"):  # the AMX kernels: the claim holds without them
-        env = {**os.environ, "ONEDNN_MAX_CPU_ISA": "AVX512_CORE_BF16"}
-        run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                              f"{__file__}::test_an_items_numbers_do_not_depend_on_its_batch"],
-                             env=env, capture_output=True, text=True, cwd=Path(__file__).resolve().parents[3])
-        assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-2000:]
+    if amx_in_use():  # the AMX kernels: the claim holds without them
+        rerun_without_amx(__file__, "test_an_items_numbers_do_not_depend_on_its_batch")
         return
     from ev2r import build_scorer, read_items
 
