@@ -1,4 +1,4 @@
-"""The inputs of fact-checking evaluation, shared by the three packages (issue 64 item 5: ``adversarial`` and ``ev2r``
+"""The inputs of fact-checking evaluation, shared by the three packages (``adversarial`` and ``ev2r``
 both read them, and both import this lowest package, never each other): a claim's evidence as question/answer pairs
 (:class:`QAPair`, :class:`Evidence`), one item to score (:class:`Item`) and its verdicts (:class:`Verdict`, one
 normaliser for every dataset's spelling, :func:`normalize_verdict`). ``ev2r.types`` and ``ev2r.labels`` re-export them

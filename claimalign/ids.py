@@ -1,4 +1,4 @@
-"""Row identifiers: the one rule every command applies when it reads ids (issue 58).
+"""Row identifiers: the one rule every command applies when it reads ids.
 
 An id is compared as text in Unicode NFC (:func:`id_key`): ``1`` and ``"1"`` are one id, and so are the NFC
 and NFD spellings of one name (``"Ř"`` and ``"R"`` + combining caron). A row without an id is given its

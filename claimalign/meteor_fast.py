@@ -342,7 +342,7 @@ def single_meteor(reference: Sequence[str], hypothesis: Sequence[str], fuzzy: bo
         fuzzy: False (default): nltk's METEOR exactly. True: METEOR with a fourth matching stage after the
             synonyms, a word one edit from a remaining word (:func:`_fuzzy_match`: a typo), and numbers compared
             as values (:func:`canonical_numbers` on both sides: "forty-five" = "45", "2,500" = "2500") -- ev2r's
-            hybrid columns (issue 54: a copy with a typo or a number spelled out is the copy); the official
+            hybrid columns (a copy with a typo or a number spelled out is the copy); the official
             Hungarian METEOR never uses it.
 
     Returns:

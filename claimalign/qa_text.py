@@ -14,23 +14,23 @@ AVeriTeC renders evidence as blocks ``Question: <q>\\nAnswer: <a>`` separated by
 * a block without an answer marker: the lines after its first line are the answer; on a single
   line, the text after the first ``?`` is the answer (a question with no answer text at all stays a
   question with an empty answer, which yields no fact);
-* pairs written as JSON, as LLM systems print them (issue 65): a line that is a JSON object with a
+* pairs written as JSON, as LLM systems print them: a line that is a JSON object with a
   ``question`` and an ``answer`` (``{"question": "Who?", "answer": "Bob."}``, a trailing comma allowed),
   or a whole text that is a JSON list of such objects, is the pair it holds (note ``json_pairs``). Inside a JSON
   string markers are text: its question and answer are held out while the layout is read, so that a ``Q2:`` /
-  ``**Answer 2:**`` line in a field never makes a pair nor moves the answer (issue 77). An entry
+  ``**Answer 2:**`` line in a field never makes a pair nor moves the answer. An entry
   written as a pair that is none (``{"question": "Q?", "answer": null}``, no ``answer``, ``"answer": NaN``,
   ``"answer"`` beside ``"Answer"``), or JSON written as pairs that does not parse, leaves its text plain
-  text here; :func:`json_pair_problems` names it, so that readers of input refuse it instead (issues 65, 75, 77);
+  text here; :func:`json_pair_problems` names it, so that readers of input refuse it instead;
 * line breaks: LF, and where pairs are read also VT, FF, the file / group / record separators, NEL, U+2028 and
-  U+2029 (:meth:`str.splitlines`' breaks; CR is LF already): a marker after any of them starts a line (issue 77).
+  U+2029 (:meth:`str.splitlines`' breaks; CR is LF already): a marker after any of them starts a line.
 
 Layouts that needed one of the repairs are reported through ``notes`` (:data:`LAYOUT_NOTES`) so
 that readers can warn, counting rows, instead of silently changing a file's meaning.
 
 Also here: :func:`is_unanswerable` (AVeriTeC's text for an Unanswerable answer, "No answer could be
 found.", and the ways people type it), :func:`has_content` (text with at least one letter or digit, in
-any script), and what an answer *adds* (issue 32, evidence must come from the answer):
+any script), and what an answer *adds* (evidence must come from the answer):
 :func:`content_tokens` (the stemmed content words and numbers of a text), :func:`is_bare_answer` (an
 answer with no content word: "Yes.", "No", "x", a URL), :func:`claim_coverage`. Whether a text *restates the
 claim* is the metric's decision, not the reader's: :mod:`ev2r.metric.restatement`.
@@ -82,7 +82,7 @@ _ANSWER_INLINE = re.compile(r"(?i)(?<![^\W_])answer[ \t\u00a0]*:")
 # a marker repeated at the start of the text it introduces ("Answer: Answer: Bob")
 _REPEATED = {"question": re.compile(r"(?i)^(?:question[ \t\u00a0]*:\s*)+"),
              "answer": re.compile(r"(?i)^(?:answer[ \t\u00a0]*:\s*)+")}
-# a marker line as LLM systems lay it out (issue 33): list numbering, bullets, quote marks or headings
+# a marker line as LLM systems lay it out: list numbering, bullets, quote marks or headings
 # before it, markdown emphasis around it, a number after the word, an ASCII or fullwidth colon
 _DECOR = r"(?:(?:[-*+\u2022>]|\d{1,3}[.)]|#{1,6})[ \t\u00a0]*)*"
 _EMPH = r"(?:\*\*|__|\*|_)?"
@@ -95,7 +95,7 @@ _LAYOUT_INLINE_ANSWER = re.compile(r"(?i)(?<![^\W_])" + _EMPH + r"answer(?:[ \t\
 _QUOTED_MARKER = re.compile(rf"(?i)^{_PAD}>[ \t\u00a0>]*{_EMPH}(?:question|q)\b")
 _QUOTE = re.compile(rf"^{_PAD}>+[ \t\u00a0]?")
 _PLAIN_MARKER = re.compile(r"(?i)(?:question|answer)[ \t\u00a0]*:")
-# a marker alone on its line, its text on the next lines (issue 57): a Markdown heading ("### Question", "## Answer 2",
+# a marker alone on its line, its text on the next lines: a Markdown heading ("### Question", "## Answer 2",
 # "#### Q1"), emphasis ("**Question**", "__Answer:__") or the bare word ("Question" / "Answer", a colon or not)
 _BARE_MARKER = re.compile(
     rf"(?i)^{_PAD}(#{{1,6}}[ \t\u00a0]*)?({_EMPH})(question|answer|q|a)(?:[ \t\u00a0]*(?:\#|\()?\d{{1,3}}\)?)?{_EMPH}"
@@ -338,7 +338,7 @@ def json_pair_problems(text: str) -> List[str]:
 
 #: The characters that end a line beside LF (CR is LF by then: :func:`claimalign.textio.normalize_text`), as
 #: :meth:`str.splitlines` reads them: VT, FF, the file / group / record separators, NEL, U+2028, U+2029. Where pairs
-#: are read they are line breaks: a marker after one starts a line (issue 77).
+#: are read they are line breaks: a marker after one starts a line.
 _OTHER_BREAKS = re.compile("[\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
 
 
@@ -481,7 +481,7 @@ def is_unanswerable(answer: Optional[str]) -> bool:
     """True when ``answer`` is AVeriTeC's Unanswerable text ("No answer could be found.", any case,
     with or without the final full stop, quotes, repeated punctuation or extra / invisible spaces).
     Such a pair records that a question found no answer: it
-    is no fact about the world (issue 20, item 1). Read as people type it (issue 32/33): every sentence
+    is no fact about the world. Read as people type it: every sentence
     of the answer is the text ("No answer could be found. No answer could be found." on one line or
     two), after folding "…" / "。" / fullwidth stops into full stops and dropping brackets; "No answer
     found.", "No answer was found.", "No answer could be found in the sources." (or on the web, in
@@ -618,4 +618,4 @@ def parse_qa_text(text: str, notes: Optional[set] = None) -> List[Tuple[str, str
     return pairs
 
 
-# ----------------------------------------------------------------------------- what an answer adds (issue 32)
+# ----------------------------------------------------------------------------- what an answer adds

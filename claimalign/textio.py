@@ -305,7 +305,7 @@ def line_of(rows: Any, n: int) -> Optional[int]:
 
 
 def row_where(source: Any, row: int, line: Optional[int] = None, rid: Any = None) -> str:
-    """Where a message about one row points, the one convention of every reader (issue 65): the 0-based
+    """Where a message about one row points, the one convention of every reader: the 0-based
     row (the score rows' ``row``), then, where known, the 1-based line it starts on and its id.
 
     >>> row_where("a.jsonl", 3, 5, "7"), row_where("a.jsonl", 0), row_where(None, 2, line=4)

@@ -118,7 +118,7 @@ def _content_tokens(text: str) -> frozenset:
 def is_bare_answer(answer: Optional[str]) -> bool:
     """True when ``answer`` has text but no content token (:func:`content_tokens`): "Yes.", "No",
     "True", "x", a URL alone. Such an answer carries no evidence of its own: whatever a verifier
-    reads in its pair comes from the question (issue 32). Empty text is not bare (it is no answer).
+    reads in its pair comes from the question. Empty text is not bare (it is no answer).
 
     >>> is_bare_answer("No."), is_bare_answer("2021"), is_bare_answer("")
     (True, False, False)

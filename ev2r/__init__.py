@@ -14,7 +14,7 @@ Public API (imports are light; models load on first use):
 from ev2r import _warnfmt
 from ev2r._version import __version__
 
-# the project's warnings (InputWarning, UncalibratedWarning, ...) print as one line, without a source line (issue 75)
+# the project's warnings (InputWarning, UncalibratedWarning, ...) print as one line, without a source line
 _warnfmt.install()
 
 __all__ = ["__version__", "build_scorer", "read_items", "load_verifier", "evaluate_module_path"]

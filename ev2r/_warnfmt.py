@@ -1,7 +1,6 @@
 """How the project's own warnings print: one line, ``ev2r: InputWarning: ...``, without the file name, line number
-and source line Python adds (issue 75 item 2d). From Python the default format named a line inside ev2r
-(``ev2r/io/readers.py:619``) and echoed it (``items = items_from_rows(...)``), which tells a user nothing; the
-``ev2r`` commands print ``ev2r COMMAND: InputWarning: ...`` (issue 34).
+and source line Python adds (the default format names a line inside ev2r and echoes it, which tells a user
+nothing); the ``ev2r`` commands print ``ev2r COMMAND: InputWarning: ...``.
 
 Installed when ``ev2r`` is imported (:func:`install`), and only the format of the project's own categories changes
 (those defined in ``ev2r``, ``claimalign`` and ``adversarial``: :func:`is_own`): ``warnings.formatwarning`` is

@@ -52,32 +52,32 @@ LONG_PREMISE_POLICIES = ("max", "mean", "truncate")
 #: The components of the combined per-item score ``ev2r_hybrid`` (:mod:`ev2r.metric.combined`), in order:
 #: Ev2R's recall and proxy, Hungarian METEOR and Hungarian-aligned MiniLM cosine over the pairs that are
 #: evidence (both divided by the number of reference pairs), Ev2R's precision (so that unrelated text
-#: costs something, issue 32), and the Hungarian METEOR whose every reference pair counts only as far as
+#: costs something), and the Hungarian METEOR whose every reference pair counts only as far as
 #: the verifier finds that pair's atomic facts supported (``verified_meteor``: a negated or word-shuffled
 #: copy of the reference matches it word for word but supports none of its facts), and that METEOR verified
 #: both ways (``mutual_meteor``: each predicted pair counts only as far as its own facts are found in the reference).
 HYBRID_COMPONENTS = ("recall", "proxy", "hybrid_meteor", "hybrid_embedding", "precision", "verified_meteor",
                      "mutual_meteor")
-#: Their weights (sum 1): this project's fit, not a published formula (issue 55, ev2r-hybrid/2): among the grid
+#: Their weights (sum 1): this project's fit, not a published formula (since ev2r-hybrid/2): among the grid
 #: (step 0.05) points at least as good as Ev2R *and HU-METEOR* on both dev sets and both ratings (semantic
-#: coverage, verdict agreement) and gaining from the fewest reference-free gaming set/strategy pairs (issue 54:
-#: the reference's rewrites are meaning-sensitivity tests, reported), the one that maximises the smaller of the
+#: coverage, verdict agreement) and gaining from the fewest reference-free gaming set/strategy pairs (the
+#: reference's rewrites are meaning-sensitivity tests, reported), the one that maximises the smaller of the
 #: two dev sets' Spearman with semantic_coverage, chosen by ``benchmarks/combination.py`` (table and
 #: leave-one-set-out results: benchmarks/results/combination.md; tests/benchmarks/test_combination.py checks
 #: these equal the ones its JSON chose).
 HYBRID_WEIGHTS = (0.0, 0.05, 0.05, 0.0, 0.05, 0.85, 0.0)
-#: The score to report (issue 34): ``ev2r_hybrid`` agrees best with people on both development rating sets
+#: The score to report: ``ev2r_hybrid`` agrees best with people on both development rating sets
 #: and on other teams' held-out rows (``benchmarks/results/correlation_dev.md``, ``combination.md``) and is
 #: gated by the gaming suite; ``ev2r`` (the paper's 0.5 F1 + 0.5 proxy) is the fallback when the combined
 #: score is off (``--no-hybrid``) or not computed. Printed first by ``ev2r score``.
 HEADLINE_SCORE = "ev2r_hybrid"
 #: How the hybrid columns' METEOR matches words (:func:`claimalign.meteor_fast.single_meteor`): ``"exact"`` is nltk's
 #: METEOR (exact, stem, WordNet synonym); ``"fuzzy"`` adds a word one edit away (a typo) and numbers compared as
-#: values ("forty-five" = "45"), issue 54. The official ``hu_meteor`` baseline is always nltk's.
+#: values ("forty-five" = "45"). The official ``hu_meteor`` baseline is always nltk's.
 METEOR_MATCH_MODES = ("exact", "fuzzy")
-#: How a predicted pair that copies a gold pair is read (:data:`ev2r.metric.admission.COPY_READINGS`, issue 63).
+#: How a predicted pair that copies a gold pair is read (:data:`ev2r.metric.admission.COPY_READINGS`).
 COPY_READINGS = ("near", "exact", "verified")
-#: How a restatement of the claim is found (:data:`ev2r.metric.scorer.RESTATEMENT_READINGS`, issue 63 item 4).
+#: How a restatement of the claim is found (:data:`ev2r.metric.scorer.RESTATEMENT_READINGS`).
 RESTATEMENT_READINGS = ("lexical", "mutual")
 #: Which component columns the combiner adds: those with a weight above 0, or all of them (for fitting).
 HYBRID_COLUMN_MODES = ("weighted", "all")
@@ -85,7 +85,7 @@ HYBRID_COLUMN_MODES = ("weighted", "all")
 
 #: A ``premise_top_k`` at or above this is every premise (None): no evidence holds that many premises for
 #: one fact (the rated sets: at most a few dozen), so the computation, and the signature, are those of
-#: ``all`` (issue 33: ``--premise-top-k 99999999999999999999999`` was written as such).
+#: ``all`` (so that ``--premise-top-k 99999999999999999999999`` is written as such).
 PREMISE_TOP_K_ALL = 10_000
 
 
@@ -153,13 +153,13 @@ class ScorerConfig:
             (:mod:`ev2r.metric.prefilter`), an integer >= 1, or None for every premise (exhaustive).
         contradiction: True (default) leaves the predicted pairs that the reference evidence contradicts out of
             the premises of recall, the proxy and the combined score's alignments
-            (:mod:`ev2r.metric.contradiction`; NLI verifier only); False reads them as any pair (issue 32).
+            (:mod:`ev2r.metric.contradiction`; NLI verifier only); False reads them as any pair.
         admission: the learned reading of non-evidence of the admission stage (:mod:`ev2r.metric.admission`):
             ``"bundled"`` (default: :data:`ev2r.metric.admission_model.MODEL_NAME`), ``"none"`` (the rules alone),
             a folder holding a model saved by :meth:`ev2r.metric.admission_model.AdmissionModel.save`, or a model
             object.
         proxy_credit: credit the proxy only with what each answer adds to its question
-            (:func:`ev2r.metric.proxy.credit_over_question`, issue 55).
+            (:func:`ev2r.metric.proxy.credit_over_question`).
 
     A configuration holding ``llm_options`` (a dict) is not hashable.
 

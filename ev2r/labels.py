@@ -34,7 +34,7 @@ from __future__ import annotations
 
 
 from claimalign.nli import NLILabel, label_key, normalize_nli_label  # noqa: F401 (re-exported: one NLI vocabulary)
-# the verdicts are read where the inputs are (claimalign.evidence, the lowest package: issue 64 item 5)
+# the verdicts are read where the inputs are (claimalign.evidence, the lowest package)
 from claimalign.evidence import ALLOWED_VERDICT_SPELLINGS, Verdict, normalize_verdict  # noqa: F401 (re-exported)
 
 

@@ -52,13 +52,13 @@ class ProxyResult:
     error: Optional[str] = None
     llm: Optional[LLMUsage] = field(default=None, compare=False)  # LLM backends: what this item cost
     #: the premises read, each with its distribution against the claim, and the position of the deciding
-    #: one (:attr:`ev2r.types.ItemScore.proxy_premises`; issue 34)
+    #: one (:attr:`ev2r.types.ItemScore.proxy_premises`)
     premises: list = field(default_factory=list, compare=False)
     decided_by: Optional[int] = field(default=None, compare=False)
     #: predicted pair index -> the reference pair that contradicts it (left out of the premises)
     contradicted_pairs: dict = field(default_factory=dict, compare=False)
     #: a note on a score that stands but was reached with less than the whole input, e.g. a claim the verifier read
-    #: in part (:func:`ev2r.metric.proxy.claim_read_in_part`); the scorer adds it to the row's ``error`` (issue 65)
+    #: in part (:func:`ev2r.metric.proxy.claim_read_in_part`); the scorer adds it to the row's ``error``
     note: Optional[str] = field(default=None, compare=False)
 
 
@@ -104,7 +104,7 @@ def ev2r_combine(f1: float, proxy: float, alpha: float = DEFAULTS.alpha) -> floa
 def version_formula(label: str) -> str:
     """The formula of a registered score version, written from its registered definition
     (:mod:`ev2r.versions`): the one source of each version's formula, which the README and ``docs/`` paste
-    verbatim (``tests/test_formulas.py`` checks every page; issue 65). ``ev2r-hybrid/N``: its weights
+    verbatim (``tests/test_formulas.py`` checks every page). ``ev2r-hybrid/N``: its weights
     (signature field ``hybrid``), largest first, the components of one weight grouped in the order of the
     signature, weight 0 left out; ``ev2r/N``: ``alpha F1 + (1 - alpha) proxy`` with its ``alpha``.
 

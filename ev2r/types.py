@@ -44,7 +44,7 @@ from typing import Iterable, Optional, Sequence
 from claimalign.textio import clean_text, is_valid_id, normalize_text  # noqa: F401
 from claimalign.qa_text import has_content, is_unanswerable, parse_qa_text  # noqa: F401 (re-exported)
 
-from claimalign.evidence import Evidence, Item, QAPair  # noqa: F401 (re-exported: the inputs, issue 64 item 5)
+from claimalign.evidence import Evidence, Item, QAPair  # noqa: F401 (re-exported: the inputs)
 from ev2r.labels import Verdict, normalize_verdict  # noqa: F401
 
 STATUS_OK = "ok"
@@ -179,7 +179,7 @@ class FactSupport:
     ``decided_by`` is the premise of highest P(entailment) among those checked
     (:class:`PremiseReason`; None when no premise was checked or the backend does not say): the pair
     that supports the fact, or, for an unsupported fact, the closest one. It explains the value and
-    never changes it (issue 34).
+    never changes it.
     """
 
     fact: str
@@ -197,7 +197,7 @@ class FactSupport:
                    decided_by=PremiseReason(**reason) if isinstance(reason, dict) else reason)
 
 
-#: The :class:`ItemScore` fields that explain the scores (issue 34) and are written only by ``--explain``.
+#: The :class:`ItemScore` fields that explain the scores and are written only by ``--explain``.
 EXPLAIN_FIELDS = ("proxy_premises", "proxy_decided_by", "hybrid_alignment", "contradicted_pairs", "admission")
 #: The fields of an output row that are not scores: the item's id, row and status, its error, its facts, the content
 #: hash of the item (``item_hash``), and the definition that made the row and its seal (``signature_hash``,
@@ -213,7 +213,7 @@ class ItemScore:
     ``llm`` is the item's :class:`LLMUsage` when an LLM backend scored it (None otherwise); it is
     accounting, not a score: :meth:`to_dict` (the output row) leaves it out and it is not compared.
 
-    The reasons (issue 34; not compared, written only by ``to_dict(explain=True)``): ``proxy_premises``,
+    The reasons (not compared, written only by ``to_dict(explain=True)``): ``proxy_premises``,
     the predicted pairs the proxy read, each with its (entailment, neutral, contradiction) against the
     claim (:class:`PremiseReason`, ``side="predicted"``); ``proxy_decided_by``, the position in that list of
     the pair that decided the proxy (highest P(gold verdict): entailment for Supported, contradiction for
@@ -225,7 +225,7 @@ class ItemScore:
     reference pair's text, "entailment", "neutral", "contradiction": the verifier's distribution with predicted
     answer i as the hypothesis}`` per pair; ``admission``, the admission stage's decision on each predicted pair
     (:meth:`ev2r.metric.admitted.Admission.to_dict`: ``{"pair", "kept", "reason", "decided_by"}``, with
-    ``p_evidence`` and ``label`` where the learned reading was asked, issue 54).
+    ``p_evidence`` and ``label`` where the learned reading was asked).
     """
 
     id: str

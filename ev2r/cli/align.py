@@ -91,7 +91,7 @@ def read_claim_rows(path: str, id_field: str, claims_field: str,
 
     rows: Dict[str, List[str]] = {}
     registry = IdRegistry(path, field=id_field)
-    n = -1  # the row (0-based, blank lines skipped); every message names it and the line (issue 65)
+    n = -1  # the row (0-based, blank lines skipped); every message names it and the line
     for lineno, line in split_jsonl_lines(read_text_file(path)):
         if line.strip():
             n += 1

@@ -78,8 +78,8 @@ MISSING_SHOWN = 10
 def short_missing(e, n_gold: int) -> str:
     """``e``'s message with its list of gold claims without a prediction cut to a count and the first
     :data:`MISSING_SHOWN` ids, the whole list written to a new file in the temporary folder, one id a line as JSON
-    (``ev2r-averitec-missing-claim-ids-*.txt``), which the message names (issue 75: the shipped sample without
-    ``--subset`` printed 100 of 495 ids on one line)."""
+    (``ev2r-averitec-missing-claim-ids-*.txt``), which the message names (so that hundreds of ids do not
+    fill one line)."""
     import tempfile
 
     from ev2r.io.averitec import _show

@@ -134,7 +134,7 @@ def check_output(path, option: str = "-o/--output", inputs: Iterable[tuple[str, 
     a regular file or nothing yet (replaced in one step); a symlink, which is followed (the file it
     points to is written, the link kept); a device or a file-descriptor path (``/dev/null``,
     ``/dev/stdout``), written through -- never unlinked or replaced -- or, with ``special="refuse"``,
-    refused by name. A FIFO (``mkfifo``) is refused in every command (issue 65): its open waits for a
+    refused by name. A FIFO (``mkfifo``) is refused in every command: its open waits for a
     reader, so a command blocked after all its work, or delivered nothing; ``/dev/stdout`` (also
     ``>(...)`` and ``| cmd``) streams instead. A folder, a socket or a symlink loop is refused.
 
@@ -150,8 +150,8 @@ def check_output(path, option: str = "-o/--output", inputs: Iterable[tuple[str, 
         files: with ``kind="dir"``: the names of the files written into the folder.
         sidecars: with ``kind="file"``: suffixes of the other files the command writes, renames or
             removes beside ``path`` (``".part"``, ``".ev2r-run.json"`` for ``ev2r score``): each of
-            ``path + suffix`` is checked against the inputs as well (issue 33: ``score X.part -o X
-            --no-resume`` removed its own input), and must be a regular file where it exists.
+            ``path + suffix`` is checked against the inputs as well (``score X.part -o X
+            --no-resume`` would remove its own input), and must be a regular file where it exists.
         special: ``"write"`` (default): a device or file-descriptor path is written through (a FIFO
             never is); ``"refuse"``: refused, naming what it is and ``special_reason`` (``ev2r score``,
             which keeps files beside its output and resumes from it).
@@ -190,7 +190,7 @@ def check_output(path, option: str = "-o/--output", inputs: Iterable[tuple[str, 
         what = output_kind(path)
         names = {"device": "a device", "fifo": "a FIFO (named pipe)", "fd": "a file-descriptor path (standard "
                  "output, a pipe, a terminal)", "socket": "a socket", "loop": "a symlink loop", "other": "not a file"}
-        if what == "fifo" and special != "refuse":  # issue 65: a FIFO's open blocks until a reader comes
+        if what == "fifo" and special != "refuse":  # a FIFO's open blocks until a reader comes
             raise ValueError(f"{option}: {path!r} is {names[what]}, not a regular file: ev2r opens it only after "
                              "all its work and then waits for a reader (or delivers nothing), so it refuses it "
                              "before any work; give a file path, or /dev/stdout to stream the output")

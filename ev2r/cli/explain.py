@@ -1,4 +1,4 @@
-"""``ev2r explain INPUT --id ID``: why one item scored what it did, in the terminal (issue 34).
+"""``ev2r explain INPUT --id ID``: why one item scored what it did, in the terminal.
 
 The item is scored as ``ev2r score`` scores it (the same options, the same numbers) and printed with its
 reasons: the claim and gold verdict; Ev2R and ``ev2r_hybrid`` with the parts they are made of; each
@@ -150,7 +150,7 @@ def render(item, row: dict, width: int = 100, weights: Optional[tuple] = None) -
             learned = (f", P(evidence) {a['p_evidence']:.2f} (read as {a['label']})" if a.get("p_evidence") is not None
                        else "")
             dup = f" of pair {a['duplicate_of']}" if a.get("duplicate_of") is not None else ""
-            if a["kept"] and a.get("aligned") is False:  # read by the verifier, aligned once (issue 64)
+            if a["kept"] and a.get("aligned") is False:  # read by the verifier, aligned once
                 what = f"kept (not aligned: it says what pair {a.get('duplicate_of')} says)"
             else:
                 what = "kept" if a["kept"] else "dropped, " + a["reason"] + dup
@@ -260,7 +260,7 @@ def run(args, stdout=None) -> int:
 def check_not_scores(path: str) -> None:
     """Refuse, naming the file it needs, an INPUT that is ``ev2r score`` output (rows holding ``item_hash`` and
     ``status`` but no ``claim``) rather than the items scored: explain reads the claim and both evidences from
-    the input, and the scores file holds none of them (issue 57: the error was "field 'claim' must be a
+    the input, and the scores file holds none of them (rather than "field 'claim' must be a
     non-empty string, got None").
 
     Args:

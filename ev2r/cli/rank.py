@@ -95,7 +95,7 @@ def signature_warnings(paths: list) -> list[str]:
             continue
         if record is not None and record.get("signature"):
             sigs[p] = record["signature"]
-        if record is not None:  # rows edited after they were written, or of another definition: refused (issue 77)
+        if record is not None:  # rows edited after they were written, or of another definition: refused
             from ev2r.io.readers import read_rows
             from ev2r.io.rows import rows_problem
 
@@ -119,7 +119,7 @@ PLOT_SPECIAL_REASON = (": the forest plot is a PNG, which matplotlib writes with
 def check_outputs(args) -> None:
     """Before any work: ``-o``, ``--table`` and ``--plot`` can be written, and none is an input
     (``SCORES.jsonl`` or the PATH of ``SYSTEM=PATH``) or another of them. ``-o`` and ``--table`` may
-    name a device or ``/dev/stdout`` (written through), never a FIFO (issue 65); ``--plot`` may not name
+    name a device or ``/dev/stdout`` (written through), never a FIFO; ``--plot`` may not name
     any of them (a PNG cannot be streamed: :data:`PLOT_SPECIAL_REASON`).
 
     Raises:

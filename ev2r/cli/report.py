@@ -1,5 +1,5 @@
 """``ev2r report SCORES.jsonl -o report.html``: one self-contained HTML page of a scored run
-(:mod:`ev2r.reporting.html`; issue 34)."""
+(:mod:`ev2r.reporting.html`)."""
 
 from __future__ import annotations
 

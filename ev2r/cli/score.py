@@ -145,7 +145,7 @@ def run(args) -> int:
     from ev2r.engines.ray_engine import check_engine_options
 
     check_engine_options(args.engine, args.ray_address, args.workers)
-    if args.score_version is not None:  # issue 64: a version this release does not compute is refused before any work
+    if args.score_version is not None:  # a version this release does not compute is refused before any work
         from ev2r.versions import require_computable
 
         require_computable(args.score_version)
@@ -153,7 +153,7 @@ def run(args) -> int:
         v = getattr(args, opt, None)
         if v is not None and not (math.isfinite(v) and v >= 0):
             raise ValueError(f"--{opt.replace('_', '-')}: must be a finite price >= 0 (USD per 1M tokens), got {v}")
-    # the verdict the proxy needs is checked for every row here, before any model loads (issue 57)
+    # the verdict the proxy needs is checked for every row here, before any model loads
     need = (("human_label" if args.proxy_target == "human" else "gold_label")
             if args.scorer is None or "ev2r" in args.scorer else None)
     items = read_items(args.input, references=args.references, limit=args.limit,
@@ -163,7 +163,7 @@ def run(args) -> int:
 
         from ev2r.io.readers import row_ref
 
-        by_row = {it.row: it for it in items}  # named by row, line and id, as every message about a row (issue 65)
+        by_row = {it.row: it for it in items}  # named by row, line and id, as every message about a row
         warn_non_english({it.row: " ".join((it.claim, it.predicted_evidence.render(), it.reference_evidence.render()))
                           for it in items}, args.model, where=lambda n: row_ref(n, by_row[n].line, f"id {by_row[n].id}"))
     from ev2r.cli.progress import Progress
@@ -320,7 +320,7 @@ def _print_llm_usage(scores) -> None:
 
 
 def _headline(summary) -> str:
-    """The line to quote (issue 34): :data:`ev2r.config.HEADLINE_SCORE` when the run computed it, else Ev2R;
+    """The line to quote: :data:`ev2r.config.HEADLINE_SCORE` when the run computed it, else Ev2R;
     "" when neither is there (HU-METEOR alone). The means below it are means of per-item values, so the
     corpus F1 is not the F1 of the corpus precision and recall."""
     from ev2r.config import HEADLINE_SCORE
@@ -372,7 +372,7 @@ def headline_interval(summary, scores) -> dict:
 
 
 def rows_named(scores, items=None) -> str:
-    """The rows of ``scores`` as every message about rows names them (issue 65): ``rows (from 0; line = the
+    """The rows of ``scores`` as every message about rows names them: ``rows (from 0; line = the
     line of the file): 3 (line 5; id a), 7 (line 9; id b)``, up to :data:`ev2r.io.readers.MAX_ROWS_NAMED`, then
     a count -- each by :func:`ev2r.io.readers.row_ref` (the row, the line of the input from ``items``, the id).
 
@@ -413,7 +413,7 @@ def _report_score(args, summary, scores, wanted, items=None) -> int:
                           "what it reads reliably: the proxy may misread a deciding part late in the claim"),
              (ABSENCE_ON_CLAIM, "are Not Enough Evidence claims whose evidence says, on the claim, what is missing: "
                                 "absence statements earn no score, so these items score as no evidence would"))
-    for flag, what in flags:  # issue 65: flagged on each row (error, status ok) and counted here, never silent
+    for flag, what in flags:  # flagged on each row (error, status ok) and counted here, never silent
         hit = [s for s in scores if s.ok and f"{flag}: " in (s.error or "")]
         if hit:
             print(f"ev2r score: note: {len(hit)} item(s) {what} (each row's error says '{flag}: ...'); "

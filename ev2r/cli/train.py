@@ -3,7 +3,7 @@
 The options are those of :func:`ev2r.training.loop.run_training`; ``--resume DIR`` continues the
 run whose ``--out`` folder DIR is, exactly, with the options saved in ``DIR/resume/args.json``
 (those in :data:`~ev2r.training.loop.RESUME_OVERRIDES` may be given anew). ``python -m ev2r.training``, which ran
-the same command from below the command line's layer, was removed in 1.5 (issue 64 item 5).
+the same command from below the command line's layer, was removed in 1.5.
 """
 
 from __future__ import annotations
@@ -70,9 +70,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              + ",".join(DENIAL_KINDS) + ")")
     parser.add_argument("--aug-qa-layout", type=int, default=0,
                         help="pairs laid out as question/answer evidence (claim questions, echo questions with short "
-                             "answers, non-evidence answers -> neutral; issue 55)")
+                             "answers, non-evidence answers -> neutral)")
     parser.add_argument("--aug-meaning-edits", type=int, default=0,
-                        help="N one-word edits that keep or change the meaning (issue 63 handed families, "
+                        help="N one-word edits that keep or change the meaning (the handed families, "
                              "ev2r.training.edits: antonyms, negation, numbers, scales, signs, units, entities, roles, "
                              "hedges, yes/no -> contradiction or neutral; typos, contractions, number words and formats, "
                              "articles -> label kept)")
@@ -83,11 +83,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "question (the layout of the verified copy reading; default 0)")
     parser.add_argument("--aug-edit-families", choices=tuple(FAMILY_SETS), default="issue63",
                         help="with --aug-meaning-edits or --aug-contained: the edit families drawn on (issue63: the "
-                             "families runs/edits1..7 were trained on; all: also issue 73's certainty, attribution, "
+                             "families runs/edits1..7 were trained on; all: also certainty, attribution, "
                              "time, quantifier, comparative, abbreviation, sentence_split, coordination, date_format)")
     parser.add_argument("--aug-contained", type=int, default=0,
                         help="N pairs whose premise is a question/answer pair holding the hypothesis, unedited or "
-                             "edited once (ev2r.training.contained; issue 63: a pair's own sentences read as entailed)")
+                             "edited once (ev2r.training.contained: a pair's own sentences read as entailed)")
     parser.add_argument("--aug-contained-edit-share", type=float, default=0.5,
                         help="with --aug-contained: the share of draws whose hypothesis is edited once (an edit "
                              "that does not apply skips the draw; default 0.5)")

@@ -42,9 +42,9 @@ from importlib import resources
 from typing import Optional
 
 RULES_V2_ID = "rules-v2"
-#: Revision of the rules, written into the signature (``v2-rev``): ``2`` (issue 33) adds the facts that stand
+#: Revision of the rules, written into the signature (``v2-rev``): ``2`` adds the facts that stand
 #: alone -- prepositional wh-questions, be-questions without a predicate, dates with a comma as one answer,
-#: "Because ..." answers, what someone said, a leading "It" of a wh-question's answer -- and (issue 32)
+#: "Because ..." answers, what someone said, a leading "It" of a wh-question's answer -- and
 #: no fact for a bare answer that the yes/no rule does not read.
 RULES_V2_REVISION = "2"
 

@@ -1,7 +1,7 @@
 """Reading an LLM's reply to the reference-based prompt (Akhtar et al. 2024, sec. 3.1): numbered atomic facts of
 each side, a check per fact, the stated counts and precision / recall -- as recorded by the Ev2R authors
-(:func:`parse_recorded_response`, strict) or as far as a live reply goes (:func:`read_reference_reply`,
-issue 22 item 6). Used by the replay (:mod:`ev2r.facts.replay`) and the live LLM scorer (:mod:`ev2r.llm`).
+(:func:`parse_recorded_response`, strict) or as far as a live reply goes (:func:`read_reference_reply`).
+Used by the replay (:mod:`ev2r.facts.replay`) and the live LLM scorer (:mod:`ev2r.llm`).
 """
 
 from __future__ import annotations
@@ -120,7 +120,7 @@ def parse_recorded_response(resp: dict) -> ReferenceResult:
     return res
 
 
-# -- reading a reply as far as it goes (issue 22 item 6) ----------------------------------------
+# -- reading a reply as far as it goes ----------------------------------------
 #: where precision / recall come from when a reply is read (:func:`read_reference_reply`):
 #: ``checks`` -- the share of per-fact checks that say "supported" (the definition, Akhtar et al.
 #: 2024 sec. 3.1), else the stated counts; ``counts`` -- support / count as stated (what the

@@ -9,7 +9,7 @@ evidence into atomic facts. The paper prompts an LLM (see :mod:`ev2r.llm` for th
 * each fact rendered as ``"<question> <answer sentence>"`` so that a short answer ("Yes.",
   "3,33,87,677 from a 2011 census.") still carries what it answers.
 
-**Scraped web pages** (issue 20 item 3). Some systems' answers are the text of a scraped page:
+**Scraped web pages**. Some systems' answers are the text of a scraped page:
 navigation menus, breadcrumbs, language switchers, DOM text nodes glued without a space
 ("Risk of AutismThimerosal FAQsRelated ..."). Such a unit is not a sentence and states nothing the
 claim can be checked against, so with ``boilerplate=True`` (the default) an answer sentence that
@@ -44,8 +44,8 @@ reads), dates or numbers alone (the answer to "When was it signed?"), any single
 tokens and glued boundaries; a piece of at least 8 words, less than half of them capitalised, that is
 not boilerplate itself, is kept (the real sentence at the end of a scraped menu). What is no fact is no
 premise either: :func:`strip_boilerplate` gives the answer text the verifier reads
-(:func:`ev2r.metric.reference.evidence_pairs`; issue 32: a claim hidden behind words of three scripts
-gave no fact but reached the proxy). The rule is versioned
+(:func:`ev2r.metric.reference.evidence_pairs`: a claim hidden behind words of three scripts
+would otherwise give no fact but reach the proxy). The rule is versioned
 (:data:`BOILERPLATE_RULE`) and written into the decomposer's signature (``boiler:v2``) when on, which
 it is by default (:data:`BOILERPLATE_DEFAULT`; ``boilerplate=False`` gives the facts, and the
 signature, of the decomposers before the test).
@@ -119,7 +119,7 @@ def _split_sentences(text: str) -> tuple[str, ...]:
 
 
 #: Version of the boilerplate test (module docstring); a change to it changes the numbers.
-BOILERPLATE_RULE = "v2"  # v2 (issue 33): numeric tables, slash-separated names and quoted names kept
+BOILERPLATE_RULE = "v2"  # v2: numeric tables, slash-separated names and quoted names kept
 #: Default of the decomposers' ``boilerplate`` option: on, as it loses on neither development set
 #: (benchmarks/results/scraped_pages.md); part of the decomposer's definition, like ``min_chars``.
 BOILERPLATE_DEFAULT = True
@@ -263,7 +263,7 @@ def _maybe_boilerplate(text: str) -> bool:
 def strip_boilerplate(answer: str) -> str:
     """``answer`` without its boilerplate units (:func:`boilerplate_reason`), each replaced by its
     :func:`prose_pieces`: the text a premise should carry, since what is no fact is no premise either
-    (issue 32: words of three scripts hid a claim from the facts while the proxy still read it).
+    (words of three scripts would hide a claim from the facts while the proxy still read it).
     Returned unchanged (the same string) when no unit is boilerplate; "" when every unit is.
 
     >>> strip_boilerplate("Home | News | Sport | Weather. The bill was signed on 3 May.")

@@ -1,52 +1,24 @@
 """Word order: does an answer's text say something in the order of its words, or is it word salad?
 
-Issue 32: the reference's answers with their words shuffled ("census. from 2011 a 3,33,87,677") kept every
-word of the gold evidence, and a bag-of-words reading (the verifier, METEOR's unigram matches) took them for
-the gold evidence itself. Text whose word order carries no information states nothing; a system that
-shuffles words has no evidence that its words in order would not be, so a predicted answer that reads as
-word salad is no evidence (:func:`ev2r.metric.reference.evidence_pairs`, the predicted side only; the
-reference is the gold evidence, whatever it says).
+An answer with its words shuffled ("census. from 2011 a 3,33,87,677") keeps every word of the gold evidence, and a
+bag-of-words reading (the verifier, METEOR's unigram matches) takes it for the evidence itself. Text whose word
+order carries no information states nothing, so a predicted answer that reads as word salad is no evidence
+(:func:`ev2r.metric.reference.evidence_pairs`, the predicted side only). The rule is retired from the default
+(``ev2r/4``) and runs only where its rule family is switched on.
 
-**The test** (a permutation test of word order under a word-bigram model). A bigram model of a language
-(:class:`WordOrderModel`: the ``top`` most frequent words of a corpus, with classes for numbers,
-capitalised and other words outside them, sentence start and end; interpolated with the unigram
-distribution, Jelinek and Mercer 1980) scores the answer's sentences in their order, and the same
-sentences with their whitespace-separated words in ``n_permutations`` random orders (the final ``. ! ?``
-kept at the end, since that is how word salad is made: :func:`adversarial.perturbations.words.shuffle_words`).
-Within each sentence only the bigrams across word boundaries change, so the statistic is
+**The test** (a permutation test under a word-bigram model, :class:`WordOrderModel`, interpolated with the unigram
+distribution, Jelinek and Mercer 1980) scores the answer's sentences in their order and with their words in
+random orders (the final ``. ! ?`` kept at the end):
 
     z = (sum_s (log P(order_s) - mean_perm log P_s)) / sqrt(sum_s var_perm log P_s)
 
-(the permutation mean exact, the variance from :data:`N_PERMUTATIONS` random orders) over the answer's sentences of at least :data:`MIN_SENTENCE_WORDS` words: how many standard deviations of
-random orderings the real order lies above them. Word salad is a random ordering, so its ``z`` is about
-N(0, 1) at any length; the real order's grows with the words (``benchmarks/results/word_order.md``). An
-answer is word salad when it has at least :data:`MIN_WORDS` words in tested sentences and ``z`` below
-:func:`salad_threshold` (``max(1, 0.4 sqrt(words))``); so is a sentence of an answer on its own, by the same rule
-over its own words (``order-v2``: one fluent sentence before the salad carried an answer judged only as a whole,
-issue 32's ``shuffled_reference_behind_prose``), and :func:`strip_word_salad` removes it; and so is a run of
-consecutive sentences each too short to be judged alone, taken together (``order-v3``: the salad cut into lines of
-3 words, or into sentences of 4-5 words behind a fluent lead, was never judged; sentences of 2 or more words count),
-and a sentence is judged without its filler word too (one word a third of the words: the salad joined by ", and "). Answers the model's language does
-not cover (under :data:`MIN_COVERAGE` of the tokens in its vocabulary) are not judged: a language without a
-table is never called word salad. The permutations are seeded from the text with its whitespace folded
-(CRC-32), so the test is a pure function of it and a space more changes nothing.
-
-**Measured** (``benchmarks/word_order.py``): called word salad, 3.4% / 0.9% of the real predicted answers of
-the 86 / 144 development rows and 1.7% of the AVeriTeC train answers (mostly headlines: "Sen. Rand Paul Puts
-Dr. Fauci on Notice"), none of the CTKFacts dev paragraphs; caught, 95.0-96.4% of the same answers shuffled
-in English, 98.3% in Czech. Sentence by sentence (``order-v2``): the rule cuts 0.4% / 0.5% of the words of
-the real predicted answers that are not salad as a whole (1.4% of AVeriTeC train answers', 5.4% of the Czech
-paragraphs': the Czech table is small), and cuts 96.9% / 96.7% of the salad words behind a fluent sentence.
-**Limits**: an answer or sentence of under :data:`MIN_WORDS` words is not judged
-(its shuffle mostly keeps its meaning: "1841 March 5th"); a sentence is judged as a whole, so a fluent clause
-before salad in the same sentence carries it (judging clause runs on their own cut fluent real clauses: a run is
-too short for this bigram test; ``benchmarks/results/word_order.md``); the tables are of encyclopaedic and NLI text, so telegraphic text
-(headlines, menus) reads as less ordered than it is, and a list of names has little order to find.
-
-**Tables.** ``data/word_order_<lang>.npz``, built by ``scripts/build_word_order_table.py`` from
-redistributable text in ``../shared/data`` (English: VitaminC and the NLI premises and hypotheses of the
-CC BY-SA / MIT / Apache files; Czech: CTKFacts train), licences in ``data/WORD_ORDER_LICENSE``. The rule is
-versioned (:data:`WORD_ORDER_RULE`, in the metric signature's premise rule).
+over the sentences of at least :data:`MIN_SENTENCE_WORDS` words. Word salad's ``z`` is about N(0, 1) at any
+length; an answer of at least :data:`MIN_WORDS` tested words with ``z`` below :func:`salad_threshold`
+(``max(1, 0.4 sqrt(words))``) is salad, as is a sentence on its own (``order-v2``, :func:`strip_word_salad`), a run
+of sentences too short to judge alone taken together and a sentence without its filler word (``order-v3``). A
+language without a table (``data/word_order_<lang>.npz``, ``scripts/build_word_order_table.py``) is never judged;
+the permutations are seeded from the text, so the test is a pure function of it. Measurements and limits:
+``benchmarks/results/word_order.md``; the rule's version is :data:`WORD_ORDER_RULE`.
 """
 
 from __future__ import annotations
@@ -364,7 +336,7 @@ def _filler_salad(model: WordOrderModel, sentence: str) -> bool:
     """True when ``sentence`` is word salad once its filler word is taken out: a word of :data:`FILLER_SHARE` of
     its words or more (at least :data:`FILLER_MIN_WORDS` words), dropped wherever it stands, and the rest judged by
     the answer's rule (at least :data:`MIN_WORDS` tested words, z below :func:`salad_threshold`; permutations seeded
-    by that text). Issue 32's breaker: the salad's words joined by one filler (", and ", " of the ") put the
+    by that text). It catches the salad's words joined by one filler (", and ", " of the ") put the
     filler at every other place, an order no random one has (``order-v3``). No sentence of the development
     sets' answers (3,855) has such a word; 5 of the 16,024 AVeriTeC train sentences do ("The higher the
     concentration of the compound used, the more cells died.", which stays prose without it)."""
@@ -394,8 +366,8 @@ def _short_runs(model: WordOrderModel, sentences: Sequence[str], per: Sequence[O
     """Per sentence: in a run of two or more consecutive sentences that are each too short to be judged alone
     (``per`` None; a table's text, ``prose`` False, ends a run), whose pooled z over their words (sentences of :data:`SHORT_RUN_SENTENCE_WORDS` or more, the
     permutations seeded by the run's text) is word salad by the answer's rule (at least :data:`MIN_WORDS` words,
-    z below :func:`salad_threshold`). Issue 32's breaker: the salad cut into 3-word lines or 4-5-word sentences
-    behind a fluent lead was never judged (``order-v3``)."""
+    z below :func:`salad_threshold`). It catches the salad cut into 3-word lines or 4-5-word sentences
+    behind a fluent lead, which no sentence alone would be judged on (``order-v3``)."""
     out = [False] * len(sentences)
     k = 0
     while k < len(sentences):
@@ -434,8 +406,8 @@ def strip_word_salad(answer: str) -> str:
     """``answer`` without what is word salad: ``""`` when the answer as a whole is (:func:`is_word_salad`),
     else the answer without each sentence that is word salad on its own (at least :data:`MIN_WORDS` tested
     words and ``z`` below :func:`salad_threshold` of them; the sentences left joined by one space), and
-    ``answer`` itself (the same object) when no sentence is. Issue 32's ``shuffled_reference_behind_prose``:
-    one fluent sentence before the salad carried it past a test of the answer as a whole.
+    ``answer`` itself (the same object) when no sentence is. One fluent sentence before the salad would carry it past a test of the answer as
+    a whole.
 
     Raises:
         TypeError: ``answer`` is not a str.

@@ -71,8 +71,8 @@ OPTIONAL_LABEL_FIELDS = ("human_label", "predicted_label", "pred_label", "candid
 def parse_evidence(value: Any, where: str, field: str, notes: Optional[set] = None) -> Evidence:
     """Evidence from text (``Question: ...\\nAnswer: ...`` blocks or plain text, read by the one Q/A
     reader :func:`claimalign.qa_text.parse_qa_text`), a list of such texts (each read by the same reader,
-    so a string ``"Question: a?\\nAnswer: b"`` is the pair (a?, b), never an answer with markers in it;
-    issue 33), a list of ``{question, answer}`` objects, or an AVeriTeC ``questions`` list
+    so a string ``"Question: a?\\nAnswer: b"`` is the pair (a?, b), never an answer with markers in it),
+    a list of ``{question, answer}`` objects, or an AVeriTeC ``questions`` list
     (``{question, answers}``).
 
     Args:
@@ -102,7 +102,7 @@ def _check_json_pairs(text: str, where: str, field: str) -> None:
     """Refuse evidence text holding question/answer pairs written as JSON of which an entry is no pair
     (``{"question": "Q?", "answer": null}``, no ``answer``, ``"answer": NaN``, ``"answer"`` beside ``"Answer"``) or
     that is no valid JSON (``[{"question": "Q?", "answer": "A",}]``): the one Q/A reader would read such text as one
-    block of plain text, silently (issues 65, 75, 77; :func:`claimalign.qa_text.json_pair_problems`).
+    block of plain text, silently (:func:`claimalign.qa_text.json_pair_problems`).
 
     Raises:
         InputError: naming the row, the field, the entry (or line of the text) and what is allowed.
@@ -323,7 +323,7 @@ def items_from_rows(rows: Sequence[Any], path: str = "<input>", strict_labels: I
     :class:`InputWarning` that counts the rows (see :data:`OPTIONAL_LABEL_FIELDS`).
 
     Every row is read before an unusable one is raised: several raise one :class:`InputError` naming each (up to
-    :data:`MAX_ROWS_NAMED`, then a count; :func:`raise_row_errors`), so that one run shows every bad row (issue 57).
+    :data:`MAX_ROWS_NAMED`, then a count; :func:`raise_row_errors`), so that one run shows every bad row.
     Rows without predicted evidence are counted in one :class:`InputWarning` (:func:`warn_no_evidence`);
     so are, each kind in one :class:`InputWarning` (:func:`warn_notices`), ev2r-schema rows whose gold verdict
     was read from ``label`` and rows whose id field is null (their id is their 0-based row number).
@@ -347,7 +347,7 @@ def items_from_rows(rows: Sequence[Any], path: str = "<input>", strict_labels: I
         try:
             it = item_from_row(r, n, path, strict_labels=strict_labels, problems=problems, layout=layout,
                                notices=notices, line=lines[n])
-        except InputError as e:  # every unusable row is named, not only the first (issue 57)
+        except InputError as e:  # every unusable row is named, not only the first
             errors.append(e)
             del problems[before:], layout[before_layout:], notices[before_notices:]
             continue
@@ -381,7 +381,7 @@ def items_from_rows(rows: Sequence[Any], path: str = "<input>", strict_labels: I
 def row_ref(n: int, line: Optional[int] = None, notes: str = "") -> str:
     """One row in a message that lists rows: ``3 (line 5; id 7)`` -- the 0-based row (as the ``row`` field of
     the score rows), the 1-based line of the file where known, then ``notes``; the list form of
-    :func:`ev2r.io.errors.where` (issue 65: every message gives the row and the line).
+    :func:`ev2r.io.errors.where` (every message gives the row and the line).
 
     >>> row_ref(3, 5, "id 7"), row_ref(3), row_ref(0, None, "id a")
     ('3 (line 5; id 7)', '3', '0 (id a)')
@@ -689,7 +689,7 @@ def score_row(item: Item, score: Any, with_facts: bool = False) -> dict:
         score: its :class:`~ev2r.types.ItemScore`.
         with_facts: keep ``predicted_facts`` / ``reference_facts`` (facts with support probabilities);
             ``"explain"`` (``ev2r score --explain``): the facts with the premise that decided each, and the
-            proxy's premises and the hybrid's alignment (:data:`ev2r.types.EXPLAIN_FIELDS`; issue 34).
+            proxy's premises and the hybrid's alignment (:data:`ev2r.types.EXPLAIN_FIELDS`).
     """
     d = score.to_dict(explain=with_facts == "explain")
     if item.source_id is not None and str(item.source_id) == score.id:

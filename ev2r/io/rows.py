@@ -1,4 +1,4 @@
-"""Output rows that say which definition made them, sealed (issue 77): what ``ev2r score -o`` writes for one item and
+"""Output rows that say which definition made them, sealed: what ``ev2r score -o`` writes for one item and
 what a resume checks before it reuses a row (:mod:`ev2r.engines.runs`), and what ``ev2r compare`` checks before it
 compares two files.
 
@@ -15,7 +15,7 @@ from typing import Optional
 
 from ev2r.types import EXPLAIN_FIELDS, ROW_META_FIELDS, FactSupport, Item, ItemScore, PremiseReason
 
-#: Each output row names the definition that made it and seals its numbers (issue 77): ``signature_hash`` is the first
+#: Each output row names the definition that made it and seals its numbers: ``signature_hash`` is the first
 #: 10 hex digits of the SHA-256 of the run's full signature (:func:`ev2r.signature.text_digest`); ``row_hash`` the first
 #: 16 of the SHA-256 of the row's sealed values (:func:`row_seal`). A resume reuses a row only when both hold.
 SIGNATURE_HASH = "signature_hash"

@@ -1,4 +1,4 @@
-"""One admission stage (issue 54): each question/answer pair is classified once, kept or dropped with its
+"""One admission stage: each question/answer pair is classified once, kept or dropped with its
 reason and what decided it; the atomic facts, the proxy and the alignments read the result.
 
 :func:`read_evidence` is the stage (:func:`ev2r.metric.admitted.admit` its views). For each pair of an evidence set, in order, the first of these that applies
@@ -51,15 +51,15 @@ from ev2r.facts.rules import strip_boilerplate
 from ev2r.facts.word_order import WORD_ORDER_RULE, strip_word_salad
 from ev2r.types import Evidence, QAPair, has_content, is_unanswerable
 
-#: The share of the claim's content words a *predicted* pair must hold to be a premise (issue 32: 85% of
+#: The share of the claim's content words a *predicted* pair must hold to be a premise (85% of
 #: pairs taken from other claims' evidence hold none, real predicted pairs of the development sets almost
 #: always do: 0.8% / 2.3% of them hold under 10%).
 PREMISE_RELEVANCE_MIN = 0.1
-#: The claim length (content tokens) above which the share is counted out of this many (issue 33).
+#: The claim length (content tokens) above which the share is counted out of this many.
 RELEVANCE_CLAIM_CAP = 20
 #: :func:`same_meaning`: the cosine of two answers' embeddings at or above which they say the same thing.
 DUPLICATE_COSINE = 0.95
-#: The fewest words with a letter or digit a predicted answer needs to be evidence (``bare_answer``; issue 32: a
+#: The fewest words with a letter or digit a predicted answer needs to be evidence (``bare_answer``: a
 #: reference question answered "2021" raised precision on 28% of the 144 rows); the signature's ``pred-answer-2w``.
 ANSWER_MIN_WORDS = 2
 #: The claim content words a pair of a short claim (under :data:`claimalign.qa_text.MIN_CLAIM_TOKENS` of them) must
@@ -72,15 +72,15 @@ REASONS = ("kept", "no_content", "unanswerable", "bare_answer", "restates_claim"
 
 # ----------------------------------------------------------------------------- rule families (ablation)
 #: The rule families of the stage that :func:`without_rules` can switch off, to measure what each adds beside the
-#: learned reading (``benchmarks/rules_ablation.py``, issue 54).
+#: learned reading (``benchmarks/rules_ablation.py``).
 RULE_FAMILIES = ("bare_answer", "restates_claim", "boilerplate", "word_salad", "off_topic", "duplicate", "gold_copy")
 #: Families retired from the default: measured to add nothing beside the learned reading on both development sets,
 #: the reference-free checks of the gaming suite, the held-out phrasings and the invariance suite
 #: (``benchmarks/results/rules_ablation.md``). :func:`with_rules` switches one back on. ``word_salad`` (retired in
 #: ``ev2r/4``, 1.2.0): without it agreement moves by -0.005 / +0.025 (86 rows, coverage / verdict) and -0.005 / +0.002
 #: (144), no reference-free gated check and no held-out check changes, and the gold with its words shuffled still
-#: scores 95-97% below the gold; what it closed was the reference shuffled, a rewrite of the reference that issue 54
-#: reports beside real evidence and gates only as "the rewritten gold far below the gold". It called fluent text
+#: scores 95-97% below the gold; what it closed was the reference shuffled, a rewrite of the reference that is
+#: reported beside real evidence and gates only as "the rewritten gold far below the gold". It called fluent text
 #: salad now and then; its twelve constants leave the default.
 RETIRED_RULES: tuple = ("word_salad",)
 _OFF: contextvars.ContextVar = contextvars.ContextVar("ev2r_admission_rules_off", default=frozenset(RETIRED_RULES))
@@ -308,7 +308,7 @@ def respell(text: str, like: str) -> str:
     (:func:`claimalign.meteor_fast.one_edit`) from exactly one word of ``like`` and no English word itself
     (:func:`_known_word`: a typo; "billion" is no typo of "million") -- or, failing that, a synonym of exactly one
     word of ``like`` in both words' first WordNet sense (:func:`first_sense_synonyms`; ``ev2r/4``, when WordNet is
-    installed) -- written as that word: a near-copy read through its copy (issue 54: a copy of a gold pair with typos
+    installed) -- written as that word: a near-copy read through its copy (a copy of a gold pair with typos
     or synonyms is read as the copy, so that the verifier does not take "CVOID-19" for another entity, nor "employ"
     for other than "hire"). Words with no such match, and short words ("not", "no"), stay as written, and so do
     denials ("never", "neither", "doesn't": :data:`_NEGATIONS`), and no word is written as a denial of ``like``
@@ -455,13 +455,13 @@ def _similarity(q: str, a: str, other_q: str, other_a: str) -> float:
 def copy_grade(pair: QAPair, like: QAPair) -> float:
     """How much of a copy ``pair`` is of ``like``, read through its copy: the larger of :func:`copy_similarity`
     of the two and of ``like`` and ``pair`` :func:`respell`-ed like it, in [0, 1]; 1 for a copy but for typos,
-    synonyms, numbers written as words, case and punctuation (issue 54: a near-copy scores as the copy).
+    synonyms, numbers written as words, case and punctuation (a near-copy scores as the copy).
 
     >>> copy_grade(QAPair("How many died?", "Forty-five people died."), QAPair("How many died?", "45 people died."))
     1.0
     """
     mode, verifier = copy_setting()
-    if mode != "near":  # issue 63: a copy is the copy; a near-copy only where the verifier reads the same meaning
+    if mode != "near":  # a copy is the copy; a near-copy only where the verifier reads the same meaning
         if pair_key(pair) == pair_key(like):
             return 1.0
         if mode == "exact" or _similarity(like.question, like.answer, pair.question, pair.answer) < TWIN_MIN_SIMILARITY:
@@ -624,7 +624,7 @@ def read_evidence(evidence: Evidence, claim: Optional[str] = None,
         p_in = plain_pair
         if p_in is not p:
             why = _not_evidence_rule(p_in.answer, claim)
-            if why is not None:  # what the boilerplate hid is judged as any answer (issue 32: script_hiding)
+            if why is not None:  # what the boilerplate hid is judged as any answer
                 read(why)
                 continue
         if rule_on("word_salad"):
@@ -647,7 +647,7 @@ def read_evidence(evidence: Evidence, claim: Optional[str] = None,
                 continue
         if rule_on("restates_claim") and current_restatement_verifier() is not None:
             m = mutual_entailment(claim, p_in.answer)
-            if m is not None and m >= RESTATE_MUTUAL_MIN:  # the claim again, in other words (issue 63 item 4)
+            if m is not None and m >= RESTATE_MUTUAL_MIN:  # the claim again, in other words
                 read("restates_claim", by="model:mutual-entailment", p_evidence=p_ev, label=label)
                 continue
         off = False

@@ -1,9 +1,9 @@
-"""The learned reading of non-evidence (issue 54): (claim, question, answer) -> P(class).
+"""The learned reading of non-evidence: (claim, question, answer) -> P(class).
 
 A pair's answer is *evidence* when it states something checkable of its own; a lazy or gaming system writes
 text that is not: absence statements ("Nothing relevant turned up."), the claim restated, attributed or
 quoted ("Media outlets claimed that <claim>."), verdict words ("Rated Pants on Fire."), page boilerplate,
-placeholders and bare answers. Listing their phrasings does not generalise (issue 54: other phrasings of
+placeholders and bare answers. Listing their phrasings does not generalise (other phrasings of
 the same classes beat real evidence on a quarter to half of the rows), so the reading is learned from many
 phrasings, grouped in families, and measured on families written by someone who never saw the training ones
 (``benchmarks/admission.py``, ``benchmarks/results/admission.md``).

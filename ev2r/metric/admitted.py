@@ -1,4 +1,4 @@
-"""The admission stage run once per item (issue 64, item 1): each side's pairs are read once
+"""The admission stage run once per item: each side's pairs are read once
 (:func:`ev2r.metric.admission.read_evidence`), and every part of the score -- the atomic facts, the premises of
 precision and recall, the proxy, the contradiction veto, the alignments of the combination, ``explain`` and the row's
 record -- reads a *view* of that one reading (:func:`admit`). Nothing downstream decides evidence again.

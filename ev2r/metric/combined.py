@@ -20,20 +20,20 @@ over the components of :data:`ev2r.config.HYBRID_COMPONENTS`, in that order:
   and Slovak* (:func:`claimalign.align_sets`), the optimal total divided by the number of reference
   pairs (its ``recall``, the normalisation of HU-METEOR) -- semantic coverage is a recall-like rating;
 * ``precision``: share of predicted atomic facts the verifier finds supported by the reference (Ev2R's
-  precision, sec. 3.1): the one component that unrelated text appended to real evidence lowers (issue 32);
+  precision, sec. 3.1): the one component that unrelated text appended to real evidence lowers;
 * ``verified_meteor``: ``hybrid_meteor`` with every similarity to reference pair ``j`` multiplied by ``v_j``,
   the mean support probability of that pair's reference atomic facts against the predicted evidence
   (the same verifier pass as ``recall``; 0 for a pair without facts), then aligned by the Hungarian
   algorithm and divided by the number of reference pairs: a lexical match counts only as far as the
   verifier finds the matched content there. The reference negated or with its words shuffled matches
-  METEOR almost word for word and supports none of its facts (issue 32).
+  METEOR almost word for word and supports none of its facts.
 * ``mutual_meteor``: ``verified_meteor`` verified both ways: every similarity of predicted pair ``i`` to
   reference pair ``j`` multiplied by ``v_j`` and by ``u_i``, the mean support probability of predicted pair
   ``i``'s own atomic facts against the reference (the same verifier pass as ``precision``; 0 for a pair
   without facts): a match counts only as far as each side's content is found in the other, as BERTScore
   and MoverScore read a match both ways. The verifier reads a denial or word salad more reliably as a
   hypothesis than as a premise (``benchmarks/results/structure_probe.md``), so the predicted side's own
-  facts are where a denied or shuffled reference loses its match (issue 32).
+  facts are where a denied or shuffled reference loses its match.
 
 Both the alignments read the pairs of :func:`informative`: on the predicted side the pairs that are
 evidence for the claim (:func:`ev2r.metric.reference.evidence_pairs`: answer-only, on topic), less those that
@@ -69,8 +69,8 @@ from ev2r.config import HYBRID_COLUMN_MODES, HYBRID_COMPONENTS, HYBRID_WEIGHTS
 
 #: How an item's ``error`` says that a component could not be computed in this environment (nltk data
 #: or the encoder missing): a passing reason, so a resumed run scores such a row again
-#: (:func:`ev2r.engines.runs.plan_run`; issue 33: rows scored without nltk data kept ``ev2r_hybrid`` None
-#: after the data was back).
+#: (:func:`ev2r.engines.runs.plan_run`: rows scored without nltk data would otherwise keep ``ev2r_hybrid``
+#: None after the data is back).
 UNAVAILABLE = "unavailable ("
 from ev2r.types import Evidence, Item, ItemScore
 from ev2r.signature import exact_number
@@ -97,7 +97,7 @@ def informative(evidence: Evidence, claim: Optional[str] = None, relevant: bool 
     text; with ``claim``, neither bare, nor a restatement, nor non-evidence to the learned reading in force, and with
     ``relevant`` on the claim's topic: what the combiner gives the predicted side), each once: a pair whose answer
     says what an earlier kept one says (:func:`ev2r.metric.admission.same_meaning`) is left out, so copies cannot
-    each take a reference pair in the Hungarian alignment (issue 32). A copy of a ``gold`` pair (the reference
+    each take a reference pair in the Hungarian alignment. A copy of a ``gold`` pair (the reference
     evidence) is kept whatever it restates. The pairs of index in ``exclude`` (those the reference contradicts:
     :attr:`ev2r.types.ItemScore.contradicted_pairs`) are left out."""
     from ev2r.metric.admitted import admit
@@ -235,7 +235,7 @@ class HybridCombiner:
             computed and added (with the shipped weights ``hybrid_embedding`` is left out, and no encoder
             is loaded); ``"all"``: every component column (what ``benchmarks/combination.py`` fits on).
         meteor_match: ``"exact"`` (nltk's METEOR) or ``"fuzzy"`` (:func:`claimalign.meteor_fast.single_meteor`
-            with ``fuzzy=True``: a word one edit away matches, numbers compare as values; issue 54), for
+            with ``fuzzy=True``: a word one edit away matches, numbers compare as values), for
             ``hybrid_meteor``, ``verified_meteor`` and ``mutual_meteor``.
 
     Nothing is loaded at construction; the encoder loads on the first item that needs it (once

@@ -1,4 +1,4 @@
-"""A rewrite of a reference pair that the reference contradicts is no evidence (issue 32).
+"""A rewrite of a reference pair that the reference contradicts is no evidence.
 
 A system's pair that restates a gold pair's content (the reference's answer, its words kept) and that the gold
 pair contradicts is the gold evidence made false: "It is not true that X", "It is a myth that X", X with "not"
@@ -64,8 +64,8 @@ def is_rewrite(answer: str, reference_answer: str, minimum: float = REWRITE_MIN)
     copying it: it holds at least ``minimum`` of the content words of the reference answer or of one of its
     sentences (either must number at least :data:`claimalign.qa_text.MIN_CLAIM_TOKENS`), and is not part of
     the reference answer (case and spacing folded). The sentences count on their own so that a negated
-    reference cut into one pair per sentence is still a rewrite (issue 32's checkers: each such pair held
-    about half of a two-sentence answer).
+    reference cut into one pair per sentence is still a rewrite (each such pair may hold
+    only about half of a two-sentence answer).
 
     >>> ref = "The ship was inspected and no body parts were found."
     >>> is_rewrite("It is a myth that the ship was inspected and no body parts were found.", ref)

@@ -1,4 +1,4 @@
-"""How a predicted pair that copies a gold pair is read (issue 63): the copy reading in force for a run, set by
+"""How a predicted pair that copies a gold pair is read: the copy reading in force for a run, set by
 :class:`ev2r.metric.scorer.Ev2RScorer` and read by :func:`ev2r.metric.admission.copy_grade` (re-exported by
 :mod:`ev2r.metric.admission`)."""
 
@@ -10,7 +10,7 @@ from typing import Any, Iterator
 
 from ev2r.metric.scoped import scoped
 
-#: How a predicted pair that copies a gold pair is read (issue 63): ``near`` (``ev2r/2``-``/4``) = a copy or near-copy
+#: How a predicted pair that copies a gold pair is read: ``near`` (``ev2r/2``-``/4``) = a copy or near-copy
 #: (:func:`copy_grade` at least :data:`TWIN_MIN_SIMILARITY`, typos and synonyms respelled like the copy) is read as the
 #: gold pair, a near-copy's facts graded at least :func:`ev2r.metric.reference.twin_grade`; ``exact`` = only a copy
 #: (the same text but for case and spacing, :func:`pair_key`) is the gold pair, every other pair is read in its own

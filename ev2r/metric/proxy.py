@@ -1,50 +1,25 @@
 """Proxy-reference score: P(verdict | claim, predicted evidence) (Akhtar et al. 2024, sec. 3.2).
 
-The paper fine-tunes an NLI model and reads the probability it gives the claim's verdict when
-the predicted evidence is the premise and the claim the hypothesis. Here:
+The paper fine-tunes an NLI model and reads the probability it gives the claim's verdict when the predicted
+evidence is the premise and the claim the hypothesis. Here:
 
-* each question/answer pair of the predicted evidence is one premise (scoring pairs separately
-  and aggregating was the consistent gain measured in shared/design/VERIFIER_NOTES.md);
-* the per-pair distributions are aggregated as in :func:`ev2r.verifier.nli.aggregate_windows` with
-  ``"max"``: P(entailment) and P(contradiction) are the maxima over pairs, P(neutral) the
-  minimum, renormalised -- evidence supports (refutes) a claim when some pair does;
+* each question/answer pair of the predicted evidence is one premise; the per-pair distributions are aggregated
+  as in :func:`ev2r.verifier.nli.aggregate_windows` with ``"max"`` (P(e), P(c) the maxima over pairs, P(n) the
+  minimum, renormalised); no premise yields (0, 1, 0);
 * the verdict is mapped to the verifier's classes by :data:`ev2r.labels.VERDICT_TO_NLI`
-  (``Conflicting Evidence/Cherrypicking`` -> ``min(P(e), P(c)) * 2``: both at once);
-* the premises are the pairs of :func:`ev2r.metric.reference.evidence_pairs` with the item's claim (a copy or
-  near-copy of a reference pair is read as the reference reads it, issue 55: the gold evidence given as the
-  prediction is evidence for its verdict whatever it restates):
-  **the question is context, not evidence** (issue 32): a pair whose answer is bare ("Yes.", "No.",
-  "x", a URL) would be judged by its question alone ("Is it true that <claim>?" entails the claim
-  whatever the answer says), and an answer that restates the claim is the claim, not evidence for
-  it; neither is a premise, nor is a pair about something else (under
-  :data:`ev2r.metric.reference.PREMISE_RELEVANCE_MIN` of the claim's content words), nor a pair that the
-  reference evidence contradicts (``contradiction``, :mod:`ev2r.metric.contradiction`, the default of
-  :func:`ev2r.build_scorer`: the gold evidence says it is false, so it is no evidence for the gold verdict);
-* predicted evidence with no premise yields the distribution (0, 1, 0);
-* **a long claim is flagged, never silently misread** (issue 65): a claim longer than half the verifier's window is
-  read in windows where it does not fit beside a premise (its clauses, then token windows; :mod:`ev2r.verifier.nli`),
-  and even read whole its deciding words can be misread (a 92-word claim ending "... the footbridge has never
-  opened." got P(contradiction) 0.001 against "The footbridge opened in May 2019.", its 5-word form 0.98). The
-  score stands as defined and the item's row says so in ``error`` (status ok): "long claim: ..."
-  (:func:`claim_read_in_part`), and ``ev2r score`` counts such items;
-* **evidence that says what is missing is flagged** (issue 65): for a Not Enough Evidence claim, predicted pairs that
-  say on the claim what is missing ("The post cites no measurement and no source for its radiation figures.") are
-  absence statements, which the admission stage refuses (they would game the verdict); where no other predicted pair
-  is admitted the item scores what no evidence scores, and its row's ``error`` says so ("not enough evidence, absence
-  on the claim: ...", :func:`absence_on_claim`; an item with another admitted pair is scored on it and carries no such
-  note, issue 77) and ``ev2r score`` counts such items;
-* **Not Enough Evidence needs relevant evidence** (issue 32: an off-topic sentence got P(neutral)
-  0.42-0.49 against 0.09-0.16 for real evidence): for a Not-Enough-Evidence target the proxy is
-  ``P(neutral) * relevance``, ``relevance = min(1, c / RELEVANCE_FULL)`` (0.25) with ``c`` the largest share of
-  the claim's content words (:func:`claimalign.qa_text.claim_coverage`) that one premise holds:
-  evidence about something else, or none, earns no "not enough evidence" -- for a claim of any length (issue 58:
-  a claim of under four content words skipped the condition, so an empty prediction got proxy 1.0); a claim
-  without a content word ("It happened.") gets 0, since no evidence can be shown to be about it.
+  (``Conflicting Evidence/Cherrypicking`` -> ``min(P(e), P(c)) * 2``);
+* the premises are the pairs of :func:`ev2r.metric.reference.evidence_pairs` with the item's claim: the question
+  is context, not evidence, so a bare answer, a restatement of the claim, an off-topic pair and a pair the
+  reference contradicts (:mod:`ev2r.metric.contradiction`) are no premise; a copy of a reference pair is read as
+  the reference reads it;
+* for a Not Enough Evidence target the proxy is ``P(neutral) * relevance``, ``relevance = min(1, c / RELEVANCE_FULL)``
+  with ``c`` the largest share of the claim's content words one premise holds
+  (:func:`claimalign.qa_text.claim_coverage`): evidence about something else, or none, earns nothing;
+* a claim read in part (:func:`claim_read_in_part`) and absence statements on the claim (:func:`absence_on_claim`)
+  are flagged in the row's ``error`` (status ok); the score stands as defined.
 
-Target: the claim's **gold** verdict (``target="gold"``, the default). The authors' released
-code scored the annotators' own verdict on the predicted evidence (``target="human"``, read
-from the item's ``human_label`` field), which is unknowable at scoring time and inflates
-verdict-agreement correlations; it is kept only as a labelled comparison.
+Target: the claim's **gold** verdict (``target="gold"``, the default); ``target="human"`` (the authors' released
+code: the annotators' verdict on the predicted evidence, read from ``human_label``) is a labelled comparison only.
 """
 
 from __future__ import annotations
@@ -88,7 +63,7 @@ def claim_read_in_part(verifier, claim: str, premises: Sequence[str]) -> Optiona
     Half the window is where the verifier's long-hypothesis rule starts (:mod:`ev2r.verifier.nli`): such a claim
     is read in windows (its clauses, then token windows, each without the rest) when it does not fit beside a
     premise, and even read whole it is longer than the claims the verifier reads reliably: a deciding part late
-    in it may be misread (issue 65: a 92-word claim, 105 tokens, ending "... the footbridge has never opened." got
+    in it may be misread (a 92-word claim, 105 tokens, ending "... the footbridge has never opened." got
     P(contradiction) 0.001 against "The footbridge opened in May 2019."; its 5-word form 0.98). Read only where the
     verifier exposes its tokenizer and window once loaded (the bundled and hub verifiers); other verifiers (LLM
     judges, test fakes) give None.
@@ -133,13 +108,13 @@ def absence_on_claim(item: Item, contradicted: Collection[int] = ()) -> Optional
     The admission stage's learned reading (``admission-v1``) refuses such absence statements as evidence -- so that
     "nothing was found about <claim>" cannot earn the Not Enough Evidence verdict for free (the gaming suite) -- and
     every score of the registered versions gives them no credit: the item scores what no evidence scores. The note
-    says so, so that its 0 is not read as "nothing retrieved" (issue 65; the scores are unchanged: giving such
+    says so, so that its 0 is not read as "nothing retrieved" (the scores are unchanged: giving such
     evidence credit is a new score version). A pair counts when the learned reading dropped it with the label
     ``absence`` and its answer holds a content word of the claim (:func:`relevance` above 0). The note says the item
     "scores as no evidence would", so it is given only where that holds: no other predicted pair is admitted (in the
     widest view, the precision side's, off-topic pairs included; the pairs the reference contradicts, ``contradicted``,
     left out as every score leaves them out). An absence statement beside a pair that is scored gives no note: the
-    item scores what that pair earns (issue 77: the note stood beside an Ev2R of 0.493).
+    item scores what that pair earns.
 
     Args:
         item: the item (its gold verdict, claim and predicted evidence); read under the admission model in force
@@ -170,7 +145,7 @@ def absence_on_claim(item: Item, contradicted: Collection[int] = ()) -> Optional
 
 
 def credit_over_question(d: np.ndarray, base: np.ndarray) -> np.ndarray:
-    """A premise's (e, n, c) credited for what its answer adds to its question (issue 55): entailment and
+    """A premise's (e, n, c) credited for what its answer adds to its question: entailment and
     contradiction above what the question alone gives (``base``), rescaled to the room left,
     ``e' = max(0, e - e0) / (1 - e0)`` (likewise ``c'``), and ``n' = 1 - e' - c'`` (renormalised when
     ``e' + c'`` > 1). A question that restates the claim reads, alone, as entailing or contradicting it; an
@@ -215,7 +190,9 @@ class NLIProxyScorer:
         self.credit = credit
 
     def signature_fields(self) -> dict[str, str]:
-        rule = f"{premise_rule()}+nee-rel-all" + (f"+{self.contradiction.rule}" if self.contradiction is not None else "")
+        rule = f"{premise_rule()}+nee-rel-all"
+        if self.contradiction is not None:
+            rule += f"+{self.contradiction.rule}"
         if self.credit:
             rule += "+credit-q"
         own = {} if self.verifier_name is None else {"proxy-verifier": self.verifier_name}
@@ -235,7 +212,7 @@ class NLIProxyScorer:
     def _distributions(self, items: Sequence[Item], reasons: Optional[list] = None,
                        vetoed: Optional[list] = None) -> list[tuple[np.ndarray, float]]:
         """Per item (aggregated distribution, relevance); ``reasons``, when given, receives per item the
-        list of :class:`ev2r.types.PremiseReason` of its premises (issue 34); ``vetoed``, when given, receives
+        list of :class:`ev2r.types.PremiseReason` of its premises; ``vetoed``, when given, receives
         per item the predicted pairs the reference contradicts (left out: :mod:`ev2r.metric.contradiction`)."""
         premises, hypotheses, spans, rel, where = [], [], [], [], []
         asked: list = []  # (premise index, question, claim) of the premises whose question is read alone (credit)
@@ -268,7 +245,8 @@ class NLIProxyScorer:
             out.append((aggregate_windows(probs[start:stop], "max") if stop > start else np.array([0.0, 1.0, 0.0]), r))
             if reasons is not None:
                 reasons.append([PremiseReason("predicted", k, premises[start + j],
-                                              *(round(float(x), 6) for x in probs[start + j]), stop - start, stop - start)
+                                              *(round(float(x), 6) for x in probs[start + j]),
+                                              stop - start, stop - start)
                                 for j, k in enumerate(idx)])
         return out
 
@@ -291,7 +269,7 @@ class NLIProxyScorer:
         dists = self._distributions([items[i] for i, _ in todo], reasons, vetoed)
         for (i, target), (d, rel), prem, no in zip(todo, dists, reasons, vetoed):
             p = verdict_probability(target, *d)
-            if target is Verdict.NOT_ENOUGH_EVIDENCE:  # for every claim length (issue 58: short claims skipped it)
+            if target is Verdict.NOT_ENOUGH_EVIDENCE:  # for every claim length, short claims too
                 p *= rel
             decided = None
             if prem:  # the pair the aggregate took its value from (module docstring: max e / max c / min n)

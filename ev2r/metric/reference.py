@@ -4,66 +4,23 @@
     recall    = |reference facts supported by the predicted evidence| / |reference facts|
     F1        = 2 P R / (P + R)             (0 when P = R = 0)
 
-Backends implement :class:`ReferenceScorer`; this module holds the offline one
-(:class:`NLIReferenceScorer`: a decomposer plus an NLI verifier). :mod:`ev2r.facts.replay` replays
-recorded LLM judgements and :mod:`ev2r.llm` asks a live LLM.
+Backends implement :class:`ReferenceScorer`; this module holds the offline one (:class:`NLIReferenceScorer`: a
+decomposer plus an NLI verifier); :mod:`ev2r.facts.replay` replays recorded LLM judgements, :mod:`ev2r.llm` asks
+a live LLM. A fact is the hypothesis, each question/answer pair of the other side a premise; its support is the
+maximum P(entailment) over the premises, counted as supported at >= ``threshold`` (0.5); ``support="soft"`` uses
+the probabilities themselves. The graded scores (``graded_*`` extra columns) use the *calibrated* probability of
+:mod:`ev2r.verifier.calibration` (None, with an ``UncalibratedWarning``, for a verifier without a calibration).
 
-How a probability becomes support (NLI backend): a fact is the hypothesis; each question/answer
-pair of the other side's evidence is a premise; the fact's support probability is the maximum
-P(entailment) over those premises (a fact needs one passage that entails it -- the per-pair
-aggregation measured in shared/design/VERIFIER_NOTES.md); the fact counts as supported when
-that probability is >= ``threshold`` (0.5 by default, the point where entailment is the more
-likely reading). ``support="soft"`` uses the probabilities themselves (expected counts).
+Premise rules (named in the signature's ``prem`` field): a near-copy of a fact's own pair on the other side
+supports it by its similarity grade (``+twin~``, :func:`copy_similarity`, unless the verifier reads it as a
+contradiction); a premise sharing no content word with the fact is not asked (``+anchor``,
+:func:`shares_content`); a rewrite of a reference pair that the reference contradicts is no evidence
+(``contradiction``, :mod:`ev2r.metric.contradiction`). ``premise_window=k`` (k >= 2) adds runs of k consecutive
+pairs as premises; ``premise_top_k=k`` asks only the k premises of highest lexical overlap
+(:func:`ev2r.metric.prefilter.top_k_premises`; None: every premise).
 
-Graded scores (``graded_precision``, ``graded_recall``, ``graded_f1``: per-item ``extra_scores``
-columns, in the rows and the corpus means) are the same formulas with each fact's support = its
-*calibrated* probability (expected counts, sec. 3.1 with soft support): the maximum over the same
-premises of the calibrated P(entailment) of :mod:`ev2r.verifier.calibration` (temperature or
-isotonic, fitted on held-out NLI pairs, never on ratings), from the same verifier pass as the
-thresholded scores. The calibration is the checkpoint's ``calibration.json`` (the bundled verifier
-ships one); its id is the signature's ``cal`` field. A verifier without one (a hub checkpoint, a
-fake) gets the graded columns None, never uncalibrated numbers under that name: the run's signature
-says ``cal:none`` and an :class:`~ev2r.verifier.calibration.UncalibratedWarning` gives the reason
-once, when the scorer is built (a run-level condition, so the rows' ``error`` stays for item failures).
-
-**A fact's own pair copied to the other side supports it, as far as it is a copy** (``prem`` field ``+twin~``,
-issue 54's "no cliffs"): when a pair of the other side is a near-copy of the pair a fact was decomposed from
-(:func:`copy_similarity`, a character-level ratio of the folded texts, at least :data:`TWIN_MIN_SIMILARITY`), that
-premise is checked for the fact whatever the pruning, bare-answer, restatement and relevance rules keep, and its
-P(entailment) is at least the grade ``(s - TWIN_MIN_SIMILARITY) / (1 - TWIN_MIN_SIMILARITY)`` of the similarity ``s``
-(1 for an exact copy), unless a near-copy (not an exact one) is read by the verifier as contradicting the fact
-(P(contradiction) >= 0.5: "It is not true that X" is a near-copy of "X"). A decomposer's facts are what their pair states, and the verifier read a fact copied word
-for word from its own pair at P(e) 0.40 (issue 32); the grade makes a copy with a typo score near the copy, where
-the exact-copy rule of ev2r-hybrid/1 fell back to the verifier (typos: Ev2R -41%). A predicted pair that the
-reference contradicts (:mod:`ev2r.metric.contradiction`: a denial in place is a near-copy too) is never a twin. No
-predicted pair of the two development rating sets is within the similarity of a reference pair, so their values
-are unchanged; a system cannot use it without the reference.
-
-**A premise supports a fact only when they share a content word** (``prem`` field ``+anchor``,
-:func:`shares_content`): a premise holding none of the fact's content words (:func:`claimalign.qa_text.content_tokens`:
-Porter stems and numbers, function words left out) is not sent to the verifier for it. Issue 32's ``junk_appended``: of the 30 reference facts that 40 pairs of other
-claims' evidence made "supported" on the 144 rows, 9 shared no content word with the premise ("This claim was
-made in 04/01/2021." by a pair on vaccine proteins); of the 258 / 293 supported reference / predicted facts of
-the real evidence of both development sets, 13 / 10 did, and they read as the verifier's errors ("Amanda Wilcox
-made the claim." by a pair on sunscreen).
-
-**A rewrite of a reference pair that it contradicts is no evidence** (``contradiction``, a
-:class:`ev2r.metric.contradiction.ReferenceContradiction`, the default of :func:`ev2r.build_scorer`; ``prem`` field
-``+contra0.5/rw0.7``): such a predicted pair is no premise of the reference facts (recall), and its own facts count
-as unsupported (precision), with the contradicting reference pair as their ``decided_by``.
-
-``premise_window=k`` (k >= 2; default 1, off) adds, beside each single pair, every run of k
-consecutive pairs joined by a blank line as a premise, for facts that need two pairs together.
-
-``premise_top_k=k`` checks each fact only against its ``k`` premises of highest lexical overlap
-(:func:`ev2r.metric.prefilter.top_k_premises`, a BM25-idf stem overlap), the others are not sent to
-the verifier; None checks every premise (exhaustive). The signature's ``prem`` field names it
-(``qa-pair-max+lex-top3``). Its cost against the exhaustive run is measured in
-``benchmarks/results/pruning.md``.
-
-Edge cases (defined, never NaN): no predicted facts -> precision 0 (a system that retrieved
-nothing is credited with nothing); no reference facts -> precision/recall/F1 are None and the
-item's status is ``no_reference``.
+Edge cases (never NaN): no predicted facts -> precision 0; no reference facts -> precision/recall/F1 None and
+status ``no_reference``.
 """
 
 from __future__ import annotations
@@ -119,13 +76,14 @@ RELEVANCE_RULE = f"+rel{PREMISE_RELEVANCE_MIN:g}/{RELEVANCE_CLAIM_CAP}+short{SHO
 
 
 def premise_rule() -> str:
-    """:data:`PREMISE_RULE`, the relevance rule (:data:`RELEVANCE_RULE`) and the word-order test (``+order-v3``) where its rule family is in force
-    (each where its rule family is in force, :func:`ev2r.metric.admission.rule_on`; retired from the default in ``ev2r/3`` when
+    """:data:`PREMISE_RULE`, the relevance rule (:data:`RELEVANCE_RULE`) and the word-order test (``+order-v3``)
+    (each where its rule family is in force, :func:`ev2r.metric.admission.rule_on`; retired from the default in
+    ``ev2r/3`` when
     :data:`ev2r.metric.admission.RETIRED_RULES` names it), and how restatements read synonyms here: ``+wnsyn``
     where nltk's WordNet is found (:func:`claimalign.meteor_fast.synonyms_available`: a word whose synonym is a
     claim word counts as that word), ``+nosyn`` where it is not (the same text can then keep a pair that the
     other reading drops). Its numbers are read from the constants as the running code has them (the values of
-    :data:`PREMISE_RULE` and :data:`RELEVANCE_RULE` by default; issue 64)."""
+    :data:`PREMISE_RULE` and :data:`RELEVANCE_RULE` by default)."""
     from claimalign.meteor_fast import synonyms_available
     from ev2r.metric import admission, restatement
 
@@ -159,29 +117,29 @@ def evidence_pairs(evidence: Evidence, claim: Optional[str] = None, unanswerable
     without a letter or digit, :func:`ev2r.types.has_content`) or is AVeriTeC's Unanswerable text in
     any of the ways people type it (:func:`ev2r.types.is_unanswerable`; kept with
     ``unanswerable="statement"``, where the decomposer states such pairs as facts). With ``claim``
-    (issue 32: the question is context, not evidence), also left out: a **bare** answer ("Yes.",
+    (the question is context, not evidence), also left out: a **bare** answer ("Yes.",
     "No", "x", a URL: :func:`claimalign.qa_text.is_bare_answer`) or an answer of one word ("2021",
-    "Paris.", punctuation around it not counted), whose pair a verifier would judge by its question alone (the gaming suite's
-    ``reference_questions_trivial`` copies the reference's questions and answers "2021"; 5 of the 956 real
-    predicted pairs of the two development sets have a one-word answer), and an answer that **restates the claim**
-    (:func:`ev2r.metric.restatement.restates_claim`: the claim copied, or wrapped in "It is (not) true
-    that ..."), which is the claim, not evidence for it. Each kept answer loses its scraped-page
-    boilerplate units (:func:`ev2r.facts.rules.strip_boilerplate`: what is no fact is no premise); a
-    pair left with no answer text is left out, and with ``claim`` so is an answer that is **word salad**
-    (:func:`ev2r.facts.word_order.is_word_salad`: its words in an order no more English, or Czech, than a
-    random one; issue 32's ``shuffled_reference``), and a sentence of an answer that is word salad on its own
-    is cut from it, as is a run of sentences too short to judge alone that is salad taken together
+    "Paris.", punctuation around it not counted), whose pair a verifier would judge by its question alone (the
+    gaming suite's ``reference_questions_trivial`` copies the reference's questions and answers "2021"; 5 of the 956
+    real predicted pairs of the two development sets have a one-word answer), and an answer that **restates the claim**
+    (:func:`ev2r.metric.restatement.restates_claim`: the claim copied, or wrapped in "It is (not) true that ..."), which
+    is the claim, not evidence for it. Each kept answer loses its scraped-page boilerplate units
+    (:func:`ev2r.facts.rules.strip_boilerplate`: what is no fact is no premise); a pair left with no answer text is left
+    out, and with ``claim`` so is an answer that is **word salad** (:func:`ev2r.facts.word_order.is_word_salad`: its
+    words in an order no more English, or Czech, than a random one), and a sentence of an answer that is word salad on
+    its own is cut from it, as is a run of sentences too short to judge alone that is salad taken together
     (:func:`ev2r.facts.word_order.strip_word_salad`); what is left is judged as any answer, and must itself hold
     :data:`PREMISE_RELEVANCE_MIN` of the claim's content words (the fluent lead of a salad answer states nothing about
     the claim; its question does not make it evidence). With ``relevant=True`` (the predicted side: what a system
     retrieved), a pair holding under :data:`PREMISE_RELEVANCE_MIN` of the claim's content words
-    (:func:`claimalign.qa_text.claim_coverage`, out of at most :data:`RELEVANCE_CLAIM_CAP`) is off-topic and no premise either (a claim of fewer
-    than :data:`claimalign.qa_text.MIN_CLAIM_TOKENS` content words keeps every pair). ev2r gives ``claim`` (and ``relevant``) for the predicted evidence
-    only: the reference is the gold evidence, whatever it restates. A pair that is a copy of a pair of
-    ``gold`` (the item's reference evidence; :func:`pair_key`) is read as the reference reads it (content,
-    Unanswerable and boilerplate rules only): a copy of the gold evidence is evidence, whatever it restates.
+    (:func:`claimalign.qa_text.claim_coverage`, out of at most :data:`RELEVANCE_CLAIM_CAP`) is off-topic and no premise
+    either (a claim of fewer than :data:`claimalign.qa_text.MIN_CLAIM_TOKENS` content words keeps every pair). ev2r
+    gives ``claim`` (and ``relevant``) for the predicted evidence only: the reference is the gold evidence, whatever it
+    restates. A pair that is a copy of a pair of ``gold`` (the item's reference evidence; :func:`pair_key`) is read as
+    the reference reads it (content, Unanswerable and boilerplate rules only): a copy of the gold evidence is evidence,
+    whatever it restates.
 
-    The decision is :func:`ev2r.metric.admitted.admit`'s (the one admission stage, issue 54), which also
+    The decision is :func:`ev2r.metric.admitted.admit`'s (the one admission stage), which also
     asks the learned reading of non-evidence in force (:func:`ev2r.metric.admission.use_model`).
     """
     return [(a.index, a.pair) for a in admit(evidence, claim, unanswerable, relevant, gold) if a.kept]
@@ -283,7 +241,7 @@ class NLIReferenceScorer:
         prem = "qa-pair-max" if self.premise_window == 1 else f"qa-pair+win{self.premise_window}-max"
         if self.premise_top_k is not None:
             prem += f"+lex-top{self.premise_top_k}"
-        from ev2r.metric import admission  # the constants as the running code has them (issue 64)
+        from ev2r.metric import admission  # the constants as the running code has them
 
         if admission.current_copy_reading() != "near":  # a copy's facts supported by its copy (verified: or a
             prem += f"+twin={'copy' if admission.current_copy_reading() == 'exact' else 'verified'}+anchor"  # synonym)
@@ -315,7 +273,7 @@ class NLIReferenceScorer:
                 continue
             # whatever made them (rules, an LLM), facts without a letter or digit state nothing; a fact
             # of a pair that is no evidence (a bare answer, the claim restated) and a fact that restates
-            # the claim are no atomic facts of the evidence (issue 32)
+            # the claim are no atomic facts of the evidence
             # (the predicted side only: the reference is the gold evidence, whatever it restates)
             unans = getattr(self.decomposer, "unanswerable", "drop")
             pred_facts = self._facts_of_evidence(pred_facts, item.predicted_evidence, item.claim, unans,
@@ -376,7 +334,7 @@ class NLIReferenceScorer:
         cal_e = self.calibration.entailment(probs) if self.calibration is not None else None
         entail: dict[tuple[int, str, int], float] = {}
         graded: dict[tuple[int, str, int], float] = {}  # calibrated support, same premises, same pass
-        reasons: dict[tuple[int, str, int], PremiseReason] = {}  # the premise of highest P(e) (issue 34)
+        reasons: dict[tuple[int, str, int], PremiseReason] = {}  # the premise of highest P(e)
         for i, side, f_idx, start, stop in spans:
             entail[(i, side, f_idx)] = float(probs[start:stop, 0].max()) if stop > start else 0.0
             if stop > start:
@@ -415,18 +373,19 @@ class NLIReferenceScorer:
 
     @staticmethod
     def _facts_of_evidence(facts: Sequence[AtomicFact], evidence: Evidence, claim: str, unanswerable: str,
-                           reference: Optional[Evidence] = None, vetoed: frozenset | set = frozenset()) -> list[AtomicFact]:
+                           reference: Optional[Evidence] = None,
+                           vetoed: frozenset | set = frozenset()) -> list[AtomicFact]:
         """``facts`` that are atomic facts of the predicted ``evidence``: with a letter or digit, from a
         pair of :func:`evidence_pairs` (when the fact names its pair; off-topic pairs keep their facts,
         which then cost precision), not restating ``claim``, each once (a repeated fact is one fact).
-        The facts of a copy or near-copy of a ``reference`` pair (:func:`ev2r.metric.admission.is_near_copy`) are kept whatever they restate: the
-        gold evidence states them. Of a repeated fact the copy kept is the first from a pair not in ``vetoed``
-        (the pairs the reference contradicts, whose facts count as unsupported), else the first: the score
-        does not depend on the order of the pairs (issue 32's checkers)."""
+        The facts of a copy or near-copy of a ``reference`` pair (:func:`ev2r.metric.admission.is_near_copy`) are
+        kept whatever they restate: the gold evidence states them. Of a repeated fact the copy kept is the first from a
+        pair not in ``vetoed`` (the pairs the reference contradicts, whose facts count as unsupported), else the first:
+        the score does not depend on the order of the pairs."""
         gold_idx = {r.index for r in readings(evidence, claim, reference) if r.gold_copy}
         kept = {k for k, _ in evidence_pairs(evidence, claim, unanswerable, gold=reference)}
         chosen: dict[str, int] = {}  # folded text -> index in facts of the copy kept
-        for n, f in enumerate(facts):  # a fact repeated (a pair copied) is one fact (issue 32)
+        for n, f in enumerate(facts):  # a fact repeated (a pair copied) is one fact
             key = " ".join(f.text.casefold().split())
             if f.pair_index is not None and f.pair_index in gold_idx:
                 ok = has_content(f.text) and f.pair_index in kept

@@ -1,11 +1,11 @@
 """Whether a text restates the claim: the claim's own content, wrapped, reworded with synonyms, or one of its spans
-copied (issue 32's gaming cases). Restating the claim is no evidence for it, and deciding so is the metric's concern
-(issue 54: it lived in ``claimalign.qa_text``, the aligner's text reader, until 1.1): :mod:`ev2r.metric.admission`
+copied. Restating the claim is no evidence for it, and deciding so is the metric's concern, not the aligner's:
+:mod:`ev2r.metric.admission`
 reads :func:`restates_claim` for every pair, :mod:`ev2r.metric.reference` for every predicted atomic fact.
 
 The rule is lexical (stems of :func:`claimalign.qa_text.content_tokens`); the learned reading of the admission stage
 (:mod:`ev2r.metric.admission_model`) catches restatements in other words, and so does the verifier where a run reads
-them with it (:func:`use_restatement_verifier`, issue 63 item 4: an answer that entails the claim and is entailed by
+them with it (:func:`use_restatement_verifier`: an answer that entails the claim and is entailed by
 it says the claim again).
 """
 
@@ -41,7 +41,7 @@ RESTATE_WRAP_NOVELTY = 3
 #: :func:`restates_claim`'s wrap rule: the words around a claim copied whole must be filler, words *about* the text
 #: (compared as stems; "Answer 0: see <claim>."), with list numbers of at most two digits beside them. A word that adds a
 #: fact ("... in 2020 with 52.1% of the vote", "In January 2021, <claim>", a named source) keeps the text
-#: evidence (issue 32's checkers: the first rule, any 3 words, dropped "Trump won Texas in 2020 with 52.1% of
+#: evidence (a rule of any 3 words dropped "Trump won Texas in 2020 with 52.1% of
 #: the vote." for the claim "Trump won Texas in 2020").
 WRAP_FILLER = frozenset("""
 answer question see claim statement evidence refer note item point reply response result link page here below
@@ -81,7 +81,7 @@ def restates_claim(text: Optional[str], claim: Optional[str], synonyms=None) -> 
     novel = t - c
     if novel and synonyms is not None:
         # a word of the text whose WordNet synonym is a claim word is that claim word ("sum" for "total",
-        # "forestall" for "prevent": the claim reworded, issue 32's paraphrased echo)
+        # "forestall" for "prevent": the claim reworded)
         for word in word_tokens(text):
             stem = stem_word(word)
             if stem in novel and word.isalpha() and word.isascii():
@@ -141,7 +141,7 @@ def _span_text(text: str) -> str:
 def is_claim_span(text: Optional[str], claim: Optional[str]) -> bool:
     """True when ``text`` is a verbatim span of the claim (words and numbers in the claim's order, case,
     punctuation and spacing aside) holding at least :data:`SPAN_MIN_TOKENS` content tokens: one
-    sentence or clause of a longer claim copied (issue 32: the claim appended behind words of three scripts
+    sentence or clause of a longer claim copied (the claim appended behind words of three scripts
     left "So, NASA's Perseverance rover cannot land on Mars." once the scraped-page rule dropped the words,
     a premise that entails the claim's last sentence from its own words). Real evidence that quotes a claim
     adds words of its own, so it is no span.
@@ -165,8 +165,8 @@ def is_claim_span(text: Optional[str], claim: Optional[str]) -> bool:
 
 # ----------------------------------------------------------------------------- restatements read by the verifier
 _CACHE_MAX = 200_000
-#: The least P(entailment), both ways, at which two texts say the same thing: an answer and the claim (a restatement,
-#: issue 63 item 4), a near-copy and its gold pair (the copy, ``copy_reading("verified")``): min(P(answer => claim), P(claim => answer)) at or above it drops the pair (``restates_claim``,
+#: The least P(entailment), both ways, at which two texts say the same thing: an answer and the claim (a restatement),
+#: a near-copy and its gold pair (the copy, ``copy_reading("verified")``): min(P(answer => claim), P(claim => answer)) at or above it drops the pair (``restates_claim``,
 #: ``model:mutual-entailment``). Mutual entailment is paraphrase; an answer that adds a fact of its own (a date, a
 #: source, a figure) is not entailed by the claim and stays evidence.
 RESTATE_MUTUAL_MIN = 0.5

@@ -40,7 +40,7 @@ def verifier_signature_fields(verifier) -> dict[str, str]:
     return {"verifier": getattr(verifier, "name", type(verifier).__name__)}
 
 
-#: How a restatement of the claim is found (issue 63 item 4): ``lexical`` (:func:`ev2r.metric.restatement.restates_claim`
+#: How a restatement of the claim is found: ``lexical`` (:func:`ev2r.metric.restatement.restates_claim`
 #: alone) or ``mutual`` (also an answer the verifier reads as entailing the claim and entailed by it).
 RESTATEMENT_READINGS = ("lexical", "mutual")
 
@@ -157,7 +157,7 @@ class Ev2RScorer:
                       for name in sorted(self.extra_scorers)})
         if self.combiner is not None:
             parts.append(self.combiner.signature_fields())
-        if ref is not None or proxy is not None:  # the digests of the declared scoring constants (issue 64)
+        if ref is not None or proxy is not None:  # the digests of the declared scoring constants
             from ev2r.metric.definition import data_digest, signature_fields as constants_fields
 
             parts.append({**constants_fields(hybrid=self.combiner is not None), "data": data_digest(self.admission, self._verifiers())})

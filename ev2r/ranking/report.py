@@ -58,8 +58,8 @@ def ranking_table(result: dict, score_field: str = "score") -> str:
 
 def forest_plot(result: dict, path: str, title: str = "Bradley-Terry ratings (95% bootstrap CI)") -> None:
     """Forest plot (PNG): the Bradley-Terry rating and its CI per system, best at the top, on its own axis; the
-    online Elo beside it on a second axis of its own (the two are on different scales; issue 34). System names
-    are drawn literally: ``$`` is never read as matplotlib mathtext (issue 58)."""
+    online Elo beside it on a second axis of its own (the two are on different scales). System names
+    are drawn literally: ``$`` is never read as matplotlib mathtext."""
     import matplotlib
 
     matplotlib.use("Agg")

@@ -1,4 +1,4 @@
-"""``ev2r report``: one self-contained HTML page of a scored run (issue 34).
+"""``ev2r report``: one self-contained HTML page of a scored run.
 
 The page holds, in this order: the corpus summary with the headline score first
 (:data:`ev2r.config.HEADLINE_SCORE`, with a 95% bootstrap interval over items), the distribution of the
@@ -356,7 +356,7 @@ def render_report(items: Sequence[ReportItem], record: Optional[dict] = None, ti
     signature = (record or {}).get("signature") or ""
     summary = corpus_means(rows, signature)
     names = _score_names(rows)
-    alpha, hybrid = run_weights(signature)  # the formulas with the run's own weights, never the defaults' (issue 77)
+    alpha, hybrid = run_weights(signature)  # the formulas with the run's own weights, never the defaults'
     headline = run_headline(rows, signature)
     columns = [c for c in TABLE_COLUMNS if c in names and (c != HEADLINE_SCORE or headline == HEADLINE_SCORE)]
     if headline not in columns:  # a run of the baselines alone (--scorer hu-meteor): its own score heads the table
@@ -444,7 +444,7 @@ def write_report(scores_path: str | Path, out_path: str | Path, input_path: Opti
     from ev2r.io.rows import rows_problem
 
     problem = rows_problem(rows, record, str(scores_path))
-    if problem is not None:  # a page would show numbers the named definition did not compute (issue 77)
+    if problem is not None:  # a page would show numbers the named definition did not compute
         raise ValueError(problem)
     items = read_items(input_path, references=references) if input_path else None
     joined = report_items(rows, items, source=str(scores_path))

@@ -1,4 +1,4 @@
-"""What the reasons of an explained score row say, in words (issue 34): shared by ``ev2r explain`` (terminal)
+"""What the reasons of an explained score row say, in words: shared by ``ev2r explain`` (terminal)
 and ``ev2r report`` (HTML), so that both read an item the same way.
 
 A row is one line of ``ev2r score --explain`` output (:meth:`ev2r.types.ItemScore.to_dict` with

@@ -1,5 +1,5 @@
 """``python -m ev2r.training`` was the ``ev2r train-verifier`` command before 1.5; it now only says so (it imports
-nothing: the command line lives above this package, issue 64 item 5)."""
+nothing: the command line lives above this package)."""
 
 import sys
 

@@ -1,4 +1,4 @@
-"""Train the admission model (:mod:`ev2r.metric.admission_model`, issue 54) on redistributable data only.
+"""Train the admission model (:mod:`ev2r.metric.admission_model`) on redistributable data only.
 
 Examples are (claim, question, answer, class):
 

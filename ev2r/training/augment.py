@@ -133,7 +133,7 @@ def augment_invariant(pairs: Sequence[Pair], rng: random.Random, n: int,
     return out
 
 
-# ----------------------------------------------------------------------------- negation and word order (issue 32)
+# ----------------------------------------------------------------------------- negation and word order
 
 #: Templates that deny a whole statement ``{s}`` (its first letter lower-cased): the premise refutes the statement.
 #: The gaming suite (:mod:`adversarial.gaming`) negates with *other* templates, so that it measures
@@ -210,7 +210,7 @@ def shuffle_words_text(text: str, rng: random.Random) -> str | None:
 
 
 def augment_structure(pairs: Sequence[Pair], rng: random.Random, n: int) -> list[Pair]:
-    """Pairs that teach the verifier to read negation and word order (issue 32: the negated and the
+    """Pairs that teach the verifier to read negation and word order (the negated and the
     word-shuffled reference must not be read as supporting it), from the entailed pairs of ``pairs``:
 
     * ``(denial(H), H)`` -> contradiction (``n`` pairs), ``denial`` one of :data:`DENIAL_TEMPLATES`;
@@ -259,7 +259,7 @@ def augment_structure(pairs: Sequence[Pair], rng: random.Random, n: int) -> list
 
 def augment_structure_reverse(pairs: Sequence[Pair], rng: random.Random, n: int) -> list[Pair]:
     """The other direction of :func:`augment_structure`, where the *hypothesis* carries the gamed structure
-    (how ev2r's precision reads a predicted fact against a reference premise; issue 32: the shuffled
+    (how ev2r's precision reads a predicted fact against a reference premise: the shuffled
     reference's facts were entailed by the reference, precision +0.79), from the entailed pairs of ``pairs``:
 
     * ``(P, denial(H))`` -> contradiction (``n`` pairs) for an entailed ``(P, H)``, ``denial`` one of
@@ -300,7 +300,7 @@ def augment_structure_reverse(pairs: Sequence[Pair], rng: random.Random, n: int)
     return out
 
 
-# ----------------------------------------------------------------------------- denials composed (issue 32, round 3)
+# ----------------------------------------------------------------------------- denials composed
 
 #: Parts of the composed denial grammar (:func:`denial_grammar`). None of the gaming suite's denial templates
 #: (:data:`adversarial.perturbations.gaming.SUITE_DENIALS`: "a myth", "Nobody has ever shown", "debunked", "wrong
@@ -362,7 +362,7 @@ DENIAL_KINDS = ("denial", "denied_premise_contradicted", "denied_premise_entaile
 def augment_denial(pairs: Sequence[Pair], rng: random.Random, n: int,
                    kinds: Optional[Collection[str]] = None) -> list[Pair]:
     """Pairs that teach the verifier denials it has not seen as fixed strings, and what a denied premise
-    says of *another* statement (issue 32: the negated reference read as its own content by recall and by the
+    says of *another* statement (the negated reference read as its own content by recall and by the
     proxy), from the entailed and contradicted pairs of ``pairs``:
 
     * ``(denial(H), H)`` -> contradiction (``n``), ``denial`` drawn from :func:`denial_grammar` and
@@ -479,7 +479,7 @@ def wh_echo(sentence: str, rng: random.Random, avoid: str = "") -> Optional[tupl
 
 def augment_qa_layout(pairs: Sequence[Pair], rng: random.Random, n: int, nonevidence: Sequence[dict] = (),
                       kinds: Optional[Collection[str]] = None) -> list[Pair]:
-    """Pairs laid out as the question/answer evidence the proxy reads (issue 55: the verifier read AVeriTeC's own
+    """Pairs laid out as the question/answer evidence the proxy reads (the verifier read AVeriTeC's own
     gold evidence at a mean proxy of 0.33, its premises are ``Question: q\\nAnswer: a``), from ``pairs``
     (redistributable NLI pairs; labels kept):
 

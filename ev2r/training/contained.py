@@ -1,4 +1,4 @@
-"""A sentence of a question/answer pair read as entailed by that pair (issue 63, round 3's diagnosis).
+"""A sentence of a question/answer pair read as entailed by that pair.
 
 With the respelling retired, Ev2R's precision and recall (Akhtar et al. 2024, sec. 3.1) read a near-copy of a gold
 pair through the verifier alone, so they are bounded by how often the verifier entails a pair's *own* sentences:
@@ -30,7 +30,7 @@ def contained_changing(families=None) -> tuple[str, ...]:
     return tuple(sorted(f for f in CHANGING if f in chosen and f not in PREMISE_ONLY and f != "yesno"))
 
 
-#: Changing families used on the hypothesis side by default (issue 63's, less ``hedge`` and ``yesno``).
+#: Changing families used on the hypothesis side by default (the ``issue63`` set's, less ``hedge`` and ``yesno``).
 CONTAINED_CHANGING = contained_changing()
 #: Negative words anywhere in a statement: its yes/no question's "No." would be a double negative.
 _NEGATED = re.compile(r"(?<![\w'])(?:not|never|no|none|nothing|nobody|no one|neither|nor|without|cannot)(?![\w'])|"
@@ -155,7 +155,7 @@ def augment_contained(pairs: Sequence[Pair], rng: random.Random, n: int, edit_sh
         edit_share: in [0, 1].
         names: capitalised names for the ``entity`` family; default: those of the pool's statements
             (:func:`ev2r.training.edits.data_names`).
-        families: the edit families drawn on (:func:`ev2r.training.edits.family_set`; default issue 63's).
+        families: the edit families drawn on (:func:`ev2r.training.edits.family_set`; default ``issue63``).
 
     Raises:
         ValueError: ``n`` < 0, ``edit_share`` or ``polar_share`` outside [0, 1], or bad ``families``.

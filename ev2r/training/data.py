@@ -274,7 +274,7 @@ def load_ctkfacts(path: Path, source: str = "ctkfacts_train") -> list[Pair]:
     from claimalign.textio import normalize_text, row_where
 
     out: list[Pair] = []
-    k = -1  # the row, blank lines skipped (messages name it and the line: issue 65)
+    k = -1  # the row, blank lines skipped (messages name it and the line)
     with open(path, encoding="utf-8") as fh:
         for line_no, line in enumerate(fh, 1):
             if not line.strip():
@@ -297,10 +297,10 @@ def load_ctkfacts(path: Path, source: str = "ctkfacts_train") -> list[Pair]:
     return out
 
 
-# ----------------------------------------------------------------------------- the Czech negation probe (issue 35)
+# ----------------------------------------------------------------------------- the Czech negation probe
 
 def czech_negation_probe(path: Path) -> dict[str, list[Pair]]:
-    """The Czech negation probe (issue 35) built from a CTKFacts split (``ctkfacts_dev.jsonl``): for every
+    """The Czech negation probe built from a CTKFacts split (``ctkfacts_dev.jsonl``): for every
     SUPPORTS claim that :func:`negate_czech` can negate, ``(premise, negated claim)`` -> contradiction
     (``"negated"``) and, as its control, ``(premise, claim)`` -> entailment (``"control"``). Built on the fly
     from the data (CC BY-SA 3.0), never stored in the package. On CTKFacts dev: 88 of the 108 SUPPORTS claims.
@@ -323,7 +323,7 @@ def czech_negation_probe(path: Path) -> dict[str, list[Pair]]:
 
 
 def augment_czech_negation(pairs: Sequence[Pair], copies: int) -> list[Pair]:
-    """Czech negation pairs from CTKFacts *train* pairs (issue 35: the multilingual verifier read "nezatkla" as
+    """Czech negation pairs from CTKFacts *train* pairs (the multilingual verifier read "nezatkla" as
     "zatkla"), ``copies`` times each: an entailed claim with its first verb negated (:func:`negate_czech`) ->
     contradiction, and a neutral (NOT ENOUGH INFO) claim negated -> neutral, so that the prefix ``ne-`` alone is
     no cue. The Czech negation probe is built by the same rule from the *dev* split (other documents), so it

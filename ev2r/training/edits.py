@@ -1,39 +1,22 @@
-"""The handed edit families (issue 63): one-word edits of a statement that keep its meaning or change it, and the
+"""The handed edit families: one-word edits of a statement that keep its meaning or change it, and the
 training pairs made from them, so that the verifier learns to read a near-copy rather than be told by a rule.
 
 Each family is a pure function ``(text, rng) -> edited text or None`` (None when it does not apply). The families
-that **change** the meaning and the label they give a pair whose other side states the original:
+that **change** the meaning, with the label of a pair whose other side states the original: ``antonym``,
+``negation``, ``number`` (moved 10-50%, years 2-10 years), ``scale`` (thousand / million / ...), ``sign``
+(``-6.1%`` -> ``6.1%``, ``>`` <-> ``<``) and ``yesno`` (a leading Yes / No flipped) -> contradiction; ``entity``
+(another of its type), ``unit`` ($ -> EUR, km -> miles), ``roles`` (two named entities swapped) and ``hedge``
+("It is possible that ...") -> neutral. The families that **keep** it (label kept): ``typos``, ``contractions``,
+``numbers_to_words``, ``words_to_numbers``, ``articles``, ``number_format`` (``1,000`` <-> ``1000``) and
+``synonym`` (a synonym in *both* words' most frequent WordNet sense,
+:func:`ev2r.metric.admission.first_sense_synonyms`: any first-sense synonym is often another sense, "World Bank" ->
+"Universe Bank").
 
-=================  ==========================================================================  =============
-family             edit                                                                        label
-=================  ==========================================================================  =============
-``antonym``        a word replaced by its antonym (the suite's table, then WordNet antonyms)     contradiction
-``negation``       negated in place with ``not``, ``never`` or ``no longer`` (or un-negated)     contradiction
-``number``         a number moved 10-50% (years 2-10 years)                                     contradiction
-``scale``          thousand / million / billion / trillion swapped                              contradiction
-``sign``           a sign dropped or added (``-6.1%`` -> ``6.1%``), ``>`` and ``<`` swapped       contradiction
-``yesno``          a leading Yes / No answer flipped, the rest kept                             contradiction
-``entity``         a named entity replaced by another of its type (lists, or a name of the data)  neutral
-``unit``           a currency or unit replaced by another ($ -> EUR, km -> miles, per cent ...)   neutral
-``roles``          two named entities of the sentence swapped (subject and object)              neutral
-``hedge``          the statement put under a hedge ("It is possible that ...") -- premise only  neutral
-=================  ==========================================================================  =============
-
-The families that **keep** it (the pair keeps its label): ``typos``, ``contractions``, ``numbers_to_words``,
-``words_to_numbers``, ``articles`` (a, an, the dropped), ``number_format`` (``1,000`` <-> ``1000``, ``%`` <->
-``per cent``), ``synonym`` (a base-form content word replaced by a synonym in *both* words' most frequent WordNet
-senses, :func:`ev2r.metric.admission.first_sense_synonyms`: any first-sense synonym is often another sense, issue 63's
-"World Bank" -> "Universe Bank").
-
-Issue 73 added more families (:mod:`ev2r.training.edits_more`): ``certainty``, ``attribution``, ``time``,
-``quantifier`` and ``comparative`` change the meaning; ``abbreviation``, ``sentence_split``, ``coordination`` and
-``date_format`` keep it. A run draws on them only when asked (``families``, ``--aug-edit-families all``):
-:data:`FAMILY_SETS` ``"issue63"``, the default, is the families above, so the recorded runs' options still build
-their pools. ``hedge``, ``certainty`` and ``quantifier`` weaken a statement and are used on the premise side only
-(:data:`PREMISE_ONLY`).
-
-These are the *handed* families; the test side (``benchmarks/edits_blind.py``) was written apart from them and is
-never read to build them.
+More families live in :mod:`ev2r.training.edits_more`; a run draws on them only when asked (``families``,
+``--aug-edit-families all``): :data:`FAMILY_SETS` ``"issue63"``, the default, is the families above, so the recorded
+runs' options still build their pools. ``hedge``, ``certainty`` and ``quantifier`` weaken a statement and are used
+on the premise side only (:data:`PREMISE_ONLY`). The test side (``benchmarks/edits_blind.py``) was written apart
+from these families and is never read to build them.
 """
 
 from __future__ import annotations
@@ -341,7 +324,7 @@ def _number_format(text: str, rng: random.Random) -> Optional[str]:
     return text[:a] + rep + text[b:]
 
 
-from ev2r.training import edits_more as _more  # noqa: E402 (issue 73's families; it imports nothing from here at load)
+from ev2r.training import edits_more as _more  # noqa: E402 (the further families; it imports nothing from here at load)
 
 #: Families that change what a statement says, with the label of (original, edited) pairs.
 CHANGING: dict[str, EditFn] = {"antonym": _antonym, "negation": _negation, "number": _number, "scale": _scale,
@@ -365,7 +348,7 @@ PRESERVING: dict[str, EditFn] = {"typos": _perturbation("typos"), "contractions"
 #: original entails or may entail its weakened edit ("All staff were paid" -> "Some staff were paid").
 PREMISE_ONLY = frozenset({"hedge", "certainty", "quantifier"})
 #: The family sets a run may draw on: ``issue63`` (the families ``runs/edits1`` .. ``runs/edits7`` were trained on, the
-#: default) and ``all`` (with issue 73's).
+#: default) and ``all`` (with those of :mod:`ev2r.training.edits_more`).
 FAMILY_SETS: dict[str, tuple[str, ...]] = {
     "issue63": ("antonym", "negation", "number", "scale", "sign", "yesno", "entity", "unit", "roles", "hedge",
                 "typos", "contractions", "numbers_to_words", "words_to_numbers", "articles", "number_format",
@@ -431,7 +414,7 @@ def near_copy_premise(text: str, rng: random.Random) -> str:
 
 def augment_meaning_edits(pairs: Sequence[Pair], rng: random.Random, n: int, change_share: float = 0.6,
                           pair_share: float = 0.0, families=None) -> list[Pair]:
-    """Up to ``n`` pairs that teach the verifier to read one-word edits (issue 63 item 2), from the statements of
+    """Up to ``n`` pairs that teach the verifier to read one-word edits, from the statements of
     ``pairs`` (their premises and hypotheses of 30-300 characters):
 
     * **near-copy pairs** (half): a statement ``S`` and its edit ``S'``, as (S, S') or (S', S) at random, premise
@@ -444,7 +427,7 @@ def augment_meaning_edits(pairs: Sequence[Pair], rng: random.Random, n: int, cha
 
     ``change_share`` of the pairs come from changing families (drawn uniformly among those that apply), the rest
     from preserving ones (all from the one side when ``families`` has none of the other). Sources are
-    ``edit_keep_<family>`` and ``edit_change_<family>``. ``families``: see :func:`family_set` (default: issue 63's).
+    ``edit_keep_<family>`` and ``edit_change_<family>``. ``families``: see :func:`family_set` (default: ``issue63``).
 
     Raises:
         ValueError: ``n`` < 0, ``change_share`` outside [0, 1], or bad ``families``.

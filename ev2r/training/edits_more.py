@@ -1,32 +1,18 @@
-"""The edit families of issue 73 item 3: meaning changes and meaning-preserving rewrites that the families of issue 63
-(:mod:`ev2r.training.edits`) left out. Each is a pure function ``(text, rng) -> edited text or None`` (None when it
-does not apply), registered in :data:`ev2r.training.edits.CHANGING` / :data:`~ev2r.training.edits.PRESERVING` and
-used only when a run asks for them (``--aug-edit-families all``): the recorded runs' options still build their pools.
+"""Edit families beyond the base set of :mod:`ev2r.training.edits`, each a pure function
+``(text, rng) -> edited text or None`` (None when it does not apply), registered in
+:data:`ev2r.training.edits.CHANGING` / :data:`~ev2r.training.edits.PRESERVING` and used only when a run asks for
+them (``--aug-edit-families all``), so the recorded runs' options still build their pools.
 
-Meaning changes (the label of a pair whose *other* side states the original):
+Meaning changes (the label of a pair whose *other* side states the original): ``certainty`` ("confirmed" ->
+"suggested", "will" -> "may"; neutral), ``attribution`` ("said" -> "denied"; contradiction), ``time`` (another
+month, "before" <-> "after", "early 2020" <-> "late 2020"; contradiction), ``quantifier`` ("all" -> "some";
+neutral) and ``comparative`` ("more" <-> "less", "the largest" <-> "the smallest"; contradiction). ``certainty``
+and ``quantifier`` weaken what is said, so only the weakened statement as the premise is neutral ("All staff were
+paid" entails "Some staff were paid"): they are premise-only (:data:`ev2r.training.edits.PREMISE_ONLY`).
 
-===============  ===================================================================================  =============
-family           edit                                                                                 label
-===============  ===================================================================================  =============
-``certainty``    a certain statement made uncertain: "confirmed" -> "suggested", "was" -> "might have    neutral
-                 been", "will" -> "may", "definitely" -> "possibly" (premise side only)
-``attribution``  what a source said turned into a denial: "said" -> "denied", "denies" -> "confirms"     contradiction
-``time``         a time moved: another month or weekday, "before" <-> "after", "last" <-> "next",       contradiction
-                 "yesterday" <-> "tomorrow", "early 2020" <-> "late 2020"
-``quantifier``   a quantifier weakened: "all" -> "some", "always" -> "sometimes", "everyone" ->          neutral
-                 "someone", "completely" -> "partly" (premise side only)
-``comparative``  a comparison reversed: "more" <-> "less", "higher" <-> "lower", "above" <-> "below",     contradiction
-                 "the largest" <-> "the smallest"
-===============  ===================================================================================  =============
-
-``certainty`` and ``quantifier`` weaken what is said, so only the weakened statement as the premise against the
-original as the hypothesis is neutral; the other way round is entailed or unclear ("All staff were paid" entails
-"Some staff were paid"). They are *premise-only* (:data:`ev2r.training.edits.PREMISE_ONLY`), as ``hedge`` is.
-
-Meaning kept (the pair keeps its label): ``abbreviation`` ("US" <-> "United States", "WHO" <-> "World Health
-Organization"), ``sentence_split`` (a sentence cut in two at "; " or at ", and" / ", but" before a new clause),
-``coordination`` (two listed entities, or two nouns, joined by "and" / "or" swapped: "France and Germany" ->
-"Germany and France"), ``date_format`` ("12 March 2020" <-> "March 12, 2020" <-> "2020-03-12").
+Meaning kept (label kept): ``abbreviation`` ("US" <-> "United States"), ``sentence_split`` (a sentence cut in two at
+"; " or ", and" / ", but" before a new clause), ``coordination`` ("France and Germany" -> "Germany and France"),
+``date_format`` ("12 March 2020" <-> "March 12, 2020" <-> "2020-03-12").
 
 All tables are hand-written here from general English (no evaluation data was read to write them).
 """

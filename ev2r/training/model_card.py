@@ -52,15 +52,15 @@ LICENCES = {
                               "on the pair the starting verifier finds most in its favour, every NEE pair neutral)"),
     "averitec_pair_mismatched": "CC BY-NC 4.0 (AVeriTeC train split: a pair of another claim's evidence -> neutral)",
     "ctkfacts_train": "CC BY-SA 3.0 (CTKFacts, Ullrich et al. 2023: Czech claims vs Czech News Agency paragraphs)",
-    **{f"edit_keep_{k}": f"derived from the pairs above (issue 63 handed edit family {k}: meaning kept, label kept)"
+    **{f"edit_keep_{k}": f"derived from the pairs above (handed edit family {k}: meaning kept, label kept)"
        for k in ("typos", "contractions", "numbers_to_words", "words_to_numbers", "articles", "number_format", "yesno",
                  "synonym")},
-    **{f"edit_change_{k}": f"derived from the pairs above (issue 63 handed edit family {k}: meaning changed -> "
+    **{f"edit_change_{k}": f"derived from the pairs above (handed edit family {k}: meaning changed -> "
                            "contradiction or neutral)"
        for k in ("antonym", "negation", "number", "scale", "sign", "yesno", "entity", "unit", "roles", "hedge")},
-    **{f"edit_keep_{k}": f"derived from the pairs above (issue 73 edit family {k}: meaning kept, label kept)"
+    **{f"edit_keep_{k}": f"derived from the pairs above (further edit family {k}: meaning kept, label kept)"
        for k in ("abbreviation", "sentence_split", "coordination", "date_format")},
-    **{f"edit_change_{k}": f"derived from the pairs above (issue 73 edit family {k}: meaning changed -> "
+    **{f"edit_change_{k}": f"derived from the pairs above (further edit family {k}: meaning changed -> "
                            "contradiction or neutral)"
        for k in ("certainty", "attribution", "time", "quantifier", "comparative")},
     "qa_layout_claim_question": "derived from the pairs above (the hypothesis asked as a yes/no question, the premise as "
@@ -151,7 +151,7 @@ def write_model_card(out: Path, extra_notes: str = "") -> Path:
         "(`negated_premise_aug`) negates the premise of entailed pairs: (not H, H) is a contradiction, "
         "(not H, not H) an entailment and (not H, an unrelated hypothesis) neutral, so that a negated premise "
         "is read rather than matched by words. Negation and word-order augmentation (`structure_aug_*`, "
-        "`--aug-structure`, issue 32) denies entailed hypotheses with templates (\"It is not true that ...\", "
+        "`--aug-structure`) denies entailed hypotheses with templates (\"It is not true that ...\", "
         "\"There is no truth to the claim that ...\" -> contradiction), asserts them (\"Reports confirmed that "
         "...\" -> entailment), gives a hypothesis as its own premise (entailment) and shuffles the words of the "
         "hypothesis or of an entailing premise (-> neutral: the same words without their order state nothing); "
@@ -159,7 +159,7 @@ def write_model_card(out: Path, extra_notes: str = "") -> Path:
         "The same structures in the hypothesis (`structure_rev_*`, `--aug-structure-reverse`: how precision reads a "
         "predicted fact against a reference premise) pair an entailing premise with its hypothesis denied "
         "(-> contradiction) or with the hypothesis's words shuffled (-> neutral), beside copied and asserted "
-        "hypotheses (-> entailment) as controls. Composed denials (`denial_aug_*`, `--aug-denial`, issue 32) draw on "
+        "hypotheses (-> entailment) as controls. Composed denials (`denial_aug_*`, `--aug-denial`) draw on "
         "217 more denial templates (\"The rumour that ... is baseless.\", \"Police dismissed suggestions that ...\", "
         "\"... -- this is false.\"; none of the gaming suite's): a denied statement contradicts it, a denied premise "
         "that contradicted or entailed the hypothesis is neutral to it, a hedged one (\"It has been suggested "

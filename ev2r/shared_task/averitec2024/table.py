@@ -23,7 +23,7 @@ def _num(v: Optional[float]) -> str:
 
 def table_notes(report: AveritecReport) -> list[str]:
     """This package's status lines on a 2024 table (``ev2r averitec`` prints them on stderr, so that stdout
-    is the official script's table line for line; issue 34): claims joined and failed, pairs capped,
+    is the official script's table line for line): claims joined and failed, pairs capped,
     claims without predicted evidence, justifications taken from the evidence, what the by-type blocks
     mean, and the classes whose F1 is undefined."""
     r = report
