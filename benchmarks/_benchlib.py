@@ -4,6 +4,7 @@ to the repository, the verifier a run used, the machine, the command line, strat
 from __future__ import annotations
 
 import datetime as _dt
+import gzip
 import json
 import os
 import platform
@@ -129,17 +130,82 @@ def stratified_sample(rows: Sequence[dict], key, limit: Optional[int], seed: int
     return [rows[i] for i in sorted(chosen)]
 
 
+def open_text(path, mode: str = "r"):
+    """``path`` opened as UTF-8 text, through gzip when its name ends in ``.gz`` (the per-item rows and the large
+    JSON of ``results/`` are stored compressed: ``results/README.md``). Written ``.gz`` files carry no time stamp,
+    so the same rows give the same bytes."""
+    if str(path).endswith(".gz"):
+        if "r" in mode:
+            return gzip.open(path, "rt", encoding="utf-8")
+        return _GzipText(path)
+    return open(path, mode, encoding="utf-8")
+
+
+class _GzipText:
+    """A text file written through gzip with ``mtime=0`` (``gzip.open`` stamps the time; reproducible bytes need none)."""
+
+    def __init__(self, path):
+        import io
+
+        self._raw = open(path, "wb")
+        self._gz = gzip.GzipFile(filename="", mode="wb", fileobj=self._raw, compresslevel=9, mtime=0)
+        self._text = io.TextIOWrapper(self._gz, encoding="utf-8", newline="")
+
+    def write(self, s: str) -> int:
+        return self._text.write(s)
+
+    def close(self) -> None:
+        self._text.close()
+        self._raw.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+def read_json(path):
+    """A JSON file, plain or ``.gz``."""
+    with open_text(path) as fh:
+        return json.load(fh)
+
+
+def write_jsonl(rows, path) -> None:
+    """``rows`` as JSONL to ``path`` (compressed when it ends in ``.gz``)."""
+    with open_text(path, "w") as fh:
+        for r in rows:
+            fh.write(json.dumps(r, ensure_ascii=False) + "\n")
+
+
+def compress(path, drop: Sequence[str] = ()) -> Path:
+    """Replace the JSON or JSONL file ``path`` by ``path.gz`` (reproducible bytes, see :func:`open_text`) and return
+    the new path. ``drop``: top-level keys removed from every row of a JSONL file first (the gaming suite's gamed
+    text, ``changed``, which no reader of the rows uses and which the suite remakes from its seed)."""
+    path = Path(path)
+    out = Path(f"{path}.gz")
+    text = path.read_text(encoding="utf-8")
+    if drop:
+        rows = [json.loads(line) for line in text.splitlines() if line.strip()]
+        text = "".join(json.dumps({k: v for k, v in r.items() if k not in drop}, ensure_ascii=False) + "\n"
+                       for r in rows)
+    with open_text(out, "w") as fh:
+        fh.write(text)
+    path.unlink()
+    return out
+
+
 def read_jsonl(path, opt: str = "") -> list[dict]:
-    """The JSON objects of a JSONL file (blank lines skipped).
+    """The JSON objects of a JSONL file, plain or ``.gz`` (blank lines skipped).
 
     Raises:
         SystemExit: the file cannot be read, or a line is not a JSON object: the message names ``opt`` (the option
             that gave the file, if any), the file and the line."""
     where = f"{opt}: " if opt else ""
     try:
-        with open(path, encoding="utf-8") as fh:
+        with open_text(path) as fh:
             lines = fh.read().splitlines()
-    except (OSError, UnicodeDecodeError) as e:
+    except (OSError, EOFError, UnicodeDecodeError) as e:
         raise SystemExit(f"{where}cannot read {path} ({type(e).__name__}: {e})") from None
     rows = []
     for n, line in enumerate(lines, 1):
@@ -171,11 +237,15 @@ def header(title: str, info: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write(prefix: Path, md: str, data: dict) -> None:
+def write(prefix: Path, md: str, data: dict, gz: bool = False) -> None:
+    """``prefix.md`` and ``prefix.json`` (``prefix.json.gz`` with ``gz``: the tables whose JSON is over 200 KB,
+    ``results/README.md``)."""
     prefix.parent.mkdir(parents=True, exist_ok=True)
     Path(f"{prefix}.md").write_text(md, encoding="utf-8")
-    Path(f"{prefix}.json").write_text(json.dumps(data, indent=2, ensure_ascii=False), encoding="utf-8")
-    print(f"wrote {prefix}.md, {prefix}.json", file=sys.stderr)
+    js = Path(f"{prefix}.json" + (".gz" if gz else ""))
+    with open_text(js, "w") as fh:
+        fh.write(json.dumps(data, indent=2, ensure_ascii=False))
+    print(f"wrote {prefix}.md, {js}", file=sys.stderr)
 
 
 def display_path(path) -> str:

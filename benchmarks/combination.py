@@ -155,7 +155,7 @@ def best(values: np.ndarray) -> int:
 
 def load_gaming(path, components: Sequence[str] = HYBRID_COMPONENTS, zero: Sequence[str] = (),
                 gated_only: bool = False) -> dict:
-    """The per-item rows of ``benchmarks/gaming.py`` (``<out>_<set>_per_item.jsonl``) or of ``ev2r robustness
+    """The per-item rows of ``benchmarks/gaming.py`` (``<out>_<set>_per_item.jsonl.gz``) or of ``ev2r robustness
     --suite gaming`` (``per_item.jsonl``): strategy -> ``(base, gamed)`` arrays of shape (n, k) over the applied
     rows that have every component both ways. A component of ``zero`` (held at weight 0) may be absent and
     reads 0; ``gated_only``: only the strategies the CI gate counts (not :data:`adversarial.perturbations.GAMING_OPEN`)."""

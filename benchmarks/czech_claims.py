@@ -558,16 +558,14 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     ap.add_argument("--llm-base-url", default=None, help="OpenAI-compatible server: adds the G-Eval judge 'llm'")
     ap.add_argument("--llm-model", default=None, help="the judge's model name (needed with --llm-base-url)")
     ap.add_argument("--llm-cache", default=None, help="LLM answer cache folder")
-    ap.add_argument("--out", type=Path, default=bl.RESULTS / "czech_claims", help="output prefix (.md/.json/.png)")
+    ap.add_argument("--out", type=Path, default=bl.RESULTS / "czech_claims", help="output prefix (.md, .json.gz: the JSON is stored compressed, results/README.md; .png)")
     ap.add_argument("--rerender", type=Path, default=None,
-                    help="re-write the table and plot from this JSON (an earlier run's) without scoring")
+                    help="re-write the table and plot from this JSON or .json.gz (an earlier run's) without scoring")
     args = ap.parse_args(argv)
     if args.rerender is not None:
-        import json
-
-        data = json.loads(args.rerender.read_text(encoding="utf-8"))
+        data = bl.read_json(args.rerender)
         data["reading"] = reading(data)
-        bl.write(args.out, render(data), data)
+        bl.write(args.out, render(data), data, gz=True)
         auc_plot(data["pair_results"], data["similarity_names"], Path(f"{args.out}.png"))
         return 0
     if args.llm_base_url and not args.llm_model:
@@ -636,7 +634,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                                  "negation": p["negation"], **{n: round(float(scores[s][n][i]), 6) for n in names}}
                                 for i, p in enumerate(pair_sets.get(s, sk))] for s in [*pair_sets, "cs->sk"]}}
     data["reading"] = reading(data)
-    bl.write(args.out, render(data), data)
+    bl.write(args.out, render(data), data, gz=True)
     auc_plot(pair_results, names, Path(f"{args.out}.png"))
     print(data["reading"], file=sys.stderr)
     return 0

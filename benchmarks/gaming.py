@@ -16,10 +16,12 @@ Usage (from the repository root)::
         --data 144=../shared/data/ev2r_human_eval/averitec_shared_task_dev.jsonl \\
         --out benchmarks/results/gaming
 
-writes ``gaming.md`` (the strategy x score table, both files), ``gaming.json``, ``gaming.png`` (the mean
+writes ``gaming.md`` (the strategy x score table, both files), ``gaming.json.gz``, ``gaming.png`` (the mean
 change per strategy and score, both files) and, per file, the suite's own report (``gaming_<NAME>.md``,
-``.json``, ``_per_item.jsonl``: every component of ``ev2r_hybrid`` per row, base and gamed, which
-``benchmarks/combination.py --gaming`` reads to hold any weight vector to the suite) next to ``--out``. ``--verifier PATH`` scores with another checkpoint;
+``.json.gz``, ``_per_item.jsonl.gz``: every component of ``ev2r_hybrid`` per row, base and gamed, which
+``benchmarks/combination.py --gaming`` reads to hold any weight vector to the suite; the gamed text itself,
+``changed``, is left out: the suite remakes it from its seed) next to ``--out``. The JSON and the rows are
+stored gzip-compressed to keep ``results/`` small (``results/README.md``). ``--verifier PATH`` scores with another checkpoint;
 ``--sample N`` draws N rows per file (seeded).
 """
 
@@ -108,8 +110,15 @@ def reweigh(result: dict, per_item_path, strategies: dict, seed: int = 0, n_boot
     vals = [r["base"]["ev2r_hybrid"] for r in first if r.get("base") and r["base"].get("ev2r_hybrid") is not None]
     result["base_means"]["ev2r_hybrid"] = float(np.mean(vals)) if vals else None
     result["reweighed"] = "ev2r_hybrid recomputed from the stored components with the current weights"
-    Path(per_item_path).write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    bl.write_jsonl(rows, per_item_path)
     return len(rows)
+
+
+def _compress_report(paths: dict) -> None:
+    """The suite's report JSON and per-item rows (:func:`adversarial.report.write_report`'s paths) stored as ``.gz``;
+    the rows without the gamed text (``changed``), which nothing reads and the suite remakes from its seed."""
+    bl.compress(paths["json"])
+    bl.compress(paths["per_item"], drop=("changed",))
 
 
 def _cell(c: dict) -> str:
@@ -220,7 +229,7 @@ def main(argv=None) -> int:
     ap.add_argument("--czech-verifier", default="multilingual", help="verifier for the Czech items (default: multilingual)")
     ap.add_argument("--czech-n", type=int, default=60, help="Czech items drawn (seeded; default 60)")
     ap.add_argument("--include", action="append", default=[], metavar="GAMING_JSON",
-                    help="an earlier run's .json (e.g. the development sets' table): its sets are shown beside the "
+                    help="an earlier run's .json or .json.gz (e.g. the development sets' table): its sets are shown beside the "
                          "ones run now, with their own command and signature (a set run now replaces its namesake); "
                          "repeatable; with neither --data nor --czech the table is only put together")
     ap.add_argument("--reweigh", action="store_true",
@@ -260,7 +269,7 @@ def main(argv=None) -> int:
                            scores=[s for s in SCORES], scorer_name=f"ev2r ({name})")
         secs = time.time() - t0
         report.settings["ev2r_signature"] = signature
-        write_report(report, out_dir, png=False, stem=f"{stem}_{name}")
+        _compress_report(write_report(report, out_dir, png=False, stem=f"{stem}_{name}"))
         results[name] = {
             "path": path, "n_items": len(items), "seconds": secs, "signature": signature,
             "base_means": report.base_means,
@@ -277,7 +286,7 @@ def main(argv=None) -> int:
                            scores=[s for s in SCORES], scorer_name="ev2r (cs)")
         secs = time.time() - t0
         report.settings["ev2r_signature"] = cs_signature
-        write_report(report, out_dir, png=False, stem=f"{stem}_cs")
+        _compress_report(write_report(report, out_dir, png=False, stem=f"{stem}_cs"))
         files["cs"] = args.czech
         results["cs"] = {
             "path": args.czech, "n_items": len(items), "seconds": secs, "signature": cs_signature,
@@ -286,7 +295,7 @@ def main(argv=None) -> int:
         }
         print(f"cs: {len(items)} items in {secs:.0f} s", file=sys.stderr, flush=True)
     for inc in reversed(args.include):  # the first --include comes first in the table
-        earlier = json.loads(Path(inc).read_text(encoding="utf-8"))
+        earlier = bl.read_json(inc)
         kept = {k: v for k, v in earlier["results"].items() if k not in results}
         for v in kept.values():
             v.setdefault("from", {"file": bl.display_path(inc), "command": earlier["meta"]["command"],
@@ -295,9 +304,11 @@ def main(argv=None) -> int:
         if args.reweigh:
             from adversarial.perturbations import GAMING_STRATEGIES
 
-            inc_dir, inc_stem = os.path.dirname(inc) or ".", os.path.basename(inc).removesuffix(".json")
+            inc_dir, inc_stem = os.path.dirname(inc) or ".", os.path.basename(inc).removesuffix(".gz").removesuffix(".json")
             for k, v in kept.items():
-                per_item = os.path.join(inc_dir, f"{inc_stem}_{k}_per_item.jsonl")
+                per_item = os.path.join(inc_dir, f"{inc_stem}_{k}_per_item.jsonl.gz")
+                if not os.path.exists(per_item) and os.path.exists(per_item.removesuffix(".gz")):
+                    per_item = per_item.removesuffix(".gz")  # an earlier run's uncompressed rows
                 n = reweigh(v, per_item, {**GAMING_STRATEGIES, **GAMING_STRATEGIES_CS}, seed=args.seed, n_boot=args.n_boot)
                 print(f"{k}: ev2r_hybrid re-weighed on {n} rows ({per_item})", file=sys.stderr, flush=True)
         results = {**kept, **results}
@@ -306,8 +317,8 @@ def main(argv=None) -> int:
             **({"czech_verifier": args.czech_verifier} if args.czech else {})}
     names = list(files)
     Path(args.out + ".md").write_text(markdown(results, names, meta) + "\n", encoding="utf-8")
-    Path(args.out + ".json").write_text(json.dumps({"meta": meta, "results": results}, indent=1) + "\n",
-                                        encoding="utf-8")
+    with bl.open_text(args.out + ".json.gz", "w") as fh:
+        fh.write(json.dumps({"meta": meta, "results": results}, indent=1) + "\n")
     plot(results, names, args.out + ".png")
     print(Path(args.out + ".md").read_text(encoding="utf-8"))
     return 0

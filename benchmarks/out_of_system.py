@@ -36,7 +36,7 @@ candidate has one weight vector (nothing fitted on ratings, scored as it is), a 
 grid point that maximises the smaller, over the two ratings, of the mean over the training files of the Spearman
 on that file's training rows (files are kept apart: their annotation differs); ties go to the first point in grid
 order. The choice is made among the grid points that gain from no gated gaming strategy on the committed per-item
-rows of the full suite (``benchmarks/results/gaming_86_per_item.jsonl``, ``gaming_144_per_item.jsonl``; the suite's
+rows of the full suite (``benchmarks/results/gaming_86_per_item.jsonl.gz``, ``gaming_144_per_item.jsonl.gz``; the suite's
 ``no_gain_over_original`` rule, as ``benchmarks/combination.py`` applies it). When no point of a candidate's grid is
 free of gains, the points that gain from the fewest set/strategy pairs stand in for them (:func:`allowed_points`,
 as ``combination.py``'s ``fit`` does): the choice is still made and reported, the table's ``gaming gains`` column
@@ -102,7 +102,7 @@ RATINGS = ("semantic_coverage", "verdict_agreement")
 FILES = ("86", "144")
 DEFAULT_RATINGS = {"86": bl.DATA / "ev2r_human_eval" / "averitec_manual_eval_subset.jsonl",
                    "144": bl.DATA / "ev2r_human_eval" / "averitec_shared_task_dev.jsonl"}
-DEFAULT_GAMING = {"86": bl.RESULTS / "gaming_86_per_item.jsonl", "144": bl.RESULTS / "gaming_144_per_item.jsonl"}
+DEFAULT_GAMING = {"86": bl.RESULTS / "gaming_86_per_item.jsonl.gz", "144": bl.RESULTS / "gaming_144_per_item.jsonl.gz"}
 BASELINE_SYSTEM = "AVeriTeC baseline (86 rows)"
 N_BOOT = 2000
 SEED = 0

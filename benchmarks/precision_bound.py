@@ -234,21 +234,22 @@ def main(argv=None) -> int:
     ap.add_argument("--timing-pairs", type=int, default=500,
                     help="the first N of those pairs are timed (default 500)")
     ap.add_argument("--render", type=Path, default=None, metavar="JSON",
-                    help="write the .md again from a .json this script wrote (no scoring; the bounds as now)")
-    ap.add_argument("--out", type=Path, default=bl.RESULTS / "precision_bound", help="output prefix (.md/.json)")
+                    help="write the .md again from a .json(.gz) this script wrote (no scoring; the bounds as now)")
+    ap.add_argument("--out", type=Path, default=bl.RESULTS / "precision_bound",
+                    help="output prefix (.md, .json.gz: the JSON is stored compressed, results/README.md)")
     args = ap.parse_args(argv)
     if len(set(args.dtypes)) != len(args.dtypes) or len(args.dtypes) < 2:
         ap.error(f"--dtypes: at least two different precisions, got {args.dtypes}")
 
     if args.render:
-        result = json.loads(args.render.read_text(encoding="utf-8"))
+        result = bl.read_json(args.render)
         result.update(bound=PRECISION_BOUND, mean_bound=PRECISION_MEAN_BOUND)
         for s in result["sets"]:
             s["changes"] = {d: compare(s["per_item"][s["reference"]], s["per_item"][d],
                                        [r["id"] for r in s["per_item"][d]], PRECISION_BOUND)
                             for d in s["per_item"] if d != s["reference"]}
             count_over(s, PRECISION_BOUND)
-        bl.write(args.out, markdown(result), result)
+        bl.write(args.out, markdown(result), result, gz=True)
         return 0
     named = [bl.parse_named(spec, "--data") for spec in args.data]
     n_rows = [len(bl.read_jsonl(p)) for _, p in named]
@@ -269,7 +270,7 @@ def main(argv=None) -> int:
               "verifier": bl.verifier_info(args.model, get_verifier(args.model, device="cpu", dtype=args.dtypes[0])),
               "reference": args.dtypes[0], "bound": args.bound, "mean_bound": PRECISION_MEAN_BOUND, "warmup": args.warmup, "verifier_timing": timing,
               "sets": sets}
-    bl.write(args.out, markdown(result), result)
+    bl.write(args.out, markdown(result), result, gz=True)
     print(markdown(result).split("## Summary", 1)[1].split("\n## ", 1)[0])
     return 0
 

@@ -15,8 +15,8 @@ Usage (from the repository root)::
 
     python benchmarks/robustness.py --data ../shared/data/averitec/dev.json --n 100 --out benchmarks/results/
 
-writes ``robustness.json``, ``robustness.md``, ``robustness.png`` and ``robustness_per_item.jsonl``
-into ``--out``.
+writes ``robustness.json``, ``robustness.md``, ``robustness.png`` and ``robustness_per_item.jsonl.gz`` (the
+per-item rows gzip-compressed, to keep ``results/`` small: ``results/README.md``) into ``--out``.
 """
 
 from __future__ import annotations
@@ -140,6 +140,7 @@ def main(argv=None) -> int:
     md = Path(paths["md"]).read_text(encoding="utf-8")
     first, rest = md.split("\n", 1)
     Path(paths["md"]).write_text(first + "\n\n" + "\n".join(header) + rest, encoding="utf-8")
+    paths["per_item"] = str(bl.compress(paths["per_item"]))
     print(render_markdown(report, "all", detail=False))
     for n in notes:
         print("note:", n, file=sys.stderr)

@@ -57,3 +57,21 @@ def test_machine_names_the_cpu_flags_that_decide_bf16_speed(bl):
     flags = bl.cpu_flags()
     assert isinstance(flags, str) and set(flags.split()) <= set(bl.SPEED_FLAGS)
     assert bl.machine()["cpu_flags"] == flags
+
+
+def test_compressed_rows_read_back_and_give_the_same_bytes(bl, tmp_path):
+    """results/ keeps its per-item rows and large JSON as .gz (results/README.md): the readers open either form,
+    and the same rows give the same bytes (no time stamp in the gzip header)."""
+    rows = [{"perturbation": "p", "base": {"ev2r": 0.5}, "changed": {"predicted_evidence": "é" * 40}}, {"x": 1}]
+    plain = tmp_path / "r.jsonl"
+    bl.write_jsonl(rows, plain)
+    first = bl.compress(plain, drop=("changed",))
+    assert first.name == "r.jsonl.gz" and not plain.exists()
+    assert bl.read_jsonl(first) == [{"perturbation": "p", "base": {"ev2r": 0.5}}, {"x": 1}]
+    bl.write_jsonl([{"perturbation": "p", "base": {"ev2r": 0.5}}, {"x": 1}], tmp_path / "again.jsonl.gz")
+    assert (tmp_path / "again.jsonl.gz").read_bytes() == first.read_bytes()
+    bl.write(tmp_path / "t", "# t\n", {"a": [1, 2]}, gz=True)
+    assert bl.read_json(tmp_path / "t.json.gz") == {"a": [1, 2]} and not (tmp_path / "t.json").exists()
+    (tmp_path / "bad.jsonl.gz").write_bytes(b"not gzip")
+    with pytest.raises(SystemExit, match="cannot read"):
+        bl.read_jsonl(tmp_path / "bad.jsonl.gz")
