@@ -4,9 +4,9 @@ both read them, and both import this lowest package, never each other): a claim'
 normaliser for every dataset's spelling, :func:`normalize_verdict`). ``ev2r.types`` and ``ev2r.labels`` re-export them
 under their old names.
 
-Evidence as AVeriTeC renders it (Schlichtkrull et al., 2023) is a list of question/answer pairs (``Question: <q>\nAnswer:
-<a>`` blocks separated by a blank line), or plain text (FEVER / VitaminC sentences) held as one pair with an empty
-question.
+Evidence as AVeriTeC renders it (Schlichtkrull et al., 2023) is a list of question/answer pairs
+(``Question: <q>\nAnswer: <a>`` blocks separated by a blank line), or plain text (FEVER / VitaminC sentences) held as
+one pair with an empty question.
 """
 
 from __future__ import annotations

@@ -3,9 +3,9 @@ per-word work cached.
 
 Tokens: :func:`tokenize` is ``nltk.word_tokenize`` (the official AVeriTeC tokenisation);
 :func:`meteor_words` is what the METEOR similarities compare (NFC text, one token per character in
-scripts written without spaces); Hungarian METEOR's official mode uses :func:`tokenize`. Scores: :func:`meteor_tokens` (this module's implementation) and
-:func:`meteor_tokens_nltk` (nltk's own, the reference it is checked against). The NLTK data check
-they rely on is the layer below, :mod:`claimalign.nltk_data`.
+scripts written without spaces); Hungarian METEOR's official mode uses :func:`tokenize`. Scores: :func:`meteor_tokens`
+(this module's implementation) and :func:`meteor_tokens_nltk` (nltk's own, the reference it is checked against). The
+NLTK data check they rely on is the layer below, :mod:`claimalign.nltk_data`.
 
 ``nltk.translate.meteor_score.single_meteor_score`` (Lavie & Agarwal, 2007, as implemented in
 nltk) aligns a hypothesis to a reference in three stages -- exact match, Porter-stem match,
@@ -413,8 +413,9 @@ def _number_word(tok: str) -> bool:
 @lru_cache(maxsize=65536)
 def canonical_numbers(tokens: Tuple[str, ...]) -> Tuple[str, ...]:
     """``tokens`` with numbers written one way: thousands separators dropped ("2,500" -> "2500"), "%" as "percent",
-    "$ 3" as "3 dollars", and each run of number words ("forty-five", "two thousand five hundred", "nineteen ninety-nine" as a year) replaced by its
-    digits (``word2number``); a lone "one" stays a word (mostly a pronoun), and a run that does not parse is kept.
+    "$ 3" as "3 dollars", and each run of number words ("forty-five", "two thousand five hundred", "nineteen
+    ninety-nine" as a year) replaced by its digits (``word2number``); a lone "one" stays a word (mostly a pronoun), and
+    a run that does not parse is kept.
 
     >>> canonical_numbers(("forty-five", "percent", "of", "2,500", "in", "twenty", "twenty"))
     ('45', 'percent', 'of', '2500', 'in', '2020')

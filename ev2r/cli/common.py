@@ -52,7 +52,8 @@ def proxy_model_arg(text: str) -> str:
 
 def add_metric_args(p: argparse.ArgumentParser) -> None:
     """The options that change the values of Ev2R (``ev2r score`` and ``ev2r explain`` take the same):
-    ``--alpha``, ``--threshold``, ``--support``, ``--proxy-target``, ``--proxy-model``, ``--no-contradiction``, ``--admission``, ``--meteor-match``, ``--copy-reading``, ``--restatement``."""
+    ``--alpha``, ``--threshold``, ``--support``, ``--proxy-target``, ``--proxy-model``, ``--no-contradiction``,
+    ``--admission``, ``--meteor-match``, ``--copy-reading``, ``--restatement``."""
     p.add_argument("--alpha", type=float, default=DEFAULTS.alpha, help=f"Ev2R weight of F1 (default {DEFAULTS.alpha:g})")
     p.add_argument("--threshold", type=float, default=DEFAULTS.threshold,
                    help=f"P(entailment) at which a fact is supported (default {DEFAULTS.threshold:g})")
@@ -159,8 +160,8 @@ def check_output(path, option: str = "-o/--output", inputs: Iterable[tuple[str, 
     Raises:
         ValueError: (exit status 2) naming the option and path: a missing folder, a file where a
             folder is wanted or the reverse, no write permission, a FIFO, a socket or symlink loop, a
-            device or file-descriptor path with ``special="refuse"``, a sidecar that is not a regular file, or an output that is
-            the same file as an input (naming both).
+            device or file-descriptor path with ``special="refuse"``, a sidecar that is not a regular file, or an output
+            that is the same file as an input (naming both).
     """
     from claimalign.textio import WRITE_THROUGH_KINDS, output_kind
 

@@ -63,10 +63,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _plain_warnings(command: str) -> None:
     """Print the project's own warnings (``InputWarning``, ``LanguageWarning``, ...) as one line each,
-    ``ev2r COMMAND: InputWarning: ...``, without the file name and source line Python adds (which would name a line inside ev2r
-    and a line of code); other warnings as Python formats
-    them. Only the format changes (``warnings.formatwarning``, :func:`ev2r._warnfmt.install`, which ``import ev2r``
-    runs with the prefix ``ev2r``): filters and recording are untouched."""
+    ``ev2r COMMAND: InputWarning: ...``, without the file name and source line Python adds (which would name a line
+    inside ev2r and a line of code); other warnings as Python formats them. Only the format changes
+    (``warnings.formatwarning``, :func:`ev2r._warnfmt.install`, which ``import ev2r`` runs with the prefix ``ev2r``):
+    filters and recording are untouched."""
     from ev2r._warnfmt import install
 
     install(f"ev2r {command}")

@@ -10,10 +10,10 @@ row per perturbation, one cell per score, coloured by verdict; ``--png-details``
 ``DIR/report_details.png``, one bar per score and perturbation with its CI95) and ``DIR/per_item.jsonl``
 (each item's scores before and after, with the perturbed evidence), and prints the summary table
 (Markdown) to stdout. Exit status: 0 when every counted expectation was judged and holds, 3 when none is
-violated but some reached no verdict (INCONCLUSIVE: too few items; 0 with ``--allow-inconclusive``), 1 when one is (``--fail-on-violation``: ``gated``, the default, counts the checks
-declared gated; ``all`` counts every check; ``none`` never fails), 2 on unusable input or options
-(unreadable file, no items, bad ``--sample``, unknown perturbation or scorer, a scorer output that
-breaks the protocol).
+violated but some reached no verdict (INCONCLUSIVE: too few items; 0 with ``--allow-inconclusive``), 1 when one is
+(``--fail-on-violation``: ``gated``, the default, counts the checks declared gated; ``all`` counts every check; ``none``
+never fails), 2 on unusable input or options (unreadable file, no items, bad ``--sample``, unknown perturbation or
+scorer, a scorer output that breaks the protocol).
 """
 
 from __future__ import annotations

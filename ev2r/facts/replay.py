@@ -106,8 +106,8 @@ class ReplayReferenceScorer:
 
     Raises:
         FileNotFoundError: ``path`` does not exist.
-        ValueError: malformed rows (naming the line), two rows for one (model, id), or ``model`` ambiguous/unknown (listing
-            the models present).
+        ValueError: malformed rows (naming the line), two rows for one (model, id), or ``model`` ambiguous/unknown
+            (listing the models present).
     """
 
     def __init__(self, path: str | Path, model: Optional[str] = None, scores_from: str = "strict",

@@ -388,10 +388,9 @@ def keyed_object_from_text(text: str, keys: Sequence[str] = REPLY_KEYS) -> Optio
     off at the length limit is never read this way) and at least two of ``keys`` written as
     ``"key":``, the last of which holds a whole JSON value up to the closing brace (an object
     that stops inside a value is not read). Every such occurrence starts a value that runs to the
-    next one (or to the closing brace); a value is decoded as JSON when it is valid JSON, else, when it is quoted, taken as the
-    text between its outer quotes (``\\n`` and ``\\"`` unescaped). A key given twice keeps its
-    last value, as :func:`json.loads` does. Keys not in ``keys`` are not read (their text stays in
-    the value before them).
+    next one (or to the closing brace); a value is decoded as JSON when it is valid JSON, else, when it is quoted, taken
+    as the text between its outer quotes (``\\n`` and ``\\"`` unescaped). A key given twice keeps its last value, as
+    :func:`json.loads` does. Keys not in ``keys`` are not read (their text stays in the value before them).
     """
     if not isinstance(text, str):
         return None

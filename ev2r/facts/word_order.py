@@ -119,11 +119,10 @@ class WordOrderModel:
                        min_words: int = MIN_SENTENCE_WORDS) -> Optional[tuple[float, float, int, int, int]]:
         """``(observed - permutation mean, permutation variance, words, known tokens, tokens)`` of the log
         probability of one sentence (module docstring), or None for a sentence of fewer than ``min_words``
-        (default :data:`MIN_SENTENCE_WORDS`; at least 2) words with tokens, or one whose orders all score alike (its words all of
-        one class: "1 2 3 4 5 6", a word repeated: order says nothing either way). The mean is exact (every
-        ordered pair of distinct words is equally likely to be adjacent); the variance is the mean squared
-        deviation of ``n_permutations`` random orders from it. Only the first :data:`MAX_SENTENCE_WORDS`
-        words are read."""
+        (default :data:`MIN_SENTENCE_WORDS`; at least 2) words with tokens, or one whose orders all score alike (its
+        words all of one class: "1 2 3 4 5 6", a word repeated: order says nothing either way). The mean is exact (every
+        ordered pair of distinct words is equally likely to be adjacent); the variance is the mean squared deviation of
+        ``n_permutations`` random orders from it. Only the first :data:`MAX_SENTENCE_WORDS` words are read."""
         words = sentence.split()[:MAX_SENTENCE_WORDS]
         tail: list[int] = []
         if words:
@@ -364,10 +363,10 @@ _FOLD = ".,;:!?\"'()[]{}\u201c\u201d\u2018\u2019"
 def _short_runs(model: WordOrderModel, sentences: Sequence[str], per: Sequence[Optional[tuple[float, int]]],
                 prose: Sequence[bool]) -> tuple[bool, ...]:
     """Per sentence: in a run of two or more consecutive sentences that are each too short to be judged alone
-    (``per`` None; a table's text, ``prose`` False, ends a run), whose pooled z over their words (sentences of :data:`SHORT_RUN_SENTENCE_WORDS` or more, the
-    permutations seeded by the run's text) is word salad by the answer's rule (at least :data:`MIN_WORDS` words,
-    z below :func:`salad_threshold`). It catches the salad cut into 3-word lines or 4-5-word sentences
-    behind a fluent lead, which no sentence alone would be judged on (``order-v3``)."""
+    (``per`` None; a table's text, ``prose`` False, ends a run), whose pooled z over their words (sentences of
+    :data:`SHORT_RUN_SENTENCE_WORDS` or more, the permutations seeded by the run's text) is word salad by the answer's
+    rule (at least :data:`MIN_WORDS` words, z below :func:`salad_threshold`). It catches the salad cut into 3-word lines
+    or 4-5-word sentences behind a fluent lead, which no sentence alone would be judged on (``order-v3``)."""
     out = [False] * len(sentences)
     k = 0
     while k < len(sentences):
@@ -406,8 +405,8 @@ def strip_word_salad(answer: str) -> str:
     """``answer`` without what is word salad: ``""`` when the answer as a whole is (:func:`is_word_salad`),
     else the answer without each sentence that is word salad on its own (at least :data:`MIN_WORDS` tested
     words and ``z`` below :func:`salad_threshold` of them; the sentences left joined by one space), and
-    ``answer`` itself (the same object) when no sentence is. One fluent sentence before the salad would carry it past a test of the answer as
-    a whole.
+    ``answer`` itself (the same object) when no sentence is. One fluent sentence before the salad would carry it past a
+    test of the answer as a whole.
 
     Raises:
         TypeError: ``answer`` is not a str.

@@ -295,8 +295,8 @@ def read_rows(path: str | Path) -> list[Any]:
     Raises:
         InputError: not a path, a missing or unreadable file, not UTF-8, bad JSON (naming the
             line), a row nested deeper than :data:`claimalign.textio.MAX_JSON_DEPTH` or holding an
-            integer too long to read (naming the row), no rows, one JSON object instead of rows (e.g. the report ``ev2r rank -o``
-            writes), or a string holding a lone surrogate (naming the row and field).
+            integer too long to read (naming the row), no rows, one JSON object instead of rows (e.g. the report
+            ``ev2r rank -o`` writes), or a string holding a lone surrogate (naming the row and field).
     """
     rows = textio.read_rows_file(path, error=InputError)
     if not isinstance(rows, list):
@@ -329,9 +329,9 @@ def items_from_rows(rows: Sequence[Any], path: str = "<input>", strict_labels: I
     was read from ``label`` and rows whose id field is null (their id is their 0-based row number).
 
     Raises:
-        InputError: as :func:`item_from_row`, for every unusable row at once; or two rows with one id (:mod:`claimalign.ids`: ``1`` and ``"1"``,
-            a repeated id, NFC and NFD spellings, a row without an id whose row number is another row's id),
-            naming both rows and why.
+        InputError: as :func:`item_from_row`, for every unusable row at once; or two rows with one id
+            (:mod:`claimalign.ids`: ``1`` and ``"1"``, a repeated id, NFC and NFD spellings, a row without an id whose
+            row number is another row's id), naming both rows and why.
     """
     from claimalign.ids import IdRegistry
 

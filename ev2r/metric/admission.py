@@ -1,8 +1,8 @@
 """One admission stage: each question/answer pair is classified once, kept or dropped with its
 reason and what decided it; the atomic facts, the proxy and the alignments read the result.
 
-:func:`read_evidence` is the stage (:func:`ev2r.metric.admitted.admit` its views). For each pair of an evidence set, in order, the first of these that applies
-decides (``reason``, ``decided_by``):
+:func:`read_evidence` is the stage (:func:`ev2r.metric.admitted.admit` its views). For each pair of an evidence set, in
+order, the first of these that applies decides (``reason``, ``decided_by``):
 
 ==================  ==========================================================================================
 ``no_content``      the answer holds no letter or digit (:func:`ev2r.types.has_content`)
@@ -25,8 +25,8 @@ decides (``reason``, ``decided_by``):
 
 A copy or near-copy of a ``gold`` pair (the item's reference evidence; :func:`copy_similarity` at least
 :data:`TWIN_MIN_SIMILARITY`, so that a copy with a typo is read as the copy; its typos are admitted
-:func:`respell`-ed like its copy) is read as the reference reads it (``no_content``, ``unanswerable``, ``boilerplate`` only): the gold evidence is evidence whatever it
-restates. ev2r gives ``claim`` for the predicted side only.
+:func:`respell`-ed like its copy) is read as the reference reads it (``no_content``, ``unanswerable``, ``boilerplate``
+only): the gold evidence is evidence whatever it restates. ev2r gives ``claim`` for the predicted side only.
 
 The learned reading is the one in force (:func:`use_model`, set by :class:`ev2r.metric.scorer.Ev2RScorer` for
 its run), asked once per distinct (claim, question, answer) and cached (:func:`prime` asks a batch at once).
@@ -375,8 +375,8 @@ SYNONYM_SENSES = 2
 def first_sense_synonyms(a: str, b: str) -> bool:
     """Whether words ``a`` and ``b`` (case-folded) are synonyms in each one's most frequent WordNet senses of one
     part of speech (the first :data:`SYNONYM_SENSES`): ``b`` a lemma of those of ``a`` and ``a`` one of ``b``'s. Both
-    ways, so that a word is not read as another through a rare sense ("awful" is in a sense of "awesome", not "awesome" in the first of
-    "awful"; "trillion" and "million" share only the hyperbole sense). Number words are never synonyms.
+    ways, so that a word is not read as another through a rare sense ("awful" is in a sense of "awesome", not "awesome"
+    in the first of "awful"; "trillion" and "million" share only the hyperbole sense). Number words are never synonyms.
 
     >>> first_sense_synonyms("buy", "purchase") or not respell_reads_synonyms()
     True

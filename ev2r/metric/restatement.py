@@ -39,10 +39,10 @@ RESTATE_NOVELTY = 0
 #: "The claim that <claim> is false." (a verdict, no evidence) and a fact that copies the claim behind "1. Has".
 RESTATE_WRAP_NOVELTY = 3
 #: :func:`restates_claim`'s wrap rule: the words around a claim copied whole must be filler, words *about* the text
-#: (compared as stems; "Answer 0: see <claim>."), with list numbers of at most two digits beside them. A word that adds a
-#: fact ("... in 2020 with 52.1% of the vote", "In January 2021, <claim>", a named source) keeps the text
-#: evidence (a rule of any 3 words dropped "Trump won Texas in 2020 with 52.1% of
-#: the vote." for the claim "Trump won Texas in 2020").
+#: (compared as stems; "Answer 0: see <claim>."), with list numbers of at most two digits beside them. A word that adds
+#: a fact ("... in 2020 with 52.1% of the vote", "In January 2021, <claim>", a named source) keeps the text evidence (a
+#: rule of any 3 words dropped "Trump won Texas in 2020 with 52.1% of the vote." for the claim "Trump won Texas in
+#: 2020").
 WRAP_FILLER = frozenset("""
 answer question see claim statement evidence refer note item point reply response result link page here below
 above follow read text quote check fact detail information content entry part section step number option
@@ -59,10 +59,11 @@ def restates_claim(text: Optional[str], claim: Optional[str], synonyms=None) -> 
     number, "$30,842.15"). A claim restated is no evidence for it: the verifier would find it entailing
     (or, negated, contradicting) the claim from the claim's own words. With ``synonyms`` (word -> the content
     tokens of its synonyms, e.g. :func:`claimalign.meteor_fast.synonym_tokens`), a word whose synonym is a
-    word of the claim counts as that word (the claim reworded with synonyms restates it); a paraphrase that changes the structure is not caught, nor is
-    anything for a claim of fewer than :data:`MIN_CLAIM_TOKENS` content tokens. The claim copied whole inside at most
-    :data:`RESTATE_WRAP_NOVELTY` content tokens of filler restates it too. A verbatim span of the claim (one of its sentences or clauses copied,
-    :func:`is_claim_span`) restates it too, whatever share of the claim it covers.
+    word of the claim counts as that word (the claim reworded with synonyms restates it); a paraphrase that changes the
+    structure is not caught, nor is anything for a claim of fewer than :data:`MIN_CLAIM_TOKENS` content tokens. The
+    claim copied whole inside at most :data:`RESTATE_WRAP_NOVELTY` content tokens of filler restates it too. A verbatim
+    span of the claim (one of its sentences or clauses copied, :func:`is_claim_span`) restates it too, whatever share of
+    the claim it covers.
 
     >>> restates_claim("It is not true that Biden froze arms sales.", "Biden froze arms sales to Saudi Arabia.")
     True
@@ -166,9 +167,9 @@ def is_claim_span(text: Optional[str], claim: Optional[str]) -> bool:
 # ----------------------------------------------------------------------------- restatements read by the verifier
 _CACHE_MAX = 200_000
 #: The least P(entailment), both ways, at which two texts say the same thing: an answer and the claim (a restatement),
-#: a near-copy and its gold pair (the copy, ``copy_reading("verified")``): min(P(answer => claim), P(claim => answer)) at or above it drops the pair (``restates_claim``,
-#: ``model:mutual-entailment``). Mutual entailment is paraphrase; an answer that adds a fact of its own (a date, a
-#: source, a figure) is not entailed by the claim and stays evidence.
+#: a near-copy and its gold pair (the copy, ``copy_reading("verified")``): min(P(answer => claim), P(claim => answer))
+#: at or above it drops the pair (``restates_claim``, ``model:mutual-entailment``). Mutual entailment is paraphrase; an
+#: answer that adds a fact of its own (a date, a source, a figure) is not entailed by the claim and stays evidence.
 RESTATE_MUTUAL_MIN = 0.5
 _RESTATER: contextvars.ContextVar = contextvars.ContextVar("ev2r_restatement_verifier", default=None)
 _MUTUAL: dict = {}  # (verifier name, claim, answer) -> min of the two P(entailment)

@@ -136,7 +136,8 @@ class Ev2RScorer:
         scorer's, verifier's and proxy scorer's declared fields, label mapping, alpha, extra columns, the
         combination's fields, the digests of the declared scoring constants (``const``, ``hybrid-const``:
         :func:`ev2r.metric.definition.signature_fields`), the digest of the data files and admission model it reads by
-        content (``data``: :func:`ev2r.metric.definition.data_digest`), transformers and torch versions, in that order."""
+        content (``data``: :func:`ev2r.metric.definition.data_digest`), transformers and torch versions, in that
+        order."""
         with self._readings():
             return self._signature()
 

@@ -19,12 +19,11 @@ likelihood with ties counted as half a win for each side (Rao & Kupper's simple 
     NLL(theta) = - sum_{a != b} W[a, b] * log sigmoid(theta_a - theta_b) + l2/2 * ||theta||^2
     W[a, b] = wins of a over b + 0.5 * ties between a and b
 
-minimised with ``scipy.optimize.minimize`` (trust-region Newton, analytic gradient and Hessian). theta is only defined up
-to a constant: ratings are reported centred on a mean of 1000 within each connected component
-(a choice that does not depend on names or order) on the Elo scale ``rating = 1000 + 400 *
-log10(e) * theta``: a 400-point gap means 10:1 odds. The fit depends on the battles only through
-``W``, so it is invariant to the order of battles and of input rows, and renaming systems renames
-the ratings.
+minimised with ``scipy.optimize.minimize`` (trust-region Newton, analytic gradient and Hessian). theta is only defined
+up to a constant: ratings are reported centred on a mean of 1000 within each connected component (a choice that does not
+depend on names or order) on the Elo scale ``rating = 1000 + 400 * log10(e) * theta``: a 400-point gap means 10:1 odds.
+The fit depends on the battles only through ``W``, so it is invariant to the order of battles and of input rows, and
+renaming systems renames the ratings.
 
 A finite MLE exists only when, in every split of a component into two groups, each group beats
 or ties the other at least once (Zermelo 1929; Ford 1957): the "beats or ties" graph must be

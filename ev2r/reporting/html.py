@@ -345,7 +345,8 @@ def render_report(items: Sequence[ReportItem], record: Optional[dict] = None, ti
         title: the page title.
         source: the score file's name, shown under the title.
         comparison: a comparison of this run with another on the same items
-            (:meth:`ev2r.reporting.compare.Comparison.to_dict`, this run the baseline), shown after the summary; or None.
+            (:meth:`ev2r.reporting.compare.Comparison.to_dict`, this run the baseline), shown after the summary; or
+            None.
 
     Returns:
         A complete HTML5 document (str) with no external resource.

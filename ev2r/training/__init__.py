@@ -1,4 +1,5 @@
-"""Training the bundled NLI verifier (``ev2r train-verifier``, :mod:`ev2r.cli.train`; ``python -m ev2r.training`` before 1.5):
+"""Training the bundled NLI verifier (``ev2r train-verifier``, :mod:`ev2r.cli.train`; ``python -m ev2r.training`` before
+1.5):
 
 * :mod:`ev2r.training.data` -- the shared data files, the :class:`~ev2r.training.data.Pair`, dataset readers;
 * :mod:`ev2r.training.augment` -- negation and meaning-preserving (invariance) augmentation;

@@ -379,7 +379,8 @@ def augment_denial(pairs: Sequence[Pair], rng: random.Random, n: int,
     * ``(P, denial(H))`` -> contradiction (``n // 4``) for an entailed ``(P, H)``: the precision direction.
 
     About 30% of the premises are laid out as question/answer pairs with a generic question. ``kinds`` (a subset
-    of :data:`DENIAL_KINDS`, None = all) keeps only those kinds (the others' quotas are 0). A pure function of ``pairs``, ``rng`` and ``kinds``.
+    of :data:`DENIAL_KINDS`, None = all) keeps only those kinds (the others' quotas are 0). A pure function of
+    ``pairs``, ``rng`` and ``kinds``.
 
     Raises:
         ValueError: a kind not in :data:`DENIAL_KINDS` (named with the allowed values).

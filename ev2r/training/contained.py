@@ -56,8 +56,9 @@ _AUX_RE = re.compile(r"^(?P<subject>(?:\S+\s+){1,6}?)(?P<aux>is|are|was|were|has
 def polar_question(statement: str) -> Optional[str]:
     """The yes/no question that ``statement`` answers, by moving its first auxiliary to the front ("The bridge has
     opened." -> "Has the bridge opened?"), or None: no auxiliary within its first seven words, a clause break after
-    it, a subject that is a clause, a quantifier over everything or holds punctuation ("In 2020, the company was sold."),
-    a negative word anywhere (its "No." would be a double negative), or a statement that is a question or exclamation.
+    it, a subject that is a clause, a quantifier over everything or holds punctuation ("In 2020, the company was
+    sold."), a negative word anywhere (its "No." would be a double negative), or a statement that is a question or
+    exclamation.
 
     >>> polar_question("The company was founded in 1990.")
     'Was the company founded in 1990?'

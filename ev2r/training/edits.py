@@ -419,8 +419,8 @@ def augment_meaning_edits(pairs: Sequence[Pair], rng: random.Random, n: int, cha
 
     * **near-copy pairs** (half): a statement ``S`` and its edit ``S'``, as (S, S') or (S', S) at random, premise
       sometimes in the question/answer layout (``pair_share`` of them with both sides answers to one question, as
-      the verified copy reading compares a pair with its gold pair): a meaning-preserving edit -> entailment; a changing one -> the
-      family's :data:`CHANGE_LABEL` (the :data:`PREMISE_ONLY` families' edit only on the premise side);
+      the verified copy reading compares a pair with its gold pair): a meaning-preserving edit -> entailment; a changing
+      one -> the family's :data:`CHANGE_LABEL` (the :data:`PREMISE_ONLY` families' edit only on the premise side);
     * **entailed-hypothesis pairs** (half): an entailment pair of ``pairs`` whose hypothesis is edited by a
       changing family -> its label, when the edited span also occurs in the premise (numbers, names, scale and
       unit words: the premise states what the edit changes), or by a preserving family -> entailment.

@@ -74,7 +74,8 @@ def evaluate_pairs(verifier, pairs: Sequence[Pair]) -> dict:
 def evaluate_averitec_verdicts(verifier, items: Sequence) -> dict:
     """Verdict accuracy / macro-F1 of the proxy's reading (:class:`ev2r.metric.proxy.NLIProxyScorer`: each
     Q/A pair a premise, max-aggregated) on items from :func:`ev2r.training.data.load_averitec_items`, and the mean
-    P(gold verdict) of that reading (``proxy_gold_mean``: the proxy of the gold evidence as the prediction, before the relevance factor)."""
+    P(gold verdict) of that reading (``proxy_gold_mean``: the proxy of the gold evidence as the prediction, before the
+    relevance factor)."""
     from ev2r.metric.proxy import NLIProxyScorer
 
     dists = NLIProxyScorer(verifier).distributions(items)

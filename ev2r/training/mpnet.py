@@ -43,7 +43,8 @@ def part_files() -> list[Path]:
     """The five zip pieces of the installed part packages, in order.
 
     Raises:
-        RuntimeError: a part package is not installed or holds no ``.zip.00N`` file (the message says how to install them).
+        RuntimeError: a part package is not installed or holds no ``.zip.00N`` file (the message says how to install
+            them).
     """
     from importlib import metadata
 
@@ -68,7 +69,8 @@ def _complete(folder: Path) -> bool:
 def mpnet_checkpoint(cache_dir: Optional[Union[str, os.PathLike]] = None) -> str:
     """The folder of all-mpnet-base-v2 (config, ``model.safetensors``, tokenizer): ``$EV2R_MPNET_DIR`` when set, else
     unpacked once from the installed part packages (:func:`part_files`) into ``cache_dir`` or ``$EV2R_CACHE`` or
-    ``~/.cache/ev2r``, folder ``all-mpnet-base-v2`` (written to a temporary folder and renamed: never half a checkpoint).
+    ``~/.cache/ev2r``, folder ``all-mpnet-base-v2`` (written to a temporary folder and renamed: never half a
+    checkpoint).
 
     Raises:
         RuntimeError: ``$EV2R_MPNET_DIR`` lacks a file, or the packages are missing or their zip is broken.

@@ -104,13 +104,17 @@ def build_training_pool(data_dir: Path, heldout_percent: int, seed: int, vitamin
 def training_pool(args, rng: random.Random) -> tuple[list[Pair], dict[str, list[Pair]], dict[str, int]]:
     """The pool of one training run, as its options ask: :func:`build_training_pool`, then the
     invariance (``args.aug_invariant``), premise-negation (``args.aug_negated_premise``) and
-    negation / word-order (``args.aug_structure``, and in the hypothesis ``args.aug_structure_reverse``) composed-denial (``args.aug_denial``), question/answer-layout (``args.aug_qa_layout``, :func:`ev2r.training.augment.augment_qa_layout`) and one-word meaning-edit (``args.aug_meaning_edits``, :func:`ev2r.training.edits.augment_meaning_edits`) augmentations, the AVeriTeC pairs (``args.averitec_train``, ``args.averitec_repeat`` copies) and the
-    Czech CTKFacts pairs (``args.ctkfacts_train``, ``args.ctkfacts_repeat`` copies, added after the
-    augmentations: the English rules never rewrite Czech text; ``args.aug_czech_negation`` copies of their
-    Czech negations, :func:`ev2r.training.data.augment_czech_negation`), drawing from the run's ``rng``; with
-    ``args.ctkfacts_dev``, ``evals["ctkfacts_dev"]`` is that split's pairs and ``evals["czech_negation_probe"]`` /
-    ``["czech_negation_control"]`` the Czech negation probe built from it (:func:`ev2r.training.data.czech_negation_probe`). Returns (train, evals,
-    stats) with ``stats`` counting the pairs per source (plus ``removed_eval_claim_overlap``).
+    negation / word-order (``args.aug_structure``, and in the hypothesis ``args.aug_structure_reverse``) composed-denial
+    (``args.aug_denial``), question/answer-layout (``args.aug_qa_layout``,
+    :func:`ev2r.training.augment.augment_qa_layout`) and one-word meaning-edit (``args.aug_meaning_edits``,
+    :func:`ev2r.training.edits.augment_meaning_edits`) augmentations, the AVeriTeC pairs (``args.averitec_train``,
+    ``args.averitec_repeat`` copies) and the Czech CTKFacts pairs (``args.ctkfacts_train``, ``args.ctkfacts_repeat``
+    copies, added after the augmentations: the English rules never rewrite Czech text; ``args.aug_czech_negation``
+    copies of their Czech negations, :func:`ev2r.training.data.augment_czech_negation`), drawing from the run's ``rng``;
+    with ``args.ctkfacts_dev``, ``evals["ctkfacts_dev"]`` is that split's pairs and ``evals["czech_negation_probe"]`` /
+    ``["czech_negation_control"]`` the Czech negation probe built from it
+    (:func:`ev2r.training.data.czech_negation_probe`). Returns (train, evals, stats) with ``stats`` counting the pairs
+    per source (plus ``removed_eval_claim_overlap``).
 
     Raises:
         adversarial.resources.ResourceMissingError: a ``synonyms`` quota without WordNet.

@@ -65,11 +65,11 @@ retrieved nothing is credited with nothing.
 
 * :class:`LLMRecallJudge`: one chat request per claim and part through the package's one LLM call
   loop (:func:`ev2r.llm.loop.ask` over :class:`ev2r.llm.LLMClient`: on-disk cache, offline replay,
-  resume, bounded concurrency, retries, re-asks, statuses, per-judgement usage). Prompts: the project's own (``ev2r/llm/templates/averitec2025_recall.txt`` and
-  ``averitec2025_question_recall.txt``, JSON answer with the organisers' key names), or a file
-  holding the user's own copy of the organisers' prompt text (:func:`load_judge_prompt`: their
-  ``str.format`` placeholders ``{}`` = claim, reference evidence, predicted evidence, in that
-  order, or ``$claim`` / ``$reference_evidence`` / ``$predicted_evidence``).
+  resume, bounded concurrency, retries, re-asks, statuses, per-judgement usage). Prompts: the project's own
+  (``ev2r/llm/templates/averitec2025_recall.txt`` and ``averitec2025_question_recall.txt``, JSON answer with the
+  organisers' key names), or a file holding the user's own copy of the organisers' prompt text
+  (:func:`load_judge_prompt`: their ``str.format`` placeholders ``{}`` = claim, reference evidence, predicted evidence,
+  in that order, or ``$claim`` / ``$reference_evidence`` / ``$predicted_evidence``).
 * :class:`NLIRecallJudge` (``judge bundled``): no LLM; the recall of ev2r's offline reference
   scorer (rule-based atomic facts, NLI verifier; :func:`ev2r.metric.factory.build_scorer`). Labelled
   everywhere as ``judge: bundled NLI verifier (offline), not the official LLM judge``: its
