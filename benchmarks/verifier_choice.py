@@ -3,7 +3,7 @@ each variant of a declared family, the variant chosen without each rated system 
 
     python benchmarks/verifier_choice.py --variant bundled=/tmp/ev/C14 --variant edits7=/tmp/ev/C13 \
         --variant edits2=/tmp/ev/C16 --variant averitec=/tmp/ev/C17 --baseline ev2r/4=/tmp/ev/C0 \
-        --out benchmarks/results/meaning_choice_rounds/C18_verifier_choice
+        --out benchmarks/results/history/meaning_choice_rounds/C18_verifier_choice
 
 Each ``--variant NAME=DIR`` (and ``--baseline``) is a folder of ``ev2r score -o`` rows of both development rating
 sets, ``DIR/S86.jsonl`` and ``DIR/S144.jsonl``, scored with ``--scorer ev2r --scorer hu-meteor --hybrid-columns

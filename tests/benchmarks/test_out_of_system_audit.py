@@ -218,7 +218,7 @@ def test_round_10_condition_1_recomputes_from_committed_per_edit_scores():
                 for side in ("changing", "preserving")}
 
     c0 = totals(RESULTS / "edits_blind.json")  # /4, the bar of rounds 3-10
-    c19 = totals(RESULTS / "meaning_choice_rounds" / "C19_blind_rescored.json")
+    c19 = totals(RESULTS / "history" / "meaning_choice_rounds" / "C19_blind_rescored.json")
     share = {name: {(s, c): round(t[s][c]["share"], 2) for s in t for c in ("ev2r", "ev2r_hybrid")}
              for name, t in (("C0", c0), ("C19", c19))}
     assert share["C0"] == {("changing", "ev2r"): 0.54, ("preserving", "ev2r"): 0.08,
