@@ -59,7 +59,8 @@ MAX_PREDICTED = 10
 
 def _check_variant(variant: str) -> None:
     if variant not in HU_METEOR_VARIANTS:
-        raise ValueError(f"variant: {variant!r} is not one of {HU_METEOR_VARIANTS} ('qa' question+answer, 'q' question only)")
+        raise ValueError(f"variant: {variant!r} is not one of {HU_METEOR_VARIANTS} ('qa' question+answer, 'q' question "
+                         "only)")
 
 
 def _check_tokens(tokens: str) -> None:

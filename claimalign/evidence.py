@@ -68,8 +68,9 @@ def normalize_verdict(label: object, field: str = "label") -> Verdict:
     if isinstance(label, Verdict):
         return label
     if not isinstance(label, str) or not label.strip():
-        raise ValueError(f"{field}: expected a verdict string, got {label!r}; allowed: {', '.join(v.value for v in Verdict)} "
-                         "(or FEVER's SUPPORTS/REFUTES/NOT ENOUGH INFO, or NLI labels)")
+        raise ValueError(f"{field}: expected a verdict string, got {label!r}; allowed: "
+                         f"{', '.join(v.value for v in Verdict)} (or FEVER's SUPPORTS/REFUTES/NOT ENOUGH INFO, or NLI "
+                         "labels)")
     try:
         return _VERDICT_SPELLINGS[label_key(label)]
     except KeyError:
@@ -156,9 +157,11 @@ class Evidence:
                     raise ValueError(f"{field_name}[{k}]: keys {' and '.join(map(repr, spelled))} differ only in case; "
                                      f"give one {name!r}; {allowed}")
             if "answer" not in p:
-                raise ValueError(f"{field_name}[{k}].answer: missing (keys: {', '.join(map(str, p)) or 'none'}); {allowed}")
+                raise ValueError(f"{field_name}[{k}].answer: missing (keys: {', '.join(map(str, p)) or 'none'}); "
+                                 f"{allowed}")
             if not isinstance(p["answer"], str):
-                raise ValueError(f"{field_name}[{k}].answer: expected a string, got {describe_json(p['answer'])}; {allowed}")
+                raise ValueError(f"{field_name}[{k}].answer: expected a string, got {describe_json(p['answer'])}; "
+                                 f"{allowed}")
             q = p.get("question", "") or ""
             if not isinstance(q, str):
                 raise ValueError(f"{field_name}[{k}].question: expected a string, got {describe_json(q)}; {allowed}")

@@ -140,5 +140,6 @@ def check_probabilities(probs: Any, n: int, source: str = "verifier") -> np.ndar
                          f"(min {arr.min():.4g}, max {arr.max():.4g})")
     sums = arr.sum(axis=1)
     if np.abs(sums - 1.0).max() > 1e-3:
-        raise ValueError(f"{source}: predict returned rows that do not sum to 1 (e.g. {sums[np.abs(sums - 1).argmax()]:.4g})")
+        raise ValueError(f"{source}: predict returned rows that do not sum to 1 (e.g. "
+                         f"{sums[np.abs(sums - 1).argmax()]:.4g})")
     return np.clip(arr, 0.0, 1.0)

@@ -50,7 +50,8 @@ from claimalign.textio import normalize_text
 from claimalign.words import (FUNCTION_WORDS, MIN_CLAIM_TOKENS, _STOP, claim_coverage, content_tokens,  # noqa: F401
                               has_content, is_bare_answer, stem_word, word_tokens)
 
-__all__ = ["LAYOUT_NOTES", "NO_ANSWER", "parse_qa_text", "json_pair_problems", "describe_json", "is_unanswerable", "strip_unanswerable", "has_content", "content_tokens",
+__all__ = ["LAYOUT_NOTES", "NO_ANSWER", "parse_qa_text", "json_pair_problems", "describe_json", "is_unanswerable",
+           "strip_unanswerable", "has_content", "content_tokens",
            "is_bare_answer", "claim_coverage", "MIN_CLAIM_TOKENS", "stem_word", "word_tokens"]
 
 #: AVeriTeC's answer text for a question the annotators could not answer (answer_type "Unanswerable").
@@ -87,7 +88,8 @@ _REPEATED = {"question": re.compile(r"(?i)^(?:question[ \t\u00a0]*:\s*)+"),
 _DECOR = r"(?:(?:[-*+\u2022>]|\d{1,3}[.)]|#{1,6})[ \t\u00a0]*)*"
 _EMPH = r"(?:\*\*|__|\*|_)?"
 _LAYOUT_MARKER = re.compile(
-    rf"(?im)^{_PAD}{_DECOR}{_EMPH}(question|answer|q|a)(?:[ \t\u00a0]*(?:\#|\()?\d{{1,3}}\)?)?{_EMPH}[ \t\u00a0]*[:\uff1a]"
+    rf"(?im)^{_PAD}{_DECOR}{_EMPH}(question|answer|q|a)(?:[ \t\u00a0]*(?:\#|\()?\d{{1,3}}\)?)?{_EMPH}[ "
+    r"\t\u00a0]*[:\uff1a]"
     rf"{_EMPH}[ \t\u00a0]*")
 # on the question's line, an answer marker in the same layouts ("Question 1: Who? Answer 1: Bob")
 _LAYOUT_INLINE_ANSWER = re.compile(r"(?i)(?<![^\W_])" + _EMPH + r"answer(?:[ \t\u00a0]*(?:#|\()?\d{1,3}\)?)?" + _EMPH
@@ -103,7 +105,8 @@ _BARE_MARKER = re.compile(
 # a Markdown heading that only labels a pair ("### Evidence 1", "## Pair 2:", "# Q&A 3"): structure, no evidence, in a
 # text whose pairs are marked
 _LABEL_HEADING = re.compile(
-    rf"(?i)^{_PAD}#{{1,6}}[ \t\u00a0]*{_EMPH}(?:evidence|pair|item|source|q[ \t\u00a0]*&[ \t\u00a0]*a|qa|question[- ]answer"
+    rf"(?i)^{_PAD}#{{1,6}}[ \t\u00a0]*{_EMPH}(?:evidence|pair|item|source|q[ \t\u00a0]*&[ \t\u00a0]*a|qa|question[- "
+    r"]answer"
     rf"(?: pair)?)s?(?:[ \t\u00a0]*(?:\#|\()?\d{{1,3}}\)?)?{_EMPH}[ \t\u00a0]*[:\uff1a]?{_EMPH}[ \t\u00a0]*$")
 
 
@@ -613,7 +616,8 @@ def parse_qa_text(text: str, notes: Optional[set] = None) -> List[Tuple[str, str
         pairs.append(_split_block(_REPEATED["question"].sub("", block[m.end():].lstrip()), notes))
     if fields:  # the JSON pairs' questions and answers, held out by _json_pairs, back where they stand
         held = re.compile(re.escape(mark) + r"(\d+)" + re.escape(mark))
-        pairs = [(held.sub(lambda m: fields[int(m.group(1))], q).strip(), held.sub(lambda m: fields[int(m.group(1))], a).strip())
+        pairs = [(held.sub(lambda m: fields[int(m.group(1))], q).strip(),
+                  held.sub(lambda m: fields[int(m.group(1))], a).strip())
                  for q, a in pairs]
     return pairs
 

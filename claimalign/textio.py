@@ -30,9 +30,11 @@ from typing import IO, Any, Iterable, Iterator, Optional
 
 __all__ = [
     "normalize_text", "normalize_strings", "clean_text", "is_valid_id", "check_encodable", "INVISIBLE",
-    "split_jsonl_lines", "parse_jsonl", "parse_json_or_jsonl", "RowList", "row_where", "line_of", "list_element_lines", "read_text_file", "read_rows_file",
+    "split_jsonl_lines", "parse_jsonl", "parse_json_or_jsonl", "RowList", "row_where", "line_of", "list_element_lines",
+    "read_text_file", "read_rows_file",
     "dumps_jsonl", "write_jsonl", "MAX_JSON_DEPTH", "json_depth", "check_depth", "loads_checked", "atomic_path",
-    "atomic_write", "output_kind", "WRITE_THROUGH_KINDS", "write_json", "write_text", "same_file", "guard_special_tokens", "neutralize_special_tokens", "UNSPACED_SCRIPTS",
+    "atomic_write", "output_kind", "WRITE_THROUGH_KINDS", "write_json", "write_text", "same_file",
+    "guard_special_tokens", "neutralize_special_tokens", "UNSPACED_SCRIPTS",
     "has_unspaced_script", "split_unspaced_script", "ScriptWarning", "warn_unspaced_script", "non_ascii_letter_share",
 ]
 

@@ -219,8 +219,8 @@ class ScorerConfig:
                              f"predict(premises, hypotheses), got {type(self.verifier).__name__}")
         if (self.proxy_verifier is not None and not isinstance(self.proxy_verifier, str)
                 and not callable(getattr(self.proxy_verifier, "predict", None))):
-            raise ValueError(f"proxy_verifier: expected None (the verifier), 'averitec', 'bundled', a checkpoint path / "
-                             f"hub id, or an object with predict(premises, hypotheses), got "
+            raise ValueError("proxy_verifier: expected None (the verifier), 'averitec', 'bundled', a checkpoint path "
+                             f"/ hub id, or an object with predict(premises, hypotheses), got "
                              f"{type(self.proxy_verifier).__name__}")
         if isinstance(self.proxy_verifier, str) and not self.proxy_verifier.strip():
             raise ValueError("proxy_verifier: an empty spec; give None (the verifier), 'averitec', 'bundled', a "

@@ -183,7 +183,8 @@ def run(args: argparse.Namespace, stdout: Optional[TextIO] = None) -> int:
         return 2
     except (OSError, LookupError, ImportError, RuntimeError) as exc:  # a backend's model or data loads lazily
         print(f"ev2r align: error: --similarity {args.similarity}: could not load what the backend needs: "
-              f"{type(exc).__name__}: {str(exc).strip().splitlines()[0] if str(exc).strip() else exc!r}", file=sys.stderr)
+              f"{type(exc).__name__}: {str(exc).strip().splitlines()[0] if str(exc).strip() else exc!r}",
+              file=sys.stderr)
         return 2
     for key, ca, cb, res in results:
         records.append({

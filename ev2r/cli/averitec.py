@@ -146,13 +146,14 @@ def run(args) -> int:
 
         judge = build_judge(
             judge_kind, llm_model=args.llm_model, llm_base_url=args.llm_base_url, llm_cache=args.llm_cache,
-            llm_offline=args.llm_offline, llm_concurrency=LLM_DEFAULTS.concurrency if args.llm_concurrency is None else args.llm_concurrency,
+            llm_offline=args.llm_offline,
+            llm_concurrency=LLM_DEFAULTS.concurrency if args.llm_concurrency is None else args.llm_concurrency,
             llm_timeout=LLM_DEFAULTS.timeout if args.llm_timeout is None else args.llm_timeout,
             llm_max_retries=LLM_DEFAULTS.max_retries if args.llm_max_retries is None else args.llm_max_retries,
             max_tokens=DEFAULT_MAX_TOKENS if args.llm_max_tokens is None else args.llm_max_tokens,
             max_reasks=0 if args.llm_max_reasks is None else args.llm_max_reasks, prompt_file=args.prompt_file,
-            question_prompt_file=args.question_prompt_file, verifier=args.model or DEFAULTS.verifier, device=args.device,
-            batch_size=DEFAULTS.batch_size if args.batch_size is None else args.batch_size,
+            question_prompt_file=args.question_prompt_file, verifier=args.model or DEFAULTS.verifier,
+            device=args.device, batch_size=DEFAULTS.batch_size if args.batch_size is None else args.batch_size,
             dtype=args.dtype or DEFAULTS.dtype)
         if args.dry_run:
             from ev2r.shared_task.averitec2025 import estimate_averitec_2025

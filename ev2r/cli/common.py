@@ -18,15 +18,17 @@ def add_verifier_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--model", default=DEFAULTS.verifier,
                    help="NLI verifier: 'bundled' (default, English), 'fast' (3 layers distilled from the bundled one: "
                         "about 2.3x faster, lower agreement with people; benchmarks/results/distilled_verifier.md), "
-                        "'multilingual' (the shipped Czech / Slovak / multilingual one), a local checkpoint or a Hugging Face id "
-                        "(e.g. MoritzLaurer/DeBERTa-v3-large-mnli-fever-anli-ling-wanli; needs a network)")
-    p.add_argument("--device", default=None, help="torch device (default: $EV2R_DEVICE, else cuda if available, else cpu)")
+                        "'multilingual' (the shipped Czech / Slovak / multilingual one), a local checkpoint or a "
+                        "Hugging Face id (e.g. MoritzLaurer/DeBERTa-v3-large-mnli-fever-anli-ling-wanli; needs a "
+                        "network)")
+    p.add_argument("--device", default=None, help="torch device (default: $EV2R_DEVICE, else cuda if available, else "
+                                                  "cpu)")
     p.add_argument("--batch-size", type=int, default=DEFAULTS.batch_size,
                    help=f"verifier batch size (default {DEFAULTS.batch_size})")
     p.add_argument("--dtype", choices=DTYPES, default=DEFAULTS.dtype,
-                   help="verifier precision (default auto: bf16 on CUDA or on a CPU with native bf16 -- AVX512-BF16/AMX "
-                        "-- else fp32; int8 = CPU dynamic quantisation, beyond the precision bound: a custom version name, "
-                        "docs/versions.md); part of the signature")
+                   help="verifier precision (default auto: bf16 on CUDA or on a CPU with native bf16 -- "
+                        "AVX512-BF16/AMX -- else fp32; int8 = CPU dynamic quantisation, beyond the precision bound: a "
+                        "custom version name, docs/versions.md); part of the signature")
 
 
 #: The options :func:`add_metric_args` adds (argparse dest -> default): what a run that loads no verifier (baselines
@@ -54,7 +56,8 @@ def add_metric_args(p: argparse.ArgumentParser) -> None:
     """The options that change the values of Ev2R (``ev2r score`` and ``ev2r explain`` take the same):
     ``--alpha``, ``--threshold``, ``--support``, ``--proxy-target``, ``--proxy-model``, ``--no-contradiction``,
     ``--admission``, ``--meteor-match``, ``--copy-reading``, ``--restatement``."""
-    p.add_argument("--alpha", type=float, default=DEFAULTS.alpha, help=f"Ev2R weight of F1 (default {DEFAULTS.alpha:g})")
+    p.add_argument("--alpha", type=float, default=DEFAULTS.alpha,
+                   help=f"Ev2R weight of F1 (default {DEFAULTS.alpha:g})")
     p.add_argument("--threshold", type=float, default=DEFAULTS.threshold,
                    help=f"P(entailment) at which a fact is supported (default {DEFAULTS.threshold:g})")
     p.add_argument("--support", choices=SUPPORT_MODES, default=DEFAULTS.support,
@@ -63,14 +66,15 @@ def add_metric_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--proxy-target", choices=PROXY_TARGETS, default=DEFAULTS.proxy_target,
                    help="gold verdict (default) or the annotators' verdict (authors' variant, comparison only)")
     p.add_argument("--proxy-model", default=DEFAULTS.proxy_verifier, metavar="SPEC", type=proxy_model_arg,
-                   help="the proxy's own verifier (the paper's proxy is a model fine-tuned on AVeriTeC): 'averitec' (the "
-                        "bundled verifier continued on AVeriTeC train pairs; CC BY-NC 4.0; reads AVeriTeC evidence "
-                        "better: benchmarks/results/averitec_verifier.md), 'bundled', a local checkpoint or a Hugging Face "
-                        "id; default: the --model verifier (a SPEC naming it, e.g. 'bundled' with the default --model, is "
-                        "the default: no separate proxy verifier, the same signature and version)")
+                   help="the proxy's own verifier (the paper's proxy is a model fine-tuned on AVeriTeC): 'averitec' "
+                        "(the bundled verifier continued on AVeriTeC train pairs; CC BY-NC 4.0; reads AVeriTeC "
+                        "evidence better: benchmarks/results/averitec_verifier.md), 'bundled', a local checkpoint or a "
+                        "Hugging Face id; default: the --model verifier (a SPEC naming it, e.g. 'bundled' with the "
+                        "default --model, is the default: no separate proxy verifier, the same signature and version)")
     p.add_argument("--no-contradiction", action="store_true",
                    help="read the predicted pairs that the reference evidence contradicts as any pair (default: left "
-                        "out of the premises of recall, the proxy and the combined alignments; ev2r.metric.contradiction)")
+                        "out of the premises of recall, the proxy and the combined alignments; "
+                        "ev2r.metric.contradiction)")
     p.add_argument("--admission", default=DEFAULTS.admission, metavar="SPEC",
                    help="the learned reading of non-evidence in the admission stage (ev2r.metric.admission): 'bundled' "
                         "(default), 'none' (its rules alone) or a folder holding a saved model; part of the signature")
@@ -82,8 +86,8 @@ def add_metric_args(p: argparse.ArgumentParser) -> None:
                         "reading of one-word changes, see docs/admission.md); part of the signature")
     p.add_argument("--restatement", default=DEFAULTS.restatement, choices=RESTATEMENT_READINGS,
                    help="how a predicted answer that only says the claim again is found: 'lexical' (the claim's words, "
-                        "wrapped or reworded with synonyms) or 'mutual' (also an answer the verifier reads as entailing "
-                        "the claim and entailed by it); part of the signature")
+                        "wrapped or reworded with synonyms) or 'mutual' (also an answer the verifier reads as "
+                        "entailing the claim and entailed by it); part of the signature")
     p.add_argument("--meteor-match", default=DEFAULTS.meteor_match, choices=METEOR_MATCH_MODES,
                    help="how the METEOR of the combined score's columns matches words: 'exact' (nltk's METEOR) or "
                         "'fuzzy' (also a word one edit away, and numbers as values: 'forty-five' = '45'); the "

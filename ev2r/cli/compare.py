@@ -38,8 +38,8 @@ def columns_arg(text: str) -> list:
     """
     names = [c.strip() for c in text.split(",")]
     if not text.strip() or any(not c for c in names):
-        raise argparse.ArgumentTypeError(f"expected score columns separated by commas (e.g. ev2r_hybrid,ev2r,precision), "
-                                         f"got {text!r}")
+        raise argparse.ArgumentTypeError("expected score columns separated by commas (e.g. "
+                                         f"ev2r_hybrid,ev2r,precision), got {text!r}")
     return names
 
 

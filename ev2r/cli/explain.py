@@ -43,9 +43,9 @@ def add_arguments(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
                    help="rows written by `ev2r score INPUT --explain -o SCORES.jsonl`: show the item's row from there "
                         "(the run's row as written, its formulas with the run's alpha and weights from the run record "
                         "beside it) instead of scoring it again. Without it the item is scored again: with the run's "
-                        "options on the same machine it gets the run's precision, recall, F1, proxy, Ev2R and ev2r_hybrid "
-                        "bit for bit (an item scores the same alone or batched; the calibrated graded_* columns can "
-                        "differ in the 5th decimal)")
+                        "options on the same machine it gets the run's precision, recall, F1, proxy, Ev2R and "
+                        "ev2r_hybrid bit for bit (an item scores the same alone or batched; the calibrated graded_* "
+                        "columns can differ in the 5th decimal)")
     p.add_argument("--width", type=int, default=100, help="line width of the text (default 100)")
     add_verifier_args(p)
     add_metric_args(p)
@@ -100,9 +100,9 @@ def _fact_lines(facts: list, other: str, width: int, contradicted: frozenset = f
             continue
         where = f"{other} pair {r['pair_index']}" if r["pair_index"] is not None else f"{other} pairs (window)"
         if f.get("pair_index") in contradicted:
-            out.append(textwrap.fill(f"        unsupported: its predicted pair {f['pair_index']} rewrites {where}, which "
-                                     f"contradicts it ({_dist(r)}; a contradicted rewrite): {_short(r['premise'])}",
-                                     width, subsequent_indent="          "))
+            out.append(textwrap.fill(f"        unsupported: its predicted pair {f['pair_index']} rewrites {where}, "
+                                     f"which contradicts it ({_dist(r)}; a contradicted rewrite): "
+                                     f"{_short(r['premise'])}", width, subsequent_indent="          "))
             continue
         verb = "supported by" if f["supported"] else "closest:"
         pruned = (f", {r['n_checked']} of {r['n_premises']} premises checked (premise pruning)"
@@ -162,11 +162,11 @@ def render(item, row: dict, width: int = 100, weights: Optional[tuple] = None) -
     lines += _fact_lines(row.get("predicted_facts") or [], "reference", width,
                          frozenset(c["predicted"] for c in contra)) or ["  none"]
     if contra:
-        lines += ["", "Predicted pairs that rewrite a reference pair and are contradicted by it (no premise of recall, the "
-                      "proxy or the alignments; their facts unsupported):"]
+        lines += ["", "Predicted pairs that rewrite a reference pair and are contradicted by it (no premise of recall, "
+                      "the proxy or the alignments; their facts unsupported):"]
         for c in contra:
-            lines.append(textwrap.fill(f"    predicted pair {c['predicted']} <- reference pair {c['reference']} ({_dist(c)}): "
-                                       f"{_short(c['premise'])}", width, subsequent_indent="       "))
+            lines.append(textwrap.fill(f"    predicted pair {c['predicted']} <- reference pair {c['reference']} "
+                                       f"({_dist(c)}): {_short(c['premise'])}", width, subsequent_indent="       "))
     prem = row.get("proxy_premises") or []
     lines += ["", f"Proxy {fmt(row.get('proxy'))}: P(gold verdict) from the predicted pairs read against the claim, "
                   "joined as max entailment, min neutral, max contradiction, renormalised (-> the deciding pair):"]
@@ -176,15 +176,16 @@ def render(item, row: dict, width: int = 100, weights: Optional[tuple] = None) -
                                    width, subsequent_indent="       "))
     if contra:
         lines.append(f"    not read: predicted pair{'s' if len(contra) > 1 else ''} "
-                     f"{', '.join(str(c['predicted']) for c in contra)} (contradicted rewrite{'s' if len(contra) > 1 else ''}"
-                     " of the reference)")
+                     f"{', '.join(str(c['predicted']) for c in contra)} (contradicted "
+                     f"rewrite{'s' if len(contra) > 1 else ''} of the reference)")
     if not prem:
-        lines.append("    no predicted pair is evidence for the claim (none, or bare / restating / off-topic answers, or "
-                     "contradicted rewrites)")
+        lines.append("    no predicted pair is evidence for the claim (none, or bare / restating / off-topic answers, "
+                     "or contradicted rewrites)")
     b = proxy_breakdown(row, gold, item.claim)
     if b is not None:
         e, n, c = b["joined"]
-        rel = (f" x relevance {b['relevance']:.3f} (Not Enough Evidence is earned only by evidence on the claim's topic)"
+        rel = (f" x relevance {b['relevance']:.3f} (Not Enough Evidence is earned only by evidence on the claim's "
+               "topic)"
                f" = {b['proxy']:.3f}" if b["relevance"] is not None else "")
         lines.append(f"    joined: e {e:.3f} / n {n:.3f} / c {c:.3f} -> P({b['verdict']}) = {b['verdict_p']:.3f}{rel}")
     if "hybrid_meteor" in row:
@@ -280,8 +281,8 @@ def check_not_scores(path: str) -> None:
     if first is None or "claim" in first or not {"item_hash", "status"} <= set(first):
         return
     explained = "proxy_premises" in first
-    raise ValueError(f"{path} holds the rows `ev2r score` wrote (item_hash, status; no claim or evidence), not the items: "
-                     "give the input that was scored as INPUT"
+    raise ValueError(f"{path} holds the rows `ev2r score` wrote (item_hash, status; no claim or evidence), not the "
+                     "items: give the input that was scored as INPUT"
                      + (f" and these rows as --scores: `ev2r explain INPUT --id ID --scores {path}`" if explained else
                         " (these rows were written without --explain, so they cannot be shown: `ev2r explain INPUT "
                         "--id ID` scores the item again)"))

@@ -71,7 +71,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
                         help="the NLI verifier of the ev2r scorer, as --model of ev2r score (bundled, fast, "
                              "multilingual, a checkpoint path or a Hugging Face id); --verifier is the older spelling "
                              "of the same option")
-    parser.add_argument("--decomposer", default=DEFAULTS.decomposer, help="ev2r scorer: decomposer (default: rules = rules-v2)")
+    parser.add_argument("--decomposer", default=DEFAULTS.decomposer, help="ev2r scorer: decomposer (default: rules = "
+                                                                          "rules-v2)")
     parser.add_argument("--dtype", default=DEFAULTS.dtype, choices=DTYPES,
                         help="ev2r scorer: verifier precision (default auto: bf16 where native, else fp32)")
     # the options that change Ev2R's values are ev2r score's own (--alpha, --threshold, --support, --proxy-target,
@@ -284,7 +285,8 @@ def run(args: argparse.Namespace, scorer: Optional[Scorer] = None,
     paths = write_report(report, args.output_dir, mode=args.fail_on_violation, png=not args.no_png,
                          png_details=getattr(args, "png_details", False) and not args.no_png)
     print(render_markdown(report, args.fail_on_violation, detail=False), file=out)
-    print("\nwrote " + ", ".join(paths[k] for k in ("json", "md", "png", "png_details", "per_item") if k in paths), file=out)
+    print("\nwrote " + ", ".join(paths[k] for k in ("json", "md", "png", "png_details", "per_item") if k in paths),
+          file=out)
     viol = report.violations(args.fail_on_violation)
     if args.fail_on_violation != "none" and not report.judged(args.fail_on_violation):
         print(f"ev2r robustness: error: no counted check had enough scored items for a verdict (each needs >= "

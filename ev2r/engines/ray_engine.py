@@ -69,8 +69,8 @@ from typing import Any, Callable, Optional, Sequence
 
 from ev2r.engines.ray_limiter import LEASE_SLACK_S, RayRequestLimiter, RequestSemaphore
 from ev2r.engines.runs import (PART_SUFFIX, RUN_SUFFIX, RunInterrupted, absolute_paths, append_rows,
-                               check_resumed_rows, check_scorer_options, chunk_grid, finish_run, output_lock, output_row,
-                               plan_run)
+                               check_resumed_rows, check_scorer_options, chunk_grid, finish_run, output_lock,
+                               output_row, plan_run)
 from ev2r.types import CorpusScore, Item, ItemScore, LLMUsage
 
 __all__ = ["ENGINES", "INSTALL_HINT", "PART_SUFFIX", "RUN_SUFFIX", "FORWARDED_ENV", "LEASE_SLACK_S",
@@ -327,8 +327,8 @@ def score_ray(items: Sequence[Item], output: Optional[str | os.PathLike] = None,
             if gpus_per_worker:
                 have = float(ray.cluster_resources().get("GPU", 0))
                 if have < gpus_per_worker:
-                    raise ValueError(f"--device {options.get('device')}: each worker needs {gpus_per_worker:g} GPU(s) but "
-                                     f"the Ray cluster has {have:g}; use --device cpu or a cluster with GPUs")
+                    raise ValueError(f"--device {options.get('device')}: each worker needs {gpus_per_worker:g} GPU(s) "
+                                     f"but the Ray cluster has {have:g}; use --device cpu or a cluster with GPUs")
             if grid:
                 n_workers, signature = _run_pipeline(ray, items, grid, options, nltk_data, workers, cpus_per_worker,
                                                      gpus_per_worker, part_path, with_facts, progress, total,

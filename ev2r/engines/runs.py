@@ -515,7 +515,8 @@ def plan_run(items: Sequence[Item], output: Optional[str | os.PathLike], options
     part_path = Path(str(out_path) + PART_SUFFIX) if out_path else None
     hashes = [item_hash(it) for it in items]
     record = {"format": RUN_FORMAT, "engine": engine, "options": options_record(options),
-              "with_facts": _facts_mode(with_facts), "signature": signature, "n_items": len(items), "item_hashes": hashes}
+              "with_facts": _facts_mode(with_facts), "signature": signature, "n_items": len(items),
+              "item_hashes": hashes}
     plan = RunPlan(out_path, record_path, part_path, record, hashes)
     if out_path is not None and resume:
         found = [p for p in (out_path, part_path) if p.exists()]
@@ -548,9 +549,9 @@ def plan_run(items: Sequence[Item], output: Optional[str | os.PathLike], options
                 else:
                     raise ValueError(
                         f"-o/--output: a --no-resume run with other scorer options was interrupted before it replaced "
-                        f"{out_path} ({record_path.name} is that run's); {out_path} still holds the earlier run's rows. "
-                        "Rerun the interrupted command to finish it; to keep the earlier output instead, pass the "
-                        f"earlier run's options (its rows are then resumed), or move {out_path} away first")
+                        f"{out_path} ({record_path.name} is that run's); {out_path} still holds the earlier run's "
+                        "rows. Rerun the interrupted command to finish it; to keep the earlier output instead, pass "
+                        f"the earlier run's options (its rows are then resumed), or move {out_path} away first")
             if old.get("options") != record["options"]:
                 raise ValueError(f"-o/--output: {out_path} was written with other scorer options "
                                  f"({record_path.name}); resuming would mix numbers: {again}")
@@ -619,8 +620,8 @@ def check_resumed_rows(plan: "RunPlan", signature: str) -> None:
         problem = row_problem(r, signature)
         if problem is not None:
             raise ValueError(f"-o/--output: the row of id {r.get('id')!r} in {plan.out_path} (or its .part) cannot be "
-                             f"resumed: {problem}. Resuming would report numbers this run's definition did not compute: "
-                             f"pass another -o, or --no-resume to score afresh and replace {plan.out_path}")
+                             f"resumed: {problem}. Resuming would report numbers this run's definition did not "
+                             f"compute: pass another -o, or --no-resume to score afresh and replace {plan.out_path}")
 
 
 def chunk_grid(positions: Sequence[int], chunk_size: int) -> dict[int, list[int]]:

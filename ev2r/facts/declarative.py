@@ -415,7 +415,8 @@ def reported_statement(question: str, answer: str) -> Optional[str]:
         said = third_person(verb)
     clause = re.sub(r"^(?:that\s+)", "", answer.strip(), flags=re.I)
     clause = clause[0].lower() + clause[1:] if clause[:1].isupper() and not clause[1:2].isupper() and \
-        _WORD.match(clause) and _WORD.match(clause).group(0).lower() in _DETERMINERS | {"it", "they", "he", "she", "there", "we"} \
+        _WORD.match(clause) and _WORD.match(clause).group(0).lower() in _DETERMINERS | {"it", "they", "he", "she",
+                                                                                        "there", "we"} \
         else clause
     return _sentence(f"{_lower_first(subj)} {said} that {clause}")
 

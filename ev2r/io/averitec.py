@@ -187,7 +187,8 @@ def averitec_questions_to_evidence(questions: Any, where: str, field: str = "que
         InputError: naming the entry and the field.
     """
     if not isinstance(questions, list):
-        raise InputError(f"{where}: field {field!r} must be a list of {{question, answers}}, got {type(questions).__name__}")
+        raise InputError(f"{where}: field {field!r} must be a list of {{question, answers}}, got "
+                         f"{type(questions).__name__}")
     pairs, seen = [], set()
     for k, q in enumerate(questions):
         if not isinstance(q, dict) or not isinstance(q.get("question"), str):

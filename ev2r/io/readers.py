@@ -51,7 +51,8 @@ from ev2r.labels import normalize_verdict
 from ev2r.types import Evidence, Item, clean_text, has_content, is_valid_id
 
 __all__ = ["ID_FIELDS", "OPTIONAL_LABEL_FIELDS", "MAX_ROWS_NAMED", "LABEL_FIELDS", "InputError", "InputWarning",
-           "render_averitec_answer", "has_predicted_evidence", "warn_no_evidence", "check_required_label", "raise_row_errors", "row_ref",
+           "render_averitec_answer", "has_predicted_evidence", "warn_no_evidence", "check_required_label",
+           "raise_row_errors", "row_ref",
            "averitec_questions_to_evidence", "parse_evidence", "item_from_row", "read_rows", "check_encodable",
            "items_from_rows", "warn_layout", "warn_notices", "read_items", "write_jsonl", "item_hash", "score_row"]
 
@@ -95,7 +96,8 @@ def parse_evidence(value: Any, where: str, field: str, notes: Optional[set] = No
             return Evidence.from_pairs(value, field_name=field)
         except ValueError as e:
             raise InputError(f"{where}: {e}") from None
-    raise InputError(f"{where}: field {field!r} must be text or a list of {{question, answer}}, got {type(value).__name__}")
+    raise InputError(f"{where}: field {field!r} must be text or a list of {{question, answer}}, got "
+                     f"{type(value).__name__}")
 
 
 def _check_json_pairs(text: str, where: str, field: str) -> None:
@@ -113,8 +115,8 @@ def _check_json_pairs(text: str, where: str, field: str) -> None:
     if problems:
         more = f" (and {len(problems) - 3} more entries)" if len(problems) > 3 else ""
         raise InputError(f"{where}: {'; '.join(field + p for p in problems[:3])}{more}. Question/answer pairs written "
-                         "as JSON need valid JSON with one \"question\" and one \"answer\" (keys in any case), each text "
-                         "or a finite number, in every entry (or give the evidence as plain text)")
+                         "as JSON need valid JSON with one \"question\" and one \"answer\" (keys in any case), each "
+                         "text or a finite number, in every entry (or give the evidence as plain text)")
 
 
 def _gold_label(row: dict, where: str):
@@ -150,7 +152,8 @@ def _raw_id(row: dict, n: int, path: str = "<input>", line: Optional[int] = None
         v = row.get(f)
         if v is not None:
             if not is_valid_id(v):
-                raise InputError(f"{_where(path, n, line=line)}: field {f!r} must be a non-empty string or an integer, got {v!r:.60}")
+                raise InputError(f"{_where(path, n, line=line)}: field {f!r} must be a non-empty string or an integer, "
+                                 f"got {v!r:.60}")
             return v
     return None
 
@@ -433,9 +436,8 @@ def warn_layout(layout: Sequence[tuple[str, str, int]], path: str | Path, ids: O
         shown = ", ".join(where(n, fs) for n, fs in rows[:8]) + (" ..." if len(rows) > 8 else "")
         parts.append(f"{len(rows)} row(s) where {LAYOUT_NOTES[note]}: rows {shown}")
     warnings.warn(f"{path}: " + "; ".join(parts) + ". Rows are counted from 0, as the row field of the score rows "
-                  "(line = the line of the file the row starts on). They are read as said; check that these rows read as intended.",
-                  InputWarning,
-                  stacklevel=3)
+                  "(line = the line of the file the row starts on). They are read as said; check that these rows read "
+                  "as intended.", InputWarning, stacklevel=3)
 
 
 def warn_notices(notices: Sequence[tuple[str, Any, int]], path: str | Path, ids: Optional[Sequence[Any]] = None,
@@ -487,10 +489,10 @@ def warn_notices(notices: Sequence[tuple[str, Any, int]], path: str | Path, ids:
         fields = sorted({f for _, detail in rows for f in detail}, key=ID_FIELDS.index)
         named = " / ".join(repr(f) for f in fields)
         warnings.warn(f"{path}: {len(rows)}{of} row(s) have a null id field ({named}): their ids are their row "
-                      f"numbers, counted from 0 (row 0 gets id '0', row 1 id '1', ...). An id ({' / '.join(map(repr, ID_FIELDS))}) "
-                      f"must be a non-empty string or an integer: give these rows one, or leave the field out to "
-                      f"number the rows on purpose. Rows: {shown(rows, False)}. {rows_note}", InputWarning,
-                      stacklevel=stacklevel)
+                      "numbers, counted from 0 (row 0 gets id '0', row 1 id '1', ...). An id "
+                      f"({' / '.join(map(repr, ID_FIELDS))}) must be a non-empty string or an integer: give these rows "
+                      f"one, or leave the field out to number the rows on purpose. Rows: {shown(rows, False)}. "
+                      f"{rows_note}", InputWarning, stacklevel=stacklevel)
 
 
 def has_predicted_evidence(item: Item) -> bool:
@@ -588,7 +590,8 @@ def check_required_label(items: Sequence[Item], rows: Sequence[Any], field: str,
     shown = ", ".join(row_ref(it.row, it.line, f"id {it.id}") for it in missing[:MAX_ROWS_NAMED]) + (
         f" and {len(missing) - MAX_ROWS_NAMED} more" if len(missing) > MAX_ROWS_NAMED else "")
     warnings.warn(f"{path}: {len(missing)} of {len(items)} row(s) have no verdict in {fields}: they get status "
-                  f"no_label (no proxy, no Ev2R). Rows (from 0; line = the line of the file): {shown}{hint}", InputWarning, stacklevel=3)
+                  f"no_label (no proxy, no Ev2R). Rows (from 0; line = the line of the file): {shown}{hint}",
+                  InputWarning, stacklevel=3)
 
 
 def read_items(path: str | Path, references: Optional[str | Path] = None, limit: Optional[int] = None,

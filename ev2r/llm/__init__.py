@@ -28,7 +28,8 @@ from ev2r.types import LLMUsage
 
 __all__ = [
     "LLMClient", "LLMRequest", "LLMOutcome", "LLMUsage", "CostEstimate", "ResponseCache", "request_key",
-    "default_cache_dir", "Answer", "ask", "estimate_asks", "LLMReferenceScorer", "LLMProxyScorer", "ParseError", "AnswerCutOff", "ExampleCopied",
+    "default_cache_dir", "Answer", "ask", "estimate_asks", "LLMReferenceScorer", "LLMProxyScorer", "ParseError",
+    "AnswerCutOff", "ExampleCopied",
     "extract_json_object", "parse_reference_answer", "verdict_distribution", "Prompt", "load_prompt",
     "resolve_prompt",
 ]

@@ -49,8 +49,8 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Any, Optional
 
-PROMPT_NAMES = ("reference_prf", "reference_prf_example", "proxy_verdict", "averitec2025_recall", "averitec2025_question_recall",
-                "arena_pairwise")
+PROMPT_NAMES = ("reference_prf", "reference_prf_example", "proxy_verdict", "averitec2025_recall",
+                "averitec2025_question_recall", "arena_pairwise")
 
 
 @dataclass(frozen=True)

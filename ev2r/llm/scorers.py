@@ -164,7 +164,8 @@ class LLMReferenceScorer:
     """
 
     def __init__(self, base_url: Optional[str] = None, model: Optional[str] = None, cache_dir: Any = None,
-                 offline: bool = False, api_key_env: str = "OPENAI_API_KEY", concurrency: int = LLM_DEFAULTS.concurrency,
+                 offline: bool = False, api_key_env: str = "OPENAI_API_KEY",
+                 concurrency: int = LLM_DEFAULTS.concurrency,
                  timeout: float = LLM_DEFAULTS.timeout, max_retries: int = LLM_DEFAULTS.max_retries,
                  backoff: float = LLM_DEFAULTS.backoff, temperature: float = 0.0,
                  seed: Optional[int] = 0, max_tokens: int = 1024, max_reasks: int = 1, prompt: Any = None,
@@ -349,7 +350,8 @@ class LLMProxyScorer:
     """
 
     def __init__(self, base_url: Optional[str] = None, model: Optional[str] = None, cache_dir: Any = None,
-                 offline: bool = False, api_key_env: str = "OPENAI_API_KEY", concurrency: int = LLM_DEFAULTS.concurrency,
+                 offline: bool = False, api_key_env: str = "OPENAI_API_KEY",
+                 concurrency: int = LLM_DEFAULTS.concurrency,
                  timeout: float = 60.0, max_retries: int = LLM_DEFAULTS.max_retries,
                  backoff: float = LLM_DEFAULTS.backoff, seed: Optional[int] = 0,
                  target: str = "gold", max_tokens: int = 4, top_logprobs: int = 20, prompt: Any = None,

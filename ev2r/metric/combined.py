@@ -75,9 +75,8 @@ UNAVAILABLE = "unavailable ("
 from ev2r.types import Evidence, Item, ItemScore
 from ev2r.signature import exact_number
 
-__all__ = ["HYBRID_NAME", "EMBEDDING_COLUMN", "METEOR_COLUMN", "VERIFIED_METEOR_COLUMN", "MUTUAL_METEOR_COLUMN", "check_weights",
-           "hybrid_value",
-           "informative", "weights_field", "HybridCombiner", "reference_pair_support"]
+__all__ = ["HYBRID_NAME", "EMBEDDING_COLUMN", "METEOR_COLUMN", "VERIFIED_METEOR_COLUMN", "MUTUAL_METEOR_COLUMN",
+           "check_weights", "hybrid_value", "informative", "weights_field", "HybridCombiner", "reference_pair_support"]
 
 #: The output field of the combined score (rows and corpus summary).
 HYBRID_NAME = "ev2r_hybrid"
@@ -324,7 +323,8 @@ class HybridCombiner:
             pred = informative(it.predicted_evidence, it.claim, True, it.reference_evidence, no).pairs[:MAX_PREDICTED]
             ref = [it.reference_evidence.pairs[j] for j in ref_idx]
             m = meteor_matrix(pair_strings([(p.question, p.answer) for p in pred], "qa"),
-                              pair_strings([(p.question, p.answer) for p in ref], "qa"), fuzzy=self.meteor_match == "fuzzy")
+                              pair_strings([(p.question, p.answer) for p in ref], "qa"),
+                              fuzzy=self.meteor_match == "fuzzy")
             result = align(m) if len(pred) else None
             meteor.append(result.recall if result is not None else 0.0)
             if alignments is not None:
@@ -408,8 +408,8 @@ class HybridCombiner:
             for name, values in cols.items():
                 s.extra_scores[name] = values[k]
             comps = {"recall": s.recall, "proxy": s.proxy, "precision": s.precision,
-                     **{name: cols.get(name, none)[k] for name in (METEOR_COLUMN, EMBEDDING_COLUMN, VERIFIED_METEOR_COLUMN,
-                                                                   MUTUAL_METEOR_COLUMN)}}
+                     **{name: cols.get(name, none)[k] for name in (METEOR_COLUMN, EMBEDDING_COLUMN,
+                                                                   VERIFIED_METEOR_COLUMN, MUTUAL_METEOR_COLUMN)}}
             value, why = hybrid_value(comps, self.weights)
             s.extra_scores[HYBRID_NAME] = value
             if value is None:

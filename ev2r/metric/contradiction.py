@@ -154,7 +154,8 @@ class ReferenceContradiction:
             out[i] = {}
             if not ref:
                 continue
-            for k, p in evidence_pairs(item.predicted_evidence, item.claim, relevant=True, gold=item.reference_evidence):
+            for k, p in evidence_pairs(item.predicted_evidence, item.claim, relevant=True,
+                                       gold=item.reference_evidence):
                 if pair_key(item.predicted_evidence.pairs[k]) in gold:
                     continue
                 kept = [(j, q.render()) for j, q in ref if is_rewrite(p.answer, q.answer, self.rewrite_min)]

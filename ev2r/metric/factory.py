@@ -162,7 +162,8 @@ def scorer_from_config(config: ScorerConfig, progress: Optional[Callable] = None
     return Ev2RScorer(ref, NLIProxyScorer(proxy_ver, target=c.proxy_target, contradiction=contra,
                                           verifier_name=proxy_name, credit=c.proxy_credit), alpha=c.alpha,
                       verifier_fields=verifier_signature_fields(ver), extra_scorers=extras, progress=progress,
-                      chunk_size=c.chunk_size, combiner=HybridCombiner(device=c.device, columns=c.hybrid_columns, meteor_match=c.meteor_match) if c.hybrid else None,
+                      chunk_size=c.chunk_size,
+                      combiner=HybridCombiner(device=c.device, columns=c.hybrid_columns, meteor_match=c.meteor_match) if c.hybrid else None,
                       admission=load_admission(c.admission), copy_reading=c.copy_reading,
                       restatement=c.restatement)
 

@@ -23,8 +23,8 @@ from claimalign.textio import normalize_text
 from ev2r.metric.scoped import scoped
 
 __all__ = ["restates_claim", "RESTATE_MUTUAL_MIN", "use_restatement_verifier", "current_restatement_verifier",
-           "prime_restatements", "mutual_entailment", "is_claim_span", "SPAN_MIN_TOKENS", "RESTATE_COVERAGE", "RESTATE_NOVELTY",
-           "RESTATE_WRAP_NOVELTY", "WRAP_FILLER"]
+           "prime_restatements", "mutual_entailment", "is_claim_span", "SPAN_MIN_TOKENS", "RESTATE_COVERAGE",
+           "RESTATE_NOVELTY", "RESTATE_WRAP_NOVELTY", "WRAP_FILLER"]
 
 #: :func:`restates_claim`: the share of the claim's content a restatement covers, at least.
 RESTATE_COVERAGE = 0.5

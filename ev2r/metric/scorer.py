@@ -110,7 +110,8 @@ class Ev2RScorer:
 
     def _verifiers(self) -> list:
         """The verifier objects the scores read: the reference scorer's, then the proxy's (for the ``data`` digest)."""
-        return [v for v in (getattr(self.reference_scorer, "verifier", None), getattr(self.proxy_scorer, "verifier", None))
+        return [v for v in (getattr(self.reference_scorer, "verifier", None),
+                            getattr(self.proxy_scorer, "verifier", None))
                 if v is not None]
 
     def _readings(self):
@@ -161,7 +162,8 @@ class Ev2RScorer:
         if ref is not None or proxy is not None:  # the digests of the declared scoring constants
             from ev2r.metric.definition import data_digest, signature_fields as constants_fields
 
-            parts.append({**constants_fields(hybrid=self.combiner is not None), "data": data_digest(self.admission, self._verifiers())})
+            parts.append({**constants_fields(hybrid=self.combiner is not None),
+                          "data": data_digest(self.admission, self._verifiers())})
         parts.append({"transformers": package_version("transformers"), "torch": package_version("torch")})
         return Signature.from_parts(*parts)
 

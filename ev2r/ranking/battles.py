@@ -20,7 +20,8 @@ from claimalign.textio import line_of, row_where
 
 from ev2r.types import is_valid_id
 
-__all__ = ["DEFAULT_MARGIN", "BATTLE_FIELDS", "WINNERS", "NULL_SCORE", "Battles", "scores_table", "counted_scores_table",
+__all__ = ["DEFAULT_MARGIN", "BATTLE_FIELDS", "WINNERS", "NULL_SCORE", "Battles", "scores_table",
+           "counted_scores_table",
            "row_counts", "skipped_text", "make_battles", "is_battle_row", "battles_from_rows", "read_system_rows"]
 
 #: Default tie margin on per-item scores: differences up to 1e-6 (absolute) are float noise, a tie.

@@ -173,8 +173,8 @@ def load_run(path: str, *, references: Optional[str] = None,
             problem = _record_holds_rows(record, cleaned, str(path))
         return ScoreRun(str(path), cleaned, record, problem)
     if not score_predictions:
-        raise ValueError(f"{path}: not score rows (each row an object with id, status and score columns, as `ev2r score "
-                         "-o` writes)")
+        raise ValueError(f"{path}: not score rows (each row an object with id, status and score columns, as `ev2r "
+                         "score -o` writes)")
     from ev2r.io.readers import items_from_rows, read_items, score_row
 
     items = read_items(path, references=references) if references else items_from_rows(rows, str(path))
@@ -454,8 +454,8 @@ def compare_runs(baseline: ScoreRun, systems: Sequence[ScoreRun], columns: Optio
         have = score_columns(run)
         missing = [c for c in columns if c not in have]
         if missing:
-            raise ValueError(f"--columns: {', '.join(missing)} {'is' if len(missing) == 1 else 'are'} not a score column "
-                             f"of {run.path} (its columns: {', '.join(have) or 'none'})")
+            raise ValueError(f"--columns: {', '.join(missing)} {'is' if len(missing) == 1 else 'are'} not a score "
+                             f"column of {run.path} (its columns: {', '.join(have) or 'none'})")
     results = []
     for run in systems:
         differences, notes = definition_differences(baseline, run)
@@ -582,8 +582,8 @@ def format_text(comparison: Comparison) -> str:
                     lines.append(f"  why an item scored what it did: ev2r explain {s.path} --id {example}")
                 else:
                     rows = f" --scores {s.path}" if s.explained else ""
-                    lines.append(f"  why an item scored what it did: ev2r explain INPUT --id {example}{rows} (INPUT: the "
-                                 f"file {s.path} scored; the baseline's likewise)")
+                    lines.append(f"  why an item scored what it did: ev2r explain INPUT --id {example}{rows} (INPUT: "
+                                 f"the file {s.path} scored; the baseline's likewise)")
             elif settings.get("top"):
                 lines.append("  no item differs")
     return "\n".join(lines) + "\n"

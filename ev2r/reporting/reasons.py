@@ -157,8 +157,8 @@ def reading(row: dict, gold: Optional[str]) -> str:
         which = ", ".join(str(c["predicted"]) for c in contra)
         parts.append(f"predicted pair{'s' if len(contra) > 1 else ''} {which} rewrite{'' if len(contra) > 1 else 's'} "
                      "reference evidence that contradicts "
-                     f"{'them' if len(contra) > 1 else 'it'}, so {'they are' if len(contra) > 1 else 'it is'} no evidence "
-                     "(no premise of recall or the proxy, facts unsupported)")
+                     f"{'them' if len(contra) > 1 else 'it'}, so {'they are' if len(contra) > 1 else 'it is'} no "
+                     "evidence (no premise of recall or the proxy, facts unsupported)")
     prem = row.get("proxy_premises") or []
     k = row.get("proxy_decided_by")
     if row.get("proxy") is not None:

@@ -12,8 +12,8 @@ from ev2r.training.data import Pair
 
 __all__ = ["negate", "augment_negation", "augment_negated_premise", "INVARIANT_PERTURBATIONS", "augment_invariant",
            "DENIAL_TEMPLATES", "ASSERTION_TEMPLATES", "shuffle_words_text", "augment_structure",
-           "augment_structure_reverse", "denial_grammar", "HEDGE_TEMPLATES", "ASSERTION_TEMPLATES_MORE", "augment_denial",
-           "CLAIM_QUESTIONS", "QA_LAYOUT_KINDS", "wh_echo", "augment_qa_layout"]
+           "augment_structure_reverse", "denial_grammar", "HEDGE_TEMPLATES", "ASSERTION_TEMPLATES_MORE",
+           "augment_denial", "CLAIM_QUESTIONS", "QA_LAYOUT_KINDS", "wh_echo", "augment_qa_layout"]
 
 _AUX = re.compile(
     r"\b(is|are|was|were|has|have|had|can|will|would|should|could|does|do|did)\b(?! not\b)(?!n't)",
@@ -236,10 +236,12 @@ def augment_structure(pairs: Sequence[Pair], rng: random.Random, n: int) -> list
             break
         h = p.hypothesis
         if made["denial"] < quota["denial"]:
-            out.append(Pair(_as_pair(_templated(DENIAL_TEMPLATES, h, rng), rng), h, "contradiction", "structure_aug_denial"))
+            out.append(Pair(_as_pair(_templated(DENIAL_TEMPLATES, h, rng), rng), h, "contradiction",
+                            "structure_aug_denial"))
             made["denial"] += 1
         if made["assertion"] < quota["assertion"] and rng.random() < 0.5:
-            out.append(Pair(_as_pair(_templated(ASSERTION_TEMPLATES, h, rng), rng), h, "entailment", "structure_aug_assertion"))
+            out.append(Pair(_as_pair(_templated(ASSERTION_TEMPLATES, h, rng), rng), h, "entailment",
+                            "structure_aug_assertion"))
             made["assertion"] += 1
         if made["copy"] < quota["copy"]:
             out.append(Pair(_as_pair(h, rng), h, "entailment", "structure_aug_copy"))
@@ -308,8 +310,9 @@ def augment_structure_reverse(pairs: Sequence[Pair], rng: random.Random, n: int)
 _DENIAL_NOUNS = ("The claim", "The assertion", "The allegation", "The rumour", "The suggestion", "The notion",
                  "The report", "The story", "The viral claim", "The widely shared statement")
 _DENIAL_VERDICTS = ("is false", "is baseless", "is unfounded", "is fabricated", "is incorrect", "has been disproven",
-                    "was rejected by experts", "does not hold up", "was shown to be false", "is not supported by the facts",
-                    "has been denied", "is a fabrication", "was retracted as false", "is a hoax")
+                    "was rejected by experts", "does not hold up", "was shown to be false",
+                    "is not supported by the facts", "has been denied", "is a fabrication", "was retracted as false",
+                    "is a hoax")
 _DENIAL_IT = ("It is not accurate that {s}", "It is simply not so that {s}", "It is a falsehood that {s}",
               "It is baseless to claim that {s}", "It is not correct to say that {s}", "It is false to claim that {s}",
               "It is a fabrication that {s}", "It has been proven false that {s}", "It is untrue to suggest that {s}")
@@ -317,17 +320,18 @@ _DENIAL_AGENTS = ("Officials", "The government", "Experts", "Fact-checkers", "Th
                   "Police", "A spokesperson", "The ministry", "Independent auditors")
 _DENIAL_ACTS = ("rejected claims that {s}", "refuted reports that {s}", "dismissed suggestions that {s}",
                 "disproved the claim that {s}", "flatly denied that {s}", "showed it is false that {s}")
-_DENIAL_TAILS = ("{S} -- this is false", "{S}: that is not true", "{S}? That claim is false", "{S}; however, this is untrue",
-                 "Some said that {s}, but this is false", "Although it was claimed that {s}, this is incorrect",
+_DENIAL_TAILS = ("{S} -- this is false", "{S}: that is not true", "{S}? That claim is false",
+                 "{S}; however, this is untrue", "Some said that {s}, but this is false",
+                 "Although it was claimed that {s}, this is incorrect",
                  "Contrary to online posts, it is false that {s}", "Contrary to popular belief, it is not so that {s}")
 #: Frames that neither assert nor deny ``{s}``: the premise says nothing about whether it holds (neutral).
 HEDGE_TEMPLATES = ("Some people claim that {s}", "It has been suggested that {s}", "Critics asked whether {s}",
                    "A rumour circulated that {s}", "It is unclear whether {s}", "Posts online alleged that {s}",
                    "Whether {s} remains unconfirmed", "Several users wondered if {s}")
 #: More frames that assert ``{s}`` (entailment), beside :data:`ASSERTION_TEMPLATES`.
-ASSERTION_TEMPLATES_MORE = ("Officials confirmed that {s}", "It has been established that {s}", "Records confirm that {s}",
-                            "Experts verified that {s}", "It is a fact that {s}", "Investigators found that {s}",
-                            "{S}, as the records show", "{S} -- this is accurate")
+ASSERTION_TEMPLATES_MORE = ("Officials confirmed that {s}", "It has been established that {s}",
+                            "Records confirm that {s}", "Experts verified that {s}", "It is a fact that {s}",
+                            "Investigators found that {s}", "{S}, as the records show", "{S} -- this is accurate")
 
 
 def denial_grammar() -> tuple[str, ...]:
@@ -418,10 +422,12 @@ def augment_denial(pairs: Sequence[Pair], rng: random.Random, n: int,
             made["hedge"] += 1
         if (made["denied_premise_entailed"] < quota["denied_premise_entailed"] and len(p.premise.split()) < 60
                 and _jaccard(p.premise, h) < 0.5 and rng.random() < 0.5):
-            out.append(Pair(_as_pair(_fill(pick(denials), p.premise), rng), h, "neutral", "denial_aug_denied_premise_entailed"))
+            out.append(Pair(_as_pair(_fill(pick(denials), p.premise), rng), h, "neutral",
+                            "denial_aug_denied_premise_entailed"))
             made["denied_premise_entailed"] += 1
         if made["denied_hypothesis"] < quota["denied_hypothesis"] and len(p.premise.split()) < 80 and rng.random() < 0.4:
-            out.append(Pair(_as_pair(p.premise, rng), _fill(pick(denials), h), "contradiction", "denial_aug_denied_hypothesis"))
+            out.append(Pair(_as_pair(p.premise, rng), _fill(pick(denials), h), "contradiction",
+                            "denial_aug_denied_hypothesis"))
             made["denied_hypothesis"] += 1
     for p in con[: n // 2 if "denied_premise_contradicted" in keep else 0]:
         out.append(Pair(_as_pair(_fill(pick(denials), p.premise), rng), p.hypothesis, "neutral",

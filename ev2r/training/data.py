@@ -22,7 +22,8 @@ from ev2r.labels import VERDICT_TO_NLI, normalize_verdict
 
 __all__ = ["NLI_LABELS", "LABEL2ID", "REDISTRIBUTABLE", "DATA_FILES", "VITAMINC_TO_NLI", "AVERITEC_TO_NLI",
            "PROBE_PATH", "Pair", "read_jsonl", "heldout_case", "load_vitaminc", "load_fever_symmetric", "load_probe",
-           "load_averitec_pairs", "load_averitec_witness_pairs", "load_averitec_items", "CTKFACTS_FILES", "load_ctkfacts"]
+           "load_averitec_pairs", "load_averitec_witness_pairs", "load_averitec_items", "CTKFACTS_FILES",
+           "load_ctkfacts"]
 
 #: Output id of each class in a model this package trains (``config.id2label`` = {0: entailment, ...}).
 LABEL2ID = {name: i for i, name in enumerate(NLI_LABELS)}
@@ -130,7 +131,8 @@ def load_averitec_pairs(path: Path, rng: random.Random, class_repeat: dict[str, 
     for k, (claim, evidence, label) in enumerate(usable):
         out.extend([Pair(evidence, claim, label, "averitec_train")] * repeat[label])
         if negatives:
-            out.append(Pair(usable[_other_claim(rng, k, len(usable))][1], claim, "neutral", "averitec_train_mismatched"))
+            out.append(Pair(usable[_other_claim(rng, k, len(usable))][1], claim, "neutral",
+                            "averitec_train_mismatched"))
     return out
 
 

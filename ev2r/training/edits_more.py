@@ -85,7 +85,8 @@ def certainty(text: str, rng: random.Random) -> Optional[str]:
 
 # ---------------------------------------------------------------- attribution
 
-_SAY_TO_DENY = {"said": "denied", "says": "denies", "stated": "denied", "claimed": "denied", "confirmed": "denied", "confirms": "denies", "announced": "denied",
+_SAY_TO_DENY = {"said": "denied", "says": "denies", "stated": "denied", "claimed": "denied", "confirmed": "denied",
+                "confirms": "denies", "announced": "denied",
                 "insisted": "denied", "insists": "denies", "acknowledged": "denied", "acknowledges": "denies",
                 "admitted": "denied", "admits": "denies", "maintained": "denied", "maintains": "denies",
                 "denied": "confirmed", "denies": "confirms"}
@@ -106,7 +107,8 @@ def attribution(text: str, rng: random.Random) -> Optional[str]:
             and not _NEGATED.search(text[max(0, m.start() - 12):m.start()])
             and not (m.group(1) == "confirmed" and re.search(r"\b(?:was|were|been|be|is|are)\s+$", text[:m.start()]))]
     m = _pick(hits, rng)
-    return None if m is None else _replace(text, m.start(), m.end(), _case(m.group(1), _SAY_TO_DENY[m.group(1).lower()]))
+    return None if m is None else _replace(text, m.start(), m.end(),
+                                           _case(m.group(1), _SAY_TO_DENY[m.group(1).lower()]))
 
 
 # ---------------------------------------------------------------- time
@@ -164,7 +166,8 @@ _WEAKER = {"all": "some", "every": "some", "everyone": "someone", "everybody": "
            "many": "some", "the majority of": "some of", "universally": "partly", "wholly": "partly"}
 _QUANT_RE = re.compile(r"(?<![\w'-])(" + "|".join(sorted(_WEAKER, key=len, reverse=True)) + r")(?![\w'-])", re.I)
 #: "all" and "most" where they are no quantifier over the sentence's subject or object.
-_QUANT_SKIP_AFTER = re.compile(r"^\s+(?:but|over|along|of a sudden|the same|right|too|-time|time\b|in all|other)\b", re.I)
+_QUANT_SKIP_AFTER = re.compile(r"^\s+(?:but|over|along|of a sudden|the same|right|too|-time|time\b|in all|other)\b",
+                               re.I)
 _QUANT_SKIP_BEFORE = re.compile(r"(?:\b(?:at|after|above|for once and|once and for|not|the|of|in|how|so|too|as)\s+)$",
                                 re.I)
 #: Quantifiers that must come before what they quantify ("all the", "most people"; not "lost it all.").
@@ -241,8 +244,9 @@ ABBREVIATIONS = {"US": "United States", "U.S.": "United States", "USA": "United 
                  "BBC": "British Broadcasting Corporation", "EPA": "Environmental Protection Agency",
                  "FDA": "Food and Drug Administration", "NFL": "National Football League",
                  "NBA": "National Basketball Association", "ECB": "European Central Bank",
-                 "IRS": "Internal Revenue Service", "DOJ": "Department of Justice", "NGO": "non-governmental organisation",
-                 "CEO": "chief executive officer", "MP": "Member of Parliament", "PM": "Prime Minister",
+                 "IRS": "Internal Revenue Service", "DOJ": "Department of Justice",
+                 "NGO": "non-governmental organisation", "CEO": "chief executive officer", "MP": "Member of Parliament",
+                 "PM": "Prime Minister",
                  "ICC": "International Criminal Court", "WTO": "World Trade Organization", "AU": "African Union"}
 _SHORT_RE = re.compile(r"(?<![\w.$-])(" + "|".join(re.escape(k) for k in sorted(ABBREVIATIONS, key=len, reverse=True))
                        + r")(?![\w$]|-\w)(?!\.\w)")

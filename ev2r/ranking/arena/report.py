@@ -33,9 +33,10 @@ def render_markdown(result: "ArenaResult", title: str = "Arena") -> str:
     judges = ", ".join(f"`{j['model']}`" + (f" ({j['family']})" if j["family"] else "") for j in s["judges"])
     lines = [f"# {title}", "",
              f"Judges: {judges}; prompt `{s['prompt']}`, max_tokens {s['max_tokens']}; {s['n_claims']} claims, "
-             f"{s['n_battles']} battles ({'all pairs' if s['pairs_per_claim'] is None else str(s['pairs_per_claim']) + ' pair(s)'} "
-             f"per claim, seed {s['seed']}), each judged in both orders by every eligible judge. "
-             f"Rule: {s.get('rule', 'n/a')}. Judgement statuses: {result.statuses}.", ""]
+             f"{s['n_battles']} battles "
+             f"({'all pairs' if s['pairs_per_claim'] is None else str(s['pairs_per_claim']) + ' pair(s)'} per claim, "
+             f"seed {s['seed']}), each judged in both orders by every eligible judge. Rule: {s.get('rule', 'n/a')}. "
+             f"Judgement statuses: {result.statuses}.", ""]
     if result.ranking is not None:
         lines += ["## Ranking", "", "Bradley-Terry MLE (ties = half wins) on the Elo scale, 95% CI from "
                   f"{result.ranking['settings']['bootstrap']} bootstrap resamples of claims; Elo K=4 averaged "

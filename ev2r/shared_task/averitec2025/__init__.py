@@ -114,7 +114,8 @@ from ev2r.shared_task.averitec2025.table import (Averitec2025Report, ClaimResult
                                                  plan_judgements)
 
 __all__ = [
-    "EDITION", "RECALL_LEVEL", "RECALL_COMPARISONS", "DEFAULT_RECALL_COMPARISON", "COMPARISON_SOURCES", "JUDGES", "PARTS", "JUDGEMENT_STATUSES",
+    "EDITION", "RECALL_LEVEL", "RECALL_COMPARISONS", "DEFAULT_RECALL_COMPARISON", "COMPARISON_SOURCES", "JUDGES",
+    "PARTS", "JUDGEMENT_STATUSES",
     "BUNDLED_JUDGE_LABEL", "OFFICIAL_JUDGE_MODEL", "DEFAULT_MAX_TOKENS", "Claim2025", "JudgeTask",
     "Judgement", "JudgePrompt", "JudgeAnswerError", "LLMRecallJudge", "NLIRecallJudge",
     "ClaimResult2025", "ScoreSummary", "Averitec2025Report", "prepare_claims_2025", "render_pairs",

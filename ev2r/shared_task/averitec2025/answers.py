@@ -132,7 +132,8 @@ def parse_recall_answer(response: Any, part: str) -> Tuple[int, int]:
     facts = _count(obj[count_key], count_key)
     support = _count(obj[support_key], support_key)
     if facts == 0:
-        raise JudgeAnswerError(STATUS_ZERO_FACTS, f"{count_key!r} is 0: recall undefined (the organisers' script divides "
+        raise JudgeAnswerError(STATUS_ZERO_FACTS, f"{count_key!r} is 0: recall undefined (the organisers' script "
+                                                  "divides "
                                              "by it and scores the claim 0)")
     if support > facts:
         raise JudgeAnswerError(STATUS_BAD_COUNTS, f"{support_key!r} ({support}) is above {count_key!r} ({facts})")
