@@ -175,13 +175,18 @@ class HFNLIVerifier:
             the one a recomputation gives (batch invariance, below). Within one call a pair is always
             computed once.
 
-    Batch invariance (issue 64): a pair's distribution is a function of the pair alone -- the same alone,
-    in any batch, in any order, at any ``batch_size`` / ``max_batch_tokens``, so an item gets the same
-    numbers in ``ev2r explain``, alone, or among any other items. Every forward pass holds pairs of one
-    token length only and nothing is padded (:func:`claimalign.models.predict_pairs` with
-    ``length_bucket=1``): in bf16 the padding a pair got from longer companions moved its probabilities by
-    up to ~1e-2. The attribute ``length_bucket`` (1) is the padding granularity passed on; None restores the
-    old batches padded to their longest pair (for speed comparisons, ``benchmarks/batch_invariance.py``).
+    Batch invariance: a pair's distribution is a function of the pair alone -- the same alone, in any batch, in
+    any order, at any ``batch_size`` / ``max_batch_tokens``, so an item gets the same numbers in ``ev2r explain``,
+    alone, or among any other items. Each pair is padded by its own token count, rounded up to a multiple of
+    ``length_bucket`` (8), and a forward pass holds pairs of one padded length only
+    (:func:`claimalign.models.predict_pairs`): in bf16 the padding a pair got from longer companions moved its
+    probabilities by up to ~1e-2, while padding fixed by the pair's own length cannot depend on the batch. Buckets of
+    8 tokens need 135 forward passes on the 86 rated rows where unpadded exact lengths (``length_bucket`` 1) need 425,
+    at 0.40x the verifier's CPU; every value stays within :data:`ev2r.versions.PRECISION_BOUND` of the exact-length
+    pass (``benchmarks/results/batch_invariance_v1272.md``). None restores batches padded to their longest pair
+    (speed comparisons only). On a CPU with AMX, oneDNN's AMX bf16 kernels make a pair's numbers depend slightly on
+    its batch and thread count (up to ~7e-3); ``ONEDNN_MAX_CPU_ISA=AVX512_CORE_BF16`` in the environment before the
+    first bf16 product gives exact invariance there, at about 2.5x the verifier's CPU.
 
     Attributes ``n_model_pairs``, ``n_model_tokens`` and ``n_padded_tokens`` count the forward-pass
     pairs (after deduplication and windowing), their tokens, and the tokens computed on (padding
@@ -218,7 +223,7 @@ class HFNLIVerifier:
         if isinstance(cache_size, bool) or not isinstance(cache_size, int) or cache_size < 0:
             raise ValueError(f"cache_size: expected an int >= 0, got {cache_size!r}")
         self.max_batch_tokens = max_batch_tokens
-        self.length_bucket: Optional[int] = 1  # unpadded, one length per forward pass: batch-invariant numbers
+        self.length_bucket: Optional[int] = 8  # each pair padded by its own length: batch-invariant numbers
         self.cache_size = cache_size
         self._cache: "OrderedDict[tuple[str, str], np.ndarray]" = OrderedDict()
         self.n_cache_hits = 0

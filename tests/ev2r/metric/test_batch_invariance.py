@@ -2,8 +2,8 @@
 order, at verifier batch sizes 1 and 64, in the default dtype, with the bundled verifier (slow: loads it).
 
 Before the fix the sample's items moved by up to ~4e-3 between these runs in bf16 (proxy 0.363 in ``ev2r explain``
-and 0.359 in ``ev2r score``); the verifier now runs every pair unpadded in a batch of one token length
-(:func:`claimalign.models.predict_pairs` ``length_bucket=1``).
+and 0.359 in ``ev2r score``); the verifier now pads every pair by its own length (a multiple of 8 tokens) and
+batches only pairs of one padded length (:func:`claimalign.models.predict_pairs` ``length_bucket=8``).
 
 On a CPU with AMX, oneDNN's AMX bf16 kernels make a pair's numbers depend slightly on its batch and on the thread
 count (up to ~5e-3, issue 76: ``benchmarks/results/batch_invariance_v1272.md``): the claim holds there with those
@@ -56,7 +56,7 @@ def test_an_items_numbers_do_not_depend_on_its_batch(nltk_data):
     items = read_items(str(SAMPLE))
     picked = [items[0], items[4], items[11]]
     scorer = build_scorer()  # bundled verifier, dtype "auto" (bf16 on a CPU with native bf16), batch size 32
-    assert scorer.reference_scorer.verifier.length_bucket == 1
+    assert scorer.reference_scorer.verifier.length_bucket == 8
     alone = [scorer.score([it])[0] for it in picked]
     assert all(s.ok for s in alone)
     assert_same_rows(scorer.score(picked), alone)

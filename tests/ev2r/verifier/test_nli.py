@@ -347,16 +347,18 @@ def test_token_batches_give_the_row_batched_numbers(tmp_path):
 
 def test_a_pairs_distribution_does_not_depend_on_its_batch(tmp_path):
     """Issue 64, item 3: in the default dtype, every distinct pair (long premises and hypotheses windowed) gets
-    the same distribution (to 1e-6) alone, among others, shuffled, at 1 and 64 pairs per batch."""
+    the same distribution (to 1e-6) alone, among others, shuffled, at 1 and 64 pairs per batch; with buckets of 8
+    tokens (the default since 1.9.0) and with exact lengths."""
     path, _, _ = make_model(tmp_path, {0: "ENTAILMENT", 1: "NEUTRAL", 2: "CONTRADICTION"}, "invariant")
     rng = np.random.default_rng(5)
     words = "the council approved a new bridge over the river in May 2019 and prices rose sharply".split()
     prem = [" ".join(rng.choice(words, int(rng.integers(3, 140)))) + "." for _ in range(70)]
     hyp = [" ".join(rng.choice(words, int(rng.integers(3, 90)))) + "." for _ in range(70)]
     default = HFNLIVerifier(str(path), dtype="auto")
-    assert default.length_bucket == 1
+    assert default.length_bucket == 8
     alone = np.stack([default.predict([p], [h])[0] for p, h in zip(prem, hyp)])
-    assert default.n_model_tokens == default.n_padded_tokens  # nothing padded
+    # alone, each pair is padded by its own length only: up to the next multiple of 8 tokens
+    assert default.n_model_tokens <= default.n_padded_tokens < default.n_model_tokens + 8 * default.n_model_pairs
     assert default.n_model_pairs > len(prem)  # some pairs were windowed
     perm = rng.permutation(len(prem))
     for kwargs in ({}, {"batch_size": 1, "max_batch_tokens": None}, {"batch_size": 64, "max_batch_tokens": None},
@@ -368,3 +370,11 @@ def test_a_pairs_distribution_does_not_depend_on_its_batch(tmp_path):
     mixed = HFNLIVerifier(str(path), dtype="auto").predict(prem[:3] + ["Other text entirely."] + prem[3:],
                                                            hyp[:3] + ["Something else."] + hyp[3:])
     assert float(np.abs(np.delete(mixed, 3, axis=0) - alone).max()) <= 1e-6
+    # unpadded exact lengths (the 1.x pass) are as invariant, with nothing padded
+    exact = HFNLIVerifier(str(path), dtype="auto")
+    exact.length_bucket = 1
+    alone_exact = np.stack([exact.predict([p], [h])[0] for p, h in zip(prem, hyp)])
+    assert exact.n_model_tokens == exact.n_padded_tokens
+    exact_batched = HFNLIVerifier(str(path), dtype="auto", batch_size=64, max_batch_tokens=None)
+    exact_batched.length_bucket = 1
+    assert float(np.abs(exact_batched.predict(prem, hyp) - alone_exact).max()) <= 1e-6
