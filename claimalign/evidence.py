@@ -150,7 +150,8 @@ class Evidence:
                 out.append(p)
                 continue
             if not isinstance(p, dict):
-                raise ValueError(f"{field_name}[{k}]: expected an object, got {describe_json(p)} ({p!r:.60}); {allowed}")
+                raise ValueError(f"{field_name}[{k}]: expected an object, got {describe_json(p)} ({p!r:.60}); "
+                                 f"{allowed}")
             for name in ("question", "answer"):  # "answer" beside "Answer": which one was meant? never one silently
                 spelled = [key for key in p if isinstance(key, str) and key.strip().lower() == name]
                 if len(spelled) > 1:

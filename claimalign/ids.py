@@ -69,11 +69,12 @@ class IdRegistry:
     >>> reg = IdRegistry("a.jsonl")
     >>> reg.add(1, "row 0 (line 1)")
     '1'
-    >>> try:
+    >>> try:  # doctest: +NORMALIZE_WHITESPACE
     ...     reg.add("1", "row 3 (line 4)")
     ... except IdCollisionError as e:
     ...     print(e)
-    a.jsonl: rows 0 (line 1) and 3 (line 4) have one id '1': 1 (a number) and '1' (text) are the same id; ids must be unique within a file (give each row its own id)
+    a.jsonl: rows 0 (line 1) and 3 (line 4) have one id '1': 1 (a number) and '1' (text) are the same id; ids must be
+    unique within a file (give each row its own id)
     """
 
     def __init__(self, source: str, field: str = "id", error: type = IdCollisionError):

@@ -450,7 +450,8 @@ def canonical_numbers(tokens: Tuple[str, ...]) -> Tuple[str, ...]:
         while stop < len(tokens) and (_number_word(tokens[stop]) or (
                 tokens[stop].lower() == "and" and stop > k and stop + 1 < len(tokens) and _number_word(tokens[stop + 1])
                 and tokens[stop - 1].lower() in _SCALES) or (
-                tokens[stop].lower() == "point" and stop > k and stop + 1 < len(tokens) and _number_word(tokens[stop + 1]))):
+                tokens[stop].lower() == "point" and stop > k and stop + 1 < len(tokens)
+                and _number_word(tokens[stop + 1]))):
             stop += 1
         run = [w.lower() for w in tokens[k:stop]]
         value = _words_value(run)

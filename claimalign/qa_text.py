@@ -121,8 +121,8 @@ def _bare_markers(lines: List[str]) -> Optional[List[str]]:
     found = [m if m is not None and (m.group(1) or m.group(2) or m.group(3).lower() in ("question", "answer"))
              else None for m in found]
     kinds = {("question" if m.group(3).lower() in ("question", "q") else "answer") for m in found if m}
-    rewrite = [m is not None and not _PLAIN_MARKER.fullmatch(m.group(0).strip(" \t\u00a0\u200b\u200c\u200d\u2060\ufeff"))
-               for m in found]
+    pad = " \t\u00a0\u200b\u200c\u200d\u2060\ufeff"
+    rewrite = [m is not None and not _PLAIN_MARKER.fullmatch(m.group(0).strip(pad)) for m in found]
     if kinds != {"question", "answer"} or not any(rewrite):
         return None
     out: List[Optional[str]] = list(lines)
@@ -207,7 +207,9 @@ def describe_json(value: object) -> str:
         return "a string"
     if isinstance(value, (int, float)):
         return "a number"
-    return "a list" if isinstance(value, (list, tuple)) else "an object" if isinstance(value, dict) else type(value).__name__
+    if isinstance(value, (list, tuple)):
+        return "a list"
+    return "an object" if isinstance(value, dict) else type(value).__name__
 
 
 def _json_list(text: str) -> Optional[list]:
@@ -279,7 +281,8 @@ def _unreadable(text: str) -> Optional[Tuple[str, Optional[int]]]:
         return "nested too deep to read (lists or objects inside each other)", None
     except ValueError:  # int(): more digits than Python converts
         m = re.search(r"\d{%d,}" % (_max_digits() + 1), text)
-        return f"holds an integer of more than {_max_digits()} digits (Python's limit)", None if m is None else m.start()
+        return (f"holds an integer of more than {_max_digits()} digits (Python's limit)",
+                None if m is None else m.start())
     return None
 
 
@@ -303,7 +306,9 @@ def json_pair_problems(text: str) -> List[str]:
     >>> json_pair_problems('Context.\\n{"question": "Who?"}'), json_pair_problems('[1, 2]')
     ([' (line 2 of its text).answer: missing'], [])
     >>> json_pair_problems('[{"question": "Q?", "answer": NaN}, {"question": "Q?", "answer": "A", "Answer": "B"}]')
-    ['[0].answer: expected a string or a finite number, got NaN', "[1]: keys 'answer' and 'Answer' both give the answer (keys are read in any case); give one"]
+    ... # doctest: +NORMALIZE_WHITESPACE
+    ['[0].answer: expected a string or a finite number, got NaN',
+     "[1]: keys 'answer' and 'Answer' both give the answer (keys are read in any case); give one"]
     """
     if not isinstance(text, str):
         return []

@@ -644,7 +644,8 @@ _UNSPACED_RANGES = (
     "\u2e80-\u2fdf\u3005-\u3007\u3021-\u3029\u3038-\u303b\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"  # Han
     "\U00020000-\U0002fa1f\U00030000-\U0003134f"
     "\u3040-\u309f\u30a0-\u30ff\u31f0-\u31ff\uff66-\uff9f"  # Hiragana, Katakana
-    "\u0e00-\u0e7f\u0e80-\u0eff\u1780-\u17ff\u19e0-\u19ff\u1000-\u109f\u0f00-\u0fff"  # Thai, Lao, Khmer, Myanmar, Tibetan
+    # Thai, Lao, Khmer, Myanmar, Tibetan
+    "\u0e00-\u0e7f\u0e80-\u0eff\u1780-\u17ff\u19e0-\u19ff\u1000-\u109f\u0f00-\u0fff"
 )
 _UNSPACED_CHAR = re.compile(f"[{_UNSPACED_RANGES}]")
 _UNSPACED_RUN = re.compile(f"[{_UNSPACED_RANGES}]|[^{_UNSPACED_RANGES}]+")

@@ -74,7 +74,8 @@ def f1_score(precision: float, recall: float) -> float:
     return 0.0 if precision + recall == 0 else 2 * precision * recall / (precision + recall)
 
 
-def prf_from_support(pred_support: Sequence[float], ref_support: Sequence[float]) -> tuple[float, Optional[float], Optional[float]]:
+def prf_from_support(pred_support: Sequence[float],
+                     ref_support: Sequence[float]) -> tuple[float, Optional[float], Optional[float]]:
     """Precision, recall, F1 from per-fact support values in [0, 1] (1/0 decisions or soft).
 
     Returns ``(precision, recall, f1)``; recall and F1 are None when there are no reference facts.

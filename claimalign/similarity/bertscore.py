@@ -64,7 +64,8 @@ class BERTScoreSimilarity:
         try:
             from bert_score import BERTScorer
         except ImportError:
-            raise RuntimeError("the BERTScore similarity needs the 'bert-score' package: pip install bert-score") from None
+            raise RuntimeError("the BERTScore similarity needs the 'bert-score' package: "
+                               "pip install bert-score") from None
         path = resolve_encoder(self._model_arg)
         depth = encoder_depth(path)
         layers = self.num_layers if self.num_layers is not None else depth

@@ -182,8 +182,8 @@ def run(args) -> int:
         from ev2r.shared_task.averitec2025 import DEFAULT_RECALL_COMPARISON, evaluate_averitec_2025
 
         try:
-            reports["2025"] = evaluate_averitec_2025(predictions, references, judge,
-                                                     recall_comparison=args.recall_comparison or DEFAULT_RECALL_COMPARISON,
+            comparison = args.recall_comparison or DEFAULT_RECALL_COMPARISON
+            reports["2025"] = evaluate_averitec_2025(predictions, references, judge, recall_comparison=comparison,
                                                      join=args.join)
         except JoinError as e:
             if "missing_prediction" not in e.problems:

@@ -51,7 +51,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("systems", nargs="+", metavar="SYSTEM.jsonl",
                    help="one or more systems to compare with the baseline, likewise; items are matched by id")
     p.add_argument("--columns", type=columns_arg, default=[HEADLINE_SCORE], metavar="COL[,COL...]",
-                   help=f"score columns to compare (default {HEADLINE_SCORE}, the headline), e.g. ev2r,precision,recall")
+                   help=f"score columns to compare (default {HEADLINE_SCORE}, the headline), "
+                        "e.g. ev2r,precision,recall")
     p.add_argument("--json", action="store_true", help="print the comparison as one JSON object (for machines)")
     p.add_argument("--resamples", type=_integer(1), default=DEFAULT_RESAMPLES,
                    help=f"paired bootstrap resamples of the items (default {DEFAULT_RESAMPLES})")

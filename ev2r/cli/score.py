@@ -79,7 +79,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     add_verifier_args(g_models)
     g_run = p.add_argument_group("run control")
     g_run.add_argument("--no-progress", action="store_true",
-                       help="no progress on stderr (default: a bar on a terminal, else a plain line every 10%% or 60 s)")
+                       help="no progress on stderr (default: a bar on a terminal, else a plain line every 10%% or "
+                            "60 s)")
     g_run.add_argument("--no-resume", action="store_true",
                        help="with -o: score every item afresh; OUT is replaced by this run's rows at the end (kept "
                             "until then), OUT.part emptied. Deletes nothing, and replaces only files ev2r score wrote "
@@ -193,7 +194,8 @@ def run(args) -> int:
             raise ValueError("--dry-run: only meaningful with --decomposer llm (nothing else calls a paid API)")
         from ev2r.llm import LLMReferenceScorer
 
-        est = LLMReferenceScorer(**llm_options, scores_from=args.reply_reading or "checks").estimate(items, args.llm_price_in, args.llm_price_out)
+        llm_scorer = LLMReferenceScorer(**llm_options, scores_from=args.reply_reading or "checks")
+        est = llm_scorer.estimate(items, args.llm_price_in, args.llm_price_out)
         if bar is not None:
             bar.close()
         print(json.dumps(est.to_dict()))

@@ -269,7 +269,8 @@ def finish_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> ar
         value = getattr(args, flag[2:].replace("-", "_"))
         if value is not None and not Path(value).is_file():
             parser.error(f"{flag}: no such file: {value}")
-    if args.ctkfacts_train is not None and args.ctkfacts_dev is None and (args.data_dir / CTKFACTS_FILES["dev"]).is_file():
+    if (args.ctkfacts_train is not None and args.ctkfacts_dev is None
+            and (args.data_dir / CTKFACTS_FILES["dev"]).is_file()):
         args.ctkfacts_dev = args.data_dir / CTKFACTS_FILES["dev"]
     _check_out(parser, args)
     if args.nltk_data is None and (args.data_dir / "nltk_data").is_dir():

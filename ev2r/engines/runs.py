@@ -458,7 +458,8 @@ def _check_dropped(dropped: list[dict], ids: set, out_path: Path, items: Sequenc
 
     def shown_here(rows: list[dict]) -> str:
         its = [by_id.get(str(r.get("id"))) for r in rows[:5]]
-        refs = [row_ref(it.row, it.line, f"id {it.id}") if it is not None else repr(r.get("id")) for it, r in zip(its, rows)]
+        refs = [row_ref(it.row, it.line, f"id {it.id}") if it is not None else repr(r.get("id"))
+                for it, r in zip(its, rows)]
         return ", ".join(refs) + (f" and {len(rows) - 5} more" if len(rows) > 5 else "")
 
     gone = [r for r in dropped if str(r.get("id")) not in ids]

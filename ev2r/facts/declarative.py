@@ -279,11 +279,13 @@ def is_fragment(answer: str) -> bool:
 
 _MONTHS = ("january|february|march|april|may|june|july|august|september|october|november|december|"
            "jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec")
-_DATE = re.compile(rf"(?i)\b(?:(?:{_MONTHS})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?|\d{{1,2}}(?:st|nd|rd|th)?\s+(?:{_MONTHS})\.?)"
+_DATE = re.compile(rf"(?i)\b(?:(?:{_MONTHS})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?"
+                   rf"|\d{{1,2}}(?:st|nd|rd|th)?\s+(?:{_MONTHS})\.?)"
                    r",\s*\d{4}\b")
 
 
-_DAY_DATE = re.compile(rf"(?i)\b(?:(?:{_MONTHS})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?\b|\d{{1,2}}(?:st|nd|rd|th)?\s+(?:{_MONTHS})\b)")
+_DAY_DATE = re.compile(rf"(?i)\b(?:(?:{_MONTHS})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?\b"
+                       rf"|\d{{1,2}}(?:st|nd|rd|th)?\s+(?:{_MONTHS})\b)")
 
 
 def _be_only(text: str) -> Optional[tuple[str, str, str]]:
@@ -362,10 +364,12 @@ def wh_statement(question: str, answer: str) -> Optional[str]:
             return _sentence(f"{_lower_first(subj)} {verb} {a}")
         return _sentence(f"{a} {rest}") if not _looks_like_aux_question(rest) else None
     m = re.match(r"(?i)^(who|what)\s+(\w+)\s*(.*)$", q)
-    if m and m.group(2).lower() not in _AUX and (m.group(2).lower().endswith(("s", "ed")) or m.group(2).lower() in _IRREGULAR_PAST.values()):
+    if m and m.group(2).lower() not in _AUX and (m.group(2).lower().endswith(("s", "ed"))
+                                                 or m.group(2).lower() in _IRREGULAR_PAST.values()):
         return _sentence(f"{a} {m.group(2)} {m.group(3)}".strip())
     m = re.match(r"(?i)^(?:which|what)\s+\w+\s+(\w+)\s*(.*)$", q)
-    if m and m.group(1).lower() not in _AUX and (m.group(1).lower().endswith("ed") or m.group(1).lower() in _IRREGULAR_PAST.values()):
+    if m and m.group(1).lower() not in _AUX and (m.group(1).lower().endswith("ed")
+                                                 or m.group(1).lower() in _IRREGULAR_PAST.values()):
         return _sentence(f"{a} {m.group(1)} {m.group(2)}".strip())
     m = re.match(r"(?i)^(when|where|why|how)\s+(.+)$", q)
     if m:

@@ -109,7 +109,8 @@ def parse_recorded_response(resp: dict) -> ReferenceResult:
             problems.append(f"{side}: zero facts")
             continue
         value = support / count
-        if not isinstance(stated, (int, float)) or isinstance(stated, bool) or not math.isclose(stated, value, abs_tol=1e-6):
+        if (not isinstance(stated, (int, float)) or isinstance(stated, bool)
+                or not math.isclose(stated, value, abs_tol=1e-6)):
             problems.append(f"{side}: stated {score_name} {stated!r} != support/count = {value:.6f}")
         values[score_name] = value
     if problems:

@@ -198,7 +198,8 @@ def load_model(lang: str) -> WordOrderModel:
     """
     path = _DATA / f"word_order_{lang}.npz"
     if not path.is_file():
-        raise ValueError(f"lang: no word-order table for {lang!r}; tables: {', '.join(available_languages()) or 'none'}")
+        raise ValueError(f"lang: no word-order table for {lang!r}; "
+                         f"tables: {', '.join(available_languages()) or 'none'}")
     with np.load(path, allow_pickle=False) as f:
         return WordOrderModel.from_counts(lang, [str(w) for w in f["vocab"]], f["rows"], f["cols"], f["counts"])
 

@@ -322,7 +322,8 @@ def _read_original(rec: Mapping[str, Any], where: str) -> Tuple[Optional[tuple],
     if "string_evidence" in rec:
         strings = rec["string_evidence"]
         if not isinstance(strings, list) or not all(isinstance(s, str) for s in strings):
-            raise AveritecInputError(f"{where}: field 'string_evidence' must be a list of strings, got {strings!r:.120}")
+            raise AveritecInputError(f"{where}: field 'string_evidence' must be a list of strings, "
+                                     f"got {strings!r:.120}")
         strings = tuple(strings)
     if "questions" in rec:
         try:  # the shapes the official scorer reads: answers a list, a Boolean answer with its explanation

@@ -477,7 +477,8 @@ def warn_notices(notices: Sequence[tuple[str, Any, int]], path: str | Path, ids:
         more = f" and {len(rows) - MAX_ROWS_NAMED} more" if len(rows) > MAX_ROWS_NAMED else ""
         return ", ".join(one(n) for n, _ in rows[:MAX_ROWS_NAMED]) + more
 
-    rows_note = "Rows are counted from 0, as the row field of the score rows (line = the line of the file the row starts on)."
+    rows_note = ("Rows are counted from 0, as the row field of the score rows (line = the line of the file the row "
+                 "starts on).")
     if "gold_from_label" in by_kind:
         rows = by_kind["gold_from_label"]
         warnings.warn(f"{path}: {len(rows)}{of} row(s) of the ev2r schema (predicted_evidence / reference_evidence) "

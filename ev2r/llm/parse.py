@@ -171,7 +171,8 @@ def parse_reference_response(response: dict, scores_from: str = DEFAULT_SCORES_F
         obj = extract_json_object(text)
     except ParseError as e:
         if finish_reason(response) == "length":
-            raise AnswerCutOff(f"the answer reached the length limit (max_tokens) before its JSON object closed; {e}") from e
+            raise AnswerCutOff("the answer reached the length limit (max_tokens) before its JSON object closed; "
+                               f"{e}") from e
         keyed = keyed_object_from_text(text) if scores_from != "strict" else None
         if keyed is None:
             raise

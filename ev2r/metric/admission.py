@@ -315,7 +315,8 @@ def respell(text: str, like: str) -> str:
     ("could" is not respelled "couldn" of "couldn't"). Limits: a first sense can be a contronym's other sense
     ("sanction" and "approve"); inflected forms are not read as synonyms.
 
-    >>> respell("The suggestion that CVOID-19 was planned is flase.", "The suggestion that COVID-19 was planned is false.")
+    >>> respell("The suggestion that CVOID-19 was planned is flase.",
+    ...         "The suggestion that COVID-19 was planned is false.")
     'The suggestion that COVID-19 was planned is false.'
     >>> respell("It was not planned.", "It was planned.")
     'It was not planned.'
@@ -631,8 +632,9 @@ def read_evidence(evidence: Evidence, claim: Optional[str] = None,
             answer = strip_word_salad(p_in.answer)
             if answer is not p_in.answer:
                 # what is left of an answer that was partly salad must be about the claim itself
-                if not has_content(answer) or _not_evidence_rule(answer, claim) is not None or (
-                        claim_has_content and claim_coverage(answer, claim, RELEVANCE_CLAIM_CAP) < PREMISE_RELEVANCE_MIN):
+                if (not has_content(answer) or _not_evidence_rule(answer, claim) is not None
+                        or (claim_has_content
+                            and claim_coverage(answer, claim, RELEVANCE_CLAIM_CAP) < PREMISE_RELEVANCE_MIN)):
                     read("word_salad", by=f"rule:{WORD_ORDER_RULE}")
                     continue
                 p_in = QAPair(p_in.question, answer)

@@ -319,7 +319,8 @@ class HybridCombiner:
                     alignments.append([])
                 continue
             no = _contradicted(scores, k)
-            pred_idx = informative_indices(it.predicted_evidence, it.claim, True, it.reference_evidence, no)[:MAX_PREDICTED]
+            pred_idx = informative_indices(it.predicted_evidence, it.claim, True, it.reference_evidence,
+                                           no)[:MAX_PREDICTED]
             pred = informative(it.predicted_evidence, it.claim, True, it.reference_evidence, no).pairs[:MAX_PREDICTED]
             ref = [it.reference_evidence.pairs[j] for j in ref_idx]
             m = meteor_matrix(pair_strings([(p.question, p.answer) for p in pred], "qa"),

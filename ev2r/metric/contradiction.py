@@ -78,11 +78,12 @@ def is_rewrite(answer: str, reference_answer: str, minimum: float = REWRITE_MIN)
     """
     if _fold(answer) in _fold(reference_answer):
         return False
-    if len(content_tokens(reference_answer)) >= MIN_CLAIM_TOKENS and claim_coverage(answer, reference_answer) >= minimum:
+    if (len(content_tokens(reference_answer)) >= MIN_CLAIM_TOKENS
+            and claim_coverage(answer, reference_answer) >= minimum):
         return True
     sentences = split_sentences(reference_answer)
-    return len(sentences) > 1 and any(len(content_tokens(s)) >= MIN_CLAIM_TOKENS and claim_coverage(answer, s) >= minimum
-                                      for s in sentences)
+    return len(sentences) > 1 and any(len(content_tokens(s)) >= MIN_CLAIM_TOKENS
+                                      and claim_coverage(answer, s) >= minimum for s in sentences)
 
 
 class ReferenceContradiction:

@@ -163,7 +163,8 @@ def scorer_from_config(config: ScorerConfig, progress: Optional[Callable] = None
                                           verifier_name=proxy_name, credit=c.proxy_credit), alpha=c.alpha,
                       verifier_fields=verifier_signature_fields(ver), extra_scorers=extras, progress=progress,
                       chunk_size=c.chunk_size,
-                      combiner=HybridCombiner(device=c.device, columns=c.hybrid_columns, meteor_match=c.meteor_match) if c.hybrid else None,
+                      combiner=(HybridCombiner(device=c.device, columns=c.hybrid_columns, meteor_match=c.meteor_match)
+                                if c.hybrid else None),
                       admission=load_admission(c.admission), copy_reading=c.copy_reading,
                       restatement=c.restatement)
 
@@ -184,7 +185,8 @@ def load_admission(spec):
     try:
         return AdmissionModel.load(None if spec == "bundled" else Path(spec))
     except FileNotFoundError as e:
-        raise ValueError(f"admission: {e}; give 'bundled', 'none' or a folder with weights.npz and model.json") from None
+        raise ValueError(f"admission: {e}; give 'bundled', 'none' or a folder with weights.npz and "
+                         "model.json") from None
 
 
 def hu_meteor_columns() -> dict[str, Callable]:

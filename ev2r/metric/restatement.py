@@ -67,12 +67,14 @@ def restates_claim(text: Optional[str], claim: Optional[str], synonyms=None) -> 
 
     >>> restates_claim("It is not true that Biden froze arms sales.", "Biden froze arms sales to Saudi Arabia.")
     True
-    >>> restates_claim("Yes, a dealer quoted $30,842.15 for a 2012 Volt battery.", "A dealer quoted $30,000 for a Volt battery.")
+    >>> restates_claim("Yes, a dealer quoted $30,842.15 for a 2012 Volt battery.",
+    ...                "A dealer quoted $30,000 for a Volt battery.")
     False
     >>> restates_claim("Turkey reported 91.25% efficacy while Indonesia reported 65.3%.",
     ...                "SinoVac has an efficacy of 91.25% in Indonesia.")
     False
-    >>> restates_claim("Answer 0: see Biden froze arms sales to Saudi Arabia.", "Biden froze arms sales to Saudi Arabia.")
+    >>> restates_claim("Answer 0: see Biden froze arms sales to Saudi Arabia.",
+    ...                "Biden froze arms sales to Saudi Arabia.")
     True
     """
     t, c = content_tokens(text), content_tokens(claim)

@@ -111,7 +111,8 @@ def _record_holds_rows(record: dict, rows: Sequence[dict], path: str) -> Optiona
     does not hold: a file edited, copied or resumed elsewhere), or None."""
     from ev2r.signature import text_digest
 
-    if record.get("format", 0) >= 3:  # rows that carry their definition and seal (1.8.0 on): each checked as a resume does
+    # rows that carry their definition and seal (1.8.0 on): each checked as a resume does
+    if record.get("format", 0) >= 3:
         from ev2r.io.rows import row_problem
 
         bad = [(r.get("id"), why) for r in rows if (why := row_problem(r, str(record.get("signature")))) is not None]
@@ -476,7 +477,8 @@ def compare_runs(baseline: ScoreRun, systems: Sequence[ScoreRun], columns: Optio
                 raise ValueError(
                     f"{baseline.path} vs {run.path}: {len(ids)} item(s) with {c} on both sides ({len(matching.paired)} "
                     f"ok items in common of {matching.n_baseline} and {matching.n_system} rows; "
-                    f"{matching.left_out(baseline.path, run.path)}{f'; {len(no_value)} without {c}' if no_value else ''}"
+                    f"{matching.left_out(baseline.path, run.path)}"
+                    f"{f'; {len(no_value)} without {c}' if no_value else ''}"
                     "): a paired comparison needs at least 2 of the same items (ids) scored in both files; runs on "
                     "different claims are not paired: read each run's own interval (`ev2r score`)")
             va = [float(a[k][c]) for k in ids]

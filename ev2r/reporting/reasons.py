@@ -140,9 +140,13 @@ def reading(row: dict, gold: Optional[str]) -> str:
 
     >>> reading({"reference_facts": [{"supported": True}, {"supported": False}], "predicted_facts": [],
     ...          "proxy": 0.25, "proxy_premises": [], "proxy_decided_by": None}, "Refuted")
-    '1 of 2 reference facts found in the prediction; the prediction gives no atomic fact (no evidence pair, or only bare / restating answers); no predicted pair is evidence for the claim, so the proxy is 0.25.'
+    ... # doctest: +NORMALIZE_WHITESPACE
+    '1 of 2 reference facts found in the prediction; the prediction gives no atomic fact (no evidence pair, or only
+    bare / restating answers); no predicted pair is evidence for the claim, so the proxy is 0.25.'
     >>> reading({"contradicted_pairs": [{"predicted": 2, "reference": 0}]}, "Refuted")
-    'predicted pair 2 rewrites reference evidence that contradicts it, so it is no evidence (no premise of recall or the proxy, facts unsupported).'
+    ... # doctest: +NORMALIZE_WHITESPACE
+    'predicted pair 2 rewrites reference evidence that contradicts it, so it is no evidence (no premise of recall or
+    the proxy, facts unsupported).'
     """
     ref, pred = row.get("reference_facts") or [], row.get("predicted_facts") or []
     parts = []
@@ -165,7 +169,8 @@ def reading(row: dict, gold: Optional[str]) -> str:
         if k is None or not prem:
             parts.append(f"no predicted pair is evidence for the claim, so the proxy is {row['proxy']:.2f}")
         elif len(prem) == 1:
-            parts.append(f"the proxy P({gold}) = {row['proxy']:.2f} is predicted pair {prem[k]['pair_index']}'s reading")
+            parts.append(f"the proxy P({gold}) = {row['proxy']:.2f} is predicted pair "
+                         f"{prem[k]['pair_index']}'s reading")
         else:
             how = ("is the least neutral: Not Enough Evidence joins the pairs by their smallest P(neutral)"
                    if str(gold).casefold().startswith("not enough") else "reads the gold verdict most strongly")

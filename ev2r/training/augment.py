@@ -274,7 +274,8 @@ def augment_structure_reverse(pairs: Sequence[Pair], rng: random.Random, n: int)
     About 30% of the premises are laid out as question/answer pairs with a generic question. A pure function
     of ``pairs`` and ``rng``.
     """
-    ent = [p for p in pairs if p.label == "entailment" and 20 <= len(p.hypothesis) < 200 and len(p.premise.split()) < 80]
+    ent = [p for p in pairs
+           if p.label == "entailment" and 20 <= len(p.hypothesis) < 200 and len(p.premise.split()) < 80]
     rng.shuffle(ent)
     out: list[Pair] = []
     quota = {"denied_hypothesis": n, "shuffled_fact": n, "copy": n // 2, "asserted_hypothesis": n // 2}
@@ -395,7 +396,8 @@ def augment_denial(pairs: Sequence[Pair], rng: random.Random, n: int,
     denials = denial_grammar() + DENIAL_TEMPLATES
     assertions = ASSERTION_TEMPLATES + ASSERTION_TEMPLATES_MORE
     ent = [p for p in pairs if p.label == "entailment" and 20 <= len(p.hypothesis) < 200]
-    con = [p for p in pairs if p.label == "contradiction" and 20 <= len(p.hypothesis) < 200 and len(p.premise.split()) < 60]
+    con = [p for p in pairs
+           if p.label == "contradiction" and 20 <= len(p.hypothesis) < 200 and len(p.premise.split()) < 60]
     rng.shuffle(ent)
     rng.shuffle(con)
     pick = lambda ts: ts[rng.randrange(len(ts))]  # noqa: E731
@@ -425,7 +427,8 @@ def augment_denial(pairs: Sequence[Pair], rng: random.Random, n: int,
             out.append(Pair(_as_pair(_fill(pick(denials), p.premise), rng), h, "neutral",
                             "denial_aug_denied_premise_entailed"))
             made["denied_premise_entailed"] += 1
-        if made["denied_hypothesis"] < quota["denied_hypothesis"] and len(p.premise.split()) < 80 and rng.random() < 0.4:
+        if (made["denied_hypothesis"] < quota["denied_hypothesis"] and len(p.premise.split()) < 80
+                and rng.random() < 0.4):
             out.append(Pair(_as_pair(p.premise, rng), _fill(pick(denials), h), "contradiction",
                             "denial_aug_denied_hypothesis"))
             made["denied_hypothesis"] += 1

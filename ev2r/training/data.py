@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
-from adversarial.perturbations.meaning import CZECH_NEGATED_AUX, negate_czech  # noqa: F401 (the gaming suite's Czech rule)
+# the gaming suite's Czech rule
+from adversarial.perturbations.meaning import CZECH_NEGATED_AUX, negate_czech  # noqa: F401
 from claimalign.nli import NLI_LABELS, normalize_nli_label
 from ev2r.labels import VERDICT_TO_NLI, normalize_verdict
 
@@ -213,7 +214,8 @@ def load_averitec_witness_pairs(path: Path, rng: random.Random, predict, class_r
     if isinstance(neutral_cap, bool) or not isinstance(neutral_cap, int) or neutral_cap < 1:
         raise ValueError(f"neutral_cap: expected an int >= 1, got {neutral_cap!r}")
     repeat = {"entailment": 1, "contradiction": 1, "neutral": 1, **(class_repeat or {})}
-    usable = [(claim, premises, label) for claim, ev, label in _averitec_claims(path) if (premises := pair_premises(ev))]
+    usable = [(claim, premises, label) for claim, ev, label in _averitec_claims(path)
+              if (premises := pair_premises(ev))]
     _check_usable(usable, path)
     todo = [(k, j) for k, (_, prem, label) in enumerate(usable) if label != "neutral" for j in range(len(prem))]
     probs = (check_probabilities(predict([usable[k][1][j] for k, j in todo], [usable[k][0] for k, _ in todo]),
@@ -287,7 +289,8 @@ def load_ctkfacts(path: Path, source: str = "ctkfacts_train") -> list[Pair]:
             for fields in (("premise", "evidence"), ("hypothesis", "claim")):
                 value = next((row[f] for f in fields if isinstance(row.get(f), str) and row[f].strip()), None)
                 if value is None:
-                    raise ValueError(f"{row_where(path, k, line_no)}: no text in {' or '.join(repr(f) for f in fields)}")
+                    raise ValueError(f"{row_where(path, k, line_no)}: no text in "
+                                     f"{' or '.join(repr(f) for f in fields)}")
                 texts.append(normalize_text(value))
             field = "nli_label" if row.get("nli_label") is not None else "label"
             try:

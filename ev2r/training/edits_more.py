@@ -92,7 +92,8 @@ _SAY_TO_DENY = {"said": "denied", "says": "denies", "stated": "denied", "claimed
                 "denied": "confirmed", "denies": "confirms"}
 #: A reporting verb followed by "that", a clause, a quotation or the end of a reporting tag (", officials said.").
 _SAY_RE = re.compile(r"(?<![\w'-])(" + "|".join(_SAY_TO_DENY) + r")(?![\w'-])"
-                     r"(?=\s+that\b|\s*[.,;:]|\s+[\"\u201c]|\s+(?:the|a|an|he|she|they|it|we|there|his|her|their|its)\b)")
+                     r"(?=\s+that\b|\s*[.,;:]|\s+[\"\u201c]"
+                     r"|\s+(?:the|a|an|he|she|they|it|we|there|his|her|their|its)\b)")
 _NOT_A_VERB_BEFORE = re.compile(r"(?:\b(?:the|a|an|as|its|his|her|their|these|those|such|previously|above|"
                                 r"aforementioned)\s+)$", re.I)
 
@@ -253,7 +254,8 @@ _SHORT_RE = re.compile(r"(?<![\w.$-])(" + "|".join(re.escape(k) for k in sorted(
 _LONG = {}
 for _k, _v in ABBREVIATIONS.items():
     _LONG.setdefault(_v, _k)  # "United States" -> "US" (the first listed)
-_LONG_RE = re.compile(r"(?<![\w-])(" + "|".join(re.escape(v) for v in sorted(_LONG, key=len, reverse=True)) + r")(?![\w-])")
+_LONG_RE = re.compile(r"(?<![\w-])(" + "|".join(re.escape(v) for v in sorted(_LONG, key=len, reverse=True))
+                      + r")(?![\w-])")
 
 
 def abbreviation(text: str, rng: random.Random) -> Optional[str]:

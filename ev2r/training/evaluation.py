@@ -44,7 +44,8 @@ class ModelVerifier:
     name = "model-in-training"
 
     def __init__(self, model, tokenizer, max_length: int, bf16: bool, batch_size: int = 64):
-        self.model, self.tokenizer, self.max_length, self.bf16, self.batch_size = model, tokenizer, max_length, bf16, batch_size
+        self.model, self.tokenizer, self.max_length = model, tokenizer, max_length
+        self.bf16, self.batch_size = bf16, batch_size
         self.columns = map_nli_labels(model.config.id2label, source="model config.id2label")
 
     def predict(self, premises: Sequence[str], hypotheses: Sequence[str]) -> np.ndarray:

@@ -262,7 +262,8 @@ def run_training(args, command: str = "ev2r train-verifier", deadline: float | N
         t_labels = [str(teacher.config.id2label[i]).lower() for i in range(teacher.config.num_labels)]
         if t_labels != list(NLI_LABELS):
             raise TrainingOptionError(f"--teacher: its classes {t_labels} are not {list(NLI_LABELS)} in that order")
-        if AutoTokenizer.from_pretrained(str(args.teacher)).get_vocab() != AutoTokenizer.from_pretrained(encoder).get_vocab():
+        teacher_vocab = AutoTokenizer.from_pretrained(str(args.teacher)).get_vocab()
+        if teacher_vocab != AutoTokenizer.from_pretrained(encoder).get_vocab():
             raise TrainingOptionError(f"--teacher: its tokenizer differs from the one of --encoder {encoder}")
         teacher.to(args.device).eval()
         for p_ in teacher.parameters():
@@ -280,8 +281,9 @@ def run_training(args, command: str = "ev2r train-verifier", deadline: float | N
     print(f"tokenised in {time.time() - t0:.0f}s; mean length {sum(lengths) / len(lengths):.1f}", flush=True)
 
     params = [p for p in model.parameters() if p.requires_grad]
-    decay = [p for n, p in model.named_parameters() if p.requires_grad and not any(k in n for k in ("bias", "LayerNorm"))]
-    no_decay = [p for n, p in model.named_parameters() if p.requires_grad and any(k in n for k in ("bias", "LayerNorm"))]
+    no_decay_names = ("bias", "LayerNorm")
+    decay = [p for n, p in model.named_parameters() if p.requires_grad and not any(k in n for k in no_decay_names)]
+    no_decay = [p for n, p in model.named_parameters() if p.requires_grad and any(k in n for k in no_decay_names)]
     optim = torch.optim.AdamW([{"params": decay, "weight_decay": args.weight_decay},
                                {"params": no_decay, "weight_decay": 0.0}], lr=args.lr)
     # Linear warm-up then linear decay over *progress*, where progress is the larger of the
@@ -411,8 +413,9 @@ def run_training(args, command: str = "ev2r train-verifier", deadline: float | N
                   f"{steps_this_run / el:.2f} steps/s elapsed {st['elapsed_s'] / 60:.1f} min", flush=True)
             running = []
         budget_hit = progress["value"] >= 1.0 and step < args.steps
-        paused = ((args.stop_after_steps and steps_this_run >= args.stop_after_steps)
-                  or (args.stop_after_min and time.time() - t_run >= args.stop_after_min * 60)) and step < args.steps and not budget_hit
+        paused = (((args.stop_after_steps and steps_this_run >= args.stop_after_steps)
+                   or (args.stop_after_min and time.time() - t_run >= args.stop_after_min * 60))
+                  and step < args.steps and not budget_hit)
         if step % args.eval_every == 0 or step >= args.steps or budget_hit:
             res = evaluate_all(eval_sample, args.eval_cap)
             meta["history"].append({"step": step, "minutes": round(st["elapsed_s"] / 60, 1),

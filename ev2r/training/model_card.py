@@ -179,7 +179,8 @@ def write_model_card(out: Path, extra_notes: str = "") -> Path:
         "## Hyperparameters and command", "", "```", *meta.get("commands", [meta.get("command", "")]), "```", "",
         "```json", json.dumps(meta.get("args", {}), indent=1), "```", "",
         f"Training time: {meta.get('train_minutes', '?')} min on 2 CPU cores"
-        + (f" (stopped by the time budget at step {meta['stopped_early_at_step']})" if "stopped_early_at_step" in meta else "")
+        + (f" (stopped by the time budget at step {meta['stopped_early_at_step']})"
+           if "stopped_early_at_step" in meta else "")
         + ". The learning rate follows linear warm-up and decay over max(step / steps, elapsed / time budget).",
         "", "## Held-out results (3-way argmax; `2-way` = argmax over entailment vs contradiction)", "",
         "| set | n | accuracy | macro-F1 | 2-way accuracy |", "|---|---|---|---|---|",

@@ -82,7 +82,10 @@ def mpnet_checkpoint(cache_dir: Optional[Union[str, os.PathLike]] = None) -> str
             raise RuntimeError(f"EV2R_MPNET_DIR={given}: not an all-mpnet-base-v2 folder (needs "
                                f"{', '.join(m for m in MEMBERS if m != 'README.md')})")
         return str(folder)
-    base = Path(cache_dir) if cache_dir is not None else Path(os.environ.get("EV2R_CACHE") or Path.home() / ".cache" / "ev2r")
+    if cache_dir is not None:
+        base = Path(cache_dir)
+    else:
+        base = Path(os.environ.get("EV2R_CACHE") or Path.home() / ".cache" / "ev2r")
     folder = base / MPNET_ALIAS
     if _complete(folder):
         return str(folder)

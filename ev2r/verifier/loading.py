@@ -90,7 +90,8 @@ def warn_non_english(texts: dict, spec: str, where=None) -> int:
     if found:
         warnings.warn(f"{len(found)} of {len(texts)} item(s) look like text in another language than English "
                       f"({'ids' if where is None else 'rows (from 0; line = the line of the file):'} "
-                      f"{', '.join(map(repr if where is None else where, found[:5]))}{', ...' if len(found) > 5 else ''}: "
+                      f"{', '.join(map(repr if where is None else where, found[:5]))}"
+                      f"{', ...' if len(found) > 5 else ''}: "
                       f">= {NON_ENGLISH_SHARE:.0%} of their letters are outside A-Z), but the bundled verifier is "
                       "English-only and reads such text poorly (Czech CTKFacts dev: 0.29 accuracy, the multilingual "
                       "verifier 0.79). For Czech or "

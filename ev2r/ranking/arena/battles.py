@@ -215,7 +215,8 @@ def common_claims(systems: Mapping[str, Sequence[Item]], limit: Optional[int] = 
     return out
 
 
-def sample_pairs(systems: Sequence[str], claim_id: str, pairs_per_claim: Optional[int], seed: int) -> list[tuple[str, str]]:
+def sample_pairs(systems: Sequence[str], claim_id: str, pairs_per_claim: Optional[int],
+                 seed: int) -> list[tuple[str, str]]:
     """The pairs battling on one claim: all ``(a, b)`` with ``a < b`` when ``pairs_per_claim`` is None
     or at least their number, else that many distinct pairs drawn without replacement from
     ``default_rng([seed, crc32(claim_id)])``, in canonical order.

@@ -184,7 +184,8 @@ def prepare_predictions(records: Sequence[Any]) -> List[PredictedClaim]:
         else:  # null answers drop from the question+answer strings only; the first MAX_QUESTIONS are scored
             qa = [question + " " + answer for question, answer in p.evidence if answer is not None]
             q = [question for question, _ in p.evidence]
-            if p.string_evidence is not None:  # the 2024 baseline's extra strings (official: qa, and q without evidence)
+            # the 2024 baseline's extra strings (official: qa, and q without evidence)
+            if p.string_evidence is not None:
                 qa.extend(p.string_evidence)
                 if "evidence" not in p.record:
                     q = list(p.string_evidence)
