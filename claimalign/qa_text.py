@@ -1,39 +1,19 @@
 """The one reader of question/answer evidence text (the AVeriTeC rendering), used by every scorer.
 
-AVeriTeC renders evidence as blocks ``Question: <q>\\nAnswer: <a>`` separated by a blank line
-(Schlichtkrull et al. 2023; the Ev2R rating files use the same form). Real systems' files bend it;
-:func:`parse_qa_text` reads all of these alike:
+AVeriTeC renders evidence as blocks ``Question: <q>\nAnswer: <a>`` separated by a blank line (Schlichtkrull et al.
+2023; the Ev2R rating files use the same form). :func:`parse_qa_text` also reads how real systems' files bend it:
+markers in any case and decorated as LLMs print them (numbering, bullets, Markdown), an answer marker on the
+question's line, a block without an answer marker (the lines after its first, or the text after the first ``?``),
+an empty question (an answer-only pair), text before the first marker or without any (one pair with an empty
+question), pairs written as JSON (a line holding ``{"question": ..., "answer": ...}`` or a whole JSON list of
+them; markers inside JSON strings are text), and every line break :meth:`str.splitlines` knows. Layouts that needed
+a repair are reported through ``notes`` (:data:`LAYOUT_NOTES`) so that readers warn instead of silently changing a
+file's meaning; JSON written as pairs that is none is named by :func:`json_pair_problems`, so readers refuse it.
 
-* a block starts at a ``Question:`` marker at the start of a line, in any case (``question:``,
-  ``QUESTION :``); text before the first marker, or text without any marker, is one pair with an
-  empty question (plain-text evidence);
-* the answer starts at the block's first ``Answer:`` marker, in any case: preferably at the start
-  of a line, else anywhere on the question's line after a space (``Question: Who? Answer: Bob``);
-* ``Question: \\nAnswer: <a>`` (an empty question) is an answer-only pair: the answer is kept as
-  plain-text evidence, never read as the question;
-* a block without an answer marker: the lines after its first line are the answer; on a single
-  line, the text after the first ``?`` is the answer (a question with no answer text at all stays a
-  question with an empty answer, which yields no fact);
-* pairs written as JSON, as LLM systems print them: a line that is a JSON object with a
-  ``question`` and an ``answer`` (``{"question": "Who?", "answer": "Bob."}``, a trailing comma allowed),
-  or a whole text that is a JSON list of such objects, is the pair it holds (note ``json_pairs``). Inside a JSON
-  string markers are text: its question and answer are held out while the layout is read, so that a ``Q2:`` /
-  ``**Answer 2:**`` line in a field never makes a pair nor moves the answer. An entry
-  written as a pair that is none (``{"question": "Q?", "answer": null}``, no ``answer``, ``"answer": NaN``,
-  ``"answer"`` beside ``"Answer"``), or JSON written as pairs that does not parse, leaves its text plain
-  text here; :func:`json_pair_problems` names it, so that readers of input refuse it instead;
-* line breaks: LF, and where pairs are read also VT, FF, the file / group / record separators, NEL, U+2028 and
-  U+2029 (:meth:`str.splitlines`' breaks; CR is LF already): a marker after any of them starts a line.
-
-Layouts that needed one of the repairs are reported through ``notes`` (:data:`LAYOUT_NOTES`) so
-that readers can warn, counting rows, instead of silently changing a file's meaning.
-
-Also here: :func:`is_unanswerable` (AVeriTeC's text for an Unanswerable answer, "No answer could be
-found.", and the ways people type it), :func:`has_content` (text with at least one letter or digit, in
-any script), and what an answer *adds* (evidence must come from the answer):
-:func:`content_tokens` (the stemmed content words and numbers of a text), :func:`is_bare_answer` (an
-answer with no content word: "Yes.", "No", "x", a URL), :func:`claim_coverage`. Whether a text *restates the
-claim* is the metric's decision, not the reader's: :mod:`ev2r.metric.restatement`.
+Also here: :func:`is_unanswerable` (AVeriTeC's "No answer could be found." and the ways people type it),
+:func:`has_content` (a letter or digit in any script), and what an answer *adds* (evidence must come from the
+answer): :func:`content_tokens`, :func:`is_bare_answer` ("Yes.", "No", "x", a URL), :func:`claim_coverage`.
+Whether a text *restates the claim* is the metric's decision: :mod:`ev2r.metric.restatement`.
 """
 
 from __future__ import annotations

@@ -1,33 +1,16 @@
 """One label normaliser for every dataset the project reads, and the verdict -> NLI mapping.
 
-Verdict vocabularies
---------------------
-* AVeriTeC (Schlichtkrull et al., 2023): ``Supported``, ``Refuted``, ``Not Enough Evidence``,
-  ``Conflicting Evidence/Cherrypicking`` (also spelled in lower case, ``not enough information``,
-  ``conflicting evidence/cherry-picking``, ... in released files).
-* FEVER / VitaminC: ``SUPPORTS``, ``REFUTES``, ``NOT ENOUGH INFO``.
-* NLI: ``entailment``, ``neutral``, ``contradiction`` (:class:`NLILabel`, :func:`normalize_nli_label`:
-  defined once in :mod:`claimalign.nli`, re-exported here).
+Vocabularies: AVeriTeC (Schlichtkrull et al., 2023: ``Supported``, ``Refuted``, ``Not Enough Evidence``,
+``Conflicting Evidence/Cherrypicking``, and the spellings of released files), FEVER / VitaminC (``SUPPORTS``,
+``REFUTES``, ``NOT ENOUGH INFO``) and NLI (``entailment``, ``neutral``, ``contradiction``: :class:`NLILabel`,
+defined in :mod:`claimalign.nli`, re-exported here). Every spelling is normalised to one canonical :class:`Verdict`.
 
-Every spelling is normalised to one canonical :class:`Verdict`. The proxy-reference score of
-Ev2R (Akhtar et al. 2024, sec. 3.2) asks the verifier for P(gold verdict | claim, evidence);
-:data:`VERDICT_TO_NLI` is the explicit mapping from a verdict to the verifier's classes:
-
-=====================  ================================================================
-verdict                P(verdict) read from the verifier
-=====================  ================================================================
-supported              P(entailment)
-refuted                P(contradiction)
-not enough evidence    P(neutral)
-conflicting            P(entailment) + P(contradiction) ... see below
-=====================  ================================================================
-
-"Conflicting Evidence/Cherrypicking" means the evidence both supports and refutes parts of the
-claim. A single 3-way NLI distribution cannot express "both", so the mapping used is
-``min(P(entailment), P(contradiction)) * 2`` clipped to [0, 1]: high only when the verifier
-puts substantial mass on *both* entailment and contradiction (for per-Q/A-pair aggregation see
-:mod:`ev2r.metric.proxy`, which takes the min of the max entailment and the max contradiction over
-pairs). The mapping is named in the metric signature (``map:v1``).
+The proxy-reference score (Akhtar et al. 2024, sec. 3.2) asks the verifier for P(gold verdict | claim, evidence);
+:data:`VERDICT_TO_NLI` maps a verdict to the verifier's classes: supported -> P(entailment), refuted ->
+P(contradiction), not enough evidence -> P(neutral), and conflicting -> ``min(P(entailment), P(contradiction)) * 2``
+clipped to [0, 1] (high only when the verifier puts substantial mass on both; over several pairs
+:mod:`ev2r.metric.proxy` takes the min of the max entailment and the max contradiction). The mapping is named in the
+metric signature (``map:v1``).
 """
 
 from __future__ import annotations

@@ -1,30 +1,18 @@
 """Paired significance of a difference between two systems scored on the same items (``ev2r compare``).
 
-Is system B better than baseline A, or is the difference noise? Both are scored on the same ``n`` items, so the
-question is asked of the per-item differences ``d_i = system_i - baseline_i`` (paired), the way sacrebleu's
-``--paired-bs`` / ``--paired-ar`` ask it of BLEU:
+Both systems are scored on the same ``n`` items, so the question is asked of the per-item differences
+``d_i = system_i - baseline_i``, the way sacrebleu's ``--paired-bs`` / ``--paired-ar`` ask it of BLEU:
 
-* **paired bootstrap interval** of the mean difference (Koehn 2004, "Statistical significance tests for machine
-  translation evaluation", EMNLP): the items are resampled with replacement ``n_resamples`` times, each time the
-  mean of the resampled ``d`` (= the system's mean minus the baseline's on the same resampled items), and the
-  95% percentile interval of those means is reported. Computed by :func:`scipy.stats.bootstrap` on ``d``
-  (``method="percentile"``, the interval ``ev2r score`` and ``ev2r report`` give for a headline).
-* **paired approximate randomisation** (Riezler and Maxwell 2005, "On some pitfalls in automatic evaluation and
-  significance testing for MT", ACL workshop; Noreen 1989): under the null hypothesis that the two systems are
-  exchangeable on every item, each ``d_i`` is as likely to have the other sign, so the null distribution of the
-  mean difference is that of ``mean(s_i d_i)`` over sign flips ``s_i = +-1``. Computed by
-  :func:`scipy.stats.permutation_test` on ``d`` with ``permutation_type="samples"`` (one sample: scipy flips the
-  sign of each observation), two-sided. When ``n_permutations >= 2**n`` scipy enumerates every sign flip and the
-  p-value is exact (the share of the ``2**n`` flips whose ``|mean|`` is at least the observed one: the null
-  distribution is symmetric, so this is scipy's twice the smaller one-sided share); otherwise it draws
-  ``n_permutations`` random flips, each one-sided p-value is ``(count + 1) / (n_permutations + 1)`` (the observed
-  flip counted, as Riezler and Maxwell do) and the two-sided one twice the smaller, capped at 1: never below
-  ``2 / (n_permutations + 1)``.
-* **Holm's step-down correction** (Holm 1979, "A simple sequentially rejective multiple test procedure", Scand. J.
-  Statistics 6:65-70) of the p-values of several systems against one baseline: the ``k``-th smallest of ``m``
-  p-values is multiplied by ``m - k + 1``, made non-decreasing, capped at 1 (:func:`holm`). scipy offers only
-  Benjamini-Hochberg / -Yekutieli (:func:`scipy.stats.false_discovery_control`), which control another error rate,
-  and statsmodels is no dependency: the three lines are here, tested on hand-computed values.
+* **paired bootstrap interval** of the mean difference (Koehn 2004, EMNLP): items resampled with replacement
+  ``n_resamples`` times, the 95% percentile interval of the resampled means (:func:`scipy.stats.bootstrap`,
+  ``method="percentile"``, the interval ``ev2r score`` and ``ev2r report`` give for a headline).
+* **paired approximate randomisation** (Riezler and Maxwell 2005; Noreen 1989): under the null hypothesis each
+  ``d_i`` is as likely to have the other sign; :func:`scipy.stats.permutation_test` with
+  ``permutation_type="samples"``, two-sided. Exact when ``n_permutations >= 2**n`` (every sign flip enumerated);
+  otherwise each one-sided p-value is ``(count + 1) / (n_permutations + 1)`` and the two-sided one twice the
+  smaller, capped at 1.
+* **Holm's step-down correction** (Holm 1979) of several systems' p-values against one baseline: the ``k``-th
+  smallest of ``m`` is multiplied by ``m - k + 1``, made non-decreasing, capped at 1 (:func:`holm`).
 
 Nothing here knows files or score columns: :mod:`ev2r.reporting.compare` reads score files and matches items.
 

@@ -1,18 +1,14 @@
 """Data types shared by the metric, its backends and the CLI.
 
-* :class:`QAPair` / :class:`Evidence`: evidence as AVeriTeC renders it, a list of
-  question/answer pairs (``Question: <q>\\nAnswer: <a>`` blocks separated by a blank line), or
-  plain text (FEVER / VitaminC sentences) held as one pair with an empty question.
-* :class:`Item`: one scoring unit (claim, predicted evidence, reference evidence, gold verdict).
-* :class:`AtomicFact`: one atomic fact with the question/answer pair it came from.
-* :class:`ItemScore` / :class:`CorpusScore`: results; an item that failed keeps ``status`` and
-  ``error`` and has ``None`` scores, never 0 or NaN.
+* :class:`QAPair` / :class:`Evidence`: evidence as AVeriTeC renders it, a list of question/answer pairs
+  (``Question: <q>\nAnswer: <a>`` blocks separated by a blank line), or plain text held as one pair with an empty
+  question; :class:`Item`: one scoring unit (claim, predicted and reference evidence, gold verdict);
+  :class:`AtomicFact`: one atomic fact with the pair it came from.
+* :class:`ItemScore` / :class:`CorpusScore`: results; an item that failed keeps ``status`` and ``error`` and has
+  ``None`` scores, never 0 or NaN. :class:`LLMUsage`: what an LLM call cost, carried by each per-item result.
 
-* :class:`LLMUsage`: what an LLM call cost (requests, calls sent, cache hits, retries, tokens,
-  re-asks); carried by each per-item result of an LLM backend, so totals are sums over items.
-
-**Statuses** (one vocabulary for the metric, the LLM client, the AVeriTeC 2025 judge and the
-arena; the strings are what the output files hold). ``ok`` is the only success.
+**Statuses**, one vocabulary for the metric, the LLM client, the AVeriTeC 2025 judge and the arena (the strings
+are what the output files hold); ``ok`` is the only success:
 
 ==========================  ===================================================================
 ``ok``                      scored / judged

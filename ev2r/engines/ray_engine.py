@@ -1,62 +1,23 @@
 """Score on a Ray cluster with the same numbers as locally (``ev2r score --engine ray``).
 
-An optional engine (``pip install 'ev2r[ray]'``): nothing else in the package imports Ray, and this
-module imports it only when a run starts (:class:`RayUnavailableError` names the install command
-when it is missing).
+An optional engine (``pip install 'ev2r[ray]'``): nothing else imports Ray, and this module imports it only when a
+run starts (:class:`RayUnavailableError` names the install command). :func:`score_ray` cuts the items into the
+**chunks the local scorer would score together** (``Ev2RScorer.chunk_size`` consecutive positions) and maps them
+over a fixed pool of actors, each holding one scorer built with the **same options** as the local path
+(:func:`ev2r.metric.factory.build_scorer`); the same chunk gives the same verifier batches, so per-item numbers equal
+the local run's to the last bit at the same dtype and batch size. Rows are written in input order through the local
+row function, and the signature gains ``|engine:ray``.
 
-How a run goes (:func:`score_ray`):
+Resuming, the run record and the checks of each reused row are the code both engines share
+(:mod:`ev2r.engines.runs`): an interrupted run's rerun gives the numbers of an uninterrupted one. An exception inside
+scoring is recorded on the item (status ``error``); a worker that dies loses only its chunk, which Ray retries on a
+restarted actor.
 
-* the driver (the process that runs ``ev2r score``) reads the rows as the local path does
-  (:func:`ev2r.io.readers.read_items`) and cuts the items into the **chunks the local scorer would score
-  together** (``Ev2RScorer.chunk_size`` consecutive input positions, 32 by default). A chunk is
-  the unit of work: a Ray Data dataset of chunks goes through ``map_batches`` (one chunk per
-  call) on a fixed-size actor pool (``ActorPoolStrategy(size=workers)``);
-* each actor builds one scorer with :func:`ev2r.metric.factory.build_scorer` and the **same options** as the
-  local path (model, dtype, device, batch size...): the verifier is loaded once per actor. Since
-  the verifier's batches are made inside a chunk (pairs sorted by length, cut at the batch size),
-  the same chunk gives the same batches, hence per-item numbers equal to the last bit to the
-  local run's at the same dtype and batch size, whichever actor scores it;
-* results come back with their positions and are written **in input order**, through the same
-  row function as the local path (:func:`ev2r.io.readers.score_row`); the corpus summary is made by the
-  same function (:func:`ev2r.metric.scorer.corpus_summary`) with the actors' signature plus
-  ``|engine:ray``.
-
-Resuming (with an output file ``OUT``; the code both engines share, :mod:`ev2r.engines.runs`): the
-run record ``OUT.ev2r-run.json`` (scorer options, ``with_facts``, signature, the items' content
-hashes) is written first; each finished chunk is appended to ``OUT.part`` at once (flushed), the
-complete file replaces ``OUT`` at the end (atomic rename) and ``OUT.part`` is removed. A rerun
-reuses a row of ``OUT`` or ``OUT.part`` only when its status is ``ok`` and its ``item_hash`` is the
-content hash of an item of this run (:func:`ev2r.io.readers.item_hash`: id, row, claim, both
-evidences, labels), so another system's file with the same ids is scored afresh; an item that
-failed for a passing reason (``error``, ``api_error``, ``timeout``...) is scored again, one whose
-failure is its own (``no_reference``, ``no_label``) is kept like an ok row
-(:data:`ev2r.engines.runs.REUSABLE_STATUSES`). A rerun
-with other options, or into an ``OUT`` without a run record (e.g. written by another tool), is
-refused (:class:`ValueError` saying what to do: another ``-o``, or ``resume=False`` /
-``--no-resume``) instead of mixing numbers. A local run's ``OUT`` made with the same options is
-resumed too (the rows are the same). Remaining items keep their place in the chunk grid, so after
-an interrupted run (whole chunks written) the rerun's numbers are those of an uninterrupted run, bit for bit (scoring
-is batch-invariant: an item scored in a smaller batch gets the same numbers). Each resumed row is checked first
-(:func:`ev2r.engines.runs.row_problem`: this definition's, as written). Ctrl-C raises
-:class:`ev2r.engines.runs.RunInterrupted` (finished chunks kept in ``OUT.part``).
-
-Failures: an exception inside scoring is recorded on the item (status ``error``), as locally. A
-worker process that dies (killed, out of memory) loses only the chunk it was scoring: Ray restarts
-the actor (the scorer is loaded again) and retries that chunk (``max_restarts=-1``,
-``max_task_retries=-1``, Ray Data's defaults for actor pools).
-
-LLM judge (``decomposer="llm"``): every actor sends its requests through its own
-:class:`ev2r.llm.LLMClient` (cache first, retries, timeouts, as locally), and every request sent to
-the server first takes a permit from one cluster-wide semaphore (a Ray actor,
-:class:`RequestSemaphore`): at most ``llm_options["concurrency"]`` requests are in flight on the
-whole cluster (``--llm-concurrency``, default 4), however many workers run. Cache hits take no
-permit. A permit whose holder died is reclaimed after ``timeout + 60`` seconds. **Cache choice:
-one shared cache folder** -- the cache is content-addressed files written by atomic rename, so
-actors on any number of nodes can write into one folder on shared storage (NFS, a mounted bucket)
-without a merge step; give ``--llm-cache DIR`` on storage every node mounts at the same path
-(default: the driver's ``$EV2R_LLM_CACHE`` or ``~/.cache/ev2r/llm``, resolved on the driver, which
-is shared only on a single machine or with a shared home). Reruns and ``--llm-offline`` replays then
-see every answer whichever node fetched it.
+With the LLM judge (``decomposer="llm"``) every request to the server first takes a permit from one cluster-wide
+semaphore (:class:`RequestSemaphore`): at most ``llm_options["concurrency"]`` requests in flight on the whole
+cluster (cache hits take none; a dead holder's permit is reclaimed after ``timeout + 60`` s). The LLM cache is
+content-addressed files written by atomic rename, so give ``--llm-cache DIR`` on storage every node mounts at the
+same path and every node sees every answer.
 """
 
 from __future__ import annotations

@@ -1,39 +1,21 @@
-"""A scoring run's files beside its output ``OUT``, and what a rerun resumes: the one resume code of
-both engines (the local one, :mod:`ev2r.engines.local_engine`, and Ray, :mod:`ev2r.engines.ray_engine`).
+"""A scoring run's files beside its output ``OUT``, and what a rerun resumes: the one resume code of both engines
+(:mod:`ev2r.engines.local_engine` and :mod:`ev2r.engines.ray_engine`).
 
-* ``OUT.ev2r-run.json``: the run record, written **before** any scoring: the engine, the scorer
-  options (:func:`options_record`), ``with_facts``, the signature, and the content hash of every
-  input item (``item_hashes``, in input order; :func:`ev2r.io.readers.item_hash`).
-* ``OUT.part``: finished chunks, appended (and flushed) as they are scored (:func:`append_rows`);
-  ``OUT`` is written at the end by atomic rename (:func:`finish_run`) and ``OUT.part`` removed.
-* :func:`plan_run`: which items an earlier run into ``OUT`` already scored, which are left. A row
-  is reused only when its status is ``ok`` (or ``no_reference`` / ``no_label``: see
-  :data:`REUSABLE_STATUSES`), every component was computed (no ``unavailable (...)`` in its
-  ``error``: nltk data or the encoder missing when it was scored), its ``item_hash`` is the hash of an item of this run
-  (same id, row, claim, evidences, labels, other fields) and the run record was made with the
-  same options; an item whose content changed is scored again. ``OUT`` (or ``OUT.part``) without
-  a run record is refused, never resumed nor overwritten, unless ``resume=False``
-  (``--no-resume``), which starts afresh.
+* ``OUT.ev2r-run.json``, the run record, written **before** any scoring: the engine, the scorer options
+  (:func:`options_record`), ``with_facts``, the signature and the content hash of every input item.
+* ``OUT.part``: finished chunks, appended and flushed as they are scored (:func:`append_rows`); ``OUT`` is written
+  at the end by atomic rename (:func:`finish_run`).
+* :func:`plan_run`: which items an earlier run already scored. A row is reused only when its status is reusable
+  (:data:`REUSABLE_STATUSES`), every component was computed, its ``item_hash`` is that of an item of this run and
+  the record has the same options; ``OUT`` without a run record is refused unless ``resume=False``
+  (``--no-resume``), which starts afresh and deletes nothing until the new rows replace ``OUT``.
+* :func:`output_lock`: one run at a time per ``OUT`` (``OUT.lock``, taken over with a :class:`RunWarning` from a run
+  that died).
 
-What a run never does: delete or replace anything that is not a regular file ev2r wrote. ``resume=False``
-(``--no-resume``) deletes nothing: ``OUT.part`` (only when it holds ev2r rows) is emptied, ``OUT`` is kept until
-the new rows replace it at the end, and the run record says meanwhile that its rows are not to be resumed;
-``OUT``, ``OUT.part`` or ``OUT.ev2r-run.json`` that another tool wrote (not rows / a record of ev2r), or that
-is not a regular file (a device, a FIFO, a folder), is refused by name. A symlink is followed (its target is
-written, the link kept), as by every ev2r output (:func:`claimalign.textio.atomic_path`).
-
-One run at a time per ``OUT``: :func:`output_lock` holds ``OUT.lock`` (the holder's pid, host and start time
-in it) from the plan to the final rename; a second run into the same ``OUT`` is refused naming the holder, and
-a lock left by a run that died is detected (the kernel's ``flock`` is released with its process) and taken over
-with a :class:`RunWarning`.
-
-A resume never drops an earlier run's rows silently: rows of ``OUT`` / ``OUT.part`` whose item is not in this
-run (another input, a smaller ``--limit``) are refused (:class:`DroppedRowsError`: their number, ids and
-why; ``--no-resume`` or another ``-o``), and rows of items of this run whose content changed are counted in a
-:class:`RunWarning` (scored again and replaced).
-
-The scorer options are checked on the driver without loading a model (:func:`check_scorer_options`)
-and their paths made absolute for workers on other nodes (:func:`absolute_paths`).
+A run never deletes or replaces what is not a regular file ev2r wrote (refused by name; a symlink is followed), and
+a resume never drops an earlier run's rows silently (:class:`DroppedRowsError`; changed items are counted in a
+:class:`RunWarning` and scored again). The scorer options are checked on the driver without loading a model
+(:func:`check_scorer_options`) and their paths made absolute for workers on other nodes (:func:`absolute_paths`).
 """
 
 from __future__ import annotations

@@ -1,36 +1,21 @@
 """Question/answer pairs -> declarative statements, by rule (the ``rules-v2`` atomic facts).
 
-Ev2R's LLM decomposer (Akhtar et al. 2024, sec. 3.1 and appendix prompt) writes atomic facts as
-self-contained declarative sentences: "The total population of Kerala, India is 3,33,87,677 from
-a 2011 census." for the pair ("What is the total population of Kerala, India?", "3,33,87,677
-from a 2011 census."). An NLI verifier, trained on declarative premise/hypothesis pairs, reads
-such statements far better than a question glued to a fragment. The rules here produce them
-without a model:
+Ev2R's LLM decomposer (Akhtar et al. 2024, sec. 3.1 and appendix prompt) writes atomic facts as self-contained
+declarative sentences ("The total population of Kerala, India is 3,33,87,677 from a 2011 census."), which an NLI
+verifier reads far better than a question glued to a fragment. The rules here produce them without a model:
 
-* **wh-questions with a short answer** (a fragment, not a sentence): the answer takes the
-  question's gap -- "What/Which/Who is|was|are|were X?" -> "X is A"; "Who|What VERB ...?" ->
-  "A VERB ..."; "How many|much N VERB ...?" -> "A N VERB ..."; "When|Where|Why|How AUX X VERB ...?"
-  -> "X VERB ... <in|at> A" (be- and have-auxiliaries kept, do-support turned into the tense of
-  the auxiliary: "did" -> past, "does" -> third person);
-* **yes/no questions** (auxiliary first) answered "Yes ..."/"No ...": the affirmed or denied
-  statement ("Did X ban Y?" + "No" -> "X did not ban Y"), then whatever the answer adds;
-* **lists** (an answer of short comma / "and"-separated items to a wh-question): one statement
-  per item;
-* **long answers**: one statement per sentence (pysbd) and per clause (split at ";" and at
-  ", but"), a leading "It"/"They" resolved to the question's subject when there is one;
-* anything the rules cannot parse falls back to ``rules-v1``'s "<question> <answer sentence>",
-  so no answer text is ever dropped.
+* **wh-questions with a short answer**: the answer takes the question's gap ("What is X?" -> "X is A"; "Who VERB
+  ...?" -> "A VERB ..."; "When did X VERB ...?" -> "X VERBed ... in A", do-support turned into the tense);
+* **yes/no questions** answered "Yes ..."/"No ...": the affirmed or denied statement, then what the answer adds;
+* **lists**: one statement per item; **long answers**: one statement per sentence and clause, a leading
+  "It"/"They" resolved to the question's subject;
+* anything the rules cannot parse falls back to ``rules-v1``'s "<question> <answer sentence>", so no answer text
+  is ever dropped.
 
-The subject of an auxiliary-first question ends at the first base-form verb (not right after a
-determiner), and a past form or participle marks a verb: both are looked up in two tables generated
-once from Princeton WordNet 3.0 and shipped in ``ev2r/facts/data/`` (licence notice
-``WORDNET_LICENSE`` beside them; ``scripts/make_verb_tables.py`` regenerates them, ``--check``
-verifies them): ``wordnet30_verb_lemmas.txt.gz``, every verb lemma of WordNet's ``index.verb``, and
-``wordnet30_verb_exception_forms.txt``, the forms of WordNet's verb exception list (``verb.exc``) that
-nltk's ``morphy`` maps to another verb lemma and that have no noun sense. :func:`is_base_verb` and
-:func:`is_inflected_verb` give exactly what nltk's WordNet reader gave (``tests/ev2r/facts/
-test_verb_tables.py`` compares them on every verb lemma, exception form and dev-set word), but
-nltk and its data are not needed: the ``rules-v2`` facts are the same in every environment.
+Verbs are recognised with two tables generated once from Princeton WordNet 3.0 and shipped in ``ev2r/facts/data/``
+(licence ``WORDNET_LICENSE``; ``scripts/make_verb_tables.py`` regenerates and ``--check`` verifies them):
+:func:`is_base_verb` and :func:`is_inflected_verb` give what nltk's WordNet reader gives, without nltk, so the
+``rules-v2`` facts are the same in every environment.
 """
 
 from __future__ import annotations

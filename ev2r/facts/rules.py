@@ -1,54 +1,20 @@
 """Evidence -> atomic facts: the :class:`Decomposer` protocol and the offline rule-based backend.
 
-Ev2R's reference-based scorer (Akhtar et al. 2024, sec. 3.1) decomposes predicted and reference
-evidence into atomic facts. The paper prompts an LLM (see :mod:`ev2r.llm` for that backend and
-:mod:`ev2r.facts.replay` for recorded LLM outputs). The default here needs no model and no network:
+Ev2R's reference-based scorer (Akhtar et al. 2024, sec. 3.1) decomposes predicted and reference evidence into atomic
+facts; the paper prompts an LLM (:mod:`ev2r.llm`, replayed by :mod:`ev2r.facts.replay`). The default here needs no
+model and no network: one unit per question/answer pair, the answer split into sentences with ``pysbd``, each fact
+rendered as ``"<question> <answer sentence>"`` so that a short answer still carries what it answers.
 
-* one unit per question/answer pair, the question kept as context;
-* the answer split into sentences with ``pysbd`` (rule-based, no downloaded data);
-* each fact rendered as ``"<question> <answer sentence>"`` so that a short answer ("Yes.",
-  "3,33,87,677 from a 2011 census.") still carries what it answers.
-
-**Scraped web pages**. Some systems' answers are the text of a scraped page:
-navigation menus, breadcrumbs, language switchers, DOM text nodes glued without a space
-("Risk of AutismThimerosal FAQsRelated ..."). Such a unit is not a sentence and states nothing the
-claim can be checked against, so with ``boilerplate=True`` (the default) an answer sentence that
-:func:`boilerplate_reason` calls boilerplate gives no fact; the prose pieces inside it
-(:func:`prose_pieces`) still do. The test uses shallow, language-agnostic features in the style of
-boilerplate detection (Kohlschuetter, Fankhauser, Nejdl 2010, "Boilerplate detection using shallow
-text features", WSDM: word count and density of a text block; Pomikalek 2011, jusText: short blocks
-and link density), with capitalised link labels standing in for the markup's link density, which
-scraped text no longer has. A unit is boilerplate when it is
-
-1. **separator-delimited**: at least 2 tokens made only of ``| · • › ¦ ▸ ► ▪ / \\ >`` and at least
-   one such token per 6 words (menus, breadcrumbs: "Home | News | Sport"), unless it is a table of
-   numbers (at least half of the cells between separators hold no letter: "2019 | 3.5% | 2020 | 8.1%")
-   or names in a sentence separated by slashes only, where prose pieces (4 or more words, at least half
-   of them lower-case) hold at least half of the words ("Pfizer / Moderna / AstraZeneca are authorised
-   in the EU.");
-2. **a run of link labels**: at least 30 words, at least 60% of its words in a cased script
-   capitalised, and fewer than one punctuation mark (``. , ; : ! ? ( )``) per 10 words (real
-   sentences that long punctuate; a list of US states with commas is kept);
-3. **glued text nodes**: at least 3 places where two lower-case letters or a digit are followed, inside
-   a token, by a capitalised word ("ArticlesInfant", "2017The") and fewer than one punctuation mark
-   per 10 words ("McDonald", "iPhone": one lower-case letter, never counted);
-4. **a language list**: a run of at least 4 consecutive words, each capitalised or in a script
-   without case, in at least 3 scripts (Latin, Cyrillic, CJK, Arabic, ... as named by Unicode;
-   "English Español 中文 Русский"): the native names of a language switcher. Prose that quotes names in
-   other scripts ("Kerala's population (കേരളം) is ... (जनगणना)", "the Russian word мир and the
-   Chinese word 和平") has lower-case words between them and is kept.
-
-Not boilerplate, on purpose: short units (a Title-Case headline is a statement a fact-checker
-reads), dates or numbers alone (the answer to "When was it signed?"), any single-script prose
-(Czech, Slovak, French: the features use no word list). A boilerplate unit is split at its separator
-tokens and glued boundaries; a piece of at least 8 words, less than half of them capitalised, that is
-not boilerplate itself, is kept (the real sentence at the end of a scraped menu). What is no fact is no
-premise either: :func:`strip_boilerplate` gives the answer text the verifier reads
-(:func:`ev2r.metric.reference.evidence_pairs`: a claim hidden behind words of three scripts
-would otherwise give no fact but reach the proxy). The rule is versioned
-(:data:`BOILERPLATE_RULE`) and written into the decomposer's signature (``boiler:v2``) when on, which
-it is by default (:data:`BOILERPLATE_DEFAULT`; ``boilerplate=False`` gives the facts, and the
-signature, of the decomposers before the test).
+**Scraped web pages.** With ``boilerplate=True`` (the default, :data:`BOILERPLATE_DEFAULT`) an answer sentence that
+:func:`boilerplate_reason` calls boilerplate gives no fact (its prose pieces, :func:`prose_pieces`, still do), and
+:func:`strip_boilerplate` gives the answer text the verifier reads as a premise. The test uses shallow,
+language-agnostic features in the style of boilerplate detection (Kohlschuetter et al. 2010; Pomikalek 2011,
+jusText): a unit is boilerplate when it is **separator-delimited** (menus, breadcrumbs: "Home | News | Sport"; not a
+table of numbers nor names in a sentence), **a run of link labels** (30+ words, 60%+ capitalised, little
+punctuation), **glued text nodes** ("ArticlesInfant", "2017The", 3+ times) or **a language list** (4+ capitalised
+words in 3+ scripts: "English Español 中文 Русский"). Short units, dates and numbers alone and single-script prose
+are never boilerplate. The rule's version (:data:`BOILERPLATE_RULE`) is in the decomposer's signature
+(``boiler:v2``); ``boilerplate=False`` gives the facts, and the signature, of the decomposers before the test.
 """
 
 from __future__ import annotations

@@ -1,33 +1,16 @@
 """``datasets`` integration: the package's item schema as a :class:`datasets.Dataset`, loaders for
 AVeriTeC, FEVER-style and VitaminC files, and scoring straight from a ``Dataset``.
 
-Schema (:data:`FEATURES`), one row per item, the same fields ``ev2r score`` reads from JSONL:
+Schema (:data:`FEATURES`), one row per item, the fields ``ev2r score`` reads from JSONL: ``id`` (the input row's
+id, else its row), ``row`` (0-based row in the source file; ids can repeat, join on it), ``claim``,
+``predicted_evidence`` and ``reference_evidence`` (``Question: q\nAnswer: a`` blocks or plain text; '' when there
+is none), ``gold_label`` (the canonical verdict or null), ``predicted_label`` (or null) and ``extra`` (a JSON object
+of every other input field).
 
-=====================  =========  ===================================================================
-column                 type       meaning
-=====================  =========  ===================================================================
-``id``                 string     the input row's id (``id`` / ``claim_id`` / ``unique_id``, else row)
-``row``                int64      0-based row in the source file (ids can repeat; join on it)
-``claim``              string     the claim
-``predicted_evidence`` string     evidence to score, ``Question: q\\nAnswer: a`` blocks or plain text
-``reference_evidence`` string     gold evidence, same form ('' when there is none)
-``gold_label``         string     canonical verdict (``supported``, ``refuted``, ``not enough
-                                  evidence``, ``conflicting evidence/cherrypicking``) or null
-``predicted_label``    string     the system's verdict, or null
-``extra``              string     JSON object of every other input field (ratings, case_id, ...)
-=====================  =========  ===================================================================
-
-What the loaders map (see :mod:`ev2r.io.readers` for the formats):
-
-* AVeriTeC gold file (``questions``, ``label``): the questions/answers become
-  ``reference_evidence``; ``predicted_evidence`` is '' unless a predictions file
-  (``claim_id``, ``evidence: [{question, answer}]``, ``pred_label``) is given, which is joined on
-  ``claim_id`` (or position).
-* FEVER-style and VitaminC claim/evidence rows (``claim``, ``evidence``, ``label``): the evidence
-  is ``predicted_evidence``, no reference (the proxy still scores; reference-based scores get
-  status ``no_reference``).
-* VitaminC evidence pairs (``reference_evidence``, ``candidate_evidence``, ``reference_label``):
-  the candidate is ``predicted_evidence``, gold = the reference's label.
+The loaders map the formats of :mod:`ev2r.io.readers`: an AVeriTeC gold file gives ``reference_evidence`` (and,
+with a predictions file joined on ``claim_id`` or position, ``predicted_evidence``); FEVER-style and VitaminC
+claim/evidence rows give ``predicted_evidence`` without a reference (reference-based scores get status
+``no_reference``); VitaminC evidence pairs give the candidate as ``predicted_evidence``, gold = the reference's label.
 
 Requires the ``hf`` extra (``pip install ev2r[hf]``: ``datasets``).
 """

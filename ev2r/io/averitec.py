@@ -1,48 +1,22 @@
 """The one reader of AVeriTeC shared-task prediction files, and their one-to-one join to a gold file.
 
-Both commands that read such files go through it: ``ev2r score PRED --references GOLD``
-(:func:`join_averitec_predictions`, called by :func:`ev2r.io.readers.read_items`) and ``ev2r averitec``
-(:mod:`ev2r.shared_task.averitec2024` and ``averitec2025``, through :func:`read_predictions`,
-:func:`gold_claim_ids` and :func:`join_on_claim_id`). What differs between the two is stated by
-two arguments, never by a second parser: ``labels`` (the shared task wants the official verdict
-strings; ``ev2r score`` reads any spelling later, :mod:`ev2r.labels`) and ``complete`` (the shared
-task wants a prediction for every gold claim; ``ev2r score`` scores the ones it is given).
+``ev2r score PRED --references GOLD`` (:func:`join_averitec_predictions`) and ``ev2r averitec``
+(:func:`read_predictions`, :func:`gold_claim_ids`, :func:`join_on_claim_id`) both read through it; what differs is
+stated by two arguments: ``labels`` (official verdict strings, or any spelling read later) and ``complete`` (a
+prediction for every gold claim, or only those given).
 
-Prediction formats (:data:`FORMATS`; both may appear in one file, :func:`prediction_format`):
+Prediction formats (:data:`FORMATS`, :func:`prediction_format`): ``"averitec"``, the original format (Schlichtkrull
+et al. 2023: ``claim_id``, ``label``, ``questions: [{question, answers: [{answer, answer_type?,
+boolean_explanation?}]}]`` and/or ``string_evidence``, optional ``justification``), and ``"submission-2024"``
+(``claim_id``, ``pred_label``, ``evidence: [{question, answer or null}]``), never mixed in one record. A record
+without evidence scores 0; records are never modified.
 
-* ``"averitec"``, the original AVeriTeC format (Schlichtkrull et al. 2023, the official
-  ``eval.py``): ``claim_id``, ``label`` (the *predicted* verdict), ``questions: [{question,
-  answers: [{answer, answer_type?, boolean_explanation?}]}]`` and/or ``string_evidence: [str]``,
-  optional ``justification``. ``answers`` is a list (``[]``: a question without an answer); a
-  ``Boolean`` answer carries its ``boolean_explanation`` string.
-* ``"submission-2024"``, the AVeriTeC 2024 shared-task submission format: ``claim_id``,
-  ``pred_label``, ``evidence: [{question: str, answer: str or null}]`` (a null answer: the question
-  was asked, nothing was found). It cannot be mixed with ``questions``/``string_evidence`` in one
-  record.
-
-A record with neither ``evidence`` nor ``questions``/``string_evidence`` has no predicted evidence
-(it scores 0, as officially). ``claim`` and ``justification`` are optional strings (a null
-``justification`` is none); ``null`` is not accepted for ``evidence``, ``questions``,
-``string_evidence`` or ``claim``. A record that gives both ``pred_label`` and ``label`` must name
-the same verdict. Records are never modified.
-
-Ids and joining. AVeriTeC's gold files (``dev.json``) carry no id: a gold claim's id is its
-0-based position in the gold file, unless every gold record has a ``claim_id`` (then those; some
-with and some without is an error, and so are gold records with an ``id``/``unique_id`` but no
-``claim_id``: the file's own ids are never passed over for positions). A null ``claim_id`` is no
-id. A prediction joins the gold claim whose id equals its
-``claim_id`` (an integer or a non-empty string; ``1`` and ``"1"`` differ). The join is
-one-to-one: :class:`JoinError` names every prediction without ``claim_id``, every id given twice,
-every id absent from the gold file, every gold claim left without a prediction (``complete``), and
-every prediction whose ``claim`` text differs from its gold claim's (whitespace-normalised).
-``join="position"`` (``ev2r averitec --join position``) pairs the i-th prediction with the i-th
-gold claim instead, as the official script's ``zip`` does, for lists of equal length only.
-
-Errors: :class:`AveritecInputError` (an :class:`ev2r.io.errors.InputError`, hence a
-``ValueError``) naming the record (``predictions[3] (claim_id 7)``, or ``FILE: row 3 (id '7')``
-when the caller names the file), the field and the allowed values.
-
-May import: ``ev2r.io.errors``, ``ev2r.types``, ``ev2r.labels``, ``claimalign.textio``.
+Ids: a gold claim's id is its 0-based position in the gold file, unless every gold record has a ``claim_id``. The
+join on ``claim_id`` is one-to-one (``1`` and ``"1"`` differ): :class:`JoinError` names every missing, repeated or
+unknown id, every gold claim left without a prediction (``complete``) and every claim text that differs.
+``join="position"`` pairs the i-th prediction with the i-th gold claim, as the official script does, for lists of
+equal length. Errors: :class:`AveritecInputError` (a ``ValueError``) naming the record, the field and the allowed
+values.
 """
 
 from __future__ import annotations

@@ -3,37 +3,19 @@
 Accepted inputs (:func:`read_items` detects the format per row):
 
 * **ev2r JSONL** -- ``id``, ``claim``, ``predicted_evidence``, ``reference_evidence`` (text in the
-  ``Question: ...\\nAnswer: ...`` form, or a list of ``{question, answer}``), ``gold_label``,
-  optional ``predicted_label``; any other field (``human_label``, ``human_ratings`` ...) is
-  carried in ``Item.extra``.
-* **FEVER / VitaminC JSONL** -- ``claim``, ``evidence`` (text), ``label``: the evidence is the
-  predicted evidence, there is no reference evidence (reference-based scores then get status
-  ``no_reference``; the proxy still scores).
-* **VitaminC evidence pairs** -- ``claim``, ``reference_evidence``, ``candidate_evidence``,
-  ``reference_label``: the candidate is scored against the reference; gold = reference label.
-* **AVeriTeC JSON** -- a list of claims with ``questions: [{question, answers: [{answer,
-  answer_type, boolean_explanation?}]}]`` (gold evidence) and ``label``. A predictions file in
-  the AVeriTeC shared-task format (``claim_id``, ``claim``, ``evidence: [{question, answer}]``,
-  ``pred_label``; or the original format's ``questions``/``string_evidence`` with ``label``) is
-  read and joined with a gold file given as ``references=`` by :mod:`ev2r.io.averitec`: on
-  ``claim_id`` = the gold claim's 0-based position in the file (the official dev/test files carry
-  no ids).
+  ``Question: ...\nAnswer: ...`` form, or a list of ``{question, answer}``), ``gold_label``, optional
+  ``predicted_label``; any other field is carried in ``Item.extra``.
+* **FEVER / VitaminC JSONL** -- ``claim``, ``evidence``, ``label``: predicted evidence without a reference
+  (reference-based scores get status ``no_reference``; the proxy still scores).
+* **VitaminC evidence pairs** -- ``claim``, ``reference_evidence``, ``candidate_evidence``, ``reference_label``.
+* **AVeriTeC JSON** -- claims with ``questions`` (gold evidence) and ``label``; a predictions file in the
+  shared-task format is joined with a gold file given as ``references=`` (:mod:`ev2r.io.averitec`).
 
-Rows are identified by ``id`` (or ``claim_id``, ``unique_id``; else the 0-based row number) and
-by their row number; rows whose id field is there but null get their row number too, counted in one
-:class:`InputWarning` per file. In the ev2r schema the gold verdict is ``gold_label``; a row that gives
-it only as ``label`` is read, counted in one :class:`InputWarning` per file (``label`` may hold the
-system's verdict, which belongs in ``predicted_label``); FEVER/VitaminC and AVeriTeC rows, whose
-gold field is ``label``, give none. Ids are unique within a file, by the one rule of every command
-(:mod:`claimalign.ids`): ``1`` and ``"1"``, NFC and NFD spellings, a repeated id, or a row number that
-is another row's id are refused when the file is read, naming both rows. A bad row raises
-:class:`InputError` naming the file, row and field.
-
-Text: every string read is normalised once, where it enters (:mod:`claimalign.textio`: Unicode
-NFC; CR LF and lone CR read as LF); JSONL records are split on line breaks only (a raw U+2028 or
-U+0085 inside a string is data); :func:`write_jsonl` writes what :func:`read_rows` reads back.
-An optional verdict field (:data:`OPTIONAL_LABEL_FIELDS`) whose value is not a verdict gives an
-:class:`InputWarning` counting the rows, never an error, unless the run needs it.
+Rows are identified by ``id`` (or ``claim_id``, ``unique_id``; else, or when null, the 0-based row number); ids are
+unique within a file by the one rule of every command (:mod:`claimalign.ids`). A ``label`` read as the gold verdict
+of an ev2r row, and an optional verdict field that is not a verdict, are counted in one :class:`InputWarning` per
+file; a bad row raises :class:`InputError` naming the file, row and field. Every string is normalised once where it
+enters (:mod:`claimalign.textio`: NFC, CR LF as LF); :func:`write_jsonl` writes what :func:`read_rows` reads back.
 """
 
 from __future__ import annotations

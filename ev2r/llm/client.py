@@ -2,28 +2,20 @@
 
 :class:`LLMClient` wraps the ``openai`` package and adds what scoring needs:
 
-* **cache first** (:class:`~ev2r.llm.cache.ResponseCache`): a request already answered is never
-  sent again; each answer is stored the moment it arrives, so a killed run resumes;
-* **offline / replay mode** (``offline=True``): answers come only from the cache; the network is
-  refused (no HTTP client is ever built) and a miss gets status ``replay_missing``;
-* **bounded concurrency** (a thread pool of ``concurrency`` workers);
-* **timeouts and retries**: each attempt has a ``timeout``; HTTP 429, 5xx, 408, connection
-  failures and timeouts are retried up to ``max_retries`` times with exponential backoff
-  (``backoff * 2**attempt``, jittered, capped at ``max_backoff``; a 429's ``Retry-After`` is
-  honoured within that cap); other errors (400, 401, 404, 422, ...) fail at once;
-* **deterministic decoding**: ``temperature`` (0 by default) and ``seed`` (0 by default; None to
-  leave it out for servers that reject it) are sent with every request and are part of the key;
-* **accounting**: each :class:`LLMOutcome` carries its own :class:`ev2r.types.LLMUsage` (one
-  request: attempts sent, a cache hit, retries, the token usage the server reported), so callers
-  sum what their requests cost; :attr:`LLMClient.stats` adds the same up over the client's
-  lifetime; a dry-run estimate (:meth:`LLMClient.estimate`) before anything is sent.
+* **cache first** (:class:`~ev2r.llm.cache.ResponseCache`): an answered request is never sent again; each answer is
+  stored as it arrives, so a killed run resumes;
+* **offline replay** (``offline=True``): answers only from the cache, no HTTP client built; a miss is
+  ``replay_missing``;
+* **bounded concurrency** (``concurrency`` workers), **timeouts and retries** (429, 5xx, 408, connection failures
+  and timeouts retried up to ``max_retries`` times with jittered exponential backoff capped at ``max_backoff``,
+  ``Retry-After`` honoured; other errors fail at once);
+* **deterministic decoding**: ``temperature`` (0) and ``seed`` (0; None leaves it out) sent and part of the key;
+* **accounting**: each :class:`LLMOutcome` carries its :class:`ev2r.types.LLMUsage`; :attr:`LLMClient.stats` sums
+  them; :meth:`LLMClient.estimate` is a dry run.
 
-A request never raises out of :meth:`LLMClient.complete_many`: every failure becomes the
-request's :class:`LLMOutcome` status (``api_error``, ``timeout``, ``replay_missing``).
-
-The API key is read from the environment variable ``api_key_env`` (``OPENAI_API_KEY`` by
-default); with a ``base_url`` and no key set, the placeholder ``"EMPTY"`` is sent (local servers
-ignore it). Keys are never written to the cache or to results.
+A request never raises out of :meth:`LLMClient.complete_many`: a failure is its outcome's status. The API key is read
+from ``api_key_env`` (``OPENAI_API_KEY``; ``"EMPTY"`` for a ``base_url`` without a key) and never written to the
+cache or to results.
 """
 
 from __future__ import annotations

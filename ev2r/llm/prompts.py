@@ -1,43 +1,21 @@
 """Prompt templates shipped as package data (``ev2r/llm/templates/*.txt``) and their hashes.
 
-A prompt is a :class:`string.Template` (``$claim``, ``$predicted_evidence``, ...), so the JSON
-example inside it needs no brace escaping. Its identity in a score signature is
-``<name>@<first 12 hex of sha256(file bytes)>``: editing a prompt changes the signature, and the
-full prompt text also enters every cache key (:mod:`ev2r.llm.cache`).
+A prompt is a :class:`string.Template` (``$claim``, ``$predicted_evidence``, ...), so the JSON example inside it
+needs no brace escaping. Its identity in a score signature is ``<name>@<first 12 hex of sha256(file bytes)>``:
+editing a prompt changes the signature, and the full text enters every cache key (:mod:`ev2r.llm.cache`). Fixed
+instructions come first and the item's fields last, for servers with prefix caching.
 
-The fixed instructions come first and the item's fields last, so that servers with prefix
-caching (llama.cpp, vLLM, OpenAI's prompt caching) evaluate the shared part once.
+Shipped prompts (our own wording throughout):
 
-Shipped prompts:
-
-* ``reference_prf`` -- one call per item: atomic facts of both sides, a check of each fact
-  against the other side, counts, precision and recall, answered as the JSON object whose keys
-  are those of the authors' recorded answers (``shared/data/ev2r_replay``; Akhtar et al. 2024,
-  sec. 3.1). Our own wording, written in the spirit of the paper's reference-based prompt; the
-  answer's shape is shown as a template of placeholders ("1. <fact> 2. <fact>", ``<integer>``).
-  Fields: ``$claim``, ``$predicted_evidence``, ``$reference_evidence``.
-* ``reference_prf_example`` -- the same task and keys, the shape shown as a worked example about
-  another claim (the Eiffel Tower) instead of the template, and the checks asked as bare verdicts
-  ("1. Supported. 2. Not supported.", fewer tokens to generate). Measured on the 86 rated rows:
-  Qwen2.5-Coder-1.5B-Instruct copied the *template* back for 8 of the first 37 items with
-  ``reference_prf`` (re-ask included), while Qwen2.5-Coder-0.5B-Instruct copies the *example*
-  (``benchmarks/results/llm_path.md``): choose by model. A reply that copies a prompt's example
-  is refused (:meth:`ev2r.llm.LLMReferenceScorer` reads it as a ``parse_error``).
-* ``proxy_verdict`` -- the verdict as one letter (A supported, B refuted, C not enough
-  evidence, D conflicting); P(verdict) is read from that letter token's log-probabilities
-  (proxy-reference score, sec. 3.2). Fields: ``$claim``, ``$evidence``.
-* ``averitec2025_recall`` / ``averitec2025_question_recall`` -- the judge of the AVeriTeC 2025
-  (FEVER-8) table (:mod:`ev2r.shared_task.averitec2025`): atomic facts of the reference evidence (or the
-  reference questions), each checked against the predicted side, answered as JSON with the
-  counts ``facts count reference evidence|questions`` and ``support reference
-  evidence|questions`` (the key names of the organisers' scorer). Our own wording, not the
-  organisers' prompt. Fields: ``$claim``, ``$reference_evidence``, ``$predicted_evidence``.
-* ``arena_pairwise`` -- the judge of ``ev2r arena`` (:mod:`ev2r.ranking.arena`): two anonymous evidence
-  sets A and B for one claim, the reference evidence as a factual reference (not a gold label),
-  the written guideline (coverage of what the verdict needs, correctness against the reference,
-  no credit for length or repetition; FactArena, arXiv 2601.02669, sec. III-C); the answer is
-  ``A``, ``B`` or ``tie``. Our own wording. Fields: ``$claim``, ``$reference_evidence``,
-  ``$evidence_a``, ``$evidence_b``.
+* ``reference_prf`` -- atomic facts of both sides, each checked against the other side, counts, precision and
+  recall, as JSON with the keys of the authors' recorded answers (Akhtar et al. 2024, sec. 3.1); the answer's shape
+  shown as a template. ``reference_prf_example`` -- the same, the shape shown as a worked example (small models copy
+  one or the other back: ``benchmarks/results/llm_path.md``; a copied example is a ``parse_error``).
+* ``proxy_verdict`` -- the verdict as one letter; P(verdict) is read from its log-probabilities (sec. 3.2).
+* ``averitec2025_recall`` / ``averitec2025_question_recall`` -- the judge of the AVeriTeC 2025 table
+  (:mod:`ev2r.shared_task.averitec2025`), answering with the organisers' count keys.
+* ``arena_pairwise`` -- the judge of ``ev2r arena`` (:mod:`ev2r.ranking.arena`): two anonymous evidence sets,
+  the reference as a factual reference, the answer ``A``, ``B`` or ``tie`` (FactArena, arXiv 2601.02669, sec. III-C).
 """
 
 from __future__ import annotations

@@ -1,38 +1,21 @@
 """LLM backends of the metric: reference-based P/R/F1 and the proxy-reference score.
 
-:class:`LLMReferenceScorer` (Akhtar et al. 2024, sec. 3.1): **one call per item**, the
-``reference_prf`` prompt asks the model to decompose both the predicted and the reference
-evidence into atomic facts and to check each fact against the other side (both directions in
-one answer, as the paper's reference-based prompt does). The answer is validated by
-:func:`ev2r.llm.parse.parse_reference_answer` and scored
+:class:`LLMReferenceScorer` (Akhtar et al. 2024, sec. 3.1): **one call per item**; the ``reference_prf`` prompt asks
+the model to decompose both evidences into atomic facts and check each against the other side. The answer is
+validated by :func:`ev2r.llm.parse.parse_reference_answer` and scored as a recorded answer is replayed
+(:mod:`ev2r.facts.replay`):
 
     precision = support predicted evidence / facts count predicted evidence
     recall    = support reference evidence / facts count reference evidence
 
-exactly as a recorded answer is replayed (:mod:`ev2r.facts.replay`).
+:class:`LLMProxyScorer` (sec. 3.2): the ``proxy_verdict`` prompt asks for the verdict as one letter; P(gold verdict)
+is read from that token's log-probabilities.
 
-:class:`LLMProxyScorer` (sec. 3.2): the ``proxy_verdict`` prompt asks for the verdict as one
-letter; P(gold verdict) is read from that token's log-probabilities.
-
-Per-item statuses (never raised for the batch, never NaN, never 0 in place of a score):
-
-=================  ==========================================================================
-``ok``             scored
-``parse_error``    the answer (after ``max_reasks`` re-asks) is not valid JSON of the schema
-``api_error``      the server refused or failed (after retries), or could not be reached
-``timeout``        every attempt ran past ``timeout``
-``replay_missing`` offline mode and no cached (or recorded) answer
-``replay_inconsistent`` a recorded answer (``recorded=``) fails the schema checks
-``no_reference``   the reference evidence is empty (nothing to compare against; no call)
-=================  ==========================================================================
-
-Empty predicted evidence is scored without a call: precision = recall = F1 = 0 (a system that
-retrieved nothing is credited with nothing, as in :mod:`ev2r.metric.reference`).
-
-Both ask through the one call loop (:func:`ev2r.llm.loop.ask`: cache, retries, re-asks), and each
-result carries what its item cost in ``llm`` (:class:`ev2r.types.LLMUsage`), which
-:class:`~ev2r.metric.scorer.Ev2RScorer` puts on the item's :class:`~ev2r.types.ItemScore`: the
-accounting of a run is the sum over its items, whatever the chunks or the engine.
+Per-item statuses (:mod:`ev2r.types`: ``ok``, ``parse_error``, ``api_error``, ``timeout``, ``replay_missing``,
+``replay_inconsistent``, ``no_reference``) are never raised for the batch, never NaN, never 0 in place of a score.
+Empty predicted evidence is scored without a call: precision = recall = F1 = 0. Both ask through the one call loop
+(:func:`ev2r.llm.loop.ask`: cache, retries, re-asks), and each result carries its cost in ``llm``
+(:class:`ev2r.types.LLMUsage`): a run's accounting is the sum over its items, whatever the chunks or the engine.
 """
 
 from __future__ import annotations

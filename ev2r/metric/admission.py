@@ -1,35 +1,21 @@
 """One admission stage: each question/answer pair is classified once, kept or dropped with its
 reason and what decided it; the atomic facts, the proxy and the alignments read the result.
 
-:func:`read_evidence` is the stage (:func:`ev2r.metric.admitted.admit` its views). For each pair of an evidence set, in
-order, the first of these that applies decides (``reason``, ``decided_by``):
+:func:`read_evidence` is the stage (:func:`ev2r.metric.admitted.admit` its views). For each pair, the first reason
+that applies decides (``reason``, ``decided_by``): ``no_content`` (no letter or digit), ``unanswerable``
+(AVeriTeC's Unanswerable text; kept with ``unanswerable="statement"``), ``bare_answer`` (with a claim: no content
+word, or one word), ``restates_claim`` (:func:`ev2r.metric.restatement.restates_claim`), ``boilerplate``
+(:func:`ev2r.facts.rules.strip_boilerplate`; boilerplate inside an answer is cut), ``word_salad`` (where that
+retired family is on), ``non_evidence`` (the learned reading, :mod:`ev2r.metric.admission_model`, below its
+threshold; ``label`` names the class), ``off_topic`` (``relevant=True``: under :data:`PREMISE_RELEVANCE_MIN` of the
+claim's content words), ``duplicate`` (``dedupe=True``: :func:`same_meaning` as an earlier kept answer), else
+``kept``.
 
-==================  ==========================================================================================
-``no_content``      the answer holds no letter or digit (:func:`ev2r.types.has_content`)
-``unanswerable``    AVeriTeC's Unanswerable text, as people type it (:func:`ev2r.types.is_unanswerable`); kept
-                    with ``unanswerable="statement"``
-``bare_answer``     with a claim: an answer without a content word ("Yes.", "x", a URL) or of one word ("2021"):
-                    a verifier would judge its pair by the question alone
-``restates_claim``  with a claim: the answer is the claim (:func:`ev2r.metric.restatement.restates_claim`)
-``boilerplate``     the answer is scraped-page boilerplate only (:func:`ev2r.facts.rules.strip_boilerplate`);
-                    boilerplate units inside an answer are cut and the rest judged
-``word_salad``      with a claim: the answer's words are in an order no likelier than a random one
-                    (:func:`ev2r.facts.word_order.strip_word_salad`); salad sentences are cut and the rest judged
-``non_evidence``    with a claim and a learned reading (:mod:`ev2r.metric.admission_model`): P(evidence) below
-                    the model's threshold; ``label`` names the class it read (absence, attribution, verdict, ...)
-``off_topic``       ``relevant=True``: under :data:`PREMISE_RELEVANCE_MIN` of the claim's content words (a claim of
-                    fewer than four: none of them)
-``duplicate``       ``dedupe=True``: the answer says what an earlier kept answer says (:func:`same_meaning`)
-``kept``            none of the above
-==================  ==========================================================================================
-
-A copy or near-copy of a ``gold`` pair (the item's reference evidence; :func:`copy_similarity` at least
-:data:`TWIN_MIN_SIMILARITY`, so that a copy with a typo is read as the copy; its typos are admitted
-:func:`respell`-ed like its copy) is read as the reference reads it (``no_content``, ``unanswerable``, ``boilerplate``
-only): the gold evidence is evidence whatever it restates. ev2r gives ``claim`` for the predicted side only.
-
-The learned reading is the one in force (:func:`use_model`, set by :class:`ev2r.metric.scorer.Ev2RScorer` for
-its run), asked once per distinct (claim, question, answer) and cached (:func:`prime` asks a batch at once).
+A copy or near-copy of a ``gold`` pair (:func:`copy_similarity` at least :data:`TWIN_MIN_SIMILARITY`; its typos
+:func:`respell`-ed like its copy) is read as the reference reads it (``no_content``, ``unanswerable``,
+``boilerplate`` only): the gold evidence is evidence whatever it restates. ev2r gives ``claim`` for the predicted
+side only. The learned reading in force (:func:`use_model`) is asked once per distinct (claim, question, answer)
+and cached (:func:`prime` asks a batch at once).
 """
 
 from __future__ import annotations

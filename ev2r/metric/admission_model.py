@@ -1,29 +1,18 @@
 """The learned reading of non-evidence: (claim, question, answer) -> P(class).
 
-A pair's answer is *evidence* when it states something checkable of its own; a lazy or gaming system writes
-text that is not: absence statements ("Nothing relevant turned up."), the claim restated, attributed or
-quoted ("Media outlets claimed that <claim>."), verdict words ("Rated Pants on Fire."), page boilerplate,
-placeholders and bare answers. Listing their phrasings does not generalise (other phrasings of
-the same classes beat real evidence on a quarter to half of the rows), so the reading is learned from many
-phrasings, grouped in families, and measured on families written by someone who never saw the training ones
-(``benchmarks/admission.py``, ``benchmarks/results/admission.md``).
+A pair's answer is *evidence* when it states something checkable of its own; lazy or gaming text is not: absence
+statements, the claim restated, attributed or quoted, verdict words, page boilerplate, placeholders and bare answers.
+Listing their phrasings does not generalise, so the reading is learned from many phrasings in families and measured
+on families written apart (``benchmarks/admission.py``, ``benchmarks/results/admission.md``).
 
-Features (:meth:`AdmissionModel.features`), all from the bundled all-MiniLM-L6-v2 sentence encoder
-(:class:`claimalign.similarity.EmbeddingSimilarity`) and the claim's content words
-(:func:`claimalign.qa_text.content_tokens`):
+Features (:meth:`AdmissionModel.features`), from the bundled all-MiniLM-L6-v2 encoder and the claim's content words:
+the embedding of the answer with the claim's words masked (:func:`mask_claim`), ``cos(answer, claim)`` and
+``cos(masked answer, claim)``, the share of the claim's content words the answer and the question hold, the
+answer's content words (in all and new), whether it holds a number the claim does not, the share masked.
 
-* the embedding (384) of the answer with the claim's words masked (:func:`mask_claim`: each run of claim
-  words becomes "something"), so that "Media outlets claimed that <claim>." reads as the wrapper it is
-  whatever the claim, while evidence keeps its own words;
-* ``cos(answer, claim)`` and ``cos(masked answer, claim)``;
-* the share of the claim's content words the answer holds, and the question;
-* log(1 + the answer's content words), log(1 + those neither in the claim nor in the question), whether it
-  holds a number the claim does not, the share of its words masked.
-
-Classifier: multinomial logistic regression (scikit-learn at training time; numpy here), standardised
-features. The classes: ``evidence`` and the non-evidence classes of :data:`NON_EVIDENCE_CLASSES`.
-P(evidence) is the probability of the first; a pair is non-evidence when P(evidence) < the model's
-``threshold`` (chosen on the training families' cross-validation, never on the held-out ones).
+Classifier: multinomial logistic regression on standardised features (scikit-learn at training time, numpy here),
+classes ``evidence`` and :data:`NON_EVIDENCE_CLASSES`. A pair is non-evidence when P(evidence) is below the model's
+``threshold`` (chosen by cross-validation on the training families, never on the held-out ones).
 """
 
 from __future__ import annotations

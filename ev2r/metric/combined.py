@@ -3,53 +3,20 @@ alignment similarity. Ev2R itself is untouched (``alpha * F1 + (1 - alpha) * pro
 
     ev2r_hybrid = sum_k w_k * c_k,   sum_k w_k = 1,  w_k >= 0,  every c_k in [0, 1]
 
-over the components of :data:`ev2r.config.HYBRID_COMPONENTS`, in that order:
+over the components of :data:`ev2r.config.HYBRID_COMPONENTS`: ``recall`` and ``precision`` (Ev2R's, Akhtar et al.
+2024, sec. 3.1), ``proxy`` (sec. 3.2), ``hybrid_meteor`` (AVeriTeC's Hungarian METEOR, Schlichtkrull et al. 2023,
+over the pairs that state something, :func:`informative`; the official ``hu_meteor`` column stays the official
+number), ``hybrid_embedding`` (the same strings aligned on the MiniLM cosine, :func:`claimalign.align_sets`, divided
+by the number of reference pairs), ``verified_meteor`` (``hybrid_meteor`` with each similarity to reference pair
+``j`` times ``v_j``, the mean support of that pair's reference facts against the prediction) and ``mutual_meteor``
+(verified both ways: also times ``u_i``, the mean support of predicted pair ``i``'s facts against the reference).
+A negated or word-shuffled reference matches METEOR almost word for word and supports none of its facts.
 
-* ``recall``: share of reference atomic facts the verifier finds supported (Ev2R's reference part,
-  Akhtar et al. 2024, sec. 3.1);
-* ``proxy``: P(gold verdict | claim, predicted evidence) (sec. 3.2);
-* ``hybrid_meteor``: AVeriTeC's Hungarian METEOR of the question+answer strings (Schlichtkrull et al.
-  2023, official ``eval.py``) over the pairs that state something (:func:`informative`: not
-  content-free, not "No answer could be found."), so that padding raises no component -- hence its own
-  name: on evidence with such pairs it differs from the official ``hu_meteor`` baseline column
-  (``--scorer hu-meteor``), which stays exactly the official number (:func:`claimalign.hu_meteor`,
-  the first 10 predicted pairs, divided by the number of reference pairs);
-* ``hybrid_embedding``: the same question+answer strings (of the same pairs) aligned by the Hungarian algorithm on the
-  MiniLM cosine (:class:`claimalign.similarity.EmbeddingSimilarity`, all-MiniLM-L6-v2), zero
-  padding as in Algorithm 1 of *Examining the Metrics for Document-Level Claim Extraction in Czech
-  and Slovak* (:func:`claimalign.align_sets`), the optimal total divided by the number of reference
-  pairs (its ``recall``, the normalisation of HU-METEOR) -- semantic coverage is a recall-like rating;
-* ``precision``: share of predicted atomic facts the verifier finds supported by the reference (Ev2R's
-  precision, sec. 3.1): the one component that unrelated text appended to real evidence lowers;
-* ``verified_meteor``: ``hybrid_meteor`` with every similarity to reference pair ``j`` multiplied by ``v_j``,
-  the mean support probability of that pair's reference atomic facts against the predicted evidence
-  (the same verifier pass as ``recall``; 0 for a pair without facts), then aligned by the Hungarian
-  algorithm and divided by the number of reference pairs: a lexical match counts only as far as the
-  verifier finds the matched content there. The reference negated or with its words shuffled matches
-  METEOR almost word for word and supports none of its facts.
-* ``mutual_meteor``: ``verified_meteor`` verified both ways: every similarity of predicted pair ``i`` to
-  reference pair ``j`` multiplied by ``v_j`` and by ``u_i``, the mean support probability of predicted pair
-  ``i``'s own atomic facts against the reference (the same verifier pass as ``precision``; 0 for a pair
-  without facts): a match counts only as far as each side's content is found in the other, as BERTScore
-  and MoverScore read a match both ways. The verifier reads a denial or word salad more reliably as a
-  hypothesis than as a premise (``benchmarks/results/structure_probe.md``), so the predicted side's own
-  facts are where a denied or shuffled reference loses its match.
-
-Both the alignments read the pairs of :func:`informative`: on the predicted side the pairs that are
-evidence for the claim (:func:`ev2r.metric.reference.evidence_pairs`: answer-only, on topic), less those that
-rewrite a reference pair and that it contradicts (:attr:`ev2r.types.ItemScore.contradicted_pairs`,
-:mod:`ev2r.metric.contradiction`), on the reference side every pair with an answer; each repeated pair once.
-
-The weights :data:`ev2r.config.HYBRID_WEIGHTS` are this project's fit, not a published formula:
-a grid over the weight simplex (step 0.1); among the points at least as good as Ev2R on both
-development sets and both ratings (semantic coverage, verdict agreement), the one maximising the
-smaller of the two sets' Spearman correlations with human ``semantic_coverage``, with leave-one-set-out results
-beside it (``benchmarks/combination.py``, table ``benchmarks/results/combination.md``).
-
-A component that is missing (no reference evidence, no verdict for the proxy, nltk data for METEOR
-not found, the encoder not loadable) makes ``ev2r_hybrid`` None and the reason is added to the
-item's ``error``; it is never replaced by 0. The item's status is not changed (as for any extra
-column). A component whose weight is 0 is not needed.
+The alignments read the pairs of :func:`informative` (predicted: evidence for the claim less contradicted rewrites;
+reference: every pair with an answer; each repeated pair once). The weights :data:`ev2r.config.HYBRID_WEIGHTS` are
+this project's fit, not a published formula (``benchmarks/combination.py``). A missing component (no reference, no
+verdict, no nltk data, no encoder) makes ``ev2r_hybrid`` None with the reason in the item's ``error``, never 0; a
+component of weight 0 is not needed.
 
     >>> names = ("recall", "proxy", "hybrid_meteor", "hybrid_embedding")
     >>> hybrid_value({"recall": 0.5, "proxy": 1.0, "hybrid_meteor": 0.2, "hybrid_embedding": 0.4},

