@@ -216,7 +216,6 @@ def markdown(result: dict) -> str:
 
 
 def main(argv=None) -> int:
-    import json
 
     from ev2r.versions import PRECISION_BOUND, PRECISION_MEAN_BOUND
 

@@ -151,14 +151,12 @@ def prime(triples: Sequence[tuple[str, str, str]], model=None) -> None:
     todo = sorted({t for t in triples if (model.name, *t) not in _CACHE})
     if not todo:
         return
-    x = model.features([t[0] for t in todo], [t[1] for t in todo], [t[2] for t in todo])
+    x, vecs = model.features_and_vectors([t[0] for t in todo], [t[1] for t in todo], [t[2] for t in todo])
     probs = model.proba_from_features(x)
     for t, p in zip(todo, probs):
         _CACHE[(model.name, *t)] = p
-    answers = sorted({t[2] for t in todo} - set(_EMBED))
-    if answers:
-        for a, v in zip(answers, model.encode(answers)):
-            _EMBED[a] = v
+    for t in todo:  # the answers' embeddings, for same_meaning: encoded once, with the features
+        _EMBED.setdefault(t[2], vecs[t[2]])
 
 
 def _proba(model, claim: str, question: str, answer: str) -> np.ndarray:
@@ -318,8 +316,10 @@ def respell(text: str, like: str) -> str:
         if w.casefold() in vocab or _negation(w, m.string, m.end()):
             return w
         near = [] if _known_word(w) else [v for k, v in vocab.items() if one_edit(w.casefold(), k)]
-        if not near and RESPELL_SYNONYMS:
-            near = [v for k, v in vocab.items() if first_sense_synonyms(w.casefold(), k)]
+        if not near and RESPELL_SYNONYMS:  # only a lemma of the word's first senses can be its synonym
+            senses = _synonym_senses(w.casefold()) or {}
+            lemmas = frozenset().union(*senses.values())
+            near = [v for k, v in vocab.items() if k in lemmas and first_sense_synonyms(w.casefold(), k)]
         return near[0] if len(near) == 1 else w
 
     return _WORD.sub(fix, text)
@@ -359,6 +359,20 @@ def _first_senses(word: str) -> dict:
 SYNONYM_SENSES = 2
 
 
+@functools.lru_cache(maxsize=65536)
+def _synonym_senses(word: str) -> Optional[dict]:
+    """:func:`_first_senses` of ``word`` (case-folded), or None for a number or a number word (a lemma of digits,
+    "million" = "1000000"): a value, never a synonym."""
+    from claimalign.meteor_fast import canonical_numbers
+
+    if canonical_numbers((word,)) != (word,):
+        return None
+    senses = _first_senses(word)
+    if any(n.isdigit() for lemmas in senses.values() for n in lemmas):
+        return None
+    return senses
+
+
 def first_sense_synonyms(a: str, b: str) -> bool:
     """Whether words ``a`` and ``b`` (case-folded) are synonyms in each one's most frequent WordNet senses of one
     part of speech (the first :data:`SYNONYM_SENSES`): ``b`` a lemma of those of ``a`` and ``a`` one of ``b``'s. Both
@@ -370,13 +384,11 @@ def first_sense_synonyms(a: str, b: str) -> bool:
     >>> first_sense_synonyms("awful", "awesome"), first_sense_synonyms("trillion", "million")
     (False, False)
     """
-    from claimalign.meteor_fast import canonical_numbers
-
-    if a == b or canonical_numbers((a,)) != (a,) or canonical_numbers((b,)) != (b,):
+    if a == b:
         return False
-    sa, sb = _first_senses(a), _first_senses(b)
-    if any(n.isdigit() for senses in (sa, sb) for lemmas in senses.values() for n in lemmas):
-        return False  # a number word ("million" = "1000000"): a value, never a synonym
+    sa, sb = _synonym_senses(a), _synonym_senses(b)
+    if sa is None or sb is None:
+        return False
     return any(b in lemmas and a in sb.get(pos, ()) for pos, lemmas in sa.items())
 
 
@@ -397,6 +409,7 @@ def respell_pair(pair: QAPair, like: QAPair) -> QAPair:
     return QAPair(respell(pair.question, like.question), respell(pair.answer, like.answer))
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def _ratio(a: str, b: str) -> float:
     import difflib
 

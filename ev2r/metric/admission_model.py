@@ -143,6 +143,13 @@ class AdmissionModel:
     def features(self, claims: Sequence[str], questions: Sequence[str], answers: Sequence[str]) -> np.ndarray:
         """(n, 393) features of n (claim, question, answer) triples (module docstring). Texts are encoded once
         each (deduplicated)."""
+        return self.features_and_vectors(claims, questions, answers)[0]
+
+    def features_and_vectors(self, claims: Sequence[str], questions: Sequence[str],
+                             answers: Sequence[str]) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+        """:meth:`features`, with the sentence embedding of every text encoded for them (claims, answers and the
+        claim-masked answers; text -> (384,) float64), so that a caller needing an answer's embedding does not
+        encode it again."""
         masked = [mask_claim(a, c) or "something" for c, a in zip(claims, answers)]
         uniq = sorted(set(masked) | set(answers) | set(claims))
         vecs = dict(zip(uniq, self.encode(uniq)))
@@ -150,7 +157,7 @@ class AdmissionModel:
         for c, q, a, m in zip(claims, questions, answers, masked):
             e_m, e_a, e_c = vecs[m], vecs[a], vecs[c]
             rows.append(np.concatenate([e_m, [float(e_a @ e_c), float(e_m @ e_c)], lexical_features(c, q, a)]))
-        return np.asarray(rows, dtype=np.float64).reshape(len(rows), -1)
+        return np.asarray(rows, dtype=np.float64).reshape(len(rows), -1), vecs
 
     def proba_from_features(self, x: np.ndarray) -> np.ndarray:
         """(n, C) class probabilities of standardised-on-the-fly features ``x`` (n, D)."""

@@ -141,6 +141,10 @@ class _Model:
     def features(self, claims, questions, answers):
         return len(answers)
 
+    def features_and_vectors(self, claims, questions, answers):
+        uniq = sorted(set(answers))
+        return len(answers), dict(zip(uniq, self.encode(uniq)))
+
     def proba_from_features(self, n):
         import numpy as np
 
