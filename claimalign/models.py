@@ -211,7 +211,7 @@ def predict_pairs(model: Any, tokenizer: Any, premises: Sequence[str], hypothese
     sets the model's mode and any autocast context. No deduplication (callers that see repeated
     pairs deduplicate first, so that a batch's padding never depends on repeats).
 
-    With ``length_bucket`` (batch-invariant numbers, issue 64): every pair is tokenised once and
+    With ``length_bucket`` (batch-invariant numbers): every pair is tokenised once and
     padded to a length that is a function of its own token count alone, that count rounded up to a
     multiple of ``length_bucket`` tokens (1: no padding at all; capped at ``max_length``); the pairs of
     one padded length go into batches of their own (``batch_size`` pairs, or as many as

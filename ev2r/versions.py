@@ -56,7 +56,7 @@ RUNTIME_FIELDS = ("ev2r", "transformers", "torch", "engine")
 #: Fields whose value is a verifier name: their compute-precision suffix is not part of the definition.
 VERIFIER_FIELDS = ("verifier", "proxy-verifier")
 #: The most a compute precision may move, against fp32, one item's score that is continuous in the verifier's
-#: probabilities (proxy, ev2r_hybrid and its parts, graded_*) and keep the version's name (issue 66; measured by
+#: probabilities (proxy, ev2r_hybrid and its parts, graded_*) and keep the version's name (measured by
 #: benchmarks/precision_bound.py on both development rating sets: bf16 0.025, int8 0.85; docs/versions.md).
 PRECISION_BOUND = 0.05
 #: The columns that count facts at P(entailment) >= threshold: a fact near the threshold may change side under any
@@ -236,7 +236,7 @@ _DEFINITION_2 = {
     "prem-rule": "pred-answer-2w+span4+rel0.1/20+short1+order-v3+wnsyn",
     "proxy-rule": "pred-answer-2w+span4+rel0.1/20+short1+order-v3+wnsyn+nee-rel-all+contra0.5/rw0.7",
 }
-#: ``ev2r-hybrid/2``: the combination refit on both sets (issue 55).
+#: ``ev2r-hybrid/2``: the combination refit on both development rating sets.
 _HYBRID_2 = {
     "hybrid": "w=recall:0,proxy:0.05,hybrid_meteor:0.05,hybrid_embedding:0,precision:0.05,verified_meteor:0.8,"
               "mutual_meteor:0.05",
@@ -244,16 +244,17 @@ _HYBRID_2 = {
 }
 
 #: ``ev2r/3`` (1.1.0): a near-copy of a gold pair read through its copy -- numbers compared as values, typos respelled,
-#: a copy but for typos is the copy (issue 54: the edited gold as the prediction moves no score for typos).
+#: a copy but for typos is the copy (the edited gold as the prediction moves no score for typos).
 _DEFINITION_3 = {**_DEFINITION_2, "prem": "qa-pair-max+lex-top5+twin~0.85/num+respell+anchor+contra0.5/rw0.7"}
 #: ``ev2r-hybrid/3``: the same weights as /2, its METEOR columns matching typos and numbers as values (fuzzy-v1).
 _HYBRID_3 = {**_HYBRID_2, "hybrid-meteor": "fuzzy-v1"}
 #: ``ev2r/4`` (1.2.0): a near-copy read through its copy with WordNet synonyms respelled too, and a pair that is the
 #: copy but for typos, synonyms and numbers admitted as the gold pair itself, so the proxy and the METEOR columns read
-#: the gold's words (issue 54: synonyms and numbers as words within 10%); the word-order rule retired.
+#: the gold's words (synonyms and numbers as words within 10%); the word-order rule retired.
 #: The word-order rule (``order-v3``) retired (``ev2r.metric.admission.RETIRED_RULES``: it closed no reference-free
 #: check; the shuffled gold still falls 95-97% below the gold).
-_DEFINITION_4 = {**_DEFINITION_3, "prem": "qa-pair-max+lex-top5+twin~0.85/num+contr+art+respell-syn+anchor+contra0.5/rw0.7",
+_DEFINITION_4 = {**_DEFINITION_3,
+                 "prem": "qa-pair-max+lex-top5+twin~0.85/num+contr+art+respell-syn+anchor+contra0.5/rw0.7",
                  "prem-rule": "pred-answer-2w+span4+rel0.1/20+short1+wnsyn",
                  "proxy-rule": "pred-answer-2w+span4+rel0.1/20+short1+wnsyn+nee-rel-all+contra0.5/rw0.7"}
 #: ``ev2r-hybrid/4``: the weights refit on /4's columns (combination.md: mutual METEOR's 0.05 moves to verified METEOR),
@@ -262,15 +263,15 @@ _HYBRID_4 = {**_HYBRID_3, "hybrid": "w=recall:0,proxy:0.05,hybrid_meteor:0.05,hy
                                     "verified_meteor:0.85,mutual_meteor:0"}
 
 #: The digests of the declared scoring constants (``ev2r.metric.definition``) of ``ev2r/4`` and ``ev2r-hybrid/4``
-#: (recorded with the digests, 1.2.0, issue 64): ``const`` (admission, facts, reference side, proxy) and
+#: (recorded with the digests, 1.2.0): ``const`` (admission, facts, reference side, proxy) and
 #: ``hybrid-const`` (the combination's METEOR).
 _CONSTANTS_4 = "859ad8bd54"
 _HYBRID_CONSTANTS_4 = "c9a59cf6b8"
 #: The digest of what ``ev2r/4`` reads from files by content (``data``: :func:`ev2r.metric.definition.data_digest`: the
 #: bundled admission model's weights and settings, its sentence encoder, the verb tables, nltk's WordNet and punkt_tab
 #: files, and the bundled verifier's configuration and tokenizer, whose weights its name hashes), recorded in 1.8.0
-#: (issue 77: before it, a copy of the admission folder with another threshold kept the name ``admission-v1`` and so
-#: the version's name). The definition is unchanged; a run record written before 1.8.0 has no ``data`` field and is
+#: (before it, a copy of the admission folder with another threshold kept the name ``admission-v1`` and so the
+#: version's name). The definition is unchanged; a run record written before 1.8.0 has no ``data`` field and is
 #: identified without it.
 _DATA_4 = "ff12a33637"
 
@@ -412,7 +413,7 @@ def get(label: str) -> MetricVersion:
                      f"{', '.join(v.label for v in VERSIONS)}")
 
 
-#: Where a registered version that this release no longer computes is computed (issue 64, item 4): the commit of this
+#: Where a registered version that this release no longer computes is computed: the commit of this
 #: repository whose default scorer identifies as that version (checked by running its ``build_scorer().signature()``
 #: through this registry), and the release line it belongs to. The latest version of each name is computed by this
 #: release itself. Recompute an old number with ``git checkout <commit> && bash scripts/setup.sh && .venv/bin/ev2r
@@ -425,9 +426,9 @@ COMPUTED_BY = {
 
 
 #: Each registered version's value on the shipped sample (``examples/averitec_sample.jsonl``, ``ev2r score --json``:
-#: ``ev2r_hybrid`` for ``ev2r-hybrid/N``, ``ev2r`` for ``ev2r/N``), computed by the commit of :data:`COMPUTED_BY` (or this
-#: release) with torch 2.13.0 CPU in bf16: ``scripts/check_old_versions.py`` recomputes every one in CI (to 2e-3:
-#: bf16 kernels differ between CPUs).
+#: ``ev2r_hybrid`` for ``ev2r-hybrid/N``, ``ev2r`` for ``ev2r/N``), computed by the commit of :data:`COMPUTED_BY`
+#: (or this release) with torch 2.13.0 CPU in bf16: ``scripts/check_old_versions.py`` recomputes every one in CI
+#: (to 2e-3: bf16 kernels differ between CPUs).
 RECORDED_SAMPLE = {
     "ev2r-hybrid/1": 0.1074, "ev2r/1": 0.2234,
     "ev2r-hybrid/2": 0.0879, "ev2r/2": 0.2234,

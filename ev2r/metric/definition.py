@@ -1,4 +1,4 @@
-"""The scoring constants, declared once per stage, and the digest of their live values (issue 64, item 2).
+"""The scoring constants, declared once per stage, and the digest of their live values.
 
 A version's name (:mod:`ev2r.versions`) pins the fields of the scorer's signature; most fields are assembled from
 options and a few constants (``twin~0.85`` from :data:`ev2r.metric.admission.TWIN_MIN_SIMILARITY`). Every other
@@ -73,7 +73,7 @@ STAGES: Mapping[str, Mapping[str, tuple[str, ...]]] = {
             "N_PERMUTATIONS", "MAX_SENTENCE_WORDS", "_MIN_VARIANCE", "MIN_COVERAGE", "BIGRAM_WEIGHT", "CLASSES",
             "SHORT_RUN_SENTENCE_WORDS", "TABLE_BARS", "FILLER_SHARE", "FILLER_MIN_WORDS", "_FOLD"),
     },
-    # restatements read by the verifier (issue 63 item 4): in ``const`` only where that reading is in force
+    # restatements read by the verifier: in ``const`` only where that reading is in force
     # (ev2r.metric.restatement.use_restatement_verifier)
     "restatement_verifier": {
         "ev2r.metric.restatement": ("RESTATE_MUTUAL_MIN",),
@@ -162,7 +162,8 @@ NOT_SCORING: Mapping[str, str] = {
 #: packages), and these modules of claimalign that scoring calls.
 SCANNED_PACKAGES = ("ev2r.metric", "ev2r.facts", "ev2r.verifier")
 SCANNED_MODULES = ("ev2r.scores", "claimalign.qa_text", "claimalign.words", "claimalign.meteor_fast",
-                   "claimalign.averitec", "claimalign.align", "claimalign.textio", "claimalign.models", "claimalign.nli")
+                   "claimalign.averitec", "claimalign.align", "claimalign.textio", "claimalign.models",
+                   "claimalign.nli")
 
 
 def declared() -> list[tuple[str, str, str]]:
@@ -222,14 +223,15 @@ def digest(stages: tuple[str, ...]) -> str:
 
 def signature_fields(hybrid: bool) -> dict[str, str]:
     """The run's constants digests for its signature: ``const`` (:data:`DIGEST_STAGES`; the word-order stage where
-    its rule family is in force, the restatement verifier's where it reads) and, with ``hybrid`` (the run computes ``ev2r_hybrid``), ``hybrid-const``."""
+    its rule family is in force, the restatement verifier's where it reads) and, with ``hybrid`` (the run computes
+    ``ev2r_hybrid``), ``hybrid-const``."""
     from ev2r.metric.admission import rule_on
     from ev2r.metric.restatement import current_restatement_verifier
 
     from ev2r.metric.admission import current_copy_reading
 
-    in_force = {"word_salad": rule_on("word_salad"),
-                "restatement_verifier": current_restatement_verifier() is not None or current_copy_reading() == "verified"}
+    verified = current_restatement_verifier() is not None or current_copy_reading() == "verified"
+    in_force = {"word_salad": rule_on("word_salad"), "restatement_verifier": verified}
     const = tuple(s for s in DIGEST_STAGES["const"] if in_force.get(s, True))
     out = {"const": digest(const)}
     if hybrid:

@@ -27,7 +27,7 @@ The choice was measured on WiCE's long web-page premises (``benchmarks/long_prem
 Long hypotheses (a claim or atomic fact longer than half the window, that does not fit beside its
 premise): no hypothesis text is dropped. With ``long_hypothesis="window"`` (default) the
 hypothesis is cut into its clauses (:func:`clause_spans`: sentences, and the clause a reporting frame
-"X said that" introduces, so that each keeps its own subject; issue 33), and a clause still too long
+"X said that" introduces, so that each keeps its own subject), and a clause still too long
 into token windows as large as fit beside the premise (``max_length - 3 - min(len(premise),
 max_length // 2)`` tokens, overlapping by ``min(stride, window // 2)``), every
 hypothesis window is scored against the premise (its premise windows aggregated as above), and the
@@ -59,8 +59,9 @@ from claimalign.textio import normalize_text
 from claimalign.qa_text import has_content
 from ev2r.config import LONG_PREMISE_POLICIES
 
-__all__ = ["Verifier", "check_probabilities", "LONG_PREMISE_POLICIES", "LONG_HYPOTHESIS_POLICIES", "HFNLIVerifier", "file_sha256",
-           "LongHypothesisWarning", "aggregate_windows", "aggregate_hypothesis_windows", "dir_fingerprint"]
+__all__ = ["Verifier", "check_probabilities", "LONG_PREMISE_POLICIES", "LONG_HYPOTHESIS_POLICIES", "HFNLIVerifier",
+           "file_sha256", "LongHypothesisWarning", "aggregate_windows", "aggregate_hypothesis_windows",
+           "dir_fingerprint"]
 
 #: What :class:`HFNLIVerifier` does with a hypothesis that does not fit beside its premise (module docstring).
 LONG_HYPOTHESIS_POLICIES = ("window", "truncate")
@@ -103,7 +104,7 @@ CONFIG_FILES = ("config.json", "tokenizer.json", "tokenizer_config.json", "vocab
 def config_fingerprint(path: str) -> str:
     """First 10 hex digits of a SHA-256 over the :data:`CONFIG_FILES` a local checkpoint folder holds (JSON files
     read as JSON, keys sorted, the bookkeeping keys ``_name_or_path``-like and ``transformers_version`` left out), so
-    that a copy of a checkpoint with, say, its ``id2label`` swapped is never taken for the original (issue 77).
+    that a copy of a checkpoint with, say, its ``id2label`` swapped is never taken for the original.
     The weights are hashed apart (:func:`dir_fingerprint`, in the verifier's name)."""
     h = hashlib.sha256()
     for name in CONFIG_FILES:
@@ -218,7 +219,7 @@ class HFNLIVerifier:
         if max_length is not None and (not is_int(max_length) or max_length < 16):
             raise ValueError(f"max_length: must be an int >= 16 tokens, got {max_length!r}")
         if not (max_batch_tokens is None or max_batch_tokens == "auto" or (
-                isinstance(max_batch_tokens, int) and not isinstance(max_batch_tokens, bool) and max_batch_tokens >= 1)):
+                is_int(max_batch_tokens) and max_batch_tokens >= 1)):
             raise ValueError(f"max_batch_tokens: expected 'auto', None or an int >= 1, got {max_batch_tokens!r}")
         if isinstance(cache_size, bool) or not isinstance(cache_size, int) or cache_size < 0:
             raise ValueError(f"cache_size: expected an int >= 0, got {cache_size!r}")
@@ -359,7 +360,7 @@ class HFNLIVerifier:
         budget = max(8, self._window - self._n_special - min(p_len, half))
         step = max(1, budget - min(self.stride, budget // 2))
         out = []
-        for c_start, c_stop in clause_spans(text):  # a part never straddles two clauses (issue 33, item 8)
+        for c_start, c_stop in clause_spans(text):  # a part never straddles two clauses
             toks = [k for k, (a, b) in enumerate(offsets) if b > a and a >= c_start and b <= c_stop]
             if not toks:
                 continue
@@ -419,7 +420,7 @@ def clause_spans(text: str) -> list[tuple[int, int]]:
     inside a sentence, the part before a reporting frame ("X said that") and the reported clause after
     it. A long claim is judged on every clause, each whole where it fits: the reported clause keeps its
     own subject, so a contradiction in the last clause of ~120 words of context is still found
-    (issue 33: token windows cut across it and read the claim as neutral either way).
+    (token windows cut across it and read the claim as neutral either way).
 
     >>> t = "After a long rally, the governor said that taxes fell. Jobs rose."
     >>> [t[a:b] for a, b in clause_spans(t)]
