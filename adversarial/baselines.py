@@ -102,7 +102,8 @@ def combine_scorers(scorers: Sequence[Scorer] | Mapping[str, Scorer]) -> Scorer:
         for sc in parts:
             out = sc(items)
             if len(out) != len(items):
-                raise ValueError(f"scorer {getattr(sc, '__name__', sc)!r}: returned {len(out)} results for {len(items)} items")
+                raise ValueError(f"scorer {getattr(sc, '__name__', sc)!r}: returned {len(out)} results "
+                                 f"for {len(items)} items")
             for row, d in zip(rows, out):
                 clash = set(row) & set(d)
                 if clash:

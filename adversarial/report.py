@@ -49,7 +49,10 @@ def _mark(c: ScoreCheck) -> str:
 def _cell(c: ScoreCheck, row_expected: str = "") -> str:
     """``"↑ +25.7% ✗"``: the observed change of the mean (arrow and sign agree; the expectation is the
     row's ``expected`` column, repeated in the cell only where this score's differs) and the verdict."""
-    val = _pct(c.pct_change) if c.pct_change is not None else (f"{c.mean_change:+.3f}" if c.mean_change is not None else "n/a")
+    if c.pct_change is not None:
+        val = _pct(c.pct_change)
+    else:
+        val = f"{c.mean_change:+.3f}" if c.mean_change is not None else "n/a"
     arrow = _arrow(val)
     if arrow == "→":  # "+0.0%" / "-0.0%": no sign for a change that rounds to zero
         val = val.lstrip("+-")
@@ -180,7 +183,8 @@ def render_markdown(report: RobustnessReport, mode: str = "gated", detail: bool 
     lines += ["## All checks", "",
               "Δ = mean perturbed − mean base over the items scored both ways; CI95 = percentile bootstrap "
               "95% interval of Δ; pass rate = share of items meeting the expectation one by one.", "",
-              "| perturbation | score | expected | gated | base | perturbed | Δ | %Δ | CI95 of Δ | pass rate | n | skipped | failed | verdict |",
+              "| perturbation | score | expected | gated | base | perturbed | Δ | %Δ | CI95 of Δ | pass rate "
+              "| n | skipped | failed | verdict |",
               "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for c in report.checks():
         ci = f"[{c.ci95[0]:+.3f}, {c.ci95[1]:+.3f}]" if c.ci95 else "n/a"
@@ -205,7 +209,7 @@ def render_markdown(report: RobustnessReport, mode: str = "gated", detail: bool 
 
 
 def render_png(report: RobustnessReport, path: str, mode: str = "gated", title: Optional[str] = None) -> None:
-    """Draw the summary that fits a screen (issue 34: the bar chart of 43 perturbations was 1430 x 7962 px):
+    """Draw the summary that fits a screen (a bar chart of 43 perturbations would be 1430 x 7962 px):
     one row per perturbation (grouped by kind), one column per score, each cell coloured by its verdict
     (green: meets the expectation; red: a gated check violated; orange: a reported check violated; grey:
     not judged) and labelled with the % change of the mean. At most about 1300 x 1100 px for the 43
@@ -253,8 +257,10 @@ def render_png(report: RobustnessReport, path: str, mode: str = "gated", title: 
     for k in range(1, len(perts)):
         if perts[k].kind != perts[k - 1].kind:
             ax.axhline(k - 0.5, color="black", lw=1.0)
-    handles = [Patch(color="#bfe5bf", label="meets the expectation"), Patch(color="#e8797a", label="gated check violated"),
-               Patch(color="#f6c27a", label="reported check violated"), Patch(color="#dcdcdc", label="not judged")]
+    handles = [Patch(color="#bfe5bf", label="meets the expectation"),
+               Patch(color="#e8797a", label="gated check violated"),
+               Patch(color="#f6c27a", label="reported check violated"),
+               Patch(color="#dcdcdc", label="not judged")]
     fig.legend(handles=handles, loc="lower left", ncol=4, fontsize=8, frameon=False, bbox_to_anchor=(0.01, 0.0))
     fig.suptitle(title or f"Robustness of {report.scorer}: {report.n_items} items, seed {report.seed}; mode {mode}:\n"
                  f"{_gate_text(report, mode)}\ncell: % change of the mean score (perturbed vs base); "

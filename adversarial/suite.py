@@ -186,7 +186,7 @@ class RobustnessReport:
         """``"passed"`` (every counted check judged, none violated), ``"failed"`` (a counted check violated),
         ``"inconclusive"`` (none violated, but :meth:`not_judged` is not empty: some counted checks had too few
         items, or an interval reaching both sides, for a verdict -- a gate that judged only part of its checks
-        has not passed; issue 34) or ``"not judged"`` (no counted check reached a verdict at all). With
+        has not passed) or ``"not judged"`` (no counted check reached a verdict at all). With
         ``mode="none"`` nothing is counted and the status is ``"passed"``."""
         if self.violations(mode):
             return "failed"
@@ -350,7 +350,8 @@ def _check(p: Perturbation, score: str, base: list, pert: list, n_skipped: int, 
         if pct is not None and pct <= -exp.tolerance_pct and ci is not None and ci[1] < -_NOISE:
             verdict, reason = PASS, f"change {pct_s}, {rule} ({ci_s})"
         elif ci is not None and ci[0] > need:
-            verdict, reason = FAIL, f"change {pct_s} with CI95 {ci_s} wholly above the required drop {need:+.4f}; {rule}"
+            verdict, reason = FAIL, (f"change {pct_s} with CI95 {ci_s} wholly above the required drop "
+                                     f"{need:+.4f}; {rule}")
         else:
             verdict, reason = NA, (f"not enough items to judge: change {pct_s}, CI95 {ci_s} over {n} items "
                                    f"spans both meeting and missing the expectation ({rule})")
@@ -422,7 +423,8 @@ def run_suite(items: Sequence[Item], scorer: Scorer, perturbations: Optional[Seq
         raise ValueError(f"n_boot: expected >= 100, got {n_boot!r}")
     if abs_tol < 0 or min_n < 1:
         raise ValueError(f"abs_tol >= 0 and min_n >= 1 required, got abs_tol={abs_tol!r}, min_n={min_n!r}")
-    perts = [p if isinstance(p, Perturbation) else get_perturbations([p])[0] for p in (perturbations or get_perturbations())]
+    perts = [p if isinstance(p, Perturbation) else get_perturbations([p])[0]
+             for p in (perturbations or get_perturbations())]
 
     base = _validate_scores(scorer(items), len(items), "base items")
     names = list(scores) if scores is not None else list(dict.fromkeys(k for row in base for k in row))

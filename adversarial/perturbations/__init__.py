@@ -42,8 +42,8 @@ import numpy as np
 
 from adversarial._text import RNG
 from adversarial.perturbations.base import (
-    DECREASE, EFFECTS, INVARIANT, MEANING_DAMAGING, NO_GAIN, NO_INCREASE, MEANING_PRESERVING, Expectation, Perturbation, PerturbationResult,
-    PerturbFn, apply_to_text,
+    DECREASE, EFFECTS, INVARIANT, MEANING_DAMAGING, NO_GAIN, NO_INCREASE, MEANING_PRESERVING, Expectation, Perturbation,
+    PerturbationResult, PerturbFn, apply_to_text,
 )
 from adversarial.perturbations.meaning import (
     ANTONYMS, CONTRAST_RULES, contrastive_claim, entity_swap, negate_answers, negate_sentence, number_change,
@@ -93,7 +93,7 @@ def _no_rise(tol: float, gated: bool = False) -> Expectation:
 _P = MEANING_PRESERVING
 _D = MEANING_DAMAGING
 #: The fall a rewrite of the gold (answers negated, words shuffled) must show on Ev2R and the default combined score,
-#: in % of the gold's own score (issue 54, item 6): gated.
+#: in % of the gold's own score: gated.
 REWRITE_MIN_FALL_PCT = 50.0
 _REWRITE_FALLS = {"ev2r": Expectation(DECREASE, REWRITE_MIN_FALL_PCT, True),
                   "ev2r_hybrid": Expectation(DECREASE, REWRITE_MIN_FALL_PCT, True)}
@@ -110,7 +110,7 @@ PERTURBATIONS: Mapping[str, Perturbation] = MappingProxyType({p.name: p for p in
     Perturbation("duplicate_pair", duplicate_pair, _P, "one pair repeated", _inv(10, True)),
     Perturbation("duplicate_words", duplicate_words, _P, "~10% of words repeated", _inv(10)),
     Perturbation("drop_stopwords", drop_stopwords, _P, "articles / intensifiers dropped", _inv(10)),
-    # a rewrite of the gold must score far below the gold itself (issue 54: at least 50% on Ev2R and the default;
+    # a rewrite of the gold must score far below the gold itself (at least 50% on Ev2R and the default;
     # meaning-sensitivity in the paper's sense), gated; the other scores report a fall
     Perturbation("negate_answers", negate_answers, _D, "every answer sentence negated", _dec(), _REWRITE_FALLS),
     Perturbation("blank_answers", blank_answers, _D, "all answers blanked", _dec(5, True),
@@ -156,7 +156,7 @@ GAMING_RISE_PCT = 10.0
 #: claim's topic can hold reference facts, so recall rises a little while Ev2R and ``ev2r_hybrid`` fall.
 #:
 #: **Rewrites of the reference** (:data:`REFERENCE_REWRITES`: negated, negated in place, shuffled) are reported, not
-#: gated, since ``ev2r/4`` (issue 54, item 6): a system needs the reference to make them, so they are tests of
+#: gated, since ``ev2r/4``: a system needs the reference to make them, so they are tests of
 #: meaning sensitivity in the paper's sense, gated instead as "the rewritten gold at least
 #: :data:`REWRITE_MIN_FALL_PCT` % below the gold" (the ``negate_answers`` and ``shuffle_words`` perturbations of the
 #: gold given as the prediction, ``ev2r robustness --gold-as-prediction``). Every reference-free strategy stays gated.
@@ -177,37 +177,48 @@ def _gaming_catalogue() -> Mapping[str, Perturbation]:
 
     no_gain = Expectation(NO_GAIN, GAMING_RISE_PCT, True)
     # the official HU-METEOR is reported beside the Ev2R scores as the baseline it replaces, never gated
-    baseline = {name: Expectation(NO_GAIN, GAMING_RISE_PCT, False) for name in ("hu_meteor", "hu_meteor_q", "bleu", "edit")}
+    baseline = {name: Expectation(NO_GAIN, GAMING_RISE_PCT, False)
+                for name in ("hu_meteor", "hu_meteor_q", "bleu", "edit")}
     rows = [
         ("negated_reference", g.negated_reference, "the reference's answers as 'It is not true that ...'", None),
-        ("negated_reference_other", g.negated_reference_other, "the reference's answers in other denial templates", None),
-        ("negated_reference_inline", g.negated_reference_inline, "the reference's answer sentences negated in place", None),
+        ("negated_reference_other", g.negated_reference_other,
+         "the reference's answers in other denial templates", None),
+        ("negated_reference_inline", g.negated_reference_inline,
+         "the reference's answer sentences negated in place", None),
         ("shuffled_reference", g.shuffled_reference, "the reference's answers with their words shuffled", None),
         ("shuffled_reference_behind_prose", g.shuffled_reference_behind_prose,
          "the shuffled reference behind one fluent sentence per answer", None),
         ("shuffled_reference_behind_clause", g.shuffled_reference_behind_clause,
          "the shuffled reference behind a fluent clause in its first sentence", None),
-        ("claim_echo_appended", g.claim_echo_appended, "real evidence + 'Is it true that <claim>? Yes.' + the claim", None),
+        ("claim_echo_appended", g.claim_echo_appended,
+         "real evidence + 'Is it true that <claim>? Yes.' + the claim", None),
         ("claim_echo_prepended", g.claim_echo_prepended, "the claim echo before the real evidence", None),
-        ("claim_question_verdict", g.claim_question_verdict, "'Is it true that <claim>?' answered with the gold verdict", None),
-        ("claim_question_wrong_verdict", g.claim_question_wrong_verdict, "'Is it true that <claim>?' answered wrongly", None),
+        ("claim_question_verdict", g.claim_question_verdict,
+         "'Is it true that <claim>?' answered with the gold verdict", None),
+        ("claim_question_wrong_verdict", g.claim_question_wrong_verdict,
+         "'Is it true that <claim>?' answered wrongly", None),
         ("claim_question_x", g.claim_question_x, "'Is it true that <claim>?' answered 'x'", None),
         ("claim_copy", g.claim_copy, "the claim as the only answer", None),
-        ("claim_paraphrase_appended", g.claim_paraphrase_appended, "real evidence + the claim reworded with synonyms", None),
-        ("claim_question_unanswerable", g.claim_question_unanswerable, "the claim asked, 'No answer could be found' variants", None),
+        ("claim_paraphrase_appended", g.claim_paraphrase_appended,
+         "real evidence + the claim reworded with synonyms", None),
+        ("claim_question_unanswerable", g.claim_question_unanswerable,
+         "the claim asked, 'No answer could be found' variants", None),
         ("one_pair_repeated", g.one_pair_repeated, "the real evidence with its first pair ten times", None),
         ("evidence_repeated", g.evidence_repeated, "every real pair three times", None),
         ("junk_appended", g.junk_appended, "real evidence + 40 pairs of other claims", g.make_junk_appended),
         ("junk_prepended", g.junk_prepended, "10 pairs of other claims + real evidence", g.make_junk_prepended),
         ("off_topic_only", g.off_topic_only, "one sentence about something else", None),
         ("script_hiding", g.script_hiding, "real evidence + the claim behind words of three scripts", None),
-        ("reference_questions_trivial", g.reference_questions_trivial, "the reference's questions answered x/Yes/No/URL/2021", None),
+        ("reference_questions_trivial", g.reference_questions_trivial,
+         "the reference's questions answered x/Yes/No/URL/2021", None),
     ]
-    reported = {name: Expectation(NO_GAIN, GAMING_RISE_PCT, False) for name in ("hu_meteor", "hu_meteor_q", "bleu", "edit")}
+    reported = {name: Expectation(NO_GAIN, GAMING_RISE_PCT, False)
+                for name in ("hu_meteor", "hu_meteor_q", "bleu", "edit")}
     open_scores = {name: {**baseline, **{s: Expectation(NO_GAIN, GAMING_RISE_PCT, False) for s in scores}}
                    for name, scores in GAMING_OPEN_SCORES.items()}
+    open_gain = Expectation(NO_GAIN, GAMING_RISE_PCT, False)
     return MappingProxyType({name: Perturbation(name, fn, GAMING, desc,
-                                                no_gain if name not in GAMING_OPEN else Expectation(NO_GAIN, GAMING_RISE_PCT, False),
+                                                no_gain if name not in GAMING_OPEN else open_gain,
                                                 reported if name in GAMING_OPEN else open_scores.get(name, baseline),
                                                 bind=bind)
                              for name, fn, desc, bind in rows})
@@ -218,8 +229,10 @@ def _gaming_catalogue_cs() -> Mapping[str, Perturbation]:
 
     no_gain = Expectation(NO_GAIN, GAMING_RISE_PCT, True)
     rows = [("negated_reference_cs", g.negated_reference_cs, "the reference's answers as 'Není pravda, že ...'"),
-            ("negated_reference_inline_cs", g.negated_reference_inline_cs, "the reference's sentences, first verb negated"),
-            ("claim_echo_appended_cs", g.claim_echo_appended_cs, "real evidence + 'Je pravda, že <claim>? Ano.' + the claim")]
+            ("negated_reference_inline_cs", g.negated_reference_inline_cs,
+             "the reference's sentences, first verb negated"),
+            ("claim_echo_appended_cs", g.claim_echo_appended_cs,
+             "real evidence + 'Je pravda, že <claim>? Ano.' + the claim")]
     reported = Expectation(NO_GAIN, GAMING_RISE_PCT, False)  # the reference rewritten (REFERENCE_REWRITES): reported
     return MappingProxyType({**{name: Perturbation(name, fn, GAMING, desc, reported if "reference" in name else no_gain)
                                 for name, fn, desc in rows},
@@ -231,7 +244,7 @@ def _gaming_catalogue_cs() -> Mapping[str, Perturbation]:
 #: on every score: at most :data:`GAMING_RISE_PCT` percent of items may rise, and the mean may not; gated
 #: except the strategies of :data:`GAMING_OPEN` (reported).
 GAMING_STRATEGIES: Mapping[str, Perturbation] = _gaming_catalogue()
-#: The gaming strategies for Czech evidence (issue 35): the denial, the inline negation and the claim echo in
+#: The gaming strategies for Czech evidence: the denial, the inline negation and the claim echo in
 #: Czech, and the three that need no language (word salad, one pair ten times, every pair three times); each
 #: expects ``no_gain_over_original`` on every score. Not part of :data:`GAMING_STRATEGIES` (English items).
 GAMING_STRATEGIES_CS: Mapping[str, Perturbation] = _gaming_catalogue_cs()

@@ -1,5 +1,5 @@
 """Gaming strategies: evidence a cheating or lazy system could output to raise its score without
-retrieving better evidence (issue 32; ``shared/cases/turn4/gaming/``).
+retrieving better evidence (cases in ``shared/cases/turn4/gaming/``).
 
 Each strategy is a pure, seeded function ``(item, rng) -> PerturbationResult`` like every
 perturbation of :mod:`adversarial.perturbations`, and every one declares the same expectation for
@@ -32,7 +32,7 @@ Strategies by what they exploit:
   scraped-page rule drops from the facts);
 * **the reference's questions without answers**: ``reference_questions_trivial`` (each
   reference question answered "x", "Yes", "No", a URL or a year);
-* **in Czech** (issue 35, :data:`adversarial.perturbations.GAMING_STRATEGIES_CS`, with the language-free
+* **in Czech** (:data:`adversarial.perturbations.GAMING_STRATEGIES_CS`, with the language-free
   ``shuffled_reference``, ``one_pair_repeated`` and ``evidence_repeated``): ``negated_reference_cs`` ("Není pravda,
   že ..."), ``negated_reference_inline_cs`` (the first verb negated, ``ne-``), ``claim_echo_appended_cs`` ("Je pravda,
   že <claim>? Ano." and the claim).
@@ -51,7 +51,8 @@ from adversarial.perturbations.base import PerturbationResult, PerturbFn, apply_
 __all__ = [
     "SUITE_DENIALS", "UNANSWERABLE_VARIANTS", "that_clause", "TRIVIAL_ANSWERS", "OFF_TOPIC_PAIR", "SCRIPT_MIX",
     "negated_reference", "negated_reference_other", "negated_reference_inline", "shuffled_reference",
-    "PROSE_LEAD", "PROSE_CLAUSE", "shuffled_reference_behind_prose", "shuffled_reference_behind_clause", "claim_echo_appended", "claim_echo_prepended", "claim_question_verdict", "claim_question_wrong_verdict",
+    "PROSE_LEAD", "PROSE_CLAUSE", "shuffled_reference_behind_prose", "shuffled_reference_behind_clause",
+    "claim_echo_appended", "claim_echo_prepended", "claim_question_verdict", "claim_question_wrong_verdict",
     "claim_question_x", "claim_copy", "claim_paraphrase_appended", "claim_question_unanswerable",
     "one_pair_repeated", "evidence_repeated", "make_junk_appended", "make_junk_prepended", "junk_appended",
     "junk_prepended", "off_topic_only", "script_hiding", "reference_questions_trivial",
@@ -77,14 +78,16 @@ TRIVIAL_ANSWERS = ("x", "Yes", "No", "https://www.example.com/news/article-1234"
 #: One pair about something else entirely.
 OFF_TOPIC_PAIR = QAPair("What is the capital of France?", "Paris is the capital of France.")
 #: Words of three scripts (a language switcher), which the scraped-page rule reads as boilerplate.
-SCRIPT_MIX = "English Espa\u00f1ol \u4e2d\u6587 \u0420\u0443\u0441\u0441\u043a\u0438\u0439 \u0627\u0644\u0639\u0631\u0628\u064a\u0629"
+SCRIPT_MIX = ("English Espa\u00f1ol \u4e2d\u6587 \u0420\u0443\u0441\u0441\u043a\u0438\u0439 "
+              "\u0627\u0644\u0639\u0631\u0628\u064a\u0629")
 
 
 def _informative(evidence: Evidence) -> list[QAPair]:
     return [p for p in evidence.pairs if has_content(p.answer) and not is_unanswerable(p.answer)]
 
 
-_FUNCTION_WORDS = frozenset("the a an it there this that these those its his her their our we they he she yes no".split())
+_FUNCTION_WORDS = frozenset(
+    "the a an it there this that these those its his her their our we they he she yes no".split())
 
 
 def that_clause(sentence: str) -> str:
@@ -146,7 +149,8 @@ def negated_reference_other(item: Item, rng: RNG) -> PerturbationResult:
     """The reference's pairs, each answer sentence wrapped in a denial template of
     :data:`SUITE_DENIALS` drawn per sentence."""
     g = as_generator(rng)
-    return _rewrite_reference(item, lambda s: SUITE_DENIALS[int(g.integers(len(SUITE_DENIALS)))].format(s=that_clause(s)))
+    return _rewrite_reference(
+        item, lambda s: SUITE_DENIALS[int(g.integers(len(SUITE_DENIALS)))].format(s=that_clause(s)))
 
 
 def negated_reference_inline(item: Item, rng: RNG) -> PerturbationResult:
@@ -181,9 +185,9 @@ def _behind(item: Item, rng: RNG, lead: str) -> PerturbationResult:
 
 
 def shuffled_reference_behind_prose(item: Item, rng: RNG) -> PerturbationResult:
-    """``shuffled_reference`` with :data:`PROSE_LEAD` before each answer (issue 32's breaker: one fluent sentence
-    carried every salad answer past a word-order test of the answer as a whole; the rule now also judges each
-    sentence, :func:`ev2r.facts.word_order.strip_word_salad`)."""
+    """``shuffled_reference`` with :data:`PROSE_LEAD` before each answer: one fluent sentence carries a salad
+    answer past a word-order test of the answer as a whole, so the rule must judge each sentence
+    (:func:`ev2r.facts.word_order.strip_word_salad`)."""
     return _behind(item, rng, PROSE_LEAD)
 
 
@@ -286,7 +290,8 @@ def claim_question_unanswerable(item: Item, rng: RNG) -> PerturbationResult:
     if skip:
         return skip
     g = as_generator(rng)
-    return _done(item, [QAPair(_question(item.claim), UNANSWERABLE_VARIANTS[int(g.integers(len(UNANSWERABLE_VARIANTS)))])], 1)
+    answer = UNANSWERABLE_VARIANTS[int(g.integers(len(UNANSWERABLE_VARIANTS)))]
+    return _done(item, [QAPair(_question(item.claim), answer)], 1)
 
 
 # ----------------------------------------------------------------------------- volume without content
@@ -365,13 +370,14 @@ def reference_questions_trivial(item: Item, rng: RNG) -> PerturbationResult:
     if skip:
         return skip
     g = as_generator(rng)
-    new = [QAPair(p.question, TRIVIAL_ANSWERS[int(g.integers(len(TRIVIAL_ANSWERS)))]) for p in pairs if p.question.strip()]
+    new = [QAPair(p.question, TRIVIAL_ANSWERS[int(g.integers(len(TRIVIAL_ANSWERS)))])
+           for p in pairs if p.question.strip()]
     if not new:
         return PerturbationResult.skip("no reference question")
     return _done(item, new, len(new))
 
 
-# ----------------------------------------------------------------------------- in Czech (issue 35)
+# ----------------------------------------------------------------------------- in Czech
 
 #: The Czech denial the Czech strategies wrap each reference sentence in ("It is not true that ...").
 CZECH_DENIAL = "Není pravda, že {s}."

@@ -341,14 +341,15 @@ def contrastive_claim(item: Item, rng: RNG) -> PerturbationResult:
     return PerturbationResult(_replace(item, claim=cands[rule], gold_label=flip[item.gold_label], extra=extra), None, 1)
 
 
-# ----------------------------------------------------------------------------- Czech negation (issue 35)
+# ----------------------------------------------------------------------------- Czech negation
 
 #: Czech auxiliaries and frequent verbs -> their negated forms (the negative prefix ``ne-`` is written joined;
 #: "je" -> "není", "jsou" -> "nejsou").
-CZECH_NEGATED_AUX = {"je": "není", "jsou": "nejsou", "byl": "nebyl", "byla": "nebyla", "bylo": "nebylo", "byli": "nebyli",
-                     "byly": "nebyly", "bude": "nebude", "budou": "nebudou", "má": "nemá", "mají": "nemají", "měl": "neměl",
-                     "měla": "neměla", "mělo": "nemělo", "měli": "neměli", "měly": "neměly", "jsem": "nejsem", "jste": "nejste",
-                     "jsme": "nejsme", "může": "nemůže", "mohou": "nemohou", "mohl": "nemohl", "mohla": "nemohla", "mohli": "nemohli"}
+CZECH_NEGATED_AUX = {"je": "není", "jsou": "nejsou", "byl": "nebyl", "byla": "nebyla", "bylo": "nebylo",
+                     "byli": "nebyli", "byly": "nebyly", "bude": "nebude", "budou": "nebudou", "má": "nemá",
+                     "mají": "nemají", "měl": "neměl", "měla": "neměla", "mělo": "nemělo", "měli": "neměli",
+                     "měly": "neměly", "jsem": "nejsem", "jste": "nejste", "jsme": "nejsme", "může": "nemůže",
+                     "mohou": "nemohou", "mohl": "nemohl", "mohla": "nemohla", "mohli": "nemohli"}
 _CZ_ALREADY_NEGATED = re.compile(r"(?<!\w)(nikdo|nic|nikdy|žádn\w*|není|nejsou|ani)(?!\w)", re.IGNORECASE)
 _CZ_PARTICIPLE = re.compile(r"^[a-zěščřžýáíéúůďťňó]{3,}(l|la|lo|li|ly)$")
 

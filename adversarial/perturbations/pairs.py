@@ -121,8 +121,8 @@ def prompt_injection(item: Item, rng: RNG) -> PerturbationResult:
 
 
 #: Question/answer pairs that state nothing (no letter or digit): the padding a system could append
-#: to game a metric that counts facts (issue 21: 16 blocks of ``Question: ...\nAnswer: ...`` raised
-#: Ev2R from 0.147 to 0.313 on rated rows before content-free text stopped being a fact).
+#: to game a metric that counts facts (16 blocks of ``Question: ...\nAnswer: ...`` would raise a
+#: metric that counted content-free text as facts).
 CONTENT_FREE_PAIRS = (("...", "..."), ("?!?!", "?!"), ("\U0001f914?", "\U0001f44d"), ("", "\u2014 \u2014 \u2014"),
                       ("", "\U0001f642\U0001f642\U0001f642"), ("***", "---"))
 

@@ -142,7 +142,8 @@ def words_to_numbers(item: Item, rng: RNG) -> PerturbationResult:
     (``forty-five`` -> ``45``, ``two million`` -> ``2 million``; a lone ``one`` is left alone, as it
     is mostly a pronoun). Deterministic."""
     def spans(t: str) -> list:
-        return [(m.start(), m.end(), v) for m in _NUMWORDS_RE.finditer(t) if (v := _words_value(m.group(0))) is not None]
+        return [(m.start(), m.end(), v) for m in _NUMWORDS_RE.finditer(t)
+                if (v := _words_value(m.group(0))) is not None]
 
     return rewrite_spans(item, spans, "no spelled-out number")
 
