@@ -282,7 +282,8 @@ def check_score(p: Perturbation, score: str, base: list, pert: list, n_skipped: 
     """The verdict of one perturbation on one score, as :func:`run_suite` reaches it: ``base`` / ``pert`` are the
     item-aligned scores (None where an item failed) of the items the perturbation applied to, ``n_skipped`` the
     items it did not apply to; the expectation is ``p``'s for ``score``; the bootstrap is seeded by ``seed``, the
-    perturbation and the score. Used again by ``benchmarks/gaming.py --reweigh`` to judge a recomputed score."""
+    perturbation and the score. Used again by ``benchmarks/robustness/gaming.py --reweigh`` to judge a recomputed
+    score."""
     return _check(p, score, base, pert, n_skipped, abs_tol=abs_tol, min_n=min_n, n_boot=n_boot, seed=seed)
 
 

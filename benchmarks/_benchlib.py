@@ -17,8 +17,15 @@ REPO = Path(__file__).resolve().parents[1]
 DATA = REPO.parent / "shared" / "data"
 RESULTS = REPO / "benchmarks" / "results"
 
+#: The folders the scripts are grouped in, one per purpose (``benchmarks/README.md``).
+PURPOSES = ("agreement", "robustness", "verifier", "speed", "parity", "ranking")
+
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
+# a script imports another by its module name (``from correlation import correlate``), whichever folder holds it
+for _purpose in PURPOSES:
+    if str(REPO / "benchmarks" / _purpose) not in sys.path:
+        sys.path.insert(0, str(REPO / "benchmarks" / _purpose))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 if (DATA / "nltk_data").is_dir():

@@ -195,7 +195,7 @@ def test_czech_gaming_items_take_a_neighbour_claims_evidence_as_the_real_evidenc
     import sys
     from pathlib import Path
 
-    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks" / "robustness"))
     import gaming as bench
 
     rows = [{"id": 1, "claim": "Policie zatkla muže.", "premise": "Policie zatkla muže.\nMuž byl obviněn.", "label": "SUPPORTS",

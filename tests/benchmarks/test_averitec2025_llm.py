@@ -1,4 +1,4 @@
-"""benchmarks/averitec2025_llm.py: the fixture cut to its first claims, the status counts, and the committed
+"""benchmarks/parity/averitec2025_llm.py: the fixture cut to its first claims, the status counts, and the committed
 table rebuilt offline from the recorded judge answers."""
 
 import json
@@ -8,7 +8,7 @@ import pytest
 from support.modules import load_file_module
 from support.paths import REPO
 
-bench = load_file_module("bench_averitec2025_llm", REPO / "benchmarks" / "averitec2025_llm.py")
+bench = load_file_module("bench_averitec2025_llm", REPO / "benchmarks" / "parity" / "averitec2025_llm.py")
 RESULT = REPO / "benchmarks" / "results" / "averitec2025_llm.json"
 
 

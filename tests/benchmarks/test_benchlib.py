@@ -75,3 +75,15 @@ def test_compressed_rows_read_back_and_give_the_same_bytes(bl, tmp_path):
     (tmp_path / "bad.jsonl.gz").write_bytes(b"not gzip")
     with pytest.raises(SystemExit, match="cannot read"):
         bl.read_jsonl(tmp_path / "bad.jsonl.gz")
+
+
+def test_every_script_folder_is_a_purpose_and_its_scripts_have_distinct_names(bl):
+    """The scripts sit in one folder per purpose (benchmarks/README.md), and _benchlib puts every such folder on
+    sys.path so that a script imports another by its module name: every folder holding a script is listed in
+    PURPOSES, no script sits at the top beside _benchlib, and no two scripts share a name."""
+    bench = REPO / "benchmarks"
+    folders = {p.parent.name for p in bench.glob("*/*.py")}
+    assert folders == set(bl.PURPOSES)
+    assert [p.name for p in bench.glob("*.py")] == ["_benchlib.py"]
+    names = [p.stem for p in bench.glob("*/*.py")]
+    assert len(names) == len(set(names))

@@ -1,4 +1,4 @@
-"""benchmarks/combination.py (the weights of ev2r_hybrid): the grid, the fits, the join of score rows
+"""benchmarks/agreement/combination.py (the weights of ev2r_hybrid): the grid, the fits, the join of score rows
 with rating rows, the bootstrap's Spearman, and that ev2r.config ships the weights its JSON chose."""
 
 import json
@@ -11,7 +11,7 @@ from ev2r.config import HYBRID_COMPONENTS, HYBRID_WEIGHTS
 from support.paths import REPO
 from support.modules import load_file_module
 
-BENCH = REPO / "benchmarks" / "combination.py"
+BENCH = REPO / "benchmarks" / "agreement" / "combination.py"
 RESULT = REPO / "benchmarks" / "results" / "combination.json"
 
 

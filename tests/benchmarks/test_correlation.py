@@ -1,4 +1,4 @@
-"""benchmarks/correlation.py: the multi-file table, the paired bootstrap of a Spearman difference, the
+"""benchmarks/agreement/correlation.py: the multi-file table, the paired bootstrap of a Spearman difference, the
 reading of ``ev2r score -o`` rows, and a whole run from score files (no model). The script is loaded
 from its path (benchmarks/ is no package)."""
 
@@ -12,7 +12,7 @@ from ev2r.io.readers import item_hash, items_from_rows
 from support.paths import REPO
 from support.modules import load_file_module
 
-BENCH = REPO / "benchmarks" / "correlation.py"
+BENCH = REPO / "benchmarks" / "agreement" / "correlation.py"
 
 
 @pytest.fixture(scope="module")

@@ -1,4 +1,4 @@
-"""benchmarks/czech_claims.py (issue 23 item 4): the CTKFacts pair builder, the per-document claim sets, the
+"""benchmarks/robustness/czech_claims.py (issue 23 item 4): the CTKFacts pair builder, the per-document claim sets, the
 Czech negation marker, the AUC routine and its bootstrap, and the committed Czech -> Slovak file. No model."""
 
 import json
@@ -9,7 +9,7 @@ import pytest
 from support.modules import load_file_module
 from support.paths import REPO
 
-BENCH = REPO / "benchmarks" / "czech_claims.py"
+BENCH = REPO / "benchmarks" / "robustness" / "czech_claims.py"
 SK_FILE = REPO / "benchmarks" / "data" / "czech_slovak_pairs.jsonl"
 
 

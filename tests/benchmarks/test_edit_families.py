@@ -1,4 +1,4 @@
-"""benchmarks/edit_families.py (issue 73 item 3): the pairs it scores are the generator's, one family and one side at
+"""benchmarks/verifier/edit_families.py (issue 73 item 3): the pairs it scores are the generator's, one family and one side at
 a time, and the layout each pair is counted under."""
 
 import pytest
@@ -15,7 +15,7 @@ POOL = [Pair("The bridge was closed in March 2020 after the storm, officials sai
 
 @pytest.fixture(scope="module")
 def ef():
-    return load_file_module("edit_families_under_test", REPO / "benchmarks" / "edit_families.py")
+    return load_file_module("edit_families_under_test", REPO / "benchmarks" / "verifier" / "edit_families.py")
 
 
 def test_one_family_one_side(ef):

