@@ -221,7 +221,7 @@ def predict_pairs(model: Any, tokenizer: Any, premises: Sequence[str], hypothese
     verifier: what made an item's numbers depend on its companions), while at one padded length a
     row's output was bit-identical in bf16 whatever its companions, its position and the number of
     rows (1-64) (in fp32 within 1e-7: the matrix products' blocking follows the row count;
-    ``benchmarks/batch_invariance.py``).
+    ``benchmarks/speed/batch_invariance.py``).
 
     Args:
         model, tokenizer: a sequence-classification model with 3 outputs and its tokenizer (e.g.

@@ -62,7 +62,7 @@ HYBRID_COMPONENTS = ("recall", "proxy", "hybrid_meteor", "hybrid_embedding", "pr
 #: (step 0.05) points at least as good as Ev2R *and HU-METEOR* on both dev sets and both ratings (semantic
 #: coverage, verdict agreement) and gaining from the fewest reference-free gaming set/strategy pairs (the
 #: reference's rewrites are meaning-sensitivity tests, reported), the one that maximises the smaller of the
-#: two dev sets' Spearman with semantic_coverage, chosen by ``benchmarks/combination.py`` (table and
+#: two dev sets' Spearman with semantic_coverage, chosen by ``benchmarks/agreement/combination.py`` (table and
 #: leave-one-set-out results: benchmarks/results/combination.md; tests/benchmarks/test_combination.py checks
 #: these equal the ones its JSON chose).
 HYBRID_WEIGHTS = (0.0, 0.05, 0.05, 0.0, 0.05, 0.85, 0.0)

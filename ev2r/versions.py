@@ -9,7 +9,7 @@ weights), the weights of the combination. The definition is the full scorer sign
   the short signature, so a number still says what produced it;
 * the verifier's compute precision when it stays within :data:`PRECISION_BOUND` of fp32 per item and
   :data:`PRECISION_MEAN_BOUND` on the mean of a thresholded column (``+bf16`` at the end of a verifier's name,
-  chosen by the hardware with ``--dtype auto``; measured by ``benchmarks/precision_bound.py``) -- also in the
+  chosen by the hardware with ``--dtype auto``; measured by ``benchmarks/parity/precision_bound.py``) -- also in the
   short signature. A precision beyond the bound (``+int8``, dynamic quantisation: it moves one item's proxy by
   up to 0.85) is part of the definition, so a run with it
   is ``ev2r-hybrid/custom-<fingerprint>``, like any other option that changes the numbers;
@@ -57,7 +57,7 @@ RUNTIME_FIELDS = ("ev2r", "transformers", "torch", "engine")
 VERIFIER_FIELDS = ("verifier", "proxy-verifier")
 #: The most a compute precision may move, against fp32, one item's score that is continuous in the verifier's
 #: probabilities (proxy, ev2r_hybrid and its parts, graded_*) and keep the version's name (measured by
-#: benchmarks/precision_bound.py on both development rating sets: bf16 0.025, int8 0.85; docs/versions.md).
+#: benchmarks/parity/precision_bound.py on both development rating sets: bf16 0.025, int8 0.85; docs/versions.md).
 PRECISION_BOUND = 0.05
 #: The columns that count facts at P(entailment) >= threshold: a fact near the threshold may change side under any
 #: precision (bf16 moved one item's recall by 0.5), so these are bounded on the corpus mean, by PRECISION_MEAN_BOUND.
@@ -281,7 +281,7 @@ VERSIONS: tuple[MetricVersion, ...] = (
         name="ev2r-hybrid", number=1, released="1.0.0",
         definition={**_DEFINITION_1, **_HYBRID_1}, fingerprint="ecce126014",
         summary="0.5 mutual METEOR + 0.2 verified METEOR + 0.2 proxy + 0.1 precision (weights fitted by "
-                "benchmarks/combination.py), the recommended score to report",
+                "benchmarks/agreement/combination.py), the recommended score to report",
         typical="real systems' evidence 0.104 (86 rows) and 0.134 (144 rows); the gold evidence 0.871 and 0.863",
         agreement={"86": "semantic coverage +0.413, verdict agreement +0.432",
                    "144": "semantic coverage +0.310, verdict agreement +0.341"},
@@ -301,8 +301,8 @@ VERSIONS: tuple[MetricVersion, ...] = (
         name="ev2r-hybrid", number=2, released="1.0.0",
         definition={**_DEFINITION_2, **_HYBRID_2}, fingerprint="5ecea70bac",
         summary="0.8 verified METEOR + 0.05 each of proxy, precision, Hungarian METEOR and mutual METEOR (refit by "
-                "benchmarks/combination.py to beat HU-METEOR on both sets and both ratings), over the pairs the "
-                "admission stage admits (learned reading admission-v1); the recommended score to report",
+                "benchmarks/agreement/combination.py to beat HU-METEOR on both sets and both ratings), over the pairs "
+                "the admission stage admits (learned reading admission-v1); the recommended score to report",
         typical="real systems' evidence 0.074 (86 rows) and 0.114 (144 rows); the gold evidence 0.965 "
                 "(reference_as_prediction.md)",
         agreement={"86": "semantic coverage +0.471, verdict agreement +0.451",
@@ -346,9 +346,9 @@ VERSIONS: tuple[MetricVersion, ...] = (
         definition={**_DEFINITION_4, **_HYBRID_4}, fingerprint="200391ea4d",
         constants={"const": _CONSTANTS_4, "hybrid-const": _HYBRID_CONSTANTS_4, "data": _DATA_4},
         summary="0.85 verified METEOR + 0.05 each of proxy, precision and Hungarian METEOR (refit by "
-                "benchmarks/combination.py on ev2r/4's columns), on ev2r/4's reading: a copy of a gold pair but for "
-                "typos, synonyms, contractions, articles and numbers written as words read as the gold pair itself, "
-                "and the word-order rule retired; the recommended score to report",
+                "benchmarks/agreement/combination.py on ev2r/4's columns), on ev2r/4's reading: a copy of a gold pair "
+                "but for typos, synonyms, contractions, articles and numbers written as words read as the gold pair "
+                "itself, and the word-order rule retired; the recommended score to report",
         typical="real systems' evidence 0.077 (86 rows) and 0.118 (144 rows); the gold evidence 0.965 "
                 "(reference_as_prediction.md)",
         agreement={"86": "semantic coverage +0.464, verdict agreement +0.471",

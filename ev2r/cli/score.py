@@ -66,7 +66,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                           help="leave out the combined score ev2r_hybrid and its columns hybrid_meteor, "
                                "hybrid_embedding (default: computed with the ev2r scorer: a fixed weighted mean of "
                                "recall, proxy, Hungarian METEOR and the Hungarian-aligned MiniLM cosine; weights in "
-                               "ev2r.config.HYBRID_WEIGHTS, fitted by benchmarks/combination.py)")
+                               "ev2r.config.HYBRID_WEIGHTS, fitted by benchmarks/agreement/combination.py)")
     g_scores.add_argument("--score-version", metavar="NAME/N", default=None,
                           help="pin the run to a registered score version (e.g. ev2r-hybrid/4; docs/versions.md): "
                                "refused before any work when this release does not compute it (the message names the "
@@ -126,8 +126,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                                  f"{DEFAULTS.unanswerable}")
     g_advanced.add_argument("--hybrid-columns", choices=HYBRID_COLUMN_MODES, default=DEFAULTS.hybrid_columns,
                             help="weighted (default): only the ev2r_hybrid component columns with a weight above 0; "
-                                 "all: every one (hybrid_embedding too: what benchmarks/combination.py fits the "
-                                 "weights on)")
+                                 "all: every one (hybrid_embedding too: what benchmarks/agreement/combination.py "
+                                 "fits the weights on)")
     add_premise_args(g_advanced)
     two_level_help(p, COMMON_OPTIONS, SHORT_HELP, usage="INPUT [-o OUT.jsonl] [--json] [options]")
 

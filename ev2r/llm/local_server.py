@@ -15,7 +15,7 @@
   concurrency and caching, and scripted judges for benchmarks. :func:`chat_response` builds a
   chat-completion body.
 
-Both are used by the tests (``tests/support/llm_fixtures.py``) and ``benchmarks/arena.py``; nothing
+Both are used by the tests (``tests/support/llm_fixtures.py``) and ``benchmarks/ranking/arena.py``; nothing
 here runs at import, and this module imports only the standard library (the installer loads it by
 path, before anything else is installed).
 """

@@ -58,7 +58,7 @@ REASONS = ("kept", "no_content", "unanswerable", "bare_answer", "restates_claim"
 
 # ----------------------------------------------------------------------------- rule families (ablation)
 #: The rule families of the stage that :func:`without_rules` can switch off, to measure what each adds beside the
-#: learned reading (``benchmarks/rules_ablation.py``).
+#: learned reading (``benchmarks/agreement/rules_ablation.py``).
 RULE_FAMILIES = ("bare_answer", "restates_claim", "boilerplate", "word_salad", "off_topic", "duplicate", "gold_copy")
 #: Families retired from the default: measured to add nothing beside the learned reading on both development sets,
 #: the reference-free checks of the gaming suite, the held-out phrasings and the invariance suite
@@ -116,7 +116,7 @@ def rule_on(family: str) -> bool:
 
 # ----------------------------------------------------------------------------- the learned reading in force
 _MODEL: contextvars.ContextVar = contextvars.ContextVar("ev2r_admission_model", default=None)
-_CACHE: dict = {}  # (model name, claim, question, answer) -> class probabilities
+_CACHE: dict = {}  # (model key, claim, question, answer) -> class probabilities
 _EMBED: dict = {}  # answer -> embedding (duplicates by meaning)
 _CACHE_MAX = 200_000
 
@@ -148,19 +148,28 @@ def prime(triples: Sequence[tuple[str, str, str]], model=None) -> None:
     if model is None:
         return
     _trim()
-    todo = sorted({t for t in triples if (model.name, *t) not in _CACHE})
+    key = _model_key(model)
+    todo = sorted({t for t in triples if (key, *t) not in _CACHE})
     if not todo:
         return
     x, vecs = model.features_and_vectors([t[0] for t in todo], [t[1] for t in todo], [t[2] for t in todo])
     probs = model.proba_from_features(x)
     for t, p in zip(todo, probs):
-        _CACHE[(model.name, *t)] = p
+        _CACHE[(key, *t)] = p
     for t in todo:  # the answers' embeddings, for same_meaning: encoded once, with the features
         _EMBED.setdefault(t[2], vecs[t[2]])
 
 
+def _model_key(model) -> str:
+    """What the cache of probabilities knows a model by: its content (:meth:`AdmissionModel.digest`: weights and
+    settings), never its name alone, which every model the project's trainer writes shares (``admission-v1``); a model
+    object without a digest is known by its class and name."""
+    digest = getattr(model, "digest", None)
+    return f"{model.name}@{digest()}" if callable(digest) else f"{type(model).__qualname__}:{model.name}"
+
+
 def _proba(model, claim: str, question: str, answer: str) -> np.ndarray:
-    key = (model.name, claim, question, answer)
+    key = (_model_key(model), claim, question, answer)
     if key not in _CACHE:
         prime([(claim, question, answer)], model)
     return _CACHE[key]

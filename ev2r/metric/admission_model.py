@@ -3,7 +3,7 @@
 A pair's answer is *evidence* when it states something checkable of its own; lazy or gaming text is not: absence
 statements, the claim restated, attributed or quoted, verdict words, page boilerplate, placeholders and bare answers.
 Listing their phrasings does not generalise, so the reading is learned from many phrasings in families and measured
-on families written apart (``benchmarks/admission.py``, ``benchmarks/results/admission.md``).
+on families written apart (``benchmarks/robustness/admission.py``, ``benchmarks/results/admission.md``).
 
 Features (:meth:`AdmissionModel.features`), from the bundled all-MiniLM-L6-v2 encoder and the claim's content words:
 the embedding of the answer with the claim's words masked (:func:`mask_claim`), ``cos(answer, claim)`` and

@@ -14,9 +14,9 @@ A negated or word-shuffled reference matches METEOR almost word for word and sup
 
 The alignments read the pairs of :func:`informative` (predicted: evidence for the claim less contradicted rewrites;
 reference: every pair with an answer; each repeated pair once). The weights :data:`ev2r.config.HYBRID_WEIGHTS` are
-this project's fit, not a published formula (``benchmarks/combination.py``). A missing component (no reference, no
-verdict, no nltk data, no encoder) makes ``ev2r_hybrid`` None with the reason in the item's ``error``, never 0; a
-component of weight 0 is not needed.
+this project's fit, not a published formula (``benchmarks/agreement/combination.py``). A missing component (no
+reference, no verdict, no nltk data, no encoder) makes ``ev2r_hybrid`` None with the reason in the item's
+``error``, never 0; a component of weight 0 is not needed.
 
     >>> names = ("recall", "proxy", "hybrid_meteor", "hybrid_embedding")
     >>> hybrid_value({"recall": 0.5, "proxy": 1.0, "hybrid_meteor": 0.2, "hybrid_embedding": 0.4},
@@ -199,7 +199,7 @@ class HybridCombiner:
         device: torch device for the encoder.
         columns: ``"weighted"`` (default): only the component columns whose weight is above 0 are
             computed and added (with the shipped weights ``hybrid_embedding`` is left out, and no encoder
-            is loaded); ``"all"``: every component column (what ``benchmarks/combination.py`` fits on).
+            is loaded); ``"all"``: every component column (what ``benchmarks/agreement/combination.py`` fits on).
         meteor_match: ``"exact"`` (nltk's METEOR) or ``"fuzzy"`` (:func:`claimalign.meteor_fast.single_meteor`
             with ``fuzzy=True``: a word one edit away matches, numbers compare as values), for
             ``hybrid_meteor``, ``verified_meteor`` and ``mutual_meteor``.

@@ -11,7 +11,7 @@ premises of highest lexical overlap (tokens lower-cased, cut to their first :dat
 with N the premises on that side of the item and df(t) how many contain t. Every premise tied with the k-th is kept
 (text the stems cannot split scores 0 everywhere and nothing is dropped), and the premises kept are returned in
 their original order, so the verifier's batches do not depend on the ranking. The cost is measured by
-``benchmarks/pruning.py`` (``benchmarks/results/pruning.md``); the default ``k`` is
+``benchmarks/agreement/pruning.py`` (``benchmarks/results/pruning.md``); the default ``k`` is
 :data:`ev2r.config.DEFAULTS` ``premise_top_k``.
 """
 

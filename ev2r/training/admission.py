@@ -11,7 +11,7 @@ Examples are (claim, question, answer, class):
 
 Model selection is by family: :func:`cross_validate` holds out whole families (GroupKFold), so that the
 numbers say how the reading does on phrasings it never saw; the held-out families of
-``benchmarks/data/nonevidence_heldout/`` (written blind) are for ``benchmarks/admission.py`` only.
+``benchmarks/data/nonevidence_heldout/`` (written blind) are for ``benchmarks/robustness/admission.py`` only.
 
     python -m ev2r.training.admission --data ../shared/data --out ev2r/metric/data/admission
 """

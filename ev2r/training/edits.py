@@ -15,8 +15,8 @@ that **change** the meaning, with the label of a pair whose other side states th
 More families live in :mod:`ev2r.training.edits_more`; a run draws on them only when asked (``families``,
 ``--aug-edit-families all``): :data:`FAMILY_SETS` ``"issue63"``, the default, is the families above, so the recorded
 runs' options still build their pools. ``hedge``, ``certainty`` and ``quantifier`` weaken a statement and are used
-on the premise side only (:data:`PREMISE_ONLY`). The test side (``benchmarks/edits_blind.py``) was written apart
-from these families and is never read to build them.
+on the premise side only (:data:`PREMISE_ONLY`). The test side (``benchmarks/robustness/edits_blind.py``) was
+written apart from these families and is never read to build them.
 """
 
 from __future__ import annotations

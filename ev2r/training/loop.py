@@ -201,9 +201,9 @@ def run_training(args, command: str = "ev2r train-verifier", deadline: float | N
     (``command`` recorded), the learning curve and the resume state to ``args.out``. Returns 0.
 
     ``deadline`` (a ``time.time()`` value; a caller with a fixed wall-clock allowance, such as
-    ``benchmarks/gpu_train_reader.py`` on a lent GPU): when the pool is built and tokenised, the time left until it
-    becomes the time budget (``--time-budget-min``, the smaller of the two when both are set), so that the schedule
-    decays to 0 and the run stops for its final evaluation at the deadline however long the pool took.
+    ``benchmarks/verifier/gpu_train_reader.py`` on a lent GPU): when the pool is built and tokenised, the time left
+    until it becomes the time budget (``--time-budget-min``, the smaller of the two when both are set), so that the
+    schedule decays to 0 and the run stops for its final evaluation at the deadline however long the pool took.
 
     Raises:
         TrainingOptionError: the encoder's config cannot be read, ``--max-length`` exceeds its

@@ -22,7 +22,7 @@ aggregated by ``long_premise``:
   premise supports (refutes) it (SummaC / AlignScore style chunking);
 * ``"mean"``: the mean distribution over windows;
 * ``"truncate"``: only the first window.
-The choice was measured on WiCE's long web-page premises (``benchmarks/long_premise.py``).
+The choice was measured on WiCE's long web-page premises (``benchmarks/verifier/long_premise.py``).
 
 Long hypotheses (a claim or atomic fact longer than half the window, that does not fit beside its
 premise): no hypothesis text is dropped. With ``long_hypothesis="window"`` (default) the

@@ -402,7 +402,7 @@ def test_rule_blocks_restore_state_and_signature():
 
 def test_prime_encodes_each_answer_once():
     """The answers' embeddings that :func:`same_meaning` compares come with the features :func:`prime` computes:
-    an answer primed is never encoded again (on the 86 rated rows, 242 answers were encoded twice before 1.9.0)."""
+    an answer primed is never encoded again (on the 86 rated rows, 242 answers were encoded twice before 1.8.0)."""
     import ev2r.metric.admission as admission
 
     class CountingEncoder:
@@ -425,3 +425,23 @@ def test_prime_encodes_each_answer_once():
     assert [enc.encoded.count(a) for a in answers] == [1, 1, 1]  # read from the cache, not encoded again
     same_meaning(answers[0], "A text never primed.", model)
     assert enc.encoded.count("A text never primed.") == 1
+
+
+def test_two_models_of_one_name_never_share_readings():
+    """The cache of the learned reading knows a model by its content: a second model named ``admission-v1`` (as every
+    model the trainer writes is) with other weights, in the same process, reads the pair itself."""
+    class Encoder:
+        def encode(self, texts):
+            return np.ones((len(texts), 384)) / np.sqrt(384)
+
+    def model(intercept):
+        return AdmissionModel(classes=("evidence", "absence"), mean=np.zeros(393), scale=np.ones(393),
+                              coef=np.zeros((2, 393)), intercept=np.array(intercept), name="admission-v1",
+                              encoder=Encoder())
+
+    pair = Evidence((QAPair("What did the order do?", "The order paused new oil and gas leases on federal land."),))
+    reasons = []
+    for m in (model([5.0, -5.0]), model([-5.0, 5.0])):
+        with use_model(m):
+            reasons.append(admit(pair, CLAIM)[0].reason)
+    assert reasons == ["kept", "non_evidence"]

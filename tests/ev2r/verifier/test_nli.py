@@ -348,7 +348,7 @@ def test_token_batches_give_the_row_batched_numbers(tmp_path):
 def test_a_pairs_distribution_does_not_depend_on_its_batch(tmp_path):
     """Issue 64, item 3: in the default dtype, every distinct pair (long premises and hypotheses windowed) gets
     the same distribution (to 1e-6) alone, among others, shuffled, at 1 and 64 pairs per batch; with buckets of 8
-    tokens (the default since 1.9.0) and with exact lengths."""
+    tokens (the default since 1.8.0) and with exact lengths."""
     path, _, _ = make_model(tmp_path, {0: "ENTAILMENT", 1: "NEUTRAL", 2: "CONTRADICTION"}, "invariant")
     rng = np.random.default_rng(5)
     words = "the council approved a new bridge over the river in May 2019 and prices rose sharply".split()
