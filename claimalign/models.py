@@ -240,7 +240,7 @@ def predict_pairs(model: Any, tokenizer: Any, premises: Sequence[str], hypothese
         max_batch_tokens: None (batches of ``batch_size`` pairs) or the token budget of a batch (>= 1).
         length_bucket: None (batches padded to their longest pair: a pair's numbers may depend on its
             companions in reduced precision) or the padding granularity in tokens (>= 1) of the
-            batch-invariant mode above; 1 (no padding) is what :class:`ev2r.verifier.nli.HFNLIVerifier` uses.
+            batch-invariant mode above (1: no padding); :class:`ev2r.verifier.nli.HFNLIVerifier` uses 8.
 
     Returns:
         float64 array (n, 3), rows summing to 1.

@@ -31,16 +31,26 @@ def cpu_flags() -> str:
 def run_once(checkout: str, env_extra: dict, inp: str) -> dict:
     env = dict(os.environ, PYTHONPATH=checkout, HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1", **env_extra)
     with tempfile.TemporaryDirectory() as tmp:
-        cmd = [sys.executable, "-c", "import sys; from ev2r.cli.main import main; sys.exit(main())", "score", inp,
-               "-o", str(Path(tmp) / "rows.jsonl"), "--json", "--no-progress", "--no-resume"]
+        # the child says which ev2r it imported: a checkout without one would silently time the installed package
+        code = ("import sys, ev2r; print('EV2R_FROM', ev2r.__file__, file=sys.stderr); "
+                "from ev2r.cli.main import main; sys.exit(main())")
+        cmd = [sys.executable, "-c", code, "score", inp, "-o", str(Path(tmp) / "rows.jsonl"), "--json",
+               "--no-progress", "--no-resume"]
         load0 = os.getloadavg()[0]
         t0 = time.perf_counter()
-        proc = subprocess.Popen(cmd, cwd=checkout, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-        _, status, usage = os.wait4(proc.pid, 0)
-        wall = time.perf_counter() - t0
-        out = proc.stdout.read().decode() if proc.stdout else ""
-    if status != 0:
-        raise RuntimeError(f"{checkout}: exit status {status}")
+        with open(Path(tmp) / "stderr.txt", "w+", encoding="utf-8") as err:
+            proc = subprocess.Popen(cmd, cwd=checkout, env=env, stdout=subprocess.PIPE, stderr=err)
+            out = proc.stdout.read().decode() if proc.stdout else ""
+            _, status, usage = os.wait4(proc.pid, 0)
+            wall = time.perf_counter() - t0
+            err.seek(0)
+            stderr = err.read()
+    code_ = os.waitstatus_to_exitcode(status)
+    if code_ != 0:
+        raise SystemExit(f"end_to_end: ev2r score in {checkout} exited {code_}:\n{stderr[-2000:]}")
+    origin = next((line.split(" ", 1)[1] for line in stderr.splitlines() if line.startswith("EV2R_FROM ")), "")
+    if not Path(origin).resolve().is_relative_to(Path(checkout).resolve()):
+        raise SystemExit(f"end_to_end: the run for {checkout} imported ev2r from {origin}, not from the checkout")
     summary = json.loads(out.strip().splitlines()[-1])
     return {"wall_s": wall, "cpu_s": usage.ru_utime + usage.ru_stime, "max_rss_mb": usage.ru_maxrss / 1024,
             "load_1m": load0, "ev2r": summary.get("ev2r"), "ev2r_hybrid": summary.get("ev2r_hybrid"),
@@ -54,15 +64,27 @@ def main(argv=None) -> int:
     ap.add_argument("--config", nargs="+", required=True)
     ap.add_argument("--out", required=True)
     args = ap.parse_args(argv)
-    configs = {}
+    if args.rounds < 1:
+        ap.error(f"--rounds: must be >= 1, got {args.rounds}")
+    inp = Path(args.input).resolve()  # each run's working folder is its checkout
+    if not inp.is_file():
+        ap.error(f"--input: no such file: {args.input}")
+    configs: dict[str, tuple[str, dict]] = {}
     for c in args.config:
-        name, rest = c.split("=", 1)
+        name, sep, rest = c.partition("=")
         path, _, envs = rest.partition(":")
-        configs[name] = (path, dict(kv.split("=", 1) for kv in envs.split(",") if kv))
+        pairs = [kv.partition("=") for kv in envs.split(",") if kv]
+        if not sep or not name or not path or any(not k or not s for k, s, _ in pairs):
+            ap.error(f"--config: expected NAME=PATH or NAME=PATH:VAR=VALUE,..., got {c!r}")
+        if name in configs:
+            ap.error(f"--config: the name {name!r} is given twice")
+        if not (Path(path) / "ev2r" / "__init__.py").is_file():
+            ap.error(f"--config {name}: {path} holds no ev2r package (a checkout of this repository)")
+        configs[name] = (str(Path(path).resolve()), {k: v for k, _, v in pairs})
     runs: dict[str, list] = {k: [] for k in configs}
     for r in range(args.rounds):
         for name, (path, env) in configs.items():
-            res = run_once(path, env, args.input)
+            res = run_once(path, env, str(inp))
             runs[name].append(res)
             print(f"round {r + 1} {name}: {res['wall_s']:.1f} s wall, {res['cpu_s']:.1f} CPU s, "
                   f"{res['max_rss_mb']:.0f} MB, load {res['load_1m']:.2f}, ev2r {res['ev2r']:.4f}", flush=True)

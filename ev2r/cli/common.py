@@ -68,7 +68,7 @@ def add_metric_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--proxy-model", default=DEFAULTS.proxy_verifier, metavar="SPEC", type=proxy_model_arg,
                    help="the proxy's own verifier (the paper's proxy is a model fine-tuned on AVeriTeC): 'averitec' "
                         "(the bundled verifier continued on AVeriTeC train pairs; CC BY-NC 4.0; reads AVeriTeC "
-                        "evidence better: benchmarks/results/averitec_verifier.md), 'bundled', a local checkpoint or a "
+                        "evidence better: docs/verifiers.md), 'bundled', a local checkpoint or a "
                         "Hugging Face id; default: the --model verifier (a SPEC naming it, e.g. 'bundled' with the "
                         "default --model, is the default: no separate proxy verifier, the same signature and version)")
     p.add_argument("--no-contradiction", action="store_true",

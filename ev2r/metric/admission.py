@@ -117,7 +117,7 @@ def rule_on(family: str) -> bool:
 # ----------------------------------------------------------------------------- the learned reading in force
 _MODEL: contextvars.ContextVar = contextvars.ContextVar("ev2r_admission_model", default=None)
 _CACHE: dict = {}  # (model key, claim, question, answer) -> class probabilities
-_EMBED: dict = {}  # answer -> embedding (duplicates by meaning)
+_EMBED: dict = {}  # (encoder key, answer) -> embedding (duplicates by meaning)
 _CACHE_MAX = 200_000
 
 
@@ -152,20 +152,41 @@ def prime(triples: Sequence[tuple[str, str, str]], model=None) -> None:
     todo = sorted({t for t in triples if (key, *t) not in _CACHE})
     if not todo:
         return
-    x, vecs = model.features_and_vectors([t[0] for t in todo], [t[1] for t in todo], [t[2] for t in todo])
+    claims, questions, answers = [t[0] for t in todo], [t[1] for t in todo], [t[2] for t in todo]
+    if hasattr(model, "features_and_vectors"):  # the answers' embeddings come with the features: encoded once
+        x, vecs = model.features_and_vectors(claims, questions, answers)
+    else:  # a model object with ``features`` and ``encode`` only (the protocol before 1.8.0)
+        x = model.features(claims, questions, answers)
+        uniq = sorted(set(answers))
+        vecs = dict(zip(uniq, model.encode(uniq)))
     probs = model.proba_from_features(x)
     for t, p in zip(todo, probs):
         _CACHE[(key, *t)] = p
-    for t in todo:  # the answers' embeddings, for same_meaning: encoded once, with the features
-        _EMBED.setdefault(t[2], vecs[t[2]])
+    enc = _encoder_key(model)
+    for a in answers:  # for same_meaning
+        _EMBED.setdefault((enc, a), vecs[a])
 
 
 def _model_key(model) -> str:
     """What the cache of probabilities knows a model by: its content (:meth:`AdmissionModel.digest`: weights and
-    settings), never its name alone, which every model the project's trainer writes shares (``admission-v1``); a model
-    object without a digest is known by its class and name."""
+    settings) and its sentence encoder (:func:`_encoder_key`), never its name alone, which every model the project's
+    trainer writes shares (``admission-v1``); a model object without a digest is known by its class and name."""
     digest = getattr(model, "digest", None)
-    return f"{model.name}@{digest()}" if callable(digest) else f"{type(model).__qualname__}:{model.name}"
+    own = f"{model.name}@{digest()}" if callable(digest) else f"{type(model).__qualname__}:{model.name}"
+    return f"{own}|{_encoder_key(model)}"
+
+
+def _encoder_key(model) -> str:
+    """What the caches know a model's sentence encoder by: ``shared`` for the process's shared encoder (a model whose
+    ``encoder`` is None reads with it), else the encoder's ``name`` (an :class:`EmbeddingSimilarity` names its
+    checkpoint) or, for another object, its class and identity."""
+    from ev2r.metric.admission_model import shared_encoder
+
+    enc = getattr(model, "encoder", None)
+    if enc is None or enc is shared_encoder():
+        return "shared"
+    name = getattr(enc, "name", None)
+    return name if isinstance(name, str) else f"{type(enc).__qualname__}@{id(enc)}"
 
 
 def _proba(model, claim: str, question: str, answer: str) -> np.ndarray:
@@ -192,10 +213,11 @@ def same_meaning(a: str, b: str, model=None) -> bool:
 
     if numbers_in(a) != numbers_in(b):
         return False
+    enc = _encoder_key(model)
     for t in (a, b):
-        if t not in _EMBED:
-            _EMBED[t] = model.encode([t])[0]
-    return float(_EMBED[a] @ _EMBED[b]) >= DUPLICATE_COSINE
+        if (enc, t) not in _EMBED:
+            _EMBED[(enc, t)] = model.encode([t])[0]
+    return float(_EMBED[(enc, a)] @ _EMBED[(enc, b)]) >= DUPLICATE_COSINE
 
 
 def _fold(text: str) -> str:

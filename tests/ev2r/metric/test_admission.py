@@ -445,3 +445,47 @@ def test_two_models_of_one_name_never_share_readings():
         with use_model(m):
             reasons.append(admit(pair, CLAIM)[0].reason)
     assert reasons == ["kept", "non_evidence"]
+
+
+def test_a_model_object_without_features_and_vectors_still_reads():
+    """A model object with the protocol before 1.8.0 (``features``, ``proba_from_features``, ``encode``) is read as
+    before: its answers encoded apart."""
+    class OldStyle(_FakeReading):
+        def __getattribute__(self, name):
+            if name == "features_and_vectors":
+                raise AttributeError(name)
+            return super().__getattribute__(name)
+
+    pairs = Evidence((QAPair("What was found?", "Nothing was found."), QAPair("What did it do?", "It paused leases.")))
+    with use_model(OldStyle()):
+        got = [a.reason for a in admit(pairs, CLAIM)]
+    with use_model(_FakeReading()):
+        assert [a.reason for a in admit(pairs, CLAIM)] == got
+    assert got[0] == "non_evidence"
+
+
+def test_two_encoders_never_share_readings_or_embeddings():
+    """Same weights, another sentence encoder: another reading (the caches know a model by its encoder too)."""
+    class Encoder:
+        def __init__(self, value):
+            self.value = value
+
+        def encode(self, texts):
+            v = np.zeros((len(texts), 384))
+            v[:, 0] = self.value
+            v[:, 1] = np.sqrt(1 - self.value ** 2)
+            return v
+
+    coef = np.zeros((2, 393))
+    coef[0, 0], coef[1, 0] = 4.0, -4.0  # P(evidence) rises with the first coordinate of the masked answer's embedding
+
+    def model(value):
+        return AdmissionModel(classes=("evidence", "absence"), mean=np.zeros(393), scale=np.ones(393), coef=coef,
+                              intercept=np.zeros(2), name="admission-v1", encoder=Encoder(value))
+
+    pair = Evidence((QAPair("What did the order do?", "The order paused new oil and gas leases on federal land."),))
+    reasons = []
+    for m in (model(1.0), model(-1.0)):
+        with use_model(m):
+            reasons.append(admit(pair, CLAIM)[0].reason)
+    assert reasons == ["kept", "non_evidence"]
