@@ -31,6 +31,7 @@ import numpy as np
 
 from claimalign.qa_text import MIN_CLAIM_TOKENS, claim_coverage, content_tokens, is_bare_answer
 from ev2r.metric.copying import COPY_READINGS, copy_reading, copy_setting, current_copy_reading  # noqa: F401
+from ev2r.metric.admission_model import encoder_cache_key, model_cache_key
 from ev2r.metric.scoped import scoped
 from ev2r.metric.restatement import RESTATE_MUTUAL_MIN, current_restatement_verifier, mutual_entailment, restates_claim
 from ev2r.facts.rules import strip_boilerplate
@@ -148,7 +149,7 @@ def prime(triples: Sequence[tuple[str, str, str]], model=None) -> None:
     if model is None:
         return
     _trim()
-    key = _model_key(model)
+    key = model_cache_key(model)
     todo = sorted({t for t in triples if (key, *t) not in _CACHE})
     if not todo:
         return
@@ -162,35 +163,13 @@ def prime(triples: Sequence[tuple[str, str, str]], model=None) -> None:
     probs = model.proba_from_features(x)
     for t, p in zip(todo, probs):
         _CACHE[(key, *t)] = p
-    enc = _encoder_key(model)
+    enc = encoder_cache_key(model)
     for a in answers:  # for same_meaning
         _EMBED.setdefault((enc, a), vecs[a])
 
 
-def _model_key(model) -> str:
-    """What the cache of probabilities knows a model by: its content (:meth:`AdmissionModel.digest`: weights and
-    settings) and its sentence encoder (:func:`_encoder_key`), never its name alone, which every model the project's
-    trainer writes shares (``admission-v1``); a model object without a digest is known by its class and name."""
-    digest = getattr(model, "digest", None)
-    own = f"{model.name}@{digest()}" if callable(digest) else f"{type(model).__qualname__}:{model.name}"
-    return f"{own}|{_encoder_key(model)}"
-
-
-def _encoder_key(model) -> str:
-    """What the caches know a model's sentence encoder by: ``shared`` for the process's shared encoder (a model whose
-    ``encoder`` is None reads with it), else the encoder's ``name`` (an :class:`EmbeddingSimilarity` names its
-    checkpoint) or, for another object, its class and identity."""
-    from ev2r.metric.admission_model import shared_encoder
-
-    enc = getattr(model, "encoder", None)
-    if enc is None or enc is shared_encoder():
-        return "shared"
-    name = getattr(enc, "name", None)
-    return name if isinstance(name, str) else f"{type(enc).__qualname__}@{id(enc)}"
-
-
 def _proba(model, claim: str, question: str, answer: str) -> np.ndarray:
-    key = (_model_key(model), claim, question, answer)
+    key = (model_cache_key(model), claim, question, answer)
     if key not in _CACHE:
         prime([(claim, question, answer)], model)
     return _CACHE[key]
@@ -213,7 +192,7 @@ def same_meaning(a: str, b: str, model=None) -> bool:
 
     if numbers_in(a) != numbers_in(b):
         return False
-    enc = _encoder_key(model)
+    enc = encoder_cache_key(model)
     for t in (a, b):
         if (enc, t) not in _EMBED:
             _EMBED[(enc, t)] = model.encode([t])[0]

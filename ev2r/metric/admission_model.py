@@ -106,6 +106,26 @@ def shared_encoder():
     return _ENCODER[0]
 
 
+def model_cache_key(model) -> str:
+    """What the caches of :mod:`ev2r.metric.admission` know a model by: its content (:meth:`AdmissionModel.digest`:
+    weights and settings) and its sentence encoder (:func:`encoder_cache_key`), never its name alone, which every model
+    the project's trainer writes shares (``admission-v1``); a model object without a digest: its class and name."""
+    digest = getattr(model, "digest", None)
+    own = f"{model.name}@{digest()}" if callable(digest) else f"{type(model).__qualname__}:{model.name}"
+    return f"{own}|{encoder_cache_key(model)}"
+
+
+def encoder_cache_key(model) -> str:
+    """What the caches know a model's sentence encoder by: ``shared`` for the process's shared encoder (a model whose
+    ``encoder`` is None reads with it), else the encoder's ``name`` (an :class:`EmbeddingSimilarity` names its
+    checkpoint) or, for another object, its class and identity."""
+    enc = getattr(model, "encoder", None)
+    if enc is None or enc is shared_encoder():
+        return "shared"
+    name = getattr(enc, "name", None)
+    return name if isinstance(name, str) else f"{type(enc).__qualname__}@{id(enc)}"
+
+
 @dataclass
 class AdmissionModel:
     """A fitted admission model: standardisation and multinomial logistic-regression weights.
