@@ -3,6 +3,8 @@
 Each run is a fresh process (import, model load, scoring, writing), timed by wall clock and by the child's CPU
 (user + system, from os.wait4) with its peak resident memory. Checkouts are given as NAME=PATH (run with
 PYTHONPATH=PATH, this interpreter); an optional environment per configuration (NAME=PATH:VAR=VALUE,...).
+``--averitec-dev N`` scores N AVeriTeC dev items instead of ``--input`` (``speed/throughput.py``'s ``dev_items``: the
+parity system joined to dev.json's 500 claims, repeated with new ids), written to a temporary JSONL.
 
     python benchmarks/speed/end_to_end.py --input FILE --rounds 3 --config old=/tmp/wt180 new=/tmp/wtnew \
         'new-passive=/tmp/wtnew:OMP_WAIT_POLICY=PASSIVE' --out benchmarks/results/end_to_end_v1272_86
@@ -57,18 +59,43 @@ def run_once(checkout: str, env_extra: dict, inp: str) -> dict:
             "n": summary.get("n"), "n_failed": summary.get("n_failed")}
 
 
+def write_dev_items(n: int) -> Path:
+    """``n`` AVeriTeC dev items (``throughput.dev_items``) as an input JSONL in a temporary folder; its path."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # _benchlib, and every script by its name
+    import _benchlib  # noqa: F401  (puts the purpose folders on the path)
+    from throughput import dev_items
+
+    out = Path(tempfile.mkdtemp(prefix="ev2r_dev_")) / f"averitec_dev_{n}.jsonl"
+    with open(out, "w", encoding="utf-8") as f:
+        for it in dev_items(n):
+            f.write(json.dumps({"id": it.id, "claim": it.claim, "gold_label": it.gold_label,
+                                "predicted_evidence": [{"question": p.question, "answer": p.answer}
+                                                       for p in it.predicted_evidence.pairs],
+                                "reference_evidence": [{"question": p.question, "answer": p.answer}
+                                                       for p in it.reference_evidence.pairs]},
+                               ensure_ascii=False) + "\n")
+    return out
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--input", required=True)
+    source = ap.add_mutually_exclusive_group(required=True)
+    source.add_argument("--input", help="an ev2r score input (JSONL)")
+    source.add_argument("--averitec-dev", type=int, metavar="N", help="N AVeriTeC dev items (module docstring)")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--config", nargs="+", required=True)
     ap.add_argument("--out", required=True)
     args = ap.parse_args(argv)
     if args.rounds < 1:
         ap.error(f"--rounds: must be >= 1, got {args.rounds}")
-    inp = Path(args.input).resolve()  # each run's working folder is its checkout
-    if not inp.is_file():
-        ap.error(f"--input: no such file: {args.input}")
+    if args.averitec_dev is not None:
+        if args.averitec_dev < 1:
+            ap.error(f"--averitec-dev: must be >= 1, got {args.averitec_dev}")
+        inp = write_dev_items(args.averitec_dev)
+    else:
+        inp = Path(args.input).resolve()  # each run's working folder is its checkout
+        if not inp.is_file():
+            ap.error(f"--input: no such file: {args.input}")
     configs: dict[str, tuple[str, dict]] = {}
     for c in args.config:
         name, sep, rest = c.partition("=")
@@ -93,7 +120,8 @@ def main(argv=None) -> int:
     base = next(iter(configs))
     best = {k: min(x["wall_s"] for x in v) for k, v in runs.items()}
     best_cpu = {k: min(x["cpu_s"] for x in v) for k, v in runs.items()}
-    lines = [f"# End-to-end `ev2r score` on {Path(args.input).name}", "",
+    what = f"{args.averitec_dev} AVeriTeC dev items" if args.averitec_dev else Path(args.input).name
+    lines = [f"# End-to-end `ev2r score` on {what}", "",
              f"Command: `python {' '.join(sys.argv)}`", "", f"Machine: {machine}", "",
              "Each run a fresh process (import, load, scoring, write), rounds interleaved; best of the rounds.", "",
              f"| configuration | checkout | rounds: wall s (CPU s, load) | best wall s | x {base} | best CPU s | "
