@@ -26,7 +26,7 @@ from claimalign.nltk_data import require_nltk_data
 from claimalign.textio import normalize_text, split_unspaced_script
 
 __all__ = ["tokenize", "meteor_words", "meteor_tokens", "meteor_tokens_nltk", "single_meteor", "meteor_tokens_fast",
-           "synonyms", "ALPHA", "BETA", "GAMMA", "one_edit", "canonical_numbers", "FUZZY_MIN_LETTERS"]
+           "synonyms", "wordnet_senses", "ALPHA", "BETA", "GAMMA", "one_edit", "canonical_numbers", "FUZZY_MIN_LETTERS"]
 
 ALPHA = 0.9
 BETA = 3.0
@@ -141,6 +141,13 @@ class _LightWordNet:
                     out.update(self._lemma_names(pos, offset))
         return frozenset(out)
 
+    def senses(self, word: str) -> Tuple[Tuple[str, Tuple[str, ...]], ...]:
+        """(part of speech, lemma names) of each synset of ``nltk.corpus.wordnet.synsets(word)``, in its order
+        (adjective satellites under ``"a"``)."""
+        lemma = word.lower()
+        return tuple((pos, self._lemma_names(pos, offset)) for pos in self._pos_list
+                     for form in self._morphy_impl(self, lemma, pos, True) for offset in self._offsets(pos, form))
+
 
 class _LemmaIndex:
     """``lemma -> {pos: ...}`` view over the per-pos index lines, as ``_morphy`` reads it
@@ -175,6 +182,9 @@ class _NltkWordNet:
     def synonyms(self, word: str) -> FrozenSet[str]:
         return frozenset(lemma.name() for synset in self._wn.synsets(word) for lemma in synset.lemmas())
 
+    def senses(self, word: str) -> Tuple[Tuple[str, Tuple[str, ...]], ...]:
+        return tuple(("a" if s.pos() == "s" else s.pos(), tuple(s.lemma_names())) for s in self._wn.synsets(word))
+
 
 def _wordnet():
     global _WORDNET
@@ -199,6 +209,18 @@ def synonyms(word: str) -> FrozenSet[str]:
         RuntimeError: nltk's WordNet data not found.
     """
     return _wordnet().synonyms(word)
+
+
+def wordnet_senses(word: str) -> Tuple[Tuple[str, Tuple[str, ...]], ...]:
+    """(part of speech, lemma names) of each WordNet synset of ``word``, in the order of
+    ``nltk.corpus.wordnet.synsets(word)`` (nouns, verbs, adjectives -- satellites under ``"a"`` -- then adverbs;
+    nltk's morphology), read without loading nltk's full reader (its start-up builds a multilingual version map:
+    about 5 s).
+
+    Raises:
+        RuntimeError: nltk's WordNet data not found.
+    """
+    return _wordnet().senses(word)
 
 
 @lru_cache(maxsize=None)

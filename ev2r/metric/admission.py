@@ -344,22 +344,18 @@ RESPELL_SYNONYMS = True
 def _first_senses(word: str) -> dict:
     """Part of speech -> the single-word lemmas (case-folded) of ``word``'s first :data:`SYNONYM_SENSES` WordNet
     synsets of that part of speech (adjective satellites read as adjectives); empty without WordNet."""
-    from claimalign.meteor_fast import synonyms_available
+    from claimalign.meteor_fast import synonyms_available, wordnet_senses
 
     if not synonyms_available():
         return {}
-    from nltk.corpus import wordnet as wn
-
     out: dict = {}
     seen: dict = {}
     try:
-        for syn in wn.synsets(word):
-            pos = "a" if syn.pos() == "s" else syn.pos()
+        for pos, names in wordnet_senses(word):
             seen[pos] = seen.get(pos, 0) + 1
             if seen[pos] <= SYNONYM_SENSES:
-                out[pos] = out.get(pos, frozenset()) | {n.casefold() for n in syn.lemma_names()
-                                                         if "_" not in n and "-" not in n}
-    except (LookupError, OSError, ValueError):  # pragma: no cover - WordNet unreadable
+                out[pos] = out.get(pos, frozenset()) | {n.casefold() for n in names if "_" not in n and "-" not in n}
+    except (LookupError, OSError, ValueError, RuntimeError):  # pragma: no cover - WordNet unreadable
         return {}
     return out
 
