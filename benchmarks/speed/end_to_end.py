@@ -14,20 +14,14 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-
-def cpu_flags() -> str:
-    try:
-        flags = Path("/proc/cpuinfo").read_text().split("flags")[1].split("\n")[0].split()
-    except (OSError, IndexError):
-        return "?"
-    return " ".join(f for f in ("avx512f", "avx512_bf16", "amx_bf16", "amx_tile") if f in flags)
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # _benchlib, and every script by its name
+import _benchlib as bl  # noqa: E402
 
 
 def run_once(checkout: str, env_extra: dict, inp: str) -> dict:
@@ -61,8 +55,6 @@ def run_once(checkout: str, env_extra: dict, inp: str) -> dict:
 
 def write_dev_items(n: int) -> Path:
     """``n`` AVeriTeC dev items (``throughput.dev_items``) as an input JSONL in a temporary folder; its path."""
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # _benchlib, and every script by its name
-    import _benchlib  # noqa: F401  (puts the purpose folders on the path)
     from throughput import dev_items
 
     out = Path(tempfile.mkdtemp(prefix="ev2r_dev_")) / f"averitec_dev_{n}.jsonl"
@@ -115,8 +107,7 @@ def main(argv=None) -> int:
             runs[name].append(res)
             print(f"round {r + 1} {name}: {res['wall_s']:.1f} s wall, {res['cpu_s']:.1f} CPU s, "
                   f"{res['max_rss_mb']:.0f} MB, load {res['load_1m']:.2f}, ev2r {res['ev2r']:.4f}", flush=True)
-    machine = {"platform": platform.platform(), "cpus": os.cpu_count(), "cpu_flags": cpu_flags(),
-               "python": platform.python_version(), "utc": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
+    machine = bl.machine()
     base = next(iter(configs))
     best = {k: min(x["wall_s"] for x in v) for k, v in runs.items()}
     best_cpu = {k: min(x["cpu_s"] for x in v) for k, v in runs.items()}
