@@ -44,3 +44,10 @@ def test_readme_report_line_says_how_to_get_reasons():
 
     sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
     assert "--explain" in sub.choices["score"].format_help()
+
+
+def test_the_citation_names_this_release():
+    """The README's BibTeX gives the version this checkout is (``ev2r.__version__``), so a copied citation is true."""
+    from ev2r import __version__
+
+    assert re.findall(r"version\s*=\s*\{([^}]*)\}", README) == [__version__]
