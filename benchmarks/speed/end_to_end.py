@@ -5,6 +5,8 @@ Each run is a fresh process (import, model load, scoring, writing), timed by wal
 PYTHONPATH=PATH, this interpreter); an optional environment per configuration (NAME=PATH:VAR=VALUE,...).
 ``--averitec-dev N`` scores N AVeriTeC dev items instead of ``--input`` (``speed/throughput.py``'s ``dev_items``: the
 parity system joined to dev.json's 500 claims, repeated with new ids), written to a temporary JSONL.
+A configuration's ``EV2R_E2E_ARGS=...`` is not put in the environment: its value (split as a shell would) is added
+to that configuration's ``ev2r score`` options, to time a candidate definition beside the default.
 
     python benchmarks/speed/end_to_end.py --input FILE --rounds 3 --config old=/tmp/wt180 new=/tmp/wtnew \
         'new-passive=/tmp/wtnew:OMP_WAIT_POLICY=PASSIVE' --out benchmarks/results/end_to_end_v1272_86
@@ -14,6 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shlex
 import subprocess
 import sys
 import tempfile
@@ -21,17 +24,22 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # _benchlib, and every script by its name
+
+#: The configuration variable that holds extra ``ev2r score`` options.
+ARGS_VAR = "EV2R_E2E_ARGS"
 import _benchlib as bl  # noqa: E402
 
 
 def run_once(checkout: str, env_extra: dict, inp: str) -> dict:
+    env_extra = dict(env_extra)
+    extra_args = shlex.split(env_extra.pop(ARGS_VAR, ""))  # a candidate's score options (module docstring)
     env = dict(os.environ, PYTHONPATH=checkout, HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1", **env_extra)
     with tempfile.TemporaryDirectory() as tmp:
         # the child says which ev2r it imported: a checkout without one would silently time the installed package
         code = ("import sys, ev2r; print('EV2R_FROM', ev2r.__file__, file=sys.stderr); "
                 "from ev2r.cli.main import main; sys.exit(main())")
         cmd = [sys.executable, "-c", code, "score", inp, "-o", str(Path(tmp) / "rows.jsonl"), "--json",
-               "--no-progress", "--no-resume"]
+               "--no-progress", "--no-resume", *extra_args]
         load0 = os.getloadavg()[0]
         t0 = time.perf_counter()
         with open(Path(tmp) / "stderr.txt", "w+", encoding="utf-8") as err:
