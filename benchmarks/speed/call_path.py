@@ -12,7 +12,8 @@ while the item is scored is one step, counted once however often it runs. A step
 
 and, as a path, the units of the new steps in the order first taken (a unit repeated at once counted once): its
 moves between units, those to a unit already left (the path went ``ev2r.metric`` -> ``claimalign.qa_text`` ->
-``ev2r.metric``: every return to a caller's unit after a call out), and those up a layer.
+``ev2r.metric``: every return to a caller's unit after a call out), those up a layer, and those from a unit of
+``claimalign`` into one of ``ev2r`` (``out_of_claimalign``: the path climbing out of the aligner package).
 
 It also counts the admission stage's readings per item (:func:`ev2r.metric.admission.read_evidence`, issue 64 item 1)
 or, on a release before it, the calls of ``admit``.
@@ -106,12 +107,14 @@ def trace(scorer, item, units) -> dict:
     finally:
         sys.setprofile(None)
     seen: set = set()
-    path = {"moves": 0, "back": 0, "climbs": 0}
+    path = {"moves": 0, "back": 0, "climbs": 0, "out_of_claimalign": 0}
     for k, (unit, layer) in enumerate(walk):
         if k:
             path["moves"] += 1
             path["back"] += unit in seen
             path["climbs"] += layer < walk[k - 1][1]
+            path["out_of_claimalign"] += (walk[k - 1][0].split(".")[0] == "claimalign"
+                                          and unit.split(".")[0] == "ev2r")
         seen.add(unit)
     return {"steps": dict(collections.Counter(edges.values())), "reads": dict(reads), "path": path}
 
@@ -144,7 +147,7 @@ def main(argv=None) -> int:
         per.append(t)
     kinds = ("within", "down", "returns", "up")
     mean = {k: sum(t["steps"].get(k, 0) for t in per) / len(per) for k in kinds}
-    path = {k: sum(t["path"][k] for t in per) / len(per) for k in ("moves", "back", "climbs")}
+    path = {k: sum(t["path"][k] for t in per) / len(per) for k in ("moves", "back", "climbs", "out_of_claimalign")}
     names = sorted({k for t in per for k in t["reads"]})
     reads = {k: sum(t["reads"].get(k, 0) for t in per) / len(per) for k in names}
     result = {"checkout": str(root), "version": getattr(ev2r, "__version__", "?"), "rows": rows,
@@ -156,10 +159,11 @@ def main(argv=None) -> int:
                  f" on {platform.node() or 'this machine'} ({platform.machine()}, Python {platform.python_version()}),"
                  f" checkout {root}.", "",
                  "| rows | distinct calls within a unit | down | re-entering a unit on the stack | up a layer | "
-                 "path: moves between units | to a unit already left | up a layer | stage calls per item |",
-                 "|---|---|---|---|---|---|---|---|---|",
+                 "path: moves between units | to a unit already left | up a layer | out of claimalign into ev2r | "
+                 "stage calls per item |",
+                 "|---|---|---|---|---|---|---|---|---|---|",
                  f"| {len(rows)} | {mean['within']:.1f} | {mean['down']:.1f} | {mean['returns']:.1f} | {mean['up']:.1f} | "
-                 f"{path['moves']:.1f} | {path['back']:.1f} | {path['climbs']:.1f} | "
+                 f"{path['moves']:.1f} | {path['back']:.1f} | {path['climbs']:.1f} | {path['out_of_claimalign']:.1f} | "
                  + ", ".join(f"{k} {v:.1f}" for k, v in reads.items()) + " |", ""]
         Path(args.out).write_text("\n".join(lines), encoding="utf-8")
     return 0
