@@ -12,7 +12,8 @@ import math
 import os
 from typing import Optional
 
-from claimalign.textio import atomic_path, write_json, write_jsonl, write_text
+from claimalign.files import atomic_path, write_text
+from claimalign.jsonio import write_json, write_jsonl
 
 from adversarial.perturbations import INVARIANT, MEANING_DAMAGING, MEANING_PRESERVING, NO_INCREASE
 from adversarial.suite import FAIL, NA, PASS, RobustnessReport, ScoreCheck
@@ -389,11 +390,11 @@ def write_report(report: RobustnessReport, out_dir: str, mode: str = "gated", pn
         if os.path.islink(path) or (os.path.lexists(path) and not os.path.isfile(path)):
             raise ValueError(f"-o/--output: {path} is {'a symlink' if os.path.islink(path) else 'not a regular file'}; "
                              "a report never writes through a link out of its folder: remove it or give another folder")
-    # each file through a temporary file renamed into place (claimalign.textio.atomic_write)
+    # each file through a temporary file renamed into place (claimalign.files.atomic_write)
     write_json(report.to_dict(mode), paths["json"], indent=2, ensure_ascii=True, allow_nan=False,
                default=_json_default)
     write_text(render_markdown(report, mode) + "\n", paths["md"])
-    # one record per line for every reader, read back by ev2r's readers (claimalign.textio)
+    # one record per line for every reader, read back by ev2r's readers (claimalign.jsonio)
     write_jsonl(report.per_item, paths["per_item"], allow_nan=False)
     if png:
         paths["png"] = os.path.join(out_dir, f"{stem}.png")

@@ -7,12 +7,13 @@
   directions) and G-Eval LLM-judge similarities behind one protocol.
 * :func:`align_sets`, :func:`claim_count_difference`, :func:`max_pool`, :func:`agreement`.
 * :func:`hu_meteor`, :func:`hu_meteor_batch` -- AVeriTeC's Hungarian METEOR evidence score.
-* :mod:`claimalign.textio` -- what the three packages share about text: one normalisation where
-  text enters (Unicode NFC, one line ending), JSONL reading/writing that round-trips, tokenizer
-  control strings kept as text, scripts written without spaces.
+* What the three packages share below the alignment: :mod:`claimalign.text` (one normalisation where
+  text enters: Unicode NFC, one line ending), :mod:`claimalign.jsonio` (JSON / JSONL records read with
+  limits and written so they read back), :mod:`claimalign.files` (atomic writes), :mod:`claimalign.scripts`
+  (scripts written without spaces), :mod:`claimalign.tokens` (tokenizer control strings kept as text).
 
-Imports nothing from ``ev2r`` (``ev2r`` and ``adversarial`` import :mod:`claimalign.textio`);
-heavy libraries load on first use only.
+Imports nothing from ``ev2r`` (``ev2r`` and ``adversarial`` import those modules); heavy libraries load on
+first use only.
 """
 
 from claimalign.align import AlignmentResult, align

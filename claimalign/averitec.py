@@ -9,7 +9,7 @@ assignment (:func:`claimalign.align`), and the assigned total divided by the **n
 
 Text is NFC-normalised first. ``tokens="official"`` (the default, the AVeriTeC baseline of ``ev2r score --scorer
 hu-meteor``) are exactly ``nltk.word_tokenize``'s in every script: text written without spaces stays one token, as
-officially, and a :class:`claimalign.textio.ScriptWarning` says so. ``tokens="script"`` makes each character of such
+officially, and a :class:`claimalign.scripts.ScriptWarning` says so. ``tokens="script"`` makes each character of such
 a script a token (:func:`claimalign.meteor_fast.meteor_words`) and departs from the official numbers on such text
 only. Inputs must be sequences of pairs: a plain string is rejected (dividing by its length would count characters).
 """
@@ -25,7 +25,8 @@ from claimalign.align import align
 from claimalign.meteor_fast import meteor_tokens, meteor_words, tokenize
 from claimalign.nltk_data import require_nltk_data
 from claimalign.qa_text import NO_ANSWER, parse_qa_text  # noqa: F401 (re-exported: the one Q/A text reader)
-from claimalign.textio import UNSPACED_SCRIPTS, ScriptWarning, has_unspaced_script, normalize_text, warn_unspaced_script
+from claimalign.scripts import ScriptWarning, UNSPACED_SCRIPTS, has_unspaced_script, warn_unspaced_script
+from claimalign.text import normalize_text
 
 __all__ = [
     "HU_METEOR_VARIANTS", "HU_METEOR_TOKENS", "MAX_PREDICTED", "hu_meteor", "hu_meteor_batch", "hu_meteor_strings",

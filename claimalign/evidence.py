@@ -17,7 +17,7 @@ from typing import Any, Iterable, Optional
 
 from claimalign.nli import label_key
 from claimalign.qa_text import has_content, parse_qa_text
-from claimalign.textio import clean_text, normalize_text
+from claimalign.text import clean_text, normalize_text
 
 
 class Verdict(str, enum.Enum):
@@ -86,7 +86,7 @@ class QAPair:
     answer: str
 
     def __post_init__(self):
-        # text enters here too (API users, perturbations): NFC, one line ending (claimalign.textio)
+        # text enters here too (API users, perturbations): NFC, one line ending (claimalign.text)
         for name in ("question", "answer"):
             value = getattr(self, name)
             if not isinstance(value, str):
@@ -217,7 +217,7 @@ class Item:
     def __post_init__(self):
         if not isinstance(self.claim, str):
             raise ValueError(f"Item.claim: expected a string, got {type(self.claim).__name__}")
-        object.__setattr__(self, "claim", normalize_text(self.claim))  # NFC, one line ending (claimalign.textio)
+        object.__setattr__(self, "claim", normalize_text(self.claim))  # NFC, one line ending (claimalign.text)
         for name in ("predicted_evidence", "reference_evidence"):
             if not isinstance(getattr(self, name), Evidence):
                 raise ValueError(f"Item.{name}: expected an ev2r.types.Evidence (e.g. Evidence.from_text(text)), "

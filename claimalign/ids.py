@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from claimalign.textio import normalize_text
+from claimalign.text import normalize_text
 
 __all__ = ["id_key", "IdCollisionError", "IdRegistry", "collision_reason"]
 

@@ -23,7 +23,8 @@ from functools import lru_cache
 from typing import Dict, FrozenSet, List, Optional, Sequence, Tuple
 
 from claimalign.nltk_data import require_nltk_data
-from claimalign.textio import normalize_text, split_unspaced_script
+from claimalign.scripts import split_unspaced_script
+from claimalign.text import normalize_text
 
 __all__ = ["tokenize", "meteor_words", "meteor_tokens", "meteor_tokens_nltk", "single_meteor", "meteor_tokens_fast",
            "synonyms", "wordnet_senses", "ALPHA", "BETA", "GAMMA", "one_edit", "canonical_numbers", "FUZZY_MIN_LETTERS"]
@@ -579,10 +580,10 @@ def meteor_words(text: str) -> Tuple[str, ...]:
     """The tokens METEOR compares in :class:`~claimalign.similarity.MeteorSimilarity` and in
     :func:`~claimalign.hu_meteor` with ``tokens="script"`` (its default, the official AVeriTeC mode,
     uses :func:`tokenize`): :func:`tokenize` of the NFC text
-    (:func:`claimalign.textio.normalize_text`), except that in scripts written without spaces
-    between words (Chinese, Japanese, Thai...: :data:`claimalign.textio.UNSPACED_SCRIPTS`), where
+    (:func:`claimalign.text.normalize_text`), except that in scripts written without spaces
+    between words (Chinese, Japanese, Thai...: :data:`claimalign.scripts.UNSPACED_SCRIPTS`), where
     ``word_tokenize`` returns a whole sentence as one token, each character is a token of its own
-    (:func:`claimalign.textio.split_unspaced_script`): a partial overlap then gets partial credit
+    (:func:`claimalign.scripts.split_unspaced_script`): a partial overlap then gets partial credit
     and identical text matches token by token. Text in spaced scripts gives :func:`tokenize`'s tokens.
 
     Raises:

@@ -1,12 +1,12 @@
 """Hugging Face models for every package: the ONE loader and the ONE batched pair-inference routine
 for NLI cross-encoders, the one loader for sentence encoders, and the compute precision.
 
-Imports only :mod:`claimalign.textio` and :mod:`claimalign.nli` (torch and transformers load
+Imports only :mod:`claimalign.tokens` and :mod:`claimalign.nli` (torch and transformers load
 inside the functions, never at import), so ``claimalign``'s similarities, ``ev2r``'s verifier and
 ``ev2r``'s training evaluation all run the same code:
 
 * :func:`load_nli_model` -- checkpoint (local folder or hub id) -> :class:`NLIModel`: tokenizer with
-  :func:`~claimalign.textio.guard_special_tokens`, model on a device in a precision (fp32, bf16,
+  :func:`~claimalign.tokens.guard_special_tokens`, model on a device in a precision (fp32, bf16,
   int8 dynamic quantisation, or as stored), and the output columns of entailment / neutral /
   contradiction read from ``config.id2label`` (:func:`claimalign.nli.map_nli_labels`), never assumed.
 * :func:`predict_pairs` -- (premise, hypothesis) strings -> float64 (n, 3) [P(entailment),
@@ -26,7 +26,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence
 import numpy as np
 
 from claimalign.nli import map_nli_labels
-from claimalign.textio import guard_special_tokens
+from claimalign.tokens import guard_special_tokens
 
 __all__ = ["DTYPES", "TRUNCATIONS", "PRECISIONS", "cpu_has_fast_bf16", "resolve_dtype", "NLIModel",
            "load_nli_model", "predict_pairs", "default_encoder_path", "resolve_encoder", "Encoder",

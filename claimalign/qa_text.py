@@ -24,7 +24,7 @@ import re
 import sys
 from typing import Dict, List, Optional, Tuple
 
-from claimalign.textio import normalize_text
+from claimalign.text import normalize_text
 # the words of a text (claimalign.words), re-exported; _STOP and MIN_CLAIM_TOKENS stay declared scoring constants under
 # this module's name (ev2r.metric.definition: the const digest reads them here)
 from claimalign.words import (FUNCTION_WORDS, MIN_CLAIM_TOKENS, _STOP, claim_coverage, content_tokens,  # noqa: F401
@@ -324,7 +324,7 @@ def json_pair_problems(text: str) -> List[str]:
     return out
 
 
-#: The characters that end a line beside LF (CR is LF by then: :func:`claimalign.textio.normalize_text`), as
+#: The characters that end a line beside LF (CR is LF by then: :func:`claimalign.text.normalize_text`), as
 #: :meth:`str.splitlines` reads them: VT, FF, the file / group / record separators, NEL, U+2028, U+2029. Where pairs
 #: are read they are line breaks: a marker after one starts a line.
 _OTHER_BREAKS = re.compile("[\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")

@@ -21,6 +21,7 @@ _CR = re.compile(r"\r\n?")
 INVISIBLE = "\u200b\u200c\u200d\u2060\ufeff\u00ad"
 _EDGE = re.compile(rf"^[\s{INVISIBLE}]+|[\s{INVISIBLE}]+$")
 
+
 def normalize_text(text: str) -> str:
     """``text`` in Unicode NFC with CR LF and lone CR turned into LF (module docstring).
 

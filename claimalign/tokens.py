@@ -1,5 +1,5 @@
 """Text in the data never becomes a tokenizer control token (``"[SEP]"``, ``"<s>"``): the one guard every model
-loader applies (:func:`guard_special_tokens`), kept apart from :mod:`claimalign.textio` for size."""
+loader applies (:func:`guard_special_tokens`), a module of its own beside :mod:`claimalign.text`."""
 
 from __future__ import annotations
 

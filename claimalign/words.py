@@ -10,7 +10,7 @@ import functools
 import re
 from typing import List, Optional
 
-from claimalign.textio import normalize_text
+from claimalign.text import normalize_text
 
 __all__ = ["has_content", "content_tokens", "is_bare_answer", "claim_coverage", "MIN_CLAIM_TOKENS", "stem_word",
            "word_tokens", "FUNCTION_WORDS"]

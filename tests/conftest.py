@@ -49,7 +49,7 @@ def pytest_sessionstart(session):
 PROJECT_WARNINGS = ("ev2r.io.errors.InputWarning", "ev2r.verifier.calibration.UncalibratedWarning",
                     "ev2r.engines.runs.RunWarning", "ev2r.ranking.bradley_terry.RankingWarning",
                     "ev2r.verifier.nli.LongHypothesisWarning", "ev2r.verifier.loading.LanguageWarning",
-                    "claimalign.textio.ScriptWarning")
+                    "claimalign.scripts.ScriptWarning")
 
 
 def pytest_collection_modifyitems(config, items):

@@ -1,7 +1,7 @@
 """The layers of the code base hold: the import contracts in ``pyproject.toml`` (``[tool.importlinter]``,
 checked by import-linter's ``lint-imports``) and no use of another package's private names.
 
-Layers, bottom first (README "Layout"): ``claimalign.textio`` / ``claimalign.nltk_data`` <- the rest of
+Layers, bottom first (README "Layout"): ``claimalign.text`` / ``files`` / ``scripts`` / ``jsonio`` <- the rest of
 ``claimalign`` <- the ev2r core (``ev2r.types``, ``labels``, ``config``, ``io``, ``facts``, ``verifier``,
 ``metric``, ``llm``) <- ``adversarial`` <- ``ev2r.training`` / ``shared_task`` / ``ranking`` / ``engines`` /
 ``integrations`` <- ``ev2r.cli`` <- ``benchmarks``. A module imports only from its own layer or below;

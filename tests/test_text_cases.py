@@ -16,7 +16,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from claimalign.textio import ScriptWarning, read_rows_file
+from claimalign.jsonio import read_rows_file
+from claimalign.scripts import ScriptWarning
 from ev2r.cli.main import main
 from ev2r.io.readers import InputWarning, read_items, read_rows, write_jsonl
 from ev2r.labels import Verdict, normalize_verdict

@@ -18,10 +18,10 @@ hypothesis = pytest.importorskip("hypothesis", reason="property tests need hypot
 from hypothesis import HealthCheck, assume, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-from claimalign.textio import (  # noqa: E402
-    ScriptWarning, dumps_jsonl, guard_special_tokens, neutralize_special_tokens, normalize_strings, normalize_text,
-    parse_json_or_jsonl, split_unspaced_script, write_jsonl,
-)
+from claimalign.jsonio import dumps_jsonl, parse_json_or_jsonl, write_jsonl  # noqa: E402
+from claimalign.scripts import ScriptWarning, split_unspaced_script  # noqa: E402
+from claimalign.text import normalize_strings, normalize_text  # noqa: E402
+from claimalign.tokens import guard_special_tokens, neutralize_special_tokens  # noqa: E402
 from ev2r.io.readers import read_rows  # noqa: E402
 from ev2r.types import Evidence  # noqa: E402
 

@@ -111,13 +111,13 @@ def negation_contrast(a: str, b: str) -> bool:
 
 
 def read_ctkfacts(path: Any) -> List[dict]:
-    """CTKFacts rows (JSONL, strings NFC-normalised by ``claimalign.textio``), each checked.
+    """CTKFacts rows (JSONL, strings NFC-normalised by ``claimalign.jsonio``), each checked.
 
     Raises:
         ValueError: unreadable file or invalid JSON; a row (named by file and row) without one of
             :data:`CTK_FIELDS`, with an empty claim, or with a ``label`` not in :data:`LABELS`.
     """
-    from claimalign.textio import read_rows_file
+    from claimalign.jsonio import read_rows_file
 
     rows = read_rows_file(path)
     if not isinstance(rows, list):
@@ -195,7 +195,7 @@ def read_slovak_pairs(path: Any = SK_FILE) -> List[dict]:
         ValueError: a row (named by file and row) without one of :data:`SK_FIELDS`, an empty text, or a
             ``class`` not in :data:`CLASSES`.
     """
-    from claimalign.textio import read_rows_file
+    from claimalign.jsonio import read_rows_file
 
     rows = read_rows_file(path)
     out = []

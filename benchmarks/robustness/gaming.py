@@ -56,7 +56,7 @@ def czech_items(path, n: Optional[int] = None, seed: int = 0) -> list:
     evidence is the paragraphs annotated for another claim of the same source document (what a retriever that
     found the right article but not the right passage returns); rows without such a neighbour are left out.
     ``n`` rows are drawn (seeded) when given. Text is NFC-normalised."""
-    from claimalign.textio import normalize_text
+    from claimalign.text import normalize_text
     from ev2r.types import Evidence, Item, QAPair
 
     rows = [json.loads(line) for line in open(path, encoding="utf-8") if line.strip()]

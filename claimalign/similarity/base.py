@@ -6,7 +6,7 @@ from typing import Any, List, Protocol, Sequence, runtime_checkable
 
 import numpy as np
 
-from claimalign.textio import normalize_text
+from claimalign.text import normalize_text
 
 __all__ = ["Similarity", "check_texts", "check_positive_int", "finish_matrix"]
 
@@ -29,7 +29,7 @@ class Similarity(Protocol):
 
 def check_texts(texts: Any, name: str) -> List[str]:
     """Return ``texts`` as a list of str, each normalised as text entering the packages is
-    (:func:`claimalign.textio.normalize_text`: Unicode NFC, LF line ends), so every backend sees
+    (:func:`claimalign.text.normalize_text`: Unicode NFC, LF line ends), so every backend sees
     identical code points for identical text (NFD "ř" and NFC "ř" are one text).
 
     Raises:

@@ -8,7 +8,7 @@ import numpy as np
 
 from claimalign.models import encoder_depth, resolve_encoder
 from claimalign.similarity.base import check_positive_int, check_texts, finish_matrix, zero_contentless
-from claimalign.textio import guard_special_tokens
+from claimalign.tokens import guard_special_tokens
 
 __all__ = ["BERTScoreSimilarity"]
 

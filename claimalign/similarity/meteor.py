@@ -8,7 +8,7 @@ import numpy as np
 
 from claimalign.meteor_fast import meteor_tokens, meteor_words
 from claimalign.nltk_data import require_nltk_data
-from claimalign.textio import warn_unspaced_script
+from claimalign.scripts import warn_unspaced_script
 from claimalign.similarity.base import check_texts, finish_matrix
 
 __all__ = ["MeteorSimilarity"]
@@ -27,7 +27,7 @@ class MeteorSimilarity:
     than 1 (0.5 for a one-token text, 0.94 for two tokens), so two texts with the same tokens
     are scored 1.0 directly. Texts are NFC-normalised (:func:`~claimalign.similarity.base.check_texts`).
     Text in a script written without spaces (Chinese, Japanese, Thai...) is compared character by
-    character (:func:`claimalign.meteor_fast.meteor_words`) and a :class:`claimalign.textio.ScriptWarning`
+    character (:func:`claimalign.meteor_fast.meteor_words`) and a :class:`claimalign.scripts.ScriptWarning`
     says that METEOR cannot judge it word by word.
 
     ``matrix(left, right)``: sequences of str, lengths m and k -> float64 array (m, k).

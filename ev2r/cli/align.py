@@ -14,8 +14,9 @@ import sys
 from typing import Any, Dict, List, Optional, Sequence, TextIO, Tuple
 
 from claimalign.similarity import SIMILARITY_NAMES, LLMJudgeError, get_similarity
-from claimalign.textio import (check_encodable, clean_text, is_valid_id, loads_checked, normalize_strings,
-                               read_text_file, row_where, split_jsonl_lines, write_jsonl)
+from claimalign.files import read_text_file
+from claimalign.jsonio import loads_checked, row_where, split_jsonl_lines, write_jsonl
+from claimalign.text import check_encodable, clean_text, is_valid_id, normalize_strings
 from ev2r.cli.common import check_output, input_paths
 
 __all__ = ["add_arguments", "run", "read_claim_rows", "main"]
@@ -76,13 +77,13 @@ def read_claim_rows(path: str, id_field: str, claims_field: str,
     """``{id: claims}`` from a JSONL file (ids compared as strings; ``original_ids``, when given, receives
     ``{id as a string: the id as written}`` so that outputs keep an integer id an integer).
 
-    Read as every reader of the packages reads (:mod:`claimalign.textio`): records split on line
+    Read as every reader of the packages reads (:mod:`claimalign.jsonio`): records split on line
     breaks only (LF, CR LF, CR), strings in Unicode NFC with LF line ends, so NFD and NFC spellings
     of one claim are the same claim.
 
     Raises:
         ValueError: an unreadable or non-UTF-8 file, invalid JSON, a row nested deeper than
-            :data:`claimalign.textio.MAX_JSON_DEPTH` or holding an over-long integer, a missing field, claims that are
+            :data:`claimalign.jsonio.MAX_JSON_DEPTH` or holding an over-long integer, a missing field, claims that are
             not a list of strings, an empty or whitespace-only claim (the message names the file, the
             row and its line), or two rows with one id (:mod:`claimalign.ids`: ``1`` and ``"1"``, NFC and
             NFD spellings, a repeated id; naming both rows and lines).

@@ -11,7 +11,8 @@ import os
 import sys
 from typing import Optional, Sequence
 
-from claimalign.textio import write_json, write_text
+from claimalign.files import write_text
+from claimalign.jsonio import write_json
 from ev2r.cli.common import check_output, input_paths
 from ev2r.ranking.arena import DEFAULT_MAX_TOKENS
 from ev2r.config import LLM_DEFAULTS

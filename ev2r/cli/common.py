@@ -7,7 +7,7 @@ import os
 import re
 from typing import Any, Iterable, Optional
 
-from claimalign.textio import same_file
+from claimalign.files import same_file
 # re-exported: the CLI modules' names for them
 from ev2r.verifier.loading import proxy_verifier_option, verifier_key  # noqa: F401
 from ev2r.config import (COPY_READINGS, DEFAULTS, DTYPES, METEOR_MATCH_MODES, PROXY_TARGETS, RESTATEMENT_READINGS,
@@ -134,8 +134,8 @@ def check_output(path, option: str = "-o/--output", inputs: Iterable[tuple[str, 
 
     Every command that writes calls this for each of its outputs before it reads or computes
     anything costly. The outputs themselves are then written through
-    :func:`claimalign.textio.atomic_write` (a temporary file beside the target, renamed into place).
-    What ``path`` may name (the one rule of every command; :func:`claimalign.textio.atomic_path`):
+    :func:`claimalign.files.atomic_write` (a temporary file beside the target, renamed into place).
+    What ``path`` may name (the one rule of every command; :func:`claimalign.files.atomic_path`):
     a regular file or nothing yet (replaced in one step); a symlink, which is followed (the file it
     points to is written, the link kept); a device or a file-descriptor path (``/dev/null``,
     ``/dev/stdout``), written through -- never unlinked or replaced -- or, with ``special="refuse"``,
@@ -167,7 +167,7 @@ def check_output(path, option: str = "-o/--output", inputs: Iterable[tuple[str, 
             device or file-descriptor path with ``special="refuse"``, a sidecar that is not a regular file, or an output
             that is the same file as an input (naming both).
     """
-    from claimalign.textio import WRITE_THROUGH_KINDS, output_kind
+    from claimalign.files import WRITE_THROUGH_KINDS, output_kind
 
     if not path:
         return

@@ -10,7 +10,7 @@ predicted pairs the proxy read and the one that decided it; the Hungarian alignm
 
 Text from the data is printed with its control characters escaped (:func:`escape_controls`: an ANSI escape
 (ESC ``[2J``) prints as the text ``\\x1b[2J``), so a dataset cannot retitle, clear or colour the terminal
-or hide text; ``--id`` is read as the file's ids are (Unicode NFC, :func:`claimalign.textio.normalize_text`).
+or hide text; ``--id`` is read as the file's ids are (Unicode NFC, :func:`claimalign.text.normalize_text`).
 
 Pairs are counted from 0 within each side's evidence (as ``pair_index`` in the rows); the row is counted from 0 (the
 score rows' ``row``), with the 1-based line of the input file beside it. The formulas are printed with the run's
@@ -223,7 +223,7 @@ def run(args, stdout=None) -> int:
         add_nltk_data_path(args.nltk_data)
     if args.width < 40:
         raise ValueError(f"--width: at least 40 characters, got {args.width}")
-    from claimalign.textio import normalize_text
+    from claimalign.text import normalize_text
 
     check_not_scores(args.input)
     items = read_items(args.input, references=args.references)

@@ -146,7 +146,8 @@ def check_outputs(args) -> None:
 def _write_ranking(args, result: dict, score_label: str) -> int:
     """Write ``ev2r rank``'s outputs (JSON, optional table and plot; each through a temporary file
     renamed into place) and print the table."""
-    from claimalign.textio import atomic_path, write_json, write_text
+    from claimalign.files import atomic_path, write_text
+    from claimalign.jsonio import write_json
 
     if args.output:
         write_json(result, args.output)

@@ -73,7 +73,7 @@ def run(args) -> int:
             cannot be written or is the input (:func:`ev2r.cli.common.check_output`).
     """
     from ev2r.metric.factory import get_verifier
-    from claimalign.textio import line_of, row_where
+    from claimalign.jsonio import line_of, row_where
     from ev2r.io.readers import read_rows, write_jsonl
 
     check_output(args.output, inputs=input_paths(("input", args.input)))

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator, Optional, Sequence
 
-from claimalign import textio
+from claimalign import files, jsonio
 from ev2r.io.rows import (ROW_HASH, SIGNATURE_HASH, output_row, row_problem, row_seal,  # noqa: F401 (re-exported)
                           score_from_row)
 from ev2r.types import STATUS_NO_LABEL, STATUS_NO_REFERENCE, STATUS_OK, Item, ItemScore
@@ -145,7 +145,7 @@ def previous_rows_at(output: Path, include_out: bool = True, include_part: bool 
     if include_part and part.exists():
         for k, line in enumerate(part.read_text(encoding="utf-8").split("\n"), 1):
             try:
-                r = textio.loads_checked(line, f"{part}")
+                r = jsonio.loads_checked(line, f"{part}")
             except ValueError:  # a torn last line of a killed run (or a row too deep to be ours)
                 continue
             if isinstance(r, dict):
@@ -165,21 +165,21 @@ def _read_record(path: Optional[Path]) -> Optional[dict]:
 
 
 def write_atomic(rows: Sequence[dict], path: Path) -> None:
-    """Write ``rows`` as JSONL to ``path`` through :func:`claimalign.textio.atomic_write` (``path`` is
+    """Write ``rows`` as JSONL to ``path`` through :func:`claimalign.files.atomic_write` (``path`` is
     either the old file or the complete new one, never a torn one; a symlink is followed, its target
     replaced and the link kept).
 
     Raises:
         OSError: the folder cannot be written (the temporary file is removed).
     """
-    with textio.atomic_write(path) as fh:
+    with files.atomic_write(path) as fh:
         for r in rows:
-            fh.write(textio.dumps_jsonl(r) + "\n")
+            fh.write(jsonio.dumps_jsonl(r) + "\n")
 
 
 def append_rows(fh, rows: Sequence[dict]) -> None:
     """Append ``rows`` (one JSON line each) to the open file ``fh``, flushed and synced to disk."""
-    from claimalign.textio import dumps_jsonl
+    from claimalign.jsonio import dumps_jsonl
 
     fh.write("".join(dumps_jsonl(r) + "\n" for r in rows))
     fh.flush()
@@ -216,7 +216,7 @@ def _check_ours(path: Path, what: str, record: bool = False) -> None:
     ``format``). A symlink to such a file is followed. Nothing there: nothing to check."""
     if not os.path.lexists(path):
         return
-    kind = textio.output_kind(path)
+    kind = files.output_kind(path)
     if kind != "file":
         raise ValueError(f"-o/--output: {path} ({what}) is not a regular file ({kind}); ev2r replaces or removes "
                          "only regular files it wrote: move it away or pass another -o")
@@ -288,9 +288,9 @@ def output_lock(output: Optional[str | os.PathLike]) -> Iterator[Optional[dict]]
         yield None
         return
     path = Path(str(output) + LOCK_SUFFIX)
-    if os.path.lexists(path) and (os.path.islink(path) or textio.output_kind(path) != "file"):
+    if os.path.lexists(path) and (os.path.islink(path) or files.output_kind(path) != "file"):
         raise ValueError(f"-o/--output: the lock file {path} is not a regular file "
-                         f"({'a symlink' if os.path.islink(path) else textio.output_kind(path)}); "
+                         f"({'a symlink' if os.path.islink(path) else files.output_kind(path)}); "
                          "ev2r never replaces it: move it away or pass another -o")
     if os.path.lexists(path) and not _is_ev2r_lock(path):
         raise ValueError(f"-o/--output: {path} exists and is not an ev2r lock file (it holds no ev2r holder record); "
@@ -569,7 +569,7 @@ def plan_run(items: Sequence[Item], output: Optional[str | os.PathLike], options
             elif k is None:
                 dropped[str(r.get("item_hash") or json.dumps(r, sort_keys=True))] = r
         _check_dropped(list(dropped.values()), ids, out_path, items)
-        if discard_part and part_path.exists() and textio.output_kind(part_path) == "file":
+        if discard_part and part_path.exists() and files.output_kind(part_path) == "file":
             with open(part_path, "w", encoding="utf-8"):  # the interrupted run's rows: emptied, never unlinked
                 pass
     elif out_path is not None:
@@ -645,7 +645,7 @@ def finish_run(plan: RunPlan, items: Sequence[Item], new_scores: dict, with_fact
             scores.append(score_from_row(r))
     if plan.out_path is not None:
         write_atomic(rows, plan.out_path)
-        if plan.part_path is not None and plan.part_path.exists() and textio.output_kind(plan.part_path) == "file":
+        if plan.part_path is not None and plan.part_path.exists() and files.output_kind(plan.part_path) == "file":
             plan.part_path.unlink()  # this run's own rows, now in OUT
         plan.record["signature"] = signature
         plan.record.pop("previous_out", None)
@@ -681,4 +681,4 @@ class RunInterrupted(KeyboardInterrupt):
 def write_record(plan: RunPlan) -> None:
     """Write the run record ``OUT.ev2r-run.json`` (nothing without OUT)."""
     if plan.record_path is not None:
-        textio.write_text(json.dumps(plan.record, indent=1) + "\n", plan.record_path)
+        files.write_text(json.dumps(plan.record, indent=1) + "\n", plan.record_path)

@@ -22,7 +22,9 @@ import json
 from pathlib import Path
 from typing import Callable, Optional, Sequence
 
-from claimalign import textio
+from claimalign.files import read_text_file
+from claimalign.jsonio import loads_checked, split_jsonl_lines
+from claimalign.text import clean_text, normalize_strings
 
 from ev2r.facts.reply import (REPLY_KEYS, SCORE_SOURCES, SIDES, check_flags, check_says_supported, check_verdict,
                               is_placeholder, keyed_object_from_text, normalize_reply, parse_recorded_response,
@@ -71,7 +73,7 @@ def recording_mismatch(record: dict, item: Item) -> Optional[str]:
     """``"content_sha256"`` when the recording carries that hash (:func:`content_sha256`) and it is
     not the item's (the hash alone decides then); else which of the recording's ``claim`` /
     ``predicted_evidence`` / ``reference_evidence`` fields
-    (those it holds) differ from the item's (compared after :func:`claimalign.textio.clean_text`,
+    (those it holds) differ from the item's (compared after :func:`claimalign.text.clean_text`,
     evidence as parsed pairs), or None when all match; a record holding such a field as something
     other than text never matches (a record of the minimal schema, ``model``, ``id``, ``llm_response``,
     joins on the id alone, as documented). Rating files reuse AVeriTeC claim ids across
@@ -81,7 +83,7 @@ def recording_mismatch(record: dict, item: Item) -> Optional[str]:
             return f"{name} is not text"  # a field that cannot be compared never vouches for a join
     if isinstance(record.get("content_sha256"), str):
         return None if record["content_sha256"] == content_sha256(item) else "content_sha256"
-    if isinstance(record.get("claim"), str) and textio.clean_text(record["claim"]) != textio.clean_text(item.claim):
+    if isinstance(record.get("claim"), str) and clean_text(record["claim"]) != clean_text(item.claim):
         return "claim"
     for side in ("predicted_evidence", "reference_evidence"):
         if isinstance(record.get(side), str) and Evidence.from_text(record[side]) != getattr(item, side):
@@ -120,11 +122,11 @@ class ReplayReferenceScorer:
         if not path.exists():
             raise FileNotFoundError(f"--replay: {path} does not exist")
         rows = []
-        # read as every input is (claimalign.textio): line breaks only, NFC text, so ids join
-        for n, line in textio.split_jsonl_lines(textio.read_text_file(path)):
+        # read as every input is (claimalign.jsonio): line breaks only, NFC text, so ids join
+        for n, line in split_jsonl_lines(read_text_file(path)):
             if line.strip():
                 try:
-                    row = textio.normalize_strings(textio.loads_checked(line, f"{path}:{n}"))
+                    row = normalize_strings(loads_checked(line, f"{path}:{n}"))
                 except json.JSONDecodeError as e:
                     raise ValueError(f"{path}:{n}: not valid JSON ({e.msg})") from None
                 if not isinstance(row, dict):

@@ -66,7 +66,7 @@ def dataset_to_items(dataset) -> list[Item]:
     """Items from a ``Dataset`` (or any iterable of row dicts) in the package schema, or with the
     raw fields of any format :func:`ev2r.io.readers.item_from_row` reads (``evidence``/``label`` ...).
 
-    Text is normalised as in every reader (:mod:`claimalign.textio`: NFC, LF line ends); an
+    Text is normalised as in every reader (:mod:`claimalign.text`: NFC, LF line ends); an
     optional verdict field that is not a verdict gives one :class:`ev2r.io.readers.InputWarning`.
 
     Raises:

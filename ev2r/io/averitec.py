@@ -25,8 +25,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
-from claimalign import textio
-from claimalign.textio import is_valid_id
+from claimalign import jsonio
+from claimalign.text import is_valid_id, normalize_text
 
 from ev2r.io.errors import InputError
 from ev2r.io.errors import where as _where
@@ -167,7 +167,7 @@ def averitec_questions_to_evidence(questions: Any, where: str, field: str = "que
     for k, q in enumerate(questions):
         if not isinstance(q, dict) or not isinstance(q.get("question"), str):
             raise InputError(f"{where}: {field}[{k}] must be an object with a string 'question'")
-        question = textio.normalize_text(q["question"]).strip()
+        question = normalize_text(q["question"]).strip()
         if question in seen and not official:
             continue
         answers = q.get("answers")
@@ -339,7 +339,7 @@ def read_predictions(records: Sequence[Any], labels: str = "official",
         raise AveritecInputError("predictions: no predictions")
     out: List[AveritecPrediction] = []
     for i, rec in enumerate(records):
-        where = record_location("predictions", i, rec, path, textio.line_of(records, i))
+        where = record_location("predictions", i, rec, path, jsonio.line_of(records, i))
         if not isinstance(rec, Mapping):
             raise AveritecInputError(f"{where}: expected a JSON object, got {type(rec).__name__}")
         fmt = prediction_format(rec, where)
@@ -392,7 +392,7 @@ def gold_claim_ids(records: Sequence[Any], path: Optional[str] = None) -> List[A
     ids: List[Any] = []
     seen = set()
     for i, rec in enumerate(records):
-        where = record_location("references", i, rec, path, textio.line_of(records, i))
+        where = record_location("references", i, rec, path, jsonio.line_of(records, i))
         cid = _check_claim_id(rec["claim_id"], where)
         if cid in seen:
             raise AveritecInputError(f"{where}: a second gold row with id {str(cid)!r} (ids must be unique in the "
@@ -493,7 +493,7 @@ def join_averitec_predictions(preds: Sequence[Any], gold: Sequence[Any], pred_pa
     the gold claims; verdicts are read later in any spelling.
 
     Returns:
-        the joined rows; a :class:`claimalign.textio.RowList` carrying the predictions file's lines when
+        the joined rows; a :class:`claimalign.jsonio.RowList` carrying the predictions file's lines when
         ``preds`` carries them (so messages about a joined row name its line of the predictions file).
 
     Raises:
@@ -502,7 +502,7 @@ def join_averitec_predictions(preds: Sequence[Any], gold: Sequence[Any], pred_pa
             ``complete=False``.
     """
     for n, g in enumerate(gold):  # the gold file's own faults are reported against the gold file
-        at = _where(gold_path, n, line=textio.line_of(gold, n))
+        at = _where(gold_path, n, line=jsonio.line_of(gold, n))
         if not isinstance(g, dict) or "questions" not in g:
             raise InputError(f"{at}: a references row needs 'questions' (AVeriTeC gold format)")
         averitec_questions_to_evidence(g["questions"], at)
@@ -524,7 +524,7 @@ def join_averitec_predictions(preds: Sequence[Any], gold: Sequence[Any], pred_pa
     out = []
     for p, g in pairs:
         merged = dict(p.record)
-        lines.append(textio.line_of(preds, p.index))
+        lines.append(jsonio.line_of(preds, p.index))
         if p.format == "submission-2024":
             evidence = ([{"question": q, "answer": a} for q, a in p.evidence if a is not None]
                         + [{"question": "", "answer": s} for s in p.string_evidence or ()])
@@ -541,4 +541,4 @@ def join_averitec_predictions(preds: Sequence[Any], gold: Sequence[Any], pred_pa
         if merged.get("claim") is None:
             merged["claim"] = gold[g.index].get("claim")
         out.append(merged)
-    return textio.RowList(out, lines) if None not in lines else out
+    return jsonio.RowList(out, lines) if None not in lines else out

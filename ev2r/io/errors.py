@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from claimalign.textio import row_where
+from claimalign.jsonio import row_where
 
 __all__ = ["InputError", "InputWarning", "where"]
 
@@ -22,5 +22,5 @@ class InputWarning(UserWarning):
 def where(path: str, row: int, rid: Any = None, line: Optional[int] = None) -> str:
     """``FILE: row 3 (line 5, id '7')``: the start of an error message about one row -- the 0-based row, the
     1-based line of the file it starts on where known, the id where given; the one convention of every message
-    (:func:`claimalign.textio.row_where`)."""
+    (:func:`claimalign.jsonio.row_where`)."""
     return row_where(path, row, line, rid)

@@ -15,7 +15,7 @@ Rows are identified by ``id`` (or ``claim_id``, ``unique_id``; else, or when nul
 unique within a file by the one rule of every command (:mod:`claimalign.ids`). A ``label`` read as the gold verdict
 of an ev2r row, and an optional verdict field that is not a verdict, are counted in one :class:`InputWarning` per
 file; a bad row raises :class:`InputError` naming the file, row and field. Every string is normalised once where it
-enters (:mod:`claimalign.textio`: NFC, CR LF as LF); :func:`write_jsonl` writes what :func:`read_rows` reads back.
+enters (:mod:`claimalign.text`: NFC, CR LF as LF); :func:`write_jsonl` writes what :func:`read_rows` reads back.
 """
 
 from __future__ import annotations
@@ -24,7 +24,8 @@ import warnings
 from pathlib import Path
 from typing import Any, Iterable, Optional, Sequence
 
-from claimalign import textio
+import claimalign.text
+from claimalign import jsonio
 
 from ev2r.io.averitec import averitec_questions_to_evidence, join_averitec_predictions, render_averitec_answer
 from ev2r.io.errors import InputError, InputWarning
@@ -168,7 +169,7 @@ def item_from_row(row: Any, n: int, path: str = "<input>", strict_labels: Iterab
     """Build an :class:`Item` from one parsed row of any supported schema (module docstring).
 
     Args:
-        row: a parsed JSON object; its strings are normalised here (:mod:`claimalign.textio`).
+        row: a parsed JSON object; its strings are normalised here (:mod:`claimalign.text`).
         n: the row's 0-based position (the default id, and ``Item.row``).
         path: the source named in error messages.
         strict_labels: optional verdict fields (:data:`OPTIONAL_LABEL_FIELDS`) that the run needs,
@@ -187,15 +188,15 @@ def item_from_row(row: Any, n: int, path: str = "<input>", strict_labels: Iterab
 
     Raises:
         InputError: a row that is not an object, one nested deeper than
-            :data:`claimalign.textio.MAX_JSON_DEPTH`, a missing or empty claim, unusable evidence, a
+            :data:`claimalign.jsonio.MAX_JSON_DEPTH`, a missing or empty claim, unusable evidence, a
             bad id, a gold verdict (``gold_label``/``label``/``reference_label``) that is not a
             verdict, or an unreadable field named in ``strict_labels`` -- naming the row and field.
     """
     if not isinstance(row, dict):
         raise InputError(f"{_where(path, n, line=line)}: expected a JSON object, got {type(row).__name__}")
-    textio.check_depth(row, _where(path, n, line=line), InputError)
+    jsonio.check_depth(row, _where(path, n, line=line), InputError)
     check_encodable(row, _where(path, n, line=line), "")
-    row = textio.normalize_strings(row)
+    row = claimalign.text.normalize_strings(row)
     strict = tuple(strict_labels)
     rid = _row_id(row, n, path, line)
     where = _where(path, n, rid, line)
@@ -271,7 +272,7 @@ def item_from_row(row: Any, n: int, path: str = "<input>", strict_labels: Iterab
 
 def read_rows(path: str | Path) -> list[Any]:
     """Parsed rows of a JSON list file or a JSONL file, every string normalised
-    (:func:`claimalign.textio.normalize_text`: NFC, LF line ends). JSONL records are split on LF,
+    (:func:`claimalign.text.normalize_text`: NFC, LF line ends). JSONL records are split on LF,
     CR LF or CR only.
 
     Args:
@@ -279,28 +280,28 @@ def read_rows(path: str | Path) -> list[Any]:
 
     Raises:
         InputError: not a path, a missing or unreadable file, not UTF-8, bad JSON (naming the
-            line), a row nested deeper than :data:`claimalign.textio.MAX_JSON_DEPTH` or holding an
+            line), a row nested deeper than :data:`claimalign.jsonio.MAX_JSON_DEPTH` or holding an
             integer too long to read (naming the row), no rows, one JSON object instead of rows (e.g. the report
             ``ev2r rank -o`` writes), or a string holding a lone surrogate (naming the row and field).
     """
-    rows = textio.read_rows_file(path, error=InputError)
+    rows = jsonio.read_rows_file(path, error=InputError)
     if not isinstance(rows, list):
         raise InputError(f"{path}: one JSON object, not rows: expected a JSON list of rows or JSONL (one object "
                          "per line); a report such as `ev2r rank -o` output is read with json.load")
     for n, r in enumerate(rows):
-        check_encodable(r, _where(str(path), n, line=textio.line_of(rows, n)), "")
+        check_encodable(r, _where(str(path), n, line=jsonio.line_of(rows, n)), "")
     return rows
 
 
 def check_encodable(value: Any, where: str, field: str) -> None:
     """Every string in a parsed row must be valid Unicode text: JSON escapes such as ``"\\ud800"``
     decode to lone surrogates, which no tokenizer or UTF-8 writer accepts
-    (:func:`claimalign.textio.check_encodable`).
+    (:func:`claimalign.text.check_encodable`).
 
     Raises:
         InputError: naming the row and the field path.
     """
-    textio.check_encodable(value, where, field, InputError)
+    claimalign.text.check_encodable(value, where, field, InputError)
 
 
 def items_from_rows(rows: Sequence[Any], path: str = "<input>", strict_labels: Iterable[str] = ()) -> list[Item]:
@@ -326,7 +327,7 @@ def items_from_rows(rows: Sequence[Any], path: str = "<input>", strict_labels: I
     items = []
     ids = IdRegistry(path, error=InputError)
     errors: list[InputError] = []
-    lines = [textio.line_of(rows, n) for n in range(len(rows))]
+    lines = [jsonio.line_of(rows, n) for n in range(len(rows))]
     for n, r in enumerate(rows):
         before, before_layout, before_notices = len(problems), len(layout), len(notices)
         try:
@@ -337,7 +338,7 @@ def items_from_rows(rows: Sequence[Any], path: str = "<input>", strict_labels: I
             del problems[before:], layout[before_layout:], notices[before_notices:]
             continue
         raw = next((r[f] for f in ID_FIELDS if r.get(f) is not None), None)  # as written (before NFC)
-        ids.add(n if raw is None else raw, textio.row_where(None, n, lines[n]), numbered=raw is None, key=it.id)
+        ids.add(n if raw is None else raw, jsonio.row_where(None, n, lines[n]), numbered=raw is None, key=it.id)
         items.append(it)
         problems[before:] = [(f, v, n) for f, v in problems[before:]]
         layout[before_layout:] = [(f, note, n) for f, note in layout[before_layout:]]
@@ -603,7 +604,7 @@ def read_items(path: str | Path, references: Optional[str | Path] = None, limit:
     if limit is not None:
         if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
             raise InputError(f"limit: must be >= 1, got {limit}")
-        rows = textio.RowList(rows[:limit], None if textio.line_of(rows, 0) is None else rows.lines[:limit])
+        rows = jsonio.RowList(rows[:limit], None if jsonio.line_of(rows, 0) is None else rows.lines[:limit])
     if references is not None:
         rows = join_averitec_predictions(rows, read_rows(references), str(path), str(references))
     items = items_from_rows(rows, str(path), strict_labels=strict_labels)
@@ -614,14 +615,14 @@ def read_items(path: str | Path, references: Optional[str | Path] = None, limit:
 
 def write_jsonl(rows: Iterable[dict], path: str | Path) -> None:
     """Write dicts as JSON lines (UTF-8, no ASCII escaping except U+2028, U+2029 and U+0085, so
-    each record is one line for every reader; :func:`claimalign.textio.write_jsonl`), through a
+    each record is one line for every reader; :func:`claimalign.jsonio.write_jsonl`), through a
     temporary file beside ``path`` renamed into place: a failed write leaves the old file intact.
     :func:`read_rows` reads the file back to the same rows.
 
     Raises:
         OSError: the file cannot be written. TypeError: a value that is not JSON serialisable.
     """
-    textio.write_jsonl(rows, path)
+    jsonio.write_jsonl(rows, path)
 
 
 def item_hash(item: Item) -> str:

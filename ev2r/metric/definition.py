@@ -82,8 +82,14 @@ STAGES: Mapping[str, Mapping[str, tuple[str, ...]]] = {
     "combination": {
         "claimalign.meteor_fast": ("ALPHA", "BETA", "GAMMA", "FUZZY_MIN_LETTERS"),
         "claimalign.averitec": ("MAX_PREDICTED",),
-        "claimalign.textio": ("_UNSPACED_RANGES",),
+        "claimalign.scripts": ("_UNSPACED_RANGES",),
     },
+}
+
+#: Constants that moved to another module after the registered versions' digests were computed, under the name the
+#: digests read (``"module:NAME"`` where it lives now -> where it lived): a move changes no value, so no digest.
+DIGEST_NAMES: Mapping[str, str] = {
+    "claimalign.scripts:_UNSPACED_RANGES": "claimalign.textio:_UNSPACED_RANGES",
 }
 
 #: The stages of each digest field (:func:`signature_fields`).
@@ -149,12 +155,12 @@ NOT_SCORING: Mapping[str, str] = {
     "claimalign.qa_text:_PAD": "the Q/A text layout parser's pattern (reading the input)",
     "claimalign.qa_text:_DECOR": "the Q/A text layout parser's pattern (reading the input)",
     "claimalign.qa_text:_EMPH": "the Q/A text layout parser's pattern (reading the input)",
-    "claimalign.textio:INVISIBLE": "characters the readers strip from a field's edges (reading the input)",
-    "claimalign.textio:_RAW_LINE_BREAKS": "JSON writing",
-    "claimalign.textio:MAX_JSON_DEPTH": "JSON reading",
-    "claimalign.textio:_HUGE_INT_FIELD": "JSON reading",
-    "claimalign.textio:WRITE_THROUGH_KINDS": "file writing",
-    "claimalign.textio:UNSPACED_SCRIPTS": "script names in a warning",
+    "claimalign.text:INVISIBLE": "characters the readers strip from a field's edges (reading the input)",
+    "claimalign.jsonio:_RAW_LINE_BREAKS": "JSON writing",
+    "claimalign.jsonio:MAX_JSON_DEPTH": "JSON reading",
+    "claimalign.jsonio:_HUGE_INT_FIELD": "JSON reading",
+    "claimalign.files:WRITE_THROUGH_KINDS": "file writing",
+    "claimalign.scripts:UNSPACED_SCRIPTS": "script names in a warning",
 }
 
 #: The modules whose module-level UPPER_CASE constants must each be declared (:data:`STAGES`) or exempt
@@ -162,7 +168,8 @@ NOT_SCORING: Mapping[str, str] = {
 #: packages), and these modules of claimalign that scoring calls.
 SCANNED_PACKAGES = ("ev2r.metric", "ev2r.facts", "ev2r.verifier")
 SCANNED_MODULES = ("ev2r.scores", "claimalign.qa_text", "claimalign.words", "claimalign.meteor_fast",
-                   "claimalign.averitec", "claimalign.align", "claimalign.textio", "claimalign.models",
+                   "claimalign.averitec", "claimalign.align", "claimalign.text", "claimalign.jsonio",
+                   "claimalign.files", "claimalign.scripts", "claimalign.models",
                    "claimalign.nli")
 
 
@@ -192,7 +199,8 @@ def canonical(value) -> str:
 
 
 def values(stages: tuple[str, ...] = tuple(STAGES)) -> dict[str, str]:
-    """``"module:NAME" -> canonical value`` of the constants of ``stages``, read from the modules as they run.
+    """``"module:NAME" -> canonical value`` of the constants of ``stages``, read from the modules as they run
+    (named as :data:`DIGEST_NAMES` says where one has moved).
 
     Raises:
         ValueError: an unknown stage, or a declared constant its module does not have (naming it).
@@ -206,7 +214,7 @@ def values(stages: tuple[str, ...] = tuple(STAGES)) -> dict[str, str]:
             for name in names:
                 if not hasattr(mod, name):
                     raise ValueError(f"ev2r.metric.definition.STAGES[{stage!r}]: {module} has no constant {name}")
-                out[f"{module}:{name}"] = canonical(getattr(mod, name))
+                out[DIGEST_NAMES.get(f"{module}:{name}", f"{module}:{name}")] = canonical(getattr(mod, name))
     return out
 
 

@@ -19,7 +19,7 @@ from typing import Iterator, Optional, Sequence
 import numpy as np
 
 from claimalign.qa_text import MIN_CLAIM_TOKENS, content_tokens, stem_word, word_tokens
-from claimalign.textio import normalize_text
+from claimalign.text import normalize_text
 from ev2r.metric.scoped import scoped
 
 __all__ = ["restates_claim", "RESTATE_MUTUAL_MIN", "use_restatement_verifier", "current_restatement_verifier",

@@ -16,7 +16,7 @@ from typing import Any, Iterable, Optional
 import numpy as np
 
 from claimalign.ids import collision_reason, id_key
-from claimalign.textio import line_of, row_where
+from claimalign.jsonio import line_of, row_where
 
 from ev2r.types import is_valid_id
 

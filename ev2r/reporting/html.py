@@ -137,7 +137,7 @@ def clean_row(r: Any, n: int, source: str, line: Optional[int] = None) -> dict:
     Raises:
         ValueError: naming ``source``, the row (counted from 0), its line and the field.
     """
-    from claimalign.textio import row_where
+    from claimalign.jsonio import row_where
 
     where = row_where(source, n, line)
     if not isinstance(r, dict):
@@ -218,7 +218,7 @@ def clean_rows(rows: Sequence[Any], source: str) -> list[dict]:
     """:func:`clean_row` for every row; ValueError for no rows."""
     if not rows:
         raise ValueError(f"{source}: no rows to report")
-    from claimalign.textio import line_of
+    from claimalign.jsonio import line_of
 
     return [clean_row(r, n, source, line_of(rows, n)) for n, r in enumerate(rows)]
 
@@ -436,7 +436,7 @@ def write_report(scores_path: str | Path, out_path: str | Path, input_path: Opti
     Raises:
         ev2r.io.readers.InputError / ValueError: unreadable rows or items (naming the file and row).
     """
-    from claimalign.textio import atomic_write
+    from claimalign.files import atomic_write
     from ev2r.io.readers import read_items, read_rows
 
     scores_path = Path(scores_path)

@@ -146,7 +146,7 @@ def _averitec_claims(path: Path) -> list:
     """
     from ev2r.io.readers import averitec_questions_to_evidence
 
-    from claimalign.textio import list_element_lines, row_where
+    from claimalign.jsonio import list_element_lines, row_where
 
     nli_of = {normalize_verdict(k): v for k, v in AVERITEC_TO_NLI.items()}
     text = path.read_text(encoding="utf-8")
@@ -246,7 +246,7 @@ def load_averitec_items(path: Path) -> list:
     from ev2r.io.readers import averitec_questions_to_evidence
     from ev2r.types import Item
 
-    from claimalign.textio import list_element_lines, row_where
+    from claimalign.jsonio import list_element_lines, row_where
 
     text = path.read_text(encoding="utf-8")
     rows = json.loads(text)
@@ -269,13 +269,14 @@ def load_ctkfacts(path: Path, source: str = "ctkfacts_train") -> list[Pair]:
     hypothesis = its ``hypothesis`` (``claim`` where absent), label = its ``nli_label`` (else ``label``,
     a FEVER verdict), read by the project's one vocabulary (:func:`claimalign.nli.normalize_nli_label`:
     ``SUPPORTS`` / ``entailment`` -> entailment, ``REFUTES`` -> contradiction, ``NOT ENOUGH INFO`` -> neutral).
-    Text is NFC-normalised (:func:`claimalign.textio.normalize_text`), as every reader does.
+    Text is NFC-normalised (:func:`claimalign.text.normalize_text`), as every reader does.
 
     Raises:
         ValueError: a row without premise/evidence or hypothesis/claim text, or with a label that is
             not an NLI class or FEVER verdict, naming the file, the row (0-based), its line and the field.
     """
-    from claimalign.textio import normalize_text, row_where
+    from claimalign.jsonio import row_where
+    from claimalign.text import normalize_text
 
     out: list[Pair] = []
     k = -1  # the row, blank lines skipped (messages name it and the line)
@@ -313,7 +314,7 @@ def czech_negation_probe(path: Path) -> dict[str, list[Pair]]:
     Raises:
         ValueError: a malformed row (:func:`load_ctkfacts`).
     """
-    from claimalign.textio import normalize_text
+    from claimalign.text import normalize_text
 
     negated, control = [], []
     for p in load_ctkfacts(path, "ctkfacts_negation_probe"):
@@ -335,7 +336,7 @@ def augment_czech_negation(pairs: Sequence[Pair], copies: int) -> list[Pair]:
     measures the rule on unseen text; the natural negation pairs of CTKFacts dev
     (``benchmarks/results/czech_claims_nli.md``, negation subset) are the check made by people. Deterministic.
     """
-    from claimalign.textio import normalize_text
+    from claimalign.text import normalize_text
 
     out: list[Pair] = []
     for p in pairs:

@@ -138,7 +138,7 @@ def test_official_tokens_equal_nltk_on_word_tokenize_with_a_cjk_link(nltk_data):
     from nltk import word_tokenize
     from nltk.translate.meteor_score import single_meteor_score
 
-    from claimalign.textio import ScriptWarning
+    from claimalign.scripts import ScriptWarning
 
     hyp, ref = (" ".join(MENU_PRED), " ".join(MENU_REF))
     assert "中文" in word_tokenize(hyp) and "中文版" in word_tokenize(ref)  # one token each, officially
@@ -157,7 +157,7 @@ def test_script_tokens_split_cjk_and_differ_from_official(nltk_data):
 
     from claimalign.meteor_fast import meteor_words, tokenize
     from claimalign.similarity import MeteorSimilarity
-    from claimalign.textio import ScriptWarning
+    from claimalign.scripts import ScriptWarning
 
     hyp, ref = (" ".join(MENU_PRED), " ".join(MENU_REF))
     assert meteor_words("中文版") == ("中", "文", "版") and tokenize("中文版") == ("中文版",)

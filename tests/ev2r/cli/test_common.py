@@ -194,7 +194,7 @@ def test_every_command_exits_2_on_the_deep_nesting_case(tmp_path, capsys):
 
 
 def test_a_write_that_fails_after_the_work_keeps_the_previous_output(tmp_path, capsys, monkeypatch):
-    from claimalign import textio
+    from claimalign import jsonio
 
     _, a, b, scores, _, _ = _inputs(tmp_path)
     out = tmp_path / "out.jsonl"
@@ -205,14 +205,14 @@ def test_a_write_that_fails_after_the_work_keeps_the_previous_output(tmp_path, c
         calls.append(obj)
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(textio, "dumps_jsonl", failing)
+    monkeypatch.setattr(jsonio, "dumps_jsonl", failing)
     code, _, err = run(capsys, "align", a, b, "-o", out)
     assert code == 2 and "No space left" in err and calls
     assert out.read_text() == "previous\n"
     monkeypatch.undo()
     report = tmp_path / "r.json"
     report.write_text("previous")
-    monkeypatch.setattr(textio.json, "dump", lambda *a, **k: (_ for _ in ()).throw(OSError(28, "disk full")))
+    monkeypatch.setattr(jsonio.json, "dump", lambda *a, **k: (_ for _ in ()).throw(OSError(28, "disk full")))
     code, _, err = run(capsys, "rank", scores, "-o", report, "--bootstrap", "10")
     assert code == 2 and report.read_text() == "previous"
     monkeypatch.undo()

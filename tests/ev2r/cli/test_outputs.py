@@ -1,6 +1,6 @@
 """Issue 58: outputs that cannot destroy what they name, runs that cannot lose each other's rows, one id rule.
 
-* every command's output goes through one helper (:func:`claimalign.textio.atomic_path`): a device is
+* every command's output goes through one helper (:func:`claimalign.files.atomic_path`): a device is
   written through and stays what it was, a symlink is followed (target written, link kept), ``/dev/stdout``
   works; ``ev2r score`` refuses a device / FIFO ``-o`` before any work, by name, and since issue 65 every
   command refuses a FIFO before any work (its open blocked after the work until a reader came);
@@ -22,7 +22,7 @@ import warnings
 
 import pytest
 
-from claimalign.textio import atomic_write, output_kind
+from claimalign.files import atomic_write, output_kind
 from ev2r.cli.main import main
 from support.paths import NLTK_DATA
 

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from claimalign.textio import clean_text
+from claimalign.text import clean_text
 from ev2r.engines.runs import (PART_SUFFIX, ROW_HASH, RUN_FORMAT, RUN_SUFFIX, SIGNATURE_HASH, RunWarning, plan_run,
                                row_seal)
 from ev2r.io.readers import item_from_row, item_hash

@@ -201,7 +201,7 @@ def test_odd_files_are_input_errors(tmp_path):
 
 
 def test_rows_nested_too_deep_are_an_input_error_naming_file_row_and_limit(tmp_path):
-    from claimalign.textio import MAX_JSON_DEPTH
+    from claimalign.jsonio import MAX_JSON_DEPTH
     from ev2r.io.readers import item_from_row, read_rows
 
     deep = "[" * 499 + "]" * 499

@@ -1,5 +1,5 @@
 """Issue 65 row 8: every message about a row gives the row (0-based, as the score rows' ``row`` field) and the
-line of the file it starts on -- one convention (:func:`claimalign.textio.row_where`), errors and warnings alike,
+line of the file it starts on -- one convention (:func:`claimalign.jsonio.row_where`), errors and warnings alike,
 and the line is the real one: blank lines of a JSONL file and a pretty-printed JSON list make it differ from
 ``row + 1``."""
 
@@ -10,7 +10,7 @@ import warnings
 
 import pytest
 
-from claimalign.textio import line_of, parse_json_or_jsonl, row_where
+from claimalign.jsonio import line_of, parse_json_or_jsonl, row_where
 from ev2r.io.errors import InputError, InputWarning
 from ev2r.io.readers import read_items
 
