@@ -24,7 +24,8 @@ import numpy as np
 from claimalign.align import align
 from claimalign.meteor_fast import meteor_tokens, meteor_words, tokenize
 from claimalign.nltk_data import require_nltk_data
-from claimalign.qa_text import NO_ANSWER, parse_qa_text  # noqa: F401 (re-exported: the one Q/A text reader)
+from claimalign.qa_text import parse_qa_text  # noqa: F401 (re-exported: the one Q/A text reader)
+from claimalign.words import NO_ANSWER
 from claimalign.scripts import ScriptWarning, UNSPACED_SCRIPTS, has_unspaced_script, warn_unspaced_script
 from claimalign.text import normalize_text
 

@@ -16,7 +16,8 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Iterable, Optional
 
 from claimalign.nli import label_key
-from claimalign.qa_text import has_content, parse_qa_text
+from claimalign.qa_text import parse_qa_text
+from claimalign.words import has_content
 from claimalign.text import clean_text, normalize_text
 
 
@@ -141,7 +142,7 @@ class Evidence:
                 from ``question`` / ``answer`` only in case beside them (``"answer"`` and ``"Answer"``), naming the
                 entry and the field (``evidence[2].answer: expected a string, got null``) and what is allowed.
         """
-        from claimalign.qa_text import describe_json
+        from claimalign.jsonio import describe_json
 
         allowed = "each entry of a list of question/answer pairs is {\"question\": text, \"answer\": text}"
         out = []
@@ -178,7 +179,7 @@ class Evidence:
         return all(not clean_text(p.answer) and not clean_text(p.question) for p in self.pairs)
 
     def with_content(self) -> "Evidence":
-        """The pairs whose answer holds a letter or digit (:func:`claimalign.qa_text.has_content`):
+        """The pairs whose answer holds a letter or digit (:func:`claimalign.words.has_content`):
         what states something. Content-free pairs ("...", emoji, blank answers) are no evidence."""
         return Evidence(tuple(p for p in self.pairs if has_content(p.answer)))
 

@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import json
+import math
 import re
 import sys
 from typing import Any, Iterable, Iterator, Optional
@@ -23,7 +24,7 @@ from claimalign.text import check_encodable, normalize_strings
 __all__ = [
     "split_jsonl_lines", "parse_jsonl", "parse_json_or_jsonl", "RowList", "row_where", "line_of", "list_element_lines",
     "read_rows_file", "dumps_jsonl", "write_jsonl", "write_json", "MAX_JSON_DEPTH", "json_depth", "check_depth",
-    "loads_checked",
+    "loads_checked", "describe_json",
 ]
 
 #: JSONL record separators: LF, CR LF or a lone CR -- nothing else (see module docstring).
@@ -295,6 +296,29 @@ def _deep_list_message(text: str, source: str) -> str:
                 row += 1
     line = text.count("\n", 0, off) + 1
     return _depth_message(row_where(source, row, line), MAX_JSON_DEPTH)
+
+
+def describe_json(value: object) -> str:
+    """A parsed JSON value as a message names it: ``null``, ``true``, ``false``, or its kind (``a string``,
+    ``a number``, ``a list``, ``an object``).
+
+    >>> describe_json(None), describe_json(False), describe_json(3), describe_json([1]), describe_json({})
+    ('null', 'false', 'a number', 'a list', 'an object')
+    >>> describe_json(float("nan")), describe_json(float("-inf"))
+    ('NaN', '-Infinity')
+    """
+    if value is None or isinstance(value, bool):
+        return json.dumps(value)
+    if isinstance(value, float) and not math.isfinite(value):
+        return json.dumps(value)  # NaN, Infinity, -Infinity: as JSON spells them
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, (list, tuple)):
+        return "a list"
+    return "an object" if isinstance(value, dict) else type(value).__name__
+
 
 
 def read_rows_file(path: Any, error: type = ValueError) -> Any:

@@ -648,6 +648,6 @@ def synonym_tokens(word: str) -> frozenset:
     """
     if not synonyms_available():
         return frozenset()
-    from claimalign.qa_text import content_tokens
+    from claimalign.words import content_tokens
 
     return frozenset(tok for name in synonyms(word) for tok in content_tokens(name.replace("_", " ")))

@@ -10,10 +10,8 @@ them; markers inside JSON strings are text), and every line break :meth:`str.spl
 a repair are reported through ``notes`` (:data:`LAYOUT_NOTES`) so that readers warn instead of silently changing a
 file's meaning; JSON written as pairs that is none is named by :func:`json_pair_problems`, so readers refuse it.
 
-Also here: :func:`is_unanswerable` (AVeriTeC's "No answer could be found." and the ways people type it),
-:func:`has_content` (a letter or digit in any script), and what an answer *adds* (evidence must come from the
-answer): :func:`content_tokens`, :func:`is_bare_answer` ("Yes.", "No", "x", a URL), :func:`claim_coverage`.
-Whether a text *restates the claim* is the metric's decision: :mod:`ev2r.metric.restatement`.
+What an answer says (content, bare answers, AVeriTeC's Unanswerable text) is :mod:`claimalign.words`; whether a
+text *restates the claim* is the metric's decision: :mod:`ev2r.metric.restatement`.
 """
 
 from __future__ import annotations
@@ -24,18 +22,11 @@ import re
 import sys
 from typing import Dict, List, Optional, Tuple
 
+from claimalign.jsonio import describe_json
 from claimalign.text import normalize_text
-# the words of a text (claimalign.words), re-exported; _STOP and MIN_CLAIM_TOKENS stay declared scoring constants under
-# this module's name (ev2r.metric.definition: the const digest reads them here)
-from claimalign.words import (FUNCTION_WORDS, MIN_CLAIM_TOKENS, _STOP, claim_coverage, content_tokens,  # noqa: F401
-                              has_content, is_bare_answer, stem_word, word_tokens)
+from claimalign.words import has_content  # noqa: F401 (ev2r.verifier.nli imports it from here)
 
-__all__ = ["LAYOUT_NOTES", "NO_ANSWER", "parse_qa_text", "json_pair_problems", "describe_json", "is_unanswerable",
-           "strip_unanswerable", "has_content", "content_tokens",
-           "is_bare_answer", "claim_coverage", "MIN_CLAIM_TOKENS", "stem_word", "word_tokens"]
-
-#: AVeriTeC's answer text for a question the annotators could not answer (answer_type "Unanswerable").
-NO_ANSWER = "No answer could be found."
+__all__ = ["LAYOUT_NOTES", "parse_qa_text", "json_pair_problems"]
 
 #: What :func:`parse_qa_text` may report about a text's layout (one note per kind, per text).
 LAYOUT_NOTES = {
@@ -168,28 +159,6 @@ def _json_pair(value: object) -> Optional[Tuple[str, str]]:
     # rendered and read again (parse_qa_text never reads the fields as text: _json_pairs holds them out)
     return (_REPEATED["question"].sub("", _one_field(str(q))),
             _REPEATED["answer"].sub("", _one_field(str(a))))
-
-
-def describe_json(value: object) -> str:
-    """A parsed JSON value as a message names it: ``null``, ``true``, ``false``, or its kind (``a string``,
-    ``a number``, ``a list``, ``an object``).
-
-    >>> describe_json(None), describe_json(False), describe_json(3), describe_json([1]), describe_json({})
-    ('null', 'false', 'a number', 'a list', 'an object')
-    >>> describe_json(float("nan")), describe_json(float("-inf"))
-    ('NaN', '-Infinity')
-    """
-    if value is None or isinstance(value, bool):
-        return json.dumps(value)
-    if isinstance(value, float) and not math.isfinite(value):
-        return json.dumps(value)  # NaN, Infinity, -Infinity: as JSON spells them
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, (int, float)):
-        return "a number"
-    if isinstance(value, (list, tuple)):
-        return "a list"
-    return "an object" if isinstance(value, dict) else type(value).__name__
 
 
 def _json_list(text: str) -> Optional[list]:
@@ -452,90 +421,6 @@ def _canonical_markers(text: str, notes: Optional[set]) -> str:
     return "\n".join(lines) if changed else text
 
 
-_INVISIBLE = re.compile("[\u00a0\u200b\u200c\u200d\u2060\ufeff\u2018\u2019\u201c\u201d\"'\u00ab\u00bb]")
-# one sentence of the Unanswerable text, as typed: "No answer could be found", "No answer found",
-# "No answer was found", "... in the sources" / "online" / "in the search results"
-_UNANSWERABLE = re.compile(r"^no answers? (?:could be |can be |was |were )?found"
-                           r"(?: (?:in|on|from) (?:the |any )?(?:sources?|web|internet|search(?: results?)?|"
-                           r"documents?|evidence|articles?|pages?)| online)?$")
-
-
-_FOLD_STOPS = str.maketrans({"\u2026": ".", "\u3002": ".", "\uff0e": ".", "\uff01": "!", "\uff1f": "?",
-                             "(": " ", ")": " ", "[": " ", "]": " ", "\uff08": " ", "\uff09": " "})
-_STOPS = re.compile(r"[.!?;]+")
-
-
-def is_unanswerable(answer: Optional[str]) -> bool:
-    """True when ``answer`` is AVeriTeC's Unanswerable text ("No answer could be found.", any case,
-    with or without the final full stop, quotes, repeated punctuation or extra / invisible spaces).
-    Such a pair records that a question found no answer: it
-    is no fact about the world. Read as people type it: every sentence
-    of the answer is the text ("No answer could be found. No answer could be found." on one line or
-    two), after folding "…" / "。" / fullwidth stops into full stops and dropping brackets; "No answer
-    found.", "No answer was found.", "No answer could be found in the sources." (or on the web, in
-    the search results, online) count too. A sentence that says more ("No answer could be found, but
-    the minister denied it") is no Unanswerable text.
-
-    >>> is_unanswerable("No answer could be found\u2026"), is_unanswerable("(No answer found.)")
-    (True, True)
-    >>> is_unanswerable("No evidence was found that the ship carried bodies.")
-    False
-    """
-    if not answer:
-        return False
-    text = " ".join(_INVISIBLE.sub(" ", answer).split()).lower()  # quotes, NBSP, zero-width, runs of spaces
-    text = text.translate(_FOLD_STOPS)  # "…", "。", "！" -> sentence stops; brackets around it dropped
-    sentences = [" ".join(s.split()) for s in _STOPS.split(text)]
-    sentences = [s for s in sentences if s]
-    return bool(sentences) and all(_UNANSWERABLE.match(s) for s in sentences)
-
-
-_AFTER_CUT = " \t\n)]}\"'\u00bb\u201d\u2019\uff09"
-
-
-def strip_unanswerable(answer: Optional[str]) -> str:
-    """``answer`` without its Unanswerable sentences, wherever they stand ("No answer could be found.
-    (Searched the site.)" -> "(Searched the site.)"; "The page was down; no answer found." -> "The page was
-    down."), each read as :func:`is_unanswerable` reads a sentence (any case, quotes, brackets, "…" / "。"
-    stops, "No answer found.", "... in the sources."). A sentence that says more ("No answer could be
-    found, but the minister denied it") stays. The rest is returned as written (a closing bracket or quote
-    left behind by a cut sentence is dropped); an answer with no Unanswerable sentence comes back unchanged,
-    one made only of them as "".
-
-    Args:
-        answer: the answer text (None or "" -> "").
-
-    >>> strip_unanswerable("No answer could be found. (Searched the site.)")
-    '(Searched the site.)'
-    >>> strip_unanswerable("The mayor said so. No answer found\u2026"), strip_unanswerable("No answer found.")
-    ('The mayor said so.', '')
-    """
-    if not answer:
-        return ""
-    # the folded text has the length of the answer: every replacement is one character for one
-    folded = _INVISIBLE.sub(" ", answer).translate(_FOLD_STOPS)
-    pieces: list = []
-    cut = removed = False
-    start = 0
-    for end in [m.end() for m in _STOPS.finditer(folded)] + [len(answer)]:
-        if end <= start:
-            continue
-        sentence = " ".join(_STOPS.sub(" ", folded[start:end]).split()).lower()
-        if sentence and _UNANSWERABLE.match(sentence):
-            cut = removed = True
-        else:
-            piece = answer[start:end]
-            if cut:  # what a cut sentence left behind (its closing bracket, the space before it) goes too
-                piece = piece.lstrip(_AFTER_CUT)
-                piece = " " + piece if pieces and piece and not pieces[-1][-1:].isspace() else piece
-            pieces.append(piece)
-            cut = False
-        start = end
-    if not removed:
-        return answer
-    return re.sub(r"\s*[;,:]+$", ".", "".join(pieces).strip())  # "The page was down; [cut]" -> "The page was down."
-
-
 def _split_block(body: str, notes: Optional[set]) -> Tuple[str, str]:
     """(question, answer) of one block's text after its ``Question:`` marker."""
     m = _ANSWER_LINE.search(body)
@@ -605,6 +490,3 @@ def parse_qa_text(text: str, notes: Optional[set] = None) -> List[Tuple[str, str
                   held.sub(lambda m: fields[int(m.group(1))], a).strip())
                  for q, a in pairs]
     return pairs
-
-
-# ----------------------------------------------------------------------------- what an answer adds

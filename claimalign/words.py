@@ -1,7 +1,8 @@
 """Words of a text as the metric compares them: whether a text has content at all (:func:`has_content`), its word
 tokens (:func:`word_tokens`), its stemmed content words and numbers (:func:`content_tokens`), whether an answer is
-bare ("Yes.", "x", a URL: :func:`is_bare_answer`) and how much of a claim a text holds (:func:`claim_coverage`).
-Split out of :mod:`claimalign.qa_text`, which re-exports every name.
+bare ("Yes.", "x", a URL: :func:`is_bare_answer`) and how much of a claim a text holds (:func:`claim_coverage`);
+and AVeriTeC's answer for a question that found none (:data:`NO_ANSWER`, :func:`is_unanswerable`,
+:func:`strip_unanswerable`): answers that state nothing about the world.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from typing import List, Optional
 from claimalign.text import normalize_text
 
 __all__ = ["has_content", "content_tokens", "is_bare_answer", "claim_coverage", "MIN_CLAIM_TOKENS", "stem_word",
-           "word_tokens", "FUNCTION_WORDS"]
+           "word_tokens", "FUNCTION_WORDS", "NO_ANSWER", "is_unanswerable", "strip_unanswerable"]
 
 
 def has_content(text: Optional[str]) -> bool:
@@ -143,3 +144,92 @@ def claim_coverage(text: Optional[str], claim: Optional[str], cap: Optional[int]
         return 0.0
     denominator = len(c) if cap is None else min(len(c), cap)
     return min(1.0, len(content_tokens(text) & c) / denominator)
+
+
+# ----------------------------------------------------------------------------- AVeriTeC's Unanswerable text
+
+#: AVeriTeC's answer text for a question the annotators could not answer (answer_type "Unanswerable").
+NO_ANSWER = "No answer could be found."
+
+_INVISIBLE = re.compile("[\u00a0\u200b\u200c\u200d\u2060\ufeff\u2018\u2019\u201c\u201d\"'\u00ab\u00bb]")
+# one sentence of the Unanswerable text, as typed: "No answer could be found", "No answer found",
+# "No answer was found", "... in the sources" / "online" / "in the search results"
+_UNANSWERABLE = re.compile(r"^no answers? (?:could be |can be |was |were )?found"
+                           r"(?: (?:in|on|from) (?:the |any )?(?:sources?|web|internet|search(?: results?)?|"
+                           r"documents?|evidence|articles?|pages?)| online)?$")
+
+
+_FOLD_STOPS = str.maketrans({"\u2026": ".", "\u3002": ".", "\uff0e": ".", "\uff01": "!", "\uff1f": "?",
+                             "(": " ", ")": " ", "[": " ", "]": " ", "\uff08": " ", "\uff09": " "})
+_STOPS = re.compile(r"[.!?;]+")
+
+
+def is_unanswerable(answer: Optional[str]) -> bool:
+    """True when ``answer`` is AVeriTeC's Unanswerable text ("No answer could be found.", any case,
+    with or without the final full stop, quotes, repeated punctuation or extra / invisible spaces).
+    Such a pair records that a question found no answer: it
+    is no fact about the world. Read as people type it: every sentence
+    of the answer is the text ("No answer could be found. No answer could be found." on one line or
+    two), after folding "…" / "。" / fullwidth stops into full stops and dropping brackets; "No answer
+    found.", "No answer was found.", "No answer could be found in the sources." (or on the web, in
+    the search results, online) count too. A sentence that says more ("No answer could be found, but
+    the minister denied it") is no Unanswerable text.
+
+    >>> is_unanswerable("No answer could be found\u2026"), is_unanswerable("(No answer found.)")
+    (True, True)
+    >>> is_unanswerable("No evidence was found that the ship carried bodies.")
+    False
+    """
+    if not answer:
+        return False
+    text = " ".join(_INVISIBLE.sub(" ", answer).split()).lower()  # quotes, NBSP, zero-width, runs of spaces
+    text = text.translate(_FOLD_STOPS)  # "…", "。", "！" -> sentence stops; brackets around it dropped
+    sentences = [" ".join(s.split()) for s in _STOPS.split(text)]
+    sentences = [s for s in sentences if s]
+    return bool(sentences) and all(_UNANSWERABLE.match(s) for s in sentences)
+
+
+_AFTER_CUT = " \t\n)]}\"'\u00bb\u201d\u2019\uff09"
+
+
+def strip_unanswerable(answer: Optional[str]) -> str:
+    """``answer`` without its Unanswerable sentences, wherever they stand ("No answer could be found.
+    (Searched the site.)" -> "(Searched the site.)"; "The page was down; no answer found." -> "The page was
+    down."), each read as :func:`is_unanswerable` reads a sentence (any case, quotes, brackets, "…" / "。"
+    stops, "No answer found.", "... in the sources."). A sentence that says more ("No answer could be
+    found, but the minister denied it") stays. The rest is returned as written (a closing bracket or quote
+    left behind by a cut sentence is dropped); an answer with no Unanswerable sentence comes back unchanged,
+    one made only of them as "".
+
+    Args:
+        answer: the answer text (None or "" -> "").
+
+    >>> strip_unanswerable("No answer could be found. (Searched the site.)")
+    '(Searched the site.)'
+    >>> strip_unanswerable("The mayor said so. No answer found\u2026"), strip_unanswerable("No answer found.")
+    ('The mayor said so.', '')
+    """
+    if not answer:
+        return ""
+    # the folded text has the length of the answer: every replacement is one character for one
+    folded = _INVISIBLE.sub(" ", answer).translate(_FOLD_STOPS)
+    pieces: list = []
+    cut = removed = False
+    start = 0
+    for end in [m.end() for m in _STOPS.finditer(folded)] + [len(answer)]:
+        if end <= start:
+            continue
+        sentence = " ".join(_STOPS.sub(" ", folded[start:end]).split()).lower()
+        if sentence and _UNANSWERABLE.match(sentence):
+            cut = removed = True
+        else:
+            piece = answer[start:end]
+            if cut:  # what a cut sentence left behind (its closing bracket, the space before it) goes too
+                piece = piece.lstrip(_AFTER_CUT)
+                piece = " " + piece if pieces and piece and not pieces[-1][-1:].isspace() else piece
+            pieces.append(piece)
+            cut = False
+        start = end
+    if not removed:
+        return answer
+    return re.sub(r"\s*[;,:]+$", ".", "".join(pieces).strip())  # "The page was down; [cut]" -> "The page was down."

@@ -43,7 +43,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from claimalign.evidence import Evidence, Item, QAPair
-from claimalign.qa_text import has_content, is_unanswerable
+from claimalign.words import has_content, is_unanswerable
 
 from adversarial._text import RNG, as_generator, map_sentences
 from adversarial.perturbations.base import PerturbationResult, PerturbFn, apply_to_text

@@ -61,10 +61,10 @@ def check_positive_int(value: Any, name: str, minimum: int = 1) -> int:
 
 def zero_contentless(m: np.ndarray, left: Sequence[str], right: Sequence[str]) -> np.ndarray:
     """``m`` (shape ``(len(left), len(right))``) with the rows and columns of texts that state
-    nothing -- no letter or digit in any script (:func:`claimalign.qa_text.has_content`: "", "...",
+    nothing -- no letter or digit in any script (:func:`claimalign.words.has_content`: "", "...",
     an emoji) -- set to 0: an encoder still embeds such text, and its cosine with a real claim can be
     high, but an empty claim is similar to nothing (as METEOR scores it)."""
-    from claimalign.qa_text import has_content
+    from claimalign.words import has_content
 
     rows = [i for i, t in enumerate(left) if not has_content(t)]
     cols = [j for j, t in enumerate(right) if not has_content(t)]

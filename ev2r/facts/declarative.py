@@ -434,7 +434,7 @@ def qa_to_statements(question: str, answer_sentences: list[str]) -> list[tuple[s
 
     Returns ``[(statement, converted)]``: ``converted`` is False for the rules-v1 fallback
     ("<question> <sentence>"). Every answer sentence contributes at least one statement, except a
-    bare one (no content word: "Yes.", "No", "x", a URL; :func:`claimalign.qa_text.is_bare_answer`)
+    bare one (no content word: "Yes.", "No", "x", a URL; :func:`claimalign.words.is_bare_answer`)
     that the yes/no rule of a polar question does not read: "What is X called?" + "No." states nothing.
 
     >>> qa_to_statements("What is Joe Biden's sister called?", ["No."])
@@ -442,7 +442,7 @@ def qa_to_statements(question: str, answer_sentences: list[str]) -> list[tuple[s
     >>> qa_to_statements("Did the senate pass the bill?", ["No."])
     [('The senate did not pass the bill.', True)]
     """
-    from claimalign.qa_text import is_bare_answer
+    from claimalign.words import is_bare_answer
 
     q = question.strip()
     out: list[tuple[str, bool]] = []

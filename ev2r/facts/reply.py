@@ -339,7 +339,7 @@ def _whole(v) -> Optional[int]:
 def is_placeholder(fact: str) -> bool:
     """A template placeholder instead of a fact: no letter or digit ("...", "-"), or a bracketed
     slot such as "<fact>", "<fact>.", "[fact]", "{fact}"."""
-    from claimalign.qa_text import has_content
+    from claimalign.words import has_content
 
     return not has_content(fact) or bool(_PLACEHOLDER.fullmatch(fact))
 

@@ -25,7 +25,7 @@ import unicodedata
 from typing import Optional, Protocol, runtime_checkable
 
 from ev2r.config import DEFAULTS, UNANSWERABLE_MODES
-from claimalign.qa_text import is_bare_answer, strip_unanswerable
+from claimalign.words import is_bare_answer, strip_unanswerable
 from ev2r.types import AtomicFact, Evidence, QAPair, clean_text, has_content, is_unanswerable
 
 RULES_DECOMPOSER_ID = "rules-v1"
@@ -294,11 +294,11 @@ class RuleBasedDecomposer:
     Output: ``list[AtomicFact]`` with ``pair_index`` set. An evidence pair whose answer is empty
     yields no fact (blanked evidence is no evidence), and so does an answer without a letter or
     digit ("...", emoji) or a bare answer other than yes/no ("x", a URL:
-    :func:`claimalign.qa_text.is_bare_answer`); an Unanswerable answer ("No answer could be found.") follows
+    :func:`claimalign.words.is_bare_answer`); an Unanswerable answer ("No answer could be found.") follows
     ``unanswerable`` (:data:`ev2r.config.UNANSWERABLE_MODES`: ``"drop"``, no fact; ``"statement"``,
     one fact saying the question found no answer). An Unanswerable sentence among other text ("No answer
     could be found. (Searched the site.)", wherever it stands) is no fact in either mode; the other sentences
-    are read as any answer (:func:`claimalign.qa_text.strip_unanswerable`).
+    are read as any answer (:func:`claimalign.words.strip_unanswerable`).
     """
 
     name = RULES_DECOMPOSER_ID

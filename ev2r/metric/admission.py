@@ -29,7 +29,7 @@ from typing import Iterator, Optional, Sequence
 
 import numpy as np
 
-from claimalign.qa_text import MIN_CLAIM_TOKENS, claim_coverage, content_tokens, is_bare_answer
+from claimalign.words import MIN_CLAIM_TOKENS, claim_coverage, content_tokens, is_bare_answer
 from ev2r.metric.copying import COPY_READINGS, copy_reading, copy_setting, current_copy_reading  # noqa: F401
 from ev2r.metric.admission_model import encoder_cache_key, model_cache_key
 from ev2r.metric.scoped import scoped
@@ -49,7 +49,7 @@ DUPLICATE_COSINE = 0.95
 #: The fewest words with a letter or digit a predicted answer needs to be evidence (``bare_answer``: a
 #: reference question answered "2021" raised precision on 28% of the 144 rows); the signature's ``pred-answer-2w``.
 ANSWER_MIN_WORDS = 2
-#: The claim content words a pair of a short claim (under :data:`claimalign.qa_text.MIN_CLAIM_TOKENS` of them) must
+#: The claim content words a pair of a short claim (under :data:`claimalign.words.MIN_CLAIM_TOKENS` of them) must
 #: hold to be on topic (``off_topic``; every claim's pairs need as many); the signature's ``+short1``.
 SHORT_CLAIM_MIN_SHARED = 1
 
@@ -251,7 +251,7 @@ def copy_text(text: str) -> str:
     True
     """
     from claimalign.meteor_fast import canonical_numbers
-    from claimalign.qa_text import word_tokens
+    from claimalign.words import word_tokens
 
     text = _SYMBOL.sub(lambda m: f" {_SYMBOLS[m.group(0)]} ", text.translate(_TO_APOSTROPHE))
     text = _MINUS.sub(" minus ", text)
@@ -291,7 +291,7 @@ def _known_word(word: str) -> bool:
     function word): then it is no typo, whatever word of the copy it is one edit from ("billion" is no typo of
     "million", nor "fired" of "hired")."""
     from claimalign.meteor_fast import synonyms, synonyms_available
-    from claimalign.qa_text import FUNCTION_WORDS
+    from claimalign.words import FUNCTION_WORDS
 
     w = word.casefold()
     return w in FUNCTION_WORDS or (synonyms_available() and bool(synonyms(w)))

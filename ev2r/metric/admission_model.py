@@ -25,7 +25,7 @@ from typing import Optional, Sequence
 
 import numpy as np
 
-from claimalign.qa_text import claim_coverage, content_tokens
+from claimalign.words import claim_coverage, content_tokens
 
 #: The non-evidence classes of the corpus (``ev2r/training/data/nonevidence/``); ``evidence`` is the other.
 NON_EVIDENCE_CLASSES = ("absence", "restatement", "attribution", "verdict", "boilerplate", "question_only",

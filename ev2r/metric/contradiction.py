@@ -8,7 +8,7 @@ the premise, and one the reference contradicts is left out of the premises of re
 combined score's alignments (:func:`ev2r.metric.combined.informative`); its own facts count as unsupported.
 
 * **A rewrite**: the predicted answer holds at least :data:`REWRITE_MIN` (0.7) of the content words of the
-  reference answer or of one of its sentences (:func:`claimalign.qa_text.claim_coverage`) and is no copy of it.
+  reference answer or of one of its sentences (:func:`claimalign.words.claim_coverage`) and is no copy of it.
 * **Contradicted**: P(contradiction | premise = the reference pair, hypothesis = the predicted answer) is at least
   :data:`CONTRADICTION_MIN` (0.5).
 
@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from typing import Optional, Sequence
 
-from claimalign.qa_text import MIN_CLAIM_TOKENS, claim_coverage, content_tokens
+from claimalign.words import MIN_CLAIM_TOKENS, claim_coverage, content_tokens
 from ev2r.facts.rules import split_sentences
 from ev2r.types import Item, PremiseReason
 from ev2r.verifier.nli import check_probabilities
@@ -43,7 +43,7 @@ def _fold(text: str) -> str:
 def is_rewrite(answer: str, reference_answer: str, minimum: float = REWRITE_MIN) -> bool:
     """True when ``answer`` restates ``reference_answer``'s content, or one of its sentences', without
     copying it: it holds at least ``minimum`` of the content words of the reference answer or of one of its
-    sentences (either must number at least :data:`claimalign.qa_text.MIN_CLAIM_TOKENS`), and is not part of
+    sentences (either must number at least :data:`claimalign.words.MIN_CLAIM_TOKENS`), and is not part of
     the reference answer (case and spacing folded). The sentences count on their own so that a negated
     reference cut into one pair per sentence is still a rewrite (each such pair may hold
     only about half of a two-sentence answer).

@@ -44,7 +44,7 @@ STAGES: Mapping[str, Mapping[str, tuple[str, ...]]] = {
         "ev2r.metric.admission_model": ("MODEL_NAME", "_NEGATIONS"),
         "ev2r.facts.rules": ("BOILERPLATE_RULE", "BOILERPLATE_DEFAULT", "_SEPARATOR_CHARS", "_PUNCTUATION",
                              "_SAME_SCRIPT"),
-        "claimalign.qa_text": ("MIN_CLAIM_TOKENS", "NO_ANSWER", "_AFTER_CUT", "_STOP"),
+        "claimalign.words": ("MIN_CLAIM_TOKENS", "NO_ANSWER", "_AFTER_CUT", "_STOP"),
         "claimalign.meteor_fast": ("_UNITS", "_SCALES"),  # numbers written as words, read as values (copy_text)
     },
     # the atomic facts (ev2r.facts: the rule-based decomposer; the reading of an LLM's or a replay's reply)
@@ -90,6 +90,8 @@ STAGES: Mapping[str, Mapping[str, tuple[str, ...]]] = {
 #: digests read (``"module:NAME"`` where it lives now -> where it lived): a move changes no value, so no digest.
 DIGEST_NAMES: Mapping[str, str] = {
     "claimalign.scripts:_UNSPACED_RANGES": "claimalign.textio:_UNSPACED_RANGES",
+    **{f"claimalign.words:{name}": f"claimalign.qa_text:{name}"
+       for name in ("MIN_CLAIM_TOKENS", "NO_ANSWER", "_AFTER_CUT", "_STOP")},
 }
 
 #: The stages of each digest field (:func:`signature_fields`).
@@ -150,8 +152,6 @@ NOT_SCORING: Mapping[str, str] = {
     # how text is read from files and written (the readers', tested by their own tests)
     "ev2r.verifier.nli:CONFIG_FILES": "names of files whose content the data digest hashes (data_digest)",
     "ev2r.metric.definition:NLTK_RESOURCES": "names of nltk files whose content the data digest hashes (nltk_digest)",
-    "claimalign.words:_STOP": "declared as claimalign.qa_text:_STOP (re-exported there; the digest reads that name)",
-    "claimalign.words:MIN_CLAIM_TOKENS": "declared as claimalign.qa_text:MIN_CLAIM_TOKENS (re-exported there)",
     "claimalign.qa_text:_PAD": "the Q/A text layout parser's pattern (reading the input)",
     "claimalign.qa_text:_DECOR": "the Q/A text layout parser's pattern (reading the input)",
     "claimalign.qa_text:_EMPH": "the Q/A text layout parser's pattern (reading the input)",

@@ -14,7 +14,7 @@ evidence is the premise and the claim the hypothesis. Here:
   the reference reads it;
 * for a Not Enough Evidence target the proxy is ``P(neutral) * relevance``, ``relevance = min(1, c / RELEVANCE_FULL)``
   with ``c`` the largest share of the claim's content words one premise holds
-  (:func:`claimalign.qa_text.claim_coverage`): evidence about something else, or none, earns nothing;
+  (:func:`claimalign.words.claim_coverage`): evidence about something else, or none, earns nothing;
 * a claim read in part (:func:`claim_read_in_part`) and absence statements on the claim (:func:`absence_on_claim`)
   are flagged in the row's ``error`` (status ok); the score stands as defined.
 
@@ -28,7 +28,7 @@ from typing import Collection, Optional, Sequence
 
 import numpy as np
 
-from claimalign.qa_text import claim_coverage
+from claimalign.words import claim_coverage
 from ev2r.config import DEFAULTS, PROXY_TARGETS  # noqa: F401 (PROXY_TARGETS re-exported)
 from ev2r.labels import Verdict, normalize_verdict, verdict_probability
 from ev2r.metric.reference import RELEVANCE_CLAIM_CAP, evidence_pairs, premise_rule

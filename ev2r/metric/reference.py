@@ -40,7 +40,7 @@ from ev2r.metric.admission import (ANSWER_MIN_WORDS, PREMISE_RELEVANCE_MIN, RELE
 from ev2r.metric.admitted import admit, readings
 from ev2r.metric.prefilter import top_k_premises
 from ev2r.scores import ReferenceResult, f1_score, prf_from_support  # noqa: F401 (re-exported)
-from claimalign.qa_text import content_tokens
+from claimalign.words import content_tokens
 from ev2r.metric.restatement import SPAN_MIN_TOKENS
 from ev2r.types import (AtomicFact, Evidence, FactSupport, Item, PremiseReason, QAPair, STATUS_OK, has_content)
 from ev2r.signature import exact_number
@@ -95,7 +95,7 @@ def premise_rule() -> str:
 
 
 def shares_content(hypothesis: str, premise: str) -> bool:
-    """True when ``premise`` holds a content word of ``hypothesis`` (:func:`claimalign.qa_text.content_tokens`:
+    """True when ``premise`` holds a content word of ``hypothesis`` (:func:`claimalign.words.content_tokens`:
     Porter stems and numbers, function words left out), or the hypothesis has none (nothing to anchor). The
     ``+anchor`` premise rule (module docstring). WordNet synonyms are not read: they join words far apart
     ("made" and "cause" share a synset), so an unrelated premise would pass again.
@@ -118,7 +118,7 @@ def evidence_pairs(evidence: Evidence, claim: Optional[str] = None, unanswerable
     any of the ways people type it (:func:`ev2r.types.is_unanswerable`; kept with
     ``unanswerable="statement"``, where the decomposer states such pairs as facts). With ``claim``
     (the question is context, not evidence), also left out: a **bare** answer ("Yes.",
-    "No", "x", a URL: :func:`claimalign.qa_text.is_bare_answer`) or an answer of one word ("2021",
+    "No", "x", a URL: :func:`claimalign.words.is_bare_answer`) or an answer of one word ("2021",
     "Paris.", punctuation around it not counted), whose pair a verifier would judge by its question alone (the
     gaming suite's ``reference_questions_trivial`` copies the reference's questions and answers "2021"; 5 of the 956
     real predicted pairs of the two development sets have a one-word answer), and an answer that **restates the claim**
@@ -132,8 +132,8 @@ def evidence_pairs(evidence: Evidence, claim: Optional[str] = None, unanswerable
     :data:`PREMISE_RELEVANCE_MIN` of the claim's content words (the fluent lead of a salad answer states nothing about
     the claim; its question does not make it evidence). With ``relevant=True`` (the predicted side: what a system
     retrieved), a pair holding under :data:`PREMISE_RELEVANCE_MIN` of the claim's content words
-    (:func:`claimalign.qa_text.claim_coverage`, out of at most :data:`RELEVANCE_CLAIM_CAP`) is off-topic and no premise
-    either (a claim of fewer than :data:`claimalign.qa_text.MIN_CLAIM_TOKENS` content words keeps every pair). ev2r
+    (:func:`claimalign.words.claim_coverage`, out of at most :data:`RELEVANCE_CLAIM_CAP`) is off-topic and no premise
+    either (a claim of fewer than :data:`claimalign.words.MIN_CLAIM_TOKENS` content words keeps every pair). ev2r
     gives ``claim`` (and ``relevant``) for the predicted evidence only: the reference is the gold evidence, whatever it
     restates. A pair that is a copy of a pair of ``gold`` (the item's reference evidence; :func:`pair_key`) is read as
     the reference reads it (content, Unanswerable and boilerplate rules only): a copy of the gold evidence is evidence,

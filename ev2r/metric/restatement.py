@@ -3,7 +3,7 @@ copied. Restating the claim is no evidence for it, and deciding so is the metric
 :mod:`ev2r.metric.admission`
 reads :func:`restates_claim` for every pair, :mod:`ev2r.metric.reference` for every predicted atomic fact.
 
-The rule is lexical (stems of :func:`claimalign.qa_text.content_tokens`); the learned reading of the admission stage
+The rule is lexical (stems of :func:`claimalign.words.content_tokens`); the learned reading of the admission stage
 (:mod:`ev2r.metric.admission_model`) catches restatements in other words, and so does the verifier where a run reads
 them with it (:func:`use_restatement_verifier`: an answer that entails the claim and is entailed by
 it says the claim again).
@@ -18,7 +18,7 @@ from typing import Iterator, Optional, Sequence
 
 import numpy as np
 
-from claimalign.qa_text import MIN_CLAIM_TOKENS, content_tokens, stem_word, word_tokens
+from claimalign.words import MIN_CLAIM_TOKENS, content_tokens, stem_word, word_tokens
 from claimalign.text import normalize_text
 from ev2r.metric.scoped import scoped
 

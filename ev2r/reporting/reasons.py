@@ -122,7 +122,7 @@ def proxy_breakdown(row: dict, gold: Optional[str], claim: Optional[str] = None)
     p_verdict = verdict_probability(verdict, *joined)
     rel = None
     if verdict is Verdict.NOT_ENOUGH_EVIDENCE and claim:
-        from claimalign.qa_text import MIN_CLAIM_TOKENS, content_tokens
+        from claimalign.words import MIN_CLAIM_TOKENS, content_tokens
         from ev2r.metric.proxy import relevance
 
         if len(content_tokens(claim)) >= MIN_CLAIM_TOKENS:

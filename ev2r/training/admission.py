@@ -27,7 +27,7 @@ from typing import Iterable, Optional, Sequence
 
 import numpy as np
 
-from claimalign.qa_text import content_tokens
+from claimalign.words import content_tokens
 from ev2r.metric.admission_model import MODEL_DIR, MODEL_NAME, NON_EVIDENCE_CLASSES, AdmissionModel
 
 #: The training corpus shipped with the package.

@@ -9,7 +9,8 @@ import json
 import pytest
 from hypothesis import given, strategies as st
 
-from claimalign.qa_text import LAYOUT_NOTES, has_content, is_unanswerable, parse_qa_text, strip_unanswerable
+from claimalign.qa_text import LAYOUT_NOTES, parse_qa_text
+from claimalign.words import has_content, is_unanswerable, strip_unanswerable
 from support.paths import TESTS
 
 CASES = TESTS / "data" / "cases" / "turn3"

@@ -141,7 +141,7 @@ def test_a_negated_reference_cut_into_one_pair_per_sentence_is_still_a_rewrite()
     halves = [QAPair(Q, "It is not true that Amazon Web Services stopped hosting Parler on January 10, 2021."),
               QAPair(Q, "It is not true that the company cited violent posts that threatened public safety.")]
     assert all(is_rewrite(p.answer, two) for p in halves)
-    from claimalign.qa_text import claim_coverage
+    from claimalign.words import claim_coverage
 
     assert all(claim_coverage(p.answer, two) < REWRITE_MIN for p in halves)  # neither holds 0.7 of the whole answer
     gamed = Item(id="s", claim=CLAIM, predicted_evidence=Evidence((REAL, *halves)),

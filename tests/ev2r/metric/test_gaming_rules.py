@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from claimalign.qa_text import claim_coverage, content_tokens, is_bare_answer, is_unanswerable
+from claimalign.words import claim_coverage, content_tokens, is_bare_answer, is_unanswerable
 from ev2r.metric.restatement import restates_claim
 from ev2r.facts.rules import DeclarativeDecomposer, RuleBasedDecomposer, strip_boilerplate
 from ev2r.labels import Verdict
@@ -228,7 +228,7 @@ def test_predicted_pairs_about_something_else_are_no_premise():
 
 def test_a_long_claim_keeps_its_relevant_pairs():
     """Issue 33, item 8: a claim of ~60 content words of context asks no more of one pair than a claim of 20."""
-    from claimalign.qa_text import claim_coverage, content_tokens
+    from claimalign.words import claim_coverage, content_tokens
     from ev2r.metric.reference import PREMISE_RELEVANCE_MIN, RELEVANCE_CLAIM_CAP, evidence_pairs
 
     context = ("In a speech delivered to supporters at a rally in the state capital on a cold Tuesday evening, after "
