@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import dataclasses
 import numbers
+import os
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Optional
 
@@ -160,6 +161,9 @@ class ScorerConfig:
             object.
         proxy_credit: credit the proxy only with what each answer adds to its question
             (:func:`ev2r.metric.proxy.credit_over_question`).
+        cache: a folder (str or path-like, created when missing) for the on-disk cache of the verifier's pair
+            probabilities and the admission reading's encodings across runs (:mod:`ev2r.verifier.cache`), or None
+            (default: no cache). It changes no number's definition (not in the signature).
 
     A configuration holding ``llm_options`` (a dict) is not hashable.
 
@@ -194,6 +198,7 @@ class ScorerConfig:
     meteor_match: str = "fuzzy"
     copy_reading: str = "near"
     restatement: str = "lexical"
+    cache: Any = None
 
     def __post_init__(self):
         # the checks (and their order and wording) are those build_scorer always made
@@ -276,6 +281,10 @@ class ScorerConfig:
             if inner is not None and self.reply_reading is not None and inner != self.reply_reading:
                 raise ValueError(f"reply_reading: {self.reply_reading!r} contradicts llm_options' scores_from "
                                  f"{inner!r}; give one of them")
+        if self.cache is not None and not callable(getattr(self.cache, "get_pairs", None)):  # else an opened cache
+            if not isinstance(self.cache, (str, os.PathLike)) or not os.fspath(self.cache):
+                raise ValueError(f"cache: expected None (no cache) or a folder path, got {self.cache!r}")
+            object.__setattr__(self, "cache", os.fspath(self.cache))
 
     def replace(self, **changes: Any) -> "ScorerConfig":
         """A copy with ``changes`` applied (validated again)."""

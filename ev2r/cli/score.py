@@ -85,6 +85,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                        help="with -o: score every item afresh; OUT is replaced by this run's rows at the end (kept "
                             "until then), OUT.part emptied. Deletes nothing, and replaces only files ev2r score wrote "
                             "(score rows, its run record): another tool's file, a device or a FIFO is refused by name")
+    g_run.add_argument("--cache", metavar="DIR", default=DEFAULTS.cache,
+                       help="keep the verifier's pair probabilities and the admission reading's encodings in DIR "
+                            "(created when missing; one SQLite file, ev2r-cache.sqlite) and read them back in later "
+                            "runs of the same definition: a rerun computes only what is new. Entries are filed by "
+                            "verifier / encoder definition (weights, precision, window, device, library versions): "
+                            "another definition's are never read. Changes no number's definition (the signature and "
+                            "version name are the same); OUT.ev2r-run.json names the cache. Default: no cache")
     g_run.add_argument("--engine", choices=["local", "ray"], default="local",
                        help="local (default): score in this process; ray: a Ray Data actor pool, one loaded scorer per "
                             "actor, the same numbers and row order (needs pip install 'ev2r[ray]'). With -o, either "
@@ -152,6 +159,10 @@ def run(args) -> int:
     from ev2r.engines.ray_engine import check_engine_options
 
     check_engine_options(args.engine, args.ray_address, args.workers)
+    if getattr(args, "cache", None) is not None and (args.scorer is None or "ev2r" in args.scorer):
+        from ev2r.verifier.cache import DiskCache
+
+        DiskCache(args.cache, option="--cache").close()  # a folder that cannot be written: refused before any work
     if args.score_version is not None:  # a version this release does not compute is refused before any work
         from ev2r.versions import require_computable
 
@@ -229,7 +240,8 @@ def scorer_options(args) -> dict:
                 premise_top_k=args.premise_top_k, hybrid_columns=args.hybrid_columns,
                 reply_reading=args.reply_reading, contradiction=not args.no_contradiction,
                 proxy_verifier=proxy_verifier_option(args.model, args.proxy_model), admission=args.admission,
-                meteor_match=args.meteor_match, copy_reading=args.copy_reading, restatement=args.restatement)
+                meteor_match=args.meteor_match, copy_reading=args.copy_reading, restatement=args.restatement,
+                cache=getattr(args, "cache", None))
     if "ev2r" not in wanted:  # the baselines alone read none of the metric's options: the run record keeps defaults,
         # so that such an output resumes whatever they were set to (they are warned as ignored)
         options.update({k: getattr(DEFAULTS, k) for k in options if k not in ("baselines", "ev2r")})
@@ -252,6 +264,7 @@ def _warn_ignored_options(args, wanted) -> None:
                                           **METRIC_OPTION_DEFAULTS, "batch_size": DEFAULTS.batch_size,
                                           "dtype": DEFAULTS.dtype, "device": DEFAULTS.device,
                                           "unanswerable": DEFAULTS.unanswerable, "with_facts": False,
+                                          "cache": DEFAULTS.cache,
                                           "no_hybrid": False, "explain": False, "premise_top_k": DEFAULTS.premise_top_k,
                                           "hybrid_columns": DEFAULTS.hybrid_columns},
                      f"with --scorer {' --scorer '.join(wanted)} alone (no verifier is loaded, no facts are made)")
@@ -297,17 +310,23 @@ def _score(args, items, options, wanted, progress, bar) -> int:
     from ev2r.engines.runs import absolute_paths
     from ev2r.metric.factory import build_scorer
 
+    built = []
+
     def scorer(n_left: int):  # built after the resume plan (score_local): its signature checks the resumed rows
         if options.get("ev2r", True) and n_left:
             print(f"ev2r score: loading verifier {options.get('verifier')} ({n_left} item(s) to score) ...",
                   file=sys.stderr)
-        return build_scorer(**options)
+        built.append(build_scorer(**options))
+        return built[-1]
 
     local = score_local(scorer, items, args.output, options=absolute_paths(options), with_facts=facts_mode,
                         resume=resume, progress=progress)
     if bar is not None:
         bar.close()
     _print_llm_usage(local.scores)
+    cache = getattr(built[-1], "cache", None) if built else None
+    if cache is not None:  # what the cache served and took, per reader
+        print(f"ev2r score: {cache.summary()}", file=sys.stderr)
     if local.n_resumed:
         print(f"ev2r score: {local.n_scored} item(s) scored, {local.n_resumed} resumed from {args.output}",
               file=sys.stderr)

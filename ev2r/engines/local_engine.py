@@ -25,6 +25,7 @@ from typing import Callable, Optional, Sequence
 
 from ev2r.engines.runs import (RunInterrupted, append_rows, check_resumed_rows, chunk_grid, finish_run, output_lock,
                                output_row, plan_run, write_record)
+from ev2r.verifier.cache import cache_record
 from ev2r.types import CorpusScore, Item, ItemScore
 
 __all__ = ["LocalScoreResult", "score_local"]
@@ -97,6 +98,10 @@ def score_local(scorer, items: Sequence[Item], output: Optional[str | os.PathLik
             check_resumed_rows(plan, signature)  # rows an interrupted run left under a record without a signature
             plan.record["signature"] = signature
             write_record(plan)  # an interruption from here on leaves a record that names the definition
+        cache = cache_record(dict(options or {}), scorer)
+        if cache is not None and plan.record.get("cache") != cache:  # the cache's definition keys, known now
+            plan.record["cache"] = cache
+            write_record(plan)
         return _run_plan(scorer, plan, items, signature, with_facts, progress)
 
 

@@ -34,6 +34,7 @@ from claimalign import files, jsonio
 from ev2r.io.rows import (ROW_HASH, SIGNATURE_HASH, output_row, row_problem, row_seal,  # noqa: F401 (re-exported)
                           score_from_row)
 from ev2r.types import STATUS_NO_LABEL, STATUS_NO_REFERENCE, STATUS_OK, Item, ItemScore
+from ev2r.verifier.cache import cache_record
 
 #: Suffixes of the files kept beside ``OUT``: finished chunks so far, and the run record.
 PART_SUFFIX = ".part"
@@ -104,6 +105,8 @@ def absolute_paths(options: dict) -> dict:
         opts["verifier"] = os.path.abspath(v)
     if opts.get("replay"):
         opts["replay"] = os.path.abspath(opts["replay"])
+    if isinstance(opts.get("cache"), (str, os.PathLike)):
+        opts["cache"] = os.path.abspath(os.path.expanduser(opts["cache"]))
     if opts.get("decomposer") == "llm":
         llm = dict(opts.get("llm_options") or {})
         if llm.get("cache_dir") is not False and llm.get("llm_client") is None:
@@ -115,11 +118,13 @@ def absolute_paths(options: dict) -> dict:
 
 
 def options_record(options: dict) -> str:
-    """A canonical JSON text of the scorer options, for the run record (objects by class name)."""
+    """A canonical JSON text of the scorer options, for the run record (objects by class name). The on-disk cache
+    (``cache``, :mod:`ev2r.verifier.cache`) is left out: it changes no number's definition, so a run resumes with or
+    without it; the record names it apart (:func:`ev2r.verifier.cache.cache_record`)."""
     def enc(o):
         return f"<{type(o).__module__}.{type(o).__qualname__}>"
 
-    return json.dumps(options, sort_keys=True, default=enc)
+    return json.dumps({k: v for k, v in options.items() if k != "cache"}, sort_keys=True, default=enc)
 
 
 # -- rows and files -------------------------------------------------------------------------------------
@@ -500,6 +505,9 @@ def plan_run(items: Sequence[Item], output: Optional[str | os.PathLike], options
     record = {"format": RUN_FORMAT, "engine": engine, "options": options_record(options),
               "with_facts": _facts_mode(with_facts), "signature": signature, "n_items": len(items),
               "item_hashes": hashes}
+    cache = cache_record(options)
+    if cache is not None:
+        record["cache"] = cache
     plan = RunPlan(out_path, record_path, part_path, record, hashes)
     if out_path is not None and resume:
         found = [p for p in (out_path, part_path) if p.exists()]

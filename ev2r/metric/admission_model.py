@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional, Sequence
 
@@ -140,6 +140,9 @@ class AdmissionModel:
         name: the model's name (signature ``adm`` field).
         encoder: the sentence encoder (an object with ``encode(texts) -> (n, 384)`` L2-normalised), loaded on
             first use when None.
+        cache: an :class:`ev2r.verifier.cache.DiskCache` the encodings are read from and stored in across runs
+            (``build_scorer(cache=DIR)``), or None; not part of the model (its digest, equality and ``save``
+            leave it out).
     """
 
     classes: tuple
@@ -151,6 +154,7 @@ class AdmissionModel:
     name: str = MODEL_NAME
     encoder: object = None
     scope: str = "all"
+    cache: object = field(default=None, repr=False, compare=False)
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         """(n, 384) L2-normalised sentence embeddings of ``texts`` (the encoder shared by the process)."""
@@ -158,6 +162,8 @@ class AdmissionModel:
             self.encoder = shared_encoder()
         if not texts:
             return np.zeros((0, 384))
+        if self.cache is not None:  # each text encoded once across runs (ev2r.verifier.cache)
+            return self.cache.encode(self.encoder, list(texts))  # type: ignore[attr-defined]
         return np.asarray(self.encoder.encode(list(texts)), dtype=np.float64)  # type: ignore[attr-defined]
 
     def features(self, claims: Sequence[str], questions: Sequence[str], answers: Sequence[str]) -> np.ndarray:

@@ -244,7 +244,12 @@ class HybridCombiner:
         if key not in _ENCODERS:
             from claimalign.similarity import EmbeddingSimilarity
 
+            from ev2r.metric.admission_model import shared_encoder
+
             sim = EmbeddingSimilarity(model=self.encoder, device=self.device)
+            reading = shared_encoder()
+            if self.encoder is None and reading.model_path is None and reading.device == self.device:
+                sim._encoder = reading._load()  # the admission reading's all-MiniLM-L6-v2: loaded once per process
             sim._load()  # fail here (recorded as the reason), not inside the alignment
             _ENCODERS[key] = sim
         return _ENCODERS[key]

@@ -44,7 +44,8 @@ def build_scorer(verifier: object = DEFAULTS.verifier, decomposer: str = DEFAULT
                  contradiction: bool = DEFAULTS.contradiction,
                  proxy_verifier: object = DEFAULTS.proxy_verifier, admission: object = DEFAULTS.admission,
                  proxy_credit: bool = DEFAULTS.proxy_credit, meteor_match: str = DEFAULTS.meteor_match,
-                 copy_reading: str = DEFAULTS.copy_reading, restatement: str = DEFAULTS.restatement) -> Ev2RScorer:
+                 copy_reading: str = DEFAULTS.copy_reading, restatement: str = DEFAULTS.restatement,
+                 cache: object = DEFAULTS.cache) -> Ev2RScorer:
     """Build an :class:`Ev2RScorer` from option values, or from a :class:`~ev2r.config.ScorerConfig`.
 
     Args:
@@ -83,12 +84,17 @@ def build_scorer(verifier: object = DEFAULTS.verifier, decomposer: str = DEFAULT
             (:data:`ev2r.config.COPY_READINGS`, :func:`ev2r.metric.admission.copy_reading`).
         restatement: ``"lexical"`` or ``"mutual"``, how a restatement of the claim is found
             (:data:`ev2r.config.RESTATEMENT_READINGS`).
+        cache: a folder for the on-disk cache of the verifier's pair probabilities and the admission reading's
+            encodings across runs (:mod:`ev2r.verifier.cache`; created when missing), an opened
+            :class:`ev2r.verifier.cache.DiskCache`, or None (default: none). The scorer's ``cache`` attribute holds
+            it; the signature is that of a scorer without it. Verifier objects of your own are not cached.
         config: a whole configuration instead of the option values (which must then be left at
             their defaults: an option passed with its default value cannot be told apart from one
             left out); the defaults are :data:`ev2r.config.DEFAULTS`.
 
     Raises:
-        ValueError: an unknown option value, naming the option and the allowed values.
+        ValueError: an unknown option value, naming the option and the allowed values; a ``cache`` folder that
+            cannot be created or written, or a file there that is not an ev2r cache (naming ``cache``).
     """
     options = dict(verifier=verifier, decomposer=decomposer, alpha=alpha, threshold=threshold, support=support,
                    proxy_target=proxy_target, replay=replay, replay_model=replay_model, llm_options=llm_options,
@@ -97,7 +103,7 @@ def build_scorer(verifier: object = DEFAULTS.verifier, decomposer: str = DEFAULT
                    hybrid_columns=hybrid_columns, reply_reading=reply_reading, contradiction=contradiction,
                    proxy_verifier=proxy_verifier, admission=admission, proxy_credit=proxy_credit,
                    meteor_match=meteor_match, copy_reading=copy_reading,
-                   restatement=restatement)
+                   restatement=restatement, cache=cache)
     if config is None:
         config = ScorerConfig(**options)
     else:
@@ -119,17 +125,22 @@ def scorer_from_config(config: ScorerConfig, progress: Optional[Callable] = None
     Raises:
         ValueError: ``decomposer="replay"`` without a ``replay`` file, or a verifier that cannot be loaded.
     """
+    from ev2r.metric.admission_model import AdmissionModel, shared_encoder
     from ev2r.metric.contradiction import ReferenceContradiction
     from ev2r.metric.proxy import NLIProxyScorer
     from ev2r.metric.reference import NLIReferenceScorer
+
+    from ev2r.verifier.cache import open_cache
 
     c = config
     extras = hu_meteor_columns() if "hu-meteor" in c.baselines else {}
     if not c.ev2r:
         return Ev2RScorer(None, None, alpha=c.alpha, verifier_name="none", extra_scorers=extras, progress=progress,
                           chunk_size=1024)
+    cache = open_cache(c.cache, option="cache")  # checked before any model loads
     ver = (get_verifier(c.verifier, device=c.device, batch_size=c.batch_size, dtype=c.dtype)
            if isinstance(c.verifier, str) else c.verifier)
+    ver = _cached(ver, cache, "verifier")
     # one check shared by recall and the proxy: the second reads the first's result
     contra = ReferenceContradiction(ver) if c.contradiction else None
     if c.decomposer.startswith("rules"):
@@ -158,15 +169,34 @@ def scorer_from_config(config: ScorerConfig, progress: Optional[Callable] = None
         proxy_ver = (get_verifier(proxy_spec, device=c.device, batch_size=c.batch_size, dtype=c.dtype,
                                   option="--proxy-model")
                      if isinstance(proxy_spec, str) else proxy_spec)
+        proxy_ver = _cached(proxy_ver, cache, "proxy-verifier")
         proxy_name = verifier_signature_fields(proxy_ver).get("verifier")
-    return Ev2RScorer(ref, NLIProxyScorer(proxy_ver, target=c.proxy_target, contradiction=contra,
-                                          verifier_name=proxy_name, credit=c.proxy_credit), alpha=c.alpha,
-                      verifier_fields=verifier_signature_fields(ver), extra_scorers=extras, progress=progress,
-                      chunk_size=c.chunk_size,
-                      combiner=(HybridCombiner(device=c.device, columns=c.hybrid_columns, meteor_match=c.meteor_match)
-                                if c.hybrid else None),
-                      admission=load_admission(c.admission), copy_reading=c.copy_reading,
-                      restatement=c.restatement)
+    admission = load_admission(c.admission)
+    if cache is not None and isinstance(admission, AdmissionModel):
+        import dataclasses
+
+        admission = dataclasses.replace(admission, cache=cache)  # a copy: a model object given stays as it was
+    scorer = Ev2RScorer(ref, NLIProxyScorer(proxy_ver, target=c.proxy_target, contradiction=contra,
+                                            verifier_name=proxy_name, credit=c.proxy_credit), alpha=c.alpha,
+                        verifier_fields=verifier_signature_fields(ver), extra_scorers=extras, progress=progress,
+                        chunk_size=c.chunk_size,
+                        combiner=(HybridCombiner(device=c.device, columns=c.hybrid_columns,
+                                                 meteor_match=c.meteor_match) if c.hybrid else None),
+                        admission=admission, copy_reading=c.copy_reading, restatement=c.restatement)
+    scorer.cache = cache
+    if cache is not None and isinstance(admission, AdmissionModel):  # named in the run record before it encodes
+        cache.encoder_key(admission.encoder if admission.encoder is not None else shared_encoder())
+    return scorer
+
+
+def _cached(verifier, cache, role: str):
+    """``verifier`` reading and filling ``cache`` (:meth:`ev2r.verifier.nli.HFNLIVerifier.with_disk_cache`): a
+    verifier ev2r loads; a verifier object of another class is returned as it is (it cannot be known by content)."""
+    from ev2r.verifier.nli import HFNLIVerifier
+
+    if cache is None or type(verifier) is not HFNLIVerifier:
+        return verifier
+    return verifier.with_disk_cache(cache, role)
 
 
 def load_admission(spec):

@@ -90,6 +90,7 @@ class Ev2RScorer:
         self.chunk_size = chunk_size
         self.combiner = combiner
         self.admission = admission
+        self.cache = None  # the on-disk cache build_scorer(cache=DIR) opened (ev2r.verifier.cache), else None
         from ev2r.metric.admission import COPY_READINGS
 
         if copy_reading not in COPY_READINGS:

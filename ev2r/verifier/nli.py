@@ -47,6 +47,7 @@ import hashlib
 import json
 import re
 import warnings
+import weakref
 from collections import OrderedDict
 from pathlib import Path
 from typing import Dict, Optional, Sequence
@@ -137,6 +138,22 @@ def _weights_digest(path: str, stamp: tuple) -> str:
     return dir_fingerprint(Path(path))
 
 
+def _parameters_digest(model) -> str:
+    """``params@`` and 10 hex digits of a SHA-256 over a loaded model's state (names, dtypes, shapes, bytes), for a
+    checkpoint with no local folder to hash (a hub id)."""
+    import torch
+
+    h = hashlib.sha256()
+    for name, t in sorted(model.state_dict().items()):
+        if not isinstance(t, torch.Tensor):
+            h.update(f"{name}={t!r}".encode("utf-8"))
+            continue
+        t = t.detach().cpu().contiguous()
+        h.update(f"{name}:{t.dtype}:{tuple(t.shape)}".encode("utf-8"))
+        h.update(t.reshape(-1).view(torch.uint8).numpy().tobytes() if t.numel() else b"")
+    return "params@" + h.hexdigest()[:10]
+
+
 class HFNLIVerifier:
     """Hugging Face NLI cross-encoder verifier.
 
@@ -189,6 +206,10 @@ class HFNLIVerifier:
     its batch and thread count (up to ~7e-3); ``ONEDNN_MAX_CPU_ISA=AVX512_CORE_BF16`` in the environment before the
     first bf16 product gives exact invariance there, at about 2.5x the verifier's CPU.
 
+    Across runs: :meth:`with_disk_cache` gives a verifier (sharing this one's model) that reads an on-disk cache
+    (:mod:`ev2r.verifier.cache`) before the model and stores what the model computes there; ``shared`` says what
+    loading took from a model loaded before in the process (:func:`share_loaded`).
+
     Attributes ``n_model_pairs``, ``n_model_tokens`` and ``n_padded_tokens`` count the forward-pass
     pairs (after deduplication and windowing), their tokens, and the tokens computed on (padding
     included) so far; ``n_long_hypotheses`` the distinct (premise, hypothesis) pairs whose
@@ -228,6 +249,9 @@ class HFNLIVerifier:
         self.cache_size = cache_size
         self._cache: "OrderedDict[tuple[str, str], np.ndarray]" = OrderedDict()
         self.n_cache_hits = 0
+        self.disk_cache = None  # an ev2r.verifier.cache.DiskCache (with_disk_cache), read before the model
+        self.shared: Dict[str, int] = {}  # what loading took from a model loaded before (share_loaded)
+        self._disk_key = ""
         self.model_id = str(model)
         self.device = device
         self.batch_size = batch_size
@@ -273,11 +297,48 @@ class HFNLIVerifier:
         hyp = "clause-window-min" if self.long_hypothesis == "window" else "truncate"
         return {"verifier": self.name, "window": f"{self.max_length or 'auto'}-{self.long_premise}", "hyp": hyp}
 
+    def cache_definition(self) -> dict:
+        """What this verifier's distribution of a pair depends on beside the pair's text, for the on-disk cache
+        (:mod:`ev2r.verifier.cache`; loads the model): the signature name (weights' hash and precision), the weights
+        and configuration files (:func:`checkpoint_digest` of a local folder; for a hub id, a hash of the loaded
+        parameters), the token window, the long-premise / long-hypothesis rules and stride, the padding bucket, the
+        label columns, the device type and the torch / transformers versions."""
+        import torch
+
+        from ev2r.signature import package_version
+
+        nli = self._load()
+        p = Path(self.model_id)
+        weights = checkpoint_digest(str(p.resolve())) if p.is_dir() else _parameters_digest(nli.model)
+        return {"kind": "verifier-pairs", "format": 1, "name": self.name, "weights": weights,
+                "window": self._window, "long_premise": self.long_premise, "long_hypothesis": self.long_hypothesis,
+                "stride": self.stride, "length_bucket": self.length_bucket, "columns": list(nli.columns),
+                "dtype": self.dtype, "device": torch.device(self.device).type,
+                "torch": package_version("torch"), "transformers": package_version("transformers")}
+
+    def with_disk_cache(self, cache, role: str = "verifier") -> "HFNLIVerifier":
+        """A verifier that reads ``cache`` (an :class:`ev2r.verifier.cache.DiskCache`) before asking the model and
+        stores what the model computes there, under :meth:`cache_definition`'s key (named ``role`` in the run record).
+        It shares this verifier's loaded model, tokenizer and settings (nothing is loaded again) and is of the same
+        class, name and signature; this verifier is left without the cache (``get_verifier`` keeps it per process).
+        Its counters start at 0."""
+        import copy
+
+        definition = self.cache_definition()  # loads the model first: the copy shares it
+        twin = copy.copy(self)
+        twin._cache = OrderedDict()
+        twin.n_cache_hits = twin.n_model_pairs = twin.n_model_tokens = twin.n_padded_tokens = 0
+        twin.n_long_hypotheses = 0
+        twin.disk_cache = cache
+        twin._disk_key = cache.register(role, definition)
+        return twin
+
     def _load(self) -> NLIModel:
         """Load tokenizer and weights once (:func:`claimalign.models.load_nli_model`) and fix the window."""
         if self._nli is None:
             nli = load_nli_model(self.model_id, device=self.device, dtype=self.dtype, revision=self.revision,
                                  label_order=self.label_order)
+            self.shared = share_loaded(nli)
             self.max_length = self._window = nli.window(self.max_length)
             self._n_special = nli.tokenizer.num_special_tokens_to_add(pair=True)
             self._nli, self._model, self._tokenizer = nli, nli.model, nli.tokenizer
@@ -318,12 +379,20 @@ class HFNLIVerifier:
                 known[(p, h)] = hit
             else:
                 unique[(p, h)] = len(unique)
+        stored: dict[tuple[str, str], np.ndarray] = {}
+        if unique and self.disk_cache is not None:  # computed by an earlier run of this definition: read, exact
+            stored = self.disk_cache.get_pairs(self._disk_key, list(unique))
+            unique = {key: k for k, key in enumerate(key for key in unique if key not in stored)}
         if unique:
             probs = self._predict_unique(nli, list(unique))
             for key, k in unique.items():
                 known[key] = probs[k]
-                if self.cache_size:
-                    self._cache[key] = probs[k].copy()  # a row of its own, not a view keeping the batch alive
+            if self.disk_cache is not None:
+                self.disk_cache.put_pairs(self._disk_key, ((key, probs[k]) for key, k in unique.items()))
+        known.update(stored)
+        if self.cache_size:
+            for key in list(unique) + list(stored):
+                self._cache[key] = known[key].copy()  # a row of its own, not a view keeping the batch alive
             while len(self._cache) > self.cache_size:
                 self._cache.popitem(last=False)
         # text without a letter or digit ("...", emoji) states nothing: it entails and contradicts
@@ -406,6 +475,67 @@ class HFNLIVerifier:
             per_part = np.stack([aggregate_windows(out[js], self.long_premise) for js in parts.values()])
             result[k] = aggregate_hypothesis_windows(per_part)
         return result
+
+
+#: The models the verifiers of this process loaded (weakly held): a model loaded after them shares what is equal.
+_LOADED: "list[weakref.ref[NLIModel]]" = []
+
+
+def _tokenizer_state(tok) -> Optional[tuple]:
+    """What a fast tokenizer computes with (its whole pipeline serialised, and the settings beside it), or None for
+    a tokenizer that cannot say (never shared)."""
+    backend = getattr(tok, "backend_tokenizer", None)
+    if backend is None:
+        return None
+    try:
+        pipeline = json.loads(backend.to_str())
+        pipeline.pop("truncation", None)  # set afresh by every call
+        pipeline.pop("padding", None)
+        return (type(tok).__qualname__, json.dumps(pipeline, sort_keys=True), tok.model_max_length, tok.padding_side,
+                tok.truncation_side, json.dumps(tok.special_tokens_map, sort_keys=True, default=str),
+                getattr(tok, "split_special_tokens", None), getattr(tok, "clean_up_tokenization_spaces", None))
+    except Exception:  # a tokenizer that cannot serialise itself: not shared
+        return None
+
+
+def share_loaded(nli: NLIModel) -> Dict[str, int]:
+    """Make a model just loaded share what it holds equal to a model loaded before it in this process, on the same
+    device (the two verifiers of a two-reader definition, ``--model bundled --proxy-model averitec``): the tokenizer
+    (and its guard) when its whole pipeline and settings are the same, and every parameter tensor of the same name,
+    dtype, shape and values (the AVeriTeC verifier's word embeddings are the bundled verifier's: 11.7M of its 22.7M
+    numbers). The numbers do not change (equal values), the memory of the shared part is held once. A model a
+    verifier loads is for inference: its tensors are never changed in place (a shared one would change both).
+
+    Returns ``{"tokenizer": 0 or 1, "tensors": n, "elements": numbers shared}``.
+    """
+    import torch
+
+    out = {"tokenizer": 0, "tensors": 0, "elements": 0}
+    earlier = [m for m in (r() for r in _LOADED) if m is not None and m is not nli and m.device == nli.device]
+    _LOADED[:] = [r for r in _LOADED if r() is not None] + [weakref.ref(nli)]
+    if not earlier:
+        return out
+    state = _tokenizer_state(nli.tokenizer)
+    for m in earlier:
+        if state is not None and _tokenizer_state(m.tokenizer) == state:
+            nli.tokenizer, nli.guard = m.tokenizer, m.guard
+            out["tokenizer"] = 1
+            break
+    params: Dict[str, list] = {}
+    for m in earlier:
+        for name, p in m.model.named_parameters():
+            params.setdefault(name, []).append(p)
+    with torch.no_grad():
+        for name, p in list(nli.model.named_parameters()):
+            twin = next((q for q in params.get(name, ()) if q is not p and q.dtype == p.dtype and q.shape == p.shape
+                         and q.device == p.device and torch.equal(q, p)), None)
+            if twin is None:
+                continue
+            owner, _, attr = name.rpartition(".")
+            setattr(nli.model.get_submodule(owner) if owner else nli.model, attr, twin)
+            out["tensors"] += 1
+            out["elements"] += p.numel()
+    return out
 
 
 _CLAUSE_END = re.compile(r"(?<=[.!?;])\s+(?=\S)")
