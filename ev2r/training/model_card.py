@@ -93,11 +93,14 @@ def write_model_card(out: Path, extra_notes: str = "") -> Path:
     args = meta.get("args", {})
     distilled = bool(args.get("teacher"))
     qa = any(src.startswith("qa_layout") for src in pool) and not non_commercial
+    edits = any(src.startswith(("edit_", "contained_")) for src in pool) and not (non_commercial or qa or distilled)
     name = "ev2r-e5-nli" if multilingual else "ev2r-minilm-nli-fast" if distilled else f"ev2r-{out.name}"
     role = ("an in-domain variant of the bundled verifier, selected by name, never the default"
             if non_commercial else "the multilingual verifier of ev2r (`--model multilingual`, opt-in)"
             if multilingual else "the distilled verifier of ev2r (`--model fast`, opt-in)" if distilled
             else "the proxy's verifier of ev2r (`--proxy-model qa`), reading question/answer evidence" if qa
+            else "the edit-trained verifier of ev2r (`--model edits`, opt-in): the bundled verifier continued on "
+                 "edits that change or keep a fact's meaning" if edits
             else "the bundled verifier of ev2r")
     if multilingual:
         base_line = "base_model: intfloat/multilingual-e5-small"
@@ -132,6 +135,8 @@ def write_model_card(out: Path, extra_notes: str = "") -> Path:
         use = ("Premise = evidence, hypothesis = claim or atomic fact. "
                + ("It trades agreement with people for speed (`benchmarks/results/distilled_verifier.md`); the "
                   "bundled verifier stays the default. For" if distilled else
+                  "It reads atomic facts against evidence (`--model edits --proxy-model bundled`); the bundled "
+                  "verifier stays the default. For" if edits else
                   "It is the offline default of `ev2r`; for" if not non_commercial else
                   "Trained also on the AVeriTeC training split (question/answer web evidence), so it inherits "
                   "AVeriTeC's CC BY-NC 4.0 licence: non-commercial use only. For"))
@@ -147,7 +152,10 @@ def write_model_card(out: Path, extra_notes: str = "") -> Path:
     for src, n in meta.get("training_pool", {}).items():
         if src == "removed_eval_claim_overlap":
             continue
-        lines.append(f"| {src} | {n} | {LICENCES.get(src, 'see shared/data/nli')} |")
+        licence = LICENCES.get(src) or (
+            "derived from the pairs above (a statement contained in a longer premise, edited or not; "
+            "label from the edit)" if src.startswith("contained_") else "see shared/data/nli")
+        lines.append(f"| {src} | {n} | {licence} |")
     lines += [
         "", f"Pairs whose claim also appears in an evaluation set (FEVER-Symmetric, FEVER 2.0 adversarial, the "
         f"held-out VitaminC cases) were removed: {pool.get('removed_eval_claim_overlap', 0)}. "

@@ -26,6 +26,7 @@ __all__ = ["BUNDLED_VERIFIER_NAME", "BUNDLED_DIR", "MULTILINGUAL_VERIFIER_NAME",
            "bundled_max_length", "assemble_multilingual", "load_verifier", "default_device", "check_device",
            "get_verifier", "clear_verifier_cache", "assemble_shipped", "assemble_fast", "FAST_DIR", "FAST_SPECS",
            "assemble_averitec", "AVERITEC_DIR", "AVERITEC_SPECS", "AVERITEC_VERIFIER_NAME",
+           "assemble_edits", "EDITS_DIR", "EDITS_SPECS", "EDITS_VERIFIER_NAME",
            "FAST_VERIFIER_NAME", "LanguageWarning", "named_spec", "BUNDLED_SPECS", "NON_ENGLISH_SHARE",
            "warn_non_english", "verifier_key", "proxy_verifier_option"]
 
@@ -49,6 +50,13 @@ AVERITEC_VERIFIER_NAME = "ev2r-minilm-nli-averitec"
 AVERITEC_DIR = Path(__file__).parent / "models" / "minilm-nli-averitec"
 #: Specs that name the AVeriTeC-adapted verifier.
 AVERITEC_SPECS = ("averitec", AVERITEC_VERIFIER_NAME)
+EDITS_VERIFIER_NAME = "ev2r-minilm-nli-edits"
+#: The edit-trained verifier's shipped part (the bundled verifier continued on the redistributable pool with the
+#: meaning-changing and meaning-preserving edit families; no word embeddings: they are the bundled verifier's,
+#: :func:`assemble_edits`; opt-in, ``--model edits``: issue 73's rounds 11-12 judge it as the facts' reader).
+EDITS_DIR = Path(__file__).parent / "models" / "minilm-nli-edits"
+#: Specs that name the edit-trained verifier.
+EDITS_SPECS = ("edits", EDITS_VERIFIER_NAME)
 #: Verifier precision used when none is given ("auto": bf16 where the hardware runs it natively).
 DEFAULT_DTYPE = DEFAULTS.dtype
 
@@ -83,7 +91,7 @@ def warn_non_english(texts: dict, spec: str, where=None) -> int:
     from claimalign.textio import non_ascii_letter_share
 
     bundled_by_path = Path(str(spec)).is_dir() and Path(str(spec)).resolve() == BUNDLED_DIR.resolve()
-    if spec not in BUNDLED_SPECS + FAST_SPECS + AVERITEC_SPECS and not bundled_by_path:
+    if spec not in BUNDLED_SPECS + FAST_SPECS + AVERITEC_SPECS + EDITS_SPECS and not bundled_by_path:
         return 0
     found = [i for i, t in texts.items()
              if sum(c.isalpha() for c in t) >= 20 and non_ascii_letter_share(t) >= NON_ENGLISH_SHARE]
@@ -264,6 +272,27 @@ def assemble_averitec(shipped: Optional[Path] = None, base: Optional[Path] = Non
                                 "install ev2r from a clone (pip install -e .), or pass --model bundled")
 
 
+def assemble_edits(shipped: Optional[Path] = None, base: Optional[Path] = None,
+                   cache_dir: Optional[Path] = None) -> tuple[Path, str]:
+    """The edit-trained verifier (``--model edits``, opt-in) as one loadable checkpoint folder, and its signature name
+    ``ev2r-minilm-nli-edits@<10 hex>``.
+
+    The bundled verifier continued on its own redistributable training pool plus pairs made by the edit families of
+    :mod:`ev2r.training.edits` and :mod:`ev2r.training.edits_more` (a fact edited so as to change or keep its meaning;
+    its model card, ``README.md`` of the shipped folder, gives the data, licences and the training command); the
+    shipped folder (default :data:`EDITS_DIR`) holds every trained tensor but the word embeddings, which training
+    kept frozen at the bundled verifier's (``base``, default :data:`BUNDLED_DIR`); assembled by
+    :func:`assemble_shipped`.
+
+    Raises:
+        FileNotFoundError: the shipped tensors or ``base.json`` are missing.
+        ValueError: the shipped tensors' SHA-256 is not ``model_sha256``, or the base is not the bundled verifier
+            it was trained from.
+    """
+    return _assemble_on_bundled(Path(shipped) if shipped is not None else EDITS_DIR, base, cache_dir,
+                                EDITS_VERIFIER_NAME, "--model edits", "trained from")
+
+
 def _assemble_on_bundled(shipped: Path, base: Optional[Path], cache_dir: Optional[Path], verifier_name: str,
                          option: str, relation: str,
                          missing_hint: str = "reinstall ev2r, or pass --model bundled") -> tuple[Path, str]:
@@ -292,7 +321,7 @@ def named_spec(spec: str) -> str:
     """
     key = str(spec).strip().lower()
     if key != spec and not Path(str(spec)).exists():
-        for name in MULTILINGUAL_SPECS + BUNDLED_SPECS + FAST_SPECS + AVERITEC_SPECS:
+        for name in MULTILINGUAL_SPECS + BUNDLED_SPECS + FAST_SPECS + AVERITEC_SPECS + EDITS_SPECS:
             if key == name.lower():
                 return name
     return spec
@@ -302,7 +331,8 @@ def load_verifier(spec: str = "bundled", device: str = "cpu", **kwargs) -> HFNLI
     """Build a verifier from a spec: ``"bundled"`` (the package's own MiniLM NLI model),
     ``"multilingual"`` (the multilingual-e5-small verifier, :func:`assemble_multilingual`), ``"fast"`` (the
     3-layer verifier distilled from the bundled one, :func:`assemble_fast`), ``"averitec"`` (the bundled one
-    continued on AVeriTeC train pairs, CC BY-NC 4.0, :func:`assemble_averitec`), a local
+    continued on AVeriTeC train pairs, CC BY-NC 4.0, :func:`assemble_averitec`), ``"edits"`` (the bundled one
+    continued on edits that change or keep a fact's meaning, :func:`assemble_edits`), a local
     checkpoint directory, or a Hugging Face hub id (needs a network or a filled HF cache).
     ``kwargs`` go to :class:`~ev2r.verifier.nli.HFNLIVerifier`. Weights load on first use.
 
@@ -324,7 +354,8 @@ def load_verifier(spec: str = "bundled", device: str = "cpu", **kwargs) -> HFNLI
         kwargs.setdefault("max_length", bundled_max_length(folder=MULTILINGUAL_DIR))
         return HFNLIVerifier(str(folder), device=device, **kwargs)
     for specs, assemble, shipped in ((FAST_SPECS, assemble_fast, FAST_DIR),
-                                     (AVERITEC_SPECS, assemble_averitec, AVERITEC_DIR)):
+                                     (AVERITEC_SPECS, assemble_averitec, AVERITEC_DIR),
+                                     (EDITS_SPECS, assemble_edits, EDITS_DIR)):
         if spec in specs:
             folder, name = assemble()
             kwargs.setdefault("name", name)
@@ -443,7 +474,7 @@ def verifier_key(spec: Any) -> Any:
     if not isinstance(spec, str):
         return spec
     name = named_spec(spec)
-    for specs in (BUNDLED_SPECS, FAST_SPECS, MULTILINGUAL_SPECS, AVERITEC_SPECS):
+    for specs in (BUNDLED_SPECS, FAST_SPECS, MULTILINGUAL_SPECS, AVERITEC_SPECS, EDITS_SPECS):
         if name in specs:
             return specs[0]
     folder = Path(name).expanduser()
