@@ -3,5 +3,6 @@ windows, signature name, token counters, on top of ``claimalign.models``' one lo
 routine) and :mod:`ev2r.verifier.loading` (spec -> verifier: the bundled model in ``models/``, checkpoint
 folders, hub ids; device checks; the process-wide cache).
 
-May import: ``ev2r.config``, ``claimalign`` (``claimalign.models``, ``claimalign.nli``, ``claimalign.textio``).
+May import: ``ev2r.config``, ``claimalign`` (``claimalign.models``, ``claimalign.nli``, ``claimalign.text``,
+``claimalign.scripts``, ``claimalign.words``).
 """

@@ -76,7 +76,7 @@ def warn_non_english(texts: dict, spec: str, where=None) -> int:
     """One :class:`LanguageWarning` when ``spec`` names the English-only bundled verifier (:data:`BUNDLED_SPECS`) or
     its distilled student (:data:`FAST_SPECS`) and
     some of ``texts`` (item key -> all of the item's text) look like another language
-    (:func:`claimalign.textio.non_ascii_letter_share` >= :data:`NON_ENGLISH_SHARE`, at least 20 letters): the
+    (:func:`claimalign.scripts.non_ascii_letter_share` >= :data:`NON_ENGLISH_SHARE`, at least 20 letters): the
     message counts them, names the first ones (by their keys, ids; with ``where``, a function of a key, as it names
     the item: the row, line and id, :func:`ev2r.io.readers.row_ref`) and says what a Czech / Slovak user runs
     instead. Returns the
@@ -88,7 +88,7 @@ def warn_non_english(texts: dict, spec: str, where=None) -> int:
     names ("García Márquez met Dvořák in Zürich") can reach the threshold. It warns; it never changes a score."""
     import warnings
 
-    from claimalign.textio import non_ascii_letter_share
+    from claimalign.scripts import non_ascii_letter_share
 
     bundled_by_path = Path(str(spec)).is_dir() and Path(str(spec)).resolve() == BUNDLED_DIR.resolve()
     if spec not in BUNDLED_SPECS + FAST_SPECS + AVERITEC_SPECS + EDITS_SPECS and not bundled_by_path:

@@ -56,8 +56,8 @@ import numpy as np
 
 from claimalign.models import NLIModel, load_nli_model, predict_pairs, resolve_dtype
 from claimalign.nli import VerifierLike, check_probabilities
-from claimalign.textio import normalize_text
-from claimalign.qa_text import has_content
+from claimalign.text import normalize_text
+from claimalign.words import has_content
 from ev2r.config import LONG_PREMISE_POLICIES
 
 __all__ = ["Verifier", "check_probabilities", "LONG_PREMISE_POLICIES", "LONG_HYPOTHESIS_POLICIES", "HFNLIVerifier",
@@ -348,7 +348,7 @@ class HFNLIVerifier:
         """(n, 3) float64 [P(entailment), P(neutral), P(contradiction)] for n (premise, hypothesis)
         strings. Texts are NFC-normalised with one line ending, and a special-token string in them
         ("[SEP]", "<s>") is tokenised as text, never as the control token. A pair whose premise or
-        hypothesis holds no letter or digit (:func:`claimalign.qa_text.has_content`) is (0, 1, 0), neutral,
+        hypothesis holds no letter or digit (:func:`claimalign.words.has_content`) is (0, 1, 0), neutral,
         without asking the model.
 
         Raises:
