@@ -5,6 +5,11 @@ not a command itself.
 Plain lines look like ``ev2r score: 500/5000 items (10%), 1.4 items/s, about 54 min left`` and
 come each time another ``every_pct`` percent is done or ``every_s`` seconds have passed since the
 last line (whichever is first; defaults 10 % and 60 s), and once at the end.
+
+The rate counts only work done in this run, at the pace it goes on: it is measured from the first update (the
+items a resumed run found done are not in it; no rate is shown before an item is done after it), and once an item
+is done after the second update, from the second (the end of the first chunk: loading the models does not stretch
+every later estimate).
 """
 
 from __future__ import annotations
@@ -66,6 +71,7 @@ class Progress:
         self._start = clock()
         self._last_t = self._start
         self._last_pct = 0.0
+        self._marks: list[tuple[int, float]] = []  # (done, time) of the first two updates: the rate's origin
         self._closed = False
         self._bar = None
         if self.enabled and self.tty:
@@ -73,15 +79,24 @@ class Progress:
 
             self._bar = tqdm(total=self.total, unit=unit.rstrip("s") or "item", desc=label, file=self.stream)
 
+    def rate(self) -> Optional[float]:
+        """Items per second done in this run (module docstring), or None before any item is done after the first
+        update: from the second update's count and time once an item was done after it, else from the first's."""
+        for n0, t0 in reversed(self._marks):
+            if self.done > n0:
+                return (self.done - n0) / max(self.clock() - t0, 1e-9)
+        return None
+
     def line(self) -> str:
         """The plain progress line for the current count."""
         elapsed = max(self.clock() - self._start, 1e-9)
-        rate = self.done / elapsed
+        rate = self.rate()
         text = f"{self.label}: {self.done}/{self.total} {self.unit}"
         if self.total:
             text += f" ({100.0 * self.done / self.total:.0f}%)"
-        text += f", {rate:.1f} {self.unit}/s" if rate >= 0.1 else f", {rate:.3f} {self.unit}/s"
-        if 0 < self.done < self.total and rate > 0:
+        if rate is not None:
+            text += f", {rate:.1f} {self.unit}/s" if rate >= 0.1 else f", {rate:.3f} {self.unit}/s"
+        if 0 < self.done < self.total and rate:
             text += f", about {_duration((self.total - self.done) / rate)} left"
         elif self.done >= self.total:
             text += f", {_duration(elapsed)} in all"
@@ -94,11 +109,18 @@ class Progress:
             self.total = int(total)
             if self._bar is not None:
                 self._bar.total = self.total
+        first = not self._marks
+        if len(self._marks) < 2:
+            self._marks.append((int(done), self.clock()))
         self.done = int(done)
         if not self.enabled or self._closed:
             return
         if self._bar is not None:
-            self._bar.update(self.done - self._bar.n)
+            if first and self.done:  # found done by a resumed run: tqdm's rate leaves them out
+                self._bar.initial = self._bar.n = self._bar.last_print_n = self.done
+                self._bar.refresh()
+            else:
+                self._bar.update(self.done - self._bar.n)
             return
         now = self.clock()
         pct = 100.0 * self.done / self.total if self.total else 100.0

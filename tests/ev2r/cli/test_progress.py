@@ -40,7 +40,26 @@ def test_plain_line_after_sixty_seconds_without_a_new_tenth():
     assert out.getvalue() == ""
     clock.t = 61.0
     p.update(20)
-    assert out.getvalue() == "ev2r robustness: 20/1000 items (2%), 0.3 items/s, about 50 min left\n"
+    # the rate runs from the first update: 10 items in 31 s, 980 left -> 3038 s
+    assert out.getvalue() == "ev2r robustness: 20/1000 items (2%), 0.3 items/s, about 51 min left\n"
+
+
+def test_the_rate_leaves_out_what_a_resumed_run_found_done_and_the_model_load():
+    """A resumed run's first update is the count it found done (500 of 1000, no work yet): no rate is shown for it.
+    The first chunk (32 items) ends 60 s later, 50 s of them loading the models; from the second chunk on the rate
+    runs from the end of the first: (564 - 532) / (70 - 60) = 3.2 items/s, 436 left -> 136 s, about 2 min."""
+    out, clock = io.StringIO(), Clock()
+    p = Progress("ev2r score", 1000, stream=out, tty=False, clock=clock)
+    p.update(500)
+    assert out.getvalue() == "ev2r score: 500/1000 items (50%)\n"
+    assert p.rate() is None
+    clock.t = 60.0
+    p.update(532)
+    assert p.rate() == 32 / 60
+    clock.t = 70.0
+    p.update(564)
+    assert p.rate() == 3.2
+    assert p.line() == "ev2r score: 564/1000 items (56%), 3.2 items/s, about 2 min left"
 
 
 def test_disabled_or_idle_prints_nothing():
@@ -86,3 +105,13 @@ def test_score_prints_plain_progress_when_stderr_is_not_a_terminal(capsys, tiny_
     assert main(["score", "examples/averitec_sample.jsonl", "--model", str(tiny_nli_model), "--limit", "12",
                  "--no-progress"]) == 0
     assert "items/s" not in capsys.readouterr().err
+
+
+def test_the_terminal_bar_starts_at_what_a_resumed_run_found_done():
+    out = io.StringIO()
+    p = Progress("ev2r score", 10, stream=out, tty=True)
+    p.update(4)  # found done: the bar's own rate leaves them out
+    assert (p._bar.n, p._bar.initial) == (4, 4)
+    p.update(6)
+    assert (p._bar.n, p._bar.initial) == (6, 4)
+    p.close()
