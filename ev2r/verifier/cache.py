@@ -348,8 +348,8 @@ def cache_record(options: Mapping[str, Any], scorer: Any = None) -> Optional[dic
     """What a run record (``OUT.ev2r-run.json``) says of the on-disk cache: the opened cache's
     :meth:`DiskCache.record` (its file, format and the definition key of each reader: ``verifier``, ``proxy-verifier``,
     ``admission-encoder``) when ``scorer`` holds one, else the cache folder the scorer ``options`` name
-    (``{"path": DIR/ev2r-cache.sqlite, "format": ...}``: the Ray engine's driver loads no model, so its workers' keys are not known there); None
-    without a cache."""
+    (``{"path": DIR/ev2r-cache.sqlite, "format": ...}``: the Ray engine's driver loads no model, so its workers'
+    keys are not known there); None without a cache."""
     cache = getattr(scorer, "cache", None)
     if cache is not None:
         return cache.record()
