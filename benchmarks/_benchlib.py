@@ -70,6 +70,34 @@ def machine() -> dict:
             "utc": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")}
 
 
+def timed_score(argv: Sequence[str], cwd, env: dict, stderr_path, what: str) -> dict:
+    """Run ``python argv`` (an ``ev2r score ... --json`` child) in ``cwd`` with ``env``, its stderr kept in
+    ``stderr_path``; timed by wall clock and the child's CPU (user + system, os.wait4) with its peak resident memory.
+    Returns ``wall_s``, ``cpu_s``, ``max_rss_mb``, ``load_1m`` (before the start), ``summary`` (the last stdout line,
+    parsed) and ``stderr``.
+
+    Raises:
+        SystemExit: the child exits non-zero, naming ``what`` and the end of its stderr.
+    """
+    import subprocess
+    import time
+
+    load0 = os.getloadavg()[0]
+    t0 = time.perf_counter()
+    with open(stderr_path, "w+", encoding="utf-8") as err:
+        proc = subprocess.Popen([sys.executable, *argv], cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=err)
+        out = proc.stdout.read().decode() if proc.stdout else ""
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - t0
+        err.seek(0)
+        stderr = err.read()
+    code = os.waitstatus_to_exitcode(status)
+    if code != 0:
+        raise SystemExit(f"{what}: ev2r score exited {code}:\n{stderr[-2000:]}")
+    return {"wall_s": wall, "cpu_s": usage.ru_utime + usage.ru_stime, "max_rss_mb": usage.ru_maxrss / 1024,
+            "load_1m": load0, "summary": json.loads(out.strip().splitlines()[-1]), "stderr": stderr}
+
+
 def model_dir(spec: str) -> Optional[Path]:
     from ev2r.verifier.loading import BUNDLED_DIR
 

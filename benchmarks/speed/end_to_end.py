@@ -17,10 +17,8 @@ import argparse
 import json
 import os
 import shlex
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # _benchlib, and every script by its name
@@ -38,26 +36,14 @@ def run_once(checkout: str, env_extra: dict, inp: str) -> dict:
         # the child says which ev2r it imported: a checkout without one would silently time the installed package
         code = ("import sys, ev2r; print('EV2R_FROM', ev2r.__file__, file=sys.stderr); "
                 "from ev2r.cli.main import main; sys.exit(main())")
-        cmd = [sys.executable, "-c", code, "score", inp, "-o", str(Path(tmp) / "rows.jsonl"), "--json",
-               "--no-progress", "--no-resume", *extra_args]
-        load0 = os.getloadavg()[0]
-        t0 = time.perf_counter()
-        with open(Path(tmp) / "stderr.txt", "w+", encoding="utf-8") as err:
-            proc = subprocess.Popen(cmd, cwd=checkout, env=env, stdout=subprocess.PIPE, stderr=err)
-            out = proc.stdout.read().decode() if proc.stdout else ""
-            _, status, usage = os.wait4(proc.pid, 0)
-            wall = time.perf_counter() - t0
-            err.seek(0)
-            stderr = err.read()
-    code_ = os.waitstatus_to_exitcode(status)
-    if code_ != 0:
-        raise SystemExit(f"end_to_end: ev2r score in {checkout} exited {code_}:\n{stderr[-2000:]}")
+        argv = ["-c", code, "score", inp, "-o", str(Path(tmp) / "rows.jsonl"), "--json", "--no-progress",
+                "--no-resume", *extra_args]
+        res = bl.timed_score(argv, checkout, env, Path(tmp) / "stderr.txt", f"end_to_end: {checkout}")
+    stderr, summary = res.pop("stderr"), res.pop("summary")
     origin = next((line.split(" ", 1)[1] for line in stderr.splitlines() if line.startswith("EV2R_FROM ")), "")
     if not Path(origin).resolve().is_relative_to(Path(checkout).resolve()):
         raise SystemExit(f"end_to_end: the run for {checkout} imported ev2r from {origin}, not from the checkout")
-    summary = json.loads(out.strip().splitlines()[-1])
-    return {"wall_s": wall, "cpu_s": usage.ru_utime + usage.ru_stime, "max_rss_mb": usage.ru_maxrss / 1024,
-            "load_1m": load0, "ev2r": summary.get("ev2r"), "ev2r_hybrid": summary.get("ev2r_hybrid"),
+    return {**res, "ev2r": summary.get("ev2r"), "ev2r_hybrid": summary.get("ev2r_hybrid"),
             "n": summary.get("n"), "n_failed": summary.get("n_failed")}
 
 

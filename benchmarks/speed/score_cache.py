@@ -15,10 +15,8 @@ import argparse
 import json
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # _benchlib
@@ -30,25 +28,13 @@ MODES = ("no cache", "cold", "warm")
 
 def run_once(inp: str, out: Path, cache: "Path | None", extra: list) -> dict:
     env = dict(os.environ, PYTHONPATH=str(REPO), HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
-    cmd = [sys.executable, "-m", "ev2r.cli.main", "score", inp, "-o", str(out), "--json", "--no-progress",
-           "--no-resume", *extra] + (["--cache", str(cache)] if cache is not None else [])
-    load0 = os.getloadavg()[0]
-    t0 = time.perf_counter()
-    with open(str(out) + ".stderr", "w+", encoding="utf-8") as err:
-        proc = subprocess.Popen(cmd, cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=err)
-        stdout = proc.stdout.read().decode() if proc.stdout else ""
-        _, status, usage = os.wait4(proc.pid, 0)
-        wall = time.perf_counter() - t0
-        err.seek(0)
-        stderr = err.read()
-    code = os.waitstatus_to_exitcode(status)
-    if code != 0:
-        raise SystemExit(f"score_cache: ev2r score exited {code}:\n{stderr[-2000:]}")
-    summary = json.loads(stdout.strip().splitlines()[-1])
-    note = next((line for line in stderr.splitlines() if line.startswith("ev2r score: cache ")), "")
-    return {"wall_s": wall, "cpu_s": usage.ru_utime + usage.ru_stime, "max_rss_mb": usage.ru_maxrss / 1024,
-            "load_1m": load0, "ev2r": summary.get("ev2r"), "ev2r_hybrid": summary.get("ev2r_hybrid"),
-            "n": summary.get("n"), "cache_note": note, "rows": out.read_text(encoding="utf-8")}
+    argv = ["-m", "ev2r.cli.main", "score", inp, "-o", str(out), "--json", "--no-progress", "--no-resume",
+            *extra] + (["--cache", str(cache)] if cache is not None else [])
+    res = bl.timed_score(argv, REPO, env, str(out) + ".stderr", "score_cache")
+    summary = res.pop("summary")
+    note = next((line for line in res.pop("stderr").splitlines() if line.startswith("ev2r score: cache ")), "")
+    return {**res, "ev2r": summary.get("ev2r"), "ev2r_hybrid": summary.get("ev2r_hybrid"), "n": summary.get("n"),
+            "cache_note": note, "rows": out.read_text(encoding="utf-8")}
 
 
 def largest_difference(a: str, b: str) -> float:

@@ -16,7 +16,9 @@ from ev2r.config import (COPY_READINGS, DEFAULTS, DTYPES, METEOR_MATCH_MODES, PR
 
 def add_verifier_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--model", default=DEFAULTS.verifier,
-                   help="NLI verifier: 'bundled' (default, English), 'fast' (3 layers distilled from the bundled one: "
+                   help="NLI verifier: 'bundled' (default, English), 'edits' (the bundled one continued on edits that "
+                        "change or keep a fact's meaning; opt-in, with --proxy-model bundled: docs/verifiers.md), "
+                        "'fast' (3 layers distilled from the bundled one: "
                         "about 2.3x faster, lower agreement with people; benchmarks/results/distilled_verifier.md), "
                         "'multilingual' (the shipped Czech / Slovak / multilingual one), a local checkpoint or a "
                         "Hugging Face id (e.g. MoritzLaurer/DeBERTa-v3-large-mnli-fever-anli-ling-wanli; needs a "

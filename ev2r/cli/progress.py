@@ -9,7 +9,7 @@ last line (whichever is first; defaults 10 % and 60 s), and once at the end.
 The rate counts only work done in this run, at the pace it goes on: it is measured from the first update (the
 items a resumed run found done are not in it; no rate is shown before an item is done after it), and once an item
 is done after the second update, from the second (the end of the first chunk: loading the models does not stretch
-every later estimate).
+every later estimate). The last line's rate runs from the first update (in ``ev2r score``, the start: loading included).
 """
 
 from __future__ import annotations
@@ -91,6 +91,9 @@ class Progress:
         """The plain progress line for the current count."""
         elapsed = max(self.clock() - self._start, 1e-9)
         rate = self.rate()
+        if self.done >= self.total and self._marks and self.done > self._marks[0][0]:  # the last line: from the
+            n0, t0 = self._marks[0]  # first update (a run's start: loading included) to the end
+            rate = (self.done - n0) / max(self.clock() - t0, 1e-9)
         text = f"{self.label}: {self.done}/{self.total} {self.unit}"
         if self.total:
             text += f" ({100.0 * self.done / self.total:.0f}%)"
