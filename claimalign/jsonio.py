@@ -71,7 +71,7 @@ def json_depth(value: Any, stop: Optional[int] = None) -> int:
 
 def _depth_message(where: str, limit: int) -> str:
     return (f"{where}: nested more than {limit} levels deep (lists/objects inside each other), the limit "
-            "(claimalign.textio.MAX_JSON_DEPTH); no supported format nests more than a few levels")
+            "(claimalign.jsonio.MAX_JSON_DEPTH); no supported format nests more than a few levels")
 
 
 def check_depth(value: Any, where: str, error: type = ValueError, limit: int = MAX_JSON_DEPTH) -> None:

@@ -30,6 +30,7 @@ run record (``OUT.ev2r-run.json``) names the cache (path and definition keys) ap
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -140,7 +141,11 @@ class DiskCache:
         if isinstance(directory, bool) or not isinstance(directory, (str, os.PathLike)) or not os.fspath(directory):
             raise ValueError(f"{option}: expected a folder path, got {directory!r}")
         self.option = option
-        self.directory = Path(os.fspath(directory)).expanduser().resolve()
+        try:
+            self.directory = Path(os.fspath(directory)).expanduser().resolve()
+        except RuntimeError as e:  # "~user/..." naming no user
+            raise ValueError(f"{option}: cannot read the folder {os.fspath(directory)!r} ({e}); give a folder path") \
+                from None
         self.path = self.directory / CACHE_FILE
         self.definitions: dict[str, str] = {}
         self.specs: dict[str, dict] = {}
@@ -211,13 +216,25 @@ class DiskCache:
                 self._conn.close()
             self._conn = None
 
+    @contextlib.contextmanager
+    def _intact(self):
+        """Turn a damaged file's error (a malformed page found while reading or writing) into one naming the option
+        and the file; a busy or locked database stays sqlite's own error."""
+        try:
+            yield
+        except sqlite3.OperationalError:
+            raise
+        except sqlite3.DatabaseError as e:
+            raise ValueError(f"{self.option}: the cache file {str(self.path)!r} is damaged ({e}); move it away or "
+                             "give another folder (a new cache is filled by the next run)") from None
+
     # -- definitions -----------------------------------------------------------------------------------------
     def register(self, role: str, spec: Mapping[str, Any]) -> str:
         """File ``spec`` (what a reader's numbers depend on; must hold ``kind``) under its :func:`definition_key`, name
         it ``role`` for the run record, and return the key."""
         key = definition_key(spec)
         blob = json.dumps(dict(spec), sort_keys=True, ensure_ascii=False, default=str)
-        with self._lock:
+        with self._lock, self._intact():
             conn = self._connect()
             with conn:
                 conn.execute("INSERT OR IGNORE INTO definitions (key, kind, spec, created) VALUES (?, ?, ?, ?)",
@@ -229,7 +246,7 @@ class DiskCache:
 
     def other_definitions(self) -> int:
         """How many definitions the file holds besides those registered here (their entries are not read)."""
-        with self._lock:
+        with self._lock, self._intact():
             keys = {r[0] for r in self._connect().execute("SELECT key FROM definitions")}
         return len(keys - set(self.definitions.values()))
 
@@ -251,7 +268,7 @@ class DiskCache:
         out: dict[tuple[str, str], np.ndarray] = {}
         if not pairs:
             return out
-        with self._lock:
+        with self._lock, self._intact():
             conn = self._connect()
             for p, h in pairs:
                 row = conn.execute("SELECT dtype, value FROM pairs WHERE def = ? AND premise = ? AND hypothesis = ?",
@@ -273,7 +290,7 @@ class DiskCache:
         out: dict[str, np.ndarray] = {}
         if not texts:
             return out
-        with self._lock:
+        with self._lock, self._intact():
             conn = self._connect()
             for t in texts:
                 row = conn.execute("SELECT dtype, value FROM texts WHERE def = ? AND text = ?", (key, t)).fetchone()
@@ -291,7 +308,7 @@ class DiskCache:
     def _write(self, sql: str, rows: list, key: str) -> None:
         if not rows:
             return
-        with self._lock:
+        with self._lock, self._intact():
             conn = self._connect()
             try:
                 with conn:

@@ -184,6 +184,19 @@ def _check_shipped(shipped: Path, option: str, missing_hint: str) -> dict:
     return record
 
 
+def _safetensors_complete(path: Path) -> bool:
+    """Whether ``path`` is a whole safetensors file: its header reads and its size is the header's plus the end of
+    its last tensor (a truncated or empty file, or none, is not)."""
+    try:
+        with open(path, "rb") as f:
+            n = int.from_bytes(f.read(8), "little")
+            header = json.loads(f.read(n))
+        end = max((int(v["data_offsets"][1]) for k, v in header.items() if k != "__metadata__"), default=0)
+        return n > 0 and path.stat().st_size == 8 + n + end
+    except (OSError, ValueError, KeyError, TypeError, IndexError):
+        return False
+
+
 def assemble_shipped(shipped: Path, base: Path, record: dict, name: str, cache_dir: Optional[Path] = None,
                      option: str = "--model") -> Path:
     """One loadable checkpoint folder from a shipped folder of trained tensors (``ev2r.training.export``) and
@@ -198,13 +211,24 @@ def assemble_shipped(shipped: Path, base: Path, record: dict, name: str, cache_d
     root = Path(cache_dir) if cache_dir is not None else Path(
         os.environ.get("EV2R_CACHE") or Path.home() / ".cache" / "ev2r")
     target = root / name.replace("@", "-").replace("+", "-")
-    if (target / "model.safetensors").is_file():
+    if _safetensors_complete(target / "model.safetensors"):
         return target
+    import shutil
     import tempfile
 
     import torch
     from safetensors.torch import load_file, save_file
     from transformers import AutoTokenizer
+
+    if target.exists():  # a folder left damaged (a truncated or missing weights file): made again
+        shutil.rmtree(target, ignore_errors=True)
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        where = "cache_dir" if cache_dir is not None else ("EV2R_CACHE" if os.environ.get("EV2R_CACHE") else
+                                                           "~/.cache/ev2r")
+        raise OSError(f"{option}: cannot create the folder {root} ({where}) where the verifier is assembled "
+                      f"({e.strerror or e}); set EV2R_CACHE to a folder you can write") from None
 
     tensors = load_file(str(shipped / "model.safetensors"))
     base_tensors = load_file(str(base / "model.safetensors"))
@@ -213,7 +237,6 @@ def assemble_shipped(shipped: Path, base: Path, record: dict, name: str, cache_d
             raise ValueError(f"{option}: {base} lacks tensor {src!r} named in {shipped / 'base.json'}")
         tensors[dst] = base_tensors[src].to(torch.float16)
     tensors = {k: v.to(torch.float16).contiguous() for k, v in tensors.items()}
-    root.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=root))
     try:
         save_file(tensors, str(tmp / "model.safetensors"), metadata={"format": "pt"})

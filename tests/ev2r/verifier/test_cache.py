@@ -238,3 +238,30 @@ def test_the_bundled_verifier_rerun_with_a_warm_cache_gives_the_filling_runs_row
             if isinstance(v, float) and isinstance(b[k], float):
                 worst = max(worst, abs(v - b[k]))
     assert worst <= PRECISION_BOUND
+
+
+def test_a_damaged_cache_file_or_a_folder_naming_no_user_is_an_error_naming_the_option(tmp_path):
+    """A page of the file overwritten after it was made (found when read), and ``~user`` naming no user: a
+    ValueError naming ``cache`` and the file, never sqlite's or pathlib's own error deep in a run."""
+    import numpy as np
+
+    from ev2r.verifier.cache import CACHE_FILE, DiskCache
+
+    cache = DiskCache(tmp_path)
+    key = cache.register("verifier", {"kind": "nli", "name": "m@0"})
+    cache.put_pairs(key, [((f"premise {k} " * 20, "hypothesis"), np.array([0.5, 0.25, 0.25], np.float32))
+                          for k in range(400)])
+    cache.close()
+    raw = bytearray((tmp_path / CACHE_FILE).read_bytes())
+    page = 4096
+    for start in range(page, len(raw), page):  # every page but the first (the header) overwritten
+        raw[start:start + page] = b"\xab" * min(page, len(raw) - start)
+    (tmp_path / CACHE_FILE).write_bytes(bytes(raw))
+    for f in tmp_path.glob(CACHE_FILE + "-*"):
+        f.unlink()
+    with pytest.raises(ValueError, match=r"^cache: (the cache file .* is damaged|.* is not an ev2r cache that can be "
+                                         r"opened)"):
+        again = DiskCache(tmp_path)
+        again.get_pairs(key, [("premise 1 " * 20, "hypothesis")])
+    with pytest.raises(ValueError, match=r"^cache: cannot read the folder '~no_such_user_ev2r/x'"):
+        DiskCache("~no_such_user_ev2r/x")

@@ -46,3 +46,20 @@ def test_the_shipped_edits_verifier_assembles_to_the_calibrated_weights_and_read
                                           "The council did not approve the plan.",
                                           "The council approved the plan with 40 votes in favour."])
     assert probs[0].argmax() == 0 and probs[1].argmax() == 2 and probs[2].argmax() != 0
+
+
+def test_a_damaged_assembled_folder_is_made_again_and_an_unusable_cache_root_is_named(tmp_path):
+    """The assembled folder under the cache root is trusted only when its weights file is whole: truncated, emptied
+    or deleted, it is assembled again (the same bytes); a root that cannot be made names where it comes from."""
+    from ev2r.verifier.nli import dir_fingerprint
+
+    folder, _ = loading.assemble_edits(cache_dir=tmp_path)
+    weights = folder / "model.safetensors"
+    whole = weights.read_bytes()
+    for damage in (lambda: weights.write_bytes(whole[:100000]), lambda: weights.write_bytes(b""), weights.unlink):
+        damage()
+        again, _ = loading.assemble_edits(cache_dir=tmp_path)
+        assert again == folder and weights.read_bytes() == whole and dir_fingerprint(folder) == "c649894916"
+    (tmp_path / "a_file").write_text("x")
+    with pytest.raises(OSError, match=r"--model edits: cannot create the folder .*a_file.* \(cache_dir\)"):
+        loading.assemble_edits(cache_dir=tmp_path / "a_file")
