@@ -22,8 +22,16 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from typing import Optional, Sequence
+
+#: oneDNN's cache of compiled kernels (primitives), capped for a command-line run (a value the user set is kept): the
+#: verifier's passes come in many shapes (length buckets x batch sizes), and with oneDNN's default of 1,024 the cache
+#: grows with the number of items. Capped at 16, 300 AVeriTeC items peaked at 1,296 MB against 1,459 MB, at no
+#: measured cost in CPU (benchmarks/results/memory_300.md). Numbers do not change: it caches kernels, not results.
+ONEDNN_KERNEL_CACHE = "16"
+os.environ.setdefault("ONEDNN_PRIMITIVE_CACHE_CAPACITY", ONEDNN_KERNEL_CACHE)
 
 #: command -> (module in ev2r.cli, help line). Each module has ``add_arguments(parser)`` and ``run(args)``.
 COMMANDS = {

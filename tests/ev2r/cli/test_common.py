@@ -246,3 +246,19 @@ def test_score_never_removes_or_overwrites_an_input_beside_its_output(tmp_path, 
     code, _, err = run(capsys, *argv)
     assert code == 2 and f"'X{suffix}' (a file this command writes or removes beside 'X') is the same file as" in err
     assert inp.read_bytes() == before and not (tmp_path / "X").exists()
+
+
+def test_the_command_line_caps_onednn_kernel_cache_and_keeps_a_users_value():
+    """``ev2r.cli.main`` sets ONEDNN_PRIMITIVE_CACHE_CAPACITY to 16 when it is not set, never over the user's value
+    (each case in a fresh interpreter: the variable is read when the module is first imported)."""
+    import os
+    import subprocess
+    import sys
+
+    code = "import os, ev2r.cli.main; print(os.environ['ONEDNN_PRIMITIVE_CACHE_CAPACITY'])"
+    env = {k: v for k, v in os.environ.items() if k != "ONEDNN_PRIMITIVE_CACHE_CAPACITY"}
+    got = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    assert got.stdout.strip() == "16"
+    got = subprocess.run([sys.executable, "-c", code], env={**env, "ONEDNN_PRIMITIVE_CACHE_CAPACITY": "512"},
+                         capture_output=True, text=True, check=True)
+    assert got.stdout.strip() == "512"
