@@ -359,6 +359,7 @@ def render_report(items: Sequence[ReportItem], record: Optional[dict] = None, ti
     names = _score_names(rows)
     alpha, hybrid = run_weights(signature)  # the formulas with the run's own weights, never the defaults'
     headline = run_headline(rows, signature)
+    version = headline_version(headline, signature)
     columns = [c for c in TABLE_COLUMNS if c in names and (c != HEADLINE_SCORE or headline == HEADLINE_SCORE)]
     if headline not in columns:  # a run of the baselines alone (--scorer hu-meteor): its own score heads the table
         columns.insert(0, headline)
@@ -371,7 +372,7 @@ def render_report(items: Sequence[ReportItem], record: Optional[dict] = None, ti
     env.filters["pct"] = lambda v: "0" if v is None else f"{100 * max(0.0, min(1.0, float(v))):.1f}"
     tpl = env.get_template("report.html.j2")
     return tpl.render(
-        title=title, source=source, signature=signature, summary=summary, headline=headline,
+        title=title, source=source, signature=signature, summary=summary, headline=headline, version=version,
         headline_ci=headline_interval(rows, headline) if summary.get(headline) is not None else None,
         headline_missing=len(missing), headline_noted=sum(1 for r in missing if r.get("error")),
         columns=columns, others=others, with_claims=any(it.claim is not None for it in items),
@@ -387,6 +388,23 @@ def render_report(items: Sequence[ReportItem], record: Optional[dict] = None, ti
         item_formulas=[(ev2r_terms(alpha, it.row, "\u00d7"), hybrid_terms(hybrid, it.row, "\u00d7")) for it in items],
         comparison=comparison,
     )
+
+
+def headline_version(headline: str, signature: str) -> Optional[str]:
+    """The versioned name to cite for the ``headline`` column of a run with ``signature``
+    (:func:`ev2r.versions.identify`: ``"ev2r-hybrid/4"``, or ``"ev2r/custom-<fingerprint>"`` for an unregistered
+    definition); None without a signature, for a column no version names (a baseline) or a signature it cannot read.
+    """
+    from ev2r.versions import SCORE_COLUMNS, identify
+
+    name = next((n for n, col in SCORE_COLUMNS.items() if col == headline), None)
+    if not signature or name is None:
+        return None
+    try:
+        found = identify(signature).get(name)
+    except ValueError:
+        return None
+    return found.label if found is not None else None
 
 
 def run_headline(rows: Sequence[dict], signature: str = "") -> str:

@@ -322,3 +322,23 @@ def test_a_headline_the_rows_lack_points_to_notes_only_where_there_are_some(expl
     head = _text(re.search(r'<p class="headline" id="headline">(.*?)</p>',
                            render_report(report_items(rows, items)), re.S).group(1))
     assert head.startswith("Headline: ev2r_hybrid = n/a") and says in head
+
+
+def test_the_headline_names_the_version_to_cite(explained, nltk_data):
+    """The page says under which name its headline is cited: the registered version its run record's signature
+    identifies (the default's: ev2r-hybrid/4 as in the README), a custom name for another definition, none without a
+    record or for a baseline's headline."""
+    from ev2r.reporting.html import headline_version
+    from ev2r.versions import latest
+
+    items, rows = explained
+    rows = [dict(r, ev2r_hybrid=0.25, verified_meteor=0.2) for r in rows]
+    sig = str(build_scorer().signature())  # builds, loads no weights
+    label = latest("ev2r-hybrid").label
+    assert headline_version("ev2r_hybrid", sig) == label and headline_version("ev2r", sig) == latest("ev2r").label
+    head = re.search(r'<p class="headline" id="headline">(.*?)</p>',
+                     render_report(report_items(rows, items), {"signature": sig}), re.S).group(1)
+    assert f"<code>ev2r_hybrid</code> (<code>{label}</code>, the name to cite) = <b>0.250</b>" in head
+    assert "the name to cite" not in _text(render_report(report_items(rows, items)))
+    assert headline_version("hu_meteor", sig) is None
+    assert headline_version("ev2r", "ev2r:1.0.0|alpha:0.4").startswith("ev2r/custom-")
