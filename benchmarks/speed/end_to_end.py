@@ -47,6 +47,18 @@ def run_once(checkout: str, env_extra: dict, inp: str) -> dict:
             "n": summary.get("n"), "n_failed": summary.get("n_failed")}
 
 
+def checkout_commit(path: str) -> str:
+    """The commit a checkout holds (``git rev-parse --short HEAD``, ``+changes`` when its tracked files differ), the
+    name the tables record instead of the machine's folder; ``unknown`` outside git."""
+    import subprocess
+
+    def git(*a):
+        return subprocess.run(["git", "-C", path, *a], capture_output=True, text=True).stdout.strip()
+
+    head = git("rev-parse", "--short", "HEAD")
+    return (head + ("+changes" if git("status", "--porcelain", "--untracked-files=no") else "")) if head else "unknown"
+
+
 def write_dev_items(n: int) -> Path:
     """``n`` AVeriTeC dev items (``throughput.dev_items``) as an input JSONL in a temporary folder; its path."""
     from throughput import dev_items
@@ -111,13 +123,14 @@ def main(argv=None) -> int:
              "Each run a fresh process (import, load, scoring, write), rounds interleaved; best of the rounds.", "",
              f"| configuration | checkout | rounds: wall s (CPU s, load) | best wall s | x {base} | best CPU s | "
              f"x {base} | peak RSS MB | ev2r | ev2r_hybrid |", "|---|---|---|---:|---:|---:|---:|---:|---:|---:|"]
+    commits = {k: checkout_commit(path) for k, (path, _) in configs.items()}
     for k, v in runs.items():
         rounds = "; ".join(f"{x['wall_s']:.1f} ({x['cpu_s']:.1f}, {x['load_1m']:.2f})" for x in v)
-        lines.append(f"| {k} | `{configs[k][0]}` {configs[k][1] or ''} | {rounds} | {best[k]:.1f} | "
+        lines.append(f"| {k} | `{commits[k]}` {configs[k][1] or ''} | {rounds} | {best[k]:.1f} | "
                      f"{best[k] / best[base]:.2f} | {best_cpu[k]:.1f} | {best_cpu[k] / best_cpu[base]:.2f} | "
                      f"{max(x['max_rss_mb'] for x in v):.0f} | {v[0]['ev2r']:.4f} | {v[0]['ev2r_hybrid']:.4f} |")
     Path(args.out + ".md").write_text("\n".join(lines) + "\n", encoding="utf-8")
-    Path(args.out + ".json").write_text(json.dumps({"machine": machine, "configs": {k: list(v) for k, v in configs.items()},
+    Path(args.out + ".json").write_text(json.dumps({"machine": machine, "configs": {k: [commits[k], v[1]] for k, v in configs.items()},
                                                     "runs": runs}, indent=1), encoding="utf-8")
     print("\n".join(lines))
     return 0

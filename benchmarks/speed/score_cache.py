@@ -22,6 +22,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # _benchlib
 import _benchlib as bl  # noqa: E402
 
+from ev2r.verifier.cache import CACHE_FILE  # noqa: E402
+
 REPO = Path(__file__).resolve().parents[2]
 MODES = ("no cache", "cold", "warm")
 
@@ -33,6 +35,7 @@ def run_once(inp: str, out: Path, cache: "Path | None", extra: list) -> dict:
     res = bl.timed_score(argv, REPO, env, str(out) + ".stderr", "score_cache")
     summary = res.pop("summary")
     note = next((line for line in res.pop("stderr").splitlines() if line.startswith("ev2r score: cache ")), "")
+    note = note.replace(str(cache / CACHE_FILE), "DIR/" + CACHE_FILE) if cache is not None else note  # no tmp path
     return {**res, "ev2r": summary.get("ev2r"), "ev2r_hybrid": summary.get("ev2r_hybrid"), "n": summary.get("n"),
             "cache_note": note, "rows": out.read_text(encoding="utf-8")}
 
