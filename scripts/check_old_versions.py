@@ -1,4 +1,4 @@
-"""Every registered score version recomputed on the shipped sample (issue 64 item 4): the latest of each name by this
+"""Every registered score version recomputed on the shipped sample: the latest of each name by this
 checkout, each earlier one by the commit that computes it (:data:`ev2r.versions.COMPUTED_BY`), checked out into a
 temporary folder and run with this checkout's virtual environment. Each run must identify as its version (through
 this release's registry) and give the recorded sample values (:data:`ev2r.versions.RECORDED_SAMPLE`) to 2e-3 (bf16

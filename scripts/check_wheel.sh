@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The package as users get it (issue 56): build the sdist and the wheel, install the wheel -- not the checkout --
+# The package as users get it: build the sdist and the wheel, install the wheel -- not the checkout --
 # into a fresh virtual environment, and run the quick start and `evaluate.load` from it, outside the checkout.
 # A file missing from the package (a template, the bundled verifier, a data table) fails here.
 #

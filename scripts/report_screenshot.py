@@ -11,7 +11,7 @@ the score versions and the headline means of the rows rendered, the input's SHA-
 ``tests/test_report_screenshot.py`` compares it with this release (``ev2r.__version__``, the latest score versions
 and their recorded values on the sample, ``ev2r.versions.RECORDED_SAMPLE``) and with the pictures in docs/, so a
 release that changes the page's version or numbers fails until the pictures are made again with this script
-(issue 75: the picture showed release 0.1.0, headline 0.117, another formula).
+(a stale picture once showed release 0.1.0, headline 0.117, another formula).
 """
 
 from __future__ import annotations

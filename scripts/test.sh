@@ -19,7 +19,7 @@ done
 if [ "$quick" = "1" ]; then
   export EV2R_SKIP_LLM_SERVER="${EV2R_SKIP_LLM_SERVER:-1}"
   # the quick tests' models are tiny or fakes: one torch (OpenMP) thread runs them faster than threads that wait
-  # on each other, most of all on a loaded machine (issue 75); set OMP_NUM_THREADS to choose
+  # on each other, most of all on a loaded machine; set OMP_NUM_THREADS to choose
   export OMP_NUM_THREADS="${OMP_NUM_THREADS:-1}"
   args=(-m "not slow" ${args[@]+"${args[@]}"})
 fi

@@ -1,4 +1,4 @@
-"""How the learned reading of non-evidence enters the default (issue 54): ``benchmarks/results/admission_choice.md``.
+"""How the learned reading of non-evidence enters the default: ``benchmarks/results/admission_choice.md``.
 
 Each variant is a directory of ``ev2r score -o`` rows for both development rating sets (``--variant
 NAME=PREFIX``: ``PREFIX_86.jsonl`` and ``PREFIX_144.jsonl``, scored with ``--scorer ev2r --scorer hu-meteor
@@ -54,7 +54,7 @@ def main(argv=None) -> int:
     ratings = {n: [json.loads(line) for line in (DATA / "ev2r_human_eval" / f"{f}.jsonl").read_text().splitlines() if line]
                for n, f in SETS.items()}
     m = machine()
-    lines = ["# The learned reading in the default: where and at what threshold (issue 54)\n",
+    lines = ["# The learned reading in the default: where and at what threshold\n",
              f"Command: `{command()}`  ", f"Machine: {m['platform']}, {m['cpu_count']} CPUs, {m['utc']}\n",
              "Spearman with the human ratings (95% bootstrap CI, rows resampled, seed "
              f"{args.seed}, {args.n_boot} resamples); cov = semantic_coverage, va = verdict_agreement.\n"]

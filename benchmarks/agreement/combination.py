@@ -1,4 +1,4 @@
-"""Weights of the combined score ``ev2r_hybrid`` (issue 20, item 6), fitted on BOTH dev rating sets.
+"""Weights of the combined score ``ev2r_hybrid``, fitted on BOTH dev rating sets.
 
     ev2r score ../shared/data/ev2r_human_eval/averitec_manual_eval_subset.jsonl -o S86.jsonl --json --hybrid-columns all \
         --scorer ev2r --scorer hu-meteor
@@ -28,7 +28,7 @@ What it does, kept small on purpose (4 components, a coarse grid):
   Spearman vs semantic_coverage and vs verdict_agreement per set with 95% percentile bootstrap CIs
   (rows resampled, seeded), and paired bootstrap CIs of hybrid minus Ev2R / HU-METEOR.
 
-**The gaming suite as a constraint** (issue 32, ``--gaming NAME=PATH``, the per-item rows of
+**The gaming suite as a constraint** (``--gaming NAME=PATH``, the per-item rows of
 ``benchmarks/robustness/gaming.py`` for each set, which carry every component for the real and the gamed
 evidence): a weight vector qualifies only if, on every set and every strategy, ``ev2r_hybrid`` gains
 nothing over the real evidence (mean change <= 0.001 and at most 10% of rows rising by more than
@@ -213,7 +213,7 @@ def fit(sets: dict, grid: np.ndarray, rating: str = "semantic_coverage", extra_o
     """Per-set in-sample fits, leave-one-set-out, maximin and pooled fits over ``grid``.
 
     ``maximin`` is the constrained maximin: among the grid points whose Spearman is at least Ev2R's
-    on every set *and* every rating of :data:`RATINGS` (issue 20: the combined score "must not be worse
+    on every set *and* every rating of :data:`RATINGS` (the combined score's requirement: it "must not be worse
     than Ev2R on either dev set"), the one whose worse set (on ``rating``) is best; when no point
     qualifies, the unconstrained maximin (``feasible`` = 0 says so). With ``violations`` (per grid point, the
     number of gaming set/strategy pairs it gains from) and no two-set point free of them, the points that gain
@@ -229,7 +229,7 @@ def fit(sets: dict, grid: np.ndarray, rating: str = "semantic_coverage", extra_o
     worst = np.nanmin(np.vstack(list(rho.values())), axis=0)
     ok = np.ones(len(grid), dtype=bool)
     for d in sets.values():
-        for floor in floors:  # issue 55: at least as good as HU-METEOR too (--floor hu_meteor)
+        for floor in floors:  # at least as good as each floor score (--floor: ev2r by default; hu_meteor for HU-METEOR)
             if floor not in d.get("baselines", {}):
                 continue  # nothing to hold the fit to
             for q in RATINGS:
@@ -415,7 +415,7 @@ def run(scores: dict, ratings: dict, step: float = 0.1, n_boot: int = 2000, seed
     for name in zero:  # components held at weight 0 (e.g. one that costs a model load and breaks bit-identical resume)
         grid = grid[grid[:, list(HYBRID_COMPONENTS).index(name)] == 0.0]
     g_sets = {s: load_gaming(p, zero=zero, gated_only=gated_only) for s, p in (gaming or {}).items()}
-    if reference_free:  # issue 54: rewrites of the reference are meaning-sensitivity tests, reported, not a constraint
+    if reference_free:  # rewrites of the reference are meaning-sensitivity tests, reported, not a constraint
         g_sets = {s: {k: v for k, v in d.items() if "reference" not in k} for s, d in g_sets.items()}
     g_count, g_excluded = gaming_violations(grid, g_sets) if gaming else (None, {})
     fits = fit(sets, grid, extra_ok=None if g_count is None else g_count == 0, violations=g_count, floors=floors)
@@ -482,7 +482,7 @@ def main(argv=None) -> int:
     p.add_argument("--zero", action="append", default=[], choices=HYBRID_COMPONENTS,
                    help="hold this component's weight at 0 (repeatable)")
     p.add_argument("--gaming-reference-free", action="store_true",
-                   help="with --gaming: only the strategies a system can play without the reference (issue 54: the "
+                   help="with --gaming: only the strategies a system can play without the reference (the "
                         "reference's rewrites are meaning-sensitivity tests, reported in the gaming tables)")
     p.add_argument("--floor", action="append", default=None, choices=("ev2r", "hu_meteor"),
                    help="a score the fit must match on both sets and both ratings (repeatable; default ev2r)")

@@ -1,5 +1,5 @@
 """Which predicted pairs may the reference veto? The choice of :data:`ev2r.metric.contradiction.REWRITE_MIN`
-on both development rating sets (issue 32; the two-set rule).
+on both development rating sets (the two-set rule: a choice that wins on one set and loses on the other is no win).
 
 For each rating file, the proxy (P(gold verdict | claim, predicted evidence), :class:`ev2r.metric.proxy.NLIProxyScorer`)
 of the rows' real evidence and of four rewrites of the reference that the gaming suite makes
@@ -113,7 +113,7 @@ def main(argv=None) -> int:
         sets.append(run_set(name or Path(path).stem, path, verifier, args.n_boot, args.seed))
     info = {"command": bl.command(), "machine": bl.machine(), "verifier": args.model, "seed": args.seed,
             "contradiction_min": CONTRADICTION_MIN, "shipped_rewrite_min": REWRITE_MIN}
-    lines = ["# Which predicted pairs may the reference veto? (issue 32)", "", f"Command: `{info['command']}`",
+    lines = ["# Which predicted pairs may the reference veto?", "", f"Command: `{info['command']}`",
              f"Machine: {info['machine']}", f"Verifier: {args.model}", "",
              f"The proxy with the reference's veto (P(contradiction | reference pair, predicted answer) >= "
              f"{CONTRADICTION_MIN:g}) for the predicted pairs it may judge: none (`off`), any pair sharing a content word "

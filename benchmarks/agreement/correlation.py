@@ -27,7 +27,7 @@ resampled rows for both scores) per file and headline rating.
 ``--json OUT`` writes ``{"<file>": {"<score>/<rating>": {"spearman", "pearson", "n", ...},
 "<A> - <B>/<rating>": {"diff", "ci95", ...}}}``.
 
-**System level** (issue 32; how shared tasks use a metric): for a rating file whose rows carry a ``team``
+**System level** (how shared tasks use a metric): for a rating file whose rows carry a ``team``
 field (the 144 shared-task rows: 7 teams), each score's and rating's per-team means, Kendall's tau-b
 between them and the pairwise ranking accuracy (the share of team pairs that the score orders as the
 people's means do; a tie on either side counts half), with a percentile bootstrap that resamples rows
@@ -67,7 +67,7 @@ ANCHOR_OF = {
     "replay_gpt-3.5-turbo-1106_precision": ("atomic_reference_prec_recall", "gpt-3.5-turbo-1106", "precision"),
     "replay_gpt-3.5-turbo-1106_recall": ("atomic_reference_prec_recall", "gpt-3.5-turbo-1106", "recall"),
 }
-# the ratings of the first table (the issue's targets); every other rating goes to the second
+# the ratings of the first table (the headline ratings, which the targets name); every other rating goes to the second
 HEADLINE_RATINGS = ("semantic_coverage", "verdict_agreement")
 # the order of the score rows; other columns follow in the order first seen
 SCORE_ORDER = ("precision", "recall", "f1", "proxy", "ev2r", "hu_meteor")

@@ -1,4 +1,4 @@
-"""Record an LLM's reference-based replies on rating files, as replay files (issue 22 item 2).
+"""Record an LLM's reference-based replies on rating files, as replay files.
 
     python benchmarks/agreement/llm_record.py --serve 1.5b \
         --data 86=../shared/data/ev2r_human_eval/averitec_manual_eval_subset.jsonl \

@@ -1,4 +1,4 @@
-"""Issue 63: choose among definitions that read meaning with the verifier, by the rule declared before measuring.
+"""Choose among definitions that read meaning with the verifier, by the rule declared before measuring.
 
 Each candidate is a folder made by scoring with one set of ``ev2r score`` options (``benchmarks/agreement/meaning_choice.sh``):
 
@@ -72,7 +72,7 @@ def verdict(first: dict, c: dict) -> dict:
 
 
 def render(names: list[str], cands: dict, verdicts: dict, info: dict) -> str:
-    lines = ["# Reading meaning with the verifier: the choice among candidate definitions (issue 63)", "",
+    lines = ["# Reading meaning with the verifier: the choice among candidate definitions", "",
              f"Command: `{info['command']}`", "",
              "Machine: {platform}, {cpu_count} CPUs, torch {torch}, {utc}".format(**info["machine"]), "",
              "Each candidate's rows were scored by the commands in `benchmarks/agreement/meaning_choice.sh`; the rule was declared "

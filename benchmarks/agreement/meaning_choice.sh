@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# One candidate definition of issue 63 scored for benchmarks/agreement/meaning_choice.py: the blind edits, the two rating sets
-# (all columns, for the out-of-system table) and, with a third argument "gaming", the CI gaming gate (30 rows each).
+# One candidate definition (a reading of meaning with the verifier) scored for benchmarks/agreement/meaning_choice.py:
+# the blind edits, the two rating sets (all columns, for the out-of-system table) and, with a third argument "gaming",
+# the CI gaming gate (30 rows each).
 # usage: bash benchmarks/agreement/meaning_choice.sh NAME "EV2R SCORE OPTIONS" [gaming]   (outputs under $EV_OUT/NAME)
 cd "$(dirname "$0")/../.."
 NAME=$1; ARGS=$2

@@ -1,4 +1,4 @@
-"""Choosing the headline out of sample: every choice made on ratings remade without each rated system (issue 62).
+"""Choosing the headline out of sample: every choice made on ratings remade without each rated system.
 
     ev2r score ../shared/data/ev2r_human_eval/averitec_manual_eval_subset.jsonl -o S86.jsonl --json \
         --hybrid-columns all --scorer ev2r --scorer hu-meteor
@@ -451,7 +451,7 @@ def render(files: dict, res: dict, summary: dict, info: dict, decision: str = ""
     stable = [n for n in names if res["candidates"][n]["fitted_constants"] == 0
               and res["candidates"][n]["gaming_violations"] == 0]
     most_stable = max(stable, key=worst) if stable else None
-    lines = [bl.header("Out of system: every choice made on ratings remade without each rated system (issue 62)",
+    lines = [bl.header("Out of system: every choice made on ratings remade without each rated system",
                        info), "",
              f"Rows: 86 file {len(files['86']['system'])} used, 144 file {len(files['144']['system'])} used; left out: "
              f"86 {files['86']['left_out'] or 'none'}, 144 {files['144']['left_out'] or 'none'}. Systems: "

@@ -1,4 +1,4 @@
-"""A proxy read relative to the gold evidence's own reading (issue 55): measured, not shipped.
+"""A proxy read relative to the gold evidence's own reading: measured, not shipped.
 
 The proxy is P(gold verdict | claim, predicted evidence) (Akhtar et al. 2024, sec. 3.2). The bundled verifier reads
 AVeriTeC's gold evidence at about 0.33, so even the ideal evidence's proxy is low. One way to "read the gold
@@ -78,7 +78,7 @@ def main(argv=None) -> int:
             out[name]["floors"][str(f)] = {**cells, "gold_proxy_rel_mean": gold_rel}
             table.append(f"| {name} | {f:g} | " + " | ".join(
                 f"{cells[r]['ev2r']:+.3f} / {cells[r]['ev2r_hybrid']:+.3f}" for r in RATINGS) + f" | {gold_rel:.3f} |")
-    md = ["# A proxy relative to the gold evidence's reading (issue 55): measured, not shipped", "",
+    md = ["# A proxy relative to the gold evidence's reading: measured, not shipped", "",
           f"Command: `{bl.command()}`  ", f"Machine: {bl.machine()}", "",
           "`proxy_rel = min(1, proxy / max(p_gold, f))`, with `p_gold` the same verifier's proxy of the row's gold "
           "evidence given as the prediction (f = 1: the shipped proxy). Cells: Spearman of Ev2R / `ev2r_hybrid` "

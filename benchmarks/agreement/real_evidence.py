@@ -1,4 +1,4 @@
-"""Choices about real systems' evidence, measured on both development rating sets (issue 20).
+"""Choices about real systems' evidence, measured on both development rating sets.
 
     python benchmarks/agreement/real_evidence.py --out benchmarks/results/real_evidence
 

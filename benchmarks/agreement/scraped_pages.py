@@ -1,4 +1,4 @@
-"""Answers that are scraped web pages (issue 20 item 3): what rules-v2 makes of them, and what the
+"""Answers that are scraped web pages: what rules-v2 makes of them, and what the
 boilerplate test of :mod:`ev2r.facts.rules` changes, on both development rating sets.
 
     python benchmarks/agreement/scraped_pages.py \\
@@ -108,7 +108,7 @@ def _rho(c: dict) -> str:
 
 def markdown(info: dict) -> str:
     m = info["machine"]
-    lines = ["# Scraped web pages as answers: the boilerplate test (issue 20 item 3)", "",
+    lines = ["# Scraped web pages as answers: the boilerplate test", "",
              f"Command: `{info['command']}`", "",
              f"Machine: {m['platform']}, {m['cpu_count']} CPUs, Python {m['python']}, {m['utc']}, 1-min load "
              f"average {m['load_average_1m']}.", "",

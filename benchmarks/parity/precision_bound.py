@@ -1,4 +1,4 @@
-"""Precision bound: how far each verifier compute precision moves every score of one item against fp32 (issue 66).
+"""Precision bound: how far each verifier compute precision moves every score of one item against fp32.
 
 A compute precision keeps a version's name (``ev2r-hybrid/4`` with ``+bf16``) only if, against fp32, it moves no
 item's continuous score (proxy, ev2r_hybrid and its parts, graded_*) by more than :data:`ev2r.versions.PRECISION_BOUND`
@@ -35,7 +35,7 @@ from ev2r.versions import THRESHOLDED_COLUMNS  # noqa: E402
 
 DEFAULT_DATA = [f"86={bl.DATA / 'ev2r_human_eval' / 'averitec_manual_eval_subset.jsonl'}",
                 f"144={bl.DATA / 'ev2r_human_eval' / 'averitec_shared_task_dev.jsonl'}"]
-#: Changes counted besides the bound: the issue's 0.05 and 0.2.
+#: Changes counted besides the bound: 0.05 and 0.2.
 STEPS = (0.05, 0.2)
 #: The columns bounded on their corpus mean, not per item.
 THRESHOLDED = THRESHOLDED_COLUMNS
@@ -153,7 +153,7 @@ def count_over(s: dict, bound: float) -> None:
 
 def markdown(result: dict) -> str:
     bound = result["bound"]
-    md = [bl.header("Precision bound: per-item change of every score against fp32 (issue 66)", result), "",
+    md = [bl.header("Precision bound: per-item change of every score against fp32", result), "",
           f"Each development rating set scored with the default options in each precision, back to back in one "
           f"process (one pass each after a warm-up on {result['warmup']} items, load excluded; the machine was "
           "shared with other jobs, so read the times as ratios within one set). A change is |score(dtype) - "

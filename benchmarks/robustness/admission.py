@@ -1,4 +1,4 @@
-"""The admission stage on phrasings it never saw (issue 54): ``benchmarks/results/admission.md``.
+"""The admission stage on phrasings it never saw: ``benchmarks/results/admission.md``.
 
 * **Held-out families** (``benchmarks/data/nonevidence_heldout/``, written blind: without the metric's code,
   rules or training corpus): each template filled with claims of both development rating sets; the share of
@@ -98,7 +98,7 @@ def main(argv=None) -> int:
         return f"{100 * a / n:.1f}%" if n else "-"
 
     m = machine()
-    lines = ["# Admission stage on held-out phrasings (issue 54)\n",
+    lines = ["# Admission stage on held-out phrasings\n",
              f"Command: `{command()}`  ", f"Machine: {m['platform']}, {m['cpu_count']} CPUs, torch {m['torch']}, "
              f"{m['utc']}  ", f"Model: `{model.name}` (threshold {model.threshold}); held-out corpus: "
              f"{len(templates)} templates in {len({t['family'] for t in templates})} families, written blind, each "

@@ -1,4 +1,4 @@
-"""The claim-extraction paper's comparison in Czech (issue 23 item 4): which similarity separates
+"""The claim-extraction paper's comparison in Czech: which similarity separates
 meaning-preserving from meaning-changing claim pairs, and the Hungarian set scores per source document.
 
 Data: CTKFacts (``../shared/data/ctkfacts/``, CC BY-SA 3.0), Czech claims written against Czech News Agency
@@ -372,7 +372,7 @@ def make_similarity(name: str, args: argparse.Namespace) -> Any:
         from ev2r.verifier.loading import get_verifier
 
         return S.NLISimilarity(get_verifier("bundled", device="cpu", dtype="fp32"))
-    if name == "nli-multilingual":  # the shipped multilingual verifier (issue 35: --model multilingual)
+    if name == "nli-multilingual":  # the shipped multilingual verifier (--model multilingual)
         from ev2r.verifier.loading import get_verifier
 
         return S.NLISimilarity(get_verifier("multilingual", device="cpu", dtype="fp32"))
@@ -445,7 +445,7 @@ def _fmt_diff(r: Optional[dict]) -> str:
 def render(data: dict) -> str:
     names = data["similarity_names"]
     pr = data["pair_results"]
-    md = ["# Czech claim pairs: which similarity separates meaning-preserving from meaning-changing (issue 23 item 4)",
+    md = ["# Czech claim pairs: which similarity separates meaning-preserving from meaning-changing",
           "", f"Command: `{data['command']}`", "",
           f"Machine: {data['machine']['platform']}, {data['machine']['cpu_count']} CPUs (torch threads "
           f"{data['machine']['torch_threads']}), {data['machine']['utc']}, 1-min load average "

@@ -1,5 +1,4 @@
-"""Blind two-sided edit benchmark (issue 63, item 3, the blind half): does a score see a changed meaning and
-ignore a changed spelling?
+"""Blind two-sided edit benchmark: does a score see a changed meaning and ignore a changed spelling?
 
 Data: benchmarks/data/edits_blind/edits_blind.jsonl (made by make_edits.py beside it, written without reading the
 implementation or the handed families). 28 AVeriTeC dev claims; for each, a base item whose predicted evidence is
@@ -16,7 +15,7 @@ item's other pairs are unchanged, so one edited pair moves an item less than it 
   |edited - base| <= 0.1 * base (a score that does not see the change);
 * preserving edits: the share whose score moves more than 10% (a score that reads spelling, not meaning).
 
-Targets (issue 63, on the blind families, for ev2r and ev2r_hybrid): at most 10% of meaning changes within 10%
+Targets (on the blind families, for ev2r and ev2r_hybrid): at most 10% of meaning changes within 10%
 of the unedited score, at most 5% of preserving edits moved more than 10%.
 
 It uses ev2r only through its command line: `ev2r score FILE -o OUT --json`, then joins the rows to the data by id.
@@ -48,11 +47,11 @@ COLUMNS = ["ev2r", "ev2r_hybrid", "precision", "recall", "proxy"]
 TARGETED = ["ev2r", "ev2r_hybrid"]
 TARGET = {"changing": 0.10, "preserving": 0.05}
 TOL = 0.10
-#: The CI gate (``--gate``, issue 63 item 5): the most edits of each side a targeted score may get wrong (changing
+#: The CI gate (``--gate``, run by ``.ci/run``): the most edits of each side a targeted score may get wrong (changing
 #: edits within 10%, preserving edits moved more than 10%), out of 99 changing and 72 preserving. A ratchet, not the
 #: targets: the default's counts when the gate was set (ev2r-hybrid/4, ev2r/4, 1.4.0: 53 / 46 and 6 / 12) plus three
-#: edits (a machine without native bf16 computes in fp32, within 0.05 per item: issue 66's bound); lower them when a
-#: version reads meaning better. The issue's targets are 10% and 5%.
+#: edits (a machine without native bf16 computes in fp32, within 0.05 per item: ev2r.versions.PRECISION_BOUND);
+#: lower them when a version reads meaning better. The targets (:data:`TARGET`) are 10% and 5%.
 GATE_MAX = {("changing", "ev2r"): 56, ("changing", "ev2r_hybrid"): 49,
             ("preserving", "ev2r"): 9, ("preserving", "ev2r_hybrid"): 15}
 
@@ -172,7 +171,7 @@ def write_md(path: Path, meta: dict, table: list[dict]) -> None:
     head = "| side | family | n | " + " | ".join(COLUMNS) + " |"
     rule = "|---|---|---:|" + "---:|" * len(COLUMNS)
     lines = [
-        "# Blind two-sided edit benchmark (issue 63, item 3)", "",
+        "# Blind two-sided edit benchmark", "",
         "AVeriTeC dev gold evidence given as the prediction, then ONE predicted answer edited once "
         "(`benchmarks/data/edits_blind/`, families written blind). **Item level on one-pair-edited items**: the "
         "item's other pairs are unchanged, so an item moves less than its edited pair would alone.", "",

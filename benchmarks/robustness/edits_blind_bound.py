@@ -1,4 +1,4 @@
-"""How far a perfect reading of the facts can move an item of the blind edit benchmark (issue 63, item 3): the
+"""How far a perfect reading of the facts can move an item of the blind edit benchmark: the
 floor under the share of meaning changes that stay within 10% at the item level.
 
 ``benchmarks/robustness/edits_blind.py`` edits ONE predicted answer of an item whose predicted evidence is the gold evidence,
@@ -108,13 +108,13 @@ def main(argv=None) -> int:
                 per[fam][m][1] += 1
         records.append(rec)
     m_ = bl.machine()
-    lines = ["# How far a perfect reading of the facts can move a blind edit's item (issue 63)\n",
+    lines = ["# How far a perfect reading of the facts can move a blind edit's item\n",
              f"Command: `{bl.command()}`  ", f"ev2r run: `{' '.join(cmd[1:2] + ['BASES.jsonl'] + cmd[3:])}`  ",
              f"Machine: {m_['platform']}, {m_['cpu_count']} CPUs, {m_['utc']}  ", f"Signature: `{signature}`\n",
              "The 28 unedited items scored with their atomic facts; for each meaning-changing edit, Ev2R with the "
              "edited pair's facts read by an oracle and the proxy unchanged (module docstring). **A share here is a "
              "floor**: no reading of the facts alone gets the benchmark's changing share (`edits_blind.md`, "
-             "the `ev2r` column) below it; the issue's target is 0.10.\n",
+             "the `ev2r` column) below it; the benchmark's target is 0.10.\n",
              "| family | n | within 10%: one fact unsupported each side | within 10%: the whole pair unsupported |",
              "|---|---:|---:|---:|"]
     for fam in sorted(per, key=lambda f: (f == "all changing", f)):

@@ -51,7 +51,7 @@ HEADLINE = ("ev2r", "ev2r_hybrid")
 
 
 def czech_items(path, n: Optional[int] = None, seed: int = 0) -> list:
-    """Czech gaming items from a CTKFacts split (issue 35): every SUPPORTS / REFUTES row is a claim whose
+    """Czech gaming items from a CTKFacts split: every SUPPORTS / REFUTES row is a claim whose
     reference evidence is its annotated paragraphs (one answer-only pair each) and whose *real* predicted
     evidence is the paragraphs annotated for another claim of the same source document (what a retriever that
     found the right article but not the right passage returns); rows without such a neighbour are left out.

@@ -1,11 +1,11 @@
-"""Reference-free gaming with phrasings the project never saw (issue 54): ``benchmarks/results/gaming_heldout.md``.
+"""Reference-free gaming with phrasings the project never saw: ``benchmarks/results/gaming_heldout.md``.
 
 For each row of both development rating sets, each non-evidence class of the blind held-out corpus
 (``benchmarks/data/nonevidence_heldout/``) gives one gamed prediction: the row's own predicted questions (at
 most four; "What did the search find?" when it has none), each answered by a template of that class filled
 with the row's claim (seeded). A lazy system needs no reference for any of them. A check (class x score) passes
 when the gamed mean is not above the real evidence's mean and at most 10% of the rows rise above their real
-evidence (the gate of issue 54). Rows whose scores failed are left out of that check.
+evidence (the reference-free gaming gate). Rows whose scores failed are left out of that check.
 
     python benchmarks/robustness/gaming_heldout.py [--admission bundled] [--admission none] [--rows 0]
 """
@@ -59,7 +59,8 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--admission", action="append", default=None, help="admission specs to compare (default: "
                     "bundled and none)")
-    ap.add_argument("--proxy-credit", action="store_true", help="score with the credited proxy (issue 55)")
+    ap.add_argument("--proxy-credit", action="store_true", help="score with the credited proxy (proxy_credit: each "
+                    "answer credited only with what it adds to its question)")
     ap.add_argument("--classes", default=None, help="comma-separated classes (default: all)")
     ap.add_argument("--rows", type=int, default=0, help="first N rows of each set (0: all)")
     ap.add_argument("--seed", type=int, default=0)
@@ -89,7 +90,7 @@ def main(argv=None) -> int:
                     results[(spec, name, cls, score)] = (n, mean_real, mean_gamed, rising)
                 print(spec, name, cls, {s: round(results[(spec, name, cls, s)][3], 3) for s in SCORES}, flush=True)
     m = machine()
-    lines = ["# Reference-free gaming with held-out phrasings (issue 54)\n", f"Command: `{command()}`  ",
+    lines = ["# Reference-free gaming with held-out phrasings\n", f"Command: `{command()}`  ",
              f"Machine: {m['platform']}, {m['cpu_count']} CPUs, torch {m['torch']}, {m['utc']}  ",
              f"Held-out corpus: {len(templates)} templates written blind (`benchmarks/data/nonevidence_heldout/`). "
              f"Each cell: gamed mean vs real mean, share of rows rising above their real evidence; ✓ when the mean "

@@ -1,10 +1,10 @@
-"""The reference given as the prediction (issue 32): what the ideal evidence scores.
+"""The reference given as the prediction: what the ideal evidence scores.
 
 For ``--n`` AVeriTeC dev claims (drawn with ``--seed``), the gold question/answer pairs are both the
 predicted and the reference evidence; every score column is averaged, overall and per gold verdict.
 Precision, recall and F1 of the ideal evidence are 1 by the definition of the reference-based scores
 (Akhtar et al. 2024, sec. 3.1); the proxy (sec. 3.2) is the verifier's P(gold verdict | claim, gold
-evidence) and has no such ceiling. Targets of issue 32: proxy >= 0.70, Ev2R and ``ev2r_hybrid`` >= 0.85.
+evidence) and has no such ceiling. Targets: proxy >= 0.70, Ev2R and ``ev2r_hybrid`` >= 0.85.
 
 Usage (from the repository root)::
 
@@ -77,7 +77,7 @@ def main(argv=None) -> int:
     lines = ["# The reference as the prediction (AVeriTeC dev)", "", f"Command: `{info['command']}`",
              f"Machine: {info['machine']}", f"Signature: `{info['signature']}`", "",
              f"{n} claims of {info['dev']} (seed {args.seed}), their gold evidence given as the prediction; "
-             f"{info['n_failed']} failed. Mean of each score; targets of issue 32 in the last row.", "",
+             f"{info['n_failed']} failed. Mean of each score; the targets in the last row.", "",
              "| gold verdict | n | " + " | ".join(COLUMNS) + " |", "|---|---:|" + "---:|" * len(COLUMNS)]
     for g, sm in summary.items():
         lines.append(f"| {g} | {sm['n']} | " + " | ".join("—" if sm[c] is None else f"{sm[c]:.3f}" for c in COLUMNS) + " |")

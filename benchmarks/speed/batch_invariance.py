@@ -1,4 +1,4 @@
-"""Batch invariance (issue 64, item 3): what it costs to make a pair's verifier distribution a function of the
+"""Batch invariance: what it costs to make a pair's verifier distribution a function of the
 pair alone, and how far it moves the scores.
 
 In bf16 the padding a pair receives in a batch moves its logits, so before 1.2.x an item's numbers depended on
@@ -204,7 +204,7 @@ def main(argv=None) -> int:
     if args.e2e_json:
         Path(args.e2e_json).write_text(json.dumps({name: [s.to_dict() for s in sc] for name, sc in e2e_scores.items()},
                                                   default=str) + "\n", encoding="utf-8")
-    md = bl.header("Batch invariance: speed cost and score change (issue 64, issue 76)", info)
+    md = bl.header("Batch invariance: speed cost and score change", info)
     md += (f"\nData: `{info['data']}` ({len(items)} rows): {len(calls)} `verifier.predict` calls, {n_pairs} pairs "
            f"({len(keys)} distinct), replayed per option with the pair cache off, rounds interleaved, best of "
            f"{args.repeats}. `alone vs batched`: {len(sample)} distinct pairs each scored alone (one call per "

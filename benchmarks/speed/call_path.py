@@ -1,4 +1,4 @@
-"""One item's path through the code (issue 64): the calls made while :meth:`ev2r.metric.scorer.Ev2RScorer.score`
+"""One item's path through the code: the calls made while :meth:`ev2r.metric.scorer.Ev2RScorer.score`
 scores one item, read as steps between the units of the import-linter layers (``pyproject.toml``).
 
 Every distinct call (caller function -> callee function, both in ``claimalign``, ``ev2r`` or ``adversarial``) made
@@ -15,7 +15,7 @@ moves between units, those to a unit already left (the path went ``ev2r.metric``
 ``ev2r.metric``: every return to a caller's unit after a call out), those up a layer, and those from a unit of
 ``claimalign`` into one of ``ev2r`` (``out_of_claimalign``: the path climbing out of the aligner package).
 
-It also counts the admission stage's readings per item (:func:`ev2r.metric.admission.read_evidence`, issue 64 item 1)
+It also counts the admission stage's readings per item (:func:`ev2r.metric.admission.read_evidence`, once per item)
 or, on a release before it, the calls of ``admit``.
 
     python benchmarks/speed/call_path.py --input examples/averitec_sample.jsonl --rows 0-11 --out benchmarks/results/call_path.md

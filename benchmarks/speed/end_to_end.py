@@ -1,4 +1,4 @@
-"""End-to-end `ev2r score` time, one release beside another, rounds interleaved (issue 76).
+"""End-to-end `ev2r score` time, one release beside another, rounds interleaved.
 
 Each run is a fresh process (import, model load, scoring, writing), timed by wall clock and by the child's CPU
 (user + system, from os.wait4) with its peak resident memory. Checkouts are given as NAME=PATH (run with

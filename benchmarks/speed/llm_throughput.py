@@ -1,4 +1,4 @@
-"""Throughput of the LLM path on a local llama.cpp server (issue 22 item 5).
+"""Throughput of the LLM path on a local llama.cpp server.
 
     python benchmarks/speed/llm_throughput.py --measure --serve 1.5b --requests 4 \
         --server-log benchmarks/data/llm_replay/.server_qwen2.5-coder-1.5b-instruct.log \

@@ -1,5 +1,5 @@
 """`ev2r score` without the on-disk cache, with an empty one (cold: it fills it) and with the cache the cold run
-filled (warm), rounds interleaved (issue 76, item 4: work done once across runs).
+filled (warm), rounds interleaved (the cache: work done once across runs).
 
 Each run is a fresh process (import, model load, scoring, writing), timed by wall clock and by the child's CPU (user +
 system, from os.wait4) with its peak resident memory; each round's cold run starts from a new empty folder and its

@@ -1,4 +1,4 @@
-"""Where the time of ``ev2r score`` goes: a per-stage account (issue 36).
+"""Where the time of ``ev2r score`` goes: a per-stage account.
 
 Runs what ``ev2r score INPUT -o OUT`` runs -- :func:`ev2r.io.readers.read_items`,
 :func:`ev2r.metric.factory.build_scorer` with the defaults, :func:`ev2r.engines.local_engine.score_local`

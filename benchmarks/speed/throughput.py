@@ -136,8 +136,9 @@ def dev_items(n: int) -> list:
     return out
 
 
-#: Scoring modes compared side by side: "exhaustive" is how the library scored before issue 24 (every
-#: premise, batches of a fixed number of pairs, every hybrid column); "default" is ev2r.config.DEFAULTS.
+#: Scoring modes compared side by side: "exhaustive" is how the library first scored, before the premise cap and
+#: batches by tokens (every premise, batches of a fixed number of pairs, every hybrid column); "default" is
+#: ev2r.config.DEFAULTS.
 MODES = {"exhaustive": {"premise_top_k": None, "max_batch_tokens": None, "hybrid_columns": "all"},
          "default": {}}
 

@@ -1,4 +1,4 @@
-"""Items for timing ``ev2r score`` at scale (issue 36): AVeriTeC train claims, predicted evidence filled to the
+"""Items for timing ``ev2r score`` at scale: AVeriTeC train claims, predicted evidence filled to the
 10-pair cap of the official scorer.
 
 Item ``i`` is train claim ``i``. Its reference is the claim's gold question/answer pairs; its prediction is those

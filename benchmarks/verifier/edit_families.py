@@ -1,4 +1,4 @@
-"""How a verifier reads each handed edit family, on the training side only (issue 73 item 3).
+"""How a verifier reads each handed edit family, on the training side only.
 
 The pairs are the ones the training generator itself makes (:func:`ev2r.training.edits.augment_meaning_edits`, with
 ``runs/edits7``'s layout option ``pair_share`` 0.5), family by family, from the redistributable training pool
@@ -101,6 +101,7 @@ def main(argv=None) -> int:
     for (name, p), d in zip(flat, probs):
         p_e.setdefault(name, []).append((float(d[0]), layout(p)))
     issue63 = set(FAMILY_SETS["issue63"])
+    # a row's "issue" names its family set: "63" the default set (FAMILY_SETS "issue63"), "73" a family only in "all"
     rows = {}
     for name, vals in p_e.items():
         e = np.array([v for v, _ in vals])
@@ -129,7 +130,7 @@ def main(argv=None) -> int:
 def render(info: dict, rows: dict, model: str) -> str:
     """The table of ``rows`` (per family, as :func:`main` computes them) with the run's ``info``, in Markdown."""
     n, seed, pair_share = info["n_per_family"], info["seed"], info["pair_share"]
-    lines = ["# Edit families read by a verifier, training side only (issue 73 item 3)", "",
+    lines = ["# Edit families read by a verifier, training side only", "",
              f"Command: `{info['command']}`", f"Machine: {info['machine']}",
              f"Verifier: `{model}` ({info['verifier']})", "",
              f"The pairs are those the training generator makes (`ev2r.training.edits.augment_meaning_edits`, "
@@ -145,8 +146,10 @@ def render(info: dict, rows: dict, model: str) -> str:
              "against the original. `yesno` has a layout of its own (a yes/no question answered \"No.\" against its "
              "statement, or answered \"Yes.\" against the question answered \"No.\"), counted under *entailed "
              "hypothesis*; its \"Yes.\" pairs, which entail their statement, are left out.", "",
-             "| family | side | issue | label | n | **wrong** | mean P(e) | near-copy: P(e) >= 0.5 | both answers | "
-             "entailed hypothesis |", "|---|---|---|---|---:|---:|---:|---:|---:|---:|"]
+             "| family | side | family set | label | n | **wrong** | mean P(e) | near-copy: P(e) >= 0.5 | "
+             "both answers | entailed hypothesis |", "|---|---|---|---|---:|---:|---:|---:|---:|---:|"]
+
+    family_set = {"": "", "63": "default", "73": "`all` only"}
 
     def cell(r, lay):
         c = r["by_layout"].get(lay)
@@ -155,7 +158,8 @@ def render(info: dict, rows: dict, model: str) -> str:
     for name in order:
         r = rows[name]
         wrong = "—" if r["side"] == "control" else f"**{r['wrong']:.3f}**"
-        lines.append(f"| {name}{' (premise only)' if r['premise_only'] else ''} | {r['side']} | {r['issue']} | "
+        lines.append(f"| {name}{' (premise only)' if r['premise_only'] else ''} | {r['side']} | "
+                     f"{family_set[r['issue']]} | "
                      f"{r['label']} | {r['n']} | {wrong} | {r['mean_p_entailment']:.3f} | {cell(r, 'near-copy')} | "
                      f"{cell(r, 'both answers')} | {cell(r, 'entailed hypothesis')} |")
     lines += ["", f"The control row is the share of unedited copies read as entailment ({rows['control']['read_as_entailment']:.3f}): "

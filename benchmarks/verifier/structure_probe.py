@@ -20,7 +20,7 @@ and, in the other direction (how precision reads a predicted atomic fact against
 
 A probe item is correct when the verifier's argmax is as required (entailment for ``copy``, anything
 but entailment otherwise); the contradiction share of the two negation probes is reported beside it.
-Issue 32's target: >= 90% on the negation and word-order probes.
+The target: >= 90% on the negation and word-order probes.
 
 Usage (from the repository root)::
 

@@ -1,6 +1,7 @@
 """Make edits_blind.jsonl: AVeriTeC dev claims, their gold evidence as the prediction, one answer edited once.
 
-Written blind (issue 63, item 3): without reading ev2r's implementation, its tests, or the handed edit families.
+Written blind (the blind half of the two-sided edit benchmark): without reading ev2r's implementation, its tests,
+or the handed edit families.
 Every edit below was written by hand, in context, and read again; this script only applies them.
 
 Claims: the dev claims (../shared/data/averitec/dev.json) with at most 5 questions, every (first) answer, with a

@@ -1,4 +1,4 @@
-"""Build edits_blind3.jsonl: a third blind set of one-answer edits of AVeriTeC dev gold evidence (issue 73).
+"""Build edits_blind3.jsonl: a third blind set of one-answer edits of AVeriTeC dev gold evidence.
 
 Written without reading the metric's implementation, its tests, its generators or the earlier sets' edits.
 Standard library only. From the repository root:
