@@ -3,39 +3,33 @@ reason and what decided it; the atomic facts, the proxy and the alignments read 
 
 :func:`read_evidence` is the stage (:func:`ev2r.metric.admitted.admit` its views). For each pair, the first reason
 that applies decides (``reason``, ``decided_by``): ``no_content`` (no letter or digit), ``unanswerable``
-(AVeriTeC's Unanswerable text; kept with ``unanswerable="statement"``), ``bare_answer`` (with a claim: no content
-word, or one word), ``restates_claim`` (:func:`ev2r.metric.restatement.restates_claim`), ``boilerplate``
-(:func:`ev2r.facts.rules.strip_boilerplate`; boilerplate inside an answer is cut), ``word_salad`` (where that
-retired family is on), ``non_evidence`` (the learned reading, :mod:`ev2r.metric.admission_model`, below its
-threshold; ``label`` names the class), ``off_topic`` (``relevant=True``: under :data:`PREMISE_RELEVANCE_MIN` of the
-claim's content words), ``duplicate`` (``dedupe=True``: :func:`same_meaning` as an earlier kept answer), else
-``kept``.
+(AVeriTeC's Unanswerable text), ``bare_answer`` (with a claim: no content word, or one word), ``restates_claim``
+(:func:`ev2r.metric.restatement.restates_claim`), ``boilerplate`` (:func:`ev2r.facts.rules.strip_boilerplate`;
+boilerplate inside an answer is cut), ``non_evidence`` (the learned reading, :mod:`ev2r.metric.admission_model`,
+below its threshold; ``label`` names the class), ``off_topic`` (``relevant=True``: under
+:data:`PREMISE_RELEVANCE_MIN` of the claim's content words), ``duplicate`` (``dedupe=True``: :func:`same_meaning`
+as an earlier kept answer), else ``kept``.
 
 A copy or near-copy of a ``gold`` pair (:func:`copy_similarity` at least :data:`TWIN_MIN_SIMILARITY`; its typos
 :func:`respell`-ed like its copy) is read as the reference reads it (``no_content``, ``unanswerable``,
 ``boilerplate`` only): the gold evidence is evidence whatever it restates. ev2r gives ``claim`` for the predicted
-side only. The learned reading in force (:func:`use_model`) is asked once per distinct (claim, question, answer)
-and cached (:func:`prime` asks a batch at once).
+side only. The learned reading (an argument, never a setting in force) is asked once per distinct (claim,
+question, answer) and cached (:func:`prime` asks a batch at once).
 """
 
 from __future__ import annotations
 
-import contextlib
-import contextvars
 import functools
 import re
 from dataclasses import dataclass
-from typing import Iterator, Optional, Sequence
+from typing import Optional, Sequence
 
 import numpy as np
 
 from claimalign.words import MIN_CLAIM_TOKENS, claim_coverage, content_tokens, is_bare_answer
-from ev2r.metric.copying import COPY_READINGS, copy_reading, copy_setting, current_copy_reading  # noqa: F401
 from ev2r.metric.admission_model import encoder_cache_key, model_cache_key
-from ev2r.metric.scoped import scoped
-from ev2r.metric.restatement import RESTATE_MUTUAL_MIN, current_restatement_verifier, mutual_entailment, restates_claim
+from ev2r.metric.restatement import restates_claim
 from ev2r.facts.rules import strip_boilerplate
-from ev2r.facts.word_order import WORD_ORDER_RULE, strip_word_salad
 from ev2r.types import Evidence, QAPair, has_content, is_unanswerable
 
 #: The share of the claim's content words a *predicted* pair must hold to be a premise (85% of
@@ -53,86 +47,14 @@ ANSWER_MIN_WORDS = 2
 #: hold to be on topic (``off_topic``; every claim's pairs need as many); the signature's ``+short1``.
 SHORT_CLAIM_MIN_SHARED = 1
 
-REASONS = ("kept", "no_content", "unanswerable", "bare_answer", "restates_claim", "boilerplate", "word_salad",
-           "non_evidence", "off_topic", "duplicate")
+REASONS = ("kept", "no_content", "unanswerable", "bare_answer", "restates_claim", "boilerplate", "non_evidence",
+           "off_topic", "duplicate")
 
 
-# ----------------------------------------------------------------------------- rule families (ablation)
-#: The rule families of the stage that :func:`without_rules` can switch off, to measure what each adds beside the
-#: learned reading (``benchmarks/agreement/rules_ablation.py``).
-RULE_FAMILIES = ("bare_answer", "restates_claim", "boilerplate", "word_salad", "off_topic", "duplicate", "gold_copy")
-#: Families retired from the default: measured to add nothing beside the learned reading on both development sets,
-#: the reference-free checks of the gaming suite, the held-out phrasings and the invariance suite
-#: (``benchmarks/results/rules_ablation.md``). :func:`with_rules` switches one back on. ``word_salad`` (retired in
-#: ``ev2r/4``, 1.2.0): without it agreement moves by -0.005 / +0.025 (86 rows, coverage / verdict) and -0.005 / +0.002
-#: (144), no reference-free gated check and no held-out check changes, and the gold with its words shuffled still
-#: scores 95-97% below the gold; what it closed was the reference shuffled, a rewrite of the reference that is
-#: reported beside real evidence and gates only as "the rewritten gold far below the gold". It called fluent text
-#: salad now and then; its twelve constants leave the default.
-RETIRED_RULES: tuple = ("word_salad",)
-_OFF: contextvars.ContextVar = contextvars.ContextVar("ev2r_admission_rules_off", default=frozenset(RETIRED_RULES))
-
-
-@contextlib.contextmanager
-def without_rules(*families: str) -> Iterator[None]:
-    """Within the block, :func:`admit` (and the restatement test of predicted facts) skips the named rule families
-    (:data:`RULE_FAMILIES`); the signature's admission value says which (``-no:<family>``). For ablations: what
-    ships runs every family.
-
-    Raises:
-        ValueError: a family not in :data:`RULE_FAMILIES` (named, with the allowed values).
-    """
-    bad = [f for f in families if f not in RULE_FAMILIES]
-    if bad:
-        raise ValueError(f"without_rules: {bad} not among {list(RULE_FAMILIES)}")
-    with scoped(_OFF, _OFF.get() | frozenset(families)):
-        yield
-
-
-@contextlib.contextmanager
-def with_rules(*families: str) -> Iterator[None]:
-    """Within the block, the named rule families (:data:`RULE_FAMILIES`; e.g. a retired one, :data:`RETIRED_RULES`)
-    are in force; the signature's admission value says so (``+<family>``).
-
-    Raises:
-        ValueError: a family not in :data:`RULE_FAMILIES` (named, with the allowed values).
-    """
-    bad = [f for f in families if f not in RULE_FAMILIES]
-    if bad:
-        raise ValueError(f"with_rules: {bad} not among {list(RULE_FAMILIES)}")
-    with scoped(_OFF, _OFF.get() - frozenset(families)):
-        yield
-
-
-def rule_on(family: str) -> bool:
-    """Whether rule family ``family`` (:data:`RULE_FAMILIES`) is in force (:func:`without_rules`).
-
-    Raises:
-        ValueError: a family not in :data:`RULE_FAMILIES` (a misspelt name would switch nothing off).
-    """
-    if family not in RULE_FAMILIES:
-        raise ValueError(f"rule_on: {family!r} not among {list(RULE_FAMILIES)}")
-    return family not in _OFF.get()
-
-
-# ----------------------------------------------------------------------------- the learned reading in force
-_MODEL: contextvars.ContextVar = contextvars.ContextVar("ev2r_admission_model", default=None)
+# ----------------------------------------------------------------------------- the learned reading's caches
 _CACHE: dict = {}  # (model key, claim, question, answer) -> class probabilities
 _EMBED: dict = {}  # (encoder key, answer) -> embedding (duplicates by meaning)
 _CACHE_MAX = 200_000
-
-
-@contextlib.contextmanager
-def use_model(model) -> Iterator[None]:
-    """Within the block, :func:`admit` asks ``model`` (an :class:`ev2r.metric.admission_model.AdmissionModel`, or
-    None for the rules alone)."""
-    with scoped(_MODEL, model):
-        yield
-
-
-def current_model():
-    """The learned reading in force (:func:`use_model`), or None."""
-    return _MODEL.get()
 
 
 def _trim():
@@ -142,10 +64,10 @@ def _trim():
         _EMBED.clear()
 
 
-def prime(triples: Sequence[tuple[str, str, str]], model=None) -> None:
-    """Ask the learned reading about many (claim, question, answer) triples in one batch (they are then
-    cached for :func:`admit`); ``model`` defaults to the one in force. Nothing happens without a model."""
-    model = model if model is not None else current_model()
+def prime(triples: Sequence[tuple[str, str, str]], model) -> None:
+    """Ask the learned reading ``model`` (an :class:`ev2r.metric.admission_model.AdmissionModel`, or None: nothing
+    happens) about many (claim, question, answer) triples in one batch; they are then cached for
+    :func:`read_evidence`."""
     if model is None:
         return
     _trim()
@@ -177,7 +99,8 @@ def _proba(model, claim: str, question: str, answer: str) -> np.ndarray:
 
 def same_meaning(a: str, b: str, model=None) -> bool:
     """Whether answers ``a`` and ``b`` say the same thing: equal after folding case, spacing and punctuation,
-    or (with a learned reading in force) embeddings of cosine >= :data:`DUPLICATE_COSINE` and no number in one
+    or (with a learned reading ``model``, an :class:`ev2r.metric.admission_model.AdmissionModel`) embeddings of
+    cosine >= :data:`DUPLICATE_COSINE` and no number in one
     that the other lacks (a changed figure is another fact).
 
     >>> same_meaning("The vaccine was approved.", "the vaccine  was approved")
@@ -185,7 +108,6 @@ def same_meaning(a: str, b: str, model=None) -> bool:
     """
     if _fold(a) == _fold(b):
         return True
-    model = model if model is not None else current_model()
     if model is None:
         return False
     from ev2r.metric.admission_model import numbers_in
@@ -452,12 +374,6 @@ def _grade(q: str, a: str, like_q: str, like_a: str, synonyms: bool) -> float:
     return s if s >= 1.0 else max(s, copy_similarity(like, respell_pair(pair, like)))
 
 
-@functools.lru_cache(maxsize=65536)
-def _similarity(q: str, a: str, other_q: str, other_a: str) -> float:
-    # copy_similarity once per pair of pairs: the stage is asked about the same pairs by each part of the score
-    return copy_similarity(QAPair(q, a), QAPair(other_q, other_a))
-
-
 def copy_grade(pair: QAPair, like: QAPair) -> float:
     """How much of a copy ``pair`` is of ``like``, read through its copy: the larger of :func:`copy_similarity`
     of the two and of ``like`` and ``pair`` :func:`respell`-ed like it, in [0, 1]; 1 for a copy but for typos,
@@ -466,13 +382,6 @@ def copy_grade(pair: QAPair, like: QAPair) -> float:
     >>> copy_grade(QAPair("How many died?", "Forty-five people died."), QAPair("How many died?", "45 people died."))
     1.0
     """
-    mode, verifier = copy_setting()
-    if mode != "near":  # a copy is the copy; a near-copy only where the verifier reads the same meaning
-        if pair_key(pair) == pair_key(like):
-            return 1.0
-        if mode == "exact" or _similarity(like.question, like.answer, pair.question, pair.answer) < TWIN_MIN_SIMILARITY:
-            return 0.0
-        return float(mutual_entailment(like.render(), pair.render(), verifier) >= RESTATE_MUTUAL_MIN)
     return _grade(pair.question, pair.answer, like.question, like.answer, respell_reads_synonyms())
 
 
@@ -513,15 +422,14 @@ def _synonyms():
 def fact_restates_claim(fact: str, claim: str) -> bool:
     """Whether an atomic fact of the predicted evidence only restates ``claim`` (the ``restates_claim`` family,
     :func:`ev2r.metric.restatement.restates_claim`): it is then no fact of the evidence."""
-    return rule_on("restates_claim") and restates_claim(fact, claim, _synonyms())
+    return restates_claim(fact, claim, _synonyms())
 
 
 def _not_evidence_rule(answer: str, claim: str) -> Optional[str]:
     """The rule that finds ``answer`` no evidence for ``claim`` whatever its question, or None."""
-    if rule_on("bare_answer") and (is_bare_answer(answer)
-                                   or sum(has_content(w) for w in answer.split()) < ANSWER_MIN_WORDS):
+    if is_bare_answer(answer) or sum(has_content(w) for w in answer.split()) < ANSWER_MIN_WORDS:
         return "bare_answer"
-    if rule_on("restates_claim") and restates_claim(answer, claim, _synonyms()):
+    if restates_claim(answer, claim, _synonyms()):
         return "restates_claim"
     return None
 
@@ -568,7 +476,7 @@ def _plain_reading(k: int, p: QAPair) -> tuple[str, QAPair, str]:
         return "no_content", p, "rule:has_content"
     if is_unanswerable(p.answer):
         return "unanswerable", p, "rule:unanswerable"
-    answer = strip_boilerplate(p.answer) if rule_on("boilerplate") else p.answer
+    answer = strip_boilerplate(p.answer)
     if answer is p.answer:
         return "kept", p, "rule:none"
     if not has_content(answer):
@@ -582,23 +490,25 @@ def _read(out: list, k: int, p: QAPair, plain: tuple[str, QAPair, str], copy: bo
                            plain_pair=plain[1], plain_by=plain[2], gold_copy=copy, **kw))
 
 
-def read_evidence(evidence: Evidence, claim: Optional[str] = None,
-                  gold: Optional[Evidence] = None) -> tuple[PairReading, ...]:
+def read_evidence(evidence: Evidence, claim: Optional[str] = None, gold: Optional[Evidence] = None,
+                  model=None) -> tuple[PairReading, ...]:
     """The stage's one reading of every pair of ``evidence``, in order (module docstring): each rule runs once per
-    pair, and the learned reading in force is asked once (:func:`use_model`); which pairs a part of the score reads
-    (on topic or not, each once or not, the pairs the reference contradicts left out) is a view of these readings
+    pair, and the learned reading ``model`` is asked once per pair; which pairs a part of the score reads (on topic
+    or not, each once or not, the pairs the reference contradicts left out) is a view of these readings
     (:func:`ev2r.metric.admitted.admit`).
 
     Args:
         evidence: the evidence whose pairs are read.
         claim: the item's claim, for the predicted side (None: the reference side, content rules only).
         gold: the item's reference evidence: a copy of one of its pairs is read as the reference reads it.
+        model: the learned reading of non-evidence (an :class:`ev2r.metric.admission_model.AdmissionModel`), or
+            None for the rules alone; asked for the predicted side only (with ``claim``).
     """
     claim_has_content = claim is not None and len(content_tokens(claim)) >= MIN_CLAIM_TOKENS
     claim_words = content_tokens(claim) if claim is not None else frozenset()
     gold_pairs = gold.pairs if gold is not None and claim is not None else ()
     gold_keys = {pair_key(p) for p in gold_pairs}
-    model = current_model() if claim is not None else None
+    model = model if claim is not None else None
     out: list[PairReading] = []
     for k, p in enumerate(evidence.pairs):
         plain, plain_pair, plain_by = _plain_reading(k, p)
@@ -610,8 +520,8 @@ def read_evidence(evidence: Evidence, claim: Optional[str] = None,
         if claim is None or plain in ("no_content", "unanswerable"):
             read(plain, plain_pair, plain_by)
             continue
-        if copy and rule_on("gold_copy"):
-            answer = strip_boilerplate(p.answer)  # a copy's boilerplate is cut whatever the rule families
+        if copy:
+            answer = strip_boilerplate(p.answer)  # a copy's boilerplate is cut
             if not has_content(answer):
                 read("boilerplate")
                 continue
@@ -633,16 +543,6 @@ def read_evidence(evidence: Evidence, claim: Optional[str] = None,
             if why is not None:  # what the boilerplate hid is judged as any answer
                 read(why)
                 continue
-        if rule_on("word_salad"):
-            answer = strip_word_salad(p_in.answer)
-            if answer is not p_in.answer:
-                # what is left of an answer that was partly salad must be about the claim itself
-                if (not has_content(answer) or _not_evidence_rule(answer, claim) is not None
-                        or (claim_has_content
-                            and claim_coverage(answer, claim, RELEVANCE_CLAIM_CAP) < PREMISE_RELEVANCE_MIN)):
-                    read("word_salad", by=f"rule:{WORD_ORDER_RULE}")
-                    continue
-                p_in = QAPair(p_in.question, answer)
         p_ev = label = None
         if model is not None:
             probs = _proba(model, claim, p_in.question, p_in.answer)
@@ -652,13 +552,8 @@ def read_evidence(evidence: Evidence, claim: Optional[str] = None,
                 read("non_evidence", by=f"model:{model.name}", p_evidence=p_ev,
                      label=label if label != "evidence" else model.classes[1 + int(np.argmax(probs[1:]))])
                 continue
-        if rule_on("restates_claim") and current_restatement_verifier() is not None:
-            m = mutual_entailment(claim, p_in.answer)
-            if m is not None and m >= RESTATE_MUTUAL_MIN:  # the claim again, in other words
-                read("restates_claim", by="model:mutual-entailment", p_evidence=p_ev, label=label)
-                continue
         off = False
-        if claim_words and rule_on("off_topic"):
+        if claim_words:
             # a short claim (under MIN_CLAIM_TOKENS content words) asks for SHORT_CLAIM_MIN_SHARED shared words (a
             # hostile pass: "Canberra is the capital of Australia." read as evidence for the claim "Fluoride.")
             shared = len(content_tokens(p_in.render()) & claim_words)
@@ -667,21 +562,3 @@ def read_evidence(evidence: Evidence, claim: Optional[str] = None,
         read("kept", p_in, f"model:{model.name}" if model is not None else "rule:none", p_evidence=p_ev, label=label,
              off_topic=off)
     return tuple(out)
-
-
-def admission_rule() -> str:
-    """The signature value of the stage in force: the rules, and the learned reading's name (``+adm:none``
-    without one)."""
-    model = current_model()
-    order = f"{WORD_ORDER_RULE}+" if rule_on("word_salad") else ""
-    return f"{order}adm:{model.name if model is not None else 'none'}{rules_off()}"
-
-
-def rules_off() -> str:
-    """The rule families switched off (:func:`without_rules`) as the signature writes them (``"-no:off_topic"``), and
-    the retired ones switched back on (:func:`with_rules`, ``"+word_salad"``); ``""`` for what ships."""
-    off = _OFF.get()
-    return ("".join(f"-no:{f}" for f in RULE_FAMILIES if f in off and f not in RETIRED_RULES)
-            + "".join(f"+{f}" for f in RETIRED_RULES if f not in off)
-            + (f"+copy:{current_copy_reading()}" if current_copy_reading() != "near" else "")
-            + (f"+restate:mutual{RESTATE_MUTUAL_MIN:g}" if current_restatement_verifier() is not None else ""))

@@ -3,37 +3,109 @@
 precision and recall, the proxy, the contradiction veto, the alignments of the combination, ``explain`` and the row's
 record -- reads a *view* of that one reading (:func:`admit`). Nothing downstream decides evidence again.
 
+What the stage reads with is a value, :class:`AdmissionSettings` (the learned reading of non-evidence, or none),
+built by :func:`ev2r.metric.factory.build_scorer`. :class:`ev2r.metric.scorer.Ev2RScorer` reads a chunk's items
+once (:func:`admit_items`) and passes the result, an :class:`Admitted`, as an argument to the reference scorer, the
+proxy scorer, the combination and the row's record. A part called on its own (no ``admitted`` given) reads afresh
+with the rules alone, with the same result as the rules give inside a run.
+
 A view differs from another only in what the part asks of the same readings:
 
 ==================  ==============================================================================================
 ``claim``           with the claim (the predicted side): every rule; without (the reference side, or a predicted
                     pair as a copy candidate): the content rules only (:attr:`PairReading.plain`)
-``unanswerable``    ``"drop"``, or ``"statement"`` (an Unanswerable pair kept, for decomposers that state it)
+``unanswerable``    ``"drop"`` (AVeriTeC's Unanswerable pairs are no evidence)
 ``relevant``        leave out the off-topic pairs (:attr:`PairReading.off_topic`): the predicted side's premises
 ``dedupe``          leave out a pair whose answer says what an earlier kept one says
                     (:func:`ev2r.metric.admission.same_meaning`): the alignments, where a copy must not take a second
                     reference pair
 ``exclude``         the pairs the reference contradicts (:mod:`ev2r.metric.contradiction`), reason ``contradicted``
 ==================  ==============================================================================================
-
-:class:`ev2r.metric.scorer.Ev2RScorer` opens one :func:`admission_pass` per chunk and reads every item there
-(:func:`admit_item`); inside it, a reading is kept per (evidence, claim, gold evidence, settings in force) and every
-view is taken from it, so a pair's rules run once per item whatever the number of parts that read it. Outside a pass
-(a part called on its own) each call reads afresh, with the same result.
 """
 
 from __future__ import annotations
 
-import contextlib
-import contextvars
 from dataclasses import dataclass
-from typing import Collection, Iterator, Optional
+from typing import Any, Collection, Optional, Sequence
 
 from ev2r.config import UNANSWERABLE_MODES
 from ev2r.metric import admission
 from ev2r.metric.admission import PairReading, same_meaning
-from ev2r.metric.scoped import scoped
 from ev2r.types import Evidence, Item, QAPair
+
+
+@dataclass(frozen=True, eq=False)
+class AdmissionSettings:
+    """What the admission stage reads with, as a value (built once per scorer by
+    :func:`ev2r.metric.factory.build_scorer`).
+
+    Attributes:
+        model: the learned reading of non-evidence (an :class:`ev2r.metric.admission_model.AdmissionModel`, or any
+            object with ``predict_proba``, ``name``, ``threshold`` and ``classes``), or None for the rules alone. Its
+            ``scope`` (``"all"``, the default, or ``"proxy"``) says which parts of the score read it: with
+            ``"proxy"``, the reference side and the alignments read the rules alone (:meth:`for_part`).
+    """
+
+    model: Any = None
+
+    @property
+    def name(self) -> str:
+        """The learned reading's name as the signature's ``adm`` field writes it (``"none"`` without one)."""
+        return getattr(self.model, "name", "none") if self.model is not None else "none"
+
+    def for_part(self, part: str) -> "AdmissionSettings":
+        """The settings ``part`` of the score reads with: ``"proxy"`` always reads the learned reading; ``"reference"``
+        and ``"alignment"`` read it only where its scope is ``"all"``.
+
+        Raises:
+            ValueError: ``part`` not one of ``"proxy"``, ``"reference"``, ``"alignment"``.
+        """
+        if part not in ("proxy", "reference", "alignment"):
+            raise ValueError(f"part: {part!r} is not one of ('proxy', 'reference', 'alignment')")
+        if part == "proxy" or getattr(self.model, "scope", "all") == "all":
+            return self
+        return AdmissionSettings(None)
+
+
+#: The settings of a part called on its own: the rules alone.
+RULES_ALONE = AdmissionSettings(None)
+
+
+class Admitted:
+    """The admission stage's readings under one :class:`AdmissionSettings`, each evidence read once: what
+    :func:`admit_items` returns and every part of a chunk's score is given. Readings are kept by value (the evidence,
+    the claim and the gold evidence, all hashable), so an evidence met again, in any part, reuses its reading.
+
+    Args:
+        settings: what the stage reads with (default: the rules alone).
+    """
+
+    def __init__(self, settings: AdmissionSettings = RULES_ALONE):
+        if not isinstance(settings, AdmissionSettings):
+            raise ValueError(f"settings: expected an AdmissionSettings, got {type(settings).__name__}")
+        self.settings = settings
+        self._readings: dict = {}
+
+    @property
+    def model(self):
+        """The learned reading these readings were made with, or None."""
+        return self.settings.model
+
+    def readings(self, evidence: Evidence, claim: Optional[str] = None,
+                 gold: Optional[Evidence] = None) -> tuple[PairReading, ...]:
+        """The stage's reading of ``evidence`` (:func:`ev2r.metric.admission.read_evidence`), read once and reused. A
+        request without a claim reuses a reading made with one (its ``plain`` fields are what a reading without a
+        claim holds)."""
+        key = (evidence, claim, gold if claim is not None else None)
+        hit = self._readings.get(key)
+        if hit is None and claim is None:
+            hit = self._readings.get(("any", evidence))
+        if hit is None:
+            hit = admission.read_evidence(evidence, claim, gold, model=self.settings.model)
+            self._readings[key] = hit
+            self._readings.setdefault(("any", evidence), hit)
+        return hit
+
 
 @dataclass(frozen=True)
 class Admission:
@@ -70,58 +142,11 @@ class Admission:
         return d
 
 
-_PASS: contextvars.ContextVar = contextvars.ContextVar("ev2r_admission_pass", default=None)
-
-
-@contextlib.contextmanager
-def admission_pass() -> Iterator[None]:
-    """Within the block, each evidence is read once per setting in force (the learned reading, the rule families,
-    the copy and restatement readings): every later view of it reuses that reading."""
-    with scoped(_PASS, {}):
-        yield
-
-
-def _settings(cache: dict) -> tuple:
-    """The settings a reading depends on. The objects in force (the learned reading, the verifiers) are keyed by
-    identity and kept alive by the pass, so that an identity cannot be reused by another object within it; a pass
-    assumes they are not changed in place (the learned reading's threshold is read each time)."""
-    from ev2r.metric.restatement import current_restatement_verifier
-
-    model = admission.current_model()
-    _, copy_verifier = admission.copy_setting()
-    restate = current_restatement_verifier()
-    alive = cache.setdefault("in force", {})
-    for obj in (model, copy_verifier, restate):
-        if obj is not None:
-            alive[id(obj)] = obj
-    return (getattr(model, "name", None), id(model), getattr(model, "threshold", None), admission.rules_off(),
-            id(copy_verifier), id(restate), admission.respell_reads_synonyms())
-
-
-def readings(evidence: Evidence, claim: Optional[str] = None,
-             gold: Optional[Evidence] = None) -> tuple[PairReading, ...]:
-    """The stage's reading of ``evidence`` (:func:`ev2r.metric.admission.read_evidence`): inside an
-    :func:`admission_pass`, read once and reused. A request without a claim reuses a reading made with one (its
-    ``plain`` fields are what a reading without a claim holds)."""
-    cache = _PASS.get()
-    if cache is None:
-        return admission.read_evidence(evidence, claim, gold)
-    settings = _settings(cache)
-    key = (evidence, claim, gold if claim is not None else None, settings)
-    hit = cache.get(key)
-    if hit is None and claim is None:
-        hit = cache.get(("any", evidence, settings))
-    if hit is None:
-        hit = admission.read_evidence(evidence, claim, gold)
-        cache[key] = hit
-        cache.setdefault(("any", evidence, settings), hit)
-    return hit
-
-
 def admit(evidence: Evidence, claim: Optional[str] = None, unanswerable: str = "drop", relevant: bool = False,
-          gold: Optional[Evidence] = None, dedupe: bool = False, exclude: Collection[int] = ()) -> list[Admission]:
+          gold: Optional[Evidence] = None, dedupe: bool = False, exclude: Collection[int] = (),
+          admitted: Optional[Admitted] = None) -> list[Admission]:
     """The stage's decision on every pair of ``evidence``, in order: a view (module docstring) of its one reading
-    (:func:`readings`).
+    (:meth:`Admitted.readings`).
 
     Args:
         evidence: the evidence whose pairs are judged.
@@ -132,6 +157,7 @@ def admit(evidence: Evidence, claim: Optional[str] = None, unanswerable: str = "
         dedupe: leave out a pair whose answer says what an earlier kept one says.
         exclude: pair indexes dropped beforehand (the pairs the reference contradicts): not admitted, reason
             ``"contradicted"``.
+        admitted: the chunk's readings (:func:`admit_items`); None reads ``evidence`` afresh with the rules alone.
 
     Returns:
         One :class:`ev2r.metric.admitted.Admission` per pair, in order.
@@ -141,11 +167,12 @@ def admit(evidence: Evidence, claim: Optional[str] = None, unanswerable: str = "
     """
     if unanswerable not in UNANSWERABLE_MODES:
         raise ValueError(f"unanswerable: {unanswerable!r} not among {list(UNANSWERABLE_MODES)}")
+    admitted = admitted if admitted is not None else Admitted()
     with_claim = claim is not None
-    model = admission.current_model() if with_claim else None
+    model = admitted.model if with_claim else None
     out: list[Admission] = []
     kept_answers: list[tuple[int, str]] = []
-    for r in readings(evidence, claim, gold):
+    for r in admitted.readings(evidence, claim, gold):
         k, given = r.index, r.given
         if k in exclude:
             out.append(Admission(k, False, "contradicted", given, "rule:contradiction"))
@@ -164,8 +191,8 @@ def admit(evidence: Evidence, claim: Optional[str] = None, unanswerable: str = "
         if relevant and with_claim and r.off_topic:
             out.append(Admission(k, False, "off_topic", given, "rule:relevance", p_evidence=p_ev, label=label))
             continue
-        if dedupe and admission.rule_on("duplicate"):
-            first = next((j for j, a in kept_answers if same_meaning(pair.answer, a)), None)
+        if dedupe:
+            first = next((j for j, a in kept_answers if same_meaning(pair.answer, a, model)), None)
             if first is not None:
                 out.append(Admission(k, False, "duplicate", given,
                                      "model:similarity" if model is not None else "rule:folded-text",
@@ -176,27 +203,42 @@ def admit(evidence: Evidence, claim: Optional[str] = None, unanswerable: str = "
     return out
 
 
-def admit_item(item: Item) -> None:
-    """Read ``item``'s pairs (the predicted side with its claim and gold evidence, the reference side without a
-    claim) into the :func:`admission_pass` open, so that every part of its score reads views of that one reading;
-    outside a pass, nothing is kept. A reading that raises is left unmade: each part of the score meets the error on
-    this item alone and records it there, and the other items go on."""
-    try:
-        readings(item.predicted_evidence, item.claim, item.reference_evidence)
-        readings(item.reference_evidence)
-    except Exception:  # noqa: S110 - recorded on the item by the part that meets it again
-        pass
+def admit_items(items: Sequence[Item], settings: AdmissionSettings = RULES_ALONE) -> Admitted:
+    """Read every item's pairs once under ``settings`` (the predicted side with its claim and gold evidence, the
+    reference side without a claim): every part of their score then reads views of these readings.
+
+    The learned reading is asked once, in one batch, for every predicted pair. A reading that raises is left unmade:
+    each part of the score meets the error on that item alone and records it there, and the other items go on.
+
+    Args:
+        items: the chunk's items.
+        settings: what the stage reads with (:class:`AdmissionSettings`).
+
+    Returns:
+        An :class:`Admitted` holding the readings, to pass to each part of the score.
+    """
+    admitted = Admitted(settings)
+    if settings.model is not None:
+        admission.prime([(it.claim, p.question, p.answer) for it in items for p in it.predicted_evidence.pairs],
+                        settings.model)
+    for it in items:
+        try:
+            admitted.readings(it.predicted_evidence, it.claim, it.reference_evidence)
+            admitted.readings(it.reference_evidence)
+        except Exception:  # noqa: S110 - recorded on the item by the part that meets it again
+            pass
+    return admitted
 
 
-def item_record(item: Item, contradicted: Collection[int] = ()) -> list[dict]:
+def item_record(item: Item, contradicted: Collection[int] = (), admitted: Optional[Admitted] = None) -> list[dict]:
     """The row's record of the stage (``explain``, the report): per predicted pair, what the verifier read
     (``kept``, ``reason``: the view of the proxy and of recall's premises, on topic, ``contradicted`` pairs left
     out) and whether the alignments of the combination read it (``aligned``; a pair saying what an earlier one says
     is read once: ``duplicate_of``)."""
     seen = admit(item.predicted_evidence, item.claim, relevant=True, gold=item.reference_evidence,
-                 exclude=tuple(contradicted))
+                 exclude=tuple(contradicted), admitted=admitted)
     aligned = admit(item.predicted_evidence, item.claim, relevant=True, gold=item.reference_evidence, dedupe=True,
-                    exclude=tuple(contradicted))
+                    exclude=tuple(contradicted), admitted=admitted)
     from claimalign.averitec import MAX_PREDICTED
 
     out = []

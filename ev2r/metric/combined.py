@@ -57,7 +57,7 @@ _ENCODERS: dict = {}  # (model, device) -> EmbeddingSimilarity, loaded once per 
 
 
 def informative(evidence: Evidence, claim: Optional[str] = None, relevant: bool = False,
-                gold: Optional[Evidence] = None, exclude: Collection[int] = ()) -> Evidence:
+                gold: Optional[Evidence] = None, exclude: Collection[int] = (), admitted=None) -> Evidence:
     """The pairs of ``evidence`` that are evidence, as the admission stage reads them
     (:func:`ev2r.metric.admitted.admit`: an answer with a letter or digit that is not AVeriTeC's Unanswerable
     text; with ``claim``, neither bare, nor a restatement, nor non-evidence to the learned reading in force, and with
@@ -65,20 +65,21 @@ def informative(evidence: Evidence, claim: Optional[str] = None, relevant: bool 
     says what an earlier kept one says (:func:`ev2r.metric.admission.same_meaning`) is left out, so copies cannot
     each take a reference pair in the Hungarian alignment. A copy of a ``gold`` pair (the reference
     evidence) is kept whatever it restates. The pairs of index in ``exclude`` (those the reference contradicts:
-    :attr:`ev2r.types.ItemScore.contradicted_pairs`) are left out."""
+    :attr:`ev2r.types.ItemScore.contradicted_pairs`) are left out. ``admitted``: the chunk's admission readings
+    (:func:`ev2r.metric.admitted.admit_items`), None to read afresh with the rules alone."""
     from ev2r.metric.admitted import admit
 
     return Evidence(tuple(a.pair for a in admit(evidence, claim, relevant=relevant, gold=gold, dedupe=True,
-                                                exclude=tuple(exclude)) if a.kept))
+                                                exclude=tuple(exclude), admitted=admitted) if a.kept))
 
 
 def informative_indices(evidence: Evidence, claim: Optional[str] = None, relevant: bool = False,
-                        gold: Optional[Evidence] = None, exclude: Collection[int] = ()) -> list[int]:
+                        gold: Optional[Evidence] = None, exclude: Collection[int] = (), admitted=None) -> list[int]:
     """The indexes (into ``evidence.pairs``) of the pairs :func:`informative` keeps, in order."""
     from ev2r.metric.admitted import admit
 
     return [a.index for a in admit(evidence, claim, relevant=relevant, gold=gold, dedupe=True,
-                                   exclude=tuple(exclude)) if a.kept]
+                                   exclude=tuple(exclude), admitted=admitted) if a.kept]
 
 
 def _contradicted(scores: Optional[Sequence[ItemScore]], k: int) -> frozenset:
@@ -255,7 +256,7 @@ class HybridCombiner:
         return _ENCODERS[key]
 
     def meteor_columns(self, items: Sequence[Item], scores: Optional[Sequence[ItemScore]] = None,
-                       alignments: Optional[list] = None, mutual: Optional[list] = None
+                       alignments: Optional[list] = None, mutual: Optional[list] = None, admitted=None
                        ) -> tuple[list[Optional[float]], list[Optional[float]], Optional[str]]:
         """Per-item Hungarian METEOR (question+answer strings of the :func:`informative` pairs, AVeriTeC's
         ``hu_meteor`` over them) and its verified version (module docstring; needs ``scores``, whose
@@ -266,7 +267,8 @@ class HybridCombiner:
         (:attr:`ev2r.types.ItemScore.hybrid_alignment`: ``{"predicted", "reference", "meteor"}`` per matched
         pair, indices into each side's evidence; ``[]`` for an item without pairs). ``mutual``, when given,
         receives per item ``mutual_meteor`` (module docstring; None where ``verified`` is None), from the same
-        matrix and the ``predicted_facts`` of ``scores``."""
+        matrix and the ``predicted_facts`` of ``scores``. ``admitted``: the chunk's admission readings
+        (:func:`ev2r.metric.admitted.admit_items`), None to read afresh with the rules alone."""
         import numpy as np
 
         from claimalign import align
@@ -281,7 +283,7 @@ class HybridCombiner:
         meteor: list[Optional[float]] = []
         verified: list[Optional[float]] = []
         for k, it in enumerate(items):
-            ref_idx = informative_indices(it.reference_evidence)
+            ref_idx = informative_indices(it.reference_evidence, admitted=admitted)
             if not ref_idx:
                 meteor.append(None)
                 verified.append(None)
@@ -292,8 +294,9 @@ class HybridCombiner:
                 continue
             no = _contradicted(scores, k)
             pred_idx = informative_indices(it.predicted_evidence, it.claim, True, it.reference_evidence,
-                                           no)[:MAX_PREDICTED]
-            pred = informative(it.predicted_evidence, it.claim, True, it.reference_evidence, no).pairs[:MAX_PREDICTED]
+                                           no, admitted)[:MAX_PREDICTED]
+            pred = informative(it.predicted_evidence, it.claim, True, it.reference_evidence, no,
+                               admitted).pairs[:MAX_PREDICTED]
             ref = [it.reference_evidence.pairs[j] for j in ref_idx]
             m = meteor_matrix(pair_strings([(p.question, p.answer) for p in pred], "qa"),
                               pair_strings([(p.question, p.answer) for p in ref], "qa"),
@@ -318,8 +321,8 @@ class HybridCombiner:
                 mutual.append(align(m * v[None, :] * u[:, None]).recall if len(pred) else 0.0)
         return meteor, verified, None
 
-    def embedding_column(self, items: Sequence[Item],
-                         scores: Optional[Sequence[ItemScore]] = None) -> tuple[list[Optional[float]], Optional[str]]:
+    def embedding_column(self, items: Sequence[Item], scores: Optional[Sequence[ItemScore]] = None,
+                         admitted=None) -> tuple[list[Optional[float]], Optional[str]]:
         """Per-item Hungarian-aligned embedding similarity, normalised as HU-METEOR is (``align_sets(...).recall``:
         the optimal total / the number of reference pairs; VERIFIER_NOTES measured this reading at
         0.389 vs semantic coverage on the 86 rows; total / max of the set sizes punishes extra
@@ -328,8 +331,8 @@ class HybridCombiner:
         from claimalign import align_sets
 
         items = [it.with_predicted(informative(it.predicted_evidence, it.claim, True, it.reference_evidence,
-                                               _contradicted(scores, k))) for k, it in enumerate(items)]
-        refs = [informative(it.reference_evidence) for it in items]
+                                               _contradicted(scores, k), admitted)) for k, it in enumerate(items)]
+        refs = [informative(it.reference_evidence, admitted=admitted) for it in items]
         if not any(r.pairs for r in refs):
             return [None] * len(items), None
         try:
@@ -350,10 +353,11 @@ class HybridCombiner:
         return out, None
 
     # -- the score --------------------------------------------------------------------------
-    def apply(self, items: Sequence[Item], scores: Sequence[ItemScore]) -> None:
+    def apply(self, items: Sequence[Item], scores: Sequence[ItemScore], admitted=None) -> None:
         """Set ``hybrid_meteor``, ``hybrid_embedding`` (those of the ``columns`` mode) and
         ``ev2r_hybrid`` in each score's ``extra_scores``; a missing component's reason is appended
-        to ``error`` (``ev2r_hybrid: ...``). ``items`` and ``scores`` are index-aligned."""
+        to ``error`` (``ev2r_hybrid: ...``). ``items`` and ``scores`` are index-aligned; ``admitted``: the chunk's
+        admission readings (:func:`ev2r.metric.admitted.admit_items`), None to read afresh with the rules alone."""
         n = len(items)
         need = {c for c, w in zip(HYBRID_COMPONENTS, self.weights) if w > 0}
         wanted = set(HYBRID_COMPONENTS) if self.columns == "all" else need
@@ -362,7 +366,8 @@ class HybridCombiner:
         if wanted & {METEOR_COLUMN, VERIFIED_METEOR_COLUMN, MUTUAL_METEOR_COLUMN}:
             alignments: list = []
             mutual_vals: list = []
-            meteor_vals, verified_vals, why_meteor = self.meteor_columns(items, scores, alignments, mutual_vals)
+            meteor_vals, verified_vals, why_meteor = self.meteor_columns(items, scores, alignments, mutual_vals,
+                                                                          admitted)
             if why_meteor is not None:
                 mutual_vals = [None] * n
             for s_k, a_k in zip(scores, alignments):
@@ -374,7 +379,7 @@ class HybridCombiner:
                 if name in wanted or name == METEOR_COLUMN:
                     cols[name], reasons[name] = vals, why_meteor
         if EMBEDDING_COLUMN in wanted:
-            cols[EMBEDDING_COLUMN], reasons[EMBEDDING_COLUMN] = self.embedding_column(items, scores)
+            cols[EMBEDDING_COLUMN], reasons[EMBEDDING_COLUMN] = self.embedding_column(items, scores, admitted)
         none = [None] * n
         for k in range(n):
             s = scores[k]

@@ -107,37 +107,43 @@ class ReferenceContradiction:
         return f"contra{exact_number(self.threshold)}/rw{exact_number(self.rewrite_min)}"
 
     @staticmethod
-    def _key(item: Item) -> tuple:
-        return (item.claim, item.predicted_evidence, item.reference_evidence)
+    def _key(item: Item, reading: str) -> tuple:
+        return (item.claim, item.predicted_evidence, item.reference_evidence, reading)
 
-    def contradicted(self, items: Sequence[Item]) -> list[dict[int, PremiseReason]]:
+    def contradicted(self, items: Sequence[Item], admitted=None) -> list[dict[int, PremiseReason]]:
         """Per item, predicted pair index -> the reference pair that contradicts it (a
         :class:`~ev2r.types.PremiseReason` with ``side="reference"``: that pair's index, its text and the
         verifier's distribution with the predicted answer as the hypothesis); ``{}`` when none is.
 
         The predicted pairs checked are those of :func:`ev2r.metric.reference.evidence_pairs` with the claim
         (answer-only, on topic), less copies of a reference pair, each against the reference pairs with an
-        answer that it rewrites (:func:`is_rewrite`).
+        answer that it rewrites (:func:`is_rewrite`). ``admitted``: the chunk's admission readings
+        (:func:`ev2r.metric.admitted.admit_items`), None to read each item afresh with the rules alone.
         """
+        from ev2r.metric.admission_model import model_cache_key
+        from ev2r.metric.admitted import Admitted
         from ev2r.metric.reference import evidence_pairs, pair_key
+
+        admitted = admitted if admitted is not None else Admitted()
+        reading = model_cache_key(admitted.model) if admitted.model is not None else "rules"
 
         out: list[Optional[dict[int, PremiseReason]]] = [None] * len(items)
         premises: list[str] = []
         hypotheses: list[str] = []
         plans = []  # (item, predicted pair index, [(ref pair index, premise)], n ref pairs, start)
         for i, item in enumerate(items):
-            hit = self._cache.get(self._key(item))
+            hit = self._cache.get(self._key(item, reading))
             if hit is not None:
-                self._cache.move_to_end(self._key(item))
+                self._cache.move_to_end(self._key(item, reading))
                 out[i] = hit
                 continue
-            ref = evidence_pairs(item.reference_evidence, None)
+            ref = evidence_pairs(item.reference_evidence, None, admitted=admitted)
             gold = {pair_key(p) for p in item.reference_evidence.pairs}
             out[i] = {}
             if not ref:
                 continue
             for k, p in evidence_pairs(item.predicted_evidence, item.claim, relevant=True,
-                                       gold=item.reference_evidence):
+                                       gold=item.reference_evidence, admitted=admitted):
                 if pair_key(item.predicted_evidence.pairs[k]) in gold:
                     continue
                 kept = [(j, q.render()) for j, q in ref if is_rewrite(p.answer, q.answer, self.rewrite_min)]
@@ -159,7 +165,7 @@ class ReferenceContradiction:
                 out[i][k] = PremiseReason("reference", j, text, e, n, c, n_ref, len(checked))  # type: ignore[index]
         for item, res in zip(items, out):
             if self.cache_size:
-                self._cache[self._key(item)] = res  # type: ignore[assignment]
+                self._cache[self._key(item, reading)] = res  # type: ignore[assignment]
         while len(self._cache) > self.cache_size:
             self._cache.popitem(last=False)
         return out  # type: ignore[return-value]

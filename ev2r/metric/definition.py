@@ -6,8 +6,8 @@ constant that moves a number (a cosine, a share, a word list) is declared here, 
 name. :func:`signature_fields` reads their values **as the running code has them** and writes two digests into the
 run's signature:
 
-* ``const``: the stages that every score reads (admission, facts, reference side, proxy; the word-order stage only
-  where its retired rule family is switched back on), for ``ev2r/N`` and ``ev2r-hybrid/N``;
+* ``const``: the stages that every score reads (admission, facts, reference side, proxy), for ``ev2r/N`` and
+  ``ev2r-hybrid/N``;
 * ``hybrid-const``: the combination's (METEOR's parameters, the predicted pairs it aligns), for ``ev2r-hybrid/N``.
 
 The digests are not part of a version's fingerprint (the registered fingerprints predate them); a version records
@@ -65,19 +65,6 @@ STAGES: Mapping[str, Mapping[str, tuple[str, ...]]] = {
     "proxy": {
         "ev2r.metric.proxy": ("RELEVANCE_FULL",),
     },
-    # the word-order rule (retired from the default, ev2r.metric.admission.RETIRED_RULES): in ``const`` only where
-    # its rule family is in force (ev2r.metric.admission.rule_on("word_salad"))
-    "word_salad": {
-        "ev2r.facts.word_order": (
-            "WORD_ORDER_RULE", "MIN_SENTENCE_WORDS", "MIN_WORDS", "SALAD_Z", "SALAD_Z_PER_ROOT_WORD",
-            "N_PERMUTATIONS", "MAX_SENTENCE_WORDS", "_MIN_VARIANCE", "MIN_COVERAGE", "BIGRAM_WEIGHT", "CLASSES",
-            "SHORT_RUN_SENTENCE_WORDS", "TABLE_BARS", "FILLER_SHARE", "FILLER_MIN_WORDS", "_FOLD"),
-    },
-    # restatements read by the verifier: in ``const`` only where that reading is in force
-    # (ev2r.metric.restatement.use_restatement_verifier)
-    "restatement_verifier": {
-        "ev2r.metric.restatement": ("RESTATE_MUTUAL_MIN",),
-    },
     # ev2r_hybrid's columns: METEOR (Hungarian, verified, mutual) over the first MAX_PREDICTED predicted pairs
     "combination": {
         "claimalign.meteor_fast": ("ALPHA", "BETA", "GAMMA", "FUZZY_MIN_LETTERS"),
@@ -94,9 +81,16 @@ DIGEST_NAMES: Mapping[str, str] = {
        for name in ("MIN_CLAIM_TOKENS", "NO_ANSWER", "_AFTER_CUT", "_STOP")},
 }
 
+#: Constants the registered versions' digests read that no longer live in the code, with the value the digest reads
+#: (``"module:NAME"`` -> value): what they stated is now how the code is. ``RETIRED_RULES`` named the rule families
+#: left out of the default (the word-order rule); that rule left the library in 2.0.0 (its last commit: e43eb97).
+FIXED_VALUES: Mapping[str, object] = {
+    "ev2r.metric.admission:RETIRED_RULES": ("word_salad",),
+}
+
 #: The stages of each digest field (:func:`signature_fields`).
 DIGEST_STAGES: Mapping[str, tuple[str, ...]] = {
-    "const": ("admission", "facts", "reference", "proxy", "word_salad", "restatement_verifier"),
+    "const": ("admission", "facts", "reference", "proxy"),
     "hybrid-const": ("combination",),
 }
 
@@ -105,13 +99,6 @@ DIGEST_STAGES: Mapping[str, tuple[str, ...]] = {
 NOT_SCORING: Mapping[str, str] = {
     # names of things (reasons, rule families, columns, statuses, options), not values a score reads
     "ev2r.metric.admission:REASONS": "names of the admission reasons",
-    "ev2r.metric.admission:RULE_FAMILIES": "names of the rule families (which are off is the signature's adm field)",
-    "ev2r.metric.restatement:_CACHE_MAX": "the size of a cache of verifier readings (a full cache is emptied, then "
-                                          "refilled with the same values)",
-    "ev2r.metric.scorer:RESTATEMENT_READINGS": "names of the restatement readings (the one in force is the "
-                                               "signature's adm field, +restate:mutual0.5)",
-    "ev2r.metric.copying:COPY_READINGS": "names of the copy readings (the one in force is the signature's adm "
-                                           "field, +copy:exact, and its prem field, twin=copy)",
     "ev2r.metric.admission_model:NON_EVIDENCE_CLASSES": "class names of the training corpus (the model file holds "
                                                          "the classes it reads)",
     "ev2r.metric.combined:HYBRID_NAME": "a column name",
@@ -217,6 +204,10 @@ def values(stages: tuple[str, ...] = tuple(STAGES)) -> dict[str, str]:
         for module, names in STAGES[stage].items():
             mod = importlib.import_module(module)
             for name in names:
+                fixed = f"{module}:{name}"
+                if fixed in FIXED_VALUES:
+                    out[DIGEST_NAMES.get(fixed, fixed)] = canonical(FIXED_VALUES[fixed])
+                    continue
                 if not hasattr(mod, name):
                     raise ValueError(f"ev2r.metric.definition.STAGES[{stage!r}]: {module} has no constant {name}")
                 out[DIGEST_NAMES.get(f"{module}:{name}", f"{module}:{name}")] = canonical(getattr(mod, name))
@@ -235,26 +226,16 @@ def digest(stages: tuple[str, ...]) -> str:
 
 
 def signature_fields(hybrid: bool) -> dict[str, str]:
-    """The run's constants digests for its signature: ``const`` (:data:`DIGEST_STAGES`; the word-order stage where
-    its rule family is in force, the restatement verifier's where it reads) and, with ``hybrid`` (the run computes
-    ``ev2r_hybrid``), ``hybrid-const``."""
-    from ev2r.metric.admission import rule_on
-    from ev2r.metric.restatement import current_restatement_verifier
-
-    from ev2r.metric.admission import current_copy_reading
-
-    verified = current_restatement_verifier() is not None or current_copy_reading() == "verified"
-    in_force = {"word_salad": rule_on("word_salad"), "restatement_verifier": verified}
-    const = tuple(s for s in DIGEST_STAGES["const"] if in_force.get(s, True))
-    out = {"const": digest(const)}
+    """The run's constants digests for its signature: ``const`` (:data:`DIGEST_STAGES`) and, with ``hybrid`` (the run
+    computes ``ev2r_hybrid``), ``hybrid-const``."""
+    out = {"const": digest(DIGEST_STAGES["const"])}
     if hybrid:
         out["hybrid-const"] = digest(DIGEST_STAGES["hybrid-const"])
     return out
 
 
 #: The data files of the package that the shipped definition reads (beside the verifier, hashed in its name, and the
-#: admission model): the rules-v2 verb tables of :mod:`ev2r.facts.declarative`. The word-order tables join them where
-#: the word-order rule is in force.
+#: admission model): the rules-v2 verb tables of :mod:`ev2r.facts.declarative`.
 DATA_FILES = ("wordnet30_verb_lemmas.txt.gz", "wordnet30_verb_exception_forms.txt")
 
 
@@ -349,7 +330,7 @@ def data_digest(admission, verifiers=()) -> str:
     """The signature's ``data`` field: 10 hex digits of the SHA-256 of everything a run reads from files that defines
     its numbers, by content: the admission model in force (:meth:`ev2r.metric.admission_model.AdmissionModel.digest`:
     its weights and settings, not the name its ``model.json`` gives; ``none`` without one) and the package's data
-    files (:data:`DATA_FILES`, and the word-order tables where that rule is in force). A copy of the bundled
+    files (:data:`DATA_FILES`). A copy of the bundled
     admission folder with another threshold or other weights gives another digest, so a run with it is never
     identified as a registered version (:func:`ev2r.versions.identify`).
 
@@ -362,7 +343,6 @@ def data_digest(admission, verifiers=()) -> str:
         admission: the admission model of the scorer (an object with ``digest()``), or None.
         verifiers: the scorer's verifier objects (the facts' and the proxy's), in order; duplicates counted once.
     """
-    from ev2r.metric.admission import rule_on
     from ev2r.signature import text_digest
 
     if admission is None:
@@ -372,11 +352,6 @@ def data_digest(admission, verifiers=()) -> str:
     else:  # a duck-typed model: named by its class and its fields' text (no weights to hash)
         adm = f"{type(admission).__module__}.{type(admission).__qualname__}:{text_digest(repr(vars(admission)))}"
     files = list(DATA_FILES)
-    if rule_on("word_salad"):
-        from importlib import resources
-
-        files += sorted(p.name for p in resources.files("ev2r.facts").joinpath("data").iterdir()
-                        if p.name.startswith("word_order_") and p.name.endswith(".npz"))
     lines = [f"adm={adm}"] + [f"{name}={_file_digest(name)}" for name in files]
     if admission is not None:
         lines.append(f"adm-encoder={_encoder_part(admission)}")

@@ -126,6 +126,7 @@ def scorer_from_config(config: ScorerConfig, progress: Optional[Callable] = None
         ValueError: ``decomposer="replay"`` without a ``replay`` file, or a verifier that cannot be loaded.
     """
     from ev2r.metric.admission_model import AdmissionModel, shared_encoder
+    from ev2r.metric.admitted import AdmissionSettings
     from ev2r.metric.contradiction import ReferenceContradiction
     from ev2r.metric.proxy import NLIProxyScorer
     from ev2r.metric.reference import NLIReferenceScorer
@@ -182,7 +183,7 @@ def scorer_from_config(config: ScorerConfig, progress: Optional[Callable] = None
                         chunk_size=c.chunk_size,
                         combiner=(HybridCombiner(device=c.device, columns=c.hybrid_columns,
                                                  meteor_match=c.meteor_match) if c.hybrid else None),
-                        admission=admission, copy_reading=c.copy_reading, restatement=c.restatement)
+                        admission=AdmissionSettings(admission))
     scorer.cache = cache
     if cache is not None and isinstance(admission, AdmissionModel):  # named in the run record before it encodes
         cache.encoder_key(admission.encoder if admission.encoder is not None else shared_encoder())

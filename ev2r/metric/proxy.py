@@ -100,7 +100,7 @@ def claim_read_in_part(verifier, claim: str, premises: Sequence[str]) -> Optiona
 ABSENCE_ON_CLAIM = "not enough evidence, absence on the claim"
 
 
-def absence_on_claim(item: Item, contradicted: Collection[int] = ()) -> Optional[str]:
+def absence_on_claim(item: Item, contradicted: Collection[int] = (), admitted=None) -> Optional[str]:
     """The note for a Not Enough Evidence item some of whose predicted pairs say, on the claim, what is missing
     ("The post cites no measurement and no source for its radiation figures.") and none of whose other predicted pairs
     is admitted, so that it scores as no evidence would; or None.
@@ -117,10 +117,11 @@ def absence_on_claim(item: Item, contradicted: Collection[int] = ()) -> Optional
     item scores what that pair earns.
 
     Args:
-        item: the item (its gold verdict, claim and predicted evidence); read under the admission model in force
-            (:func:`ev2r.metric.admission.use_model`); none in force: None.
+        item: the item (its gold verdict, claim and predicted evidence).
         contradicted: the indexes of the predicted pairs the reference contradicts
             (:mod:`ev2r.metric.contradiction`).
+        admitted: the chunk's admission readings (:func:`ev2r.metric.admitted.admit_items`), read with the learned
+            reading of non-evidence; None (or readings without a learned reading): None.
 
     Returns:
         ``"not enough evidence, absence on the claim: ..."`` naming the pairs, or None (another verdict, no such
@@ -130,13 +131,14 @@ def absence_on_claim(item: Item, contradicted: Collection[int] = ()) -> Optional
 
     if item.gold_label is not Verdict.NOT_ENOUGH_EVIDENCE:
         return None
-    said = [a for a in admit(item.predicted_evidence, item.claim, relevant=True, gold=item.reference_evidence)
+    said = [a for a in admit(item.predicted_evidence, item.claim, relevant=True, gold=item.reference_evidence,
+                             admitted=admitted)
             if not a.kept and a.reason == "non_evidence" and a.label == "absence"
             and relevance([a.pair.answer], item.claim) > 0]
     if not said:
         return None
     if any(a.kept for a in admit(item.predicted_evidence, item.claim, gold=item.reference_evidence,
-                                 exclude=tuple(contradicted))):
+                                 exclude=tuple(contradicted), admitted=admitted)):
         return None  # another pair is scored: the item does not score as no evidence would
     shown = ", ".join(f"{a.index} ({a.pair.answer[:60]!r})" for a in said[:3]) + (" ..." if len(said) > 3 else "")
     return (f"{ABSENCE_ON_CLAIM}: {len(said)} predicted pair(s) say what is missing about the claim (pairs {shown}); "
@@ -204,25 +206,27 @@ class NLIProxyScorer:
         raw = item.extra.get("human_label")
         return None if raw is None else normalize_verdict(raw, field="human_label")
 
-    def distributions(self, items: Sequence[Item]) -> list[np.ndarray]:
+    def distributions(self, items: Sequence[Item], admitted=None) -> list[np.ndarray]:
         """The aggregated (entailment, neutral, contradiction) distribution per item (premises: the
-        predicted pairs that are evidence for the item's claim, module docstring)."""
-        return [d for d, _ in self._distributions(items)]
+        predicted pairs that are evidence for the item's claim, module docstring; ``admitted``: the chunk's admission
+        readings, :func:`ev2r.metric.admitted.admit_items`, None to read afresh with the rules alone)."""
+        return [d for d, _ in self._distributions(items, admitted=admitted)]
 
     def _distributions(self, items: Sequence[Item], reasons: Optional[list] = None,
-                       vetoed: Optional[list] = None) -> list[tuple[np.ndarray, float]]:
+                       vetoed: Optional[list] = None, admitted=None) -> list[tuple[np.ndarray, float]]:
         """Per item (aggregated distribution, relevance); ``reasons``, when given, receives per item the
         list of :class:`ev2r.types.PremiseReason` of its premises; ``vetoed``, when given, receives
         per item the predicted pairs the reference contradicts (left out: :mod:`ev2r.metric.contradiction`)."""
         premises, hypotheses, spans, rel, where = [], [], [], [], []
         asked: list = []  # (premise index, question, claim) of the premises whose question is read alone (credit)
-        contra = (self.contradiction.contradicted(items) if self.contradiction is not None
+        contra = (self.contradiction.contradicted(items, admitted) if self.contradiction is not None
                   else [{} for _ in items])
         if vetoed is not None:
             vetoed.extend(contra)
         for item, no in zip(items, contra):
             pairs = [(k, p) for k, p in evidence_pairs(item.predicted_evidence, item.claim, "drop", relevant=True,
-                                                        gold=item.reference_evidence) if k not in no]
+                                                        gold=item.reference_evidence, admitted=admitted)
+                     if k not in no]
             prem = [p.render() for _, p in pairs]
             where.append([k for k, _ in pairs])
             rel.append(relevance([p.answer for _, p in pairs] if self.credit else prem, item.claim))
@@ -250,7 +254,9 @@ class NLIProxyScorer:
                                 for j, k in enumerate(idx)])
         return out
 
-    def score_proxy(self, items: Sequence[Item]) -> list[ProxyResult]:
+    def score_proxy(self, items: Sequence[Item], admitted=None) -> list[ProxyResult]:
+        """One :class:`ProxyResult` per item, in order (module docstring); ``admitted``: the chunk's admission
+        readings (:func:`ev2r.metric.admitted.admit_items`), None to read each item afresh with the rules alone."""
         results: list[Optional[ProxyResult]] = [None] * len(items)
         todo = []
         for i, item in enumerate(items):
@@ -266,7 +272,7 @@ class NLIProxyScorer:
             todo.append((i, target))
         reasons: list = []
         vetoed: list = []
-        dists = self._distributions([items[i] for i, _ in todo], reasons, vetoed)
+        dists = self._distributions([items[i] for i, _ in todo], reasons, vetoed, admitted)
         for (i, target), (d, rel), prem, no in zip(todo, dists, reasons, vetoed):
             p = verdict_probability(target, *d)
             if target is Verdict.NOT_ENOUGH_EVIDENCE:  # for every claim length, short claims too
@@ -279,7 +285,7 @@ class NLIProxyScorer:
                     decided = max(range(len(prem)), key=lambda j: verdict_probability(
                         target, prem[j].entailment, prem[j].neutral, prem[j].contradiction))
             notes = [claim_read_in_part(self.verifier, items[i].claim, [r.premise for r in prem]),
-                     absence_on_claim(items[i], tuple(no)) if self.target == "gold" else None]
+                     absence_on_claim(items[i], tuple(no), admitted) if self.target == "gold" else None]
             results[i] = ProxyResult(p, tuple(round(float(x), 6) for x in d), premises=prem, decided_by=decided,
                                      contradicted_pairs=no, note="; ".join(n for n in notes if n) or None)
         return results  # type: ignore[return-value]

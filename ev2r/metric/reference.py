@@ -32,12 +32,11 @@ import numpy as np
 
 from ev2r.config import DEFAULTS, SUPPORT_MODES, check_premise_top_k  # noqa: F401 (SUPPORT_MODES re-exported)
 from ev2r.facts.rules import Decomposer
-from ev2r.facts.word_order import WORD_ORDER_RULE
 from ev2r.metric.admission import (ANSWER_MIN_WORDS, PREMISE_RELEVANCE_MIN, RELEVANCE_CLAIM_CAP,  # noqa: F401
                                    SHORT_CLAIM_MIN_SHARED, TWIN_MIN_SIMILARITY,
-                                   copy_grade, copy_similarity, current_model, fact_restates_claim, is_near_copy,
-                                   pair_key, respell_rule, rule_on, COPY_TEXT, respell_pair)
-from ev2r.metric.admitted import admit, readings
+                                   copy_grade, copy_similarity, fact_restates_claim, is_near_copy,
+                                   pair_key, respell_rule, COPY_TEXT, respell_pair)
+from ev2r.metric.admitted import Admitted, admit
 from ev2r.metric.prefilter import top_k_premises
 from ev2r.scores import ReferenceResult, f1_score, prf_from_support  # noqa: F401 (re-exported)
 from claimalign.words import content_tokens
@@ -62,7 +61,7 @@ class ReferenceScorer(Protocol):
 
     name: str
 
-    def score_reference(self, items: Sequence[Item]) -> list[ReferenceResult]: ...
+    def score_reference(self, items: Sequence[Item], admitted: Optional[Admitted] = None) -> list[ReferenceResult]: ...
 
     def signature_fields(self) -> dict[str, str]: ...
 
@@ -76,11 +75,8 @@ RELEVANCE_RULE = f"+rel{PREMISE_RELEVANCE_MIN:g}/{RELEVANCE_CLAIM_CAP}+short{SHO
 
 
 def premise_rule() -> str:
-    """:data:`PREMISE_RULE`, the relevance rule (:data:`RELEVANCE_RULE`) and the word-order test (``+order-v3``)
-    (each where its rule family is in force, :func:`ev2r.metric.admission.rule_on`; retired from the default in
-    ``ev2r/3`` when
-    :data:`ev2r.metric.admission.RETIRED_RULES` names it), and how restatements read synonyms here: ``+wnsyn``
-    where nltk's WordNet is found (:func:`claimalign.meteor_fast.synonyms_available`: a word whose synonym is a
+    """:data:`PREMISE_RULE`, the relevance rule (:data:`RELEVANCE_RULE`), and how restatements read synonyms here:
+    ``+wnsyn`` where nltk's WordNet is found (:func:`claimalign.meteor_fast.synonyms_available`: a word whose synonym is a
     claim word counts as that word), ``+nosyn`` where it is not (the same text can then keep a pair that the
     other reading drops). Its numbers are read from the constants as the running code has them (the values of
     :data:`PREMISE_RULE` and :data:`RELEVANCE_RULE` by default)."""
@@ -89,9 +85,8 @@ def premise_rule() -> str:
 
     rule = f"pred-answer-{admission.ANSWER_MIN_WORDS}w+span{restatement.SPAN_MIN_TOKENS}"
     relevance = (f"+rel{admission.PREMISE_RELEVANCE_MIN:g}/{admission.RELEVANCE_CLAIM_CAP}"
-                 f"+short{admission.SHORT_CLAIM_MIN_SHARED}") if rule_on("off_topic") else ""
-    order = f"+{WORD_ORDER_RULE}" if rule_on("word_salad") else ""
-    return rule + relevance + order + ("+wnsyn" if synonyms_available() else "+nosyn")
+                 f"+short{admission.SHORT_CLAIM_MIN_SHARED}")
+    return rule + relevance + ("+wnsyn" if synonyms_available() else "+nosyn")
 
 
 def shares_content(hypothesis: str, premise: str) -> bool:
@@ -110,7 +105,8 @@ def shares_content(hypothesis: str, premise: str) -> bool:
 
 
 def evidence_pairs(evidence: Evidence, claim: Optional[str] = None, unanswerable: str = "drop",
-                   relevant: bool = False, gold: Optional[Evidence] = None) -> list[tuple[int, QAPair]]:
+                   relevant: bool = False, gold: Optional[Evidence] = None,
+                   admitted: Optional[Admitted] = None) -> list[tuple[int, QAPair]]:
     """The pairs of ``evidence`` that are evidence, with their index: ``(index, pair)``, in order.
 
     A pair is evidence only through its answer. Left out: an answer that states nothing (empty,
@@ -139,10 +135,12 @@ def evidence_pairs(evidence: Evidence, claim: Optional[str] = None, unanswerable
     the reference reads it (content, Unanswerable and boilerplate rules only): a copy of the gold evidence is evidence,
     whatever it restates.
 
-    The decision is :func:`ev2r.metric.admitted.admit`'s (the one admission stage), which also
-    asks the learned reading of non-evidence in force (:func:`ev2r.metric.admission.use_model`).
+    The decision is :func:`ev2r.metric.admitted.admit`'s (the one admission stage), read from ``admitted`` (the
+    chunk's readings, :func:`ev2r.metric.admitted.admit_items`, with the learned reading of non-evidence they were
+    made with); without it, ``evidence`` is read afresh with the rules alone.
     """
-    return [(a.index, a.pair) for a in admit(evidence, claim, unanswerable, relevant, gold) if a.kept]
+    return [(a.index, a.pair) for a in admit(evidence, claim, unanswerable, relevant, gold, admitted=admitted)
+            if a.kept]
 
 
 def pair_premises(evidence: Evidence, unanswerable: str = "drop", claim: Optional[str] = None,
@@ -243,16 +241,16 @@ class NLIReferenceScorer:
             prem += f"+lex-top{self.premise_top_k}"
         from ev2r.metric import admission  # the constants as the running code has them
 
-        if admission.current_copy_reading() != "near":  # a copy's facts supported by its copy (verified: or a
-            prem += f"+twin={'copy' if admission.current_copy_reading() == 'exact' else 'verified'}+anchor"  # synonym)
-        else:
-            prem += f"+twin~{exact_number(admission.TWIN_MIN_SIMILARITY)}/{admission.COPY_TEXT}+{respell_rule()}+anchor"
+        prem += f"+twin~{exact_number(admission.TWIN_MIN_SIMILARITY)}/{admission.COPY_TEXT}+{respell_rule()}+anchor"
         if self.contradiction is not None:
             prem += f"+{self.contradiction.rule}"
         cal = self.calibration.id if self.calibration is not None else "none"
         return {"ref": "nli", **decomp, "support": rule, "prem": prem, "prem-rule": premise_rule(), "cal": cal}
 
-    def score_reference(self, items: Sequence[Item]) -> list[ReferenceResult]:
+    def score_reference(self, items: Sequence[Item], admitted: Optional[Admitted] = None) -> list[ReferenceResult]:
+        """One :class:`ReferenceResult` per item, in order (module docstring); ``admitted``: the chunk's admission
+        readings (:func:`ev2r.metric.admitted.admit_items`), None to read each item afresh with the rules alone."""
+        admitted = admitted if admitted is not None else Admitted()
         results: list[ReferenceResult] = [ReferenceResult() for _ in items]
         plans = []  # per item: (pred facts, ref facts, pred premises, ref premises)
         premises: list[str] = []
@@ -261,7 +259,7 @@ class NLIReferenceScorer:
         origin: list[tuple[Optional[int], int, int]] = []  # per premise: (pair index, premises, checked)
         entailed: dict[int, float] = {}  # premise -> its grade as the hypothesis's own pair (module docstring: +twin~)
         # predicted pairs the reference contradicts: no premise for a reference fact (ev2r.metric.contradiction)
-        vetoed = (self.contradiction.contradicted(items) if self.contradiction is not None
+        vetoed = (self.contradiction.contradicted(items, admitted) if self.contradiction is not None
                   else [{} for _ in items])
         for i, item in enumerate(items):
             try:
@@ -277,7 +275,7 @@ class NLIReferenceScorer:
             # (the predicted side only: the reference is the gold evidence, whatever it restates)
             unans = getattr(self.decomposer, "unanswerable", "drop")
             pred_facts = self._facts_of_evidence(pred_facts, item.predicted_evidence, item.claim, unans,
-                                                 item.reference_evidence, set(vetoed[i]))
+                                                 item.reference_evidence, set(vetoed[i]), admitted)
             ref_facts = [f for f in ref_facts if has_content(f.text)]
             plans.append((pred_facts, ref_facts))
             if not ref_facts:
@@ -287,15 +285,17 @@ class NLIReferenceScorer:
                 # the reference's pairs as premises for the predicted facts; the predicted pairs that are
                 # evidence for the claim (answer-only, on topic) for the reference facts
                 pairs = ([(k, p) for k, p in evidence_pairs(other, item.claim, unans, relevant=True,
-                                                            gold=item.reference_evidence) if k not in vetoed[i]]
-                         if side == "ref" else evidence_pairs(other, None, unans))
+                                                            gold=item.reference_evidence, admitted=admitted)
+                          if k not in vetoed[i]]
+                         if side == "ref" else evidence_pairs(other, None, unans, admitted=admitted))
                 prem = [p.render() for _, p in pairs]
                 where: list[Optional[int]] = [k for k, _ in pairs]  # each premise's pair index (None: a window)
                 if self.premise_window > 1:
                     windows = window_premises(prem, self.premise_window)
                     prem, where = prem + windows, where + [None] * len(windows)
                 twins = self._twin_pairs(facts, item.predicted_evidence if side == "pred" else item.reference_evidence,
-                                         other, unans, exclude=vetoed[i] if side == "ref" else ())
+                                         other, unans, exclude=vetoed[i] if side == "ref" else (),
+                                         admitted=admitted)
                 for f_idx, fact in enumerate(facts):
                     start = len(premises)
                     anchored = [j for j in range(len(prem)) if shares_content(fact.text, prem[j])]
@@ -374,16 +374,19 @@ class NLIReferenceScorer:
     @staticmethod
     def _facts_of_evidence(facts: Sequence[AtomicFact], evidence: Evidence, claim: str, unanswerable: str,
                            reference: Optional[Evidence] = None,
-                           vetoed: frozenset | set = frozenset()) -> list[AtomicFact]:
+                           vetoed: frozenset | set = frozenset(),
+                           admitted: Optional[Admitted] = None) -> list[AtomicFact]:
         """``facts`` that are atomic facts of the predicted ``evidence``: with a letter or digit, from a
         pair of :func:`evidence_pairs` (when the fact names its pair; off-topic pairs keep their facts,
         which then cost precision), not restating ``claim``, each once (a repeated fact is one fact).
         The facts of a copy or near-copy of a ``reference`` pair (:func:`ev2r.metric.admission.is_near_copy`) are
         kept whatever they restate: the gold evidence states them. Of a repeated fact the copy kept is the first from a
         pair not in ``vetoed`` (the pairs the reference contradicts, whose facts count as unsupported), else the first:
-        the score does not depend on the order of the pairs."""
-        gold_idx = {r.index for r in readings(evidence, claim, reference) if r.gold_copy}
-        kept = {k for k, _ in evidence_pairs(evidence, claim, unanswerable, gold=reference)}
+        the score does not depend on the order of the pairs. ``admitted``: the chunk's admission readings (None: read
+        afresh with the rules alone)."""
+        admitted = admitted if admitted is not None else Admitted()
+        gold_idx = {r.index for r in admitted.readings(evidence, claim, reference) if r.gold_copy}
+        kept = {k for k, _ in evidence_pairs(evidence, claim, unanswerable, gold=reference, admitted=admitted)}
         chosen: dict[str, int] = {}  # folded text -> index in facts of the copy kept
         for n, f in enumerate(facts):  # a fact repeated (a pair copied) is one fact
             key = " ".join(f.text.casefold().split())
@@ -401,13 +404,13 @@ class NLIReferenceScorer:
 
     @staticmethod
     def _twin_pairs(facts: Sequence[AtomicFact], own: Evidence, other: Evidence, unanswerable: str,
-                    exclude=()) -> dict[int, tuple[int, str, float]]:
+                    exclude=(), admitted: Optional[Admitted] = None) -> dict[int, tuple[int, str, float]]:
         """fact index -> (index, rendered premise, grade) of the ``other`` side's pair nearest to the fact's own
         pair of ``own`` (:func:`copy_similarity` at least :data:`TWIN_MIN_SIMILARITY`; grade in (0, 1], 1 for an
         exact copy), for the facts that name their pair. The other side's pairs are those of
         :func:`evidence_pairs` without a claim (a copy of a reference pair is gold evidence, whether its answer
         is bare or restates the claim), less the indexes in ``exclude`` (pairs the reference contradicts)."""
-        cands = [(k, p, other.pairs[k]) for k, p in evidence_pairs(other, None, unanswerable)
+        cands = [(k, p, other.pairs[k]) for k, p in evidence_pairs(other, None, unanswerable, admitted=admitted)
                  if k not in exclude]
         out = {}
         best: dict[int, Optional[tuple[int, str, float]]] = {}  # own pair index -> its twin

@@ -4,27 +4,19 @@ copied. Restating the claim is no evidence for it, and deciding so is the metric
 reads :func:`restates_claim` for every pair, :mod:`ev2r.metric.reference` for every predicted atomic fact.
 
 The rule is lexical (stems of :func:`claimalign.words.content_tokens`); the learned reading of the admission stage
-(:mod:`ev2r.metric.admission_model`) catches restatements in other words, and so does the verifier where a run reads
-them with it (:func:`use_restatement_verifier`: an answer that entails the claim and is entailed by
-it says the claim again).
+(:mod:`ev2r.metric.admission_model`) catches restatements in other words.
 """
 
 from __future__ import annotations
 
-import contextlib
-import contextvars
 import functools
-from typing import Iterator, Optional, Sequence
-
-import numpy as np
+from typing import Optional
 
 from claimalign.words import MIN_CLAIM_TOKENS, content_tokens, stem_word, word_tokens
 from claimalign.text import normalize_text
-from ev2r.metric.scoped import scoped
 
-__all__ = ["restates_claim", "RESTATE_MUTUAL_MIN", "use_restatement_verifier", "current_restatement_verifier",
-           "prime_restatements", "mutual_entailment", "is_claim_span", "SPAN_MIN_TOKENS", "RESTATE_COVERAGE",
-           "RESTATE_NOVELTY", "RESTATE_WRAP_NOVELTY", "WRAP_FILLER"]
+__all__ = ["restates_claim", "is_claim_span", "SPAN_MIN_TOKENS", "RESTATE_COVERAGE", "RESTATE_NOVELTY",
+           "RESTATE_WRAP_NOVELTY", "WRAP_FILLER"]
 
 #: :func:`restates_claim`: the share of the claim's content a restatement covers, at least.
 RESTATE_COVERAGE = 0.5
@@ -164,70 +156,3 @@ def is_claim_span(text: Optional[str], claim: Optional[str]) -> bool:
         return False
     span, whole = _span_text(text), _span_text(claim)
     return bool(span) and span in whole
-
-
-# ----------------------------------------------------------------------------- restatements read by the verifier
-_CACHE_MAX = 200_000
-#: The least P(entailment), both ways, at which two texts say the same thing: an answer and the claim (a restatement),
-#: a near-copy and its gold pair (the copy, ``copy_reading("verified")``): min(P(answer => claim), P(claim => answer))
-#: at or above it drops the pair (``restates_claim``, ``model:mutual-entailment``). Mutual entailment is paraphrase; an
-#: answer that adds a fact of its own (a date, a source, a figure) is not entailed by the claim and stays evidence.
-RESTATE_MUTUAL_MIN = 0.5
-_RESTATER: contextvars.ContextVar = contextvars.ContextVar("ev2r_restatement_verifier", default=None)
-_MUTUAL: dict = {}  # (verifier name, claim, answer) -> min of the two P(entailment)
-
-
-@contextlib.contextmanager
-def use_restatement_verifier(verifier) -> Iterator[None]:
-    """Within the block, :func:`admit` also drops, as restating the claim, an answer the NLI ``verifier`` (``predict
-    (premises, hypotheses) -> (n, 3)`` probabilities, entailment first; or None: the lexical rule alone) reads as
-    entailing the claim and entailed by it (:data:`RESTATE_MUTUAL_MIN`); the signature's admission value says so
-    (``+restate:mutual0.5``)."""
-    with scoped(_RESTATER, verifier):
-        yield
-
-
-def current_restatement_verifier():
-    """The verifier of the restatement reading in force (:func:`use_restatement_verifier`), or None."""
-    return _RESTATER.get()
-
-
-def _verifier_key(verifier) -> str:
-    return str(getattr(verifier, "name", None) or id(verifier))
-
-
-def prime_restatements(pairs: Sequence[tuple[str, str]], verifier=None) -> None:
-    """Read many (claim, answer) pairs both ways in one verifier call (cached for :func:`admit`); ``verifier``
-    defaults to the one in force (:func:`use_restatement_verifier`). Nothing happens without one.
-
-    Raises:
-        ValueError: the verifier returns an array that is not (2n, 3).
-    """
-    verifier = verifier if verifier is not None else current_restatement_verifier()
-    if verifier is None:
-        return
-    if len(_MUTUAL) > _CACHE_MAX:
-        _MUTUAL.clear()
-    name = _verifier_key(verifier)
-    todo = sorted({(c, a) for c, a in pairs if (name, c, a) not in _MUTUAL})
-    if not todo:
-        return
-    premises = [a for _, a in todo] + [c for c, _ in todo]
-    hypotheses = [c for c, _ in todo] + [a for _, a in todo]
-    probs = np.asarray(verifier.predict(premises, hypotheses), dtype=float)
-    if probs.shape != (2 * len(todo), 3):
-        raise ValueError(f"restatement verifier: expected a ({2 * len(todo)}, 3) array, got {probs.shape}")
-    n = len(todo)
-    for k, (c, a) in enumerate(todo):
-        _MUTUAL[(name, c, a)] = float(min(probs[k, 0], probs[n + k, 0]))
-
-
-def mutual_entailment(claim: str, answer: str, verifier=None) -> Optional[float]:
-    """min(P(answer => claim), P(claim => answer)) as the restatement verifier reads it, in [0, 1]; None without one."""
-    verifier = verifier if verifier is not None else current_restatement_verifier()
-    if verifier is None:
-        return None
-    key = (_verifier_key(verifier), claim, answer)
-    if key not in _MUTUAL:
-        prime_restatements([(claim, answer)], verifier)
-    return _MUTUAL[key]

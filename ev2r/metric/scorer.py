@@ -41,11 +41,6 @@ def verifier_signature_fields(verifier) -> dict[str, str]:
     return {"verifier": getattr(verifier, "name", type(verifier).__name__)}
 
 
-#: How a restatement of the claim is found: ``lexical`` (:func:`ev2r.metric.restatement.restates_claim`
-#: alone) or ``mutual`` (also an answer the verifier reads as entailing the claim and entailed by it).
-RESTATEMENT_READINGS = ("lexical", "mutual")
-
-
 @functools.lru_cache(maxsize=1)
 def _malloc_trim():
     """glibc's ``malloc_trim`` (None where the C library has none: macOS, musl, Windows)."""
@@ -89,9 +84,9 @@ class Ev2RScorer:
         chunk_size: items per verifier pass (bounds memory; progress granularity).
         combiner: optional :class:`~ev2r.metric.combined.HybridCombiner`: adds ``ev2r_hybrid`` (and
             its columns) to every item after the other scores; its fields enter the signature.
-        admission: the learned reading of non-evidence of the admission stage (an
-            :class:`ev2r.metric.admission_model.AdmissionModel`), or None for its rules alone
-            (:mod:`ev2r.metric.admission`); its name enters the signature (``adm``).
+        admission: what the admission stage reads with: an :class:`ev2r.metric.admitted.AdmissionSettings`, or the
+            learned reading of non-evidence itself (an :class:`ev2r.metric.admission_model.AdmissionModel`), or None
+            for its rules alone (:mod:`ev2r.metric.admission`); its name enters the signature (``adm``).
 
     Raises:
         ValueError: ``alpha`` outside [0, 1] or ``chunk_size`` < 1.
@@ -100,7 +95,7 @@ class Ev2RScorer:
     def __init__(self, reference_scorer, proxy_scorer=None, alpha: float = DEFAULTS.alpha, verifier_name: str = "none",
                  extra_scorers: Optional[dict[str, Callable]] = None, progress: Optional[Callable] = None,
                  chunk_size: int = DEFAULTS.chunk_size, verifier_fields: Optional[Mapping[str, str]] = None,
-                 combiner=None, admission=None, copy_reading: str = "near", restatement: str = "lexical"):
+                 combiner=None, admission=None):
         if not (0.0 <= alpha <= 1.0):
             raise ValueError(f"alpha: expected a value in [0, 1], got {alpha!r}")
         if chunk_size < 1:
@@ -116,48 +111,21 @@ class Ev2RScorer:
         self.progress = progress
         self.chunk_size = chunk_size
         self.combiner = combiner
-        self.admission = admission
+        from ev2r.metric.admitted import AdmissionSettings
+
+        self.settings = admission if isinstance(admission, AdmissionSettings) else AdmissionSettings(admission)
         self.cache = None  # the on-disk cache build_scorer(cache=DIR) opened (ev2r.verifier.cache), else None
-        from ev2r.metric.admission import COPY_READINGS
 
-        if copy_reading not in COPY_READINGS:
-            raise ValueError(f"copy_reading: {copy_reading!r} is not one of {COPY_READINGS}")
-        self.copy_reading = copy_reading
-        if restatement not in RESTATEMENT_READINGS:
-            raise ValueError(f"restatement: {restatement!r} is not one of {RESTATEMENT_READINGS}")
-        self.restatement = restatement
-        if (reference_scorer is not None or proxy_scorer is not None) and self._nli_verifier() is None and (
-                copy_reading == "verified" or restatement == "mutual"):
-            raise ValueError(f"copy_reading={copy_reading!r} / restatement={restatement!r}: these readings need an NLI "
-                             "verifier (the reference scorer's or the proxy's), and this scorer has none")
-
-    def _nli_verifier(self):
-        """The NLI verifier that reads restatements (``restatement="mutual"``) and near-copies
-        (``copy_reading="verified"``): the reference scorer's, else the proxy's."""
-        return getattr(self.reference_scorer, "verifier", None) or getattr(self.proxy_scorer, "verifier", None)
+    @property
+    def admission(self):
+        """The learned reading of non-evidence the admission stage reads with (:attr:`settings`), or None."""
+        return self.settings.model
 
     def _verifiers(self) -> list:
         """The verifier objects the scores read: the reference scorer's, then the proxy's (for the ``data`` digest)."""
         return [v for v in (getattr(self.reference_scorer, "verifier", None),
                             getattr(self.proxy_scorer, "verifier", None))
                 if v is not None]
-
-    def _readings(self):
-        """The settings of the admission stage for a run of this scorer, as one context: the copy reading and the
-        restatement verifier (the learned reading of non-evidence is set where each part reads it)."""
-        import contextlib
-
-        from ev2r.metric.admission import copy_reading
-        from ev2r.metric.restatement import use_restatement_verifier
-
-        stack = contextlib.ExitStack()
-        if self.reference_scorer is None and self.proxy_scorer is None:  # baselines only: no admission stage runs
-            return stack
-        mode = getattr(self, "copy_reading", "near")
-        stack.enter_context(copy_reading(mode, self._nli_verifier() if mode == "verified" else None))
-        mutual = getattr(self, "restatement", "lexical") == "mutual"
-        stack.enter_context(use_restatement_verifier(self._nli_verifier() if mutual else None))
-        return stack
 
     # -- signature ----------------------------------------------------------------------------
     def signature(self) -> Signature:
@@ -167,17 +135,11 @@ class Ev2RScorer:
         :func:`ev2r.metric.definition.signature_fields`), the digest of the data files and admission model it reads by
         content (``data``: :func:`ev2r.metric.definition.data_digest`), transformers and torch versions, in that
         order."""
-        with self._readings():
-            return self._signature()
-
-    def _signature(self) -> Signature:
         from ev2r._version import __version__
-        from ev2r.metric.admission import rules_off
 
         ref, proxy = self.reference_scorer, self.proxy_scorer
         parts = [{"ev2r": __version__},
-                 {"adm": (getattr(self.admission, "name", "none") + rules_off()) if ref is not None or proxy is not None
-                  else "none"},
+                 {"adm": self.settings.name if ref is not None or proxy is not None else "none"},
                  {"ref": "none"} if ref is None else ref.signature_fields(),
                  self.verifier_fields,
                  {"proxy": "none"} if proxy is None else proxy.signature_fields()]
@@ -240,33 +202,22 @@ class Ev2RScorer:
         return out
 
     def _score_chunk(self, items: Sequence[Item]) -> list[ItemScore]:
-        from ev2r.metric.admission import prime, use_model
-        from ev2r.metric.admitted import admission_pass, admit_item, item_record
-        from ev2r.metric.restatement import prime_restatements
+        from ev2r.metric.admitted import admit_items, item_record
 
-        with use_model(self.admission), self._readings(), admission_pass():
-            if self.admission is not None:  # the learned reading asked once, in one batch, for every predicted pair
-                prime([(it.claim, p.question, p.answer) for it in items for p in it.predicted_evidence.pairs])
-            prime_restatements([(it.claim, p.answer) for it in items for p in it.predicted_evidence.pairs])
-            for it in items:  # the stage, once per item: every part of the score reads views of it
-                admit_item(it)
-            scores = self._score_chunk_admitted(items)
-            for it, s in zip(items, scores):  # the stage's decisions, for explain and the report
-                try:
-                    s.admission = item_record(it, [d["predicted"] for d in s.contradicted_pairs or ()])
-                except Exception:  # an item the stage cannot read: its scores already carry the error
-                    s.admission = []
+        # the stage, once per item: every part of the score is given views of these readings
+        admitted = {"proxy": admit_items(items, self.settings)}
+        for part in ("reference", "alignment"):
+            own = self.settings.for_part(part)
+            admitted[part] = admitted["proxy"] if own is self.settings else admit_items(items, own)
+        scores = self._score_chunk_admitted(items, admitted)
+        for it, s in zip(items, scores):  # the stage's decisions, for explain and the report
+            try:
+                s.admission = item_record(it, [d["predicted"] for d in s.contradicted_pairs or ()], admitted["proxy"])
+            except Exception:  # an item the stage cannot read: its scores already carry the error
+                s.admission = []
         return scores
 
-    def _admission_for(self, part: str):
-        """The learned reading in force for ``part`` of the score (``"reference"``, ``"alignment"``; the proxy always
-        reads it): the admission model's ``scope`` (``"all"``, or ``"proxy"``: the proxy's premises only)."""
-        from ev2r.metric.admission import use_model
-
-        scope = getattr(self.admission, "scope", "all")
-        return use_model(self.admission if scope == "all" else None)
-
-    def _score_chunk_admitted(self, items: Sequence[Item]) -> list[ItemScore]:
+    def _score_chunk_admitted(self, items: Sequence[Item], admitted: dict) -> list[ItemScore]:
         from ev2r.metric.proxy import ProxyResult
         from ev2r.metric.reference import ReferenceResult
 
@@ -277,14 +228,14 @@ class Ev2RScorer:
             return ProxyResult(None, None, "error", f"proxy scoring failed: {msg}")
 
         if self.reference_scorer is not None:
-            with self._admission_for("reference"):
-                refs = self._isolated(self.reference_scorer.score_reference, items, ref_fail)
+            refs = self._isolated(_with_admitted(self.reference_scorer.score_reference, admitted["reference"]), items,
+                                  ref_fail)
         else:  # extra columns only (e.g. HU-METEOR alone): an item without reference still fails
             refs = [ReferenceResult() if not it.reference_evidence.is_empty else
                     ReferenceResult(status="no_reference", error="no reference evidence to compare with")
                     for it in items]
-        proxies = (self._isolated(self.proxy_scorer.score_proxy, items, prox_fail) if self.proxy_scorer is not None
-                   else [None] * len(items))
+        proxies = (self._isolated(_with_admitted(self.proxy_scorer.score_proxy, admitted["proxy"]), items, prox_fail)
+                   if self.proxy_scorer is not None else [None] * len(items))
         for k, r in enumerate(refs):  # a verifier returning NaN / out-of-range values fails that item
             vals = [v for v in (r.precision, r.recall, r.f1) if v is not None]
             if any(not (0.0 <= v <= 1.0) for v in vals):
@@ -336,22 +287,34 @@ class Ev2RScorer:
                 s.error = "; ".join(errors)
             scores.append(s)
         if self.combiner is not None:
-            with self._admission_for("alignment"):
-                try:
-                    self.combiner.apply(items, scores)
-                except Exception:  # again item by item: an item's failure is recorded on that item only
-                    for item, s in zip(items, scores):
-                        try:
-                            self.combiner.apply([item], [s])
-                        except Exception as e:
-                            s.extra_scores[HYBRID_NAME] = None
-                            msg = f"{HYBRID_NAME}: {type(e).__name__}: {e}"
-                            s.error = msg if not s.error else f"{s.error}; {msg}"
+            apply = _with_admitted(self.combiner.apply, admitted["alignment"])
+            try:
+                apply(items, scores)
+            except Exception:  # again item by item: an item's failure is recorded on that item only
+                for item, s in zip(items, scores):
+                    try:
+                        apply([item], [s])
+                    except Exception as e:
+                        s.extra_scores[HYBRID_NAME] = None
+                        msg = f"{HYBRID_NAME}: {type(e).__name__}: {e}"
+                        s.error = msg if not s.error else f"{s.error}; {msg}"
         return scores
 
     def corpus(self, scores: Sequence[ItemScore]) -> CorpusScore:
         """Means over ok items (values that are None are left out), counts and the signature."""
         return corpus_summary(scores, self.signature())
+
+
+def _with_admitted(method: Callable, admitted) -> Callable:
+    """``method`` given the chunk's admission readings as its ``admitted`` keyword where it takes one (the scorers of
+    this package); a part that takes none (a duck-typed scorer) is called as it is and reads pairs its own way."""
+    import inspect
+
+    try:
+        takes = "admitted" in inspect.signature(method).parameters
+    except (TypeError, ValueError):  # a builtin or a callable without a signature
+        takes = False
+    return functools.partial(method, admitted=admitted) if takes else method
 
 
 def corpus_summary(scores: Sequence[ItemScore], signature: str) -> CorpusScore:
