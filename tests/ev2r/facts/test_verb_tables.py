@@ -86,9 +86,7 @@ def test_tables_and_licence_are_package_data():
     patterns = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"][
         "package-data"]["ev2r"]
     shipped = sorted(p.name for p in DATA.iterdir() if p.is_file())
-    # beside the verb tables: the word-order tables of ev2r.facts.word_order (tests/ev2r/facts/test_word_order.py)
-    assert shipped == sorted([declarative.VERB_LEMMAS_FILE, declarative.VERB_EXCEPTION_FORMS_FILE, "WORDNET_LICENSE",
-                              "WORD_ORDER_LICENSE", "word_order_cs.npz", "word_order_en.npz"])
+    assert shipped == sorted([declarative.VERB_LEMMAS_FILE, declarative.VERB_EXCEPTION_FORMS_FILE, "WORDNET_LICENSE"])
     for name in shipped:
         assert any(fnmatch.fnmatch(f"facts/data/{name}", pat) for pat in patterns), (name, patterns)
     assert "WordNet 3.0 Copyright 2006 by Princeton University." in (DATA / "WORDNET_LICENSE").read_text(

@@ -1,17 +1,22 @@
-"""The admission stage (issue 54): each pair classified once, with its reason and what decided it."""
+"""The admission stage: each pair classified once, with its reason and what decided it."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from ev2r.metric.admission import REASONS, prime, same_meaning, use_model
-from ev2r.metric.admitted import admit
+from ev2r.metric.admission import REASONS, prime, same_meaning
+from ev2r.metric.admitted import AdmissionSettings, Admitted, admit
 from ev2r.metric.admission_model import AdmissionModel, lexical_features, mask_claim
 from ev2r.training.admission import fill, read_corpus, slot_values, CORPUS
 from ev2r.types import Evidence, Item, QAPair
 
 CLAIM = "Joe Biden signed an executive order banning fracking on federal land in 2021."
+
+
+def _under(model) -> Admitted:
+    """Readings made with the learned reading ``model``."""
+    return Admitted(AdmissionSettings(model))
 
 
 def _reasons(pairs, **kw):
@@ -101,26 +106,23 @@ def test_the_bundled_reading_drops_unseen_non_evidence_and_keeps_evidence():
     ev = ["Federal records show the January 27, 2021 order paused new leasing but left existing fracking permits "
           "in place.",
           "Interior Department data list 4,600 drilling permits approved on federal land in the first half of 2021."]
-    with use_model(model):
-        prime([(CLAIM, "What did you find?", a) for a in non + ev])
-        got = [admit(Evidence((QAPair("What did you find?", a),)), CLAIM)[0] for a in non + ev]
+    prime([(CLAIM, "What did you find?", a) for a in non + ev], model)
+    got = [admit(Evidence((QAPair("What did you find?", a),)), CLAIM, admitted=_under(model))[0] for a in non + ev]
     assert [a.kept for a in got] == [False] * len(non) + [True] * len(ev)
     assert all(a.reason == "non_evidence" and a.decided_by == "model:admission-v1" for a in got[:len(non)])
     assert all(0.0 <= a.p_evidence <= 1.0 for a in got)
     assert got[0].label == "absence"
     # determinism: the same question asked again gives the same probability
-    with use_model(model):
-        again = admit(Evidence((QAPair("What did you find?", ev[0]),)), CLAIM)[0]
+    again = admit(Evidence((QAPair("What did you find?", ev[0]),)), CLAIM, admitted=_under(model))[0]
     assert again.p_evidence == got[len(non)].p_evidence
 
 
 @pytest.mark.slow
 def test_duplicates_by_meaning_but_not_a_changed_figure():
     model = AdmissionModel.load()
-    with use_model(model):
-        assert same_meaning("The order paused new oil and gas leases on federal land.",
-                            "The order paused new oil and gas leases on federal lands.")
-        assert not same_meaning("The order paused 30 leases.", "The order paused 40 leases.")
+    assert same_meaning("The order paused new oil and gas leases on federal land.",
+                        "The order paused new oil and gas leases on federal lands.", model)
+    assert not same_meaning("The order paused 30 leases.", "The order paused 40 leases.", model)
 
 
 # -- issue 58: no evidence, or evidence about something else, earns no Not Enough Evidence, at any claim length
@@ -216,42 +218,6 @@ def test_a_pair_about_something_else_is_off_topic_at_every_claim_length(claim):
     on = admit(Evidence((QAPair("What did the review find?", f"A 2015 Cochrane review of {word} studies found no "
                                                             "effect in 20 trials."),)), claim, relevant=True)
     assert [(a.kept, a.reason) for a in on] == [(True, "kept")]
-
-
-def test_rule_families_can_be_switched_off_for_an_ablation_and_the_signature_says_so():
-    """Issue 54's ablation: without_rules skips the named families (and only them), rules_off names them."""
-    from ev2r.metric.admission import RULE_FAMILIES, rules_off, without_rules
-
-    pairs = [("Is it true?", "Yes."), ("What happened?", CLAIM),
-             ("Where?", "The Louvre holds the Mona Lisa in Paris, France.")]
-    assert _reasons(pairs, claim=CLAIM, relevant=True) == [(False, "bare_answer"), (False, "restates_claim"),
-                                                           (False, "off_topic")]
-    assert rules_off() == ""
-    with without_rules("restates_claim", "off_topic"):
-        assert _reasons(pairs, claim=CLAIM, relevant=True) == [(False, "bare_answer"), (True, "kept"), (True, "kept")]
-        assert rules_off() == "-no:restates_claim-no:off_topic"
-        with without_rules("bare_answer"):  # nested blocks add up
-            assert _reasons(pairs, claim=CLAIM, relevant=True)[0] == (True, "kept")
-    assert rules_off() == "" and _reasons(pairs, claim=CLAIM, relevant=True)[1] == (False, "restates_claim")
-    with pytest.raises(ValueError, match=r"without_rules: \['salad'\] not among \['bare_answer'"):
-        with without_rules("salad"):
-            pass
-    assert set(RULE_FAMILIES) >= {"word_salad", "duplicate", "gold_copy", "boilerplate"}
-
-
-def test_a_retired_family_can_be_switched_back_on_and_the_signature_says_so():
-    from ev2r.metric.admission import RETIRED_RULES, RULE_FAMILIES, rule_on, rules_off, with_rules, without_rules
-
-    assert set(RETIRED_RULES) <= set(RULE_FAMILIES) and RETIRED_RULES == ("word_salad",)  # ev2r/4
-    assert all(not rule_on(f) for f in RETIRED_RULES) and rules_off() == ""
-    with with_rules(*RULE_FAMILIES):
-        assert all(rule_on(f) for f in RULE_FAMILIES)
-        assert rules_off() == "".join(f"+{f}" for f in RETIRED_RULES)
-        with without_rules("off_topic"):
-            assert not rule_on("off_topic") and "-no:off_topic" in rules_off()
-    with pytest.raises(ValueError, match=r"with_rules: \['salad'\] not among"):
-        with with_rules("salad"):
-            pass
 
 
 def test_a_near_copy_is_read_through_its_copy_typos_respelled_denials_kept():
@@ -378,28 +344,6 @@ def test_copy_helpers_never_crash(text):
     nearest_copy(QAPair(text, text), [QAPair(text, text), QAPair("a", "b")])
 
 
-def test_rule_blocks_restore_state_and_signature():
-    import ev2r
-    from ev2r.metric.admission import RETIRED_RULES, RULE_FAMILIES, rule_on, rules_off, with_rules, without_rules
-
-    before = ev2r.build_scorer().signature()
-    with pytest.raises(RuntimeError):
-        with without_rules("off_topic"):
-            with without_rules("duplicate"):
-                assert not rule_on("off_topic") and not rule_on("duplicate")
-                with with_rules("off_topic"):
-                    assert rule_on("off_topic")
-                raise RuntimeError
-    assert all(rule_on(f) == (f not in RETIRED_RULES) for f in RULE_FAMILIES) and rules_off() == ""
-    with pytest.raises(ValueError, match="off_topic"):
-        with without_rules("nope"):
-            pass
-    with without_rules("off_topic"):
-        assert "-no:off_topic" in ev2r.build_scorer().signature()
-    assert ev2r.build_scorer().signature() == before
-
-
-
 def test_prime_encodes_each_answer_once():
     """The answers' embeddings that :func:`same_meaning` compares come with the features :func:`prime` computes:
     an answer primed is never encoded again (on the 86 rated rows, 242 answers were encoded twice before 1.8.0)."""
@@ -442,8 +386,7 @@ def test_two_models_of_one_name_never_share_readings():
     pair = Evidence((QAPair("What did the order do?", "The order paused new oil and gas leases on federal land."),))
     reasons = []
     for m in (model([5.0, -5.0]), model([-5.0, 5.0])):
-        with use_model(m):
-            reasons.append(admit(pair, CLAIM)[0].reason)
+        reasons.append(admit(pair, CLAIM, admitted=_under(m))[0].reason)
     assert reasons == ["kept", "non_evidence"]
 
 
@@ -457,10 +400,8 @@ def test_a_model_object_without_features_and_vectors_still_reads():
             return super().__getattribute__(name)
 
     pairs = Evidence((QAPair("What was found?", "Nothing was found."), QAPair("What did it do?", "It paused leases.")))
-    with use_model(OldStyle()):
-        got = [a.reason for a in admit(pairs, CLAIM)]
-    with use_model(_FakeReading()):
-        assert [a.reason for a in admit(pairs, CLAIM)] == got
+    got = [a.reason for a in admit(pairs, CLAIM, admitted=_under(OldStyle()))]
+    assert [a.reason for a in admit(pairs, CLAIM, admitted=_under(_FakeReading()))] == got
     assert got[0] == "non_evidence"
 
 
@@ -486,6 +427,5 @@ def test_two_encoders_never_share_readings_or_embeddings():
     pair = Evidence((QAPair("What did the order do?", "The order paused new oil and gas leases on federal land."),))
     reasons = []
     for m in (model(1.0), model(-1.0)):
-        with use_model(m):
-            reasons.append(admit(pair, CLAIM)[0].reason)
+        reasons.append(admit(pair, CLAIM, admitted=_under(m))[0].reason)
     assert reasons == ["kept", "non_evidence"]

@@ -1,5 +1,5 @@
-"""Issue 64 item 1: the admission stage runs once per item; every part of the score reads a view of that reading,
-and the row's record says what the score used."""
+"""The admission stage runs once per item; every part of the score reads a view of that reading (given as an
+argument), and the row's record says what the score used."""
 
 from collections import Counter
 from itertools import product
@@ -7,7 +7,7 @@ from itertools import product
 import pytest
 
 from ev2r.metric import admission
-from ev2r.metric.admitted import admission_pass, admit, item_record
+from ev2r.metric.admitted import AdmissionSettings, Admitted, admit, admit_items, item_record
 from ev2r.metric.factory import build_scorer
 from ev2r.types import Evidence, Item, QAPair
 from support.fakes import KeywordVerifier
@@ -31,13 +31,13 @@ def _item(k: int, pred: Evidence = PRED) -> Item:
 
 
 def test_one_reading_per_item_and_side(monkeypatch):
-    """Scoring reads each side of each item once (12 admission calls per item before issue 64)."""
+    """Scoring reads each side of each item once (1.4 called the stage about 12 times per item)."""
     calls: Counter = Counter()
     real = admission.read_evidence
 
-    def counting(evidence, claim=None, gold=None):
+    def counting(evidence, claim=None, gold=None, model=None):
         calls[(evidence, claim)] += 1
-        return real(evidence, claim, gold)
+        return real(evidence, claim, gold, model=model)
 
     monkeypatch.setattr(admission, "read_evidence", counting)
     other = Evidence(PRED.pairs[::-1])
@@ -52,17 +52,17 @@ def test_one_reading_per_item_and_side(monkeypatch):
 
 
 def test_views_in_a_pass_are_the_views_read_afresh():
-    """Inside a pass each view (claim or not, relevant, dedupe, unanswerable, exclude) is what a fresh reading
-    gives, whichever view asked first."""
-    combos = list(product((CLAIM, None), ("drop", "statement"), (False, True), (False, True), ((), (1,))))
-    fresh = [admit(PRED, c, u, r, GOLD, d, e) for c, u, r, d, e in combos]
-    with admission_pass():
-        admit(PRED, None)  # a view without the claim first, then the others from the same pass
-        in_pass = [admit(PRED, c, u, r, GOLD, d, e) for c, u, r, d, e in combos]
-    assert in_pass == fresh
-    with admission_pass():
-        admit(PRED, CLAIM, gold=GOLD)  # a reading with the claim first: the view without it reuses its plain fields
-        assert admit(PRED, None, "statement", dedupe=True) == fresh[combos.index((None, "statement", False, True, ()))]
+    """From one set of readings each view (claim or not, relevant, dedupe, exclude) is what a fresh reading gives,
+    whichever view asked first."""
+    combos = list(product((CLAIM, None), (False, True), (False, True), ((), (1,))))
+    fresh = [admit(PRED, c, "drop", r, GOLD, d, e) for c, r, d, e in combos]
+    shared = Admitted()
+    admit(PRED, None, admitted=shared)  # a view without the claim first, then the others from the same readings
+    assert [admit(PRED, c, "drop", r, GOLD, d, e, admitted=shared) for c, r, d, e in combos] == fresh
+    shared = Admitted()
+    admit(PRED, CLAIM, gold=GOLD, admitted=shared)  # a reading with the claim first: the view without it reuses it
+    assert admit(PRED, None, dedupe=True, admitted=shared) == fresh[combos.index((None, False, True, ()))]
+    assert admit_items([_item(0)]).readings(PRED, CLAIM, GOLD) == shared.readings(PRED, CLAIM, GOLD)
 
 
 def test_reasons_of_each_view():
@@ -116,10 +116,10 @@ def test_a_copied_unanswerable_gold_pair_keeps_its_facts_under_statement():
 def test_an_item_the_stage_cannot_read_fails_alone(monkeypatch):
     real = admission.read_evidence
 
-    def fragile(evidence, claim=None, gold=None):
+    def fragile(evidence, claim=None, gold=None, model=None):
         if any("explode" in p.answer for p in evidence.pairs):
             raise RuntimeError("cannot read this evidence")
-        return real(evidence, claim, gold)
+        return real(evidence, claim, gold, model=model)
 
     monkeypatch.setattr(admission, "read_evidence", fragile)
     bad = _item(1, Evidence((QAPair("What happened?", "The housing order made the budget explode in Springfield."),)))
@@ -156,24 +156,22 @@ class _Model:
         return np.eye(len(texts), 8)
 
 
-def test_a_pass_never_reuses_a_reading_made_under_another_setting():
-    from ev2r.metric.admission import use_model
-
+def test_readings_are_made_under_their_own_settings():
+    """The settings are a value: readings made with one learned reading are never another's, and a part given no
+    readings reads with the rules alone."""
     ev = Evidence(PRED.pairs[-1:])
 
-    def reasons(threshold):
-        with use_model(_Model(threshold)):
-            return [a.reason for a in admit(ev, CLAIM)]
+    def reasons(admitted):
+        return [a.reason for a in admit(ev, CLAIM, admitted=admitted)]
 
-    fresh = [reasons(0.9), reasons(0.1)]
-    assert fresh == [["non_evidence"], ["kept"]]
-    with admission_pass():
-        assert [reasons(0.9), reasons(0.1), reasons(0.9)] == fresh + fresh[:1]
-        model = _Model(0.9)
-        with use_model(model):
-            assert admit(ev, CLAIM)[0].reason == "non_evidence"
-            model.threshold = 0.1  # changed in place: its threshold is read again
-            assert admit(ev, CLAIM)[0].reason == "kept"
+    strict, lax = Admitted(AdmissionSettings(_Model(0.9))), Admitted(AdmissionSettings(_Model(0.1)))
+    assert [reasons(strict), reasons(lax), reasons(strict)] == [["non_evidence"], ["kept"], ["non_evidence"]]
+    assert reasons(None) == ["kept"]
+    assert AdmissionSettings(_Model(0.9)).name == "fake-0.5" and AdmissionSettings().name == "none"
+    with pytest.raises(ValueError, match=r"settings: expected an AdmissionSettings, got _Model"):
+        Admitted(_Model(0.9))
+    with pytest.raises(ValueError, match=r"part: 'facts' is not one of \('proxy', 'reference', 'alignment'\)"):
+        AdmissionSettings().for_part("facts")
 
 
 def test_evidence_holds_a_tuple_of_pairs():

@@ -294,11 +294,9 @@ def test_the_claim_reworded_with_synonyms_restates_it(nltk_data):
     assert not restates_claim("The WHO said masks cut transmission by 50% in hospitals.", claim, synonym_tokens)
     assert not restates_claim("Face masks do not forestall the transmission of Covid-19 among children under five.", claim,
                               synonym_tokens)
-    from ev2r.metric.admission import rule_on
-    from ev2r.metric.reference import RELEVANCE_RULE, WORD_ORDER_RULE
+    from ev2r.metric.reference import RELEVANCE_RULE
 
-    assert premise_rule() == (PREMISE_RULE + (RELEVANCE_RULE if rule_on("off_topic") else "")
-                              + (f"+{WORD_ORDER_RULE}" if rule_on("word_salad") else "") + "+wnsyn")
+    assert premise_rule() == PREMISE_RULE + RELEVANCE_RULE + "+wnsyn"
     ev = Evidence((QAPair("What was reported?", "According to reports, face masks do not forestall the transmission of Covid-19."),
                    QAPair("What did the WHO say?", "The WHO said masks cut transmission by 50% in hospitals.")))
     assert [k for k, _ in evidence_pairs(ev, claim)] == [1]
