@@ -186,15 +186,14 @@ def _behind(item: Item, rng: RNG, lead: str) -> PerturbationResult:
 
 def shuffled_reference_behind_prose(item: Item, rng: RNG) -> PerturbationResult:
     """``shuffled_reference`` with :data:`PROSE_LEAD` before each answer: one fluent sentence carries a salad
-    answer past a word-order test of the answer as a whole, so the rule must judge each sentence
-    (:func:`ev2r.facts.word_order.strip_word_salad`)."""
+    answer past a word-order test of the answer as a whole, so such a test must judge each sentence."""
     return _behind(item, rng, PROSE_LEAD)
 
 
 def shuffled_reference_behind_clause(item: Item, rng: RNG) -> PerturbationResult:
     """``shuffled_reference`` with the clause :data:`PROSE_CLAUSE` before each answer, in the salad's first
-    sentence: the word-order rule judges a sentence as a whole (:mod:`ev2r.facts.word_order`), so the fluent
-    clause is judged with the salad after it."""
+    sentence: a word-order test that judges a sentence as a whole judges the fluent clause with the salad after
+    it."""
     return _behind(item, rng, PROSE_CLAUSE)
 
 

@@ -17,8 +17,10 @@ classes ``evidence`` and :data:`NON_EVIDENCE_CLASSES`. A pair is non-evidence wh
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
+import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional, Sequence
@@ -123,7 +125,24 @@ def encoder_cache_key(model) -> str:
     if enc is None or enc is shared_encoder():
         return "shared"
     name = getattr(enc, "name", None)
-    return name if isinstance(name, str) else f"{type(enc).__qualname__}@{id(enc)}"
+    return name if isinstance(name, str) else f"{type(enc).__qualname__}#{_token(enc)}"
+
+
+_TOKENS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()  # an unnamed encoder object -> its token
+_NEXT_TOKEN = itertools.count(1)
+
+
+def _token(obj) -> int:
+    """A number given to ``obj`` once, for as long as it lives (never reused by another object, as an ``id`` can be
+    once the object is freed)."""
+    try:
+        if obj not in _TOKENS:
+            _TOKENS[obj] = next(_NEXT_TOKEN)
+        return _TOKENS[obj]
+    except TypeError:  # an object that takes no weak reference: the token rides on the object
+        if not hasattr(obj, "_ev2r_cache_token"):
+            object.__setattr__(obj, "_ev2r_cache_token", next(_NEXT_TOKEN))
+        return obj._ev2r_cache_token
 
 
 @dataclass

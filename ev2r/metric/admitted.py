@@ -192,7 +192,8 @@ def admit(evidence: Evidence, claim: Optional[str] = None, unanswerable: str = "
             out.append(Admission(k, False, "off_topic", given, "rule:relevance", p_evidence=p_ev, label=label))
             continue
         if dedupe:
-            first = next((j for j, a in kept_answers if same_meaning(pair.answer, a, model)), None)
+            # by meaning with the learned reading's encoder, on either side (the reference's copies too)
+            first = next((j for j, a in kept_answers if same_meaning(pair.answer, a, admitted.model)), None)
             if first is not None:
                 out.append(Admission(k, False, "duplicate", given,
                                      "model:similarity" if model is not None else "rule:folded-text",

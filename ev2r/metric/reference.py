@@ -76,8 +76,8 @@ RELEVANCE_RULE = f"+rel{PREMISE_RELEVANCE_MIN:g}/{RELEVANCE_CLAIM_CAP}+short{SHO
 
 def premise_rule() -> str:
     """:data:`PREMISE_RULE`, the relevance rule (:data:`RELEVANCE_RULE`), and how restatements read synonyms here:
-    ``+wnsyn`` where nltk's WordNet is found (:func:`claimalign.meteor_fast.synonyms_available`: a word whose synonym is a
-    claim word counts as that word), ``+nosyn`` where it is not (the same text can then keep a pair that the
+    ``+wnsyn`` where nltk's WordNet is found (:func:`claimalign.meteor_fast.synonyms_available`: a word whose synonym
+    is a claim word counts as that word), ``+nosyn`` where it is not (the same text can then keep a pair that the
     other reading drops). Its numbers are read from the constants as the running code has them (the values of
     :data:`PREMISE_RULE` and :data:`RELEVANCE_RULE` by default)."""
     from claimalign.meteor_fast import synonyms_available
@@ -121,12 +121,8 @@ def evidence_pairs(evidence: Evidence, claim: Optional[str] = None, unanswerable
     (:func:`ev2r.metric.restatement.restates_claim`: the claim copied, or wrapped in "It is (not) true that ..."), which
     is the claim, not evidence for it. Each kept answer loses its scraped-page boilerplate units
     (:func:`ev2r.facts.rules.strip_boilerplate`: what is no fact is no premise); a pair left with no answer text is left
-    out, and with ``claim`` so is an answer that is **word salad** (:func:`ev2r.facts.word_order.is_word_salad`: its
-    words in an order no more English, or Czech, than a random one), and a sentence of an answer that is word salad on
-    its own is cut from it, as is a run of sentences too short to judge alone that is salad taken together
-    (:func:`ev2r.facts.word_order.strip_word_salad`); what is left is judged as any answer, and must itself hold
-    :data:`PREMISE_RELEVANCE_MIN` of the claim's content words (the fluent lead of a salad answer states nothing about
-    the claim; its question does not make it evidence). With ``relevant=True`` (the predicted side: what a system
+    out; with ``claim``, so is a pair the learned reading of non-evidence (if the readings were made with one) finds
+    below its threshold. With ``relevant=True`` (the predicted side: what a system
     retrieved), a pair holding under :data:`PREMISE_RELEVANCE_MIN` of the claim's content words
     (:func:`claimalign.words.claim_coverage`, out of at most :data:`RELEVANCE_CLAIM_CAP`) is off-topic and no premise
     either (a claim of fewer than :data:`claimalign.words.MIN_CLAIM_TOKENS` content words keeps every pair). ev2r
