@@ -38,7 +38,6 @@ from typing import Iterable, Optional, Sequence
 # Text normalisation (NFC, one line ending) and the id rule are shared with claimalign and
 # adversarial: they live in the lowest package (claimalign.text) and are re-exported here.
 from claimalign.text import clean_text, is_valid_id, normalize_text  # noqa: F401
-from claimalign.qa_text import parse_qa_text  # noqa: F401 (re-exported)
 from claimalign.words import has_content, is_unanswerable  # noqa: F401 (re-exported)
 
 from claimalign.evidence import Evidence, Item, QAPair  # noqa: F401 (re-exported: the inputs)
