@@ -510,7 +510,7 @@ def evidence_from_text(text: str, notes: Optional[set] = None) -> Evidence:
     Raises:
         TypeError: ``text`` is neither a string nor None (:func:`claimalign.text.clean_text`).
 
-    >>> evidence_from_text("Question: Who won?\\nAnswer: Bob.\\n\\nParis.").pairs
-    (QAPair(question='Who won?', answer='Bob.'), QAPair(question='', answer='Paris.'))
+    >>> evidence_from_text("Paris.\\n\\nQuestion: Who won?\\nAnswer: Bob.").pairs
+    (QAPair(question='', answer='Paris.'), QAPair(question='Who won?', answer='Bob.'))
     """
     return Evidence(tuple(QAPair(clean_text(q), clean_text(a)) for q, a in parse_qa_text(clean_text(text), notes)))

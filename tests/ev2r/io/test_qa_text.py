@@ -456,13 +456,17 @@ def test_the_reader_lives_in_ev2r_io_and_the_aligner_reads_no_format():
     import claimalign.averitec
     import ev2r.io
     import ev2r.io.qa_text as qa
+    import ev2r.types
     from claimalign.evidence import Evidence
 
     assert (ev2r.io.parse_qa_text, ev2r.io.evidence_from_text, ev2r.io.json_pair_problems, ev2r.io.LAYOUT_NOTES) == \
         (qa.parse_qa_text, qa.evidence_from_text, qa.json_pair_problems, qa.LAYOUT_NOTES)
     # the module file is gone (an editable install's finder may still map the old name to another checkout)
     assert not (Path(claimalign.__file__).parent / "qa_text.py").exists()
-    with pytest.raises(AttributeError, match=r"ev2r\.io\.parse_qa_text"):
-        claimalign.parse_qa_text  # noqa: B018
+    for module in (claimalign, ev2r.types):  # the two re-exports of 1.x name the new home
+        with pytest.raises(AttributeError, match=r"since ev2r 2\.0 .* ev2r\.io\.parse_qa_text"):
+            module.parse_qa_text  # noqa: B018
+    with pytest.raises(AttributeError, match="no attribute 'nothing'"):
+        ev2r.types.nothing  # noqa: B018
     assert not hasattr(claimalign.averitec, "parse_qa_text") and not hasattr(Evidence, "from_text")
     assert "parse_qa_text" not in claimalign.__all__
