@@ -24,14 +24,13 @@ import numpy as np
 from claimalign.align import align
 from claimalign.meteor_fast import meteor_tokens, meteor_words, tokenize
 from claimalign.nltk_data import require_nltk_data
-from claimalign.qa_text import parse_qa_text  # noqa: F401 (re-exported: the one Q/A text reader)
 from claimalign.words import NO_ANSWER
 from claimalign.scripts import ScriptWarning, UNSPACED_SCRIPTS, has_unspaced_script, warn_unspaced_script
 from claimalign.text import normalize_text
 
 __all__ = [
     "HU_METEOR_VARIANTS", "HU_METEOR_TOKENS", "MAX_PREDICTED", "hu_meteor", "hu_meteor_batch", "hu_meteor_strings",
-    "pair_strings", "averitec_comparison_strings", "parse_qa_text", "meteor_matrix",
+    "pair_strings", "averitec_comparison_strings", "meteor_matrix",
 ]
 
 HU_METEOR_VARIANTS = ("qa", "q")

@@ -6,7 +6,8 @@ under their old names.
 
 Evidence as AVeriTeC renders it (Schlichtkrull et al., 2023) is a list of question/answer pairs
 (``Question: <q>\nAnswer: <a>`` blocks separated by a blank line), or plain text (FEVER / VitaminC sentences) held as
-one pair with an empty question.
+one pair with an empty question. The reader of that text is ``ev2r.io.qa_text`` (``evidence_from_text``: what
+``Evidence.from_text`` was before ev2r 2.0); this package reads no file format.
 """
 
 from __future__ import annotations
@@ -16,7 +17,6 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Iterable, Optional
 
 from claimalign.nli import label_key
-from claimalign.qa_text import parse_qa_text
 from claimalign.words import has_content
 from claimalign.text import clean_text, normalize_text
 
@@ -115,23 +115,8 @@ class Evidence:
         for k, p in enumerate(pairs):
             if not isinstance(p, QAPair):
                 raise ValueError(f"Evidence.pairs[{k}]: expected a QAPair (or build the evidence with "
-                                 f"Evidence.from_pairs / Evidence.from_text), got {type(p).__name__}")
+                                 f"Evidence.from_pairs or ev2r.io.evidence_from_text), got {type(p).__name__}")
         object.__setattr__(self, "pairs", pairs)
-
-    @classmethod
-    def from_text(cls, text: str, notes: Optional[set] = None) -> "Evidence":
-        """Parse AVeriTeC-rendered text (``Question: ...\\nAnswer: ...`` blocks) with the one Q/A
-        reader, :func:`claimalign.qa_text.parse_qa_text`: markers in any case, an answer on the
-        question's line, answer-only pairs (``Question: \\nAnswer: ...``: plain text). Text without a
-        ``Question:`` marker becomes one pair with an empty question. Duplicate questions are kept
-        (the input is taken as given).
-
-        Args:
-            text: the evidence text.
-            notes: a set receiving the layout repairs the text needed
-                (:data:`claimalign.qa_text.LAYOUT_NOTES` keys), for readers that warn with a count.
-        """
-        return cls(tuple(QAPair(clean_text(q), clean_text(a)) for q, a in parse_qa_text(clean_text(text), notes)))
 
     @classmethod
     def from_pairs(cls, pairs: Iterable[Any], field_name: str = "evidence") -> "Evidence":
@@ -221,8 +206,8 @@ class Item:
         object.__setattr__(self, "claim", normalize_text(self.claim))  # NFC, one line ending (claimalign.text)
         for name in ("predicted_evidence", "reference_evidence"):
             if not isinstance(getattr(self, name), Evidence):
-                raise ValueError(f"Item.{name}: expected an ev2r.types.Evidence (e.g. Evidence.from_text(text)), "
-                                 f"got {type(getattr(self, name)).__name__}")
+                raise ValueError(f"Item.{name}: expected an ev2r.types.Evidence (e.g. "
+                                 f"ev2r.io.evidence_from_text(text)), got {type(getattr(self, name)).__name__}")
         for name in ("gold_label", "predicted_label"):  # any verdict spelling -> Verdict; else a clear error
             value = getattr(self, name)
             if value is not None and not isinstance(value, Verdict):

@@ -38,7 +38,6 @@ from typing import Iterable, Optional, Sequence
 # Text normalisation (NFC, one line ending) and the id rule are shared with claimalign and
 # adversarial: they live in the lowest package (claimalign.text) and are re-exported here.
 from claimalign.text import clean_text, is_valid_id, normalize_text  # noqa: F401
-from claimalign.qa_text import parse_qa_text  # noqa: F401 (re-exported)
 from claimalign.words import has_content, is_unanswerable  # noqa: F401 (re-exported)
 
 from claimalign.evidence import Evidence, Item, QAPair  # noqa: F401 (re-exported: the inputs)
@@ -298,3 +297,17 @@ def mean_or_none(values: Sequence[Optional[float]]) -> Optional[float]:
     """Mean of the non-None values, or None when there are none (never NaN)."""
     vals = [float(v) for v in values if v is not None]
     return sum(vals) / len(vals) if vals else None
+
+
+def __getattr__(name: str):
+    """Names this module re-exported before ev2r 2.0 and no longer holds: an :class:`AttributeError` naming where
+    each lives now (``parse_qa_text`` is :func:`ev2r.io.parse_qa_text`: the question/answer text reader is a reader,
+    in a layer above this module).
+
+    Raises:
+        AttributeError: always, for any name the module does not define.
+    """
+    if name == "parse_qa_text":
+        raise AttributeError("module 'ev2r.types' has no attribute 'parse_qa_text': since ev2r 2.0 the question/answer "
+                             "text reader is ev2r.io.parse_qa_text (from ev2r.io import parse_qa_text)")
+    raise AttributeError(f"module 'ev2r.types' has no attribute {name!r}")

@@ -23,6 +23,7 @@ from claimalign.scripts import ScriptWarning, split_unspaced_script  # noqa: E40
 from claimalign.text import normalize_strings, normalize_text  # noqa: E402
 from claimalign.tokens import guard_special_tokens, neutralize_special_tokens  # noqa: E402
 from ev2r.io.readers import read_rows  # noqa: E402
+from ev2r.io import evidence_from_text  # noqa: E402
 from ev2r.types import Evidence  # noqa: E402
 
 NLTK_DIR = Path(__file__).resolve().parents[2] / "shared" / "data" / "nltk_data"
@@ -73,9 +74,9 @@ def test_normalize_text_nfc_line_ends_idempotent(text, rnd):
 @given(st.lists(st.tuples(words, words), min_size=1, max_size=4), st.randoms(use_true_random=False))
 def test_evidence_text_parses_alike_in_any_normal_form_and_line_ends(pairs, rnd):
     text = "\n\n".join(f"Question: {q}?\nAnswer: {a}." for q, a in pairs)
-    base = Evidence.from_text(text)
+    base = evidence_from_text(text)
     assert len(base.pairs) == len(pairs)
-    assert Evidence.from_text(with_line_ends(nfd(text), rnd)) == base
+    assert evidence_from_text(with_line_ends(nfd(text), rnd)) == base
     assert Evidence.from_pairs([{"question": nfd(q), "answer": nfd(a)} for q, a in pairs]) == \
         Evidence.from_pairs([{"question": q, "answer": a} for q, a in pairs])
 

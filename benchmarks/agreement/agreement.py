@@ -93,7 +93,8 @@ def main(argv=None) -> int:
         os.environ["NLTK_DATA"] = str(Path(args.nltk_data).resolve())
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-    from claimalign import agreement, averitec_comparison_strings, hu_meteor_batch, hu_meteor_strings, parse_qa_text
+    from claimalign import agreement, averitec_comparison_strings, hu_meteor_batch, hu_meteor_strings
+    from ev2r.io import parse_qa_text
     from claimalign.similarity import HFNLIAdapter, NLISimilarity, get_similarity
 
     meta = bl.machine()

@@ -48,7 +48,8 @@ def replay_rows(data_dir: Path) -> list[dict]:
     """Per recording: model, id, status, error, replayed and recorded precision/recall, match."""
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
     from ev2r.facts.replay import ReplayReferenceScorer
-    from ev2r.types import Evidence, Item
+    from ev2r.io import evidence_from_text
+    from ev2r.types import Item
 
     path = data_dir / "ev2r_replay" / "replay_atomic_reference_prec_recall.jsonl"
     recs = _read_jsonl(path)
@@ -56,8 +57,8 @@ def replay_rows(data_dir: Path) -> list[dict]:
     for model in MODELS:
         scorer = ReplayReferenceScorer(path, model=model)
         mine = [r for r in recs if r["model"] == model]
-        items = [Item(id=str(r["id"]), claim=r["claim"], predicted_evidence=Evidence.from_text(r["predicted_evidence"]),
-                      reference_evidence=Evidence.from_text(r["reference_evidence"]), row=k)
+        items = [Item(id=str(r["id"]), claim=r["claim"], predicted_evidence=evidence_from_text(r["predicted_evidence"]),
+                      reference_evidence=evidence_from_text(r["reference_evidence"]), row=k)
                  for k, r in enumerate(mine)]
         for r, res in zip(mine, scorer.score_reference(items)):
             rec_p, rec_r = r["llm_response"].get("precision"), r["llm_response"].get("recall")

@@ -35,6 +35,7 @@ def main(argv=None) -> int:
     from ev2r.metric.admitted import admit
     from ev2r.metric.admission_model import AdmissionModel
     from ev2r.training.admission import fill, slot_values
+    from ev2r.io import evidence_from_text
     from ev2r.types import Evidence, QAPair, has_content
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -54,7 +55,7 @@ def main(argv=None) -> int:
             v = slot_values(rng.choice(claims), rng)
             cases.append((t["class"], t["family"], v["claim"], QAPair(fill(t["question"], v), fill(t["answer"], v))))
     real = [("real:" + name, r["claim"], p) for name, rows in rated.items() for r in rows
-            for p in Evidence.from_text(r["predicted_evidence"]).pairs]
+            for p in evidence_from_text(r["predicted_evidence"]).pairs]
     dev = json.loads((DATA / "averitec" / "dev.json").read_text())
     for c in dev[:200]:
         for q in c.get("questions", []):

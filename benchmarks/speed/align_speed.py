@@ -63,7 +63,8 @@ def main(argv=None) -> int:
     from nltk.translate.meteor_score import single_meteor_score
     from scipy.optimize import linear_sum_assignment
 
-    from claimalign import align, hu_meteor_batch, parse_qa_text
+    from claimalign import align, hu_meteor_batch
+    from ev2r.io import parse_qa_text
     from claimalign import meteor_fast
     from claimalign.averitec import pair_strings
 

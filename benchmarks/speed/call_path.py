@@ -4,14 +4,14 @@ scores one item, read as steps between the units of the import-linter layers (``
 Every distinct call (caller function -> callee function, both in ``claimalign``, ``ev2r`` or ``adversarial``) made
 while the item is scored is one step, counted once however often it runs. A step is
 
-* ``within``: caller and callee in the same unit (``ev2r.metric``, ``ev2r.facts``, ``claimalign.qa_text``, ...);
+* ``within``: caller and callee in the same unit (``ev2r.metric``, ``ev2r.facts``, ``claimalign.words``, ...);
 * ``down``: to a unit of a lower layer that is not on the call stack;
 * ``returns``: to a unit already left, i.e. on the call stack below the caller (``ev2r.metric`` -> ``ev2r.facts`` ->
   ``ev2r.metric``);
 * ``up``: to a unit of a higher layer (a call through an object or a callback: imports cannot go up).
 
 and, as a path, the units of the new steps in the order first taken (a unit repeated at once counted once): its
-moves between units, those to a unit already left (the path went ``ev2r.metric`` -> ``claimalign.qa_text`` ->
+moves between units, those to a unit already left (the path went ``ev2r.metric`` -> ``claimalign.words`` ->
 ``ev2r.metric``: every return to a caller's unit after a call out), those up a layer, and those from a unit of
 ``claimalign`` into one of ``ev2r`` (``out_of_claimalign``: the path climbing out of the aligner package).
 

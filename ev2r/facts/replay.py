@@ -29,6 +29,7 @@ from claimalign.text import clean_text, normalize_strings
 from ev2r.facts.reply import (REPLY_KEYS, SCORE_SOURCES, SIDES, check_flags, check_says_supported, check_verdict,
                               is_placeholder, keyed_object_from_text, normalize_reply, parse_recorded_response,
                               read_reference_reply, split_enumeration, split_numbered)
+from ev2r.io.qa_text import evidence_from_text
 from ev2r.scores import ReferenceResult
 from ev2r.types import Evidence, Item
 
@@ -86,7 +87,7 @@ def recording_mismatch(record: dict, item: Item) -> Optional[str]:
     if isinstance(record.get("claim"), str) and clean_text(record["claim"]) != clean_text(item.claim):
         return "claim"
     for side in ("predicted_evidence", "reference_evidence"):
-        if isinstance(record.get(side), str) and Evidence.from_text(record[side]) != getattr(item, side):
+        if isinstance(record.get(side), str) and evidence_from_text(record[side]) != getattr(item, side):
             return side
     return None
 

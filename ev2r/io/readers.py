@@ -30,6 +30,7 @@ from claimalign import jsonio
 from ev2r.io.averitec import averitec_questions_to_evidence, join_averitec_predictions, render_averitec_answer
 from ev2r.io.errors import InputError, InputWarning
 from ev2r.io.errors import where as _where
+from ev2r.io.qa_text import LAYOUT_NOTES, evidence_from_text, json_pair_problems
 from ev2r.labels import normalize_verdict
 from ev2r.types import Evidence, Item, clean_text, has_content, is_valid_id
 
@@ -54,27 +55,27 @@ OPTIONAL_LABEL_FIELDS = ("human_label", "predicted_label", "pred_label", "candid
 
 def parse_evidence(value: Any, where: str, field: str, notes: Optional[set] = None) -> Evidence:
     """Evidence from text (``Question: ...\\nAnswer: ...`` blocks or plain text, read by the one Q/A
-    reader :func:`claimalign.qa_text.parse_qa_text`), a list of such texts (each read by the same reader,
+    reader :func:`ev2r.io.qa_text.parse_qa_text`), a list of such texts (each read by the same reader,
     so a string ``"Question: a?\\nAnswer: b"`` is the pair (a?, b), never an answer with markers in it),
     a list of ``{question, answer}`` objects, or an AVeriTeC ``questions`` list
     (``{question, answers}``).
 
     Args:
         notes: a set receiving the layout repairs text evidence needed
-            (:data:`claimalign.qa_text.LAYOUT_NOTES` keys).
+            (:data:`ev2r.io.qa_text.LAYOUT_NOTES` keys).
     """
     if value is None:
         raise InputError(f"{where}: field {field!r} is missing (text or a list of {{question, answer}})")
     if isinstance(value, str):
         _check_json_pairs(value, where, field)
-        return Evidence.from_text(value, notes)
+        return evidence_from_text(value, notes)
     if isinstance(value, list):
         if value and all(isinstance(v, dict) and "answers" in v for v in value):
             return averitec_questions_to_evidence(value, where, field)
         if value and all(isinstance(v, str) for v in value):  # a list of texts: each read by the one Q/A reader
             for k, v in enumerate(value):
                 _check_json_pairs(v, where, f"{field}[{k}]")
-            return Evidence(tuple(p for v in value for p in Evidence.from_text(v, notes).pairs))
+            return Evidence(tuple(p for v in value for p in evidence_from_text(v, notes).pairs))
         try:
             return Evidence.from_pairs(value, field_name=field)
         except ValueError as e:
@@ -87,13 +88,11 @@ def _check_json_pairs(text: str, where: str, field: str) -> None:
     """Refuse evidence text holding question/answer pairs written as JSON of which an entry is no pair
     (``{"question": "Q?", "answer": null}``, no ``answer``, ``"answer": NaN``, ``"answer"`` beside ``"Answer"``) or
     that is no valid JSON (``[{"question": "Q?", "answer": "A",}]``): the one Q/A reader would read such text as one
-    block of plain text, silently (:func:`claimalign.qa_text.json_pair_problems`).
+    block of plain text, silently (:func:`ev2r.io.qa_text.json_pair_problems`).
 
     Raises:
         InputError: naming the row, the field, the entry (or line of the text) and what is allowed.
     """
-    from claimalign.qa_text import json_pair_problems
-
     problems = json_pair_problems(text)
     if problems:
         more = f" (and {len(problems) - 3} more entries)" if len(problems) > 3 else ""
@@ -177,7 +176,7 @@ def item_from_row(row: Any, n: int, path: str = "<input>", strict_labels: Iterab
         problems: a list collecting ``(field, value)`` for unreadable optional fields (the caller
             warns once with a count); None: warn at once (:class:`InputWarning`).
         layout: a list collecting ``(field, note)`` for evidence text whose Q/A layout needed a
-            repair (:data:`claimalign.qa_text.LAYOUT_NOTES`; the caller warns once with a count).
+            repair (:data:`ev2r.io.qa_text.LAYOUT_NOTES`; the caller warns once with a count).
         notices: a list collecting what was read but may not be what the row meant (the caller warns
             once per kind with a count; :func:`warn_notices`): ``("gold_from_label", "label")`` for an
             ev2r-schema row whose gold verdict was read from ``label`` (no ``gold_label``), and
@@ -397,12 +396,10 @@ def raise_row_errors(errors: Sequence[InputError], n_rows: int, path: str | Path
 def warn_layout(layout: Sequence[tuple[str, str, int]], path: str | Path, ids: Optional[Sequence[Any]] = None,
                 lines: Optional[Sequence[Optional[int]]] = None) -> None:
     """One :class:`InputWarning` counting the rows whose evidence text needed a Q/A layout repair
-    (``(field, note, row)`` triples, ``row`` 0-based; notes are :data:`claimalign.qa_text.LAYOUT_NOTES`
+    (``(field, note, row)`` triples, ``row`` 0-based; notes are :data:`ev2r.io.qa_text.LAYOUT_NOTES`
     keys). Rows are shown 0-based, as the ``row`` field of the score rows and the row of every error
     message, with the line of the file (``lines[row]``, :func:`row_ref`), the item's id (``ids[row]``) and the
     field."""
-    from claimalign.qa_text import LAYOUT_NOTES
-
     by_note: dict[str, list[tuple[int, list[str]]]] = {}
     for field_name, note, n in layout:
         rows = by_note.setdefault(note, [])
@@ -640,7 +637,7 @@ def item_hash(item: Item) -> str:
     Raises:
         ValueError: ``item`` is not an :class:`Item`.
 
-    >>> a = Item(id="1", claim="C.", predicted_evidence=Evidence.from_text("x"), reference_evidence=Evidence(()))
+    >>> a = Item(id="1", claim="C.", predicted_evidence=evidence_from_text("x"), reference_evidence=Evidence(()))
     >>> len(item_hash(a)), item_hash(a) == item_hash(a), item_hash(a) == item_hash(a.with_predicted(Evidence(())))
     (64, True, False)
     """

@@ -131,7 +131,7 @@ NOT_SCORING: Mapping[str, str] = {
     "ev2r.metric.combined:UNAVAILABLE": "the start of a message",
     "ev2r.metric.proxy:LONG_CLAIM": "the start of a note on a row (the score stands)",
     "ev2r.metric.proxy:ABSENCE_ON_CLAIM": "the start of a note on a row (the score stands)",
-    "claimalign.qa_text:LAYOUT_NOTES": "warning texts of the readers",
+    "ev2r.io.qa_text:LAYOUT_NOTES": "warning texts of the readers",
     "ev2r.facts.declarative:VERB_LEMMAS_FILE": "a file name (its content is data, not hashed: docs/versions.md)",
     "ev2r.facts.declarative:VERB_EXCEPTION_FORMS_FILE": "a file name (as above)",
     "ev2r.verifier.calibration:CALIBRATION_FILE": "a file name",
@@ -144,9 +144,9 @@ NOT_SCORING: Mapping[str, str] = {
     # how text is read from files and written (the readers', tested by their own tests)
     "ev2r.verifier.nli:CONFIG_FILES": "names of files whose content the data digest hashes (data_digest)",
     "ev2r.metric.definition:NLTK_RESOURCES": "names of nltk files whose content the data digest hashes (nltk_digest)",
-    "claimalign.qa_text:_PAD": "the Q/A text layout parser's pattern (reading the input)",
-    "claimalign.qa_text:_DECOR": "the Q/A text layout parser's pattern (reading the input)",
-    "claimalign.qa_text:_EMPH": "the Q/A text layout parser's pattern (reading the input)",
+    "ev2r.io.qa_text:_PAD": "the Q/A text layout parser's pattern (reading the input)",
+    "ev2r.io.qa_text:_DECOR": "the Q/A text layout parser's pattern (reading the input)",
+    "ev2r.io.qa_text:_EMPH": "the Q/A text layout parser's pattern (reading the input)",
     "claimalign.text:INVISIBLE": "characters the readers strip from a field's edges (reading the input)",
     "claimalign.jsonio:_RAW_LINE_BREAKS": "JSON writing",
     "claimalign.jsonio:MAX_JSON_DEPTH": "JSON reading",
@@ -159,7 +159,7 @@ NOT_SCORING: Mapping[str, str] = {
 #: (:data:`NOT_SCORING`): every module of ev2r.metric, ev2r.facts and ev2r.verifier (listed by the test from the
 #: packages), and these modules of claimalign that scoring calls.
 SCANNED_PACKAGES = ("ev2r.metric", "ev2r.facts", "ev2r.verifier")
-SCANNED_MODULES = ("ev2r.scores", "claimalign.qa_text", "claimalign.words", "claimalign.meteor_fast",
+SCANNED_MODULES = ("ev2r.scores", "ev2r.io.qa_text", "claimalign.words", "claimalign.meteor_fast",
                    "claimalign.averitec", "claimalign.align", "claimalign.text", "claimalign.jsonio",
                    "claimalign.files", "claimalign.scripts", "claimalign.models",
                    "claimalign.nli")

@@ -1,7 +1,8 @@
 """High-level entry points: build a configured :class:`~ev2r.metric.scorer.Ev2RScorer` and score.
 
 >>> from ev2r.metric.factory import build_scorer
->>> from ev2r.types import Evidence, Item
+>>> from ev2r.io import evidence_from_text
+>>> from ev2r.types import Item
 >>> class Entails:                      # a stand-in verifier: every pair is entailed with p = 0.9
 ...     name = "entails"
 ...     def predict(self, premises, hypotheses):
@@ -9,8 +10,8 @@
 ...         return np.tile([0.9, 0.05, 0.05], (len(premises), 1))
 >>> scorer = build_scorer(verifier=Entails())    # rule-based facts, alpha 0.5 (ev2r.config.DEFAULTS)
 >>> item = Item(id="1", claim="Paris is the capital of France.",
-...             predicted_evidence=Evidence.from_text("France's 1958 constitution names Paris as its capital."),
-...             reference_evidence=Evidence.from_text("The capital of France is Paris."), gold_label="supported")
+...             predicted_evidence=evidence_from_text("France's 1958 constitution names Paris as its capital."),
+...             reference_evidence=evidence_from_text("The capital of France is Paris."), gold_label="supported")
 >>> [s.ev2r for s in scorer.score([item])]      # 0.5 * F1 (1.0) + 0.5 * P(supported) (0.9)
 [0.95]
 """

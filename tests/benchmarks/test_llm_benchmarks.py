@@ -6,7 +6,8 @@ import json
 import pytest
 
 from ev2r.llm.local_server import FakeChatServer, chat_response
-from ev2r.types import Evidence, Item
+from ev2r.io import evidence_from_text
+from ev2r.types import Item
 from support.llm import GOOD
 from support.modules import load_file_module
 from support.paths import REPO
@@ -37,8 +38,8 @@ def test_server_log_reader_hand_values():
 
 
 def _items(answer="Answer: a."):
-    return [Item(id=str(k), claim=f"Claim {k}.", predicted_evidence=Evidence.from_text(f"Question: q{k}?\n{answer}"),
-                 reference_evidence=Evidence.from_text(f"Question: r{k}?\nAnswer: b.")) for k in range(3)]
+    return [Item(id=str(k), claim=f"Claim {k}.", predicted_evidence=evidence_from_text(f"Question: q{k}?\n{answer}"),
+                 reference_evidence=evidence_from_text(f"Question: r{k}?\nAnswer: b.")) for k in range(3)]
 
 
 def _good_server_log():

@@ -3,8 +3,7 @@ import json
 import numpy as np
 import pytest
 
-from claimalign.averitec import (averitec_comparison_strings, hu_meteor, hu_meteor_batch, hu_meteor_strings,
-                                 pair_strings, parse_qa_text)
+from claimalign.averitec import averitec_comparison_strings, hu_meteor, hu_meteor_batch, hu_meteor_strings, pair_strings
 
 # "Who won the race? Alice did." -> 8 tokens, all distinct; identical strings: Fmean = 1,
 # one chunk of 8 matches, penalty 0.5 * (1/8)^3.
@@ -93,16 +92,6 @@ def test_official_comparison_strings():
             {"answer": "Yes", "answer_type": "Boolean"}]}]}, "qa")
     assert pair_strings([("Q1?", "A1"), ("", "plain text")], "qa") == ["Q1? A1", "plain text"]
     assert pair_strings([("Q1?", None)], "q") == ["Q1?"]
-
-
-def test_parse_qa_text():
-    text = "Question: Q1?\nAnswer: A1\nsecond line\n\nQuestion: Q2?\nAnswer: A2\n"
-    assert parse_qa_text(text) == [("Q1?", "A1\nsecond line"), ("Q2?", "A2")]
-    assert parse_qa_text("just text") == [("", "just text")]
-    assert parse_qa_text("  ") == []
-    assert parse_qa_text("Question: only a question") == [("only a question", "")]
-    with pytest.raises(ValueError, match="text"):
-        parse_qa_text(None)
 
 
 def _official_style(src, tgt, variant):

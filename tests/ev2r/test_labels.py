@@ -57,9 +57,10 @@ def test_verdict_to_nli_mapping_hand_values():
 
 def test_item_reads_any_verdict_spelling_and_refuses_unknown_ones():
     # a raw string used to reach the proxy unnormalised and fall through to the conflicting mapping
-    from ev2r.types import Evidence, Item
+    from ev2r.io import evidence_from_text
+    from ev2r.types import Item
 
-    ev = Evidence.from_text("Paris is the capital of France.")
+    ev = evidence_from_text("Paris is the capital of France.")
     item = Item(id="1", claim="c", predicted_evidence=ev, reference_evidence=ev, gold_label="supported",
                 predicted_label="REFUTES")
     assert item.gold_label is Verdict.SUPPORTED and item.predicted_label is Verdict.REFUTED
@@ -75,9 +76,10 @@ def test_verdict_probability_refuses_a_raw_string():
 
 
 def test_item_refuses_a_claim_or_evidence_of_the_wrong_type():
-    from ev2r.types import Evidence, Item
+    from ev2r.io import evidence_from_text
+    from ev2r.types import Item
 
-    ev = Evidence.from_text("Paris is the capital of France.")
+    ev = evidence_from_text("Paris is the capital of France.")
     with pytest.raises(ValueError, match="Item.claim: expected a string, got NoneType"):
         Item(id="1", claim=None, predicted_evidence=ev, reference_evidence=ev)
     with pytest.raises(ValueError, match=r"Item.predicted_evidence: expected an ev2r.types.Evidence"):

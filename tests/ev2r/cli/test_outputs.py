@@ -257,10 +257,11 @@ def test_score_cli_refuses_while_another_run_holds_the_output(tmp_path, capsys):
 # -- resume never drops rows silently ---------------------------------------------------------------------------
 
 def _items(n):
-    from ev2r.types import Evidence, Item
+    from ev2r.io import evidence_from_text
+    from ev2r.types import Item
 
-    return [Item(id=f"i{k}", claim=f"Claim {k}.", predicted_evidence=Evidence.from_text(f"e{k}"),
-                 reference_evidence=Evidence.from_text("r"), row=k) for k in range(n)]
+    return [Item(id=f"i{k}", claim=f"Claim {k}.", predicted_evidence=evidence_from_text(f"e{k}"),
+                 reference_evidence=evidence_from_text("r"), row=k) for k in range(n)]
 
 
 def test_a_resume_that_would_drop_rows_is_refused_and_changed_rows_are_counted(tmp_path):

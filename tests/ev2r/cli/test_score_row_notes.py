@@ -12,6 +12,7 @@ from ev2r.cli import score as score_cli
 from ev2r.cli.main import build_parser, main
 from ev2r.io.errors import InputWarning
 from ev2r.metric.proxy import ABSENCE_ON_CLAIM, LONG_CLAIM
+from ev2r.io import evidence_from_text
 from ev2r.types import CorpusScore, Evidence, Item, ItemScore
 
 ROWS = "rows (from 0; line = the line of the file): "
@@ -25,7 +26,7 @@ def _score_parser() -> argparse.ArgumentParser:
 # -- 1. every note about rows names the row, the line and the id ---------------------------------------------------
 
 def _items(lines):
-    return [Item(id=f"i{n}", claim="c", predicted_evidence=Evidence.from_text("x"), reference_evidence=Evidence(()),
+    return [Item(id=f"i{n}", claim="c", predicted_evidence=evidence_from_text("x"), reference_evidence=Evidence(()),
                  row=n, line=line) for n, line in enumerate(lines)]
 
 

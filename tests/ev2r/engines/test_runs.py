@@ -13,7 +13,8 @@ from ev2r.engines.runs import (PART_SUFFIX, ROW_HASH, RUN_FORMAT, RUN_SUFFIX, SI
                                row_seal)
 from ev2r.io.readers import item_from_row, item_hash
 from ev2r.signature import text_digest
-from ev2r.types import Evidence, Item
+from ev2r.io import evidence_from_text
+from ev2r.types import Item
 
 # text the readers count as non-empty: the same rule as theirs (clean_text drops invisible characters such as
 # U+00AD, which s.strip() keeps; a claim of only those is refused by the reader, rightly)
@@ -35,8 +36,8 @@ def test_item_hash_is_stable_and_changes_with_any_content(row, n):
     assert item_hash(replace(item, row=n + 1)) != h
     assert item_hash(replace(item, claim=item.claim + " x")) != h
     assert item_hash(replace(item, id=item.id + "x")) != h
-    assert item_hash(item.with_predicted(Evidence.from_text(item.predicted_evidence.render() + " x"))) != h
-    assert item_hash(replace(item, reference_evidence=Evidence.from_text("Question: q?\nAnswer: other"))) != h \
+    assert item_hash(item.with_predicted(evidence_from_text(item.predicted_evidence.render() + " x"))) != h
+    assert item_hash(replace(item, reference_evidence=evidence_from_text("Question: q?\nAnswer: other"))) != h \
         or item.reference_evidence.render() == "Question: q?\nAnswer: other"
     other = "refuted" if item.gold_label is None or item.gold_label.value != "refuted" else "supported"
     assert item_hash(replace(item, gold_label=other)) != h
@@ -62,8 +63,8 @@ def _sealed(row: dict, signature: str = "sig") -> dict:
 
 
 def _items(n):
-    return [Item(id=f"i{k}", claim=f"Claim {k}.", predicted_evidence=Evidence.from_text(f"e{k}"),
-                 reference_evidence=Evidence.from_text("r"), row=k) for k in range(n)]
+    return [Item(id=f"i{k}", claim=f"Claim {k}.", predicted_evidence=evidence_from_text(f"e{k}"),
+                 reference_evidence=evidence_from_text("r"), row=k) for k in range(n)]
 
 
 def test_plan_reuses_only_rows_with_the_items_hash_and_a_lasting_status(tmp_path):

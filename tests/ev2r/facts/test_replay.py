@@ -97,16 +97,17 @@ def test_replay_duplicate_model_id_is_an_error(tmp_path):
 
 def test_a_recording_of_another_claim_under_the_same_id_is_never_replayed(tmp_path):
     # the 144 shared-task rows reuse 4 AVeriTeC ids that the recordings (made on the 86 rows) hold for other claims
-    from ev2r.types import Evidence, Item
+    from ev2r.io import evidence_from_text
+    from ev2r.types import Item
 
     rec = {"model": "m", "id": 7, "claim": "Claim A.", "predicted_evidence": "Question: Q?\nAnswer: A.",
            "llm_response": response(2, 1, 2, 2)}
     path = tmp_path / "rec.jsonl"
     path.write_text(json.dumps(rec) + "\n")
-    ev = Evidence.from_text("Question: Q?\nAnswer: A.")
+    ev = evidence_from_text("Question: Q?\nAnswer: A.")
     same = Item(id="7", claim="Claim A.", predicted_evidence=ev, reference_evidence=ev)
     other_claim = Item(id="7", claim="Claim B.", predicted_evidence=ev, reference_evidence=ev)
-    other_ev = Item(id="7", claim="Claim A.", predicted_evidence=Evidence.from_text("Other text."), reference_evidence=ev)
+    other_ev = Item(id="7", claim="Claim A.", predicted_evidence=evidence_from_text("Other text."), reference_evidence=ev)
     ok, bad_claim, bad_ev = ReplayReferenceScorer(path).score_reference([same, other_claim, other_ev])
     assert ok.status == "ok" and ok.precision == 0.5 and ok.recall == 1.0
     assert bad_claim.status == "replay_missing" and "other content (claim)" in bad_claim.error
@@ -115,13 +116,14 @@ def test_a_recording_of_another_claim_under_the_same_id_is_never_replayed(tmp_pa
 
 
 def test_a_recording_whose_content_fields_are_not_text_never_joins(tmp_path):
-    from ev2r.types import Evidence, Item
+    from ev2r.io import evidence_from_text
+    from ev2r.types import Item
 
     rec = {"model": "m", "id": 7, "claim": None, "predicted_evidence": [{"question": "x", "answer": "y"}],
            "llm_response": response(2, 1, 2, 2)}
     path = tmp_path / "rec.jsonl"
     path.write_text(json.dumps(rec) + "\n")
-    ev = Evidence.from_text("Question: Q?\nAnswer: A.")
+    ev = evidence_from_text("Question: Q?\nAnswer: A.")
     res = ReplayReferenceScorer(path).score_reference([Item(id="7", claim="C.", predicted_evidence=ev,
                                                              reference_evidence=ev)])[0]
     assert res.status == "replay_missing" and "predicted_evidence is not text" in res.error

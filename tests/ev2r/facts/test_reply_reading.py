@@ -7,7 +7,8 @@ import pytest
 
 from ev2r.facts.replay import (ReplayReferenceScorer, check_flags, content_sha256, read_reference_reply,
                                recording_mismatch, split_enumeration)
-from ev2r.types import Evidence, Item
+from ev2r.io import evidence_from_text
+from ev2r.types import Item
 
 
 @pytest.mark.parametrize("text, items", [
@@ -86,7 +87,7 @@ def test_checks_without_a_separate_fact_list_and_counts_only_sides():
 
 
 def _item(claim="C.", pred="Question: q?\nAnswer: a.", ref="Question: r?\nAnswer: b."):
-    return Item(id="7", claim=claim, predicted_evidence=Evidence.from_text(pred), reference_evidence=Evidence.from_text(ref))
+    return Item(id="7", claim=claim, predicted_evidence=evidence_from_text(pred), reference_evidence=evidence_from_text(ref))
 
 
 def test_content_hash_joins_only_the_judged_content(tmp_path):
@@ -265,7 +266,8 @@ def test_keyed_reader_reads_unescaped_quotes_and_refuses_cut_off_text():
 def test_live_and_replay_read_an_unescaped_reply_alike(tmp_path):
     from ev2r.facts.replay import ReplayReferenceScorer, content_sha256
     from ev2r.llm.parse import ParseError, parse_reference_response
-    from ev2r.types import Evidence, Item
+    from ev2r.io import evidence_from_text
+    from ev2r.types import Item
 
     resp = {"choices": [{"finish_reason": "stop", "message": {"content": UNESCAPED}}]}
     live = parse_reference_response(resp)
@@ -276,8 +278,8 @@ def test_live_and_replay_read_an_unescaped_reply_alike(tmp_path):
     with pytest.raises(ParseError, match="length limit"):
         parse_reference_response(cut)
     item = Item(id="677", claim="The 1900 Galveston hurricane was the deadliest US disaster.",
-                predicted_evidence=Evidence.from_text("Question: When?\nAnswer: 1900."),
-                reference_evidence=Evidence.from_text("Question: Deaths?\nAnswer: 6,000 to 8,000."))
+                predicted_evidence=evidence_from_text("Question: When?\nAnswer: 1900."),
+                reference_evidence=evidence_from_text("Question: Deaths?\nAnswer: 6,000 to 8,000."))
     path = tmp_path / "r.jsonl"
     path.write_text(json.dumps({"model": "m", "id": "677", "content_sha256": content_sha256(item),
                                 "llm_response": UNESCAPED}) + "\n")
@@ -290,12 +292,13 @@ def test_live_and_replay_read_an_unescaped_reply_alike(tmp_path):
 
 def test_keyed_reader_never_reads_an_object_that_stops_inside_a_value_and_replay_mirrors_cut_offs(tmp_path):
     from ev2r.facts.replay import ReplayReferenceScorer, content_sha256, keyed_object_from_text
-    from ev2r.types import Evidence, Item
+    from ev2r.io import evidence_from_text
+    from ev2r.types import Item
 
     unclosed = UNESCAPED[:-1] + ', "recall": "see {a} and'  # a '}' inside a string, the object never closes
     assert keyed_object_from_text(unclosed) is None
-    item = Item(id="1", claim="c.", predicted_evidence=Evidence.from_text("Question: q?\nAnswer: a."),
-                reference_evidence=Evidence.from_text("Question: r?\nAnswer: b."))
+    item = Item(id="1", claim="c.", predicted_evidence=evidence_from_text("Question: q?\nAnswer: a."),
+                reference_evidence=evidence_from_text("Question: r?\nAnswer: b."))
     path = tmp_path / "r.jsonl"
     # closed object, then trailing text cut at the length limit: the live run refused it (AnswerCutOff)
     path.write_text(json.dumps({"model": "m", "id": "1", "content_sha256": content_sha256(item), "finish_reason": "length",

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from ev2r.facts.rules import DeclarativeDecomposer, RuleBasedDecomposer, get_rule_decomposer
+from ev2r.io import evidence_from_text
 from ev2r.types import Evidence
 
 UNANSWERED = ("Question: Did France24 do a news item about the claim?\nAnswer: No answer could be found.\n\n"
@@ -14,7 +15,7 @@ UNANSWERED = ("Question: Did France24 do a news item about the claim?\nAnswer: N
 
 @pytest.mark.parametrize("cls", [RuleBasedDecomposer, DeclarativeDecomposer])
 def test_unanswerable_pair_gives_no_fact_by_default(cls):
-    facts = [f.text for f in cls().decompose(Evidence.from_text(UNANSWERED))]
+    facts = [f.text for f in cls().decompose(evidence_from_text(UNANSWERED))]
     assert len(facts) == 1 and "ministry denied the report" in facts[0]
     # before: rules-v2 read the "No" as a denial and emitted "Answer could be found."
     assert not any("could be found" in f or "did not do" in f for f in facts)
@@ -22,7 +23,7 @@ def test_unanswerable_pair_gives_no_fact_by_default(cls):
 
 @pytest.mark.parametrize("cls", [RuleBasedDecomposer, DeclarativeDecomposer])
 def test_unanswerable_statement_mode(cls):
-    facts = cls(unanswerable="statement").decompose(Evidence.from_text(UNANSWERED))
+    facts = cls(unanswerable="statement").decompose(evidence_from_text(UNANSWERED))
     assert facts[0].text == ("No answer could be found to the question: "
                              "Did France24 do a news item about the claim?")
     assert facts[0].pair_index == 0 and len(facts) == 2
@@ -38,7 +39,7 @@ def test_unknown_unanswerable_mode_is_an_error():
 def test_answer_only_pairs_give_facts(name):
     # 29 of 278 shared-task predictions are written "Question: \nAnswer: ...": before, the answer was read
     # as the question and the prediction had no fact (precision 0.0, status ok: a silent zero)
-    ev = Evidence.from_text("Question: \nAnswer: The CDC said 6% of deaths listed COVID-19 alone. "
+    ev = evidence_from_text("Question: \nAnswer: The CDC said 6% of deaths listed COVID-19 alone. "
                             "Other conditions were listed too.")
     facts = [f.text for f in get_rule_decomposer(name).decompose(ev)]
     assert facts == ["The CDC said 6% of deaths listed COVID-19 alone.", "Other conditions were listed too."]
@@ -47,8 +48,8 @@ def test_answer_only_pairs_give_facts(name):
 @pytest.mark.parametrize("name", ["rules-v1", "rules-v2"])
 def test_answer_on_the_question_line_gives_the_same_facts(name):
     d = get_rule_decomposer(name)
-    two = d.decompose(Evidence.from_text("Question: What is the population of Kerala?\nAnswer: 33,387,677 in 2011."))
-    one = d.decompose(Evidence.from_text("question: What is the population of Kerala? answer: 33,387,677 in 2011."))
+    two = d.decompose(evidence_from_text("Question: What is the population of Kerala?\nAnswer: 33,387,677 in 2011."))
+    one = d.decompose(evidence_from_text("question: What is the population of Kerala? answer: 33,387,677 in 2011."))
     assert [f.text for f in one] == [f.text for f in two] and two
 
 
@@ -89,7 +90,7 @@ def test_prose_is_long_enough_to_matter():
 
 @pytest.mark.parametrize("cls", [RuleBasedDecomposer, DeclarativeDecomposer])
 def test_menu_answer_keeps_only_its_real_sentence(cls):
-    ev = Evidence.from_text(MENU)
+    ev = evidence_from_text(MENU)
     on = [f.text for f in cls(boilerplate=True).decompose(ev)]
     assert len(on) == 1 and "The ministry denied the report on Monday" in on[0]
     # the test is what removes the menu: without it the menu and the language list are facts
@@ -100,7 +101,7 @@ def test_menu_answer_keeps_only_its_real_sentence(cls):
 @pytest.mark.parametrize("cls", [RuleBasedDecomposer, DeclarativeDecomposer])
 @pytest.mark.parametrize("text", [PROSE, CZECH], ids=["english-1500-chars", "czech"])
 def test_prose_keeps_all_its_facts(cls, text):
-    ev = Evidence.from_text(f"Question: \nAnswer: {text}")
+    ev = evidence_from_text(f"Question: \nAnswer: {text}")
     off = [f.text for f in cls(boilerplate=False).decompose(ev)]
     assert [f.text for f in cls(boilerplate=True).decompose(ev)] == off
     assert len(off) >= (10 if text is PROSE else 2)
@@ -118,7 +119,7 @@ def test_glued_scraped_page_keeps_the_prose_at_its_end():
            f"{labels}Further Reading American Community Survey, 2017{sentence}"
     assert boilerplate_reason(page) == "glued"
     assert prose_pieces(page) == [sentence]
-    facts = DeclarativeDecomposer(boilerplate=True).decompose(Evidence.from_text(f"Question: \nAnswer: {page}"))
+    facts = DeclarativeDecomposer(boilerplate=True).decompose(evidence_from_text(f"Question: \nAnswer: {page}"))
     assert [f.text for f in facts] == [sentence]
 
 
@@ -188,7 +189,7 @@ def test_boilerplate_false_positives_case_file_gives_facts():
     rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
     assert len(rows) == 4
     for row in rows:
-        facts = DeclarativeDecomposer(boilerplate=True).decompose(Evidence.from_text(f"Question: \nAnswer: {row['sentence']}"))
+        facts = DeclarativeDecomposer(boilerplate=True).decompose(evidence_from_text(f"Question: \nAnswer: {row['sentence']}"))
         assert [f.text for f in facts] == [row["sentence"]], row["id"]
 
 

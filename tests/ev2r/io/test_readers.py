@@ -4,7 +4,8 @@ import pytest
 
 from ev2r.io.readers import InputError, InputWarning, read_items
 from ev2r.labels import Verdict
-from ev2r.types import Evidence, QAPair
+from ev2r.io import evidence_from_text
+from ev2r.types import QAPair
 
 
 def write(tmp_path, rows, name="in.jsonl"):
@@ -15,11 +16,11 @@ def write(tmp_path, rows, name="in.jsonl"):
 
 def test_evidence_text_round_trip():
     text = "Question: Who won?\nAnswer: Smith won.\n\nQuestion: When?\nAnswer: In 2010."
-    ev = Evidence.from_text(text)
+    ev = evidence_from_text(text)
     assert ev.pairs == (QAPair("Who won?", "Smith won."), QAPair("When?", "In 2010."))
-    assert Evidence.from_text(ev.render()) == ev
-    assert Evidence.from_text("Plain sentence.").pairs == (QAPair("", "Plain sentence."),)
-    assert Evidence.from_text("  ").pairs == ()
+    assert evidence_from_text(ev.render()) == ev
+    assert evidence_from_text("Plain sentence.").pairs == (QAPair("", "Plain sentence."),)
+    assert evidence_from_text("  ").pairs == ()
 
 
 def test_ev2r_jsonl_text_and_list_evidence(tmp_path):

@@ -10,6 +10,7 @@ import pytest
 from ev2r.labels import Verdict
 from ev2r.llm import LLMClient, LLMProxyScorer, LLMReferenceScorer, LLMRequest, LLMUsage
 from ev2r.metric.scorer import Ev2RScorer
+from ev2r.io import evidence_from_text
 from ev2r.types import Evidence, Item
 
 from support.llm import GOOD, chat_response
@@ -17,8 +18,8 @@ from support.llm import GOOD, chat_response
 
 def make_items(n):
     return [Item(id=f"i{k}", claim=f"Claim number {k} about Kerala.",
-                 predicted_evidence=Evidence.from_text(f"Question: Q{k}?\nAnswer: Predicted answer {k}."),
-                 reference_evidence=Evidence.from_text(f"Question: R{k}?\nAnswer: Reference answer {k}."),
+                 predicted_evidence=evidence_from_text(f"Question: Q{k}?\nAnswer: Predicted answer {k}."),
+                 reference_evidence=evidence_from_text(f"Question: R{k}?\nAnswer: Reference answer {k}."),
                  gold_label=Verdict.REFUTED, row=k) for k in range(n)]
 
 
@@ -149,8 +150,8 @@ def test_partial_failure_keeps_other_items_and_counts_n_failed(fake_server, tmp_
 
     fake_server.responder = responder
     items = make_items(4) + [Item(id="empty", claim="c", predicted_evidence=Evidence(()),
-                                  reference_evidence=Evidence.from_text("Question: q\nAnswer: a"), row=4),
-                             Item(id="noref", claim="c", predicted_evidence=Evidence.from_text("text"),
+                                  reference_evidence=evidence_from_text("Question: q\nAnswer: a"), row=4),
+                             Item(id="noref", claim="c", predicted_evidence=evidence_from_text("text"),
                                   reference_evidence=Evidence(()), row=5)]
     sc = LLMReferenceScorer(base_url=fake_server.base_url, model="fake-model", cache_dir=tmp_path / "c",
                             max_reasks=0, max_retries=1, backoff=0.01)
@@ -180,10 +181,10 @@ def test_offline_reference_scorer_serves_recordings(shared_data, tmp_path):
     path = shared_data / "ev2r_replay" / "replay_atomic_reference_prec_recall.jsonl"
     rows = [json.loads(l) for l in open(path, encoding="utf-8")]
     rows = [r for r in rows if r["model"] == "gpt-4o-2024-05-13"][:10]
-    items = [Item(id=str(r["id"]), claim=r["claim"], predicted_evidence=Evidence.from_text(r["predicted_evidence"]),
-                  reference_evidence=Evidence.from_text(r["reference_evidence"]), row=k) for k, r in enumerate(rows)]
-    items.append(Item(id="not-recorded", claim="c", predicted_evidence=Evidence.from_text("p"),
-                      reference_evidence=Evidence.from_text("r"), row=10))
+    items = [Item(id=str(r["id"]), claim=r["claim"], predicted_evidence=evidence_from_text(r["predicted_evidence"]),
+                  reference_evidence=evidence_from_text(r["reference_evidence"]), row=k) for k, r in enumerate(rows)]
+    items.append(Item(id="not-recorded", claim="c", predicted_evidence=evidence_from_text("p"),
+                      reference_evidence=evidence_from_text("r"), row=10))
     sc = LLMReferenceScorer(model="gpt-4o-2024-05-13", offline=True, cache_dir=tmp_path / "empty",
                             recorded=path, recorded_model="gpt-4o-2024-05-13")
     got = sc.score_reference(items)

@@ -95,11 +95,12 @@ def test_unparsable_text_and_echoed_prompt_are_parse_errors():
             parse_reference_response(chat(text))
     # a model echoing the prompt (or copying its worked example) must not yield the example as a score
     from ev2r.llm import LLMReferenceScorer
-    from ev2r.types import Evidence, Item
+    from ev2r.io import evidence_from_text
+    from ev2r.types import Item
 
     item = Item(id="1", claim="Kerala has 33 million people.",
-                predicted_evidence=Evidence.from_text("Question: Population?\nAnswer: 33 million."),
-                reference_evidence=Evidence.from_text("Question: Population?\nAnswer: 3,33,87,677."))
+                predicted_evidence=evidence_from_text("Question: Population?\nAnswer: 33 million."),
+                reference_evidence=evidence_from_text("Question: Population?\nAnswer: 3,33,87,677."))
     template = load_prompt("reference_prf").render(claim=item.claim, predicted_evidence="p", reference_evidence="r")
     with pytest.raises(ParseError):
         parse_reference_response(chat(template))

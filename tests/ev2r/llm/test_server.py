@@ -20,7 +20,8 @@ from ev2r.labels import Verdict
 from ev2r.llm import LLMClient, LLMProxyScorer, LLMReferenceScorer, LLMUsage, ResponseCache
 from ev2r.llm.parse import REFERENCE_KEYS, extract_json_object
 from ev2r.metric.scorer import Ev2RScorer
-from ev2r.types import Evidence, Item
+from ev2r.io import evidence_from_text
+from ev2r.types import Item
 
 from support.llm import DelayProxy
 
@@ -55,8 +56,8 @@ def items(n, tag="t"):
     out = []
     for k in range(n):
         claim, pred, ref = base[k % len(base)]
-        out.append(Item(id=f"{tag}{k}", claim=f"{claim} [{tag}{k}]", predicted_evidence=Evidence.from_text(pred),
-                        reference_evidence=Evidence.from_text(ref), gold_label=Verdict.REFUTED, row=k))
+        out.append(Item(id=f"{tag}{k}", claim=f"{claim} [{tag}{k}]", predicted_evidence=evidence_from_text(pred),
+                        reference_evidence=evidence_from_text(ref), gold_label=Verdict.REFUTED, row=k))
     return out
 
 

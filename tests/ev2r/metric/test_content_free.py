@@ -14,6 +14,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from ev2r.facts.rules import DeclarativeDecomposer, RuleBasedDecomposer
 from ev2r.io.readers import InputWarning, read_items
 from ev2r.metric.factory import build_scorer
+from ev2r.io import evidence_from_text
 from ev2r.types import AtomicFact, Evidence, Item, QAPair
 from support.fakes import GullibleVerifier
 from support.paths import TESTS
@@ -65,8 +66,8 @@ class ListDecomposer:
 def test_facts_from_any_decomposer_are_filtered_in_the_verifier_path():
     from ev2r.metric.reference import NLIReferenceScorer
 
-    item = Item(id="1", claim="Paris is in France.", predicted_evidence=Evidence.from_text("Paris is in France."),
-                reference_evidence=Evidence.from_text("Paris is in France."))
+    item = Item(id="1", claim="Paris is in France.", predicted_evidence=evidence_from_text("Paris is in France."),
+                reference_evidence=evidence_from_text("Paris is in France."))
     res = NLIReferenceScorer(GullibleVerifier(), ListDecomposer()).score_reference([item])[0]
     assert [f.fact for f in res.predicted_facts] == ["Paris is in France."]
 
@@ -79,7 +80,7 @@ def test_content_free_sentences_are_dropped_not_merged(cls):
 
 CONTENT_FREE = st.text(alphabet=st.sampled_from(list(string.punctuation + " \t") + ["\U0001f642", "\u2014", "\u2026"]),
                        min_size=1, max_size=12)
-BASE = [Item(id=str(k), claim=c, predicted_evidence=Evidence.from_text(p), reference_evidence=Evidence.from_text(r),
+BASE = [Item(id=str(k), claim=c, predicted_evidence=evidence_from_text(p), reference_evidence=evidence_from_text(r),
              gold_label=g)
         for k, (c, p, r, g) in enumerate([
             ("Paris is the capital of France.", "Question: What is the capital of France?\nAnswer: Paris.",

@@ -328,7 +328,7 @@ def test_the_claim_copied_whole_inside_a_little_filler_restates_it():
 def test_restatement_lives_in_the_metric_only():
     """Issue 54: restating the claim is the metric's decision (ev2r.metric.restatement); issue 64 item 5 removed the
     claimalign names that reached back into ev2r (deprecated in 1.1): the aligner imports nothing of ev2r."""
-    import claimalign.qa_text as qa
+    import ev2r.io.qa_text as qa
     from ev2r.metric import restatement
 
     assert callable(restatement.restates_claim)

@@ -11,7 +11,8 @@ import pytest
 
 from ev2r.labels import Verdict
 from ev2r.metric.proxy import LONG_CLAIM, NLIProxyScorer, claim_read_in_part
-from ev2r.types import Evidence, Item
+from ev2r.io import evidence_from_text
+from ev2r.types import Item
 from support.fakes import KeywordVerifier
 from support.paths import REPO
 
@@ -22,8 +23,8 @@ LONG = ("The city council announced in a lengthy press statement last week that 
         "cycle crossing linking the old market district with the university campus on the southern bank of the river, "
         "widely known as the footbridge, has never opened.")
 SHORT = "The footbridge has never opened."
-EVIDENCE = Evidence.from_text("Question: When did the footbridge open?\nAnswer: The footbridge opened in May 2019.")
-REFERENCE = Evidence.from_text("Question: Has the footbridge opened?\nAnswer: Yes, it opened to the public in May 2019.")
+EVIDENCE = evidence_from_text("Question: When did the footbridge open?\nAnswer: The footbridge opened in May 2019.")
+REFERENCE = evidence_from_text("Question: Has the footbridge opened?\nAnswer: Yes, it opened to the public in May 2019.")
 
 
 def _item(claim, i=0, evidence=EVIDENCE):

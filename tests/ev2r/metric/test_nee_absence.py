@@ -15,11 +15,12 @@ import pytest
 
 from ev2r.labels import Verdict
 from ev2r.metric.proxy import ABSENCE_ON_CLAIM
-from ev2r.types import Evidence, Item
+from ev2r.io import evidence_from_text
+from ev2r.types import Item
 from support.fakes import KeywordVerifier
 
 CLAIM = "Radiation levels in Tokyo reached 500 microsieverts last week."
-REFERENCE = Evidence.from_text("Question: Is there a measurement of 500 microsieverts in Tokyo?\n"
+REFERENCE = evidence_from_text("Question: Is there a measurement of 500 microsieverts in Tokyo?\n"
                                "Answer: No official source reports such a level; the post gives none.")
 EVIDENCE = {
     "missing": "Question: What source does the post give for the radiation figures?\n"
@@ -32,7 +33,7 @@ EVIDENCE = {
 
 
 def _items(label=Verdict.NOT_ENOUGH_EVIDENCE):
-    return [Item(id=k, claim=CLAIM, predicted_evidence=Evidence.from_text(v), reference_evidence=REFERENCE,
+    return [Item(id=k, claim=CLAIM, predicted_evidence=evidence_from_text(v), reference_evidence=REFERENCE,
                  gold_label=label) for k, v in EVIDENCE.items()]
 
 
@@ -83,7 +84,7 @@ def test_an_absence_statement_beside_a_scored_pair_gives_no_note_it_scores_as_th
     from ev2r import build_scorer
 
     kept = REFERENCE.render()  # a copy of the gold pair: admitted as the reference reads it
-    items = [Item(id=k, claim=CLAIM, predicted_evidence=Evidence.from_text(v), reference_evidence=REFERENCE,
+    items = [Item(id=k, claim=CLAIM, predicted_evidence=evidence_from_text(v), reference_evidence=REFERENCE,
                   gold_label=Verdict.NOT_ENOUGH_EVIDENCE)
              for k, v in (("beside", EVIDENCE["missing"] + "\n\n" + kept), ("kept", kept),
                           ("missing", EVIDENCE["missing"]))]

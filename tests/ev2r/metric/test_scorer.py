@@ -10,6 +10,7 @@ from ev2r.labels import Verdict
 from ev2r.metric.scorer import Ev2RScorer, ev2r_combine
 from ev2r.metric.proxy import NLIProxyScorer
 from ev2r.metric.reference import copy_similarity, twin_grade, NLIReferenceScorer, f1_score, prf_from_support
+from ev2r.io import evidence_from_text
 from ev2r.types import Evidence, Item, QAPair
 
 
@@ -57,11 +58,11 @@ def test_rule_based_decomposer_keeps_question_and_splits_sentences():
 
 def test_invisible_only_evidence_is_empty_and_yields_no_fact():
     zw = "\u200b \ufeff\u200d"
-    assert Evidence.from_text(zw).is_empty
-    assert Evidence.from_text(zw).pairs == ()
+    assert evidence_from_text(zw).is_empty
+    assert evidence_from_text(zw).pairs == ()
     assert Evidence.from_pairs([{"question": "Q?", "answer": zw}]).pairs == (QAPair("Q?", ""),)
     assert RuleBasedDecomposer().decompose(ev(("Q?", zw))) == []
-    assert RuleBasedDecomposer().decompose(Evidence.from_text(f"Question: Q?\nAnswer: {zw}")) == []
+    assert RuleBasedDecomposer().decompose(evidence_from_text(f"Question: Q?\nAnswer: {zw}")) == []
     assert split_sentences(f"{zw}A real sentence here.\u200b") == ["A real sentence here."]
 
 

@@ -21,6 +21,7 @@ from ev2r.labels import Verdict
 from ev2r.llm import ResponseCache
 from ev2r.llm.parse import ParseError
 from ev2r.ranking.rating import ELO_SCALE, battles_from_rows, rank_battles
+from ev2r.io import evidence_from_text
 from ev2r.types import Evidence, Item
 
 from support.llm import chat_response
@@ -31,8 +32,8 @@ _Q = re.compile(r"Evidence A:\n.*?quality (\d+).*?Evidence B:\n.*?quality (\d+)"
 
 def quality_items(name, q, n=4, tag=""):
     return [Item(id=f"c{k}", claim=f"Claim number {k}{tag}.",
-                 predicted_evidence=Evidence.from_text(f"Question: q?\nAnswer: quality {q} on c{k}"),
-                 reference_evidence=Evidence.from_text(f"Question: q?\nAnswer: the truth about c{k}"),
+                 predicted_evidence=evidence_from_text(f"Question: q?\nAnswer: quality {q} on c{k}"),
+                 reference_evidence=evidence_from_text(f"Question: q?\nAnswer: the truth about c{k}"),
                  gold_label=Verdict.SUPPORTED, row=k) for k in range(n)]
 
 
@@ -128,7 +129,7 @@ def test_common_claims_checks_claim_and_reference():
         common_claims(s2)
     s3 = systems(("good", "bad"))
     s3["bad"] = [Item(id=it.id, claim=it.claim, predicted_evidence=it.predicted_evidence,
-                      reference_evidence=Evidence.from_text("Question: q?\nAnswer: something else"))
+                      reference_evidence=evidence_from_text("Question: q?\nAnswer: something else"))
                  for it in s3["bad"]]
     with pytest.raises(ValueError, match="'reference_evidence' differs"):
         common_claims(s3)

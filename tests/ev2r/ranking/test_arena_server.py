@@ -17,7 +17,8 @@ import pytest
 from ev2r.ranking.arena import Judge, run_arena
 from ev2r.labels import Verdict
 from ev2r.llm import ResponseCache
-from ev2r.types import Evidence, Item
+from ev2r.io import evidence_from_text
+from ev2r.types import Item
 
 pytestmark = [pytest.mark.llm, pytest.mark.slow]
 
@@ -37,10 +38,10 @@ CLAIMS = [
 def arena_systems(n=2):
     good, off = [], []
     for k, (claim, ref, other) in enumerate(CLAIMS[:n]):
-        common = dict(id=f"s{k}", claim=claim, reference_evidence=Evidence.from_text(ref),
+        common = dict(id=f"s{k}", claim=claim, reference_evidence=evidence_from_text(ref),
                       gold_label=Verdict.REFUTED, row=k)
-        good.append(Item(predicted_evidence=Evidence.from_text(ref), **common))
-        off.append(Item(predicted_evidence=Evidence.from_text(other), **common))
+        good.append(Item(predicted_evidence=evidence_from_text(ref), **common))
+        off.append(Item(predicted_evidence=evidence_from_text(other), **common))
     return {"reference": good, "off_topic": off}
 
 

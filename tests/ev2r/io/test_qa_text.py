@@ -1,5 +1,5 @@
-"""The one Q/A text reader (claimalign.qa_text): markers in any case, an answer on the question's
-line, answer-only pairs, blocks without an answer marker, and the layout notes readers warn with.
+"""The one Q/A text reader (ev2r.io.qa_text; claimalign.qa_text before 2.0): markers in any case, an answer on the
+question's line, answer-only pairs, blocks without an answer marker, and the layout notes readers warn with.
 Case file: turn3/answer_on_question_line.jsonl (the same content in two layouts must read alike)."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import json
 import pytest
 from hypothesis import given, strategies as st
 
-from claimalign.qa_text import LAYOUT_NOTES, parse_qa_text
+from ev2r.io.qa_text import LAYOUT_NOTES, parse_qa_text
 from claimalign.words import has_content, is_unanswerable, strip_unanswerable
 from support.paths import TESTS
 
@@ -401,14 +401,14 @@ def test_other_line_breaks_are_line_breaks_where_pairs_are_read(name):
     ('[{"question": "Q?", "answer": 1%s}]' % ("0" * 5000), "[0]: holds an integer of more than 4300 digits (Python's limit)"),
 ])
 def test_json_pairs_that_are_none_are_named_never_read_as_text_silently(text, problem):
-    from claimalign.qa_text import json_pair_problems
+    from ev2r.io.qa_text import json_pair_problems
 
     assert json_pair_problems(text) == [problem]
     assert all(a not in ("nan", "inf", "-inf", "b") for _, a in parse_qa_text(text))  # no value invented, none chosen
 
 
 def test_text_that_only_mentions_json_keys_is_no_problem():
-    from claimalign.qa_text import json_pair_problems
+    from ev2r.io.qa_text import json_pair_problems
 
     for text in ('[1] The "question": was it legal? The court said yes.', 'The set {"question": "x"} mid-line.',
                  '[{"q": "Who?", "a": "Bob."},]', "[Source] {not json}", '{"claim": "x", "answer" "y"}'):
@@ -420,3 +420,53 @@ def test_an_invisible_character_before_a_marker_does_not_merge_two_pairs(mark):
     # hostile round 2 (B8): LRM, an ideographic space, a soft hyphen ... before "Question:" merged two pairs silently
     text = f"Question: Who?\nAnswer: Bob.\n{mark}Question: When?\nAnswer: In 2020."
     assert parse_qa_text(text) == [("Who?", "Bob."), ("When?", "In 2020.")]
+
+
+def test_blocks_plain_text_and_refusals():
+    """The reader's basic contract (moved here from tests/claimalign/test_averitec.py with the reader)."""
+    text = "Question: Q1?\nAnswer: A1\nsecond line\n\nQuestion: Q2?\nAnswer: A2\n"
+    assert parse_qa_text(text) == [("Q1?", "A1\nsecond line"), ("Q2?", "A2")]
+    assert parse_qa_text("just text") == [("", "just text")]
+    assert parse_qa_text("  ") == []
+    assert parse_qa_text("Question: only a question") == [("only a question", "")]
+    with pytest.raises(ValueError, match="text: expected a string, got NoneType"):
+        parse_qa_text(None)  # type: ignore[arg-type]
+
+
+def test_evidence_from_text_builds_cleaned_pairs_and_reports_layout():
+    from ev2r.io.qa_text import evidence_from_text
+    from ev2r.types import Evidence, QAPair
+
+    notes: set = set()
+    ev = evidence_from_text("\u200b Paris is in France.\r\n\r\nQuestion: Who won? Answer: Bob.\u200b ", notes)
+    assert ev == Evidence((QAPair("", "Paris is in France."), QAPair("Who won?", "Bob.")))
+    assert notes == {"answer_inline"}
+    assert evidence_from_text("Question: Q?\nAnswer: A.\n\nQuestion: Q?\nAnswer: A.").pairs == (QAPair("Q?", "A."),) * 2
+    assert evidence_from_text(None) == evidence_from_text(" \u200b ") == Evidence(())
+    with pytest.raises(TypeError):
+        evidence_from_text(3)  # type: ignore[arg-type]
+
+
+def test_the_reader_lives_in_ev2r_io_and_the_aligner_reads_no_format():
+    """ev2r 2.0: the reader moved out of the aligner package (claimalign means alignment); the old paths are gone
+    and the top-level one names the new home."""
+    from pathlib import Path
+
+    import claimalign
+    import claimalign.averitec
+    import ev2r.io
+    import ev2r.io.qa_text as qa
+    import ev2r.types
+    from claimalign.evidence import Evidence
+
+    assert (ev2r.io.parse_qa_text, ev2r.io.evidence_from_text, ev2r.io.json_pair_problems, ev2r.io.LAYOUT_NOTES) == \
+        (qa.parse_qa_text, qa.evidence_from_text, qa.json_pair_problems, qa.LAYOUT_NOTES)
+    # the module file is gone (an editable install's finder may still map the old name to another checkout)
+    assert not (Path(claimalign.__file__).parent / "qa_text.py").exists()
+    for module in (claimalign, ev2r.types):  # the two re-exports of 1.x name the new home
+        with pytest.raises(AttributeError, match=r"since ev2r 2\.0 .* ev2r\.io\.parse_qa_text"):
+            module.parse_qa_text  # noqa: B018
+    with pytest.raises(AttributeError, match="no attribute 'nothing'"):
+        ev2r.types.nothing  # noqa: B018
+    assert not hasattr(claimalign.averitec, "parse_qa_text") and not hasattr(Evidence, "from_text")
+    assert "parse_qa_text" not in claimalign.__all__

@@ -9,9 +9,12 @@ question), pairs written as JSON (a line holding ``{"question": ..., "answer": .
 them; markers inside JSON strings are text), and every line break :meth:`str.splitlines` knows. Layouts that needed
 a repair are reported through ``notes`` (:data:`LAYOUT_NOTES`) so that readers warn instead of silently changing a
 file's meaning; JSON written as pairs that is none is named by :func:`json_pair_problems`, so readers refuse it.
+:func:`evidence_from_text` builds the :class:`~claimalign.evidence.Evidence` of such a text.
 
-What an answer says (content, bare answers, AVeriTeC's Unanswerable text) is :mod:`claimalign.words`; whether a
-text *restates the claim* is the metric's decision: :mod:`ev2r.metric.restatement`.
+It is a reader of an input format, so it lives with the readers (``ev2r.io``); before ev2r 2.0 it was
+``claimalign.qa_text`` and ``Evidence.from_text``. What an answer says (content, bare answers, AVeriTeC's
+Unanswerable text) is :mod:`claimalign.words`; whether a text *restates the claim* is the metric's decision:
+:mod:`ev2r.metric.restatement`.
 """
 
 from __future__ import annotations
@@ -22,11 +25,11 @@ import re
 import sys
 from typing import Dict, List, Optional, Tuple
 
+from claimalign.evidence import Evidence, QAPair
 from claimalign.jsonio import describe_json
-from claimalign.text import normalize_text
-from claimalign.words import has_content  # noqa: F401 (ev2r.verifier.nli imports it from here)
+from claimalign.text import clean_text, normalize_text
 
-__all__ = ["LAYOUT_NOTES", "parse_qa_text", "json_pair_problems"]
+__all__ = ["LAYOUT_NOTES", "evidence_from_text", "parse_qa_text", "json_pair_problems"]
 
 #: What :func:`parse_qa_text` may report about a text's layout (one note per kind, per text).
 LAYOUT_NOTES = {
@@ -490,3 +493,24 @@ def parse_qa_text(text: str, notes: Optional[set] = None) -> List[Tuple[str, str
                   held.sub(lambda m: fields[int(m.group(1))], a).strip())
                  for q, a in pairs]
     return pairs
+
+
+def evidence_from_text(text: str, notes: Optional[set] = None) -> Evidence:
+    """The :class:`~claimalign.evidence.Evidence` of AVeriTeC-rendered text (``Question: ...\\nAnswer: ...``
+    blocks), read by :func:`parse_qa_text`: markers in any case, an answer on the question's line, answer-only pairs
+    (``Question: \\nAnswer: ...``: plain text). Text without a ``Question:`` marker becomes one pair with an empty
+    question. Duplicate questions are kept (the input is taken as given). Each question and answer is
+    :func:`claimalign.text.clean_text`-ed. (``Evidence.from_text`` before ev2r 2.0.)
+
+    Args:
+        text: the evidence text; None reads as empty text (no pairs).
+        notes: a set receiving the layout repairs the text needed (:data:`LAYOUT_NOTES` keys), for readers that
+            warn with a count.
+
+    Raises:
+        TypeError: ``text`` is neither a string nor None (:func:`claimalign.text.clean_text`).
+
+    >>> evidence_from_text("Paris.\\n\\nQuestion: Who won?\\nAnswer: Bob.").pairs
+    (QAPair(question='', answer='Paris.'), QAPair(question='Who won?', answer='Bob.'))
+    """
+    return Evidence(tuple(QAPair(clean_text(q), clean_text(a)) for q, a in parse_qa_text(clean_text(text), notes)))
