@@ -92,8 +92,10 @@ def test_the_latest_versions_read_the_configuration(monkeypatch):
     with pytest.raises(ValueError, match="configured: name 'bleu' is not one of"):
         V.configured("bleu")
     # new weights in ev2r.config: loading the registry fails, naming the new fingerprint and the version to add
-    new = (0.0, 0.1, 0.05, 0.0, 0.05, 0.8, 0.0)
-    assert new != config.HYBRID_WEIGHTS
+    new = list(config.HYBRID_WEIGHTS)  # 0.05 moved from the largest weight to the next component
+    top = new.index(max(new))
+    new[top], new[(top + 1) % len(new)] = round(new[top] - 0.05, 10), round(new[(top + 1) % len(new)] + 0.05, 10)
+    new = tuple(new)
     monkeypatch.setattr(config, "HYBRID_WEIGHTS", new)
     spec = importlib.util.spec_from_file_location("ev2r_versions_probe", V.__file__)
     probe = importlib.util.module_from_spec(spec)
