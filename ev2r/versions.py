@@ -636,7 +636,8 @@ def summary_fields(signature: str) -> dict:
 
 
 def versions_table() -> str:
-    """The Markdown table of every registered version (docs/versions.md holds it; a test compares)."""
+    """The Markdown table of every registered version (docs/versions.md renders it when the site is built,
+    scripts/docs_hooks.py)."""
     lines = ["| version | released | score | range | typical values | Spearman with people (86 / 144 rows) "
              "| gaming record | fingerprint |",
              "|---|---|---|---|---|---|---|---|"]
