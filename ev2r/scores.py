@@ -104,9 +104,10 @@ def ev2r_combine(f1: float, proxy: float, alpha: float = DEFAULTS.alpha) -> floa
 
 def version_formula(label: str) -> str:
     """The formula of a registered score version, written from its registered definition
-    (:mod:`ev2r.versions`): the one source of each version's formula, which the README and ``docs/`` paste
-    verbatim (``tests/test_formulas.py`` checks every page). ``ev2r-hybrid/N``: its weights
-    (signature field ``hybrid``), largest first, the components of one weight grouped in the order of the
+    (:mod:`ev2r.versions`): the one source of each version's formula, which the documentation renders when the site
+    is built (``scripts/docs_hooks.py``) and the README pastes (``tests/test_formulas.py`` checks both). The latest
+    version's weights and alpha are :mod:`ev2r.config`'s (:func:`ev2r.versions.configured`). ``ev2r-hybrid/N``: its
+    weights (signature field ``hybrid``), largest first, the components of one weight grouped in the order of the
     signature, weight 0 left out; ``ev2r/N``: ``alpha F1 + (1 - alpha) proxy`` with its ``alpha``.
 
     Args:

@@ -40,6 +40,29 @@ def exact_number(value: float) -> str:
     return short if float(short) == x else repr(x)
 
 
+def weights_text(weights, names) -> str:
+    """Named weights as a signature writes them (the ``hybrid`` field): ``w=name:weight,...`` in the order given,
+    each weight by :func:`exact_number`. The one writer of that text: the scorer's signature
+    (:func:`ev2r.metric.combined.weights_field`, which checks the weights first) and the registry's latest
+    definition (:mod:`ev2r.versions`, from :data:`ev2r.config.HYBRID_WEIGHTS`) both call it.
+
+    Args:
+        weights: one finite number per name.
+        names: the component names, in the order of ``weights``.
+
+    >>> weights_text((0.5, 0.25, 0.25), ("recall", "proxy", "precision"))
+    'w=recall:0.5,proxy:0.25,precision:0.25'
+
+    Raises:
+        ValueError: ``weights`` and ``names`` of different lengths (naming both counts), or a weight that is not a
+            finite number (:func:`exact_number`).
+    """
+    weights, names = tuple(weights), tuple(names)
+    if len(weights) != len(names):
+        raise ValueError(f"weights_text: {len(weights)} weights for {len(names)} names {names}")
+    return "w=" + ",".join(f"{n}:{exact_number(v)}" for n, v in zip(names, weights))
+
+
 def text_digest(text: str | bytes, n: int = 10) -> str:
     """The first ``n`` hex digits of the SHA-256 of ``text`` (UTF-8): how a signature names content.
 

@@ -28,11 +28,19 @@ it without anyone listing it here. :data:`VERSIONS` holds every registered versi
 pins and that definition's :func:`fingerprint`; ``tests/ev2r/test_versions.py`` fails when the default
 scorer's definition is no registered version -- a change of a definition is a visible version bump.
 
-Adding a version (e.g. ``ev2r-hybrid/2`` after a change of the rules): one :class:`MetricVersion` entry
-appended to :data:`VERSIONS` (the failing test prints the new default definition and its fingerprint,
-ready to paste), a line in ``CHANGELOG.md`` and a row in ``docs/versions.md``
-(:func:`versions_table` writes it). Earlier entries stay: a number reported as ``ev2r-hybrid/1`` keeps its
-meaning.
+The latest version of each name reads the fields that the configuration's constants write from them
+(:data:`ev2r.config.HYBRID_WEIGHTS` -> ``hybrid``, :attr:`ev2r.config.ScorerConfig.alpha` -> ``alpha``), so the
+weights and the alpha are written once, in :mod:`ev2r.config`; every earlier version writes its values literally
+(history). Its fingerprint stays literal: a changed constant no longer gives the registered fingerprint, and the
+import fails, naming the fields, until the change is registered as a new version.
+
+Adding a version (e.g. ``ev2r-hybrid/5`` after a change of :data:`ev2r.config.HYBRID_WEIGHTS`): write the values
+the previous latest version was registered with literally in its entry (the import error names the field), append
+one :class:`MetricVersion` entry reading the configuration (``tests/ev2r/test_versions.py`` prints the new default
+definition and its fingerprint, ready to paste) with its recorded sample value (:data:`RECORDED_SAMPLE`) and the
+commit that computes the previous one (:data:`COMPUTED_BY`), and a line in ``CHANGELOG.md``. The documentation
+renders the versions table and each version's formula from this registry when the site is built
+(``scripts/docs_hooks.py``). Earlier entries stay: a number reported as ``ev2r-hybrid/1`` keeps its meaning.
 
     >>> sig = ("ev2r:1.0.0|ref:nli|verifier:m@abc+bf16|proxy:nli-gold|map:v1|alpha:0.5|"
     ...        "transformers:5.25.0|torch:2.13.0+cpu")
@@ -49,7 +57,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Mapping, Optional
 
-from ev2r.signature import Signature
+from ev2r.config import DEFAULTS, HYBRID_COMPONENTS, HYBRID_WEIGHTS
+from ev2r.signature import Signature, exact_number, weights_text
 
 #: Fields of the signature that say what ran, not what the score is (short signature only).
 RUNTIME_FIELDS = ("ev2r", "transformers", "torch", "engine")
@@ -140,8 +149,14 @@ class MetricVersion:
                              f"{self.value_range!r}")
         got = fingerprint(self.definition)
         if got != self.fingerprint:
+            read = {k: v for k, v in configured(self.name).items() if self.definition.get(k) == v}
+            hint = (f" (it reads {sorted(read)} from ev2r.config, which now gives {read}: write the values "
+                    f"{self.label} was registered with literally in its entry, as in `git show HEAD:ev2r/config.py`, "
+                    f"and append the new definition, fingerprint {got!r}, as {self.name}/{self.number + 1}; "
+                    f"docs/versions.md, 'Adding a version')" if read else "")
             raise ValueError(f"MetricVersion {self.label}: fingerprint {self.fingerprint!r} is not its "
-                             f"definition's ({got!r}); a registered definition is never edited -- add a new version")
+                             f"definition's ({got!r}); a registered definition is never edited -- add a new "
+                             f"version{hint}")
         for key, value in (self.constants or {}).items():
             if self.name not in CONSTANTS_FIELDS.get(key, ()):
                 raise ValueError(f"MetricVersion {self.label}: constants field {key!r} does not pin {self.name} "
@@ -211,6 +226,29 @@ def computed(name: str, signature: str) -> bool:
 
 
 # -- the registry ----------------------------------------------------------------------------------------
+def configured(name: str) -> dict[str, str]:
+    """The definition fields of ``name`` that the configuration's constants write, as the signature writes them:
+    ``alpha`` (:attr:`ev2r.config.ScorerConfig.alpha`, Ev2R = alpha F1 + (1 - alpha) proxy) for both names, and
+    ``hybrid`` (:data:`ev2r.config.HYBRID_WEIGHTS` over :data:`ev2r.config.HYBRID_COMPONENTS`) for ``ev2r-hybrid``.
+    The latest version of each name reads them from here (module docstring).
+
+    Args:
+        name: a key of :data:`SCORE_COLUMNS` (``"ev2r-hybrid"`` or ``"ev2r"``).
+
+    Raises:
+        ValueError: an unknown ``name``.
+
+    >>> configured("ev2r")
+    {'alpha': '0.5'}
+    """
+    if name not in SCORE_COLUMNS:
+        raise ValueError(f"configured: name {name!r} is not one of {tuple(SCORE_COLUMNS)}")
+    out = {"alpha": exact_number(DEFAULTS.alpha)}
+    if name == "ev2r-hybrid":
+        out["hybrid"] = weights_text(HYBRID_WEIGHTS, HYBRID_COMPONENTS)
+    return out
+
+
 # The definition of 1.0.0's default (`ev2r score` with no option): rules-v2 facts, premise rules with the
 # word-order test order-v3 and +anchor, the contradiction rule, the bundled MiniLM verifier c82b0fc475.
 _DEFINITION_1 = {
@@ -252,15 +290,16 @@ _HYBRID_3 = {**_HYBRID_2, "hybrid-meteor": "fuzzy-v1"}
 #: copy but for typos, synonyms and numbers admitted as the gold pair itself, so the proxy and the METEOR columns read
 #: the gold's words (synonyms and numbers as words within 10%); the word-order rule retired.
 #: The word-order rule (``order-v3``) retired (``ev2r.metric.admission.RETIRED_RULES``: it closed no reference-free
-#: check; the shuffled gold still falls 95-97% below the gold).
+#: check; the shuffled gold still falls 95-97% below the gold). The latest ``ev2r/N``: its alpha (0.5) read from the
+#: configuration (:func:`configured`).
 _DEFINITION_4 = {**_DEFINITION_3,
                  "prem": "qa-pair-max+lex-top5+twin~0.85/num+contr+art+respell-syn+anchor+contra0.5/rw0.7",
                  "prem-rule": "pred-answer-2w+span4+rel0.1/20+short1+wnsyn",
-                 "proxy-rule": "pred-answer-2w+span4+rel0.1/20+short1+wnsyn+nee-rel-all+contra0.5/rw0.7"}
+                 "proxy-rule": "pred-answer-2w+span4+rel0.1/20+short1+wnsyn+nee-rel-all+contra0.5/rw0.7",
+                 **configured("ev2r")}
 #: ``ev2r-hybrid/4``: the weights refit on /4's columns (combination.md: mutual METEOR's 0.05 moves to verified METEOR),
-#: on ev2r/4's reading.
-_HYBRID_4 = {**_HYBRID_3, "hybrid": "w=recall:0,proxy:0.05,hybrid_meteor:0.05,hybrid_embedding:0,precision:0.05,"
-                                    "verified_meteor:0.85,mutual_meteor:0"}
+#: on ev2r/4's reading. The latest ``ev2r-hybrid/N``: its weights read from the configuration (:func:`configured`).
+_HYBRID_4 = {**_HYBRID_3, "hybrid": configured("ev2r-hybrid")["hybrid"]}
 
 #: The digests of the declared scoring constants (``ev2r.metric.definition``) of ``ev2r/4`` and ``ev2r-hybrid/4``
 #: (recorded with the digests, 1.2.0): ``const`` (admission, facts, reference side, proxy) and
@@ -597,7 +636,8 @@ def summary_fields(signature: str) -> dict:
 
 
 def versions_table() -> str:
-    """The Markdown table of every registered version (docs/versions.md holds it; a test compares)."""
+    """The Markdown table of every registered version (docs/versions.md renders it when the site is built,
+    scripts/docs_hooks.py)."""
     lines = ["| version | released | score | range | typical values | Spearman with people (86 / 144 rows) "
              "| gaming record | fingerprint |",
              "|---|---|---|---|---|---|---|---|"]
@@ -605,4 +645,26 @@ def versions_table() -> str:
         agree = "; ".join(f"{k}: {t}" for k, t in v.agreement.items())
         lines.append(f"| `{v.label}` | {v.released} | {v.summary} | {v.range_text()} | {v.typical} | {agree} "
                      f"| {v.gaming} | `{v.fingerprint}` |")
+    return "\n".join(lines) + "\n"
+
+
+def computed_table() -> str:
+    """The Markdown table of where each registered version is computed (docs/versions.md, "Recomputing an old
+    number", renders it): the versions computed by one commit of :data:`COMPUTED_BY` (or by this release, the latest
+    of each name) in one row, with the command that scores a file with them and their :data:`RECORDED_SAMPLE` values."""
+    groups: dict[tuple[str, str], list[MetricVersion]] = {}
+    for v in VERSIONS:
+        commit, release = COMPUTED_BY.get(v.label, ("", f"{v.released} on"))
+        groups.setdefault((commit, release), []).append(v)
+    lines = ["| version | computed by commit | release line | check it out and score | the shipped sample "
+             "(each version's score, in the order of the first column) |", "|---|---|---|---|---|"]
+    for (commit, release), mine in groups.items():
+        names = ", ".join(f"`{v.label}`" for v in mine)
+        values = " / ".join(f"{RECORDED_SAMPLE[v.label]:.4f}" for v in mine)
+        if commit:
+            lines.append(f"| {names} | `{commit}` | {release} | `git checkout {commit} && bash scripts/setup.sh && "
+                         f".venv/bin/ev2r score FILE` | {values} |")
+        else:
+            lines.append(f"| {names} | this release | {release} | `ev2r score FILE --score-version {mine[0].label}` "
+                         f"| {values} (the README's worked example) |")
     return "\n".join(lines) + "\n"

@@ -53,6 +53,7 @@ from scipy import stats
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # _benchlib, and every script by its name
 import _benchlib as bl  # noqa: E402
+from ev2r.facts.rules import RULE_DECOMPOSERS  # noqa: E402
 from ev2r.types import EXPLAIN_FIELDS  # noqa: E402
 
 # score name -> (anchor scorer, anchor llm, anchor metric) of the published counterpart
@@ -512,7 +513,7 @@ def main(argv=None) -> int:
                     "(kept only where a recording's claim and predicted evidence are the row's)")
     ap.add_argument("--no-hu-meteor", action="store_true")
     ap.add_argument("--support", default="threshold", choices=["threshold", "soft"])
-    ap.add_argument("--decomposer", default="rules", choices=["rules", "rules-v1", "rules-v2"],
+    ap.add_argument("--decomposer", default="rules", choices=RULE_DECOMPOSERS,
                     help="atomic facts (rules = the default version)")
     ap.add_argument("--dtype", default=None, help="verifier dtype: auto, fp32, bf16, int8 (default: the verifier's default)")
     ap.add_argument("--n-boot", type=int, default=2000)

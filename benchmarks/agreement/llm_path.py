@@ -40,6 +40,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # _benchlib, and every script by its name
 import _benchlib as bl  # noqa: E402
 from correlation import correlate  # noqa: E402
+from ev2r.config import REPLY_READINGS  # noqa: E402
 
 RATINGS = ("semantic_coverage", "verdict_agreement")
 
@@ -88,7 +89,7 @@ def main(argv=None) -> int:
     ap.add_argument("--data", action="append", required=True, metavar="NAME=PATH")
     ap.add_argument("--replay", action="append", required=True, metavar="NAME=PATH",
                     help="recorded replies of benchmarks/agreement/llm_record.py for the rating file NAME")
-    ap.add_argument("--reply-reading", default="checks", choices=("checks", "counts", "strict"))
+    ap.add_argument("--reply-reading", default="checks", choices=REPLY_READINGS)
     ap.add_argument("--gpt4o-replay", default=str(bl.DATA / "ev2r_replay" / "replay_atomic_reference_prec_recall.jsonl"))
     ap.add_argument("--gpt4o-model", default="gpt-4o-2024-05-13")
     ap.add_argument("--model", default="bundled")

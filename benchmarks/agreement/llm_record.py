@@ -34,6 +34,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # _benchlib, and every script by its name
 import _benchlib as bl  # noqa: E402
+from ev2r.config import REPLY_READINGS  # noqa: E402
 
 
 def _key(item_id, sha: str, prompt: str) -> tuple[str, str, str]:
@@ -111,7 +112,7 @@ def main(argv=None) -> int:
     ap.add_argument("--n-ctx", type=int, default=8192)
     ap.add_argument("--llm-base-url")
     ap.add_argument("--llm-model")
-    ap.add_argument("--reply-reading", default="checks", choices=("checks", "counts", "strict"))
+    ap.add_argument("--reply-reading", default="checks", choices=REPLY_READINGS)
     ap.add_argument("--prompt", default="reference_prf_example",
                     help="shipped prompt name (default reference_prf_example: the 1.5B model copies reference_prf's "
                          "template back)")

@@ -39,6 +39,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # _benchlib, and every script by its name
 import _benchlib as bl  # noqa: E402
+from ev2r.ranking.arena import POSITION_DEBIAS  # noqa: E402
 
 EXPECTED = ["reference", "reference_half", "baseline", "other_claim"]
 MARGIN = 0.05
@@ -247,7 +248,7 @@ def main(argv=None) -> int:
     ap.add_argument("--max-tokens", type=int, default=4)
     ap.add_argument("--constrain-answers", action="store_true",
                     help="send the A/B/tie grammar with every request (llama.cpp servers; ev2r arena --constrain-answers)")
-    ap.add_argument("--position-debias", choices=("none", "probabilities"), default="none",
+    ap.add_argument("--position-debias", choices=POSITION_DEBIAS, default="none",
                     help="ev2r arena --position-debias: probabilities decides by the balanced verdict probabilities")
     ap.add_argument("--debias-margin", type=float, default=0.05)
     ap.add_argument("--concurrency", type=int, default=1)

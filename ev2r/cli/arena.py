@@ -14,7 +14,7 @@ from typing import Optional, Sequence
 from claimalign.files import write_text
 from claimalign.jsonio import write_json
 from ev2r.cli.common import check_output, input_paths
-from ev2r.ranking.arena import DEFAULT_MAX_TOKENS
+from ev2r.ranking.arena import DEFAULT_MAX_TOKENS, POSITION_DEBIAS
 from ev2r.config import LLM_DEFAULTS
 
 #: The files ``ev2r arena`` writes into its ``-o`` folder.
@@ -44,7 +44,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--constrain-answers", action="store_true",
                    help="send a grammar that lets a llama.cpp server reply only A, B or tie (for small or base "
                         "models that otherwise do not answer)")
-    p.add_argument("--position-debias", choices=("none", "probabilities"), default="none",
+    p.add_argument("--position-debias", choices=POSITION_DEBIAS, default="none",
                    help="none (default: both orders' answers must agree, else a tie) or probabilities: read P(A), "
                         "P(B), P(tie) from the log-probabilities and give the battle to the set ahead by more than "
                         "--debias-margin averaged over both positions (for judges that always pick the first set)")

@@ -8,6 +8,8 @@ import sys
 
 from ev2r.cli.common import check_output, input_paths
 from ev2r.config import DEFAULTS, DTYPES, LLM_DEFAULTS
+from ev2r.io.averitec import JOIN_MODES
+from ev2r.shared_task.averitec2024.scoring import METEOR_IMPLEMENTATIONS
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -20,14 +22,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--edition", choices=["2024", "2025", "all"], default="2024",
                    help="shared-task edition: 2024 (Hungarian METEOR table, default), 2025 (FEVER-8: Ev2R recall "
                         "judged by an LLM and the new AVeriTeC score) or all (both tables)")
-    p.add_argument("--join", choices=["id", "position"], default="id",
+    p.add_argument("--join", choices=JOIN_MODES, default="id",
                    help="id (default): predictions join on claim_id; position: i-th prediction = i-th gold claim")
     p.add_argument("--subset", action="store_true",
                    help="score only the gold claims that have a prediction (e.g. the 5 of "
                         "examples/averitec_predictions_sample.json) instead of refusing predictions that miss gold "
                         "claims; the table and the JSON are then marked SUBSET (n of N gold claims) and are not the "
                         "official shared-task numbers, which score every gold claim. 2024 edition, --join id only")
-    p.add_argument("--meteor", choices=["fast", "nltk"], default="fast",
+    p.add_argument("--meteor", choices=METEOR_IMPLEMENTATIONS, default="fast",
                    help="METEOR implementation: fast (cached, same values) or nltk's own function")
     p.add_argument("--json", action="store_true", help="print the table as one JSON object")
     p.add_argument("-o", "--output", help="write one JSON object per claim (scores, status, notes)")

@@ -40,7 +40,7 @@ from ev2r.config import HYBRID_COLUMN_MODES, HYBRID_COMPONENTS, HYBRID_WEIGHTS
 #: None after the data is back).
 UNAVAILABLE = "unavailable ("
 from ev2r.types import Evidence, Item, ItemScore
-from ev2r.signature import exact_number
+from ev2r.signature import weights_text
 
 __all__ = ["HYBRID_NAME", "EMBEDDING_COLUMN", "METEOR_COLUMN", "VERIFIED_METEOR_COLUMN", "MUTUAL_METEOR_COLUMN",
            "check_weights", "hybrid_value", "informative", "weights_field", "HybridCombiner", "reference_pair_support"]
@@ -167,8 +167,7 @@ def weights_field(weights: Sequence[float] = HYBRID_WEIGHTS, names: Sequence[str
     >>> weights_field((0.5, 0.0, 0.5, 0.0, 0.0, 0.0, 0.0))
     'w=recall:0.5,proxy:0,hybrid_meteor:0.5,hybrid_embedding:0,precision:0,verified_meteor:0,mutual_meteor:0'
     """
-    w = check_weights(weights, names)
-    return "w=" + ",".join(f"{n}:{exact_number(v)}" for n, v in zip(names, w))
+    return weights_text(check_weights(weights, names), names)
 
 
 class _EncodedSimilarity:

@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from ev2r.config import HYBRID_WEIGHTS
+from ev2r import versions as V
+from ev2r.metric.combined import weights_field
 from support.modules import load_file_module
 from support.paths import REPO
 
@@ -105,6 +106,6 @@ def test_committed_decision_is_what_ships():
     # a candidate with nothing fitted is scored as it is: out of system = in sample
     ev2r = data["summary"]["ev2r (paper, alpha 0.5)"]
     assert ev2r["oos/144/semantic_coverage"] == pytest.approx(ev2r["ins/144/semantic_coverage"])
-    # no winner under the declared rule: the default stays ev2r-hybrid/4 (its weights)
+    # no winner under the declared rule: the default stayed ev2r-hybrid/4 (its weights, as registered)
     assert data["winner"] is None and "kept" in data["decision"]
-    assert HYBRID_WEIGHTS == (0.0, 0.05, 0.05, 0.0, 0.05, 0.85, 0.0)
+    assert V.get("ev2r-hybrid/4").definition["hybrid"] == weights_field((0.0, 0.05, 0.05, 0.0, 0.05, 0.85, 0.0))

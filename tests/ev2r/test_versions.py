@@ -22,8 +22,9 @@ def _entry_to_paste(name: str, fields: dict, fp: str) -> str:
 
 
 def test_default_definition_is_registered(nltk_data):
-    """FAILS when the default scorer's definition (rules, weights, verifier) changes without a new version in
-    ev2r/versions.py: add the entry printed below, a CHANGELOG.md line and a docs/versions.md row."""
+    """FAILS when the default scorer's definition (rules, verifier) changes without a new version in
+    ev2r/versions.py: add the entry printed below and a CHANGELOG.md line (docs/versions.md, 'Adding a version'). A
+    change of the weights or alpha of ev2r.config stops the import of ev2r.versions instead, naming what to do."""
     from ev2r.metric.factory import build_scorer
 
     sig = build_scorer().signature()  # builds, loads no weights (the verifier's name hashes its files)
@@ -38,7 +39,7 @@ def test_default_definition_is_registered(nltk_data):
             pytest.fail(f"the default definition of {name} is no longer {current.label} (changed fields, "
                         f"registered -> now: {changed}); a changed definition needs a new version: append to "
                         f"ev2r.versions.VERSIONS\n    {_entry_to_paste(name, fields, fp)}\nand add a CHANGELOG.md "
-                        "line and a docs/versions.md row (ev2r.versions.versions_table())")
+                        "line (docs/versions.md renders the registry when the site is built)")
         # the declared scoring constants (ev2r.metric.definition): their digests are those the version records
         run = {k: v for k, v in sig.fields.items() if k in (current.constants or {})}
         assert run == dict(current.constants or {}), (
@@ -47,10 +48,13 @@ def test_default_definition_is_registered(nltk_data):
         assert V.identify(sig)[name].version is current
 
 
+#: the versions registered so far, in order (a later release appends; none of these ever changes)
+HISTORY = ["ev2r-hybrid/1", "ev2r/1", "ev2r-hybrid/2", "ev2r/2", "ev2r-hybrid/3", "ev2r/3", "ev2r-hybrid/4", "ev2r/4"]
+
+
 def test_registered_versions():
-    assert [v.label for v in V.VERSIONS] == ["ev2r-hybrid/1", "ev2r/1", "ev2r-hybrid/2", "ev2r/2", "ev2r-hybrid/3",
-                                             "ev2r/3", "ev2r-hybrid/4", "ev2r/4"]
-    assert (V.latest("ev2r-hybrid").fingerprint, V.latest("ev2r").fingerprint) == ("200391ea4d", "71af38c832")
+    assert [v.label for v in V.VERSIONS][:len(HISTORY)] == HISTORY
+    assert (V.get("ev2r-hybrid/4").fingerprint, V.get("ev2r/4").fingerprint) == ("200391ea4d", "71af38c832")
     four, ev2r_four = V.get("ev2r-hybrid/4"), V.get("ev2r/4")
     assert {k: v for k, v in four.definition.items() if k not in V.HYBRID_FIELDS} == dict(ev2r_four.definition)
     assert "respell-syn" in ev2r_four.definition["prem"] and "verified_meteor:0.85,mutual_meteor:0" in four.definition["hybrid"]
@@ -67,10 +71,43 @@ def test_registered_versions():
     assert {k: v for k, v in hybrid.definition.items() if k not in V.HYBRID_FIELDS} == dict(ev2r.definition)
     assert hybrid.definition["verifier"] == "ev2r-minilm-nli@c82b0fc475"
     assert hybrid.range_text() == "[0, 1]"
-    with pytest.raises(ValueError, match="'ev2r-hybrid/9' is not a registered score version; registered: "
-                                         "ev2r-hybrid/1, ev2r/1, ev2r-hybrid/2, ev2r/2, ev2r-hybrid/3, ev2r/3, "
-                                         "ev2r-hybrid/4, ev2r/4"):
-        V.get("ev2r-hybrid/9")
+    with pytest.raises(ValueError, match="'ev2r-hybrid/99' is not a registered score version; registered: "
+                                         + ", ".join(v.label for v in V.VERSIONS) + "$"):
+        V.get("ev2r-hybrid/99")
+
+
+def test_the_latest_versions_read_the_configuration(monkeypatch):
+    """The weights and alpha are written once, in ev2r.config; a change there is refused until it is a new version."""
+    import importlib.util
+    import re
+    import sys
+
+    from ev2r import config
+    from ev2r.metric.combined import weights_field
+
+    hybrid = V.latest("ev2r-hybrid")
+    assert hybrid.definition["hybrid"] == weights_field(config.HYBRID_WEIGHTS) == V.configured("ev2r-hybrid")["hybrid"]
+    assert V.latest("ev2r").definition["alpha"] == hybrid.definition["alpha"] == V.configured("ev2r")["alpha"] == "0.5"
+    assert V.get("ev2r-hybrid/1").definition["hybrid"].startswith("w=recall:0,proxy:0.2,")  # history stays literal
+    with pytest.raises(ValueError, match="configured: name 'bleu' is not one of"):
+        V.configured("bleu")
+    # new weights in ev2r.config: loading the registry fails, naming the new fingerprint and the version to add
+    new = list(config.HYBRID_WEIGHTS)  # 0.05 moved from the largest weight to the next component
+    top = new.index(max(new))
+    new[top], new[(top + 1) % len(new)] = round(new[top] - 0.05, 10), round(new[(top + 1) % len(new)] + 0.05, 10)
+    new = tuple(new)
+    monkeypatch.setattr(config, "HYBRID_WEIGHTS", new)
+    spec = importlib.util.spec_from_file_location("ev2r_versions_probe", V.__file__)
+    probe = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, "ev2r_versions_probe", probe)
+    got = V.fingerprint({**hybrid.definition, "hybrid": weights_field(new)})
+    with pytest.raises(ValueError, match=re.escape(
+            f"{hybrid.label}: fingerprint {hybrid.fingerprint!r} is not its definition's ({got!r}); a registered "
+            "definition is never edited -- add a new version (it reads ['alpha', 'hybrid'] from ev2r.config, which "
+            f"now gives {{'alpha': '0.5', 'hybrid': {weights_field(new)!r}}}: write the values {hybrid.label} was "
+            f"registered with literally in its entry") + ".*" + re.escape(
+            f"fingerprint {got!r}, as ev2r-hybrid/{hybrid.number + 1}; docs/versions.md, 'Adding a version')")):
+        spec.loader.exec_module(probe)
 
 
 def test_a_registered_definition_cannot_be_edited():
@@ -89,15 +126,17 @@ def test_adding_a_version_is_one_entry(monkeypatch):
     """ev2r-hybrid/5 after a rule change: one entry; /1 keeps its meaning, the new default is /5."""
     new_sig = DEFAULT_SIG.replace("+anchor+contra", "+anchor+admit2+contra")
     fields = V.definition("ev2r-hybrid", new_sig)
-    two = V.MetricVersion(name="ev2r-hybrid", number=5, released="1.3.0", definition=fields,
+    n = V.latest("ev2r-hybrid").number + 1
+    two = V.MetricVersion(name="ev2r-hybrid", number=n, released="1.3.0", definition=fields,
                           fingerprint=V.fingerprint(fields), summary="s")
     monkeypatch.setattr(V, "VERSIONS", V.VERSIONS + (two,))
     V._check_registry(V.VERSIONS)
     assert V.latest("ev2r-hybrid") is two
-    assert V.identify(new_sig)["ev2r-hybrid"].label == "ev2r-hybrid/5"
+    assert V.identify(new_sig)["ev2r-hybrid"].label == f"ev2r-hybrid/{n}"
     assert V.identify(DEFAULT_SIG)["ev2r-hybrid"].label == "ev2r-hybrid/1"
-    assert V.identify(new_sig)["ev2r"].label.startswith("ev2r/custom-")  # ev2r/5 not registered in this test
-    with pytest.raises(ValueError, match=r"ev2r-hybrid is numbered \[1, 2, 3, 4, 5, 5\]"):
+    assert V.identify(new_sig)["ev2r"].label.startswith("ev2r/custom-")  # no ev2r/N registered in this test
+    numbers = ", ".join(str(k) for k in [*range(1, n + 1), n])
+    with pytest.raises(ValueError, match=rf"ev2r-hybrid is numbered \[{numbers}\]"):
         V._check_registry(V.VERSIONS + (two,))
 
 
@@ -151,7 +190,7 @@ def test_describe_registered_and_custom():
                            "the gold evidence 0.871 and 0.863")
     custom = V.describe(DEFAULT_SIG.replace("alpha:0.5", "alpha:0.7"))
     assert custom.startswith("ev2r-hybrid/custom-")
-    assert "not a registered version (differs from ev2r-hybrid/4 in " in custom  # the latest version
+    assert f"not a registered version (differs from {V.latest('ev2r-hybrid').label} in " in custom  # the latest
     assert "alpha: 0.5 -> 0.7" in V.describe(_sig_of(V.get("ev2r-hybrid/4")).replace("alpha:0.5", "alpha:0.7"))
     assert V.summary_fields(DEFAULT_SIG) == {"versions": {"ev2r_hybrid": "ev2r-hybrid/1", "ev2r": "ev2r/1"},
                                              "short_signature": V.short_signature(DEFAULT_SIG)}
@@ -159,9 +198,18 @@ def test_describe_registered_and_custom():
         V.describe("garbage")
 
 
+def _versions_page() -> str:
+    """docs/versions.md as the site shows it: its directives written from the registry (scripts/docs_hooks.py)."""
+    from support.modules import load_file_module
+
+    hooks = load_file_module("docs_hooks", ROOT / "scripts" / "docs_hooks.py")
+    return hooks.render((ROOT / "docs" / "versions.md").read_text(encoding="utf-8"), "versions.md")
+
+
 def test_docs_and_changelog_carry_every_version():
-    table = (ROOT / "docs" / "versions.md").read_text(encoding="utf-8")
-    assert V.versions_table() in table, "docs/versions.md: paste ev2r.versions.versions_table() into it"
+    source = (ROOT / "docs" / "versions.md").read_text(encoding="utf-8")
+    assert "{{ versions_table }}" in source and "{{ computed_table }}" in source  # rendered when the site is built
+    assert V.versions_table() in _versions_page() + "\n"
     changelog = (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
     for v in V.VERSIONS:
         assert f"`{v.label}`" in changelog, f"CHANGELOG.md does not name {v.label}"
@@ -171,7 +219,7 @@ def test_evaluate_card_says_what_the_docs_say():
     pytest.importorskip("evaluate")
     from ev2r.integrations.hf_evaluate import ev2r_metric
 
-    docs = (ROOT / "docs" / "versions.md").read_text(encoding="utf-8")
+    docs = _versions_page()
     for v in V.VERSIONS:
         line = f"  * {v.label} ({v.column}) in {v.range_text()}: {v.typical}"
         assert line in ev2r_metric._DESCRIPTION
@@ -181,15 +229,20 @@ def test_evaluate_card_says_what_the_docs_say():
 
 def test_every_registered_version_has_a_recorded_sample_value_and_a_place_that_computes_it():
     """scripts/check_old_versions.py (CI) recomputes each of these; docs/versions.md shows the same numbers."""
-    from pathlib import Path
-
     from ev2r.versions import COMPUTED_BY, RECORDED_SAMPLE, VERSIONS, latest
 
     assert set(RECORDED_SAMPLE) == {v.label for v in VERSIONS}
     for v in VERSIONS:
         assert (v is latest(v.name)) != (v.label in COMPUTED_BY), v.label
         assert 0.0 < RECORDED_SAMPLE[v.label] < 1.0
-    table = (Path(__file__).resolve().parents[2] / "docs" / "versions.md").read_text(encoding="utf-8")
+    table = _versions_page()
     for n in (1, 2, 3):
         row = next(line for line in table.splitlines() if line.startswith(f"| `ev2r-hybrid/{n}`, `ev2r/{n}` |"))
         assert row.rstrip(" |").endswith(f"{RECORDED_SAMPLE[f'ev2r-hybrid/{n}']:.4f} / {RECORDED_SAMPLE[f'ev2r/{n}']:.4f}")
+        assert f"| `{COMPUTED_BY[f'ev2r/{n}'][0]}` | {COMPUTED_BY[f'ev2r/{n}'][1]} | `git checkout " in row
+    assert "| `ev2r-hybrid/1`, `ev2r/1` | `a96bd6a` | 1.0.0 | `git checkout a96bd6a && bash scripts/setup.sh && " in table
+    for v in VERSIONS:  # the latest of each name: computed by this release
+        if v is latest(v.name):
+            row = next(line for line in table.splitlines() if f"`{v.label}`" in line and "ev2r score FILE" in line)
+            assert f"| this release | {v.released} on | `ev2r score FILE --score-version " in row
+            assert f"{RECORDED_SAMPLE[v.label]:.4f}" in row.split(" | ")[-1]

@@ -162,9 +162,10 @@ def test_the_default_records_its_constants(default_signature):
     assert V.get("ev2r/4").constants == {"const": "859ad8bd54", "data": "ff12a33637"}
     assert V.get("ev2r-hybrid/3").constants is None  # registered before the digests
     found = V.identify(default_signature)
-    assert (found["ev2r-hybrid"].label, found["ev2r"].label) == ("ev2r-hybrid/4", "ev2r/4")
+    hybrid, plain = V.latest("ev2r-hybrid").label, V.latest("ev2r").label  # the default is the latest of each name
+    assert (found["ev2r-hybrid"].label, found["ev2r"].label) == (hybrid, plain)
     short = V.short_signature(default_signature)
-    assert short.startswith("ev2r-hybrid/4|ev2r/4|verifier:ev2r-minilm-nli@c82b0fc475") and "const" not in short
+    assert short.startswith(f"{hybrid}|{plain}|verifier:ev2r-minilm-nli@c82b0fc475") and "const" not in short
     assert len(short) <= V.SHORT_SIGNATURE_MAX
     # the digests are outside the fingerprinted definition
     assert "const" not in V.definition("ev2r", default_signature)
@@ -189,10 +190,10 @@ def test_each_declared_constant_renames_the_run(default_signature, monkeypatch, 
     found = V.identify(_with_fields(default_signature, after))
     hybrid = found["ev2r-hybrid"]
     assert hybrid.version is None and hybrid.label.startswith("ev2r-hybrid/custom-")
-    assert hybrid.label != "ev2r-hybrid/custom-200391ea4d"  # not the registered fingerprint under another name
+    assert hybrid.label != f"ev2r-hybrid/custom-{V.latest('ev2r-hybrid').fingerprint}"  # not the registered one
     assert hybrid.differs == {field: (before[field], after[field])}
     # ev2r/N reads no combination constant
-    assert found["ev2r"].label == ("ev2r/4" if stage == "combination" else found["ev2r"].label)
+    assert found["ev2r"].label == (V.latest("ev2r").label if stage == "combination" else found["ev2r"].label)
     if stage != "combination":
         assert found["ev2r"].version is None and found["ev2r"].differs == {"const": (before["const"], after["const"])}
 
@@ -212,7 +213,7 @@ def test_a_fixed_value_is_hashed_as_the_constant_was(monkeypatch):
 
 def test_a_changed_constant_reaches_the_scorer_and_the_version_pin(monkeypatch, nltk_data):
     """End to end: DUPLICATE_COSINE changed, build_scorer's run is a custom definition, describe names the digest,
-    and --score-version ev2r-hybrid/4 refuses it."""
+    and --score-version of the latest ev2r-hybrid/N refuses it."""
     from ev2r.metric import admission
     from ev2r.metric.factory import build_scorer
 
@@ -221,17 +222,18 @@ def test_a_changed_constant_reaches_the_scorer_and_the_version_pin(monkeypatch, 
     found = V.identify(sig)
     assert found["ev2r-hybrid"].label.startswith("ev2r-hybrid/custom-") and found["ev2r"].label.startswith("ev2r/custom-")
     assert set(found["ev2r-hybrid"].differs) == {"const"}
-    assert "differs from ev2r-hybrid/4 in const: 859ad8bd54 -> " in V.describe(sig)
-    with pytest.raises(ValueError, match=r"define ev2r-hybrid/custom-[0-9a-f]{10}, not ev2r-hybrid/4 \(differs in "
+    label = V.latest("ev2r-hybrid").label
+    assert f"differs from {label} in const: 859ad8bd54 -> " in V.describe(sig)
+    with pytest.raises(ValueError, match=rf"define ev2r-hybrid/custom-[0-9a-f]{{10}}, not {label} \(differs in "
                                          r"const: 859ad8bd54 -> "):
-        V.check_computed("ev2r-hybrid/4", sig)
+        V.check_computed(label, sig)
 
 
 def test_a_signature_without_digests_is_identified_by_its_fingerprint(default_signature):
     """A run record written before the digests (1.2.0's earlier commits, benchmarks/results) keeps its name."""
     old = "|".join(p for p in default_signature.split("|") if not p.startswith(tuple(V.CONSTANTS_FIELDS)))
     assert "const:" not in old
-    assert {k: v.label for k, v in V.identify(old).items()} == {"ev2r-hybrid": "ev2r-hybrid/4", "ev2r": "ev2r/4"}
+    assert {k: v.label for k, v in V.identify(old).items()} == {n: V.latest(n).label for n in ("ev2r-hybrid", "ev2r")}
 
 
 def test_constants_of_a_version_are_checked():
