@@ -53,7 +53,7 @@ PROJECT_WARNINGS = ("ev2r.io.errors.InputWarning", "ev2r.verifier.calibration.Un
 
 
 def pytest_collection_modifyitems(config, items):
-    """Issue 75: the tests that need the local LLM server (marked ``llm``) show the project's warnings instead of
+    """The tests that need the local LLM server (marked ``llm``) show the project's warnings instead of
     failing on them: they could not be run where the warnings were made errors (no llama.cpp build there). Drop
     this once a CI log shows them free of unexpected ones."""
     relax = [pytest.mark.filterwarnings(f"default::{cat}") for cat in PROJECT_WARNINGS]

@@ -178,7 +178,7 @@ def test_cycle_finder_finds_a_cycle_and_only_it():
 
 
 def test_no_import_cycles():
-    """Issue 57: no two modules of ``claimalign``, ``ev2r``, ``adversarial`` import each other, directly or
+    """No two modules of ``claimalign``, ``ev2r``, ``adversarial`` import each other, directly or
     through others, counting imports inside functions (grimp's graph, what import-linter reads). Once
     ``ev2r`` -> ``ev2r.metric.factory`` -> ``ev2r.metric.scorer`` -> ``ev2r`` and
     ``adversarial.perturbations`` <-> ``adversarial.perturbations.gaming``."""
@@ -189,7 +189,7 @@ def test_no_import_cycles():
     assert _import_cycles(edges) == []
 
 
-#: the most lines a module of the packages may have (issue 57)
+#: the most lines a module of the packages may have (test_no_module_over_700_lines)
 MAX_MODULE_LINES = 700
 
 

@@ -1,12 +1,12 @@
-"""Issue 75, items 2b and 2c: the README's commands after the worked example work as written, and the one warning
+"""The README's commands after the worked example work as written, and the one warning
 the shipped sample prints is the one the README explains.
 
-* 2b: the README's ``ev2r report`` line left out ``--input``, so the page a newcomer opened had ids and numbers but
+* the README's ``ev2r report`` line once left out ``--input``, so the page a newcomer opened had ids and numbers but
   no claims. The block after ``<!-- example-command: report -->`` is read here: every ``ev2r`` line parses with the
   CLI's own parser (an option renamed or dropped fails), the ``report`` line reads the rows the ``score`` line
   writes and names the scored file, and run as written (on rows scored with a fake verifier, so no model loads) it
   gives a page with every claim of the sample, which the same command without ``--input`` does not.
-* 2c: ``examples/averitec_sample.jsonl`` warns once, about row 11 (id 284), whose real AVeriTeC reference question
+* ``examples/averitec_sample.jsonl`` warns once, about row 11 (id 284), whose real AVeriTeC reference question
   runs over two lines; the row stays as AVeriTeC wrote it and the README says why the warning is there.
 """
 

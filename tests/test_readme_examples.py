@@ -1,4 +1,4 @@
-"""The README's examples cannot go stale (issue 56, item 7): each test runs an example exactly as the README
+"""The README's examples cannot go stale: each test runs an example exactly as the README
 shows it and compares every number of the output the README shows with the fresh run's.
 
 The README marks what these tests read with HTML comments (invisible on GitHub and in the docs):
@@ -42,7 +42,7 @@ README = REPO / "README.md"
 TOLERANCE = 2e-3
 #: for a one-item example, the numbers read off the verifier's probability: bf16 kernels differ between CPUs (oneDNN
 #: takes AMX tiles where a CPU has them) and one mid-range probability moves with them (the evaluate example's proxy:
-#: 0.555 on an AVX512-BF16 CPU without AMX, 0.562-0.570 on Intel CPUs with AMX, issue 76). The name promises a
+#: 0.555 on an AVX512-BF16 CPU without AMX, 0.562-0.570 on Intel CPUs with AMX). The name promises a
 #: bf16 item within versions.PRECISION_BOUND of fp32, so that is what a single item is held to here; the means of
 #: the 12-row command stay at TOLERANCE (they moved 0.0006 between the same CPUs).
 ONE_ITEM_PROBABILITY_NAMES = ("proxy", "ev2r", "ev2r_hybrid")

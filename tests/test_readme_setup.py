@@ -1,8 +1,8 @@
-"""Issue 65, rows 5 and 6: what the README tells a new user to do works as it says.
+"""What the README tells a new user to do works as it says.
 
-* row 5: the README says how to build the documentation site (the ``docs`` extra) and ``ev2r[all]``, which
+* the README says how to build the documentation site (the ``docs`` extra) and ``ev2r[all]``, which
   ``scripts/setup.sh --all`` and ``scripts/test.sh`` install, holds every extra, ``docs`` among them;
-* row 6: the README's ``ev2r report`` line says how to get each item's reasons on the page (``--explain``), and
+* the README's ``ev2r report`` line says how to get each item's reasons on the page (``--explain``), and
   ``ev2r score`` has that option.
 """
 

@@ -1,4 +1,4 @@
-"""Issue 75 item 2a: the screenshot of ``ev2r report`` in docs/scoring.md cannot go stale unnoticed.
+"""The screenshot of ``ev2r report`` in docs/scoring.md cannot go stale unnoticed.
 
 ``scripts/report_screenshot.py`` writes, beside ``docs/report.png`` and ``docs/report_item.png``, what they show
 (``docs/report_screenshot.json``: the ev2r version, the score versions and headline means of the rows rendered, the

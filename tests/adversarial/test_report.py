@@ -1,5 +1,5 @@
 """``adversarial.report``: the summary line counts gated and ungated checks apart, and every cell's
-arrow agrees with the sign of the change printed beside it (issue 21, item 8)."""
+arrow agrees with the sign of the change printed beside it."""
 
 from __future__ import annotations
 

@@ -52,7 +52,7 @@ def test_docstring_examples(bl):
 
 
 def test_machine_names_the_cpu_flags_that_decide_bf16_speed(bl):
-    """Issue 76: a timing says whether the CPU has AVX512-BF16 and AMX (the verifier's bf16 kernels, and whether
+    """A timing says whether the CPU has AVX512-BF16 and AMX (the verifier's bf16 kernels, and whether
     its numbers are batch-invariant, depend on it)."""
     flags = bl.cpu_flags()
     assert isinstance(flags, str) and set(flags.split()) <= set(bl.SPEED_FLAGS)

@@ -262,7 +262,7 @@ def test_docstring_examples(corr):
     assert res.attempted >= 1 and res.failed == 0
 
 
-# -- system level (issue 32) ----------------------------------------------------------------------
+# -- system level: correlation of the systems' mean score with their mean rating ----------------
 def test_system_level_hand_values(corr):
     # three teams, two rows each: team means of the score 0.15, 0.45, 0.8; of the rating 1.5, 3.5, 2.5
     score = [0.1, 0.2, 0.4, 0.5, 0.7, 0.9]

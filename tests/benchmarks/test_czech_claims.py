@@ -1,4 +1,4 @@
-"""benchmarks/robustness/czech_claims.py (issue 23 item 4): the CTKFacts pair builder, the per-document claim sets, the
+"""benchmarks/robustness/czech_claims.py: the CTKFacts pair builder, the per-document claim sets, the
 Czech negation marker, the AUC routine and its bootstrap, and the committed Czech -> Slovak file. No model."""
 
 import json

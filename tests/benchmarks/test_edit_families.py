@@ -1,4 +1,4 @@
-"""benchmarks/verifier/edit_families.py (issue 73 item 3): the pairs it scores are the generator's, one family and one side at
+"""benchmarks/verifier/edit_families.py: the pairs it scores are the generator's, one family and one side at
 a time, and the layout each pair is counted under."""
 
 import pytest

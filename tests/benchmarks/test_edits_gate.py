@@ -1,5 +1,5 @@
-"""The CI gate of the blind edit benchmark (issue 63 item 5): the committed default's table passes; one more edit
-wrong than a ceiling allows fails, naming the side, the score and the counts."""
+"""The CI gate of the blind edit benchmark (``benchmarks/edits_blind.py --gate``): the committed default's table
+passes; one more edit wrong than a ceiling allows fails, naming the side, the score and the counts."""
 
 import copy
 import json

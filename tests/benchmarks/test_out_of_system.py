@@ -1,6 +1,6 @@
-"""benchmarks/agreement/out_of_system.py (issue 62): the vectorised Spearman against scipy, the pairwise ranking accuracy by
-hand, that a fold never sees its held-out system, the declared decision rule, and that the committed table's decision
-is what the library ships (the default kept: ev2r-hybrid/4's weights)."""
+"""benchmarks/agreement/out_of_system.py (the headline chosen out of system): the vectorised Spearman against
+scipy, the pairwise ranking accuracy by hand, that a fold never sees its held-out system, the declared decision rule,
+and that the committed table's decision is what the library ships (the default kept: ev2r-hybrid/4's weights)."""
 
 import json
 

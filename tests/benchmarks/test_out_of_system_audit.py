@@ -1,4 +1,4 @@
-"""benchmarks/agreement/out_of_system.py audited from outside (issue 73 item 7): no rating of system k reaches fold k's choice
+"""benchmarks/agreement/out_of_system.py audited from outside: no rating of system k reaches fold k's choice
 (on the committed score rows), the system-level (cluster) bootstrap by hand and against the row bootstrap, the
 gaming mask when no grid point is gain-free, and the metric card of docs/versions.md against the committed table."""
 

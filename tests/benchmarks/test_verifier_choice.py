@@ -1,4 +1,5 @@
-"""benchmarks/agreement/verifier_choice.py (issue 63, round 9) and benchmarks/robustness/edits_blind_bound.py: the maximin choice by hand, a
+"""benchmarks/agreement/verifier_choice.py (a verifier chosen on the ratings, out of system) and
+benchmarks/robustness/edits_blind_bound.py: the maximin choice by hand, a
 fold never sees its held-out system, and the oracle Ev2R of a scored item computed by hand."""
 
 import numpy as np

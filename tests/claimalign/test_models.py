@@ -134,7 +134,7 @@ def test_predict_pairs_token_batches_respect_the_budget(shuffled):
         predict_pairs(nli.model, nli.tokenizer, PREM, HYP, max_length=64, max_batch_tokens=0)
 
 
-# -- issue 64, item 3: batch-invariant numbers ----------------------------------------------------
+# -- batch-invariant numbers: a pair's distribution does not depend on its batch -------------------
 
 def _varied_pairs(n=80, seed=3):
     """n (premise, hypothesis) pairs of many token lengths, several of each length."""

@@ -1,4 +1,4 @@
-"""Issue 75 item 2f: a row without ``claim`` said ``got None`` as if the key held a null. A missing key is called
+"""A row without ``claim`` once said ``got None`` as if the key held a null. A missing key is called
 missing (as a missing ``predicted_evidence`` already is); a present null is called null, the JSON word.
 
 The message is made in ``ev2r/io/readers.py`` (``item_from_row``).

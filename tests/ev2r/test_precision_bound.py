@@ -1,4 +1,4 @@
-"""A compute precision keeps a version's name only within ev2r.versions.PRECISION_BOUND of fp32 (issue 66):
+"""A compute precision keeps a version's name only within ev2r.versions.PRECISION_BOUND of fp32:
 bf16 is held to the bound on the shipped sample; int8, which goes beyond it, is part of the definition
 (``ev2r-hybrid/custom-<fingerprint>``)."""
 

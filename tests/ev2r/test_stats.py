@@ -1,4 +1,4 @@
-"""``ev2r.stats`` (issue 75): paired bootstrap interval, paired approximate randomisation, Holm.
+"""``ev2r.stats`` (behind ``ev2r compare``): paired bootstrap interval, paired approximate randomisation, Holm.
 
 Hand-computed values, properties, and parity with scipy's own paired forms of the two procedures."""
 

@@ -1,4 +1,4 @@
-"""Issue 75 item 2d: from Python, the project's own warnings print as one line, ``ev2r: InputWarning: ...``, without
+"""From Python, the project's own warnings print as one line, ``ev2r: InputWarning: ...``, without
 the ``/.../ev2r/io/readers.py:619:`` location and the echoed source line (``items = items_from_rows(...)``) that
 Python's default format adds; other libraries' warnings print as before (:mod:`ev2r._warnfmt`)."""
 

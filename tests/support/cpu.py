@@ -1,4 +1,4 @@
-"""The CPU's bf16 kernels, for the tests whose claim holds only without oneDNN's AMX kernels (issue 76).
+"""The CPU's bf16 kernels, for the tests whose claim holds only without oneDNN's AMX kernels.
 
 On a CPU with AMX, oneDNN's AMX bf16 kernels make a pair's numbers depend slightly on its batch and on the thread
 count (up to ~5e-3: ``benchmarks/results/batch_invariance_v1272.md``); with them off

@@ -214,7 +214,7 @@ def make_items(n: int = 12) -> list[Item]:
 
 class GullibleVerifier(OverlapVerifier):
     """:class:`OverlapVerifier`, except that a premise or hypothesis without a letter or digit gets
-    P(entailment) 0.85 -- what the bundled verifier did with "...", "?!?!" or emoji (issue 21): a
+    P(entailment) 0.85 -- what the bundled verifier did with "...", "?!?!" or emoji: a
     scorer that lets such text through is caught by it."""
 
     name = "gullible-fake"

@@ -22,7 +22,7 @@ def test_align_cli_joins_on_id_and_writes_jsonl(tmp_path):
     buf = io.StringIO()
     assert run_align(_args(str(a), str(b), "-o", str(out)), stdout=buf) == 0
     rows = [json.loads(line) for line in out.read_text().splitlines()]
-    assert [r["id"] for r in rows] == [1, 2]  # ids as written (issue 33: not turned into strings)
+    assert [r["id"] for r in rows] == [1, 2]  # ids as written (a number stays a number, not turned into a string)
     r1 = rows[0]
     assert r1["pairs"] == [{"a_index": 0, "b_index": 0, "a": "kitten", "b": "sitting",
                             "similarity": pytest.approx(4 / 7)}]

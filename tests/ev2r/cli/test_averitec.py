@@ -1,5 +1,5 @@
 """``ev2r averitec --subset``: the shipped 5-prediction example scores against the 500-claim dev
-file only when asked, marked SUBSET in the table and the JSON (issue 21, item 8)."""
+file only when asked, marked SUBSET in the table and the JSON."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ def run(capsys, *argv):
 
 
 def test_sample_without_subset_says_what_to_do(capsys, tmp_path, monkeypatch):
-    """Issue 75: a count and the first 10 of the 495 gold claims without a prediction, not 100 ids on one line; every
+    """A count and the first 10 of the 495 gold claims without a prediction, not 100 ids on one line; every
     id is in the file the message names (a new file in the temporary folder, one id a line)."""
     import tempfile
 

@@ -231,7 +231,7 @@ def test_check_output_refuses_a_sidecar_that_is_an_input(tmp_path):
 @pytest.mark.parametrize("suffix, option", [(".part", "input"), (".ev2r-run.json", "input"), (".part", "--references")])
 def test_score_never_removes_or_overwrites_an_input_beside_its_output(tmp_path, capsys, monkeypatch, engine, suffix,
                                                                       option):
-    # issue 33, item 1: `ev2r score X.part -o X --no-resume` deleted its input X.part and exited 0
+    # a regression guard: `ev2r score X.part -o X --no-resume` once deleted its input X.part and exited 0
     monkeypatch.chdir(tmp_path)
     _, _, _, _, preds, gold = _inputs(tmp_path)
     if option == "input":

@@ -1,8 +1,8 @@
-"""Issue 58: outputs that cannot destroy what they name, runs that cannot lose each other's rows, one id rule.
+"""Outputs that cannot destroy what they name, runs that cannot lose each other's rows, one id rule.
 
 * every command's output goes through one helper (:func:`claimalign.files.atomic_path`): a device is
   written through and stays what it was, a symlink is followed (target written, link kept), ``/dev/stdout``
-  works; ``ev2r score`` refuses a device / FIFO ``-o`` before any work, by name, and since issue 65 every
+  works; ``ev2r score`` refuses a device / FIFO ``-o`` before any work, by name, and every
   command refuses a FIFO before any work (its open blocked after the work until a reader came);
 * ``ev2r score`` holds ``OUT.lock`` (pid inside) and refuses a second run; a stale lock is taken over;
 * a resume that would drop rows of items not in the run is refused; changed items are counted;
@@ -144,7 +144,7 @@ FIFO_COMMANDS = {
 
 @pytest.mark.parametrize("command", sorted(FIFO_COMMANDS))
 def test_each_command_refuses_a_fifo_before_any_work(tmp_path, command):
-    """Issue 65 row 7: a FIFO output blocked a command after all its work until a reader came (or delivered
+    """A FIFO output once blocked a command after all its work until a reader came (or delivered
     nothing): every command refuses it by name before reading its input; nothing is written beside it. Run in a
     subprocess with a timeout, so that a regression fails instead of hanging."""
     fifo = tmp_path / "out.fifo"
@@ -358,7 +358,7 @@ def test_loading_counts_only_items_left_and_nothing_left_loads_nothing(tmp_path,
     built = []
     real = factory.build_scorer
     monkeypatch.setattr(factory, "build_scorer", lambda **kw: built.append(kw) or real(**kw))
-    code, stdout, err = run(capsys, *base)  # finished: the scorer is built (its signature checks the rows, issue 77)
+    code, stdout, err = run(capsys, *base)  # finished: the scorer is built (its signature checks the rows)
     assert code == 0 and len(built) == 1 and "0 item(s) scored, 3 resumed" in err  # but no model is loaded:
     assert "loading verifier" not in err
     assert "n=3 n_failed=0" in stdout and not (tmp_path / "out.jsonl.lock").exists()

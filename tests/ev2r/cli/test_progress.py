@@ -1,5 +1,5 @@
 """``ev2r.cli.progress``: plain progress lines on stderr when it is not a terminal (logs, CI), a
-tqdm bar on a terminal, nothing with ``--no-progress`` (issue 21, item 8)."""
+tqdm bar on a terminal, nothing with ``--no-progress``."""
 
 from __future__ import annotations
 

@@ -25,7 +25,7 @@ def server():
     s.close()
 
 
-@pytest.mark.slow  # issue 75: two Ray actors, each building a scorer (the admission model's MiniLM encoder): ~25 s
+@pytest.mark.slow  # two Ray actors, each building a scorer (the admission model's MiniLM encoder): ~25 s
 def test_llm_requests_are_capped_cluster_wide_and_cached_once(ray_local, server, tmp_path):
     items = read_items(write_rows(40, tmp_path / "in.jsonl", unique_claims=True))  # 2 chunks (32 + 8): both actors busy at once
     llm = {"base_url": server.base_url, "model": "fake-model", "cache_dir": str(tmp_path / "cache"),

@@ -38,7 +38,7 @@ def _statements(q, a):
     # not convertible by rule: the rules-v1 form keeps the question as context, nothing is dropped
     ("What did the minister say about the ban?", "That it would be lifted in June.",
      ["What did the minister say about the ban? That it would be lifted in June."]),
-    # issue 33, item 9: facts that stand alone -- a question led by a preposition, a be-question with no
+    # facts that stand alone -- a question led by a preposition, a be-question with no
     # predicate, a date with a comma (no list), the answer's function word lower-cased, "Because ...",
     # what someone said, a leading "It" of a wh-question's answer
     ("In which city is the Eiffel Tower?", "Paris.", ["The Eiffel Tower is in Paris."]),

@@ -1,4 +1,4 @@
-"""Reading an LLM's reference-based reply as far as it goes (issue 22 item 6): enumerations in the
+"""Reading an LLM's reference-based reply as far as it goes: enumerations in the
 layouts models write, per-fact checks vs stated counts, and the recorded disagreement."""
 
 import json
@@ -58,7 +58,7 @@ def _reply(**changes):
 
 
 def test_one_line_enumeration_with_disagreeing_counts_is_read_not_refused():
-    # the 0.5B model's layout (issue 22): facts on one line, its own counts disagree with its checks
+    # the 0.5B model's layout: facts on one line, its own counts disagree with its checks
     reply = _reply(**{"facts in predicted evidence": "1. A. 2. B. 3. D.",
                       "fact check predicted evidence": "1. A. Supported. 2. B. Not supported. 3. D. Supported.",
                       "facts count predicted evidence": 3, "support predicted evidence": 3, "precision": 0.85})

@@ -60,7 +60,7 @@ def real_model_spec():
 
 
 #: ROWS' row 2 (id c) has no predicted evidence on purpose (it scores 0), so every reader of ROWS warns about it; the
-#: tests that read ROWS take that warning as given (issue 75), test_build_items_matches_cli_reader asserts it
+#: tests that read ROWS take that warning as given (not as an error), test_build_items_matches_cli_reader asserts it
 ROWS_WARNING = r"\S+. 1 of 5 item\(s\) have no predicted evidence .*. 2 \((line 3; )?id (c|2)\)$"
 ROWS_WARNED = pytest.mark.filterwarnings(f"ignore:{ROWS_WARNING}:ev2r.io.errors.InputWarning")
 

@@ -238,7 +238,7 @@ def test_layout_repairs_warn_once_counting_rows(tmp_path):
 
 
 def test_llm_layouts_warn_once_and_read_as_pairs(tmp_path):
-    # issue 33, item 5: numbered and markdown markers are Q/A pairs, and the file says once which rows needed it
+    # numbered and markdown markers are Q/A pairs, and the file says once which rows needed it
     rows = [{"id": 1, "claim": "C.", "predicted_evidence": "1. Question: Q?\nAnswer: A.", "reference_evidence": "Question: Q?\nAnswer: A."},
             {"id": 2, "claim": "C.", "predicted_evidence": "**Question:** Q?\n**Answer:** A.", "reference_evidence": "R."},
             {"id": 3, "claim": "C.", "predicted_evidence": "Question: Q?\nAnswer: A.", "reference_evidence": "R."}]
@@ -251,7 +251,7 @@ def test_llm_layouts_warn_once_and_read_as_pairs(tmp_path):
 
 
 def test_evidence_as_a_list_of_strings_reads_each_string_as_qa_text(tmp_path):
-    # issue 33, item 6 (../shared/cases/turn4/text/evidence_list_of_strings.jsonl): no markers left in the text
+    # case ../shared/cases/turn4/text/evidence_list_of_strings.jsonl: no markers left in the text
     rows = [{"id": "a1", "claim": "Biden removed his hand from the Bible.", "predicted_evidence": ["Question: a?\nAnswer: b"],
              "reference_evidence": "Question: Did Biden remove his hand from the Bible?\nAnswer: No.", "gold_label": "refuted"},
             {"id": "a2", "claim": "C.", "predicted_evidence": ["Plain sentence one.", "Question: Q?\nAnswer: A.\n\nQuestion: Q2?\nAnswer: B."],
@@ -261,7 +261,7 @@ def test_evidence_as_a_list_of_strings_reads_each_string_as_qa_text(tmp_path):
     assert items[1].predicted_evidence.pairs == (QAPair("", "Plain sentence one."), QAPair("Q?", "A."), QAPair("Q2?", "B."))
 
 
-# -- issue 57: every bad row named, the verdict checked before any model loads, empty evidence said ----------
+# -- every bad row named, the verdict checked before any model loads, empty evidence said -------------------
 def _jsonl(path, rows):
     import json
 
@@ -411,7 +411,7 @@ def test_null_id_becomes_the_row_number_with_one_warning_counting_rows(tmp_path)
 
 
 def test_json_pair_lines_in_evidence_text_are_read_as_pairs_and_named_in_one_warning(tmp_path):
-    # issue 65 row 2: {"question": ..., "answer": ...} a line inside the evidence text, as LLM systems print it
+    # {"question": ..., "answer": ...} a line inside the evidence text, as LLM systems print it
     lines = "\n".join(json.dumps({"question": q, "answer": a}) for q, a in (("Who won?", "Bob."), ("Where?", "Paris.")))
     rows = [{"id": 1, "claim": "C.", "predicted_evidence": lines, "reference_evidence": "Question: Q?\nAnswer: A."},
             {"id": 2, "claim": "C.", "predicted_evidence": "Question: Q?\nAnswer: A.", "reference_evidence": "R."}]

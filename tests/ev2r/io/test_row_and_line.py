@@ -1,4 +1,4 @@
-"""Issue 65 row 8: every message about a row gives the row (0-based, as the score rows' ``row`` field) and the
+"""Every message about a row gives the row (0-based, as the score rows' ``row`` field) and the
 line of the file it starts on -- one convention (:func:`claimalign.jsonio.row_where`), errors and warnings alike,
 and the line is the real one: blank lines of a JSONL file and a pretty-printed JSON list make it differ from
 ``row + 1``."""

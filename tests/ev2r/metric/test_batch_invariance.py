@@ -1,4 +1,4 @@
-"""Issue 64, item 3: an item's numbers do not depend on its batch -- the same alone, among other items, in any
+"""An item's numbers do not depend on its batch -- the same alone, among other items, in any
 order, at verifier batch sizes 1 and 64, in the default dtype, with the bundled verifier (slow: loads it).
 
 Before the fix the sample's items moved by up to ~4e-3 between these runs in bf16 (proxy 0.363 in ``ev2r explain``
@@ -6,7 +6,7 @@ and 0.359 in ``ev2r score``); the verifier now pads every pair by its own length
 batches only pairs of one padded length (:func:`claimalign.models.predict_pairs` ``length_bucket=8``).
 
 On a CPU with AMX, oneDNN's AMX bf16 kernels make a pair's numbers depend slightly on its batch and on the thread
-count (up to ~5e-3, issue 76: ``benchmarks/results/batch_invariance_v1272.md``): the claim holds there with those
+count (up to ~5e-3: ``benchmarks/results/batch_invariance_v1272.md``): the claim holds there with those
 kernels off (``ONEDNN_MAX_CPU_ISA=AVX512_CORE_BF16``, set before torch runs), so the test runs itself again with it."""
 
 from pathlib import Path

@@ -1,4 +1,4 @@
-"""Text without a letter or digit is no atomic fact and supports nothing (issue 21, item 3): in
+"""Text without a letter or digit is no atomic fact and supports nothing: in
 every rule decomposer, in the verifier path (facts from any decomposer, premises) and in the proxy's
 premises. Case files: turn3/content_free_facts_punct.jsonl, content_free_facts_emoji.jsonl,
 content_free_padding.jsonl (padding cannot raise a score). The verifier is a fake that, like the
@@ -96,7 +96,7 @@ BASE_SCORES = None
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(s=CONTENT_FREE, q=CONTENT_FREE, where=st.sampled_from(["pair", "qa", "appended"]))
 def test_adding_content_free_text_never_raises_any_score(s, q, where):
-    """Property (issue 21): for any content-free string s, adding s as evidence -- a plain pair, a
+    """Property: for any content-free string s, adding s as evidence -- a plain pair, a
     Question/Answer pair, or appended to the last answer -- never raises any score."""
     global BASE_SCORES
     sc = scorer()

@@ -1,4 +1,4 @@
-"""Issue 65 row 1: a long claim whose deciding words come late was misread with no flag (a 92-word claim ending
+"""A long claim whose deciding words come late was misread with no flag (a 92-word claim ending
 "... the footbridge has never opened." got proxy 0.001 against "The footbridge opened in May 2019.", its 5-word form
 0.98). The score stands as defined (the registered default is unchanged); the item now carries a flag -- its row's
 ``error`` says "long claim: ..." (status ok) -- and ``ev2r score`` counts such items.

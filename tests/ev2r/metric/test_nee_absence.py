@@ -1,4 +1,4 @@
-"""Issue 65 row 3: for a Not Enough Evidence claim, on-topic evidence that says what is missing ("The post cites no
+"""For a Not Enough Evidence claim, on-topic evidence that says what is missing ("The post cites no
 measurement and no source for its radiation figures.") scored 0 on every score, exactly like no evidence and like
 evidence about something else, and nothing said so.
 
@@ -79,7 +79,7 @@ def test_the_issue_example_with_the_bundled_models_every_score_0_and_the_flag(nl
 
 
 def test_an_absence_statement_beside_a_scored_pair_gives_no_note_it_scores_as_that_pair():
-    # issue 77: the note said the item "scores as no evidence would" beside an Ev2R of 0.493 (a kept pair beside the
+    # the note once said the item "scores as no evidence would" beside an Ev2R of 0.493 (a kept pair beside the
     # absence statement); it is given only where it holds
     from ev2r import build_scorer
 

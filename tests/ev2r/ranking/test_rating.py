@@ -12,7 +12,7 @@ from ev2r.ranking.rating import (ELO_SCALE, RankingWarning, elo_online, fit_brad
 
 LOG4 = 400 * math.log10(4)  # 240.82: Elo gap for 4:1 odds
 LOG2 = 400 * math.log10(2)  # 120.41
-#: the toy table's one warning: each pair of systems battles on items of its own (tests expect it, issue 75)
+#: the toy table's one warning: each pair of systems battles on items of its own (tests expect it)
 TOY_WARNING = r"systems were scored on different numbers of items \(A: 55, B: 60, C: 55\)"
 
 
@@ -126,7 +126,7 @@ def test_no_finite_mle_warns_and_stays_finite():
     with pytest.warns(RankingWarning, match="no finite Bradley-Terry MLE"):
         res = rank_systems(table, n_bootstrap=20)
     assert res["ratings"]["A"]["rating"] > res["ratings"]["B"]["rating"]
-    # the warning says it in words: who never lost / never won, and what the penalty does (issue 34)
+    # the warning says it in words: who never lost / never won, and what the penalty does
     (msg,) = [w for w in res["warnings"] if w.startswith("no finite")]
     assert "A never lost a battle; B never won or tied one" in msg and "L2 penalty of 0.01" in msg
     assert "the order is sound" in msg
@@ -199,7 +199,7 @@ def test_bad_rows_name_the_field(row, match):
 def test_duplicate_and_null_scores():
     with pytest.raises(ValueError, match=r"rows 0 and 1 have one 'id' '1' for system 'A': the same id is written twice"):
         scores_table([{"id": 1, "system": "A", "ev2r": 0.1}, {"id": 1, "system": "A", "ev2r": 0.2}])
-    # issue 58: one rule in every command -- 1 and "1", NFC and NFD are one id, both rows named
+    # one id rule in every command -- 1 and "1", NFC and NFD are one id, both rows named
     with pytest.raises(ValueError, match=r"rows 0 and 2 have one 'id' '1' for system 'A': 1 \(a number\) and '1' \(text\)"):
         scores_table([{"id": 1, "system": "A", "ev2r": 0.1}, {"id": 2, "system": "A", "ev2r": 0.1},
                       {"id": "1", "system": "A", "ev2r": 0.2}])

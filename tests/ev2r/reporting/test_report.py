@@ -1,4 +1,4 @@
-"""``ev2r report``: the self-contained HTML page of a scored run (issue 34). The numbers on the page are the
+"""``ev2r report``: the self-contained HTML page of a scored run. The numbers on the page are the
 rows' own; evidence text never becomes markup; the page works in a real browser (headless Chromium)."""
 
 from __future__ import annotations
@@ -257,7 +257,7 @@ def test_the_proxy_breakdown_gives_back_the_rows_proxy(explained):
             assert b is None and row["proxy"] == 0.0
 
 
-# -- issue 77: the formulas with the run's alpha and weights; a baseline run under its own headline ----------------
+# -- the formulas with the run's alpha and weights; a baseline run under its own headline -------------------------
 
 def _text(html: str) -> str:
     import html as htmllib

@@ -388,7 +388,7 @@ def test_cli_on_parity_fixture_prints_official_table(capsys):
     assert max(abs(a - b) for (_, a), (_, b) in zip(got, want)) <= 1e-9
 
 
-# ----------------------------------------------------------------------------- subset (issue 21, item 8)
+# ------------------------------------------------ subset (--subset: only the gold claims with a prediction, marked)
 
 
 @needs_nltk

@@ -1,4 +1,4 @@
-"""A question/answer pair's own sentences as training pairs (ev2r.training.contained, issue 63 round 4), and the pool's
+"""A question/answer pair's own sentences as training pairs (ev2r.training.contained), and the pool's
 tokenisation that leaves out a pair the tokenizer cannot cut (ev2r.training.loop.tokenize_pool)."""
 
 import random

@@ -1,4 +1,4 @@
-"""Distillation (issue 36): a student cut to fewer layers of its encoder, trained on a teacher's soft targets
+"""Distillation: a student cut to fewer layers of its encoder, trained on a teacher's soft targets
 (``ev2r train-verifier --teacher --student-layers``), shipped without its frozen word embeddings and assembled
 with the bundled verifier's (``--model fast``, :func:`ev2r.verifier.loading.assemble_fast`), on tiny models."""
 

@@ -1,5 +1,5 @@
-"""The handed edit families of issue 63 (ev2r.training.edits): each family's edit on hand-checked strings, the
-labels of the pairs made from them, determinism and bad input."""
+"""The handed edit families for training the verifier (ev2r.training.edits): each family's edit on hand-checked
+strings, the labels of the pairs made from them, determinism and bad input."""
 
 import random
 

