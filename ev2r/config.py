@@ -165,7 +165,7 @@ class ScorerConfig:
     """
 
     verifier: Any = option(
-        "bundled", cli="--model", group="models",
+        "bundled", cli="--model", group="models", metavar="MODEL",
         help="NLI verifier: 'bundled' (default, English), 'edits' (the bundled one continued on edits that change or "
              "keep a fact's meaning; opt-in, with --proxy-model bundled: docs/verifiers.md), 'fast' (3 layers "
              "distilled from the bundled one: about 2.3x faster, lower agreement with people; "

@@ -49,10 +49,10 @@ def build_scorer(config: Optional[ScorerConfig] = None, progress: Optional[Calla
             ``dtype``, ``ev2r``, ``chunk_size``, ``hybrid``, ``cache``, and the research hook ``threshold``,
             ``hybrid_columns``, ``admission``. ``baselines`` may be a list. ``cache`` is a folder for the on-disk
             cache of the verifier's pair probabilities and the admission reading's encodings
-            (:mod:`ev2r.verifier.cache`; created when missing) or an opened :class:`ev2r.verifier.cache.DiskCache`; the scorer's ``cache``
-            attribute holds it and the signature is that of a scorer without it (verifier objects of your own are
-            not cached). A ``proxy_verifier`` naming the verifier itself is no separate proxy verifier
-            (:func:`ev2r.verifier.loading.proxy_verifier_option`).
+            (:mod:`ev2r.verifier.cache`; created when missing) or an opened
+            :class:`ev2r.verifier.cache.DiskCache`; the scorer's ``cache`` attribute holds it and the signature is that
+            of a scorer without it (verifier objects of your own are not cached). A ``proxy_verifier`` naming the
+            verifier itself is no separate proxy verifier (:func:`ev2r.verifier.loading.proxy_verifier_option`).
 
     Raises:
         ValueError: ``config`` that is no ScorerConfig; an override that is no field (naming it and the fields); a
