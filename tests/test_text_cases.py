@@ -122,7 +122,7 @@ def test_cr_crlf_and_lf_evidence_parse_alike():
 ])
 def test_scores_of_equal_text_are_equal_and_never_silent_zeros(tmp_path, capsys, tiny_nli_model, name, groups):
     out = tmp_path / "scores.jsonl"
-    code, _, err = run(capsys, "score", case(name), "--model", tiny_nli_model, "-o", out, "--with-facts",
+    code, _, err = run(capsys, "score", case(name), "--model", tiny_nli_model, "-o", out, "--explain",
                        "--no-progress", "--dtype", "fp32")
     assert code == 0, err
     assert "no reference" not in err

@@ -231,7 +231,8 @@ def _llm_options(args) -> "dict | None":
 
 
 #: The options only ``--decomposer llm`` reads (dest -> default); ``--llm-model`` is read by ``replay`` too.
-LLM_ONLY_DEFAULTS = {"llm_base_url": None, "llm_cache": None, "llm_offline": False, "llm_constrain": False,
+LLM_ONLY_DEFAULTS = {"llm_base_url": None, "llm_model": None, "llm_cache": None, "llm_offline": False,
+                     "llm_constrain": False,
                      "llm_concurrency": LLM_DEFAULTS.concurrency, "llm_timeout": LLM_DEFAULTS.timeout,
                      "llm_price": None}
 
@@ -243,7 +244,7 @@ def _warn_ignored_options(args, wanted) -> None:
                      f"with --scorer {' --scorer '.join(wanted)} alone (no verifier is loaded, no facts are made)")
         return
     if args.decomposer != "llm":
-        only = {**LLM_ONLY_DEFAULTS, **({} if args.decomposer == "replay" else {"llm_model": None})}
+        only = {k: v for k, v in LLM_ONLY_DEFAULTS.items() if k != "llm_model" or args.decomposer != "replay"}
         warn_ignored("ev2r score", args, only, f"with --decomposer {args.decomposer} (only --decomposer llm asks an "
                                                "LLM" + ("; --llm-model names the recorded model with replay)"
                                                         if args.decomposer == "replay" else ")"))

@@ -71,25 +71,26 @@ def check_engine_options(engine: str = "local", ray_address: Optional[str] = Non
 
     Args:
         engine: ``"local"`` or ``"ray"``.
-        ray_address: a Ray address (``auto``, ``ray://host:10001``, ``host:6379``); only with ``ray``.
+        ray_address: a Ray address (``auto``, ``ray://host:10001``, ``host:6379``; ``ev2r score`` reads it from
+            ``$RAY_ADDRESS``, :func:`score_ray`'s ``address``); only with ``ray``.
         workers: number of scorer actors, an int >= 1; only with ``ray``.
 
     Raises:
-        ValueError: an unknown engine, ``--ray-address`` / ``--workers`` without ``--engine ray``,
+        ValueError: an unknown engine, an address / ``--workers`` without ``--engine ray``,
             ``--workers`` < 1 or not an integer, an empty address -- naming the option and the
             allowed values.
     """
     if engine not in ENGINES:
         raise ValueError(f"--engine: {engine!r} is not one of {ENGINES}")
     if engine != "ray":
-        given = [name for name, v in (("--ray-address", ray_address), ("--workers", workers)) if v is not None]
+        given = [name for name, v in (("a Ray address", ray_address), ("--workers", workers)) if v is not None]
         if given:
             raise ValueError(f"{', '.join(given)}: only used with --engine ray (got --engine {engine})")
         return
     if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
         raise ValueError(f"--workers: must be an integer >= 1 (scorer actors), got {workers!r}")
     if ray_address is not None and (not isinstance(ray_address, str) or not ray_address.strip()):
-        raise ValueError(f"--ray-address: expected an address such as 'auto', 'ray://HEAD:10001' or "
+        raise ValueError(f"address ($RAY_ADDRESS): expected an address such as 'auto', 'ray://HEAD:10001' or "
                          f"'HEAD:6379', got {ray_address!r}")
 
 

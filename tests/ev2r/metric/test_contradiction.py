@@ -131,10 +131,13 @@ def test_bad_options_name_the_field(kwargs, field):
         ReferenceContradiction(KeywordVerifier(), **kwargs)
 
 
-def test_config_takes_only_a_bool():
-    assert ScorerConfig().contradiction is True
-    with pytest.raises(ValueError, match="contradiction: expected True or False"):
-        ScorerConfig(contradiction="yes")
+def test_the_veto_is_always_on():
+    # contradiction=False (--no-contradiction) left in 2.0; commit e43eb97 computes it
+    with pytest.raises(TypeError, match="contradiction"):
+        ScorerConfig(contradiction=False)
+    scorer = build_scorer(verifier=KeywordVerifier(), hybrid=False)
+    assert scorer.reference_scorer.contradiction is scorer.proxy_scorer.contradiction is not None
+    assert "+contra0.5/rw0.7" in str(scorer.signature())
 
 
 def test_a_negated_reference_cut_into_one_pair_per_sentence_is_still_a_rewrite():

@@ -89,8 +89,10 @@ def test_output_folder_checked_before_scoring(capsys, tmp_path):
 
 @pytest.mark.parametrize("price", ["-5,1", "1,nan", "2.5", "1,2,3", "a,b"])
 def test_negative_nan_or_malformed_price_rejected(capsys, price):
-    code, _, err = run(capsys, "score", SAMPLE, "--decomposer", "llm", "--dry-run", "--llm-price", price)
-    assert code == 2 and "--llm-price" in err and "IN,OUT" in err
+    with pytest.raises(SystemExit) as e:  # refused by argparse, before any work
+        run(capsys, "score", SAMPLE, "--decomposer", "llm", "--dry-run", f"--llm-price={price}")
+    err = capsys.readouterr().err
+    assert e.value.code == 2 and "argument --llm-price: expected IN,OUT" in err and repr(price) in err
 
 
 def test_replay_file_without_replay_decomposer_is_an_error():
