@@ -122,7 +122,17 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     two_level_help(p, COMMON_OPTIONS, SHORT_HELP, usage="INPUT [-o OUT.jsonl] [--json] [options]")
 
 
-def run(args) -> int:
+def run(args, config=None) -> int:
+    """``ev2r score``: read the items, score them (resuming ``-o``), print the summary. Returns the exit status (0;
+    1 when every item failed; 2 is raised as a ValueError / InputError / OSError that ``ev2r.cli.main`` reports).
+
+    Args:
+        args: the parsed options (:func:`add_arguments`).
+        config: the :class:`ev2r.config.ScorerConfig` the options apply to (None: :data:`ev2r.config.DEFAULTS`).
+            The research hook's way into the command: a configuration with ``hybrid_columns``, ``admission`` or
+            ``threshold`` set, which ``ev2r score`` has no option for (``benchmarks/agreement/score_with.py``;
+            docs/api.md).
+    """
     from ev2r.engines.runs import RunInterrupted
     from ev2r.io.readers import read_items
 
@@ -170,7 +180,7 @@ def run(args) -> int:
 
     wanted = args.scorer or ["ev2r"]
     _warn_ignored_options(args, wanted)
-    options = scorer_options(args)
+    options = scorer_options(args, config)
     llm_options = _llm_options(args)
     if args.score_version is not None:  # what the options define is known now: a pin they break ends here, before work
         from ev2r.metric.factory import build_scorer
@@ -201,14 +211,15 @@ def run(args) -> int:
             bar.close()
 
 
-def scorer_options(args) -> dict:
+def scorer_options(args, config=None) -> dict:
     """The scorer options (the fields of :class:`ev2r.config.ScorerConfig`, the keywords of
     :func:`ev2r.metric.factory.build_scorer`, and what the run record keeps) that the options of ``ev2r score`` give
     (:func:`ev2r.cli.common.config_from_args`, with ``ev2r``/``baselines`` from ``--scorer``, ``llm_options`` from
     ``--llm-*`` and ``replay_model`` from ``--llm-model`` with ``--decomposer replay``); nothing is loaded. A
     ``--proxy-model`` that names the ``--model`` verifier is no separate proxy verifier: the run's signature and
     version are the default's. The baselines alone read none of the metric's options: the record keeps the defaults
-    then, so that such an output resumes whatever they were set to (they are warned as ignored).
+    then, so that such an output resumes whatever they were set to (they are warned as ignored). ``config``: the
+    configuration the options apply to (:func:`run`; None: :data:`ev2r.config.DEFAULTS`).
 
     Raises:
         ValueError: an option value the configuration refuses, naming the field.
@@ -218,7 +229,7 @@ def scorer_options(args) -> dict:
     if "ev2r" not in wanted:
         return DEFAULTS.replace(**picked).to_dict()
     replay_model = args.llm_model if args.decomposer == "replay" else None
-    return config_from_args(args, **picked, llm_options=_llm_options(args), replay_model=replay_model).to_dict()
+    return config_from_args(args, config, **picked, llm_options=_llm_options(args), replay_model=replay_model).to_dict()
 
 
 def _llm_options(args) -> "dict | None":

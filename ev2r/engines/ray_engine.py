@@ -227,7 +227,7 @@ def score_ray(items: Sequence[Item], output: Optional[str | os.PathLike] = None,
             more than the chunks to score.
         cpus_per_worker: CPUs reserved per actor (>= 1), also its torch threads.
         gpus_per_worker: GPUs per actor; None: 1 when ``device`` starts with ``cuda``, else 0.
-        with_facts: keep the atomic facts in the rows (``--with-facts``).
+        with_facts: keep the atomic facts in the rows (True), and their reasons too (``"explain"``, ``--explain``).
         resume: with ``output``: skip items already in OUT (or OUT.part) with status ok (or no_reference / no_label) and
             the same ``item_hash``, if its run record has the same options; False: start afresh (OUT and OUT.part
             removed first).

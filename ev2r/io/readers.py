@@ -587,9 +587,8 @@ def read_items(path: str | Path, references: Optional[str | Path] = None, limit:
         references: AVeriTeC gold file to join an AVeriTeC predictions file with
             (:func:`ev2r.io.averitec.join_averitec_predictions`).
         limit: read only the first ``limit`` rows (>= 1).
-        strict_labels: optional verdict fields the run needs (e.g. ``("human_label",)`` with
-            ``--proxy-target human``): a value there that is not a verdict raises instead of
-            giving an :class:`InputWarning`.
+        strict_labels: optional verdict fields the run needs (e.g. ``("human_label",)``): a value there that is
+            not a verdict raises instead of giving an :class:`InputWarning`.
         require_label: the verdict the run needs, ``"gold_label"`` or ``"human_label"`` (None: none): checked
             for every row here, before any model loads (:func:`check_required_label`).
 
