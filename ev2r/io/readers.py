@@ -566,8 +566,7 @@ def check_required_label(items: Sequence[Item], rows: Sequence[Any], field: str,
             f"{field!r}" if verdictish else "")
     fields = " / ".join(repr(n) for n in names)
     if len(missing) == len(items):
-        need = ("the proxy (P(gold verdict | claim, evidence))" if field == "gold_label"
-                else f"the run (field {field!r})")
+        need = "the proxy (P(gold verdict | claim, evidence))" if field == "gold_label" else "this run"
         other = "; or score without the proxy: --scorer hu-meteor" if field == "gold_label" else ""
         raise InputError(f"{path}: no row has the verdict {need} needs (field {fields}); the file's fields are "
                          f"{', '.join(repr(c) for c in columns) or 'none'}{hint}{other}")
