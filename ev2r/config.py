@@ -101,7 +101,11 @@ def option(default: Any = None, *, cli: Optional[str] = None, help: str = "", gr
     :func:`ev2r.cli.common.add_config_args`): ``cli`` the flag (None: Python API only), ``help`` its help
     (``{default}`` is replaced by the default), ``group`` the help section of ``ev2r score`` (``scores``,
     ``models``, ``run``, ``llm``), and argparse's ``choices``, ``type``, ``metavar`` or ``action``
-    (``store_false``: the flag turns the field off)."""
+    (``store_false``: the flag turns the field off).
+
+    Returns:
+        a :func:`dataclasses.field` with ``default`` and that metadata (read by :meth:`ScorerConfig.cli_fields`).
+    """
     return field(default=default, metadata={"cli": cli, "help": help, "group": group, **argparse_options})
 
 
