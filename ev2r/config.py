@@ -2,8 +2,9 @@
 
 :class:`ScorerConfig` is a frozen dataclass holding what :func:`ev2r.metric.factory.build_scorer`
 needs to wire an :class:`~ev2r.metric.scorer.Ev2RScorer`. Its field defaults (:data:`DEFAULTS`) are
-the only copy of the library's defaults: the CLI's option defaults, ``build_scorer``'s keyword
-defaults, the ``evaluate`` module's option list and the signature's ``alpha`` all read them.
+the only copy of the library's defaults, and its field metadata the one option table: the CLI's options (flag,
+default, choices, help: :func:`ev2r.cli.common.add_config_args`), ``build_scorer``'s overrides, the ``evaluate``
+module's option list and the signature's ``alpha`` all read them.
 
     >>> DEFAULTS.alpha, DEFAULTS.threshold, DEFAULTS.decomposer, DEFAULTS.dtype
     (0.5, 0.5, 'rules', 'auto')
@@ -31,13 +32,9 @@ from claimalign.models import DTYPES  # noqa: F401 (re-exported: the one list, w
 #: Atomic-fact decomposers: ``rules`` (= ``rules-v2``, declarative statements), ``rules-v1``
 #: (question + answer sentence), ``replay`` (recorded LLM outputs), ``llm`` (OpenAI-compatible server).
 DECOMPOSERS = ("rules", "rules-v1", "rules-v2", "replay", "llm")
-#: How a fact's P(entailment) becomes its support: 0/1 at ``threshold``, or the probability itself.
-SUPPORT_MODES = ("threshold", "soft")
-#: Whose verdict the proxy scores: the gold verdict, or the annotators' (comparison only).
-PROXY_TARGETS = ("gold", "human")
-#: AVeriTeC's Unanswerable answers ("No answer could be found."): no atomic fact and no premise
-#: (``drop``), or one fact saying the question found no answer (``statement``, as GPT-4o's recorded
-#: decompositions mostly do). Rule-based decomposers only.
+#: AVeriTeC's Unanswerable answers ("No answer could be found."): no atomic fact and no premise (``drop``, the
+#: only reading since ev2r 2.0; the signature's ``unans:drop``). ``statement`` (one fact saying the question found
+#: no answer) is computed by commit e43eb97; kept here while the admission stage still checks the name.
 UNANSWERABLE_MODES = ("drop", "statement")
 #: how an LLM reply gives precision/recall (:data:`ev2r.facts.replay.SCORE_SOURCES`): per-fact
 #: checks first, stated counts first, or both agreeing
@@ -72,98 +69,98 @@ HYBRID_WEIGHTS = (0.0, 0.05, 0.05, 0.0, 0.05, 0.85, 0.0)
 #: gated by the gaming suite; ``ev2r`` (the paper's 0.5 F1 + 0.5 proxy) is the fallback when the combined
 #: score is off (``--no-hybrid``) or not computed. Printed first by ``ev2r score``.
 HEADLINE_SCORE = "ev2r_hybrid"
-#: How the hybrid columns' METEOR matches words (:func:`claimalign.meteor_fast.single_meteor`): ``"exact"`` is nltk's
-#: METEOR (exact, stem, WordNet synonym); ``"fuzzy"`` adds a word one edit away (a typo) and numbers compared as
-#: values ("forty-five" = "45"). The official ``hu_meteor`` baseline is always nltk's.
-METEOR_MATCH_MODES = ("exact", "fuzzy")
-#: How a predicted pair that copies a gold pair is read (:data:`ev2r.metric.admission.COPY_READINGS`).
-COPY_READINGS = ("near", "exact", "verified")
-#: How a restatement of the claim is found (:data:`ev2r.metric.scorer.RESTATEMENT_READINGS`).
-RESTATEMENT_READINGS = ("lexical", "mutual")
 #: Which component columns the combiner adds: those with a weight above 0, or all of them (for fitting).
 HYBRID_COLUMN_MODES = ("weighted", "all")
+#: Each atomic fact is checked against only its this many premises of highest lexical overlap
+#: (:func:`ev2r.metric.prefilter.top_k_premises`; the signature's ``prem`` field writes ``+lex-top5``). Other k and
+#: the exhaustive run (every premise) are computed by commit e43eb97 (``--premise-top-k``;
+#: ``benchmarks/results/pruning.md``).
+PREMISE_TOP_K = 5
 
 
-#: A ``premise_top_k`` at or above this is every premise (None): no evidence holds that many premises for
-#: one fact (the rated sets: at most a few dozen), so the computation, and the signature, are those of
-#: ``all`` (so that ``--premise-top-k 99999999999999999999999`` is written as such).
-PREMISE_TOP_K_ALL = 10_000
+def proxy_spec(text: str) -> str:
+    """``--proxy-model``: a non-empty spec (an empty or blank one names no verifier).
 
-
-def check_premise_top_k(k: Any) -> Optional[int]:
-    """``premise_top_k`` as None (every premise) or a plain int >= 1 (numpy integers accepted); a k at or
-    above :data:`PREMISE_TOP_K_ALL` is None.
+    >>> proxy_spec("averitec")
+    'averitec'
 
     Raises:
-        ValueError: anything else (a bool, a float, a string, a number < 1), naming the option.
+        argparse.ArgumentTypeError: an empty or blank spec (argparse names the option).
     """
-    if k is None:
-        return None
-    if isinstance(k, bool) or not isinstance(k, numbers.Integral) or k < 1:
-        raise ValueError(f"premise_top_k: expected None (every premise) or an integer >= 1, got {k!r}")
-    k = int(k)
-    return None if k >= PREMISE_TOP_K_ALL else k
+    import argparse
+
+    if not text.strip():
+        raise argparse.ArgumentTypeError(f"an empty spec ({text!r}); give 'averitec', 'bundled', 'fast', a checkpoint "
+                                         "folder or a Hugging Face id, or leave the option out (the --model verifier)")
+    return text
+
+
+def option(default: Any = None, *, cli: Optional[str] = None, help: str = "", group: str = "scores",
+           **argparse_options: Any) -> Any:
+    """A :class:`ScorerConfig` field whose metadata is its command-line option (the one option table,
+    :func:`ev2r.cli.common.add_config_args`): ``cli`` the flag (None: Python API only), ``help`` its help
+    (``{default}`` is replaced by the default), ``group`` the help section of ``ev2r score`` (``scores``,
+    ``models``, ``run``, ``llm``), and argparse's ``choices``, ``type``, ``metavar`` or ``action``
+    (``store_false``: the flag turns the field off).
+
+    Returns:
+        a :func:`dataclasses.field` with ``default`` and that metadata (read by :meth:`ScorerConfig.cli_fields`).
+    """
+    return field(default=default, metadata={"cli": cli, "help": help, "group": group, **argparse_options})
 
 
 @dataclass(frozen=True)
 class ScorerConfig:
     """Everything that configures an :class:`~ev2r.metric.scorer.Ev2RScorer` (validated on creation).
 
+    Each field's metadata is its command-line option where it has one (:func:`option`; ``ev2r score``,
+    ``explain``, ``robustness``, ``averitec`` and the ``evaluate`` module read this one table).
+
     Attributes:
         verifier: ``"bundled"``, a checkpoint path / hub id, or an object with
-            ``predict(premises, hypotheses) -> (n, 3)`` and ``name``.
+            ``predict(premises, hypotheses) -> (n, 3)`` and ``name`` (CLI ``--model``).
         proxy_verifier: the verifier of the proxy alone (the paper's proxy is its own fine-tuned model, Akhtar et
             al. 2024 sec. 3.2): a spec as ``verifier`` (e.g. ``"averitec"``, the bundled verifier continued on
-            AVeriTeC train, CC BY-NC 4.0) or an object; None (default) = ``verifier``.
+            AVeriTeC train, CC BY-NC 4.0) or an object; None (default) = ``verifier`` (CLI ``--proxy-model``).
         decomposer: one of :data:`DECOMPOSERS`.
         alpha: Ev2R weight of F1, a number in [0, 1] (sec. 3.3).
-        threshold: P(entailment) at which a fact counts as supported, in (0, 1).
-        support: one of :data:`SUPPORT_MODES`.
-        proxy_target: one of :data:`PROXY_TARGETS`.
-        unanswerable: one of :data:`UNANSWERABLE_MODES` (rule-based decomposers).
         replay, replay_model: recorded LLM outputs (JSONL) and which model to replay
-            (``decomposer="replay"`` only).
-        llm_options: keyword options of :class:`ev2r.llm.LLMReferenceScorer` (``decomposer="llm"``).
+            (``decomposer="replay"`` only; CLI ``--replay`` and ``--llm-model``).
+        llm_options: keyword options of :class:`ev2r.llm.LLMReferenceScorer` (``decomposer="llm"``; CLI ``--llm-*``).
         reply_reading: how an LLM reply (live or recorded) gives precision/recall, one of
             :data:`REPLY_READINGS` or None for the decomposer's default (``"checks"`` for
             ``decomposer="llm"``, ``"strict"`` for ``"replay"``, which reproduces the authors'
             recordings); see :func:`ev2r.facts.replay.read_reference_reply`.
-        baselines: names from :data:`BASELINE_SCORERS` (extra per-item columns).
+        baselines: names from :data:`BASELINE_SCORERS` (extra per-item columns; CLI ``--scorer``).
         device: torch device, or None for ``$EV2R_DEVICE`` / cuda if available / cpu.
         batch_size: verifier batch size (pairs), an integer >= 1.
         dtype: one of :data:`DTYPES`.
-        ev2r: False computes only the ``baselines`` (no verifier is loaded).
+        ev2r: False computes only the ``baselines`` (no verifier is loaded; CLI: ``--scorer`` without ``ev2r``).
         chunk_size: items per verifier pass (bounds memory; progress granularity), >= 1.
         hybrid: also compute the combined score ``ev2r_hybrid`` and its columns ``hybrid_meteor``,
             ``hybrid_embedding`` (:mod:`ev2r.metric.combined`, weights :data:`HYBRID_WEIGHTS`); only with
-            ``ev2r=True``.
-        hybrid_columns: one of :data:`HYBRID_COLUMN_MODES`: ``"weighted"`` adds only the component columns
-            whose weight is above 0 (no encoder is loaded for a zero-weight ``hybrid_embedding``), ``"all"`` every one.
-        meteor_match: one of :data:`METEOR_MATCH_MODES`, how the hybrid columns' METEOR matches words
-            (``"fuzzy"``: a typo or a number spelled out still matches; signature ``hybrid-meteor:fuzzy-v1``).
-        copy_reading: one of :data:`COPY_READINGS`, how a predicted pair that copies a gold pair is read
-            (:func:`ev2r.metric.admission.copy_reading`): ``"near"`` (a near-copy read as the gold pair, ``ev2r/4``) or
-            ``"exact"`` (only a copy; every other pair read in its own words by the verifier) or ``"verified"`` (a
-            near-copy read as the gold pair only where the verifier reads both as saying the same thing);
-            ``+copy:exact`` / ``+copy:verified`` in the signature's ``adm``.
-        restatement: one of :data:`RESTATEMENT_READINGS`: ``"lexical"`` (the claim's words, wrapped or reworded with
-            synonyms: :func:`ev2r.metric.restatement.restates_claim`) or ``"mutual"`` (also an answer the verifier
-            reads as entailing the claim and entailed by it, :func:`ev2r.metric.admission.use_restatement_verifier`);
-            ``+restate:mutual0.5`` in the signature's ``adm``.
-        premise_top_k: check each atomic fact against only its k premises of highest lexical overlap
-            (:mod:`ev2r.metric.prefilter`), an integer >= 1, or None for every premise (exhaustive).
-        contradiction: True (default) leaves the predicted pairs that the reference evidence contradicts out of
-            the premises of recall, the proxy and the combined score's alignments
-            (:mod:`ev2r.metric.contradiction`; NLI verifier only); False reads them as any pair.
-        admission: the learned reading of non-evidence of the admission stage (:mod:`ev2r.metric.admission`):
-            ``"bundled"`` (default: :data:`ev2r.metric.admission_model.MODEL_NAME`), ``"none"`` (the rules alone),
-            a folder holding a model saved by :meth:`ev2r.metric.admission_model.AdmissionModel.save`, or a model
-            object.
-        proxy_credit: credit the proxy only with what each answer adds to its question
-            (:func:`ev2r.metric.proxy.credit_over_question`).
+            ``ev2r=True`` (CLI ``--no-hybrid`` turns it off).
         cache: a folder (str or path-like, created when missing) for the on-disk cache of the verifier's pair
             probabilities and the admission reading's encodings across runs (:mod:`ev2r.verifier.cache`), or None
             (default: no cache). It changes no number's definition (not in the signature).
+
+    **Research hook** (Python API only, no ``ev2r score`` option; a value other than the default defines a score
+    that is no registered version, ``.../custom-<fingerprint>``):
+
+        threshold: P(entailment) at which a fact counts as supported, in (0, 1) (default 0.5, the paper's sec. 3.1).
+        hybrid_columns: one of :data:`HYBRID_COLUMN_MODES`: ``"weighted"`` (default) adds only the component
+            columns whose weight is above 0 (no encoder is loaded for a zero-weight ``hybrid_embedding``), ``"all"``
+            every one (what ``benchmarks/agreement/combination.py`` fits the weights on).
+        admission: the learned reading of non-evidence of the admission stage (:mod:`ev2r.metric.admission`):
+            ``"bundled"`` (default: :data:`ev2r.metric.admission_model.MODEL_NAME`), ``"none"`` (the rules alone),
+            a folder holding a model saved by :meth:`ev2r.metric.admission_model.AdmissionModel.save`, or a model
+            object (what the admission benchmarks compare).
+
+    Fixed since ev2r 2.0 (their other values are computed by commit e43eb97, release 1.9.0): the 0/1 support at
+    ``threshold`` (``support:p>=0.5``), the gold verdict as the proxy's target (``proxy:nli-gold``), no fact for an
+    Unanswerable answer (``unans:drop``), the fuzzy METEOR of the combined score's columns (``hybrid-meteor:fuzzy-v1``),
+    the contradiction veto (``+contra0.5/rw0.7``) and the lexical first stage of :data:`PREMISE_TOP_K` premises
+    (``+lex-top5``).
 
     A configuration holding ``llm_options`` (a dict) is not hashable.
 
@@ -171,34 +168,65 @@ class ScorerConfig:
         ValueError: a field outside its allowed values, naming the field and the allowed values.
     """
 
-    verifier: Any = "bundled"
-    proxy_verifier: Any = None
-    decomposer: str = "rules"
-    alpha: float = 0.5
-    threshold: float = 0.5
-    support: str = "threshold"
-    proxy_target: str = "gold"
-    unanswerable: str = "drop"
-    replay: Optional[str] = None
-    replay_model: Optional[str] = None
-    llm_options: Optional[Mapping[str, Any]] = None
-    reply_reading: Optional[str] = None
-    baselines: tuple = field(default=())
-    device: Optional[str] = None
-    batch_size: int = 32
-    dtype: str = "auto"
-    ev2r: bool = True
-    chunk_size: int = 32
-    hybrid: bool = True
-    premise_top_k: Optional[int] = 5
-    hybrid_columns: str = "weighted"
-    contradiction: bool = True
-    admission: Any = "bundled"
-    proxy_credit: bool = False
-    meteor_match: str = "fuzzy"
-    copy_reading: str = "near"
-    restatement: str = "lexical"
-    cache: Any = None
+    verifier: Any = option(
+        "bundled", cli="--model", group="models", metavar="MODEL",
+        help="NLI verifier: 'bundled' (default, English), 'edits' (the bundled one continued on edits that change or "
+             "keep a fact's meaning; opt-in, with --proxy-model bundled: docs/verifiers.md), 'fast' (3 layers "
+             "distilled from the bundled one: about 2.3x faster, lower agreement with people; "
+             "benchmarks/results/distilled_verifier.md), 'multilingual' (the shipped Czech / Slovak / multilingual "
+             "one), a local checkpoint or a Hugging Face id (e.g. MoritzLaurer/DeBERTa-v3-large-mnli-fever-anli-"
+             "ling-wanli; needs a network)")
+    proxy_verifier: Any = option(
+        None, cli="--proxy-model", metavar="SPEC", type=proxy_spec,
+        help="the proxy's own verifier (the paper's proxy is a model fine-tuned on AVeriTeC): 'averitec' (the "
+             "bundled verifier continued on AVeriTeC train pairs; CC BY-NC 4.0; reads AVeriTeC evidence better: "
+             "docs/verifiers.md), 'bundled', a local checkpoint or a Hugging Face id; default: the --model verifier "
+             "(a SPEC naming it, e.g. 'bundled' with the default --model, is the default: no separate proxy "
+             "verifier, the same signature and version)")
+    decomposer: str = option(
+        "rules", cli="--decomposer", choices=DECOMPOSERS,
+        help="atomic facts: rules = rules-v2 (declarative statements, offline; default), rules-v1 (question + "
+             "answer sentence), replay (recorded LLM outputs), llm (OpenAI-compatible server)")
+    alpha: float = option(0.5, cli="--alpha", type=float, help="Ev2R weight of F1 (default {default})")
+    threshold: float = option(0.5)
+    replay: Optional[str] = option(None, cli="--replay", metavar="FILE", group="llm",
+                                   help="recorded LLM outputs (JSONL) for --decomposer replay (--llm-model picks the "
+                                        "recorded model when the file holds several)")
+    replay_model: Optional[str] = option(None)
+    llm_options: Optional[Mapping[str, Any]] = option(None)
+    reply_reading: Optional[str] = option(
+        None, cli="--reply-reading", choices=REPLY_READINGS, group="llm",
+        help="how an LLM reply (--decomposer llm or replay) gives precision/recall: checks (the per-fact checks, "
+             "else the stated counts; default with llm), counts (the stated counts, else the checks) or strict "
+             "(both, agreeing; default with replay: the authors' recorded values)")
+    baselines: tuple = option(())
+    device: Optional[str] = option(None, cli="--device", group="models",
+                                   help="torch device (default: $EV2R_DEVICE, else cuda if available, else cpu)")
+    batch_size: int = option(32, cli="--batch-size", type=int, group="models",
+                             help="verifier batch size (default {default})")
+    dtype: str = option(
+        "auto", cli="--dtype", choices=DTYPES, group="models",
+        help="verifier precision (default auto: bf16 on CUDA or on a CPU with native bf16 -- AVX512-BF16/AMX -- else "
+             "fp32; int8 = CPU dynamic quantisation, beyond the precision bound: a custom version name, "
+             "docs/versions.md); part of the signature")
+    ev2r: bool = option(True)
+    chunk_size: int = option(32)
+    hybrid: bool = option(
+        True, cli="--no-hybrid", action="store_false",
+        help="leave out the combined score ev2r_hybrid and its columns hybrid_meteor, hybrid_embedding (default: "
+             "computed with the ev2r scorer: a fixed weighted mean of recall, proxy, Hungarian METEOR and the "
+             "Hungarian-aligned MiniLM cosine; weights in ev2r.config.HYBRID_WEIGHTS, fitted by "
+             "benchmarks/agreement/combination.py)")
+    hybrid_columns: str = option("weighted")
+    admission: Any = option("bundled")
+    cache: Any = option(
+        None, cli="--cache", metavar="DIR", group="run",
+        help="keep the verifier's pair probabilities and the admission reading's encodings in DIR (created when "
+             "missing; one SQLite file, ev2r-cache.sqlite) and read them back in later runs of the same definition: "
+             "a rerun computes only what is new. Entries are filed by verifier / encoder definition (weights, "
+             "precision, window, device, library versions): another definition's are never read. Changes no "
+             "number's definition (the signature and version name are the same); OUT.ev2r-run.json names the cache. "
+             "Default: no cache")
 
     def __post_init__(self):
         # the checks (and their order and wording) are those build_scorer always made
@@ -243,23 +271,19 @@ class ScorerConfig:
             raise ValueError(f"alpha: expected a value in [0, 1], got {self.alpha!r}")
         if not (0.0 < self.threshold < 1.0):
             raise ValueError(f"threshold: expected a value in (0, 1), got {self.threshold!r}")
-        for name, allowed in (("support", SUPPORT_MODES), ("proxy_target", PROXY_TARGETS), ("dtype", DTYPES),
-                              ("unanswerable", UNANSWERABLE_MODES), ("hybrid_columns", HYBRID_COLUMN_MODES),
-                              ("meteor_match", METEOR_MATCH_MODES), ("copy_reading", COPY_READINGS),
-                              ("restatement", RESTATEMENT_READINGS)):
+        for name, allowed in (("dtype", DTYPES), ("hybrid_columns", HYBRID_COLUMN_MODES)):
             if getattr(self, name) not in allowed:
                 raise ValueError(f"{name}: {getattr(self, name)!r} is not one of {allowed}")
         for name in ("batch_size", "chunk_size"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"{name}: must be an integer >= 1, got {value!r}")
-        object.__setattr__(self, "premise_top_k", check_premise_top_k(self.premise_top_k))
         if isinstance(self.admission, str) and not self.admission.strip():
             raise ValueError("admission: an empty spec; give 'bundled', 'none' or a folder holding a saved model")
         if not isinstance(self.admission, str) and not callable(getattr(self.admission, "predict_proba", None)):
             raise ValueError(f"admission: expected 'bundled', 'none', a model folder or an AdmissionModel, got "
                              f"{type(self.admission).__name__}")
-        for name in ("ev2r", "hybrid", "contradiction", "proxy_credit"):
+        for name in ("ev2r", "hybrid"):
             if not isinstance(getattr(self, name), bool):
                 raise ValueError(f"{name}: expected True or False, got {getattr(self, name)!r}")
         if self.device is not None and not isinstance(self.device, str):
@@ -298,6 +322,11 @@ class ScorerConfig:
     def field_names(cls) -> tuple[str, ...]:
         """The option names a configuration takes, in declaration order."""
         return tuple(f.name for f in dataclasses.fields(cls))
+
+    @classmethod
+    def cli_fields(cls) -> tuple[dataclasses.Field, ...]:
+        """The fields that have a command-line option (metadata ``cli``, :func:`option`), in declaration order."""
+        return tuple(f for f in dataclasses.fields(cls) if f.metadata.get("cli"))
 
 
 #: The library's defaults (Ev2R paper settings with the bundled verifier and rule-based facts).

@@ -152,7 +152,8 @@ class PremiseReason:
             [0, 1], summing to 1 (rounded to 6 places); exactly (1, 0, 0) when the premise is a copy of the
             fact's own pair (``ev2r.metric.reference``, ``+twin``: set by that rule, not read by the verifier).
         n_premises: premises the hypothesis could be checked against (the other side's evidence pairs).
-        n_checked: of them, those sent to the verifier (premise pruning, ``premise_top_k``, keeps the rest out).
+        n_checked: of them, those sent to the verifier (premise pruning, :data:`ev2r.config.PREMISE_TOP_K`, keeps the
+            rest out).
     """
 
     side: str

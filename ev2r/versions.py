@@ -91,7 +91,7 @@ _DIGEST = re.compile(r"^[0-9a-f]{10}$")
 #: What each digest field hashes, for the messages that name a field where a run differs from a version.
 DIGEST_MEANING = {"const": "the declared scoring constants", "hybrid-const": "the combination's constants",
                   "data": "the admission model's weights and settings and the package's data files, by content "
-                          "(--admission DIR)"}
+                          "(ScorerConfig.admission)"}
 
 #: Versioned name -> the score column it names.
 SCORE_COLUMNS = {"ev2r-hybrid": "ev2r_hybrid", "ev2r": "ev2r"}

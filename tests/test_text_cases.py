@@ -122,7 +122,7 @@ def test_cr_crlf_and_lf_evidence_parse_alike():
 ])
 def test_scores_of_equal_text_are_equal_and_never_silent_zeros(tmp_path, capsys, tiny_nli_model, name, groups):
     out = tmp_path / "scores.jsonl"
-    code, _, err = run(capsys, "score", case(name), "--model", tiny_nli_model, "-o", out, "--with-facts",
+    code, _, err = run(capsys, "score", case(name), "--model", tiny_nli_model, "-o", out, "--explain",
                        "--no-progress", "--dtype", "fp32")
     assert code == 0, err
     assert "no reference" not in err
@@ -261,8 +261,11 @@ def test_unneeded_unreadable_label_warns_with_a_count_and_the_run_goes_on(tmp_pa
                              "--no-progress")
     assert code == 0, err
     assert json.loads(out)["n_failed"] == 0
-    code, _, err = run(capsys, "score", p, "--scorer", "hu-meteor", "--proxy-target", "human", "--nltk-data", nltk_data)
-    assert code == 2 and "human_label" in err and "row 0" in err  # the run that needs it stops, naming the row
+    from ev2r.io.readers import InputError
+
+    # a caller that needs the field (no score does since 2.0, --proxy-target human left) stops, naming the row
+    with pytest.raises(InputError, match=r"row 0 \(line 1, id .lbl-1.\): human_label: unknown verdict"):
+        read_items(p, strict_labels=("human_label",))
 
 
 # -- ties in ranking ----------------------------------------------------------------------------

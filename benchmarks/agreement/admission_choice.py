@@ -1,8 +1,8 @@
 """How the learned reading of non-evidence enters the default: ``benchmarks/results/admission_choice.md``.
 
 Each variant is a directory of ``ev2r score -o`` rows for both development rating sets (``--variant
-NAME=PREFIX``: ``PREFIX_86.jsonl`` and ``PREFIX_144.jsonl``, scored with ``--scorer ev2r --scorer hu-meteor
---hybrid-columns all --admission SPEC``). For each, Spearman of the main scores with semantic coverage and
+NAME=PREFIX``: ``PREFIX_86.jsonl`` and ``PREFIX_144.jsonl``, scored with ``python benchmarks/agreement/score_with.py
+hybrid_columns=all admission=SPEC -- INPUT -o ... --scorer ev2r --scorer hu-meteor``). For each, Spearman of the main scores with semantic coverage and
 verdict agreement on both sets, with 95% percentile bootstrap CIs (rows resampled, seeded). The default is the
 variant with the best smaller-of-two-sets Ev2R agreement among those whose gaming is closed
 (``gaming_heldout.md``); the held-out families choose nothing.

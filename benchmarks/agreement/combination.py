@@ -1,12 +1,13 @@
 """Weights of the combined score ``ev2r_hybrid``, fitted on BOTH dev rating sets.
 
-    ev2r score ../shared/data/ev2r_human_eval/averitec_manual_eval_subset.jsonl -o S86.jsonl --json --hybrid-columns all \
-        --scorer ev2r --scorer hu-meteor
-    ev2r score ../shared/data/ev2r_human_eval/averitec_shared_task_dev.jsonl -o S144.jsonl --json --hybrid-columns all \
-        --scorer ev2r --scorer hu-meteor
+    python benchmarks/agreement/score_with.py hybrid_columns=all -- ../shared/data/ev2r_human_eval/averitec_manual_eval_subset.jsonl \
+        -o S86.jsonl --json --scorer ev2r --scorer hu-meteor
+    python benchmarks/agreement/score_with.py hybrid_columns=all -- ../shared/data/ev2r_human_eval/averitec_shared_task_dev.jsonl \
+        -o S144.jsonl --json --scorer ev2r --scorer hu-meteor
     python benchmarks/agreement/combination.py --scores-86 S86.jsonl --scores-144 S144.jsonl
 
-Reads the per-item rows of ``ev2r score -o`` (they carry the component columns of
+(``score_with.py`` is ``ev2r score`` with the research hook's ``hybrid_columns="all"``: every component column,
+the zero-weight ones too.) Reads the per-item rows of ``ev2r score -o`` (they carry the component columns of
 :data:`ev2r.config.HYBRID_COMPONENTS`: ``recall``, ``proxy``, ``hu_meteor``, ``hybrid_embedding``) and
 the rating files (``human_ratings.semantic_coverage``, ``verdict_agreement``), joined on ``row``
 (rating files repeat ids; the ids are checked to agree). Rows whose status is not ok or that lack
@@ -86,8 +87,9 @@ def load_set(scores_path, ratings_path, components: Sequence[str] = HYBRID_COMPO
         by_row[r["row"]] = r
     absent = [c for c in dict.fromkeys((*components, *BASELINES)) if by_row and all(c not in r for r in by_row.values())]
     if absent:
-        raise SystemExit(f"{scores_path}: no row has {', '.join(absent)}; score with `ev2r score ... --hybrid-columns all` "
-                         "(a zero-weight component is left out by default) and --scorer ev2r --scorer hu-meteor")
+        raise SystemExit(f"{scores_path}: no row has {', '.join(absent)}; score with `python "
+                         "benchmarks/agreement/score_with.py hybrid_columns=all -- INPUT ...` (a zero-weight component "
+                         "is left out by default) and --scorer ev2r --scorer hu-meteor")
     left_out: dict = {}
     X, base, rat = [], {b: [] for b in BASELINES}, {q: [] for q in RATINGS}
     for n, h in enumerate(ratings):

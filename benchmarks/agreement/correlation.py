@@ -68,6 +68,23 @@ ANCHOR_OF = {
     "replay_gpt-3.5-turbo-1106_precision": ("atomic_reference_prec_recall", "gpt-3.5-turbo-1106", "precision"),
     "replay_gpt-3.5-turbo-1106_recall": ("atomic_reference_prec_recall", "gpt-3.5-turbo-1106", "recall"),
 }
+
+
+def human_target_proxy(proxy_scorer, items) -> list:
+    """The proxy with the annotators' verdict (``human_label``) as its target, the authors' released variant (the
+    library's ``--proxy-target human`` up to commit e43eb97, which left it in 2.0): the library's proxy of each item
+    with its gold verdict replaced by ``human_label`` (None where a row has none), so every other rule is the proxy's
+    own. A comparison only: the annotators' verdict is unknowable at scoring time."""
+    import dataclasses
+
+    from ev2r.labels import normalize_verdict
+
+    swapped = [dataclasses.replace(it, gold_label=None if it.extra.get("human_label") in (None, "")
+                                   else normalize_verdict(it.extra["human_label"], field="human_label"))
+               for it in items]
+    return [r.proxy for r in proxy_scorer.score_proxy(swapped)]
+
+
 # the ratings of the first table (the headline ratings, which the targets name); every other rating goes to the second
 HEADLINE_RATINGS = ("semantic_coverage", "verdict_agreement")
 # the order of the score rows; other columns follow in the order first seen
@@ -512,7 +529,6 @@ def main(argv=None) -> int:
     ap.add_argument("--replay", default=None, help="recorded LLM outputs: adds replayed precision/recall rows "
                     "(kept only where a recording's claim and predicted evidence are the row's)")
     ap.add_argument("--no-hu-meteor", action="store_true")
-    ap.add_argument("--support", default="threshold", choices=["threshold", "soft"])
     ap.add_argument("--decomposer", default="rules", choices=RULE_DECOMPOSERS,
                     help="atomic facts (rules = the default version)")
     ap.add_argument("--dtype", default=None, help="verifier dtype: auto, fp32, bf16, int8 (default: the verifier's default)")
@@ -574,9 +590,8 @@ def main(argv=None) -> int:
         from ev2r.metric.factory import build_scorer, get_verifier
 
         ver = get_verifier(args.model, **({"dtype": args.dtype} if args.dtype else {}))
-        scorer = build_scorer(verifier=ver, support=args.support, decomposer=args.decomposer,
+        scorer = build_scorer(verifier=ver, decomposer=args.decomposer,
                               baselines=() if args.no_hu_meteor else ("hu-meteor",))
-        human = build_scorer(verifier=ver, proxy_target="human")
         for f in to_score:
             t0 = time.time()
             scores = scorer.score(files[f])
@@ -586,7 +601,7 @@ def main(argv=None) -> int:
             cols = {k: [getattr(s, k) for s in scores] for k in ("precision", "recall", "f1", "proxy", "ev2r")}
             for k in dict.fromkeys(k for s in scores for k in s.extra_scores):
                 cols[k] = [s.extra_scores.get(k) for s in scores]
-            cols["proxy_human_target"] = [r.proxy for r in human.proxy_scorer.score_proxy(files[f])]
+            cols["proxy_human_target"] = human_target_proxy(scorer.proxy_scorer, files[f])
             columns[f].update(cols)
     if args.replay:
         from ev2r.facts.replay import ReplayReferenceScorer

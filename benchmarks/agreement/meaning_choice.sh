@@ -13,7 +13,7 @@ echo "== $NAME blind $(date +%T)"
 for s in 86 144; do
   f=$D/averitec_manual_eval_subset.jsonl; [ $s = 144 ] && f=$D/averitec_shared_task_dev.jsonl
   echo "== $NAME S$s $(date +%T)"
-  .venv/bin/ev2r score $f -o $OUT/S$s.jsonl --json --no-progress --hybrid-columns all --scorer ev2r --scorer hu-meteor --nltk-data $NLTK_DATA $ARGS > $OUT/S$s.log 2>&1
+  .venv/bin/python benchmarks/agreement/score_with.py hybrid_columns=all -- $f -o $OUT/S$s.jsonl --json --no-progress --scorer ev2r --scorer hu-meteor --nltk-data $NLTK_DATA $ARGS > $OUT/S$s.log 2>&1
 done
 echo "== $NAME oos $(date +%T)"
 .venv/bin/python benchmarks/agreement/out_of_system.py --scores-86 $OUT/S86.jsonl --scores-144 $OUT/S144.jsonl --out $OUT/oos/out_of_system > $OUT/oos.log 2>&1

@@ -1,9 +1,9 @@
 """Choosing the headline out of sample: every choice made on ratings remade without each rated system.
 
-    ev2r score ../shared/data/ev2r_human_eval/averitec_manual_eval_subset.jsonl -o S86.jsonl --json \
-        --hybrid-columns all --scorer ev2r --scorer hu-meteor
-    ev2r score ../shared/data/ev2r_human_eval/averitec_shared_task_dev.jsonl -o S144.jsonl --json \
-        --hybrid-columns all --scorer ev2r --scorer hu-meteor
+    python benchmarks/agreement/score_with.py hybrid_columns=all -- ../shared/data/ev2r_human_eval/averitec_manual_eval_subset.jsonl \
+        -o S86.jsonl --json --scorer ev2r --scorer hu-meteor
+    python benchmarks/agreement/score_with.py hybrid_columns=all -- ../shared/data/ev2r_human_eval/averitec_shared_task_dev.jsonl \
+        -o S144.jsonl --json --scorer ev2r --scorer hu-meteor
     python benchmarks/agreement/out_of_system.py --scores-86 S86.jsonl --scores-144 S144.jsonl \
         --decision benchmarks/results/out_of_system_decision.md
 
@@ -16,7 +16,8 @@ AVeriTeC baseline (the 86 rows of ``averitec_manual_eval_subset.jsonl``, two ann
 (1-5) and ``verdict_agreement`` (0/1).
 
 **The candidate family, declared before it was measured** (:data:`CANDIDATES`). Every candidate is a weighted sum
-of per-item columns that ``ev2r score --hybrid-columns all --scorer ev2r --scorer hu-meteor`` writes; a fixed
+of per-item columns that ``ev2r score --scorer ev2r --scorer hu-meteor`` writes with every component column
+(``benchmarks/agreement/score_with.py hybrid_columns=all``); a fixed
 candidate has one weight vector (nothing fitted on ratings, scored as it is), a fitted one a grid:
 
 * fixed: ``ev2r`` (the paper's 0.5 F1 + 0.5 proxy, alpha fixed by the paper), ``hu_meteor`` (the AVeriTeC

@@ -7,8 +7,9 @@ system and scored on it.
         --out benchmarks/results/history/meaning_choice_rounds/C18_verifier_choice
 
 Each ``--variant NAME=DIR`` (and ``--baseline``) is a folder of ``ev2r score -o`` rows of both development rating
-sets, ``DIR/S86.jsonl`` and ``DIR/S144.jsonl``, scored with ``--scorer ev2r --scorer hu-meteor --hybrid-columns
-all`` (``benchmarks/agreement/meaning_choice.sh`` writes them). The protocol is ``../shared/design/OUT_OF_SAMPLE.md``:
+sets, ``DIR/S86.jsonl`` and ``DIR/S144.jsonl``, scored with ``--scorer ev2r --scorer hu-meteor`` and every component
+column (``benchmarks/agreement/score_with.py hybrid_columns=all``; ``benchmarks/agreement/meaning_choice.sh`` writes
+them). The protocol is ``../shared/design/OUT_OF_SAMPLE.md``:
 
 * **the choice inside a fold** (the same rule on any set of systems): the variant that maximises the smaller, over
   the two ratings (semantic coverage, verdict agreement), of the mean over the training files of the column's
@@ -89,7 +90,8 @@ def load_family(folders: dict, column: str) -> tuple[dict, dict]:
                 why[reason] = why.get(reason, 0) + 1
         if not keep:
             raise SystemExit(f"--column {column}: no row of the {f}-row file has it in every variant (left out: {why}); "
-                             "score with --scorer ev2r --hybrid-columns all, or name a column the rows hold")
+                             "score with benchmarks/agreement/score_with.py hybrid_columns=all -- ... --scorer ev2r, "
+                             "or name a column the rows hold")
         left_out[f] = why
         system = np.array([BASELINE_SYSTEM if f == "86" else str(ratings[f][i].get("team")) for i in keep])
         rat = {q: np.array([float(ratings[f][i]["human_ratings"][q]) for i in keep]) for q in RATINGS}

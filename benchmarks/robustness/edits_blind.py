@@ -22,7 +22,7 @@ It uses ev2r only through its command line: `ev2r score FILE -o OUT --json`, the
 
     python benchmarks/robustness/edits_blind.py --nltk-data ../shared/data/nltk_data
     python benchmarks/robustness/edits_blind.py --scores OUT.jsonl      # rows of an earlier `ev2r score` of the same file
-    python benchmarks/robustness/edits_blind.py --score-args "--copy-reading exact" --out-dir DIR   # another definition
+    python benchmarks/robustness/edits_blind.py --score-args "--proxy-model averitec" --out-dir DIR   # another definition
 
 Writes benchmarks/results/edits_blind.md and edits_blind.json (with the command, date, machine and signature).
 """
@@ -231,7 +231,7 @@ def main() -> None:
     ap.add_argument("--gate", action="store_true",
                     help="exit 1 when a targeted score gets more edits wrong than GATE_MAX allows (CI)")
     ap.add_argument("--score-args", default="", metavar="ARGS",
-                    help="more options for ev2r score, one string (e.g. \"--model runs/x --copy-reading exact\")")
+                    help="more options for ev2r score, one string (e.g. \"--model runs/x --proxy-model bundled\")")
     args = ap.parse_args()
 
     items = read_jsonl(args.data)

@@ -4,7 +4,7 @@ floor under the share of meaning changes that stay within 10% at the item level.
 ``benchmarks/robustness/edits_blind.py`` edits ONE predicted answer of an item whose predicted evidence is the gold evidence,
 and asks the item's score to move more than 10% (relative) when the edit changes the meaning. The item's other
 pairs are unchanged, so even a reader that sees every change cannot always move the item that far. This script
-scores the 28 unedited items (``ev2r score --with-facts``: each atomic fact with its pair index and whether it is
+scores the 28 unedited items (``ev2r score --explain``: each atomic fact with its pair index and whether it is
 supported) and computes, for each meaning-changing edit, Ev2R (Akhtar et al. 2024, section 3: alpha F1 + (1 - alpha)
 proxy, alpha the run's own, read from its signature) under two oracle readings of the facts, with the proxy left as
 the unedited item has it:
@@ -39,7 +39,7 @@ from edits_blind import DATA, TOL, read_jsonl, run_ev2r, signature_of  # noqa: E
 
 
 def oracle_ev2r(row: dict, pair: int, mode: str, alpha: float) -> float:
-    """Ev2R of a scored unedited item (``row``: an ``ev2r score --with-facts`` row) when the facts of predicted pair
+    """Ev2R of a scored unedited item (``row``: an ``ev2r score --explain`` row) when the facts of predicted pair
     ``pair`` (and their reference twins) are read as ``mode`` says (module docstring), the proxy unchanged.
 
     Raises:
@@ -50,7 +50,7 @@ def oracle_ev2r(row: dict, pair: int, mode: str, alpha: float) -> float:
     for key in ("predicted_facts", "reference_facts"):
         facts = row.get(key) or []
         if not facts:
-            raise ValueError(f"row {row.get('id')!r}: no {key} (score with --with-facts)")
+            raise ValueError(f"row {row.get('id')!r}: no {key} (score with --explain)")
         supported = sum(bool(f["supported"]) for f in facts)
         in_pair = sum(bool(f["supported"]) for f in facts if f.get("pair_index") == pair)
         lost = min(1, in_pair) if mode == "one fact" else in_pair
@@ -79,13 +79,13 @@ def main(argv=None) -> int:
         data = Path(tmp) / "bases.jsonl"
         data.write_text("".join(json.dumps(b) + "\n" for b in bases), encoding="utf-8")
         out = Path(tmp) / "scores.jsonl"
-        cmd, summary = run_ev2r(data, out, a.nltk_data, (a.score_args + " --with-facts --no-hybrid").strip())
+        cmd, summary = run_ev2r(data, out, a.nltk_data, (a.score_args + " --explain --no-hybrid").strip())
         rows = {r["id"]: r for r in read_jsonl(out)}
         signature = signature_of(out, summary)
     fields = dict(f.split(":", 1) for f in signature.split("|") if ":" in f)
     if not fields.get("support", "").startswith("p>="):
         raise SystemExit(f"the run's support is {fields.get('support')!r}: the oracle counts supported facts, so it "
-                         "needs the thresholded support (not --support soft)")
+                         "needs the thresholded support (not the soft support of commit e43eb97)")
     alpha = float(fields["alpha"])  # the run's own Ev2R weight: the oracle and the unedited score share one definition
     bad = sorted({e["base_id"] for e in changing
                   if rows.get(e["base_id"], {}).get("status") != "ok" or rows[e["base_id"]].get("ev2r") is None})

@@ -139,8 +139,12 @@ def dev_items(n: int) -> list:
 #: Scoring modes compared side by side: "exhaustive" is how the library first scored, before the premise cap and
 #: batches by tokens (every premise, batches of a fixed number of pairs, every hybrid column); "default" is
 #: ev2r.config.DEFAULTS.
-MODES = {"exhaustive": {"premise_top_k": None, "max_batch_tokens": None, "hybrid_columns": "all"},
+#: The library checks each fact against its ev2r.config.PREMISE_TOP_K premises only (since 2.0): "every_premise" sets
+#: the built scorer's k beyond any premise count here, which is the exhaustive run.
+MODES = {"exhaustive": {"every_premise": True, "max_batch_tokens": None, "hybrid_columns": "all"},
          "default": {}}
+#: A k no evidence reaches (the rated sets hold at most a few dozen premises for one fact).
+EVERY_PREMISE = 10 ** 9
 
 
 def mode_scorer(mode: str, model: str, dtype: str, batch_size: int, cache: bool = True):
@@ -156,8 +160,12 @@ def mode_scorer(mode: str, model: str, dtype: str, batch_size: int, cache: bool 
     if not cache:
         ver.cache_size = 0
     ver._load()
-    cfg = DEFAULTS.replace(verifier=ver, **{k: v for k, v in opts.items() if k != "max_batch_tokens"})
-    return ver, build_scorer(config=cfg)
+    cfg = DEFAULTS.replace(verifier=ver, **{k: v for k, v in opts.items() if k not in ("max_batch_tokens",
+                                                                                      "every_premise")})
+    scorer = build_scorer(config=cfg)
+    if opts.get("every_premise"):
+        scorer.reference_scorer.premise_top_k = EVERY_PREMISE
+    return ver, scorer
 
 
 def scale_child(n: int, model: str, dtype: str, batch_size: int, mode: str = "default") -> dict:

@@ -6,8 +6,8 @@ import argparse
 import json
 import sys
 
-from ev2r.cli.common import check_output, input_paths
-from ev2r.config import DEFAULTS, DTYPES, LLM_DEFAULTS
+from ev2r.cli.common import VERIFIER_FIELDS, add_config_args, check_output, config_flags, config_from_args, input_paths
+from ev2r.config import LLM_DEFAULTS
 from ev2r.io.averitec import JOIN_MODES
 from ev2r.shared_task.averitec2024.scoring import METEOR_IMPLEMENTATIONS
 
@@ -64,13 +64,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("--question-prompt-file", metavar="FILE", help="Q-only judge prompt, likewise")
     g.add_argument("--dry-run", action="store_true",
                    help="print the judge requests, cached answers and estimated tokens as JSON; send nothing")
-    g.add_argument("--model", default=None, help="--judge bundled: NLI verifier, 'bundled' (default), a local "
-                                                "checkpoint or a Hugging Face id")
-    g.add_argument("--device", default=None, help="--judge bundled: torch device (default: $EV2R_DEVICE, else cuda "
-                                                  "if available, else cpu)")
-    g.add_argument("--batch-size", type=int, default=None, help="--judge bundled: verifier batch size (default 32)")
-    g.add_argument("--dtype", choices=DTYPES, default=None,
-                   help="--judge bundled: verifier precision (default auto)")
+    # the verifier's options as ev2r score's (the one option table), unset by default: given only with --judge bundled
+    add_config_args(g, VERIFIER_FIELDS, unset=True, help_prefix="--judge bundled: ")
 
 
 #: how many of the gold claims without a prediction an error message names; the file it names holds every one
@@ -115,7 +110,7 @@ def run(args) -> int:
                 "--llm-max-tokens": args.llm_max_tokens, "--llm-max-reasks": args.llm_max_reasks,
                 "--prompt-file": args.prompt_file, "--question-prompt-file": args.question_prompt_file,
                 "--dry-run": args.dry_run or None}
-    nli_only = {"--model": args.model, "--device": args.device, "--batch-size": args.batch_size, "--dtype": args.dtype}
+    nli_only = {flag: getattr(args, name) for name, flag in config_flags(VERIFIER_FIELDS).items()}
     given = [k for k, v in {"--judge": args.judge, "--recall-comparison": args.recall_comparison, **llm_only,
                             **nli_only}.items() if v is not None]
     if "2025" not in editions and given:
@@ -154,9 +149,8 @@ def run(args) -> int:
             llm_max_retries=LLM_DEFAULTS.max_retries if args.llm_max_retries is None else args.llm_max_retries,
             max_tokens=DEFAULT_MAX_TOKENS if args.llm_max_tokens is None else args.llm_max_tokens,
             max_reasks=0 if args.llm_max_reasks is None else args.llm_max_reasks, prompt_file=args.prompt_file,
-            question_prompt_file=args.question_prompt_file, verifier=args.model or DEFAULTS.verifier,
-            device=args.device, batch_size=DEFAULTS.batch_size if args.batch_size is None else args.batch_size,
-            dtype=args.dtype or DEFAULTS.dtype)
+            question_prompt_file=args.question_prompt_file,
+            **{k: v for k, v in config_from_args(args).to_dict().items() if k in VERIFIER_FIELDS})
         if args.dry_run:
             from ev2r.shared_task.averitec2025 import estimate_averitec_2025
 

@@ -4,114 +4,97 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 from typing import Any, Iterable, Optional
 
 from claimalign.files import same_file
 # re-exported: the CLI modules' names for them
 from ev2r.verifier.loading import proxy_verifier_option, verifier_key  # noqa: F401
-from ev2r.config import (COPY_READINGS, DEFAULTS, DTYPES, METEOR_MATCH_MODES, PROXY_TARGETS, RESTATEMENT_READINGS,
-                         SUPPORT_MODES)
+from ev2r.config import DEFAULTS, ScorerConfig, proxy_spec
+
+#: ``--proxy-model``'s check (:func:`ev2r.config.proxy_spec`), under the CLI's former name.
+proxy_model_arg = proxy_spec
+#: The verifier's options (``--model``, ``--device``, ``--batch-size``, ``--dtype``): every command that loads one.
+VERIFIER_FIELDS = ("verifier", "device", "batch_size", "dtype")
+#: The options that change the values of Ev2R and that ``ev2r score``, ``explain`` and ``robustness`` all take.
+METRIC_FIELDS = ("alpha", "proxy_verifier")
+
+
+def config_flags(names: Iterable[str] = ()) -> dict[str, str]:
+    """Field name -> its command-line flag (:class:`ev2r.config.ScorerConfig`'s field metadata), for ``names``
+    (default: every field that has one).
+
+    >>> config_flags(["verifier", "hybrid"])
+    {'verifier': '--model', 'hybrid': '--no-hybrid'}
+    """
+    names = tuple(names)
+    return {f.name: f.metadata["cli"] for f in ScorerConfig.cli_fields() if not names or f.name in names}
+
+
+def config_defaults(names: Iterable[str] = ()) -> dict[str, Any]:
+    """Field name -> its default (:data:`ev2r.config.DEFAULTS`), for the fields with a flag among ``names``
+    (default: all of them): what :func:`warn_ignored` compares the parsed values with."""
+    return {name: getattr(DEFAULTS, name) for name in config_flags(names)}
+
+
+def add_config_args(parser, names: Iterable[str] = (), groups: Optional[dict] = None, unset: bool = False,
+                    aliases: Optional[dict[str, Iterable[str]]] = None, help_prefix: str = "") -> None:
+    """Add the options of :class:`ev2r.config.ScorerConfig`'s fields ``names`` (default: every field with a flag) to
+    ``parser``, their flag, default, choices, type and help read from the field's metadata (:func:`ev2r.config.option`:
+    the one option table). Each option's argparse ``dest`` is the field's name (``--model`` -> ``verifier``,
+    ``--no-hybrid`` -> ``hybrid``), so :func:`config_from_args` reads them back without a mapping.
+
+    Args:
+        parser: an :class:`argparse.ArgumentParser` (or argument group).
+        names: the fields, in the order added (a name without a flag is an error).
+        groups: metadata ``group`` (``scores``, ``models``, ``run``, ``llm``) -> the argument group to add it to;
+            a group not named goes to ``parser``.
+        unset: every default None (so a command can tell a given option from one left out).
+        aliases: field name -> further flags for the same option (``{"verifier": ["--verifier"]}``).
+        help_prefix: text put before every help (``"--judge bundled: "``).
+
+    Raises:
+        ValueError: a name that is no field with a flag.
+    """
+    fields = {f.name: f for f in ScorerConfig.cli_fields()}
+    for name in tuple(names) or tuple(fields):
+        f = fields.get(name)
+        if f is None:
+            raise ValueError(f"add_config_args: {name!r} is no ScorerConfig field with a flag; those: "
+                             f"{', '.join(fields)}")
+        meta = dict(f.metadata)
+        flag, group, text = meta.pop("cli"), meta.pop("group"), meta.pop("help")
+        default = f.default
+        shown = f"{default:g}" if isinstance(default, float) else default
+        kwargs = {k: v for k, v in meta.items() if k in ("choices", "type", "metavar", "action")}
+        target = (groups or {}).get(group, parser)
+        target.add_argument(flag, *((aliases or {}).get(name, ())), dest=name, default=None if unset else default,
+                            help=help_prefix + text.replace("{default}", str(shown)), **kwargs)
+
+
+def config_from_args(args: argparse.Namespace, config: Optional[ScorerConfig] = None,
+                     **overrides: Any) -> ScorerConfig:
+    """The :class:`ev2r.config.ScorerConfig` that parsed options give: ``config`` (default
+    :data:`ev2r.config.DEFAULTS`) with every field that :func:`add_config_args` added to ``args`` (a None from
+    ``unset=True`` keeps ``config``'s value), then ``overrides`` (what a command reads from its own options:
+    ``ev2r``/``baselines`` from ``--scorer``, ``llm_options`` from ``--llm-*``). A ``proxy_verifier`` naming the
+    verifier is None (:func:`proxy_verifier_option`: no separate proxy verifier, the default's signature).
+
+    Raises:
+        ValueError: a value outside its field's allowed values (naming the field), as :class:`ScorerConfig`.
+    """
+    config = config or DEFAULTS
+    given = {f.name: getattr(args, f.name) for f in ScorerConfig.cli_fields()
+             if hasattr(args, f.name) and getattr(args, f.name) is not None}
+    values = {**given, **overrides}
+    verifier = values.get("verifier", config.verifier)
+    values["proxy_verifier"] = proxy_verifier_option(verifier, values.get("proxy_verifier", config.proxy_verifier))
+    return config.replace(**values)
 
 
 def add_verifier_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--model", default=DEFAULTS.verifier,
-                   help="NLI verifier: 'bundled' (default, English), 'edits' (the bundled one continued on edits that "
-                        "change or keep a fact's meaning; opt-in, with --proxy-model bundled: docs/verifiers.md), "
-                        "'fast' (3 layers distilled from the bundled one: "
-                        "about 2.3x faster, lower agreement with people; benchmarks/results/distilled_verifier.md), "
-                        "'multilingual' (the shipped Czech / Slovak / multilingual one), a local checkpoint or a "
-                        "Hugging Face id (e.g. MoritzLaurer/DeBERTa-v3-large-mnli-fever-anli-ling-wanli; needs a "
-                        "network)")
-    p.add_argument("--device", default=None, help="torch device (default: $EV2R_DEVICE, else cuda if available, else "
-                                                  "cpu)")
-    p.add_argument("--batch-size", type=int, default=DEFAULTS.batch_size,
-                   help=f"verifier batch size (default {DEFAULTS.batch_size})")
-    p.add_argument("--dtype", choices=DTYPES, default=DEFAULTS.dtype,
-                   help="verifier precision (default auto: bf16 on CUDA or on a CPU with native bf16 -- "
-                        "AVX512-BF16/AMX -- else fp32; int8 = CPU dynamic quantisation, beyond the precision bound: a "
-                        "custom version name, docs/versions.md); part of the signature")
-
-
-#: The options :func:`add_metric_args` adds (argparse dest -> default): what a run that loads no verifier (baselines
-#: alone) warns about when they are set (:func:`warn_ignored`).
-METRIC_OPTION_DEFAULTS = {"alpha": DEFAULTS.alpha, "threshold": DEFAULTS.threshold, "support": DEFAULTS.support,
-                          "proxy_target": DEFAULTS.proxy_target, "proxy_model": DEFAULTS.proxy_verifier,
-                          "no_contradiction": False, "admission": DEFAULTS.admission,
-                          "copy_reading": DEFAULTS.copy_reading, "restatement": DEFAULTS.restatement,
-                          "meteor_match": DEFAULTS.meteor_match}
-
-
-def proxy_model_arg(text: str) -> str:
-    """``--proxy-model``: a non-empty spec (an empty or blank one names no verifier).
-
-    >>> proxy_model_arg("averitec")
-    'averitec'
-    """
-    if not text.strip():
-        raise argparse.ArgumentTypeError(f"an empty spec ({text!r}); give 'averitec', 'bundled', 'fast', a checkpoint "
-                                         "folder or a Hugging Face id, or leave the option out (the --model verifier)")
-    return text
-
-
-def add_metric_args(p: argparse.ArgumentParser) -> None:
-    """The options that change the values of Ev2R (``ev2r score`` and ``ev2r explain`` take the same):
-    ``--alpha``, ``--threshold``, ``--support``, ``--proxy-target``, ``--proxy-model``, ``--no-contradiction``,
-    ``--admission``, ``--meteor-match``, ``--copy-reading``, ``--restatement``."""
-    p.add_argument("--alpha", type=float, default=DEFAULTS.alpha,
-                   help=f"Ev2R weight of F1 (default {DEFAULTS.alpha:g})")
-    p.add_argument("--threshold", type=float, default=DEFAULTS.threshold,
-                   help=f"P(entailment) at which a fact is supported (default {DEFAULTS.threshold:g})")
-    p.add_argument("--support", choices=SUPPORT_MODES, default=DEFAULTS.support,
-                   help="how a fact's P(entailment) becomes its support: threshold (default: 1 when P >= --threshold, "
-                        "else 0, as the paper) or soft (P itself)")
-    p.add_argument("--proxy-target", choices=PROXY_TARGETS, default=DEFAULTS.proxy_target,
-                   help="gold verdict (default) or the annotators' verdict (authors' variant, comparison only)")
-    p.add_argument("--proxy-model", default=DEFAULTS.proxy_verifier, metavar="SPEC", type=proxy_model_arg,
-                   help="the proxy's own verifier (the paper's proxy is a model fine-tuned on AVeriTeC): 'averitec' "
-                        "(the bundled verifier continued on AVeriTeC train pairs; CC BY-NC 4.0; reads AVeriTeC "
-                        "evidence better: docs/verifiers.md), 'bundled', a local checkpoint or a "
-                        "Hugging Face id; default: the --model verifier (a SPEC naming it, e.g. 'bundled' with the "
-                        "default --model, is the default: no separate proxy verifier, the same signature and version)")
-    p.add_argument("--no-contradiction", action="store_true",
-                   help="read the predicted pairs that the reference evidence contradicts as any pair (default: left "
-                        "out of the premises of recall, the proxy and the combined alignments; "
-                        "ev2r.metric.contradiction)")
-    p.add_argument("--admission", default=DEFAULTS.admission, metavar="SPEC",
-                   help="the learned reading of non-evidence in the admission stage (ev2r.metric.admission): 'bundled' "
-                        "(default), 'none' (its rules alone) or a folder holding a saved model; part of the signature")
-    p.add_argument("--copy-reading", default=DEFAULTS.copy_reading, choices=COPY_READINGS,
-                   help="how a predicted pair that copies a gold pair is read: 'near' (a near-copy, typos and synonyms "
-                        "respelled, read as the gold pair: ev2r/4), 'exact' (only a copy is the gold pair; the "
-                        "verifier reads every other pair in its own words) or 'verified' (a near-copy is the gold pair "
-                        "where the verifier reads both as saying the same thing: only as good as the verifier's "
-                        "reading of one-word changes, see docs/admission.md); part of the signature")
-    p.add_argument("--restatement", default=DEFAULTS.restatement, choices=RESTATEMENT_READINGS,
-                   help="how a predicted answer that only says the claim again is found: 'lexical' (the claim's words, "
-                        "wrapped or reworded with synonyms) or 'mutual' (also an answer the verifier reads as "
-                        "entailing the claim and entailed by it); part of the signature")
-    p.add_argument("--meteor-match", default=DEFAULTS.meteor_match, choices=METEOR_MATCH_MODES,
-                   help="how the METEOR of the combined score's columns matches words: 'exact' (nltk's METEOR) or "
-                        "'fuzzy' (also a word one edit away, and numbers as values: 'forty-five' = '45'); the "
-                        "hu-meteor baseline is always the official one")
-
-
-def premise_top_k_arg(text: str):
-    """``--premise-top-k``: ``all`` -> None (every premise), else an integer >= 1."""
-    if text.lower() == "all":
-        return None
-    if not re.fullmatch(r"[0-9]+", text) or int(text) < 1:  # plain ASCII digits: no "+2", "1_0", other scripts
-        raise argparse.ArgumentTypeError(f"expected an integer >= 1 or 'all', got {text!r}")
-    return int(text)
-
-
-def add_premise_args(p: argparse.ArgumentParser) -> None:
-    """``--premise-top-k K|all`` (:attr:`ev2r.config.ScorerConfig.premise_top_k`)."""
-    default = "all" if DEFAULTS.premise_top_k is None else DEFAULTS.premise_top_k
-    p.add_argument("--premise-top-k", type=premise_top_k_arg, default=DEFAULTS.premise_top_k, metavar="K|all",
-                   help="check each atomic fact against only its K premises (question/answer pairs of the other side) "
-                        f"of highest lexical overlap, or 'all' for every premise (exhaustive); default {default} "
-                        "(what it costs: benchmarks/results/pruning.md)")
+    """``--model``, ``--device``, ``--batch-size``, ``--dtype`` (:data:`VERIFIER_FIELDS`; dests ``verifier``,
+    ``device``, ``batch_size``, ``dtype``)."""
+    add_config_args(p, VERIFIER_FIELDS)
 
 
 def fmt(v) -> str:
@@ -243,15 +226,17 @@ def warn_ignored(command: str, args: argparse.Namespace, defaults: dict[str, Any
         args: the parsed options.
         defaults: option dest -> its default; an option whose value differs is reported.
         reason: why they are not used (``"with --scorer hu-meteor alone (no verifier is loaded)"``).
-        flags: option dest -> the flag to name where it is not ``--`` + the dest with dashes (``verifier`` ->
-            ``--model``).
+        flags: option dest -> the flag to name where it is not ``--`` + the dest with dashes; the
+            :class:`~ev2r.config.ScorerConfig` fields' flags (:func:`config_flags`: ``verifier`` -> ``--model``) are
+            known without it.
 
     Returns:
         the option names warned about (``--batch-size``, ...), in ``defaults`` order.
     """
     import sys
 
-    given = [(flags or {}).get(name, f"--{name.replace('_', '-')}") for name, default in defaults.items()
+    flags = {**config_flags(), **(flags or {})}
+    given = [flags.get(name, f"--{name.replace('_', '-')}") for name, default in defaults.items()
              if getattr(args, name, default) != default]
     if given:
         print(f"{command}: warning: {', '.join(given)} not used {reason}", file=stream or sys.stderr)

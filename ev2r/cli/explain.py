@@ -26,8 +26,7 @@ import sys
 import textwrap
 from typing import Optional
 
-from ev2r.cli.common import add_metric_args, add_premise_args, add_verifier_args, proxy_verifier_option
-from ev2r.config import DEFAULTS
+from ev2r.cli.common import METRIC_FIELDS, VERIFIER_FIELDS, add_config_args, config_from_args
 from ev2r.reporting.reasons import ev2r_terms, hybrid_terms, proxy_breakdown, reading, run_weights
 
 
@@ -47,9 +46,7 @@ def add_arguments(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
                         "ev2r_hybrid bit for bit (an item scores the same alone or batched; the calibrated graded_* "
                         "columns can differ in the 5th decimal)")
     p.add_argument("--width", type=int, default=100, help="line width of the text (default 100)")
-    add_verifier_args(p)
-    add_metric_args(p)
-    add_premise_args(p)
+    add_config_args(p, VERIFIER_FIELDS + METRIC_FIELDS)  # as ev2r score's (the one option table)
     return p
 
 
@@ -125,6 +122,8 @@ def render(item, row: dict, width: int = 100, weights: Optional[tuple] = None) -
     """
     if weights is None:
         from ev2r.config import HYBRID_COMPONENTS, HYBRID_WEIGHTS
+
+        from ev2r.config import DEFAULTS
 
         weights = (DEFAULTS.alpha, [(c, w) for c, w in zip(HYBRID_COMPONENTS, HYBRID_WEIGHTS) if w > 0])
     alpha, hybrid = weights
@@ -236,14 +235,8 @@ def run(args, stdout=None) -> int:
                          f"{', ...' if len(items) > 8 else ''})")
     rows, signature = _rows_from_scores(args.scores, chosen) if args.scores else (None, None)
     if rows is None:
-        print(f"ev2r explain: loading verifier {args.model} ...", file=sys.stderr)
-        scorer = build_scorer(verifier=args.model, device=args.device, batch_size=args.batch_size, dtype=args.dtype,
-                              premise_top_k=args.premise_top_k, alpha=args.alpha, threshold=args.threshold,
-                              support=args.support, proxy_target=args.proxy_target,
-                              contradiction=not args.no_contradiction,
-                              proxy_verifier=proxy_verifier_option(args.model, args.proxy_model),
-                              admission=args.admission, meteor_match=args.meteor_match, copy_reading=args.copy_reading,
-                              restatement=args.restatement)
+        print(f"ev2r explain: loading verifier {args.verifier} ...", file=sys.stderr)
+        scorer = build_scorer(config_from_args(args))
         rows = [score_row(it, s, "explain") for it, s in zip(chosen, scorer.score(chosen))]
         signature = str(scorer.signature())
     weights = run_weights(signature)  # the formulas with this run's alpha and weights (--alpha, --score-version)

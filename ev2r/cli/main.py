@@ -1,8 +1,8 @@
 """The ``ev2r`` command line.
 
     ev2r score INPUT [-o OUT.jsonl] [--json] [--model M] [--decomposer rules|rules-v1|rules-v2|replay|llm]
-                     [--replay FILE] [--replay-model M] [--scorer ev2r|hu-meteor] [--alpha A] [--dtype D]
-                     [--engine local|ray] [--ray-address ADDR] [--workers N]
+                     [--replay FILE] [--llm-model M] [--scorer ev2r|hu-meteor] [--alpha A] [--dtype D]
+                     [--engine local|ray] [--workers N]     (a Ray cluster: $RAY_ADDRESS)
     ev2r explain INPUT --id ID [--json] [--model M]
     ev2r report SCORES.jsonl -o REPORT.html [--input ITEMS] [--compare OTHER.jsonl]
     ev2r compare BASELINE.jsonl SYSTEM.jsonl [SYSTEM2.jsonl ...] [--columns C,...] [--json]

@@ -23,10 +23,13 @@ import sys
 from typing import Optional, Sequence, TextIO
 
 from adversarial.perturbations import GAMING_STRATEGIES, PERTURBATIONS
-from ev2r.config import DEFAULTS, DTYPES, HYBRID_COLUMN_MODES
+from ev2r.config import DEFAULTS
 from adversarial.suite import FAIL_MODES, Scorer
-from ev2r.cli.common import (METRIC_OPTION_DEFAULTS, add_metric_args, add_premise_args, proxy_verifier_option,
-                              warn_ignored)
+from ev2r.cli.common import METRIC_FIELDS, add_config_args, config_defaults, config_from_args, warn_ignored
+
+#: The scorer configuration's options ``ev2r robustness`` takes (:func:`ev2r.cli.common.add_config_args`): the
+#: verifier, its precision, the decomposer and those that change Ev2R's values (as ``ev2r score``'s).
+CONFIG_FIELDS = ("verifier", "decomposer", "dtype") + METRIC_FIELDS
 
 SCORERS = ("ev2r", "bleu", "edit", "hu_meteor")
 #: What ``--suite`` runs: the perturbations (meaning kept or damaged) or the gaming strategies.
@@ -67,22 +70,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
                         help="use each item's reference evidence as its predicted evidence too (the base is "
                              "then gold vs gold, as in the Ev2R paper's checklist tests)")
     parser.add_argument("--references", default=None, help="AVeriTeC gold file to join a predictions file with")
-    parser.add_argument("--model", "--verifier", dest="verifier", default=DEFAULTS.verifier,
-                        help="the NLI verifier of the ev2r scorer, as --model of ev2r score (bundled, fast, "
-                             "multilingual, a checkpoint path or a Hugging Face id); --verifier is the older spelling "
-                             "of the same option")
-    parser.add_argument("--decomposer", default=DEFAULTS.decomposer, help="ev2r scorer: decomposer (default: rules = "
-                                                                          "rules-v2)")
-    parser.add_argument("--dtype", default=DEFAULTS.dtype, choices=DTYPES,
-                        help="ev2r scorer: verifier precision (default auto: bf16 where native, else fp32)")
-    # the options that change Ev2R's values are ev2r score's own (--alpha, --threshold, --support, --proxy-target,
-    # --proxy-model, --no-contradiction, --admission, --copy-reading, --restatement, --meteor-match): any definition
-    # ev2r score computes can be tested here
-    add_metric_args(parser)
-    add_premise_args(parser)
-    parser.add_argument("--hybrid-columns", choices=HYBRID_COLUMN_MODES, default=DEFAULTS.hybrid_columns,
-                        help="ev2r scorer: which components of ev2r_hybrid get their own column (and robustness "
-                             "checks): weighted (default; those with a weight above 0) or all")
+    # the ev2r scorer's options are ev2r score's own (the one option table; --verifier is the older spelling of
+    # --model): any definition ev2r score computes can be tested here
+    add_config_args(parser, CONFIG_FIELDS, aliases={"verifier": ("--verifier",)}, help_prefix="ev2r scorer: ")
     parser.add_argument("--nltk-data", default=None,
                         help="folder with nltk data (corpora/wordnet) for the synonyms perturbation and METEOR; "
                              "default: NLTK_DATA / nltk's usual folders")
@@ -158,12 +148,8 @@ def build_scorer(names: Sequence[str], args: argparse.Namespace) -> Scorer:
         # checked whatever the scorer, so a bad value is never silently ignored
         raise ValueError(f"--alpha: must be a number in [0, 1], got {alpha!r}")
     if "ev2r" not in names:
-        warn_ignored("ev2r robustness", args, {"verifier": DEFAULTS.verifier, "decomposer": DEFAULTS.decomposer,
-                                               "dtype": DEFAULTS.dtype, "premise_top_k": DEFAULTS.premise_top_k,
-                                               "hybrid_columns": DEFAULTS.hybrid_columns,
-                                               **METRIC_OPTION_DEFAULTS},
-                     f"with --scorer {','.join(names)} (they configure the ev2r scorer only)",
-                     flags={"verifier": "--model"})
+        warn_ignored("ev2r robustness", args, config_defaults(CONFIG_FIELDS),
+                     f"with --scorer {','.join(names)} (they configure the ev2r scorer only)")
     parts = []
     signature: Optional[str] = None
     for n in names:
@@ -172,11 +158,7 @@ def build_scorer(names: Sequence[str], args: argparse.Namespace) -> Scorer:
         if n == "ev2r":
             from ev2r.metric.factory import make_item_scorer
 
-            part = make_item_scorer(verifier=args.verifier, decomposer=args.decomposer, alpha=args.alpha,
-                                    dtype=getattr(args, "dtype", "auto"),
-                                    premise_top_k=getattr(args, "premise_top_k", DEFAULTS.premise_top_k),
-                                    hybrid_columns=getattr(args, "hybrid_columns", DEFAULTS.hybrid_columns),
-                                    **metric_options(args))
+            part = make_item_scorer(config_from_args(args))
             signature = str(part.scorer.signature())  # type: ignore[attr-defined]
             parts.append(part)
         else:
@@ -185,18 +167,6 @@ def build_scorer(names: Sequence[str], args: argparse.Namespace) -> Scorer:
     if signature is not None:
         out.ev2r_signature = signature  # type: ignore[attr-defined]  # into the report's settings
     return out
-
-
-def metric_options(args: argparse.Namespace) -> dict:
-    """The scorer keywords (:func:`ev2r.metric.factory.build_scorer`) that :func:`ev2r.cli.common.add_metric_args`'s
-    options give, but ``alpha`` (passed apart); an option missing from ``args`` (a namespace built by hand) takes
-    its default."""
-    get = lambda name: getattr(args, name, getattr(DEFAULTS, name))  # noqa: E731
-    return dict(threshold=get("threshold"), support=get("support"), proxy_target=get("proxy_target"),
-                proxy_verifier=proxy_verifier_option(getattr(args, "verifier", DEFAULTS.verifier),
-                                                     getattr(args, "proxy_model", DEFAULTS.proxy_verifier)),
-                contradiction=not getattr(args, "no_contradiction", False), admission=get("admission"),
-                meteor_match=get("meteor_match"), copy_reading=get("copy_reading"), restatement=get("restatement"))
 
 
 def run(args: argparse.Namespace, scorer: Optional[Scorer] = None,
@@ -238,13 +208,11 @@ def run(args: argparse.Namespace, scorer: Optional[Scorer] = None,
     except ValueError as e:
         return fail(str(e))
     # the verdict the ev2r scorer's proxy needs is checked for every row here, before any model loads (as ev2r score)
-    proxy_target = getattr(args, "proxy_target", DEFAULTS.proxy_target)
-    need = ("human_label" if proxy_target == "human" else "gold_label") if "ev2r" in names else None
+    need = "gold_label" if "ev2r" in names else None
     try:
         from ev2r.io.readers import read_items
 
-        items = read_items(args.input, references=args.references,
-                           strict_labels=("human_label",) if need == "human_label" else (), require_label=need)
+        items = read_items(args.input, references=args.references, require_label=need)
     except (OSError, ValueError) as e:
         return fail(f"cannot read {args.input}: {e}")
     if not items:

@@ -8,10 +8,9 @@ import math
 import sys
 
 from ev2r.cli.helpfmt import two_level_help
-from ev2r.cli.common import (METRIC_OPTION_DEFAULTS, add_metric_args, add_premise_args, add_verifier_args, check_output,
-                             fmt, input_paths, warn_ignored)
-from ev2r.config import (DECOMPOSERS, DEFAULTS, HYBRID_COLUMN_MODES, LLM_DEFAULTS, REPLY_READINGS, SCORER_NAMES,
-                         UNANSWERABLE_MODES)
+from ev2r.cli.common import (add_config_args, check_output, config_defaults, config_from_args, fmt, input_paths,
+                             warn_ignored)
+from ev2r.config import DEFAULTS, LLM_DEFAULTS, SCORER_NAMES
 
 
 #: The options ``ev2r score -h`` shows (one screen); ``--help-all`` lists every one.
@@ -37,9 +36,28 @@ SHORT_HELP = {
 }
 
 
+def llm_price_arg(text: str) -> tuple[float, float]:
+    """``--llm-price IN,OUT``: USD per million prompt and completion tokens, two finite numbers >= 0.
+
+    >>> llm_price_arg("2.5,10")
+    (2.5, 10.0)
+    """
+    parts = text.split(",")
+    try:
+        values = tuple(float(v) for v in parts)
+    except ValueError:
+        values = ()
+    if len(values) != 2 or not all(math.isfinite(v) and v >= 0 for v in values):
+        raise argparse.ArgumentTypeError(f"expected IN,OUT: two finite prices >= 0 in USD per million prompt and "
+                                         f"completion tokens (e.g. 2.5,10), got {text!r}")
+    return values  # type: ignore[return-value]
+
+
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """The ``score`` command's options, in argument groups (common ones first); ``-h`` shows the common
-    ones (:data:`COMMON_OPTIONS`), ``--help-all`` every one (:func:`ev2r.cli.helpfmt.two_level_help`)."""
+    ones (:data:`COMMON_OPTIONS`), ``--help-all`` every one (:func:`ev2r.cli.helpfmt.two_level_help`). The options
+    that configure the scorer come from :class:`ev2r.config.ScorerConfig`'s field metadata
+    (:func:`ev2r.cli.common.add_config_args`)."""
     g_io = p.add_argument_group("inputs and outputs")
     g_io.add_argument("input", help="JSONL (id, claim, predicted_evidence, reference_evidence, gold_label), "
                                     "FEVER/VitaminC JSONL, or AVeriTeC JSON")
@@ -48,12 +66,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     g_io.add_argument("--references", help="AVeriTeC gold JSON to join an AVeriTeC predictions file with")
     g_io.add_argument("--limit", type=int, help="score only the first N rows")
     g_io.add_argument("--explain", action="store_true",
-                      help="-o rows carry the reasons (implies --with-facts): each fact's deciding premise "
-                           "(decided_by: side, pair_index, premise, entailment/neutral/contradiction, n_premises, "
-                           "n_checked), the proxy's premises and deciding pair (proxy_premises, proxy_decided_by) and "
-                           "the hybrid's alignment (hybrid_alignment); the scores are the same. Read one item with "
-                           "`ev2r explain`")
-    g_io.add_argument("--with-facts", action="store_true", help="include atomic facts and their support in -o rows")
+                      help="-o rows carry the atomic facts with their support and the reasons: each fact's deciding "
+                           "premise (decided_by: side, pair_index, premise, entailment/neutral/contradiction, "
+                           "n_premises, n_checked), the proxy's premises and deciding pair (proxy_premises, "
+                           "proxy_decided_by) and the hybrid's alignment (hybrid_alignment); the scores are the same. "
+                           "Read one item with `ev2r explain`")
     g_io.add_argument("--nltk-data", default=None, metavar="DIR",
                       help="nltk data folder (punkt_tab, WordNet) for --scorer hu-meteor; default: $NLTK_DATA")
     g_scores = p.add_argument_group("the scores")
@@ -62,21 +79,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                                "Ev2R (loads the verifier); hu-meteor = AVeriTeC's Hungarian METEOR, hu_meteor "
                                "(question+answer) and hu_meteor_q. '--scorer hu-meteor' alone loads no model; "
                                "'--scorer ev2r --scorer hu-meteor' gives both")
-    g_scores.add_argument("--no-hybrid", action="store_true",
-                          help="leave out the combined score ev2r_hybrid and its columns hybrid_meteor, "
-                               "hybrid_embedding (default: computed with the ev2r scorer: a fixed weighted mean of "
-                               "recall, proxy, Hungarian METEOR and the Hungarian-aligned MiniLM cosine; weights in "
-                               "ev2r.config.HYBRID_WEIGHTS, fitted by benchmarks/agreement/combination.py)")
     g_scores.add_argument("--score-version", metavar="NAME/N", default=None,
                           help="pin the run to a registered score version (e.g. ev2r-hybrid/4; docs/versions.md): "
                                "refused before any work when this release does not compute it (the message names the "
                                "commit that does) or when the options given define another score")
-    add_metric_args(g_scores)
-    g_scores.add_argument("--decomposer", choices=DECOMPOSERS, default=DEFAULTS.decomposer,
-                          help="atomic facts: rules = rules-v2 (declarative statements, offline), rules-v1 (question + "
-                               "answer sentence), replay (recorded LLM outputs), llm (OpenAI-compatible server)")
     g_models = p.add_argument_group("models")
-    add_verifier_args(g_models)
     g_run = p.add_argument_group("run control")
     g_run.add_argument("--no-progress", action="store_true",
                        help="no progress on stderr (default: a bar on a terminal, else a plain line every 10%% or "
@@ -85,33 +92,18 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                        help="with -o: score every item afresh; OUT is replaced by this run's rows at the end (kept "
                             "until then), OUT.part emptied. Deletes nothing, and replaces only files ev2r score wrote "
                             "(score rows, its run record): another tool's file, a device or a FIFO is refused by name")
-    g_run.add_argument("--cache", metavar="DIR", default=DEFAULTS.cache,
-                       help="keep the verifier's pair probabilities and the admission reading's encodings in DIR "
-                            "(created when missing; one SQLite file, ev2r-cache.sqlite) and read them back in later "
-                            "runs of the same definition: a rerun computes only what is new. Entries are filed by "
-                            "verifier / encoder definition (weights, precision, window, device, library versions): "
-                            "another definition's are never read. Changes no number's definition (the signature and "
-                            "version name are the same); OUT.ev2r-run.json names the cache. Default: no cache")
     g_run.add_argument("--engine", choices=["local", "ray"], default="local",
                        help="local (default): score in this process; ray: a Ray Data actor pool, one loaded scorer per "
-                            "actor, the same numbers and row order (needs pip install 'ev2r[ray]'). With -o, either "
-                            "engine keeps rows in OUT.part as they are scored and a rerun with the same options "
-                            "resumes: it skips rows of OUT whose item_hash and status ok match")
-    g_run.add_argument("--ray-address", metavar="ADDR", default=None,
-                       help="--engine ray: cluster to join (e.g. ray://head:10001 or auto); default: $RAY_ADDRESS, "
-                            "else a local Ray instance started for this run")
+                            "actor, the same numbers and row order (needs pip install 'ev2r[ray]'; joins the cluster "
+                            "$RAY_ADDRESS names, e.g. ray://head:10001 or auto, else starts a local Ray instance). "
+                            "With -o, either engine keeps rows in OUT.part as they are scored and a rerun with the "
+                            "same options resumes: it skips rows of OUT whose item_hash and status ok match")
     g_run.add_argument("--workers", type=int, default=None, metavar="N",
                        help="--engine ray: scorer actors, 1 CPU each (default: the cluster's CPUs)")
     g_llm = p.add_argument_group("LLM facts (--decomposer llm or replay)")
-    g_llm.add_argument("--replay", help="recorded LLM outputs (JSONL) for --decomposer replay")
-    g_llm.add_argument("--replay-model", help="which recorded model to replay (when the file holds several)")
-    g_llm.add_argument("--reply-reading", choices=REPLY_READINGS, default=None,
-                       help="how an LLM reply (--decomposer llm or replay) gives precision/recall: checks (the "
-                            "per-fact checks, else the stated counts; default with llm), counts (the stated counts, "
-                            "else the checks) or strict (both, agreeing; default with replay: the authors' recorded "
-                            "values)")
     g_llm.add_argument("--llm-base-url", help="OpenAI-compatible server for --decomposer llm")
-    g_llm.add_argument("--llm-model", help="model name on that server")
+    g_llm.add_argument("--llm-model", help="model name on that server; with --decomposer replay, which recorded model "
+                                           "to replay (when the file holds several)")
     g_llm.add_argument("--llm-cache", help="on-disk cache folder for LLM answers")
     g_llm.add_argument("--llm-offline", action="store_true", help="serve LLM answers only from the cache")
     g_llm.add_argument("--llm-constrain", action="store_true",
@@ -124,22 +116,23 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     g_llm.add_argument("--dry-run", action="store_true",
                        help="with --decomposer llm: print the requests, cached answers, estimated tokens and cost; "
                             "send nothing")
-    g_llm.add_argument("--llm-price-in", type=float, help="USD per million prompt tokens, for --dry-run's cost")
-    g_llm.add_argument("--llm-price-out", type=float, help="USD per million completion tokens, for --dry-run's cost")
-    g_advanced = p.add_argument_group("advanced")
-    g_advanced.add_argument("--unanswerable", choices=UNANSWERABLE_MODES, default=DEFAULTS.unanswerable,
-                            help="AVeriTeC's Unanswerable answers ('No answer could be found.') with a rules "
-                                 "decomposer: drop (no fact, no premise) or statement (one fact saying so); default "
-                                 f"{DEFAULTS.unanswerable}")
-    g_advanced.add_argument("--hybrid-columns", choices=HYBRID_COLUMN_MODES, default=DEFAULTS.hybrid_columns,
-                            help="weighted (default): only the ev2r_hybrid component columns with a weight above 0; "
-                                 "all: every one (hybrid_embedding too: what benchmarks/agreement/combination.py "
-                                 "fits the weights on)")
-    add_premise_args(g_advanced)
+    g_llm.add_argument("--llm-price", type=llm_price_arg, default=None, metavar="IN,OUT",
+                       help="USD per million prompt and completion tokens, for --dry-run's cost (e.g. 2.5,10)")
+    add_config_args(p, groups={"scores": g_scores, "models": g_models, "run": g_run, "llm": g_llm})
     two_level_help(p, COMMON_OPTIONS, SHORT_HELP, usage="INPUT [-o OUT.jsonl] [--json] [options]")
 
 
-def run(args) -> int:
+def run(args, config=None) -> int:
+    """``ev2r score``: read the items, score them (resuming ``-o``), print the summary. Returns the exit status (0;
+    1 when every item failed; 2 is raised as a ValueError / InputError / OSError that ``ev2r.cli.main`` reports).
+
+    Args:
+        args: the parsed options (:func:`add_arguments`).
+        config: the :class:`ev2r.config.ScorerConfig` the options apply to (None: :data:`ev2r.config.DEFAULTS`).
+            The research hook's way into the command: a configuration with ``hybrid_columns``, ``admission`` or
+            ``threshold`` set, which ``ev2r score`` has no option for (``benchmarks/agreement/score_with.py``;
+            docs/api.md).
+    """
     from ev2r.engines.runs import RunInterrupted
     from ev2r.io.readers import read_items
 
@@ -158,7 +151,7 @@ def run(args) -> int:
                  "is printed either way)")
     from ev2r.engines.ray_engine import check_engine_options
 
-    check_engine_options(args.engine, args.ray_address, args.workers)
+    check_engine_options(args.engine, None, args.workers)
     if getattr(args, "cache", None) is not None and (args.scorer is None or "ev2r" in args.scorer):
         from ev2r.verifier.cache import DiskCache
 
@@ -167,15 +160,9 @@ def run(args) -> int:
         from ev2r.versions import require_computable
 
         require_computable(args.score_version)
-    for opt in ("llm_price_in", "llm_price_out"):
-        v = getattr(args, opt, None)
-        if v is not None and not (math.isfinite(v) and v >= 0):
-            raise ValueError(f"--{opt.replace('_', '-')}: must be a finite price >= 0 (USD per 1M tokens), got {v}")
     # the verdict the proxy needs is checked for every row here, before any model loads
-    need = (("human_label" if args.proxy_target == "human" else "gold_label")
-            if args.scorer is None or "ev2r" in args.scorer else None)
-    items = read_items(args.input, references=args.references, limit=args.limit,
-                       strict_labels=("human_label",) if args.proxy_target == "human" else (), require_label=need)
+    need = "gold_label" if args.scorer is None or "ev2r" in args.scorer else None
+    items = read_items(args.input, references=args.references, limit=args.limit, require_label=need)
     if args.scorer is None or "ev2r" in args.scorer:
         from ev2r.verifier.loading import warn_non_english
 
@@ -183,7 +170,7 @@ def run(args) -> int:
 
         by_row = {it.row: it for it in items}  # named by row, line and id, as every message about a row
         warn_non_english({it.row: " ".join((it.claim, it.predicted_evidence.render(), it.reference_evidence.render()))
-                          for it in items}, args.model,
+                          for it in items}, args.verifier,
                           where=lambda n: row_ref(n, by_row[n].line, f"id {by_row[n].id}"))
     from ev2r.cli.progress import Progress
 
@@ -193,7 +180,7 @@ def run(args) -> int:
 
     wanted = args.scorer or ["ev2r"]
     _warn_ignored_options(args, wanted)
-    options = scorer_options(args)
+    options = scorer_options(args, config)
     llm_options = _llm_options(args)
     if args.score_version is not None:  # what the options define is known now: a pin they break ends here, before work
         from ev2r.metric.factory import build_scorer
@@ -206,7 +193,8 @@ def run(args) -> int:
         from ev2r.llm import LLMReferenceScorer
 
         llm_scorer = LLMReferenceScorer(**llm_options, scores_from=args.reply_reading or "checks")
-        est = llm_scorer.estimate(items, args.llm_price_in, args.llm_price_out)
+        price_in, price_out = args.llm_price or (None, None)
+        est = llm_scorer.estimate(items, price_in, price_out)
         if bar is not None:
             bar.close()
         print(json.dumps(est.to_dict()))
@@ -223,29 +211,25 @@ def run(args) -> int:
             bar.close()
 
 
-def scorer_options(args) -> dict:
-    """The scorer options (the keywords of :func:`ev2r.metric.factory.build_scorer`, and what the run record
-    keeps) that the options of ``ev2r score`` give; nothing is loaded. A ``--proxy-model`` that names the
-    ``--model`` verifier is no separate proxy verifier (:func:`ev2r.cli.common.proxy_verifier_option`): the
-    run's signature and version are the default's."""
-    from ev2r.cli.common import proxy_verifier_option
+def scorer_options(args, config=None) -> dict:
+    """The scorer options (the fields of :class:`ev2r.config.ScorerConfig`, the keywords of
+    :func:`ev2r.metric.factory.build_scorer`, and what the run record keeps) that the options of ``ev2r score`` give
+    (:func:`ev2r.cli.common.config_from_args`, with ``ev2r``/``baselines`` from ``--scorer``, ``llm_options`` from
+    ``--llm-*`` and ``replay_model`` from ``--llm-model`` with ``--decomposer replay``); nothing is loaded. A
+    ``--proxy-model`` that names the ``--model`` verifier is no separate proxy verifier: the run's signature and
+    version are the default's. The baselines alone read none of the metric's options: the record keeps the defaults
+    then, so that such an output resumes whatever they were set to (they are warned as ignored). ``config``: the
+    configuration the options apply to (:func:`run`; None: :data:`ev2r.config.DEFAULTS`).
 
+    Raises:
+        ValueError: an option value the configuration refuses, naming the field.
+    """
     wanted = args.scorer or ["ev2r"]
-    llm_options = _llm_options(args)
-    options = dict(verifier=args.model, decomposer=args.decomposer, alpha=args.alpha, threshold=args.threshold,
-                support=args.support, proxy_target=args.proxy_target, replay=args.replay,
-                replay_model=args.replay_model, llm_options=llm_options,
-                baselines=[s for s in wanted if s != "ev2r"], device=args.device, batch_size=args.batch_size,
-                dtype=args.dtype, ev2r="ev2r" in wanted, unanswerable=args.unanswerable, hybrid=not args.no_hybrid,
-                premise_top_k=args.premise_top_k, hybrid_columns=args.hybrid_columns,
-                reply_reading=args.reply_reading, contradiction=not args.no_contradiction,
-                proxy_verifier=proxy_verifier_option(args.model, args.proxy_model), admission=args.admission,
-                meteor_match=args.meteor_match, copy_reading=args.copy_reading, restatement=args.restatement,
-                cache=getattr(args, "cache", None))
-    if "ev2r" not in wanted:  # the baselines alone read none of the metric's options: the run record keeps defaults,
-        # so that such an output resumes whatever they were set to (they are warned as ignored)
-        options.update({k: getattr(DEFAULTS, k) for k in options if k not in ("baselines", "ev2r")})
-    return options
+    picked = dict(ev2r="ev2r" in wanted, baselines=tuple(s for s in wanted if s != "ev2r"))
+    if "ev2r" not in wanted:
+        return DEFAULTS.replace(**picked).to_dict()
+    replay_model = args.llm_model if args.decomposer == "replay" else None
+    return config_from_args(args, config, **picked, llm_options=_llm_options(args), replay_model=replay_model).to_dict()
 
 
 def _llm_options(args) -> "dict | None":
@@ -257,46 +241,35 @@ def _llm_options(args) -> "dict | None":
             "constrain_answers": args.llm_constrain}
 
 
+#: The options only ``--decomposer llm`` reads (dest -> default); ``--llm-model`` is read by ``replay`` too.
+LLM_ONLY_DEFAULTS = {"llm_base_url": None, "llm_model": None, "llm_cache": None, "llm_offline": False,
+                     "llm_constrain": False,
+                     "llm_concurrency": LLM_DEFAULTS.concurrency, "llm_timeout": LLM_DEFAULTS.timeout,
+                     "llm_price": None}
+
+
 def _warn_ignored_options(args, wanted) -> None:
     """A warning for each option this run does not use that was set to another value than its default."""
     if "ev2r" not in wanted:
-        warn_ignored("ev2r score", args, {"model": DEFAULTS.verifier, "decomposer": DEFAULTS.decomposer,
-                                          **METRIC_OPTION_DEFAULTS, "batch_size": DEFAULTS.batch_size,
-                                          "dtype": DEFAULTS.dtype, "device": DEFAULTS.device,
-                                          "unanswerable": DEFAULTS.unanswerable, "with_facts": False,
-                                          "cache": DEFAULTS.cache,
-                                          "no_hybrid": False, "explain": False, "premise_top_k": DEFAULTS.premise_top_k,
-                                          "hybrid_columns": DEFAULTS.hybrid_columns},
+        warn_ignored("ev2r score", args, {**config_defaults(), "explain": False},
                      f"with --scorer {' --scorer '.join(wanted)} alone (no verifier is loaded, no facts are made)")
         return
-    if args.no_hybrid:
-        warn_ignored("ev2r score", args, {"hybrid_columns": DEFAULTS.hybrid_columns},
-                     "with --no-hybrid (no ev2r_hybrid, no component columns)")
     if args.decomposer != "llm":
-        warn_ignored("ev2r score", args, {"llm_base_url": None, "llm_model": None, "llm_cache": None,
-                                          "llm_offline": False, "llm_constrain": False,
-                                          "llm_concurrency": LLM_DEFAULTS.concurrency,
-                                          "llm_timeout": LLM_DEFAULTS.timeout, "llm_price_in": None,
-                                          "llm_price_out": None},
-                     f"with --decomposer {args.decomposer} (only --decomposer llm asks an LLM)")
-    if args.decomposer in ("llm", "replay"):
-        warn_ignored("ev2r score", args, {"threshold": DEFAULTS.threshold, "support": DEFAULTS.support,
-                                          "unanswerable": DEFAULTS.unanswerable,
-                                          "premise_top_k": DEFAULTS.premise_top_k},
-                     f"with --decomposer {args.decomposer} (the LLM's own judgements decide support)")
-    if args.decomposer != "replay":
-        warn_ignored("ev2r score", args, {"replay_model": None}, "without --decomposer replay")
+        only = {k: v for k, v in LLM_ONLY_DEFAULTS.items() if k != "llm_model" or args.decomposer != "replay"}
+        warn_ignored("ev2r score", args, only, f"with --decomposer {args.decomposer} (only --decomposer llm asks an "
+                                               "LLM" + ("; --llm-model names the recorded model with replay)"
+                                                        if args.decomposer == "replay" else ")"))
 
 
 def _score(args, items, options, wanted, progress, bar) -> int:
     """Score with the chosen engine (both write -o as rows are scored and resume from it,
     :mod:`ev2r.engines.runs`), then report."""
     resume = not args.no_resume
-    facts_mode = "explain" if getattr(args, "explain", False) else args.with_facts
+    facts_mode = "explain" if getattr(args, "explain", False) else False
     if args.engine == "ray":  # the same scorer options, one scorer per Ray actor (ev2r.engines.ray_engine)
         from ev2r.engines.ray_engine import score_ray
 
-        result = score_ray(items, args.output, scorer_options=options, address=args.ray_address,
+        result = score_ray(items, args.output, scorer_options=options, address=None,
                            workers=args.workers, with_facts=facts_mode, resume=resume, progress=progress,
                            nltk_data=args.nltk_data)
         if bar is not None:

@@ -81,7 +81,7 @@ def run(args) -> int:
     pairs = [pair_from_row(r, row_where(args.input, n, line_of(rows, n))) for n, r in enumerate(rows)]
     premises = [p for p, _ in pairs]
     hypotheses = [h for _, h in pairs]
-    verifier = get_verifier(args.model, device=args.device or "cpu", batch_size=args.batch_size, dtype=args.dtype)
+    verifier = get_verifier(args.verifier, device=args.device or "cpu", batch_size=args.batch_size, dtype=args.dtype)
     probs = verifier.predict(premises, hypotheses)
     out = []
     for r, p in zip(rows, probs):

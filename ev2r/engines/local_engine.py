@@ -64,7 +64,7 @@ def score_local(scorer, items: Sequence[Item], output: Optional[str | os.PathLik
         output: JSONL file for the rows, or None (nothing written, nothing resumed).
         options: the options ``scorer`` was built with (``build_scorer`` keyword arguments), recorded
             in the run record and compared on resume; None: ``{}``.
-        with_facts: keep the atomic facts in the rows (``--with-facts``).
+        with_facts: keep the atomic facts in the rows (True), and their reasons too (``"explain"``, ``--explain``).
         resume: with ``output``: reuse an earlier run's rows (status ok or no_reference, same ``item_hash``, same
             options); False: start afresh (OUT and OUT.part removed first).
         progress: callable(done, total) called as chunks finish (resumed items count as done).

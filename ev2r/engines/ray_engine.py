@@ -71,25 +71,26 @@ def check_engine_options(engine: str = "local", ray_address: Optional[str] = Non
 
     Args:
         engine: ``"local"`` or ``"ray"``.
-        ray_address: a Ray address (``auto``, ``ray://host:10001``, ``host:6379``); only with ``ray``.
+        ray_address: a Ray address (``auto``, ``ray://host:10001``, ``host:6379``; ``ev2r score`` reads it from
+            ``$RAY_ADDRESS``, :func:`score_ray`'s ``address``); only with ``ray``.
         workers: number of scorer actors, an int >= 1; only with ``ray``.
 
     Raises:
-        ValueError: an unknown engine, ``--ray-address`` / ``--workers`` without ``--engine ray``,
+        ValueError: an unknown engine, an address / ``--workers`` without ``--engine ray``,
             ``--workers`` < 1 or not an integer, an empty address -- naming the option and the
             allowed values.
     """
     if engine not in ENGINES:
         raise ValueError(f"--engine: {engine!r} is not one of {ENGINES}")
     if engine != "ray":
-        given = [name for name, v in (("--ray-address", ray_address), ("--workers", workers)) if v is not None]
+        given = [name for name, v in (("a Ray address", ray_address), ("--workers", workers)) if v is not None]
         if given:
             raise ValueError(f"{', '.join(given)}: only used with --engine ray (got --engine {engine})")
         return
     if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
         raise ValueError(f"--workers: must be an integer >= 1 (scorer actors), got {workers!r}")
     if ray_address is not None and (not isinstance(ray_address, str) or not ray_address.strip()):
-        raise ValueError(f"--ray-address: expected an address such as 'auto', 'ray://HEAD:10001' or "
+        raise ValueError(f"address ($RAY_ADDRESS): expected an address such as 'auto', 'ray://HEAD:10001' or "
                          f"'HEAD:6379', got {ray_address!r}")
 
 
@@ -226,7 +227,7 @@ def score_ray(items: Sequence[Item], output: Optional[str | os.PathLike] = None,
             more than the chunks to score.
         cpus_per_worker: CPUs reserved per actor (>= 1), also its torch threads.
         gpus_per_worker: GPUs per actor; None: 1 when ``device`` starts with ``cuda``, else 0.
-        with_facts: keep the atomic facts in the rows (``--with-facts``).
+        with_facts: keep the atomic facts in the rows (True), and their reasons too (``"explain"``, ``--explain``).
         resume: with ``output``: skip items already in OUT (or OUT.part) with status ok (or no_reference / no_label) and
             the same ``item_hash``, if its run record has the same options; False: start afresh (OUT and OUT.part
             removed first).

@@ -478,7 +478,8 @@ def plan_run(items: Sequence[Item], output: Optional[str | os.PathLike], options
             rows as not to be resumed meanwhile), each only when it is a regular file ev2r wrote.
         engine: the engine named in the run record (``local`` or ``ray``); an earlier run of either
             engine is resumed (they write the same rows).
-        with_facts: the rows carry the atomic facts (``--with-facts``); part of what must match.
+        with_facts: the rows carry the atomic facts (True), and their reasons too (``"explain"``, ``--explain``);
+            part of what must match.
         signature: this run's scorer signature when known before scoring (the local engine); it must
             equal an earlier record's, if that has one.
 
@@ -547,10 +548,11 @@ def plan_run(items: Sequence[Item], output: Optional[str | os.PathLike], options
                 raise ValueError(f"-o/--output: {out_path} was written with other scorer options "
                                  f"({record_path.name}); resuming would mix numbers: {again}")
             if _facts_mode(old.get("with_facts", False)) != record["with_facts"]:
-                had = {False: "without --with-facts", True: "with --with-facts", "explain": "with --explain"}[
+                had = {False: "without --explain", True: "with its atomic facts but no reasons (the Python API's "
+                       "facts alone, or ev2r 1.9)", "explain": "with --explain"}[
                     _facts_mode(old.get("with_facts", False))]
                 raise ValueError(f"-o/--output: {out_path} was written {had} ({record_path.name}); "
-                                 f"give the same --with-facts / --explain to resume, or {again}")
+                                 f"give the same --explain to resume, or {again}")
             if signature is not None and old.get("signature") not in (None, signature):
                 raise ValueError(f"-o/--output: {out_path} was scored under another signature "
                                  f"({old.get('signature')!r}, this run {signature!r}: another model, version or "

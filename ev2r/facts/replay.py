@@ -145,10 +145,11 @@ class ReplayReferenceScorer:
             raise ValueError(f"--replay: {path} holds no recorded responses (an empty file)")
         if model is None:
             if len(models) != 1:
-                raise ValueError(f"--replay-model: {path} holds several models, choose one of {models}")
+                raise ValueError(f"--llm-model: {path} holds several models, choose one of {models} (the recorded "
+                                 "model to replay)")
             model = models[0]
         elif model not in models:
-            raise ValueError(f"--replay-model: {model!r} is not in {path}; available: {models}")
+            raise ValueError(f"--llm-model: recorded model {model!r} is not in {path}; available: {models}")
         self.model = model
         self.path = path
         #: the first recording of each id (what an id-only lookup sees); ``by_id`` holds them all

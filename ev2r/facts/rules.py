@@ -24,9 +24,8 @@ import re
 import unicodedata
 from typing import Optional, Protocol, runtime_checkable
 
-from ev2r.config import DEFAULTS, UNANSWERABLE_MODES
 from claimalign.words import is_bare_answer, strip_unanswerable
-from ev2r.types import AtomicFact, Evidence, QAPair, clean_text, has_content, is_unanswerable
+from ev2r.types import AtomicFact, Evidence, clean_text, has_content, is_unanswerable
 
 RULES_DECOMPOSER_ID = "rules-v1"
 _POLAR_WORD = re.compile(r"(?i)^\W*(yes|yeah|yep|no|nope|true|false|correct|incorrect)\b")
@@ -262,22 +261,10 @@ def answer_sentences(answer: str, min_chars: int, boilerplate: bool = False) -> 
     return sentences
 
 
-def unanswered_fact(pair: QAPair) -> str:
-    """The one fact an Unanswerable pair gives under ``unanswerable="statement"``: "No answer could be
-    found to the question: <question>" (how the recorded GPT-4o decompositions state such pairs)."""
-    return f"No answer could be found to the question: {pair.question}" if pair.question else ""
-
-
 def boilerplate_signature(fields: dict[str, str], boilerplate: bool) -> dict[str, str]:
     """``fields`` plus ``boiler:<BOILERPLATE_RULE>`` when the boilerplate test is on; unchanged when
     off, so the signatures of score files written before the test existed still match."""
     return {**fields, "boiler": BOILERPLATE_RULE} if boilerplate else fields
-
-
-def check_unanswerable_mode(mode: str) -> str:
-    if mode not in UNANSWERABLE_MODES:
-        raise ValueError(f"unanswerable: {mode!r} is not one of {UNANSWERABLE_MODES}")
-    return mode
 
 
 class RuleBasedDecomposer:
@@ -287,29 +274,28 @@ class RuleBasedDecomposer:
         keep_question: prefix every fact with its question (default True).
         min_chars: sentences shorter than this (after stripping) are merged into the previous
             fact of the same pair, so fragments such as ``"[43]"`` do not become facts.
-        unanswerable: the rule for AVeriTeC's Unanswerable answers (below).
         boilerplate: drop answer sentences that are scraped-page boilerplate, keeping their prose
             pieces (module docstring; default :data:`BOILERPLATE_DEFAULT`).
 
     Output: ``list[AtomicFact]`` with ``pair_index`` set. An evidence pair whose answer is empty
     yields no fact (blanked evidence is no evidence), and so does an answer without a letter or
     digit ("...", emoji) or a bare answer other than yes/no ("x", a URL:
-    :func:`claimalign.words.is_bare_answer`); an Unanswerable answer ("No answer could be found.") follows
-    ``unanswerable`` (:data:`ev2r.config.UNANSWERABLE_MODES`: ``"drop"``, no fact; ``"statement"``,
-    one fact saying the question found no answer). An Unanswerable sentence among other text ("No answer
-    could be found. (Searched the site.)", wherever it stands) is no fact in either mode; the other sentences
-    are read as any answer (:func:`claimalign.words.strip_unanswerable`).
+    :func:`claimalign.words.is_bare_answer`); nor does an Unanswerable answer ("No answer could be found.";
+    the signature's ``unans:drop``: one fact saying the question found no answer, ``statement``, is computed by
+    commit e43eb97). An Unanswerable sentence among other text ("No answer could be found. (Searched the site.)",
+    wherever it stands) is no fact either; the other sentences are read as any answer
+    (:func:`claimalign.words.strip_unanswerable`).
     """
 
     name = RULES_DECOMPOSER_ID
+    #: How an Unanswerable answer is read: no fact (the signature's ``unans``).
+    unanswerable = "drop"
 
-    def __init__(self, keep_question: bool = True, min_chars: int = 8, unanswerable: str = DEFAULTS.unanswerable,
-                 boilerplate: bool = BOILERPLATE_DEFAULT):
+    def __init__(self, keep_question: bool = True, min_chars: int = 8, boilerplate: bool = BOILERPLATE_DEFAULT):
         if min_chars < 0:
             raise ValueError(f"min_chars: must be >= 0, got {min_chars}")
         self.keep_question = keep_question
         self.min_chars = min_chars
-        self.unanswerable = check_unanswerable_mode(unanswerable)
         self.boilerplate = bool(boilerplate)
 
     def signature_fields(self) -> dict[str, str]:
@@ -321,7 +307,7 @@ class RuleBasedDecomposer:
             # an Unanswerable sentence among others is no fact either; the rest is read as any text
             answer = strip_unanswerable(pair.answer)
             if is_unanswerable(pair.answer):
-                texts = [unanswered_fact(pair)] if self.unanswerable == "statement" else []
+                texts = []
             elif is_bare_answer(answer) and not _POLAR_WORD.match(answer):
                 texts = []  # "x", a URL: states nothing (a "Yes"/"No" still answers its question here)
             else:
@@ -342,19 +328,18 @@ class DeclarativeDecomposer:
     rules-v1's "<question> <sentence>" form, so no answer text is dropped.
 
     Output: ``list[AtomicFact]`` with ``pair_index`` set; an empty answer, or one without a letter or
-    digit, yields no fact; an Unanswerable answer follows ``unanswerable`` (as in
-    :class:`RuleBasedDecomposer`), never the yes/no rule (its "No" is not a denial); ``boilerplate``
-    as in :class:`RuleBasedDecomposer`.
+    digit, yields no fact, nor does an Unanswerable answer (as in :class:`RuleBasedDecomposer`; never the yes/no
+    rule: its "No" is not a denial); ``boilerplate`` as in :class:`RuleBasedDecomposer`.
     """
 
     name = "rules-v2"
+    #: How an Unanswerable answer is read: no fact (the signature's ``unans``).
+    unanswerable = "drop"
 
-    def __init__(self, min_chars: int = 8, unanswerable: str = DEFAULTS.unanswerable,
-                 boilerplate: bool = BOILERPLATE_DEFAULT):
+    def __init__(self, min_chars: int = 8, boilerplate: bool = BOILERPLATE_DEFAULT):
         if min_chars < 0:
             raise ValueError(f"min_chars: must be >= 0, got {min_chars}")
         self.min_chars = min_chars
-        self.unanswerable = check_unanswerable_mode(unanswerable)
         self.boilerplate = bool(boilerplate)
 
     def signature_fields(self) -> dict[str, str]:
@@ -371,8 +356,6 @@ class DeclarativeDecomposer:
         facts: list[AtomicFact] = []
         for k, pair in enumerate(evidence.pairs):
             if is_unanswerable(pair.answer):
-                if self.unanswerable == "statement" and pair.question:
-                    facts.append(AtomicFact(text=unanswered_fact(pair), pair_index=k))
                 continue
             # a line break inside a sentence (hard-wrapped web text) is a space; a blank line or a
             # bullet starts a new piece
@@ -388,18 +371,16 @@ class DeclarativeDecomposer:
         return facts
 
 
-def get_rule_decomposer(name: str = "rules", unanswerable: str = DEFAULTS.unanswerable,
-                        boilerplate: bool = BOILERPLATE_DEFAULT):
+def get_rule_decomposer(name: str = "rules", boilerplate: bool = BOILERPLATE_DEFAULT):
     """The rule-based decomposer called ``name``: ``"rules"`` (the default, currently
-    ``rules-v2``), ``"rules-v1"`` or ``"rules-v2"``, with ``unanswerable`` as the rule for
-    AVeriTeC's Unanswerable answers (:data:`ev2r.config.UNANSWERABLE_MODES`) and ``boilerplate``
-    as the scraped-page test (module docstring).
+    ``rules-v2``), ``"rules-v1"`` or ``"rules-v2"``, with ``boilerplate`` as the scraped-page test
+    (module docstring).
 
     Raises:
-        ValueError: an unknown name or mode, listing the allowed ones.
+        ValueError: an unknown name, listing the allowed ones.
     """
     if name in ("rules", "rules-v2"):
-        return DeclarativeDecomposer(unanswerable=unanswerable, boilerplate=boilerplate)
+        return DeclarativeDecomposer(boilerplate=boilerplate)
     if name == "rules-v1":
-        return RuleBasedDecomposer(unanswerable=unanswerable, boilerplate=boilerplate)
+        return RuleBasedDecomposer(boilerplate=boilerplate)
     raise ValueError(f"decomposer: {name!r} is not one of {', '.join(RULE_DECOMPOSERS)}")

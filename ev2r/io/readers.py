@@ -47,8 +47,8 @@ MAX_ROWS_NAMED = 10
 LABEL_FIELDS = {"gold_label": ("gold_label", "label", "reference_label"), "human_label": ("human_label",)}
 
 
-#: Label fields that are optional: no score reads them unless asked (``human_label`` only with
-#: ``--proxy-target human``; the others are carried through). A value that is not a verdict there
+#: Label fields that are optional: no score reads them unless asked (none does since 2.0: they are carried
+#: through). A value that is not a verdict there
 #: never stops a run (:class:`InputWarning`) unless the caller names the field in ``strict_labels``.
 OPTIONAL_LABEL_FIELDS = ("human_label", "predicted_label", "pred_label", "candidate_label")
 
@@ -172,7 +172,7 @@ def item_from_row(row: Any, n: int, path: str = "<input>", strict_labels: Iterab
         n: the row's 0-based position (the default id, and ``Item.row``).
         path: the source named in error messages.
         strict_labels: optional verdict fields (:data:`OPTIONAL_LABEL_FIELDS`) that the run needs,
-            e.g. ``("human_label",)`` for ``--proxy-target human``: an unreadable value there raises.
+            e.g. ``("human_label",)``: an unreadable value there raises.
         problems: a list collecting ``(field, value)`` for unreadable optional fields (the caller
             warns once with a count); None: warn at once (:class:`InputWarning`).
         layout: a list collecting ``(field, note)`` for evidence text whose Q/A layout needed a
@@ -259,7 +259,7 @@ def item_from_row(row: Any, n: int, path: str = "<input>", strict_labels: Iterab
     for f in OPTIONAL_LABEL_FIELDS:  # an unreadable system verdict is kept as given, not lost
         if f in row and f not in extra and row[f] is not None and plabel is None:
             extra[f] = row[f]
-    _optional_label(extra, "human_label", where, strict, problems)  # read by --proxy-target human
+    _optional_label(extra, "human_label", where, strict, problems)  # carried through (read by no score since 2.0)
     source_id = _raw_id(row, n, path)
     if notices is not None:
         notices.extend(found)
@@ -356,7 +356,7 @@ def items_from_rows(rows: Sequence[Any], path: str = "<input>", strict_labels: I
         for f, bad in by_field.items():
             shown = ", ".join(row_ref(n, lines[n], f"{v!r:.40}") for n, v in bad[:5]) + (" ..." if len(bad) > 5 else "")
             parts.append(f"{len(bad)} row(s) whose {f!r} is not a known verdict: rows {shown}")
-        need = " (human_label is read only by --proxy-target human)" if "human_label" in by_field else ""
+        need = " (no score reads human_label: the proxy scores the gold verdict)" if "human_label" in by_field else ""
         warnings.warn(f"{path}: " + "; ".join(parts) + f". This run does not need these fields{need}: the values "
                       "are kept as given and ignored. Rows are counted from 0, as the row field of the score rows "
                       "(line = the line of the file the row starts on).", InputWarning, stacklevel=3)
@@ -518,8 +518,8 @@ def warn_no_evidence(items: Sequence[Item], path: str | Path) -> int:
 
 def check_required_label(items: Sequence[Item], rows: Sequence[Any], field: str, path: str | Path) -> None:
     """Check, before any model loads, that every row has the verdict the run needs: ``"gold_label"`` (read from
-    ``gold_label``, ``label`` or, for evidence pairs, ``reference_label``: the proxy of ``--proxy-target gold``)
-    or ``"human_label"`` (``--proxy-target human``).
+    ``gold_label``, ``label`` or, for evidence pairs, ``reference_label``: the proxy's) or ``"human_label"``
+    (a caller's own).
 
     No row has it: :class:`InputError` naming the fields the file does have, and those whose values read as
     verdicts (e.g. ``verdict``). Some rows lack it: one :class:`InputWarning` counting and naming them (up to
@@ -563,9 +563,8 @@ def check_required_label(items: Sequence[Item], rows: Sequence[Any], field: str,
             f"{field!r}" if verdictish else "")
     fields = " / ".join(repr(n) for n in names)
     if len(missing) == len(items):
-        need = "the proxy (P(gold verdict | claim, evidence))" if field == "gold_label" else "--proxy-target human"
-        other = ("; or score without the proxy: --scorer hu-meteor" if field == "gold_label"
-                 else "; or leave out --proxy-target human")
+        need = "the proxy (P(gold verdict | claim, evidence))" if field == "gold_label" else "this run"
+        other = "; or score without the proxy: --scorer hu-meteor" if field == "gold_label" else ""
         raise InputError(f"{path}: no row has the verdict {need} needs (field {fields}); the file's fields are "
                          f"{', '.join(repr(c) for c in columns) or 'none'}{hint}{other}")
     shown = ", ".join(row_ref(it.row, it.line, f"id {it.id}") for it in missing[:MAX_ROWS_NAMED]) + (
@@ -584,9 +583,8 @@ def read_items(path: str | Path, references: Optional[str | Path] = None, limit:
         references: AVeriTeC gold file to join an AVeriTeC predictions file with
             (:func:`ev2r.io.averitec.join_averitec_predictions`).
         limit: read only the first ``limit`` rows (>= 1).
-        strict_labels: optional verdict fields the run needs (e.g. ``("human_label",)`` with
-            ``--proxy-target human``): a value there that is not a verdict raises instead of
-            giving an :class:`InputWarning`.
+        strict_labels: optional verdict fields the run needs (e.g. ``("human_label",)``): a value there that is
+            not a verdict raises instead of giving an :class:`InputWarning`.
         require_label: the verdict the run needs, ``"gold_label"`` or ``"human_label"`` (None: none): checked
             for every row here, before any model loads (:func:`check_required_label`).
 

@@ -25,8 +25,8 @@ import dataclasses
 from pathlib import Path
 from typing import Any, Optional, Sequence
 
-from ev2r.config import LLM_DEFAULTS, PROXY_TARGETS
-from ev2r.labels import Verdict, normalize_verdict
+from ev2r.config import LLM_DEFAULTS
+from ev2r.labels import Verdict
 from ev2r.scores import ProxyResult
 from ev2r.scores import ReferenceResult
 from ev2r.types import STATUS_ERROR, STATUS_NO_LABEL, STATUS_NO_REFERENCE, STATUS_OK, Item, LLMUsage
@@ -316,12 +316,12 @@ class LLMProxyScorer:
 
     The model answers one letter (A supported, B refuted, C not enough evidence, D conflicting);
     the letter token's ``top_logprobs`` give P over the four verdicts
-    (:func:`ev2r.llm.parse.verdict_distribution`); the score is P(target verdict) in [0, 1].
+    (:func:`ev2r.llm.parse.verdict_distribution`); the score is P(gold verdict) in [0, 1] (signature
+    ``proxy:llm-gold``; the annotators' verdict, ``target="human"``, is computed by commit e43eb97).
     Needs a server that returns ``logprobs``/``top_logprobs`` (OpenAI, vLLM, llama.cpp).
 
     Args:
         model, base_url, cache_dir, offline, ...: as :class:`LLMReferenceScorer`.
-        target: ``"gold"`` (item.gold_label) or ``"human"`` (``item.extra["human_label"]``).
         max_tokens: generation limit (1..16; the letter should come first).
         top_logprobs: alternatives per position (5..20).
         constrain_answers: send :data:`VERDICT_GRAMMAR` (``extra_body``; llama.cpp servers) so the
@@ -332,25 +332,25 @@ class LLMProxyScorer:
     Predicted evidence with no text is not sent: it is "not enough evidence" with probability 1.
     """
 
+    #: Whose verdict the proxy scores (the signature's ``proxy:llm-gold``).
+    target = "gold"
+
     def __init__(self, base_url: Optional[str] = None, model: Optional[str] = None, cache_dir: Any = None,
                  offline: bool = False, api_key_env: str = "OPENAI_API_KEY",
                  concurrency: int = LLM_DEFAULTS.concurrency,
                  timeout: float = 60.0, max_retries: int = LLM_DEFAULTS.max_retries,
                  backoff: float = LLM_DEFAULTS.backoff, seed: Optional[int] = 0,
-                 target: str = "gold", max_tokens: int = 4, top_logprobs: int = 20, prompt: Any = None,
+                 max_tokens: int = 4, top_logprobs: int = 20, prompt: Any = None,
                  llm_client: Optional[LLMClient] = None, constrain_answers: bool = False):
         if not isinstance(constrain_answers, bool):
             raise ValueError(f"constrain_answers: expected True or False, got {constrain_answers!r}")
         self.constrain_answers = constrain_answers
-        if target not in PROXY_TARGETS:
-            raise ValueError(f"target: {target!r} is not one of {PROXY_TARGETS}")
         self.max_tokens = _check_int("max_tokens", max_tokens, 1, 16)
         self.top_logprobs = _check_int("top_logprobs", top_logprobs, 5, 20)
         self.client = _make_client(llm_client, "proxy", model=model, base_url=base_url, api_key_env=api_key_env,
                                    cache_dir=cache_dir, offline=offline, concurrency=concurrency, timeout=timeout,
                                    max_retries=max_retries, backoff=backoff, seed=seed)
         self.prompt = resolve_prompt(prompt, "proxy_verdict")
-        self.target = target
 
     def signature_fields(self) -> dict[str, str]:
         fields = {"proxy": f"llm-{self.target}", "proxy_prompt": self.prompt.id, "proxy_llm": self.client.model}
@@ -365,23 +365,13 @@ class LLMProxyScorer:
             params["extra_body"] = {"grammar": VERDICT_GRAMMAR}
         return LLMRequest([{"role": "user", "content": text}], params)
 
-    def _target(self, item: Item) -> Optional[Verdict]:
-        if self.target == "gold":
-            return item.gold_label
-        raw = item.extra.get("human_label")
-        return None if raw is None else normalize_verdict(raw, field="human_label")
-
     def score_proxy(self, items: Sequence[Item]) -> list[ProxyResult]:
         """One result per item, in order; never raises for the batch. Each result's ``llm`` is what
         the item cost (zero for an item decided without a call)."""
         results: list[Optional[ProxyResult]] = [None] * len(items)
         todo: list[tuple[int, Verdict]] = []
         for i, item in enumerate(items):
-            try:
-                target = self._target(item)
-            except ValueError as e:
-                results[i] = ProxyResult(None, None, STATUS_ERROR, str(e), llm=LLMUsage())
-                continue
+            target = item.gold_label
             if target is None:
                 results[i] = ProxyResult(None, None, STATUS_NO_LABEL, "the verdict to score is missing", llm=LLMUsage())
                 continue

@@ -200,9 +200,11 @@ class HybridCombiner:
         columns: ``"weighted"`` (default): only the component columns whose weight is above 0 are
             computed and added (with the shipped weights ``hybrid_embedding`` is left out, and no encoder
             is loaded); ``"all"``: every component column (what ``benchmarks/agreement/combination.py`` fits on).
-        meteor_match: ``"exact"`` (nltk's METEOR) or ``"fuzzy"`` (:func:`claimalign.meteor_fast.single_meteor`
-            with ``fuzzy=True``: a word one edit away matches, numbers compare as values), for
-            ``hybrid_meteor``, ``verified_meteor`` and ``mutual_meteor``.
+
+    ``hybrid_meteor``, ``verified_meteor`` and ``mutual_meteor`` match words as
+    :func:`claimalign.meteor_fast.single_meteor` with ``fuzzy=True`` (a word one edit away matches, numbers compare as
+    values; signature ``hybrid-meteor:fuzzy-v1``); nltk's exact METEOR there is computed by commit e43eb97
+    (``--meteor-match exact``). The official ``hu_meteor`` baseline is always nltk's.
 
     Nothing is loaded at construction; the encoder loads on the first item that needs it (once
     per process) and the nltk data for METEOR is checked then. When either is unavailable the
@@ -213,24 +215,19 @@ class HybridCombiner:
     """
 
     def __init__(self, weights: Sequence[float] = HYBRID_WEIGHTS, encoder: Optional[str] = None,
-                 device: Optional[str] = None, columns: str = "weighted", meteor_match: str = "exact"):
-        from ev2r.config import METEOR_MATCH_MODES
-
+                 device: Optional[str] = None, columns: str = "weighted"):
         if columns not in HYBRID_COLUMN_MODES:
             raise ValueError(f"hybrid_columns: {columns!r} is not one of {HYBRID_COLUMN_MODES}")
-        if meteor_match not in METEOR_MATCH_MODES:
-            raise ValueError(f"meteor_match: {meteor_match!r} is not one of {METEOR_MATCH_MODES}")
-        self.meteor_match = meteor_match
         self.columns = columns
         self.weights = check_weights(weights)
         self.encoder = encoder
         self.device = device or "cpu"
 
     def signature_fields(self) -> dict[str, str]:
-        """``hybrid`` (the weights, :func:`weights_field`) and ``hybrid-emb`` (the encoder)."""
+        """``hybrid`` (the weights, :func:`weights_field`), ``hybrid-emb`` (the encoder) and ``hybrid-meteor``
+        (the METEOR's matching: ``fuzzy-v1``)."""
         emb = "all-MiniLM-L6-v2" if self.encoder is None else str(self.encoder).replace("|", "/")
-        fuzzy = {"hybrid-meteor": "fuzzy-v1"} if self.meteor_match == "fuzzy" else {}
-        return {"hybrid": weights_field(self.weights), "hybrid-emb": emb, **fuzzy}
+        return {"hybrid": weights_field(self.weights), "hybrid-emb": emb, "hybrid-meteor": "fuzzy-v1"}
 
     # -- components -------------------------------------------------------------------------
     @staticmethod
@@ -299,7 +296,7 @@ class HybridCombiner:
             ref = [it.reference_evidence.pairs[j] for j in ref_idx]
             m = meteor_matrix(pair_strings([(p.question, p.answer) for p in pred], "qa"),
                               pair_strings([(p.question, p.answer) for p in ref], "qa"),
-                              fuzzy=self.meteor_match == "fuzzy")
+                              fuzzy=True)
             result = align(m) if len(pred) else None
             meteor.append(result.recall if result is not None else 0.0)
             if alignments is not None:

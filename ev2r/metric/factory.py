@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from typing import Callable, Optional, Sequence
+from typing import Any, Callable, Optional, Sequence
 
 from ev2r.facts.rules import RuleBasedDecomposer, get_rule_decomposer  # noqa: F401 (RuleBasedDecomposer re-exported)
 from ev2r.config import BASELINE_SCORERS, DECOMPOSERS, DEFAULTS, ScorerConfig  # noqa: F401 (re-exported)
@@ -32,91 +32,45 @@ from ev2r.verifier.loading import (DEFAULT_DTYPE, check_device, clear_verifier_c
                                    proxy_verifier_option)
 
 
-def build_scorer(verifier: object = DEFAULTS.verifier, decomposer: str = DEFAULTS.decomposer,
-                 alpha: float = DEFAULTS.alpha, threshold: float = DEFAULTS.threshold,
-                 support: str = DEFAULTS.support, proxy_target: str = DEFAULTS.proxy_target,
-                 replay: Optional[str] = None, replay_model: Optional[str] = None,
-                 llm_options: Optional[dict] = None, baselines: Sequence[str] = DEFAULTS.baselines,
-                 progress: Optional[Callable] = None, device: Optional[str] = DEFAULTS.device,
-                 batch_size: int = DEFAULTS.batch_size, dtype: str = DEFAULTS.dtype, ev2r: bool = DEFAULTS.ev2r,
-                 unanswerable: str = DEFAULTS.unanswerable, config: Optional[ScorerConfig] = None,
-                 hybrid: bool = DEFAULTS.hybrid, premise_top_k: Optional[int] = DEFAULTS.premise_top_k,
-                 hybrid_columns: str = DEFAULTS.hybrid_columns, reply_reading: Optional[str] = None,
-                 contradiction: bool = DEFAULTS.contradiction,
-                 proxy_verifier: object = DEFAULTS.proxy_verifier, admission: object = DEFAULTS.admission,
-                 proxy_credit: bool = DEFAULTS.proxy_credit, meteor_match: str = DEFAULTS.meteor_match,
-                 copy_reading: str = DEFAULTS.copy_reading, restatement: str = DEFAULTS.restatement,
-                 cache: object = DEFAULTS.cache) -> Ev2RScorer:
-    """Build an :class:`Ev2RScorer` from option values, or from a :class:`~ev2r.config.ScorerConfig`.
+def build_scorer(config: Optional[ScorerConfig] = None, progress: Optional[Callable] = None,
+                 **overrides: Any) -> Ev2RScorer:
+    """Build an :class:`Ev2RScorer` from a :class:`~ev2r.config.ScorerConfig` and/or option values.
+
+    ``build_scorer()`` is the shipped definition (:data:`ev2r.config.DEFAULTS`); ``build_scorer(alpha=0.3)``
+    is ``build_scorer(DEFAULTS.replace(alpha=0.3))``; ``build_scorer(config, batch_size=64)`` applies the overrides
+    to ``config``.
 
     Args:
-        verifier: ``"bundled"``, a checkpoint path / hub id, or a verifier object.
-        proxy_verifier: the proxy's own verifier (a spec as ``verifier``, e.g. ``"averitec"``, or an object);
-            None (default): ``verifier``. Its name enters the signature as ``proxy-verifier``.
-        decomposer: ``"rules"`` (offline default: ``rules-v2``, declarative statements), ``"rules-v1"``
-            (question + answer sentence), ``"rules-v2"``, ``"replay"`` (needs ``replay``) or ``"llm"``
-            (OpenAI-compatible server; ``llm_options`` go to :class:`ev2r.llm.LLMReferenceScorer`).
-        alpha: Ev2R weight of F1 in [0, 1] (Akhtar et al. 2024, sec. 3.3).
-        threshold, support: how a P(entailment) becomes support (see :mod:`ev2r.metric.reference`).
-        proxy_target: ``"gold"`` or ``"human"`` (labelled comparison only; see :mod:`ev2r.metric.proxy`).
-        unanswerable: what AVeriTeC's Unanswerable answers ("No answer could be found.") give with a
-            rule-based decomposer: ``"drop"`` (no fact) or ``"statement"`` (:data:`ev2r.config.UNANSWERABLE_MODES`).
-        baselines: extra per-item columns; ``"hu-meteor"`` adds ``hu_meteor`` and ``hu_meteor_q``.
-        dtype: verifier precision, ``"auto"`` (default), ``"fp32"``, ``"bf16"`` or ``"int8"``
-            (:func:`get_verifier`); ignored when ``verifier`` is an object.
-        ev2r: False computes only the ``baselines`` columns: no verifier is loaded, no facts are
-            made, and precision / recall / F1 / proxy / Ev2R stay None (needs at least one baseline).
-        hybrid: True (default) adds the combined score ``ev2r_hybrid`` and its columns ``hu_meteor`` and
-            ``hybrid_embedding`` (:mod:`ev2r.metric.combined`; ignored with ``ev2r=False``); False leaves them out.
-        hybrid_columns: ``"weighted"`` (default: the component columns with a weight above 0) or ``"all"``.
-        premise_top_k: check each fact against only its k premises of highest lexical overlap
-            (:mod:`ev2r.metric.prefilter`); None checks every premise.
-        reply_reading: how an LLM reply gives precision/recall with ``decomposer="llm"`` or
-            ``"replay"`` (:data:`ev2r.config.REPLY_READINGS`; None: ``checks`` live, ``strict`` replayed).
-        contradiction: True (default) leaves the predicted pairs the reference contradicts out of the premises
-            of recall, the proxy and the combined alignments (:mod:`ev2r.metric.contradiction`).
-        admission: the learned reading of non-evidence (:class:`ev2r.config.ScorerConfig`'s ``admission``:
-            ``"bundled"``, ``"none"``, a model folder or an object).
-        proxy_credit: credit the proxy only with what each answer adds to its question
-            (:func:`ev2r.metric.proxy.credit_over_question`).
-        meteor_match: ``"exact"`` or ``"fuzzy"``, how the combined score's METEOR columns match words
-            (:data:`ev2r.config.METEOR_MATCH_MODES`).
-        copy_reading: ``"near"``, ``"exact"`` or ``"verified"``, how a predicted pair that copies a gold pair is read
-            (:data:`ev2r.config.COPY_READINGS`, :func:`ev2r.metric.admission.copy_reading`).
-        restatement: ``"lexical"`` or ``"mutual"``, how a restatement of the claim is found
-            (:data:`ev2r.config.RESTATEMENT_READINGS`).
-        cache: a folder for the on-disk cache of the verifier's pair probabilities and the admission reading's
-            encodings across runs (:mod:`ev2r.verifier.cache`; created when missing), an opened
-            :class:`ev2r.verifier.cache.DiskCache`, or None (default: none). The scorer's ``cache`` attribute holds
-            it; the signature is that of a scorer without it. Verifier objects of your own are not cached.
-        config: a whole configuration instead of the option values (which must then be left at
-            their defaults: an option passed with its default value cannot be told apart from one
-            left out); the defaults are :data:`ev2r.config.DEFAULTS`.
+        config: a whole configuration (None: :data:`ev2r.config.DEFAULTS`).
+        progress: called with the number of items done after each chunk (a progress bar); not part of the
+            configuration.
+        overrides: any :class:`~ev2r.config.ScorerConfig` field by name -- its documentation gives each field's
+            values, ranges and sources: ``verifier``, ``proxy_verifier``, ``decomposer``, ``alpha``, ``replay``,
+            ``replay_model``, ``llm_options``, ``reply_reading``, ``baselines``, ``device``, ``batch_size``,
+            ``dtype``, ``ev2r``, ``chunk_size``, ``hybrid``, ``cache``, and the research hook ``threshold``,
+            ``hybrid_columns``, ``admission``. ``baselines`` may be a list. ``cache`` is a folder for the on-disk
+            cache of the verifier's pair probabilities and the admission reading's encodings
+            (:mod:`ev2r.verifier.cache`; created when missing) or an opened
+            :class:`ev2r.verifier.cache.DiskCache`; the scorer's ``cache`` attribute holds it and the signature is that
+            of a scorer without it (verifier objects of your own are not cached). A ``proxy_verifier`` naming the
+            verifier itself is no separate proxy verifier (:func:`ev2r.verifier.loading.proxy_verifier_option`).
 
     Raises:
-        ValueError: an unknown option value, naming the option and the allowed values; a ``cache`` folder that
+        ValueError: ``config`` that is no ScorerConfig; an override that is no field (naming it and the fields); a
+            field outside its allowed values, naming the field and the allowed values; a ``cache`` folder that
             cannot be created or written, or a file there that is not an ev2r cache (naming ``cache``).
     """
-    options = dict(verifier=verifier, decomposer=decomposer, alpha=alpha, threshold=threshold, support=support,
-                   proxy_target=proxy_target, replay=replay, replay_model=replay_model, llm_options=llm_options,
-                   baselines=baselines, device=device, batch_size=batch_size, dtype=dtype, ev2r=ev2r,
-                   unanswerable=unanswerable, hybrid=hybrid, premise_top_k=premise_top_k,
-                   hybrid_columns=hybrid_columns, reply_reading=reply_reading, contradiction=contradiction,
-                   proxy_verifier=proxy_verifier, admission=admission, proxy_credit=proxy_credit,
-                   meteor_match=meteor_match, copy_reading=copy_reading,
-                   restatement=restatement, cache=cache)
     if config is None:
-        config = ScorerConfig(**options)
-    else:
-        if not isinstance(config, ScorerConfig):
-            raise ValueError(f"config: expected an ev2r.config.ScorerConfig (e.g. DEFAULTS.replace(alpha=0.3)), "
-                             f"got {type(config).__name__}")
-        if isinstance(options["baselines"], (list, tuple)):
-            options["baselines"] = tuple(options["baselines"])  # [] and () are the same choice
-        changed = [k for k, v in options.items() if v is not getattr(DEFAULTS, k) and v != getattr(DEFAULTS, k)]
-        if changed:
-            raise ValueError(f"config: given together with {', '.join(changed)}; put them in the config "
-                             "(config.replace(...))")
+        config = DEFAULTS
+    elif not isinstance(config, ScorerConfig):
+        raise ValueError(f"config: expected an ev2r.config.ScorerConfig (e.g. DEFAULTS.replace(alpha=0.3)), "
+                         f"got {type(config).__name__}")
+    unknown = [k for k in overrides if k not in ScorerConfig.field_names()]
+    if unknown:
+        raise ValueError(f"{unknown[0]}: not a scorer option; allowed: {', '.join(ScorerConfig.field_names())} "
+                         "(ev2r.config.ScorerConfig; options removed in ev2r 2.0: CHANGELOG.md)")
+    if overrides:
+        config = config.replace(**overrides)
     return scorer_from_config(config, progress=progress)
 
 
@@ -144,10 +98,9 @@ def scorer_from_config(config: ScorerConfig, progress: Optional[Callable] = None
            if isinstance(c.verifier, str) else c.verifier)
     ver = _cached(ver, cache, "verifier")
     # one check shared by recall and the proxy: the second reads the first's result
-    contra = ReferenceContradiction(ver) if c.contradiction else None
+    contra = ReferenceContradiction(ver)
     if c.decomposer.startswith("rules"):
-        ref = NLIReferenceScorer(ver, get_rule_decomposer(c.decomposer, c.unanswerable), threshold=c.threshold,
-                                 support=c.support, premise_top_k=c.premise_top_k, contradiction=contra)
+        ref = NLIReferenceScorer(ver, get_rule_decomposer(c.decomposer), threshold=c.threshold, contradiction=contra)
     elif c.decomposer == "replay":
         if not c.replay:
             raise ValueError("replay: --decomposer replay needs --replay FILE (recorded LLM outputs)")
@@ -178,12 +131,10 @@ def scorer_from_config(config: ScorerConfig, progress: Optional[Callable] = None
         import dataclasses
 
         admission = dataclasses.replace(admission, cache=cache)  # a copy: a model object given stays as it was
-    scorer = Ev2RScorer(ref, NLIProxyScorer(proxy_ver, target=c.proxy_target, contradiction=contra,
-                                            verifier_name=proxy_name, credit=c.proxy_credit), alpha=c.alpha,
-                        verifier_fields=verifier_signature_fields(ver), extra_scorers=extras, progress=progress,
-                        chunk_size=c.chunk_size,
-                        combiner=(HybridCombiner(device=c.device, columns=c.hybrid_columns,
-                                                 meteor_match=c.meteor_match) if c.hybrid else None),
+    scorer = Ev2RScorer(ref, NLIProxyScorer(proxy_ver, contradiction=contra, verifier_name=proxy_name),
+                        alpha=c.alpha, verifier_fields=verifier_signature_fields(ver), extra_scorers=extras,
+                        progress=progress, chunk_size=c.chunk_size,
+                        combiner=HybridCombiner(device=c.device, columns=c.hybrid_columns) if c.hybrid else None,
                         admission=AdmissionSettings(admission))
     scorer.cache = cache
     if cache is not None and isinstance(admission, AdmissionModel):  # named in the run record before it encodes
@@ -250,11 +201,15 @@ def hu_meteor_columns() -> dict[str, Callable]:
     return {"hu_meteor": column("qa"), "hu_meteor_q": column("q")}
 
 
-def make_item_scorer(verifier: object = DEFAULTS.verifier, decomposer: str = DEFAULTS.decomposer,
-                     alpha: float = DEFAULTS.alpha, **kwargs):
+def make_item_scorer(config: Optional[ScorerConfig] = None, **overrides: Any):
     """The scorer protocol of :mod:`adversarial`: ``items -> list[dict[score name, float | None]]``
-    with keys precision, recall, f1, proxy, ev2r (None where an item failed)."""
-    scorer = build_scorer(verifier=verifier, decomposer=decomposer, alpha=alpha, **kwargs)
+    with keys precision, recall, f1, proxy, ev2r (None where an item failed), from the scorer
+    :func:`build_scorer` builds (``config`` and ``overrides`` as there; its ``scorer`` attribute holds it).
+
+    Raises:
+        ValueError: as :func:`build_scorer`.
+    """
+    scorer = build_scorer(config, **overrides)
 
     def score_items(items: Sequence[Item]) -> list[dict]:
         out = []

@@ -10,9 +10,9 @@ premises of highest lexical overlap (tokens lower-cased, cut to their first :dat
 
 with N the premises on that side of the item and df(t) how many contain t. Every premise tied with the k-th is kept
 (text the stems cannot split scores 0 everywhere and nothing is dropped), and the premises kept are returned in
-their original order, so the verifier's batches do not depend on the ranking. The cost is measured by
-``benchmarks/agreement/pruning.py`` (``benchmarks/results/pruning.md``); the default ``k`` is
-:data:`ev2r.config.DEFAULTS` ``premise_top_k``.
+their original order, so the verifier's batches do not depend on the ranking. The scorer's ``k`` is
+:data:`ev2r.config.PREMISE_TOP_K` (5); what it costs against the exhaustive run is ``benchmarks/results/pruning.md``
+(measured by ``benchmarks/agreement/pruning.py`` at commit e43eb97, which also computes other ``k``).
 """
 
 from __future__ import annotations
@@ -20,9 +20,8 @@ from __future__ import annotations
 import functools
 import math
 import re
-from typing import Optional, Sequence
-
-from ev2r.config import check_premise_top_k
+import numbers
+from typing import Sequence
 
 __all__ = ["STEM_CHARS", "PREFILTER_STAGES", "stems", "overlap_scores", "top_k_premises"]
 
@@ -64,10 +63,10 @@ def overlap_scores(hypothesis: str, premises: Sequence[str]) -> list[float]:
     return out
 
 
-def top_k_premises(hypothesis: str, premises: Sequence[str], k: Optional[int]) -> list[int]:
+def top_k_premises(hypothesis: str, premises: Sequence[str], k: int) -> list[int]:
     """Indices of the premises whose :func:`overlap_scores` for ``hypothesis`` is at least the k-th
     highest (the k best and every premise tied with the k-th), in their original order; every index
-    when ``k`` is None or at least ``len(premises)``.
+    when ``k`` is at least ``len(premises)``.
 
     >>> top_k_premises("Biden won in 2020", ["Trump won in 2016", "Rain in Spain", "Biden won 2020"], 2)
     [0, 2]
@@ -75,10 +74,12 @@ def top_k_premises(hypothesis: str, premises: Sequence[str], k: Optional[int]) -
     [0, 1]
 
     Raises:
-        ValueError: ``k`` not None and not an integer >= 1.
+        ValueError: ``k`` not an integer >= 1 (naming ``k``).
     """
-    k = check_premise_top_k(k)
-    if k is None or k >= len(premises):
+    if isinstance(k, bool) or not isinstance(k, numbers.Integral) or k < 1:
+        raise ValueError(f"k: expected an integer >= 1, got {k!r}")
+    k = int(k)
+    if k >= len(premises):
         return list(range(len(premises)))
     scores = overlap_scores(hypothesis, premises)
     cut = sorted(scores, reverse=True)[k - 1]

@@ -18,8 +18,9 @@ evidence is the premise and the claim the hypothesis. Here:
 * a claim read in part (:func:`claim_read_in_part`) and absence statements on the claim (:func:`absence_on_claim`)
   are flagged in the row's ``error`` (status ok); the score stands as defined.
 
-Target: the claim's **gold** verdict (``target="gold"``, the default); ``target="human"`` (the authors' released
-code: the annotators' verdict on the predicted evidence, read from ``human_label``) is a labelled comparison only.
+Target: the claim's **gold** verdict (signature ``proxy:nli-gold``). The annotators' verdict on the predicted evidence
+(``human_label``, the authors' released code), a labelled comparison only, is computed by commit e43eb97
+(``--proxy-target human``).
 """
 
 from __future__ import annotations
@@ -29,8 +30,7 @@ from typing import Collection, Optional, Sequence
 import numpy as np
 
 from claimalign.words import claim_coverage
-from ev2r.config import DEFAULTS, PROXY_TARGETS  # noqa: F401 (PROXY_TARGETS re-exported)
-from ev2r.labels import Verdict, normalize_verdict, verdict_probability
+from ev2r.labels import Verdict, verdict_probability
 from ev2r.metric.reference import RELEVANCE_CLAIM_CAP, evidence_pairs, premise_rule
 from ev2r.scores import ProxyResult  # noqa: F401 (re-exported)
 from ev2r.types import Item, PremiseReason
@@ -146,65 +146,31 @@ def absence_on_claim(item: Item, contradicted: Collection[int] = (), admitted=No
             "no evidence would")
 
 
-def credit_over_question(d: np.ndarray, base: np.ndarray) -> np.ndarray:
-    """A premise's (e, n, c) credited for what its answer adds to its question: entailment and
-    contradiction above what the question alone gives (``base``), rescaled to the room left,
-    ``e' = max(0, e - e0) / (1 - e0)`` (likewise ``c'``), and ``n' = 1 - e' - c'`` (renormalised when
-    ``e' + c'`` > 1). A question that restates the claim reads, alone, as entailing or contradicting it; an
-    answer that says nothing ("Nothing relevant turned up.") then adds nothing.
-
-    >>> credit_over_question(np.array([0.05, 0.05, 0.9]), np.array([0.05, 0.05, 0.9])).round(3).tolist()
-    [0.0, 1.0, 0.0]
-    >>> credit_over_question(np.array([0.95, 0.04, 0.01]), np.array([0.5, 0.4, 0.1])).round(3).tolist()
-    [0.9, 0.1, 0.0]
-    """
-    e0, c0 = float(base[0]), float(base[2])
-    e = max(0.0, float(d[0]) - e0) / (1.0 - e0) if e0 < 1.0 else 0.0
-    c = max(0.0, float(d[2]) - c0) / (1.0 - c0) if c0 < 1.0 else 0.0
-    if e + c > 1.0:
-        e, c = e / (e + c), c / (e + c)
-    return np.array([e, 1.0 - e - c, c])
-
-
 class NLIProxyScorer:
-    """P(target verdict | claim, predicted evidence) from an NLI verifier.
+    """P(gold verdict | claim, predicted evidence) from an NLI verifier.
 
     Args:
         verifier: object with ``predict(premises, hypotheses) -> (n, 3)``.
-        target: ``"gold"`` (the item's gold verdict) or ``"human"`` (``item.extra["human_label"]``,
-            the authors' released variant, for comparison only).
         contradiction: optional :class:`ev2r.metric.contradiction.ReferenceContradiction` (its vetoed pairs are
             no premise).
-        credit: read each premise against its question alone and credit only what the answer adds
-            (:func:`credit_over_question`; relevance is then read from the answers); signature ``+credit-q``.
         verifier_name: the name of ``verifier`` when it is the proxy's own, not the one of the reference-based part
             (``proxy_verifier`` of :func:`ev2r.build_scorer`): it enters the signature as ``proxy-verifier``.
     """
 
-    def __init__(self, verifier, target: str = DEFAULTS.proxy_target, contradiction=None,
-                 verifier_name: Optional[str] = None, credit: bool = False):
-        if target not in PROXY_TARGETS:
-            raise ValueError(f"target: {target!r} is not one of {PROXY_TARGETS}")
+    #: Whose verdict the proxy scores (the signature's ``proxy:nli-gold``).
+    target = "gold"
+
+    def __init__(self, verifier, contradiction=None, verifier_name: Optional[str] = None):
         self.verifier = verifier
-        self.target = target
         self.contradiction = contradiction
         self.verifier_name = verifier_name
-        self.credit = credit
 
     def signature_fields(self) -> dict[str, str]:
         rule = f"{premise_rule()}+nee-rel-all"
         if self.contradiction is not None:
             rule += f"+{self.contradiction.rule}"
-        if self.credit:
-            rule += "+credit-q"
         own = {} if self.verifier_name is None else {"proxy-verifier": self.verifier_name}
         return {"proxy": f"nli-{self.target}", **own, "agg": "qa-pair-max", "proxy-rule": rule}
-
-    def _target(self, item: Item) -> Optional[Verdict]:
-        if self.target == "gold":
-            return item.gold_label
-        raw = item.extra.get("human_label")
-        return None if raw is None else normalize_verdict(raw, field="human_label")
 
     def distributions(self, items: Sequence[Item], admitted=None) -> list[np.ndarray]:
         """The aggregated (entailment, neutral, contradiction) distribution per item (premises: the
@@ -218,7 +184,6 @@ class NLIProxyScorer:
         list of :class:`ev2r.types.PremiseReason` of its premises; ``vetoed``, when given, receives
         per item the predicted pairs the reference contradicts (left out: :mod:`ev2r.metric.contradiction`)."""
         premises, hypotheses, spans, rel, where = [], [], [], [], []
-        asked: list = []  # (premise index, question, claim) of the premises whose question is read alone (credit)
         contra = (self.contradiction.contradicted(items, admitted) if self.contradiction is not None
                   else [{} for _ in items])
         if vetoed is not None:
@@ -229,21 +194,13 @@ class NLIProxyScorer:
                      if k not in no]
             prem = [p.render() for _, p in pairs]
             where.append([k for k, _ in pairs])
-            rel.append(relevance([p.answer for _, p in pairs] if self.credit else prem, item.claim))
+            rel.append(relevance(prem, item.claim))
             start = len(premises)
             premises.extend(prem)
             hypotheses.extend([item.claim] * len(prem))
             spans.append((start, len(premises)))
-            if self.credit:
-                asked.extend((start + j, p.question, item.claim) for j, (_, p) in enumerate(pairs) if p.question)
         probs = (check_probabilities(self.verifier.predict(premises, hypotheses), len(premises))
                  if premises else np.zeros((0, 3)))
-        if asked:  # what the answer adds to its question (credit_over_question)
-            base = check_probabilities(self.verifier.predict([f"Question: {q}" for _, q, _ in asked],
-                                                             [c for _, _, c in asked]), len(asked))
-            probs = np.array(probs, dtype=float)
-            for (j, _, _), b in zip(asked, base):
-                probs[j] = credit_over_question(probs[j], b)
         out = []
         for (start, stop), r, idx in zip(spans, rel, where):
             out.append((aggregate_windows(probs[start:stop], "max") if stop > start else np.array([0.0, 1.0, 0.0]), r))
@@ -260,14 +217,10 @@ class NLIProxyScorer:
         results: list[Optional[ProxyResult]] = [None] * len(items)
         todo = []
         for i, item in enumerate(items):
-            try:
-                target = self._target(item)
-            except ValueError as e:
-                results[i] = ProxyResult(None, None, "error", str(e))
-                continue
+            target = item.gold_label
             if target is None:
-                field = "gold_label" if self.target == "gold" else "human_label"
-                results[i] = ProxyResult(None, None, "no_label", f"{field} is missing: proxy needs the claim's verdict")
+                results[i] = ProxyResult(None, None, "no_label",
+                                         "gold_label is missing: proxy needs the claim's verdict")
                 continue
             todo.append((i, target))
         reasons: list = []
@@ -285,7 +238,7 @@ class NLIProxyScorer:
                     decided = max(range(len(prem)), key=lambda j: verdict_probability(
                         target, prem[j].entailment, prem[j].neutral, prem[j].contradiction))
             notes = [claim_read_in_part(self.verifier, items[i].claim, [r.premise for r in prem]),
-                     absence_on_claim(items[i], tuple(no), admitted) if self.target == "gold" else None]
+                     absence_on_claim(items[i], tuple(no), admitted)]
             results[i] = ProxyResult(p, tuple(round(float(x), 6) for x in d), premises=prem, decided_by=decided,
                                      contradicted_pairs=no, note="; ".join(n for n in notes if n) or None)
         return results  # type: ignore[return-value]

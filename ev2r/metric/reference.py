@@ -7,8 +7,8 @@
 Backends implement :class:`ReferenceScorer`; this module holds the offline one (:class:`NLIReferenceScorer`: a
 decomposer plus an NLI verifier); :mod:`ev2r.facts.replay` replays recorded LLM judgements, :mod:`ev2r.llm` asks
 a live LLM. A fact is the hypothesis, each question/answer pair of the other side a premise; its support is the
-maximum P(entailment) over the premises, counted as supported at >= ``threshold`` (0.5); ``support="soft"`` uses
-the probabilities themselves. The graded scores (``graded_*`` extra columns) use the *calibrated* probability of
+maximum P(entailment) over the premises, counted as supported (1) at >= ``threshold`` (0.5), else not (0). The
+graded scores (``graded_*`` extra columns) use the *calibrated* probability of
 :mod:`ev2r.verifier.calibration` (None, with an ``UncalibratedWarning``, for a verifier without a calibration).
 
 Premise rules (named in the signature's ``prem`` field): a near-copy of a fact's own pair on the other side
@@ -16,8 +16,8 @@ supports it by its similarity grade (``+twin~``, :func:`copy_similarity`, unless
 contradiction); a premise sharing no content word with the fact is not asked (``+anchor``,
 :func:`shares_content`); a rewrite of a reference pair that the reference contradicts is no evidence
 (``contradiction``, :mod:`ev2r.metric.contradiction`). ``premise_window=k`` (k >= 2) adds runs of k consecutive
-pairs as premises; ``premise_top_k=k`` asks only the k premises of highest lexical overlap
-(:func:`ev2r.metric.prefilter.top_k_premises`; None: every premise).
+pairs as premises; each fact is asked only against its :data:`ev2r.config.PREMISE_TOP_K` premises of highest lexical
+overlap (:func:`ev2r.metric.prefilter.top_k_premises`; ``+lex-top5``).
 
 Edge cases (never NaN): no predicted facts -> precision 0; no reference facts -> precision/recall/F1 None and
 status ``no_reference``.
@@ -30,7 +30,7 @@ from typing import Optional, Protocol, Sequence, runtime_checkable
 
 import numpy as np
 
-from ev2r.config import DEFAULTS, SUPPORT_MODES, check_premise_top_k  # noqa: F401 (SUPPORT_MODES re-exported)
+from ev2r.config import DEFAULTS, PREMISE_TOP_K
 from ev2r.facts.rules import Decomposer
 from ev2r.metric.admission import (ANSWER_MIN_WORDS, PREMISE_RELEVANCE_MIN, RELEVANCE_CLAIM_CAP,  # noqa: F401
                                    SHORT_CLAIM_MIN_SHARED, TWIN_MIN_SIMILARITY,
@@ -177,40 +177,34 @@ class NLIReferenceScorer:
     Args:
         verifier: any object with ``predict(premises, hypotheses) -> (n, 3)`` (see ev2r.verifier.nli).
         decomposer: a :class:`~ev2r.facts.rules.Decomposer`.
-        threshold: support threshold on P(entailment), in (0, 1).
-        support: ``"threshold"`` (0/1 per fact) or ``"soft"`` (the probability itself).
+        threshold: support threshold on P(entailment), in (0, 1): a fact is supported (1) at or above it, else
+            not (0).
         calibration: ``"auto"`` (default: the verifier checkpoint's ``calibration.json``,
             :func:`ev2r.verifier.calibration.calibration_for`; none found: an
             :class:`~ev2r.verifier.calibration.UncalibratedWarning` with the reason), a
             :class:`~ev2r.verifier.calibration.Calibration`, or None (graded scores off, no warning).
             The graded columns are None without a calibration; ``calibration_reason`` says why.
         premise_window: premises also span k consecutive pairs (module docstring); 1 = single pairs.
-        premise_top_k: check each fact against only its k premises of highest lexical overlap
-            (module docstring); None = every premise.
 
     Attributes ``n_pairs_considered`` and ``n_pairs_pruned`` count, over all calls, the (premise,
     fact) pairs an exhaustive run would check and those the first stage kept from the verifier.
 
     Raises:
-        ValueError: ``threshold`` outside (0, 1), an unknown ``support``, a ``calibration`` that is
-            none of the above, ``premise_window`` < 1, or ``premise_top_k`` neither None nor an integer >= 1.
+        ValueError: ``threshold`` outside (0, 1), a ``calibration`` that is none of the above, or
+            ``premise_window`` < 1.
     """
 
     def __init__(self, verifier, decomposer: Decomposer, threshold: float = DEFAULTS.threshold,
-                 support: str = DEFAULTS.support, calibration="auto", premise_window: int = 1,
-                 premise_top_k: Optional[int] = DEFAULTS.premise_top_k, contradiction=None):
+                 calibration="auto", premise_window: int = 1, contradiction=None):
         if not (0.0 < threshold < 1.0):
             raise ValueError(f"threshold: expected a value in (0, 1), got {threshold!r}")
-        if support not in SUPPORT_MODES:
-            raise ValueError(f"support: {support!r} is not one of {SUPPORT_MODES}")
         if isinstance(premise_window, bool) or not isinstance(premise_window, int) or premise_window < 1:
             raise ValueError(f"premise_window: expected an integer >= 1, got {premise_window!r}")
         self.verifier = verifier
         self.decomposer = decomposer
         self.threshold = threshold
-        self.support = support
         self.premise_window = premise_window
-        self.premise_top_k = check_premise_top_k(premise_top_k)
+        self.premise_top_k = PREMISE_TOP_K
         self.contradiction = contradiction
         self.n_pairs_considered = 0
         self.n_pairs_pruned = 0
@@ -229,12 +223,11 @@ class NLIReferenceScorer:
                              f"got {calibration!r}")
 
     def signature_fields(self) -> dict[str, str]:
-        rule = f"p>={exact_number(self.threshold)}" if self.support == "threshold" else "soft"
+        rule = f"p>={exact_number(self.threshold)}"
         declared = getattr(self.decomposer, "signature_fields", None)
         decomp = declared() if callable(declared) else {"decomp": self.decomposer.name}
         prem = "qa-pair-max" if self.premise_window == 1 else f"qa-pair+win{self.premise_window}-max"
-        if self.premise_top_k is not None:
-            prem += f"+lex-top{self.premise_top_k}"
+        prem += f"+lex-top{self.premise_top_k}"
         from ev2r.metric import admission  # the constants as the running code has them
 
         prem += f"+twin~{exact_number(admission.TWIN_MIN_SIMILARITY)}/{admission.COPY_TEXT}+{respell_rule()}+anchor"
@@ -359,7 +352,7 @@ class NLIReferenceScorer:
             res.extra_scores = dict.fromkeys(GRADED_NAMES)  # every row has the graded keys (None: not computed)
             if res.status != STATUS_OK:
                 continue
-            val = (lambda fs: [f.probability if self.support == "soft" else float(f.supported) for f in fs])
+            val = (lambda fs: [float(f.supported) for f in fs])
             res.precision, res.recall, res.f1 = prf_from_support(val(res.predicted_facts), val(res.reference_facts))
             if self.calibration is not None:  # else None: the signature's cal:none and the construction warning say why
                 gp, gr, gf = prf_from_support([graded[(i, "pred", k)] for k in range(len(pred_facts))],

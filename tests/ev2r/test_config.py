@@ -8,16 +8,60 @@ import pickle
 
 import pytest
 
-from ev2r.config import DECOMPOSERS, DEFAULTS, DTYPES, PROXY_TARGETS, SUPPORT_MODES, ScorerConfig
+from ev2r.config import DECOMPOSERS, DEFAULTS, DTYPES, REPLY_READINGS, ScorerConfig
 from ev2r.metric.factory import build_scorer
 from ev2r.signature import Signature
 
 
 def test_defaults_are_the_papers_and_the_bundled_setup():
     # Akhtar et al. 2024, sec. 3.3 (alpha) and 3.1 (support at P(entailment) >= 0.5)
-    assert (DEFAULTS.alpha, DEFAULTS.threshold, DEFAULTS.support) == (0.5, 0.5, "threshold")
-    assert (DEFAULTS.verifier, DEFAULTS.decomposer, DEFAULTS.dtype, DEFAULTS.proxy_target) == (
-        "bundled", "rules", "auto", "gold")
+    assert (DEFAULTS.alpha, DEFAULTS.threshold) == (0.5, 0.5)
+    assert (DEFAULTS.verifier, DEFAULTS.decomposer, DEFAULTS.dtype) == ("bundled", "rules", "auto")
+    sig = build_scorer(verifier=_Fake()).signature()
+    assert (sig["support"], sig["proxy"], sig["unans"], sig["hybrid-meteor"]) == ("p>=0.5", "nli-gold", "drop", "fuzzy-v1")
+
+
+class _Fake:
+    name = "fake"
+
+    def predict(self, premises, hypotheses):
+        raise AssertionError("not called")
+
+
+#: The fields and CLI options that left in 2.0 (commit e43eb97 computes them).
+REMOVED_FIELDS = ("support", "proxy_target", "unanswerable", "meteor_match", "contradiction", "proxy_credit",
+                  "premise_top_k", "copy_reading", "restatement")
+REMOVED_OPTIONS = ("--support", "--proxy-target", "--unanswerable", "--meteor-match", "--no-contradiction",
+                   "--premise-top-k", "--copy-reading", "--restatement", "--hybrid-columns", "--admission",
+                   "--threshold", "--with-facts", "--llm-price-in", "--llm-price-out", "--replay-model",
+                   "--ray-address")
+
+
+@pytest.mark.parametrize("name", REMOVED_FIELDS)
+def test_removed_fields_are_no_options_and_build_scorer_names_them(name):
+    assert name not in ScorerConfig.field_names()
+    with pytest.raises(ValueError, match=f"{name}: not a scorer option; allowed: verifier, "):
+        build_scorer(verifier=_Fake(), **{name: None})
+
+
+@pytest.mark.parametrize("flag", REMOVED_OPTIONS)
+def test_removed_options_are_refused_by_ev2r_score(flag, capsys):
+    from ev2r.cli import score
+
+    p = argparse.ArgumentParser(prog="ev2r score")
+    score.add_arguments(p)
+    with pytest.raises(SystemExit):
+        p.parse_args(["in.jsonl", flag, "x"] if flag != "--no-contradiction" else ["in.jsonl", flag])
+    assert f"unrecognized arguments: {flag}" in capsys.readouterr().err
+
+
+def test_score_has_at_most_32_options():
+    from ev2r.cli import score
+
+    p = argparse.ArgumentParser()
+    score.add_arguments(p)
+    flags = [a for a in p._actions if a.option_strings and not set(a.option_strings) & {"-h", "--help-all"}]
+    assert len(flags) == 32  # 47 in 1.9.0
 
 
 def test_config_is_frozen_and_replace_validates():
@@ -55,12 +99,34 @@ def test_cli_defaults_and_choices_are_the_configs():
     p = argparse.ArgumentParser()
     score.add_arguments(p)
     args = p.parse_args(["in.jsonl"])
-    for name in ("decomposer", "alpha", "threshold", "support", "proxy_target", "batch_size", "dtype"):
+    fields = [f.name for f in ScorerConfig.cli_fields()]
+    assert fields == ["verifier", "proxy_verifier", "decomposer", "alpha", "replay", "reply_reading", "device",
+                      "batch_size", "dtype", "hybrid", "cache"]
+    for name in fields:  # each option's dest is its field, its default the field's
         assert getattr(args, name) == getattr(DEFAULTS, name), name
-    assert args.model == DEFAULTS.verifier
     choices = {a.dest: tuple(a.choices) for a in p._actions if a.choices}
-    assert choices["decomposer"] == DECOMPOSERS and choices["support"] == SUPPORT_MODES
-    assert choices["proxy_target"] == PROXY_TARGETS and choices["dtype"] == DTYPES
+    assert choices["decomposer"] == DECOMPOSERS and choices["dtype"] == DTYPES
+    assert choices["reply_reading"] == REPLY_READINGS
+    helps = {a.dest: a.help for a in p._actions}
+    assert helps["alpha"] == "Ev2R weight of F1 (default 0.5)" and helps["batch_size"].endswith("(default 32)")
+    assert {a.dest: a.option_strings for a in p._actions}["hybrid"] == ["--no-hybrid"]
+    assert p.parse_args(["in.jsonl", "--no-hybrid"]).hybrid is False
+
+
+def test_options_map_back_to_the_config_without_a_hand_written_mapping():
+    from ev2r.cli import score
+    from ev2r.cli.common import config_from_args
+
+    p = argparse.ArgumentParser()
+    score.add_arguments(p)
+    assert config_from_args(p.parse_args(["in.jsonl"])) == DEFAULTS
+    got = config_from_args(p.parse_args(["in.jsonl", "--model", "fast", "--alpha", "0.3", "--no-hybrid", "--dtype",
+                                         "fp32", "--proxy-model", "averitec", "--batch-size", "8"]))
+    assert got == DEFAULTS.replace(verifier="fast", alpha=0.3, hybrid=False, dtype="fp32", proxy_verifier="averitec",
+                                   batch_size=8)
+    # a --proxy-model naming the --model verifier is no separate proxy verifier (the default's signature)
+    assert config_from_args(p.parse_args(["in.jsonl", "--proxy-model", "bundled"])).proxy_verifier is None
+    assert score.scorer_options(p.parse_args(["in.jsonl", "--alpha", "0.3"])) == DEFAULTS.replace(alpha=0.3).to_dict()
 
 
 def test_evaluate_module_options_are_the_config_fields():
@@ -75,8 +141,9 @@ def test_build_scorer_from_config_equals_from_options(keyword_verifier):
     b = build_scorer(config=ScorerConfig(verifier=keyword_verifier, alpha=0.25, threshold=0.7))
     assert a.signature() == b.signature()
     assert b.signature()["alpha"] == "0.25" and b.signature()["support"] == "p>=0.7"
-    with pytest.raises(ValueError, match="config: given together with alpha"):
-        build_scorer(alpha=0.3, config=ScorerConfig(verifier=keyword_verifier))
+    # overrides apply to the config given (build_scorer(config=None, **overrides))
+    c = build_scorer(ScorerConfig(verifier=keyword_verifier, threshold=0.7), alpha=0.25)
+    assert c.signature() == a.signature()
 
 
 def test_scorer_signature_fields_in_order(keyword_verifier):
@@ -144,8 +211,8 @@ def test_llm_connection_defaults_are_read_by_every_llm_entry_point():
     ({"alpha": 2}, r"alpha: expected a value in \[0, 1\], got 2.0"),
     ({"threshold": 0}, r"threshold: expected a value in \(0, 1\), got 0.0"),
     ({"threshold": 1}, r"threshold: expected a value in \(0, 1\)"),
-    ({"support": "bogus"}, r"support: 'bogus' is not one of \('threshold', 'soft'\)"),
-    ({"proxy_target": "silver"}, r"proxy_target: 'silver' is not one of \('gold', 'human'\)"),
+    ({"hybrid_columns": "some"}, r"hybrid_columns: 'some' is not one of \('weighted', 'all'\)"),
+    ({"admission": ""}, r"admission: an empty spec"),
     ({"dtype": "fp64"}, r"dtype: 'fp64' is not one of \('auto', 'fp32', 'bf16', 'int8'\)"),
     ({"batch_size": 0}, r"batch_size: must be an integer >= 1, got 0"),
     ({"batch_size": True}, r"batch_size: must be an integer >= 1, got True"),
@@ -167,8 +234,9 @@ def test_config_copies_llm_options_and_round_trips(keyword_verifier):
     assert ScorerConfig(**c.to_dict()) == c
     with pytest.raises(ValueError, match="config: expected an ev2r.config.ScorerConfig"):
         build_scorer(config={"alpha": 0.3})
-    # [] and () are the same baselines: not a conflict with config
-    assert build_scorer(config=ScorerConfig(verifier=keyword_verifier), baselines=[]).signature()
+    # [] and () are the same baselines
+    assert build_scorer(config=ScorerConfig(verifier=keyword_verifier), baselines=[]).signature() \
+        == build_scorer(verifier=keyword_verifier).signature()
 
 
 def test_signature_parse_is_strict():

@@ -14,8 +14,9 @@ from typing import Any, Optional, Sequence
 
 from ev2r.config import ScorerConfig
 
-#: Options accepted at load time (``evaluate.load(path, alpha=0.3)``) or in ``compute(...)``;
-#: all but ``return_items`` / ``ids`` go to :func:`ev2r.metric.factory.build_scorer`.
+#: Options accepted at load time (``evaluate.load(path, alpha=0.3)``) or in ``compute(...)``: the fields of
+#: :class:`ev2r.config.ScorerConfig` (the one option table) but ``ev2r`` and ``chunk_size``; all but ``return_items`` /
+#: ``ids`` go to :func:`ev2r.metric.factory.build_scorer`.
 SCORER_OPTIONS = tuple(n for n in ScorerConfig.field_names() if n not in ("ev2r", "chunk_size"))
 OTHER_OPTIONS = ("return_items", "ids")
 OPTION_NAMES = SCORER_OPTIONS + OTHER_OPTIONS

@@ -63,12 +63,14 @@ a per-call value wins):
     decomposer (str): "rules" (default, = "rules-v2": declarative statements), "rules-v1",
         "replay" (with `replay=FILE`) or "llm" (with `llm_options`).
     alpha (float in [0, 1]): weight of F1 (default {alpha:g}).
-    threshold (float in (0, 1)): P(entailment) from which a fact counts as supported (default {threshold:g}).
-    support (str): "threshold" (default) or "soft".
+    proxy_verifier (str or object): the proxy's own verifier (e.g. "averitec"); default: verifier. Alias: proxy_model.
     baselines (list of str): e.g. ["hu-meteor"] adds the Hungarian METEOR columns.
     batch_size (int), device (str): verifier batching and torch device.
     dtype (str): verifier precision, "auto" (default: bf16 where the hardware runs it natively,
         else fp32), "fp32", "bf16" or "int8" (CPU); recorded in the signature.
+    cache (str): a folder for the on-disk cache of the verifier's probabilities (changes no number).
+    Every other ev2r.config.ScorerConfig field is accepted too (the research hook: threshold,
+    hybrid_columns, admission; docs/api.md); a value other than its default is a custom version.
     return_items (bool): also return the per-item scores under "items".
     ids (list): item ids for "items" (default 0..n-1).
 Returns:
@@ -108,7 +110,7 @@ Examples:
 
     >>> metric = evaluate.load(ev2r.evaluate_module_path())            # doctest: +SKIP
     >>> metric.compute(predictions=preds, references=refs, claims=claims, labels=labels)  # doctest: +SKIP
-""".replace("{alpha:g}", f"{DEFAULTS.alpha:g}").replace("{threshold:g}", f"{DEFAULTS.threshold:g}")
+""".replace("{alpha:g}", f"{DEFAULTS.alpha:g}")
 
 
 def _versions_text() -> str:

@@ -145,11 +145,13 @@ def test_explain_takes_the_score_options(tmp_path, capsys, tiny_nli_model):
                                "reference_evidence": it.reference_evidence.render(), "gold_label": "supported"}) + "\n",
                    encoding="utf-8")
     sigs = {}
-    for flags in ((), ("--no-contradiction", "--alpha", "0.3")):
+    for flags in ((), ("--alpha", "0.3")):
         assert main(["explain", str(src), "--id", "7", "--model", str(tiny_nli_model), *flags]) == 0
         sigs[flags] = capsys.readouterr().out.rsplit("signature: ", 1)[1]
-    assert "+contra" in sigs[()] and "+contra" not in sigs[("--no-contradiction", "--alpha", "0.3")]
-    assert "alpha:0.3" in sigs[("--no-contradiction", "--alpha", "0.3")]
+    assert "+contra" in sigs[()] and "+contra" in sigs[("--alpha", "0.3")]  # the veto is always on (2.0)
+    assert "alpha:0.5" in sigs[()] and "alpha:0.3" in sigs[("--alpha", "0.3")]
+    with pytest.raises(SystemExit):  # the options ev2r score lost in 2.0 are explain's no more
+        main(["explain", str(src), "--id", "7", "--no-contradiction"])
 
 
 def test_explain_given_the_scores_file_as_input_names_the_file_it_needs(tmp_path, capsys, monkeypatch):

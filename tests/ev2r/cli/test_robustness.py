@@ -156,38 +156,30 @@ def test_robustness_warns_about_ev2r_options_with_another_scorer(tmp_path, capsy
 
 
 def test_report_carries_the_ev2r_scorer_signature(input_file, tmp_path, monkeypatch):
-    """hostile tester: a report made with --premise-top-k 1 looked like one made with the default."""
+    """hostile tester: a report made with another option (then --premise-top-k 1) looked like one made with the
+    default."""
     import ev2r.metric.factory as factory
     from support.fakes import KeywordVerifier
 
     real = factory.make_item_scorer
-    monkeypatch.setattr(factory, "make_item_scorer", lambda **kw: real(**{**kw, "verifier": KeywordVerifier()}))
+    monkeypatch.setattr(factory, "make_item_scorer", lambda config: real(config.replace(verifier=KeywordVerifier())))
     out = tmp_path / "rep"
-    args = parse(input_file, "-o", out, "--perturbations", "duplicate_pair", "--n-boot", 100, "--premise-top-k", 1,
+    args = parse(input_file, "-o", out, "--perturbations", "duplicate_pair", "--n-boot", 100, "--alpha", 0.3,
                  "--fail-on-violation", "none", "--no-png")
     assert run_robustness(args) == 0
     sig = json.loads((out / "report.json").read_text())["settings"]["ev2r_signature"]
-    assert "|prem:qa-pair-max+lex-top1+twin~0.85/num+contr+art+respell-syn+anchor+contra0.5/rw0.7|" in sig and "|verifier:keyword-fake|" in sig
+    assert "|prem:qa-pair-max+lex-top5+twin~0.85/num+contr+art+respell-syn+anchor+contra0.5/rw0.7|" in sig
+    assert "|verifier:keyword-fake|" in sig and "|alpha:0.3|" in sig
     assert f"Ev2R scorer signature: `{sig}`." in (out / "report.md").read_text()
 
 
-def test_hybrid_columns_reach_the_ev2r_scorer(input_file, tmp_path, monkeypatch):
-    """hostile tester: `ev2r robustness` had no --hybrid-columns, so hybrid_embedding could not be checked."""
-    import ev2r.metric.factory as factory
-
-    seen = {}
-
-    def spy(**kw):
-        seen.update(kw)
-        raise RuntimeError("stop after the options")
-
-    monkeypatch.setattr(factory, "make_item_scorer", spy)
-    args = parse(input_file, "-o", tmp_path / "rep", "--hybrid-columns", "all", "--no-png")
-    with pytest.raises(RuntimeError, match="stop after the options"):
-        run_robustness(args)
-    assert seen["hybrid_columns"] == "all"
+@pytest.mark.parametrize("flag", ["--hybrid-columns", "--admission", "--threshold", "--premise-top-k",
+                                  "--proxy-target", "--support", "--meteor-match", "--copy-reading", "--restatement"])
+def test_research_and_removed_options_are_no_robustness_options(input_file, flag, capsys):
+    # the research hook (hybrid_columns, admission, threshold) is the Python API's; the rest left in 2.0
     with pytest.raises(SystemExit):
-        parse(input_file, "--hybrid-columns", "some")
+        parse(input_file, flag, "x")
+    assert f"unrecognized arguments: {flag}" in capsys.readouterr().err
 
 
 def test_cli_gaming_suite_gates_a_scorer_that_volume_raises(input_file, tmp_path, capsys):
@@ -225,52 +217,41 @@ def test_every_metric_option_of_score_reaches_the_ev2r_scorer(input_file, tmp_pa
     score` computes (facts and proxy read by two verifiers) could not be gated. The options that change Ev2R's values
     are now `ev2r score`'s own, passed through as the scorer keywords."""
     import ev2r.metric.factory as factory
+    from ev2r.config import DEFAULTS
 
     seen = {}
 
-    def spy(**kw):
-        seen.update(kw)
+    def spy(config):
+        seen.update(config.to_dict())
         raise RuntimeError("stop after the options")
 
     monkeypatch.setattr(factory, "make_item_scorer", spy)
     args = parse(input_file, "-o", tmp_path / "rep", "--no-png", "--model", "fast", "--proxy-model", "bundled",
-                 "--threshold", 0.6, "--support", "soft", "--no-contradiction", "--admission", "none",
-                 "--meteor-match", "exact", "--copy-reading", "verified", "--restatement", "mutual", "--alpha", 0.3)
+                 "--alpha", 0.3, "--decomposer", "rules-v1", "--dtype", "fp32")
     with pytest.raises(RuntimeError, match="stop after the options"):
         run_robustness(args)
-    assert (seen["verifier"], seen["proxy_verifier"], seen["threshold"], seen["support"]) == ("fast", "bundled", 0.6,
-                                                                                              "soft")
-    assert (seen["contradiction"], seen["admission"], seen["meteor_match"]) == (False, "none", "exact")
-    assert (seen["copy_reading"], seen["restatement"], seen["alpha"]) == ("verified", "mutual", 0.3)
-    # a --proxy-model naming the --model verifier is no separate proxy verifier (as in ev2r score)
+    assert seen == DEFAULTS.replace(verifier="fast", proxy_verifier="bundled", alpha=0.3, decomposer="rules-v1",
+                                    dtype="fp32").to_dict()
+    # a --proxy-model naming the --model verifier is no separate proxy verifier (as in ev2r score); --verifier is
+    # the older spelling of --model
     seen.clear()
     with pytest.raises(RuntimeError):
         run_robustness(parse(input_file, "-o", tmp_path / "rep2", "--no-png", "--proxy-model", "bundled"))
-    assert seen["proxy_verifier"] is None and seen["contradiction"] is True
+    assert seen == DEFAULTS.to_dict()
+    seen.clear()
+    with pytest.raises(RuntimeError):
+        run_robustness(parse(input_file, "-o", tmp_path / "rep3", "--no-png", "--verifier", "fast"))
+    assert seen["verifier"] == "fast"
 
 
 def test_robustness_warns_about_metric_options_with_another_scorer(tmp_path, capsys):
     from ev2r.cli.main import main
 
     main(["robustness", "examples/averitec_sample.jsonl", "-o", str(tmp_path / "r"), "--sample", "3", "--scorer",
-          "hu_meteor", "--proxy-model", "averitec", "--copy-reading", "exact", "--perturbations", "reorder_pairs",
+          "hu_meteor", "--proxy-model", "averitec", "--alpha", "0.3", "--perturbations", "reorder_pairs",
           "--no-progress"])
     err = capsys.readouterr().err
-    assert "--proxy-model, --copy-reading not used with --scorer hu_meteor" in err
-
-
-def test_proxy_target_human_without_human_labels_is_refused_before_scoring(tmp_path, capsys):
-    """hostile tester: `--proxy-target human` on rows without `human_label` ran and gave null proxies and Ev2R on every
-    item, reported only as "too few items"; ev2r score refuses the same input before loading a model."""
-    from ev2r.cli.main import main
-
-    rows = [json.loads(x) for x in open("examples/averitec_sample.jsonl", encoding="utf-8").read().splitlines()[:3]]
-    path = tmp_path / "nohuman.jsonl"
-    path.write_text("".join(json.dumps({k: v for k, v in r.items() if k != "human_label"}) + "\n" for r in rows))
-    rc = main(["robustness", str(path), "-o", str(tmp_path / "r"), "--perturbations", "reorder_pairs", "--no-png",
-               "--no-progress", "--proxy-target", "human"])
-    err = capsys.readouterr().err
-    assert rc == 2 and "human_label" in err and not (tmp_path / "r" / "report.json").exists()
+    assert "--proxy-model, --alpha not used with --scorer hu_meteor" in err
 
 
 def test_an_empty_proxy_model_is_refused_by_its_option(input_file, tmp_path, capsys):

@@ -19,7 +19,7 @@ def run(capsys, *argv):
 
 def test_score_writes_rows_joined_by_id_and_json_summary(tmp_path, capsys, tiny_nli_model):
     out = tmp_path / "scores.jsonl"
-    code, stdout, _ = run(capsys, "score", SAMPLE, "-o", out, "--json", "--model", tiny_nli_model, "--limit", 4, "--with-facts")
+    code, stdout, _ = run(capsys, "score", SAMPLE, "-o", out, "--json", "--model", tiny_nli_model, "--limit", 4, "--explain")
     assert code == 0
     summary = json.loads(stdout)
     assert summary["n"] == 4 and summary["n_failed"] == 0
@@ -43,14 +43,16 @@ def test_alpha_option_changes_combination(tmp_path, capsys, tiny_nli_model):
     assert code == 0 and s["ev2r"] == pytest.approx(s["f1"]) and "alpha:1" in s["signature"]
 
 
-def test_replay_decomposer_from_cli(capsys, tiny_nli_model, shared_data):
+def test_replay_decomposer_from_cli(capsys, tiny_nli_model, shared_data, monkeypatch):
+    import ev2r.metric.factory as api
+
     # which rows the replay lacks or finds inconsistent does not depend on the admission stage's learned reading
-    # (tests/ev2r/metric/test_admission*.py): --admission none --copy-reading exact keep 86 rows at a few seconds
-    # (issue 75: 14 s of the quick tests)
+    # (tests/ev2r/metric/test_admission*.py): the rules alone (admission "none", an API-only value since 2.0) keep 86
+    # rows at a few seconds (issue 75: 14 s of the quick tests)
+    monkeypatch.setattr(api, "load_admission", lambda spec: None)
     code, stdout, _ = run(capsys, "score", shared_data / "ev2r_human_eval/averitec_manual_eval_subset.jsonl", "--json",
                           "--decomposer", "replay", "--replay", shared_data / "ev2r_replay/replay_atomic_reference_prec_recall.jsonl",
-                          "--replay-model", "gpt-4o-2024-05-13", "--model", tiny_nli_model, "--admission", "none",
-                          "--copy-reading", "exact")
+                          "--llm-model", "gpt-4o-2024-05-13", "--model", tiny_nli_model)
     s = json.loads(stdout)
     assert code == 0 and s["n"] == 86
     assert s["failures"] == {"replay_missing": 13, "replay_inconsistent": 1} and s["n_failed"] == 14
@@ -215,7 +217,7 @@ def test_interrupted_run_keeps_its_chunks_and_resumes_to_the_uninterrupted_file(
 
     inp = write_rows(80, tmp_path / "in.jsonl")  # 3 chunks of 32, 32, 16
     whole, out = tmp_path / "whole.jsonl", tmp_path / "out.jsonl"
-    argv = ["score", inp, "--model", tiny_nli_model, "--no-progress", "--json", "--with-facts"]
+    argv = ["score", inp, "--model", tiny_nli_model, "--no-progress", "--json", "--explain"]
     code, s_whole, _ = run(capsys, *argv, "-o", whole)
     assert code == 0
     original, calls = Ev2RScorer.score, []
@@ -247,8 +249,8 @@ def test_other_options_or_facts_are_refused_and_no_resume_rescores(tmp_path, cap
     before = out.read_bytes()
     code, _, err = run(capsys, *base, "--alpha", 0.7)
     assert code == 2 and "written with other scorer options" in err and "--no-resume" in err and "another -o" in err
-    code, _, err = run(capsys, *base, "--with-facts")
-    assert code == 2 and "written without --with-facts" in err
+    code, _, err = run(capsys, *base, "--explain")
+    assert code == 2 and "written without --explain" in err
     assert out.read_bytes() == before
     code, stdout, _ = run(capsys, *base, "--alpha", 0.7, "--no-resume")
     assert code == 0 and "alpha:0.7" in json.loads(stdout)["signature"]
@@ -271,11 +273,11 @@ def test_options_a_run_does_not_use_give_a_warning_not_silence(capsys, nltk_data
     import ev2r.metric.factory as api
 
     code, _, err = run(capsys, "score", SAMPLE, "--json", "--limit", 2, "--scorer", "hu-meteor", "--batch-size", 8,
-                       "--threshold", 0.7, "--model", "some/checkpoint", "--nltk-data", nltk_data, "--alpha", 0.3,
-                       "--copy-reading", "exact")
+                       "--proxy-model", "averitec", "--model", "some/checkpoint", "--nltk-data", nltk_data,
+                       "--alpha", 0.3, "--no-hybrid")
     assert code == 0
-    # every option of the metric (add_metric_args) is named, --alpha and --copy-reading included (they were silent)
-    assert ("ev2r score: warning: --model, --alpha, --threshold, --copy-reading, --batch-size not used with --scorer "
+    # every option of the scorer configuration (the option table) is named, --alpha included (it was once silent)
+    assert ("ev2r score: warning: --model, --proxy-model, --alpha, --batch-size, --no-hybrid not used with --scorer "
             "hu-meteor alone" in err)
     monkeypatch.setattr(api, "get_verifier", lambda *a, **k: keyword_verifier)
     code, _, err = run(capsys, "score", SAMPLE, "--json", "--limit", 2, "--llm-model", "m", "--llm-timeout", 5)

@@ -114,7 +114,7 @@ def test_resume_messages_name_only_options_of_ev2r_score(tmp_path, capsys, nltk_
     base = ["score", inp, "-o", out, "--scorer", "hu-meteor", "--no-progress"]
     assert run(capsys, *base)[0] == 0
     messages = []
-    for extra, says in ((["--with-facts"], "was written without --with-facts"),
+    for extra, says in ((["--explain"], "was written without --explain"),
                         (["--limit", "1"], "not in this run"),
                         (["--scorer", "ev2r", "--no-hybrid"], "other scorer options")):
         code, _, err = run(capsys, *base, *extra)

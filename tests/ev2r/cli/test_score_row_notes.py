@@ -98,8 +98,8 @@ def test_proxy_model_naming_the_model_verifier_gives_the_default_signature(tiny_
     from ev2r.metric.factory import build_scorer
 
     def signature(*argv):
-        options = _options("--model", str(tiny_nli_model), "--no-hybrid", "--admission", "none", *argv)
-        return str(build_scorer(**options).signature())
+        options = _options("--model", str(tiny_nli_model), "--no-hybrid", *argv)
+        return str(build_scorer(**{**options, "admission": "none"}).signature())
 
     plain = signature()
     assert signature("--proxy-model", str(tiny_nli_model)) == plain
@@ -113,7 +113,7 @@ def test_baselines_alone_record_no_metric_option():
     """With --scorer hu-meteor alone no metric option is read: the run record holds the defaults, so that an output
     resumes whatever those options were set to (they are warned as ignored)."""
     plain = _options("--scorer", "hu-meteor")
-    assert plain["ev2r"] is False and plain["baselines"] == ["hu-meteor"]
-    assert _options("--scorer", "hu-meteor", "--alpha", "0.7", "--threshold", "0.3", "--no-hybrid",
-                    "--copy-reading", "exact") == plain
+    assert plain["ev2r"] is False and plain["baselines"] == ("hu-meteor",)
+    assert _options("--scorer", "hu-meteor", "--alpha", "0.7", "--proxy-model", "averitec", "--no-hybrid",
+                    "--model", "fast") == plain
     assert _options("--alpha", "0.7")["alpha"] == 0.7  # with the metric they are read

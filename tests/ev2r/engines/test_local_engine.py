@@ -118,7 +118,7 @@ def test_other_options_are_refused_and_resume_false_starts_afresh(tmp_path):
     score_local(build_scorer(verifier=WordVerifier(), alpha=0.5), items, out, options={"alpha": 0.5})
     with pytest.raises(ValueError, match="written with other scorer options.*--no-resume"):
         score_local(build_scorer(verifier=WordVerifier(), alpha=0.7), items, out, options={"alpha": 0.7})
-    with pytest.raises(ValueError, match="written without --with-facts"):
+    with pytest.raises(ValueError, match="written without --explain"):
         score_local(build_scorer(verifier=WordVerifier(), alpha=0.5), items, out, options={"alpha": 0.5},
                     with_facts=True)
     res = score_local(build_scorer(verifier=WordVerifier(), alpha=0.7), items, out, options={"alpha": 0.7},

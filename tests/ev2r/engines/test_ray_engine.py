@@ -65,7 +65,6 @@ def read_jsonl(path):
 # -- options (no Ray started) ---------------------------------------------------------------------
 @pytest.mark.parametrize("argv, message", [
     (["--workers", "2"], "--workers: only used with --engine ray"),
-    (["--ray-address", "auto"], "--ray-address: only used with --engine ray"),
     (["--engine", "ray", "--workers", "0"], "--workers: must be an integer >= 1"),
     (["--engine", "ray", "--workers", "-3"], "--workers: must be an integer >= 1"),
 ])
@@ -73,6 +72,16 @@ def test_bad_engine_options_exit_2_naming_the_option(capsys, tmp_path, argv, mes
     code, _, err = run(capsys, "score", SAMPLE, "-o", tmp_path / "o.jsonl", *argv)
     assert code == 2 and message in err
     assert not (tmp_path / "o.jsonl").exists()
+
+
+def test_the_ray_address_comes_from_the_environment_only():
+    from ev2r.engines.ray_engine import check_engine_options
+
+    with pytest.raises(ValueError, match="a Ray address: only used with --engine ray"):
+        check_engine_options("local", "auto")
+    with pytest.raises(ValueError, match=r"address \(\$RAY_ADDRESS\): expected an address"):
+        check_engine_options("ray", " ")
+    check_engine_options("ray", "auto", 2)  # no error
 
 
 def test_missing_ray_is_one_clear_error(monkeypatch, capsys, tmp_path):
@@ -127,9 +136,9 @@ def test_bundled_verifier_cli_equal_to_local_on_the_sample(ray_local, tmp_path, 
         rerun_without_amx(__file__, "test_bundled_verifier_cli_equal_to_local_on_the_sample")
         return
     a, b = tmp_path / "local.jsonl", tmp_path / "ray.jsonl"
-    code, out_local, _ = run(capsys, "score", SAMPLE, "-o", a, "--json", "--no-progress", "--with-facts")
+    code, out_local, _ = run(capsys, "score", SAMPLE, "-o", a, "--json", "--no-progress", "--explain")
     assert code == 0
-    code, out_ray, err = run(capsys, "score", SAMPLE, "-o", b, "--json", "--no-progress", "--with-facts",
+    code, out_ray, err = run(capsys, "score", SAMPLE, "-o", b, "--json", "--no-progress", "--explain",
                              "--engine", "ray", "--workers", "2")
     assert code == 0, err
     assert "engine ray: 12 item(s) scored" in err
@@ -149,7 +158,7 @@ def test_bundled_verifier_cli_equal_to_local_on_the_sample(ray_local, tmp_path, 
                        dict(s_local, signature=None, short_signature=None), 1e-3)
     assert s_local["n"] == 12
     # a rerun resumes everything: nothing is scored again, the same file and summary
-    code, out_again, err = run(capsys, "score", SAMPLE, "-o", b, "--json", "--no-progress", "--with-facts",
+    code, out_again, err = run(capsys, "score", SAMPLE, "-o", b, "--json", "--no-progress", "--explain",
                                "--engine", "ray", "--workers", "2")
     assert code == 0 and "0 item(s) scored" in err and "12 resumed" in err
     assert b.read_bytes() == ray_bytes

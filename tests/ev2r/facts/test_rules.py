@@ -22,17 +22,13 @@ def test_unanswerable_pair_gives_no_fact_by_default(cls):
 
 
 @pytest.mark.parametrize("cls", [RuleBasedDecomposer, DeclarativeDecomposer])
-def test_unanswerable_statement_mode(cls):
-    facts = cls(unanswerable="statement").decompose(evidence_from_text(UNANSWERED))
-    assert facts[0].text == ("No answer could be found to the question: "
-                             "Did France24 do a news item about the claim?")
-    assert facts[0].pair_index == 0 and len(facts) == 2
-    assert cls(unanswerable="statement").signature_fields()["unans"] == "statement"
-
-
-def test_unknown_unanswerable_mode_is_an_error():
-    with pytest.raises(ValueError, match=r"unanswerable: 'keep' is not one of \('drop', 'statement'\)"):
-        get_rule_decomposer("rules", unanswerable="keep")
+def test_an_unanswerable_pair_is_signed_drop_and_the_statement_mode_is_gone(cls):
+    # "statement" (one fact saying no answer was found) left in 2.0; commit e43eb97 computes it
+    assert cls().signature_fields()["unans"] == "drop"
+    with pytest.raises(TypeError, match="unanswerable"):
+        cls(unanswerable="statement")
+    with pytest.raises(TypeError, match="unanswerable"):
+        get_rule_decomposer("rules", unanswerable="statement")
 
 
 @pytest.mark.parametrize("name", ["rules-v1", "rules-v2"])
@@ -205,12 +201,11 @@ UNANSWERABLE_AMONG_TEXT = [
 
 
 @pytest.mark.parametrize("name", ["rules-v1", "rules-v2"])
-@pytest.mark.parametrize("mode", ["drop", "statement"])
 @pytest.mark.parametrize("answer,rest", UNANSWERABLE_AMONG_TEXT)
-def test_an_unanswerable_sentence_among_text_is_no_fact(name, mode, answer, rest):
+def test_an_unanswerable_sentence_among_text_is_no_fact(name, answer, rest):
     from ev2r.types import QAPair
 
-    facts = [f.text for f in get_rule_decomposer(name, unanswerable=mode).decompose(
+    facts = [f.text for f in get_rule_decomposer(name).decompose(
         Evidence((QAPair("Did Amazon remove Parler from its hosting services?", answer),)))]
     assert len(facts) == 1 and rest in facts[0]
     assert not any("answer" in f.lower().replace("did amazon", "") or "did not remove" in f for f in facts)

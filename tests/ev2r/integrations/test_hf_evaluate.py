@@ -136,17 +136,20 @@ def test_add_single_items(patched_verifier):
 
 @pytest.mark.parametrize("where", ["load", "compute"])
 def test_options_reach_scorer(tmp_path, patched_verifier, where):
-    cli = cli_summary(tmp_path, ROWS, "--alpha", "0.2", "--threshold", "0.7")
-    opts = {"alpha": 0.2, "threshold": 0.7}
+    cli = cli_summary(tmp_path, ROWS, "--alpha", "0.2", "--no-hybrid")
+    opts = {"alpha": 0.2, "hybrid": False}
     if where == "load":
         metric = evaluate.load(ev2r.evaluate_module_path(), verifier="fake", **opts)
         res = metric.compute(**columns(ROWS))
     else:
         metric = evaluate.load(ev2r.evaluate_module_path(), verifier="fake")
         res = metric.compute(**columns(ROWS), **opts)
-    assert "alpha:0.2" in res["signature"] and "p>=0.7" in res["signature"]
+    assert "alpha:0.2" in res["signature"] and "hybrid:" not in res["signature"]
     for k in KEYS:
         assert same(res[k], cli[k]), k
+    # the research hook (API only since 2.0): threshold reaches the scorer too
+    hooked = evaluate.load(ev2r.evaluate_module_path(), verifier="fake").compute(**columns(ROWS), threshold=0.7)
+    assert "|support:p>=0.7|" in hooked["signature"]
 
 
 def test_compute_option_overrides_load_option(patched_verifier):

@@ -321,7 +321,7 @@ def test_the_gold_verdict_under_another_name_is_refused_naming_the_fields(tmp_pa
     assert "no row has the verdict the proxy" in msg and "field 'gold_label' / 'label' / 'reference_label'" in msg
     assert ("the file's fields are 'id', 'claim', 'predicted_evidence', 'reference_evidence', 'verdict'" in msg)
     assert "the values of 'verdict' read as verdicts: rename that field to 'gold_label'" in msg
-    with pytest.raises(InputError, match="--proxy-target human"):
+    with pytest.raises(InputError, match=r"no row has the verdict this run needs \(field 'human_label'\)"):
         read_items(_jsonl(tmp_path / "h.jsonl", [_row(0)]), require_label="human_label")
     with pytest.raises(ValueError, match="field: expected one of"):
         check_required_label([], [], "label", "x")

@@ -235,7 +235,7 @@ def test_cli_dry_run_sends_nothing(fake_server, tmp_path, capsys):
     path.write_text("\n".join(json.dumps(r) for r in rows), encoding="utf-8")
     rc = main(["score", str(path), "--decomposer", "llm", "--llm-model", "gpt-4o", "--llm-base-url",
                fake_server.base_url, "--llm-cache", str(tmp_path / "c"), "--dry-run",
-               "--llm-price-in", "2.5", "--llm-price-out", "10", "--no-progress"])
+               "--llm-price", "2.5,10", "--no-progress"])
     assert rc == 0 and fake_server.requests == []
     est = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert est["n_requests"] == 3 and est["n_to_send"] == 3 and est["prompt_tokens_est"] > 300

@@ -99,20 +99,6 @@ def test_bad_unanswerable_is_named():
         admit(PRED, CLAIM, "keep")
 
 
-def test_a_copied_unanswerable_gold_pair_keeps_its_facts_under_statement():
-    """A copy of a gold pair is the gold's whatever its answer: with ``unanswerable="statement"`` its fact ("No answer
-    could be found to the question: <the claim>") is kept though it restates the claim (as 1.4 did)."""
-    claim = "The mayor of Springfield signed the housing order in March 2021."
-    gold = Evidence((QAPair(claim, "No answer could be found."),
-                     QAPair("What did the order change?", "The order capped rents in Springfield for two years.")))
-    pred = Evidence((QAPair(claim, "No answer could be found."),
-                     QAPair("Who voted on the order?", "Springfield council members voted on the housing order in 2019.")))
-    it = Item(id="1", claim=claim, predicted_evidence=pred, reference_evidence=gold, gold_label="Not Enough Evidence")
-    s = build_scorer(verifier=KeywordVerifier(), admission="none", unanswerable="statement").score([it])[0]
-    assert s.ok and s.precision == 0.5 and s.f1 == 0.5
-    assert any(f.fact.startswith("No answer could be found to the question") for f in s.predicted_facts)
-
-
 def test_an_item_the_stage_cannot_read_fails_alone(monkeypatch):
     real = admission.read_evidence
 

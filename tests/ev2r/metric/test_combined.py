@@ -53,7 +53,7 @@ def test_signature_field_names_every_weight():
     assert weights_field(W) == "w=recall:0.3,proxy:0.2,hybrid_meteor:0.3,hybrid_embedding:0.2,precision:0,verified_meteor:0,mutual_meteor:0"
     fields = HybridCombiner(W).signature_fields()
     assert fields == {"hybrid": "w=recall:0.3,proxy:0.2,hybrid_meteor:0.3,hybrid_embedding:0.2,precision:0,verified_meteor:0,mutual_meteor:0",
-                      "hybrid-emb": "all-MiniLM-L6-v2"}
+                      "hybrid-emb": "all-MiniLM-L6-v2", "hybrid-meteor": "fuzzy-v1"}  # the only METEOR since 2.0
 
 
 # -- in the scorer -------------------------------------------------------------------------------

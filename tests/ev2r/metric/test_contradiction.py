@@ -108,7 +108,10 @@ def test_the_proxy_reads_the_evidence_without_the_contradicted_rewrite():
 def test_the_scorer_default_and_its_rows(nltk_data):
     rows = build_scorer(verifier=KeywordVerifier(), hybrid_columns="all").score([item(REAL, NEGATED)])
     alone = build_scorer(verifier=KeywordVerifier(), hybrid_columns="all").score([item(REAL)])
-    off = build_scorer(verifier=KeywordVerifier(), hybrid_columns="all", contradiction=False).score([item(REAL, NEGATED)])
+    unvetoed = build_scorer(verifier=KeywordVerifier(), hybrid_columns="all")
+    # the veto is always on since 2.0 (commit e43eb97 computes --no-contradiction): switched off here by hand
+    unvetoed.reference_scorer.contradiction = unvetoed.proxy_scorer.contradiction = None
+    off = unvetoed.score([item(REAL, NEGATED)])
     s = rows[0]
     assert s.contradicted_pairs == [{"predicted": 1, "reference": 0, "premise": QAPair(Q, GOLD).render(),
                                      "entailment": 0.05, "neutral": 0.05, "contradiction": 0.9}]
@@ -128,10 +131,13 @@ def test_bad_options_name_the_field(kwargs, field):
         ReferenceContradiction(KeywordVerifier(), **kwargs)
 
 
-def test_config_takes_only_a_bool():
-    assert ScorerConfig().contradiction is True
-    with pytest.raises(ValueError, match="contradiction: expected True or False"):
-        ScorerConfig(contradiction="yes")
+def test_the_veto_is_always_on():
+    # contradiction=False (--no-contradiction) left in 2.0; commit e43eb97 computes it
+    with pytest.raises(TypeError, match="contradiction"):
+        ScorerConfig(contradiction=False)
+    scorer = build_scorer(verifier=KeywordVerifier(), hybrid=False)
+    assert scorer.reference_scorer.contradiction is scorer.proxy_scorer.contradiction is not None
+    assert "+contra0.5/rw0.7" in str(scorer.signature())
 
 
 def test_a_negated_reference_cut_into_one_pair_per_sentence_is_still_a_rewrite():

@@ -61,10 +61,13 @@ def test_graded_hand_computed_same_pass():
     assert len(v.calls) == 1  # no second verifier call
 
 
-def test_identity_temperature_equals_soft_support():
+def test_identity_temperature_grades_with_the_probabilities_themselves():
+    from ev2r.scores import prf_from_support
+
     t1 = Calibration("temperature", {"temperature": 1.0})
-    (res,) = NLIReferenceScorer(KeywordVerifier(), AnswerFacts(), support="soft", calibration=t1).score_reference([_item()])
-    assert [res.extra_scores[k] for k in GRADED_NAMES] == pytest.approx([res.precision, res.recall, res.f1])
+    (res,) = NLIReferenceScorer(KeywordVerifier(), AnswerFacts(), calibration=t1).score_reference([_item()])
+    soft = prf_from_support([f.probability for f in res.predicted_facts], [f.probability for f in res.reference_facts])
+    assert [res.extra_scores[k] for k in GRADED_NAMES] == pytest.approx(list(soft), abs=1e-6)
 
 
 def test_no_calibration_gives_none_with_reason_in_rows_and_corpus():
@@ -117,8 +120,9 @@ def test_window_premises_support_a_fact_spanning_two_pairs():
     pred = Evidence((QAPair("Who?", "Paris mayor"), QAPair("When?", "elected 2014")))
     ref = Evidence((QAPair("Q?", "Paris mayor elected 2014"),))
     it = Item(id="w", claim="c", predicted_evidence=pred, reference_evidence=ref)
-    one = NLIReferenceScorer(KeywordVerifier(), AnswerFacts(), calibration=None, premise_top_k=None)
-    two = NLIReferenceScorer(KeywordVerifier(), AnswerFacts(), calibration=None, premise_window=2, premise_top_k=None)
+    one = NLIReferenceScorer(KeywordVerifier(), AnswerFacts(), calibration=None)
+    two = NLIReferenceScorer(KeywordVerifier(), AnswerFacts(), calibration=None, premise_window=2)
     assert one.score_reference([it])[0].recall == 0.0  # no single pair holds every word
     assert two.score_reference([it])[0].recall == 1.0  # the two pairs together do
-    assert one.signature_fields()["prem"] == "qa-pair-max+twin~0.85/num+contr+art+respell-syn+anchor" and two.signature_fields()["prem"] == "qa-pair+win2-max+twin~0.85/num+contr+art+respell-syn+anchor"
+    assert one.signature_fields()["prem"] == "qa-pair-max+lex-top5+twin~0.85/num+contr+art+respell-syn+anchor"
+    assert two.signature_fields()["prem"] == "qa-pair+win2-max+lex-top5+twin~0.85/num+contr+art+respell-syn+anchor"

@@ -90,9 +90,11 @@ def test_reference_scores_hand_computed():
     assert [f.supported for f in res.predicted_facts] == [True, False, False]
     assert res.precision == pytest.approx(1 / 3) and res.recall == pytest.approx(1 / 2)
     assert res.f1 == pytest.approx(2 * (1 / 3) * (1 / 2) / (1 / 3 + 1 / 2))
-    (soft,) = NLIReferenceScorer(TableVerifier(table), RuleBasedDecomposer(), support="soft").score_reference([item])
-    assert soft.precision == pytest.approx((0.9 + 0.49 + 0.0) / 3)  # max P(e) over reference pairs
-    assert soft.recall == pytest.approx((0.8 + 0.3) / 2)
+    # the facts' probabilities are the max P(e) over the other side's pairs; only the 0/1 support counts (the soft
+    # reading, P itself, left in 2.0: commit e43eb97 computes it)
+    assert [f.probability for f in res.predicted_facts] == pytest.approx([0.9, 0.49, 0.0])
+    with pytest.raises(TypeError, match="support"):
+        NLIReferenceScorer(TableVerifier(table), RuleBasedDecomposer(), support="soft")
 
 
 def test_a_facts_own_pair_on_the_other_side_entails_it():
@@ -113,8 +115,9 @@ def test_a_facts_own_pair_on_the_other_side_entails_it():
     assert res.precision == res.recall == 0.5
     # the reference as the prediction: every fact supported, P = R = 1
     same = Item(id="s", claim=item.claim, predicted_evidence=ref, reference_evidence=ref, gold_label=Verdict.SUPPORTED)
-    (res,) = NLIReferenceScorer(TableVerifier({}), RuleBasedDecomposer(), calibration=None,
-                                premise_top_k=1).score_reference([same])
+    pruned = NLIReferenceScorer(TableVerifier({}), RuleBasedDecomposer(), calibration=None)
+    pruned.premise_top_k = 1  # the twin is checked even where the first stage keeps one premise
+    (res,) = pruned.score_reference([same])
     assert res.precision == res.recall == 1.0
     # a copied reference pair is gold evidence even where the predicted side's rules drop a pair: a one-word
     # answer, a fact restating the claim (AVeriTeC dev rows 216 and 286 as their own prediction had P = 0)
@@ -175,14 +178,16 @@ def test_proxy_empty_evidence_is_neutral_and_missing_label_is_status():
     assert b.proxy is None and b.status == "no_label" and "gold_label" in b.error
 
 
-def test_human_target_variant_reads_human_label():
+def test_the_proxy_scores_the_gold_verdict_whatever_human_label_says():
     pred = ev(("Q", "xx yy"))
     table = {(pred.pairs[0].render(), "c"): [0.7, 0.2, 0.1]}
     item = Item(id="h", claim="c", predicted_evidence=pred, reference_evidence=ev(), gold_label=Verdict.REFUTED,
                 extra={"human_label": "supported"})
-    gold, = NLIProxyScorer(TableVerifier(table), target="gold").score_proxy([item])
-    human, = NLIProxyScorer(TableVerifier(table), target="human").score_proxy([item])
-    assert gold.proxy == pytest.approx(0.1) and human.proxy == pytest.approx(0.7)
+    gold, = NLIProxyScorer(TableVerifier(table)).score_proxy([item])
+    assert gold.proxy == pytest.approx(0.1)  # P(contradiction): the gold verdict, not human_label's 0.7
+    assert NLIProxyScorer(TableVerifier(table)).signature_fields()["proxy"] == "nli-gold"
+    with pytest.raises(TypeError, match="target"):  # the annotators' verdict left in 2.0 (commit e43eb97)
+        NLIProxyScorer(TableVerifier(table), target="human")
 
 
 def test_ev2r_item_and_corpus_with_failures(keyword_verifier):
@@ -231,7 +236,7 @@ def test_decomposer_failure_recorded_on_item_only(keyword_verifier):
     assert s[1].status == "ok" and s[1].f1 == 1.0
 
 
-@pytest.mark.parametrize("kwargs, match", [({"threshold": 1.0}, "threshold"), ({"support": "fuzzy"}, "support")])
+@pytest.mark.parametrize("kwargs, match", [({"threshold": 1.0}, "threshold"), ({"premise_window": 0}, "premise_window")])
 def test_bad_options(keyword_verifier, kwargs, match):
     with pytest.raises(ValueError, match=match):
         NLIReferenceScorer(keyword_verifier, RuleBasedDecomposer(), **kwargs)

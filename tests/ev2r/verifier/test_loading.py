@@ -118,7 +118,7 @@ def test_a_czech_item_scored_end_to_end_with_the_multilingual_verifier(tiny, tmp
     src.write_text(json.dumps(item, ensure_ascii=False) + "\n", encoding="utf-8")
     out = tmp_path / "cz_scores.jsonl"
     code = main(["score", str(src), "-o", str(out), "--json", "--model", "multilingual", "--dtype", "fp32",
-                 "--no-hybrid", "--with-facts"])
+                 "--no-hybrid", "--explain"])
     summary = json.loads(capsys.readouterr().out)
     assert code == 0 and summary["n"] == 1 and summary["n_failed"] == 0
     assert "verifier:ev2r-e5-nli@" in summary["signature"]
