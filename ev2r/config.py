@@ -32,10 +32,6 @@ from claimalign.models import DTYPES  # noqa: F401 (re-exported: the one list, w
 #: Atomic-fact decomposers: ``rules`` (= ``rules-v2``, declarative statements), ``rules-v1``
 #: (question + answer sentence), ``replay`` (recorded LLM outputs), ``llm`` (OpenAI-compatible server).
 DECOMPOSERS = ("rules", "rules-v1", "rules-v2", "replay", "llm")
-#: AVeriTeC's Unanswerable answers ("No answer could be found."): no atomic fact and no premise (``drop``, the
-#: only reading since ev2r 2.0; the signature's ``unans:drop``). ``statement`` (one fact saying the question found
-#: no answer) is computed by commit e43eb97; kept here while the admission stage still checks the name.
-UNANSWERABLE_MODES = ("drop", "statement")
 #: how an LLM reply gives precision/recall (:data:`ev2r.facts.replay.SCORE_SOURCES`): per-fact
 #: checks first, stated counts first, or both agreeing
 REPLY_READINGS = ("checks", "counts", "strict")

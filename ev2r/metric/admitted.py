@@ -14,7 +14,6 @@ A view differs from another only in what the part asks of the same readings:
 ==================  ==============================================================================================
 ``claim``           with the claim (the predicted side): every rule; without (the reference side, or a predicted
                     pair as a copy candidate): the content rules only (:attr:`PairReading.plain`)
-``unanswerable``    ``"drop"`` (AVeriTeC's Unanswerable pairs are no evidence)
 ``relevant``        leave out the off-topic pairs (:attr:`PairReading.off_topic`): the predicted side's premises
 ``dedupe``          leave out a pair whose answer says what an earlier kept one says
                     (:func:`ev2r.metric.admission.same_meaning`): the alignments, where a copy must not take a second
@@ -28,7 +27,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Collection, Optional, Sequence
 
-from ev2r.config import UNANSWERABLE_MODES
 from ev2r.metric import admission
 from ev2r.metric.admission import PairReading, same_meaning
 from ev2r.types import Evidence, Item, QAPair
@@ -142,16 +140,14 @@ class Admission:
         return d
 
 
-def admit(evidence: Evidence, claim: Optional[str] = None, unanswerable: str = "drop", relevant: bool = False,
-          gold: Optional[Evidence] = None, dedupe: bool = False, exclude: Collection[int] = (),
-          admitted: Optional[Admitted] = None) -> list[Admission]:
+def admit(evidence: Evidence, claim: Optional[str] = None, relevant: bool = False, gold: Optional[Evidence] = None,
+          dedupe: bool = False, exclude: Collection[int] = (), admitted: Optional[Admitted] = None) -> list[Admission]:
     """The stage's decision on every pair of ``evidence``, in order: a view (module docstring) of its one reading
     (:meth:`Admitted.readings`).
 
     Args:
         evidence: the evidence whose pairs are judged.
         claim: the item's claim, for the predicted side (None: the reference side, content rules only).
-        unanswerable: ``"drop"`` or ``"statement"`` (an Unanswerable pair kept, for decomposers that state it).
         relevant: leave out pairs about something else (the predicted side's premises).
         gold: the item's reference evidence: a copy of one of its pairs is read as the reference reads it.
         dedupe: leave out a pair whose answer says what an earlier kept one says.
@@ -162,11 +158,7 @@ def admit(evidence: Evidence, claim: Optional[str] = None, unanswerable: str = "
     Returns:
         One :class:`ev2r.metric.admitted.Admission` per pair, in order.
 
-    Raises:
-        ValueError: ``unanswerable`` not among :data:`ev2r.config.UNANSWERABLE_MODES`.
     """
-    if unanswerable not in UNANSWERABLE_MODES:
-        raise ValueError(f"unanswerable: {unanswerable!r} not among {list(UNANSWERABLE_MODES)}")
     admitted = admitted if admitted is not None else Admitted()
     with_claim = claim is not None
     model = admitted.model if with_claim else None
@@ -181,9 +173,8 @@ def admit(evidence: Evidence, claim: Optional[str] = None, unanswerable: str = "
             reason, pair, by, p_ev, label = r.reason, r.pair, r.decided_by, r.p_evidence, r.label
         else:
             reason, pair, by, p_ev, label = r.plain, r.plain_pair or given, r.plain_by, None, None
-        if reason == "unanswerable":
-            out.append(Admission(k, True, "kept", given, "rule:unanswerable-statement") if unanswerable == "statement"
-                       else Admission(k, False, "unanswerable", given, "rule:unanswerable"))
+        if reason == "unanswerable":  # AVeriTeC's Unanswerable text: no evidence
+            out.append(Admission(k, False, "unanswerable", given, "rule:unanswerable"))
             continue
         if reason != "kept":
             out.append(Admission(k, False, reason, given, by, p_evidence=p_ev, label=label))

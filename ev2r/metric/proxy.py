@@ -189,7 +189,7 @@ class NLIProxyScorer:
         if vetoed is not None:
             vetoed.extend(contra)
         for item, no in zip(items, contra):
-            pairs = [(k, p) for k, p in evidence_pairs(item.predicted_evidence, item.claim, "drop", relevant=True,
+            pairs = [(k, p) for k, p in evidence_pairs(item.predicted_evidence, item.claim, relevant=True,
                                                         gold=item.reference_evidence, admitted=admitted)
                      if k not in no]
             prem = [p.render() for _, p in pairs]

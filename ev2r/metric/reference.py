@@ -104,15 +104,13 @@ def shares_content(hypothesis: str, premise: str) -> bool:
     return not hyp or not hyp.isdisjoint(content_tokens(premise))
 
 
-def evidence_pairs(evidence: Evidence, claim: Optional[str] = None, unanswerable: str = "drop",
-                   relevant: bool = False, gold: Optional[Evidence] = None,
-                   admitted: Optional[Admitted] = None) -> list[tuple[int, QAPair]]:
+def evidence_pairs(evidence: Evidence, claim: Optional[str] = None, relevant: bool = False,
+                   gold: Optional[Evidence] = None, admitted: Optional[Admitted] = None) -> list[tuple[int, QAPair]]:
     """The pairs of ``evidence`` that are evidence, with their index: ``(index, pair)``, in order.
 
     A pair is evidence only through its answer. Left out: an answer that states nothing (empty,
     without a letter or digit, :func:`ev2r.types.has_content`) or is AVeriTeC's Unanswerable text in
-    any of the ways people type it (:func:`ev2r.types.is_unanswerable`; kept with
-    ``unanswerable="statement"``, where the decomposer states such pairs as facts). With ``claim``
+    any of the ways people type it (:func:`ev2r.types.is_unanswerable`). With ``claim``
     (the question is context, not evidence), also left out: a **bare** answer ("Yes.",
     "No", "x", a URL: :func:`claimalign.words.is_bare_answer`) or an answer of one word ("2021",
     "Paris.", punctuation around it not counted), whose pair a verifier would judge by its question alone (the
@@ -135,18 +133,15 @@ def evidence_pairs(evidence: Evidence, claim: Optional[str] = None, unanswerable
     chunk's readings, :func:`ev2r.metric.admitted.admit_items`, with the learned reading of non-evidence they were
     made with); without it, ``evidence`` is read afresh with the rules alone.
     """
-    return [(a.index, a.pair) for a in admit(evidence, claim, unanswerable, relevant, gold, admitted=admitted)
+    return [(a.index, a.pair) for a in admit(evidence, claim, relevant, gold, admitted=admitted)
             if a.kept]
 
 
-def pair_premises(evidence: Evidence, unanswerable: str = "drop", claim: Optional[str] = None,
-                  relevant: bool = False) -> list[str]:
+def pair_premises(evidence: Evidence, claim: Optional[str] = None, relevant: bool = False) -> list[str]:
     """Premises for support checks (and the proxy): each pair of :func:`evidence_pairs` rendered on
     its own (``claim``: the item's claim, which a pair must not merely restate; None reads every pair
-    with an answer). A pair left out supports no fact and is no evidence for a verdict; with
-    ``unanswerable="statement"`` an Unanswerable pair stays a premise, so that the statement "No answer
-    could be found to the question: Q" can be supported by the other side's pair."""
-    return [p.render() for _, p in evidence_pairs(evidence, claim, unanswerable, relevant)]
+    with an answer). A pair left out supports no fact and is no evidence for a verdict."""
+    return [p.render() for _, p in evidence_pairs(evidence, claim, relevant)]
 
 
 def window_premises(premises: Sequence[str], k: int) -> list[str]:
@@ -262,8 +257,7 @@ class NLIReferenceScorer:
             # of a pair that is no evidence (a bare answer, the claim restated) and a fact that restates
             # the claim are no atomic facts of the evidence
             # (the predicted side only: the reference is the gold evidence, whatever it restates)
-            unans = getattr(self.decomposer, "unanswerable", "drop")
-            pred_facts = self._facts_of_evidence(pred_facts, item.predicted_evidence, item.claim, unans,
+            pred_facts = self._facts_of_evidence(pred_facts, item.predicted_evidence, item.claim,
                                                  item.reference_evidence, set(vetoed[i]), admitted)
             ref_facts = [f for f in ref_facts if has_content(f.text)]
             plans.append((pred_facts, ref_facts))
@@ -273,17 +267,17 @@ class NLIReferenceScorer:
                                        ("ref", ref_facts, item.predicted_evidence)):
                 # the reference's pairs as premises for the predicted facts; the predicted pairs that are
                 # evidence for the claim (answer-only, on topic) for the reference facts
-                pairs = ([(k, p) for k, p in evidence_pairs(other, item.claim, unans, relevant=True,
+                pairs = ([(k, p) for k, p in evidence_pairs(other, item.claim, relevant=True,
                                                             gold=item.reference_evidence, admitted=admitted)
                           if k not in vetoed[i]]
-                         if side == "ref" else evidence_pairs(other, None, unans, admitted=admitted))
+                         if side == "ref" else evidence_pairs(other, None, admitted=admitted))
                 prem = [p.render() for _, p in pairs]
                 where: list[Optional[int]] = [k for k, _ in pairs]  # each premise's pair index (None: a window)
                 if self.premise_window > 1:
                     windows = window_premises(prem, self.premise_window)
                     prem, where = prem + windows, where + [None] * len(windows)
                 twins = self._twin_pairs(facts, item.predicted_evidence if side == "pred" else item.reference_evidence,
-                                         other, unans, exclude=vetoed[i] if side == "ref" else (),
+                                         other, exclude=vetoed[i] if side == "ref" else (),
                                          admitted=admitted)
                 for f_idx, fact in enumerate(facts):
                     start = len(premises)
@@ -361,7 +355,7 @@ class NLIReferenceScorer:
         return results
 
     @staticmethod
-    def _facts_of_evidence(facts: Sequence[AtomicFact], evidence: Evidence, claim: str, unanswerable: str,
+    def _facts_of_evidence(facts: Sequence[AtomicFact], evidence: Evidence, claim: str,
                            reference: Optional[Evidence] = None,
                            vetoed: frozenset | set = frozenset(),
                            admitted: Optional[Admitted] = None) -> list[AtomicFact]:
@@ -375,7 +369,7 @@ class NLIReferenceScorer:
         afresh with the rules alone)."""
         admitted = admitted if admitted is not None else Admitted()
         gold_idx = {r.index for r in admitted.readings(evidence, claim, reference) if r.gold_copy}
-        kept = {k for k, _ in evidence_pairs(evidence, claim, unanswerable, gold=reference, admitted=admitted)}
+        kept = {k for k, _ in evidence_pairs(evidence, claim, gold=reference, admitted=admitted)}
         chosen: dict[str, int] = {}  # folded text -> index in facts of the copy kept
         for n, f in enumerate(facts):  # a fact repeated (a pair copied) is one fact
             key = " ".join(f.text.casefold().split())
@@ -392,14 +386,14 @@ class NLIReferenceScorer:
         return [facts[n] for n in sorted(chosen.values())]
 
     @staticmethod
-    def _twin_pairs(facts: Sequence[AtomicFact], own: Evidence, other: Evidence, unanswerable: str,
+    def _twin_pairs(facts: Sequence[AtomicFact], own: Evidence, other: Evidence,
                     exclude=(), admitted: Optional[Admitted] = None) -> dict[int, tuple[int, str, float]]:
         """fact index -> (index, rendered premise, grade) of the ``other`` side's pair nearest to the fact's own
         pair of ``own`` (:func:`copy_similarity` at least :data:`TWIN_MIN_SIMILARITY`; grade in (0, 1], 1 for an
         exact copy), for the facts that name their pair. The other side's pairs are those of
         :func:`evidence_pairs` without a claim (a copy of a reference pair is gold evidence, whether its answer
         is bare or restates the claim), less the indexes in ``exclude`` (pairs the reference contradicts)."""
-        cands = [(k, p, other.pairs[k]) for k, p in evidence_pairs(other, None, unanswerable, admitted=admitted)
+        cands = [(k, p, other.pairs[k]) for k, p in evidence_pairs(other, None, admitted=admitted)
                  if k not in exclude]
         out = {}
         best: dict[int, Optional[tuple[int, str, float]]] = {}  # own pair index -> its twin

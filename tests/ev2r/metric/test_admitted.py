@@ -55,10 +55,10 @@ def test_views_in_a_pass_are_the_views_read_afresh():
     """From one set of readings each view (claim or not, relevant, dedupe, exclude) is what a fresh reading gives,
     whichever view asked first."""
     combos = list(product((CLAIM, None), (False, True), (False, True), ((), (1,))))
-    fresh = [admit(PRED, c, "drop", r, GOLD, d, e) for c, r, d, e in combos]
+    fresh = [admit(PRED, c, r, GOLD, d, e) for c, r, d, e in combos]
     shared = Admitted()
     admit(PRED, None, admitted=shared)  # a view without the claim first, then the others from the same readings
-    assert [admit(PRED, c, "drop", r, GOLD, d, e, admitted=shared) for c, r, d, e in combos] == fresh
+    assert [admit(PRED, c, r, GOLD, d, e, admitted=shared) for c, r, d, e in combos] == fresh
     shared = Admitted()
     admit(PRED, CLAIM, gold=GOLD, admitted=shared)  # a reading with the claim first: the view without it reuses it
     assert admit(PRED, None, dedupe=True, admitted=shared) == fresh[combos.index((None, False, True, ()))]
@@ -66,7 +66,7 @@ def test_views_in_a_pass_are_the_views_read_afresh():
 
 
 def test_reasons_of_each_view():
-    got = {(c, r, d): [(a.kept, a.reason) for a in admit(PRED, c, "drop", r, GOLD, d)]
+    got = {(c, r, d): [(a.kept, a.reason) for a in admit(PRED, c, r, GOLD, d)]
            for c, r, d in [(CLAIM, True, True), (CLAIM, False, False), (None, False, True)]}
     assert got[(CLAIM, True, True)] == [(True, "kept"), (False, "duplicate"), (False, "off_topic"),
                                          (False, "bare_answer"), (False, "unanswerable"), (True, "kept")]
@@ -94,9 +94,12 @@ def test_scored_row_carries_the_record():
         (0, True, True), (1, True, False), (2, False, None), (3, False, None), (4, False, None), (5, True, True)]
 
 
-def test_bad_unanswerable_is_named():
-    with pytest.raises(ValueError, match=r"unanswerable: 'keep' not among \['drop', 'statement'\]"):
-        admit(PRED, CLAIM, "keep")
+def test_an_unanswerable_pair_is_never_evidence():
+    """AVeriTeC's Unanswerable text is no evidence on either side (the "statement" reading left in 2.0)."""
+    assert [a.reason for a in admit(PRED, CLAIM)][4] == "unanswerable"
+    assert [a.reason for a in admit(PRED)][4] == "unanswerable"
+    with pytest.raises(TypeError):
+        admit(PRED, CLAIM, unanswerable="statement")  # type: ignore[call-arg]
 
 
 def test_an_item_the_stage_cannot_read_fails_alone(monkeypatch):
