@@ -68,7 +68,7 @@ def main(argv=None) -> int:
     templates = [json.loads(line) for f in sorted(HELDOUT.glob("*.jsonl")) for line in f.read_text().splitlines() if line]
     results: dict = {}
     for spec in specs:
-        scorer = build_scorer(admission=spec)  # the research hook (the credited proxy, issue 55: commit e43eb97)
+        scorer = build_scorer(admission=spec)  # the research hook (the credited proxy left in 2.0: commit e43eb97)
         for name, f in SETS.items():
             items = read_items(DATA / "ev2r_human_eval" / f"{f}.jsonl")
             if args.rows:

@@ -53,7 +53,8 @@ AVERITEC_SPECS = ("averitec", AVERITEC_VERIFIER_NAME)
 EDITS_VERIFIER_NAME = "ev2r-minilm-nli-edits"
 #: The edit-trained verifier's shipped part (the bundled verifier continued on the redistributable pool with the
 #: meaning-changing and meaning-preserving edit families; no word embeddings: they are the bundled verifier's,
-#: :func:`assemble_edits`; opt-in, ``--model edits``: issue 73's rounds 11-12 judge it as the facts' reader).
+#: :func:`assemble_edits`; opt-in, ``--model edits``: the facts' reader of the meaning rounds 11-12,
+#: ``benchmarks/results/meaning_choice_decision.md``).
 EDITS_DIR = Path(__file__).parent / "models" / "minilm-nli-edits"
 #: Specs that name the edit-trained verifier.
 EDITS_SPECS = ("edits", EDITS_VERIFIER_NAME)
