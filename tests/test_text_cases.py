@@ -145,7 +145,7 @@ def test_scores_of_equal_text_are_equal_and_never_silent_zeros(tmp_path, capsys,
 def test_raw_u2028_and_nel_inside_strings_are_data():
     items = read_items(case("jsonl_raw_u2028_nel.jsonl"))
     assert [it.id for it in items] == ["ls-2028", "nel-0085"]
-    # the record is not cut at them; where question/answer pairs are read they are line breaks (issue 77)
+    # the record is not cut at them; where question/answer pairs are read they are line breaks
     assert items[0].predicted_evidence.pairs[0].answer == "It opened in May 2019.\nLocal press covered it."
     assert items[1].predicted_evidence.pairs[0].answer == "It opened in May 2019.\nLocal press covered it."
 

@@ -1,4 +1,4 @@
-"""The gaming suite (issue 32): strategies are pure seeded functions of the item, the
+"""The gaming suite: strategies are pure seeded functions of the item, the
 ``no_gain_over_original`` check decides as documented, and the scoring rules that close the
 holes (the question is context, claim restatements, duplicates, Not-Enough-Evidence relevance)
 hold on hand-made items with a fake verifier."""
@@ -58,7 +58,7 @@ def test_every_strategy_is_pure_and_seeded(name):
 
 
 def test_rewrites_of_the_reference_are_reported_and_reference_free_strategies_gated():
-    """Issue 54, item 6 (ev2r/4): a rewrite of the reference (negated, shuffled) needs the reference, so its standing
+    """Since ev2r/4, a rewrite of the reference (negated, shuffled) needs the reference, so its standing
     against real evidence is reported; what is gated is the rewritten gold far below the gold (>= 50% on Ev2R and
     the default), in the robustness suite. Every reference-free strategy is gated on every Ev2R score."""
     from adversarial.perturbations import PERTURBATIONS, REFERENCE_REWRITES, REWRITE_MIN_FALL_PCT
@@ -170,7 +170,7 @@ CS_ITEM = Item(id="cs1", claim="Policie zatkla muže z Náchodska.",
 
 
 def test_czech_strategies_deny_negate_and_echo_in_czech():
-    """Issue 35: the Czech strategies write Czech ("Není pravda, že ...", the first verb with ``ne-``, "Je pravda,
+    """The Czech strategies write Czech ("Není pravda, že ...", the first verb with ``ne-``, "Je pravda,
     že ...? Ano."), are pure seeded functions like every strategy, and the language-free ones are the English
     suite's own."""
     from adversarial.perturbations import GAMING_STRATEGIES_CS

@@ -147,7 +147,7 @@ def test_runs_with_the_ev2r_item_scorer_and_a_fake_verifier(keyword_verifier):
     assert rep.scores[:5] == ["precision", "recall", "f1", "proxy", "ev2r"]
     # make_items are gold vs gold: each fact's own pair is on the other side (+twin), so P = R = 1 although
     # most pairs are about other topics than the claim (Kerala, the CDC; off-topic predicted pairs are no
-    # premise for other facts, issue 32)
+    # premise for other facts, a gaming rule)
     assert rep.base_means["precision"] == pytest.approx(1.0) and rep.base_means["recall"] == pytest.approx(1.0)
     blank = rep.perturbations[1].checks
     assert blank["recall"].verdict == "pass" and blank["recall"].pct_change < -50
@@ -234,7 +234,8 @@ def test_padding_gate_catches_a_scorer_that_credits_content_free_pairs():
 
 
 def test_a_gate_that_judged_only_part_of_its_checks_is_inconclusive(tmp_path):
-    """Issue 34: "PASSED" on 3 items with 19 of 43 gated checks unjudged misled; now INCONCLUSIVE, k of n named."""
+    """A gate with some gated checks unjudged is INCONCLUSIVE, naming k of n: "PASSED" on 3 items with 19 of 43
+    gated checks unjudged misled."""
     from adversarial.report import gate_summary, render_markdown, render_png
 
     items = make_items(4)

@@ -1,4 +1,4 @@
-"""The fuzzy METEOR of the hybrid columns (issue 54: a copy with a typo or a number spelled out is the copy):
+"""The fuzzy METEOR of the hybrid columns (a copy with a typo or a number spelled out is the copy):
 :func:`claimalign.meteor_fast.single_meteor` with ``fuzzy=True``, :func:`one_edit`, :func:`canonical_numbers`."""
 
 import pytest
@@ -80,7 +80,7 @@ def test_canonical_numbers_decimals_scales_years(tokens, expected):
 
 
 def test_a_copy_with_numbers_spelled_out_or_punctuation_changed_is_the_copy():
-    """Issue 54: copy_similarity reads numbers as values, so the gold with its numbers spelled out stays its twin."""
+    """copy_similarity reads numbers as values, so the gold with its numbers spelled out stays its twin."""
     from ev2r.metric.admission import TWIN_MIN_SIMILARITY, copy_similarity, copy_text
     from ev2r.types import QAPair
 

@@ -1,4 +1,4 @@
-"""``ev2r compare`` and ``ev2r report --compare`` (issue 75): paired significance of a system against a baseline.
+"""``ev2r compare`` and ``ev2r report --compare``: paired significance of a system against a baseline.
 
 Score files are written here directly, rows and run record as ``ev2r score -o`` writes them (the record's
 structure and signature copied from a real run of the shipped sample), so no model is loaded; one test scores

@@ -1,4 +1,4 @@
-"""Reasons (issue 34): the premise that decided each fact, the proxy's premises, the hybrid's alignment;
+"""Reasons: the premise that decided each fact, the proxy's premises, the hybrid's alignment;
 ``ev2r score --explain`` rows and ``ev2r explain``. The reasons never change a score."""
 
 from __future__ import annotations
@@ -155,7 +155,8 @@ def test_explain_takes_the_score_options(tmp_path, capsys, tiny_nli_model):
 
 
 def test_explain_given_the_scores_file_as_input_names_the_file_it_needs(tmp_path, capsys, monkeypatch):
-    """Issue 57: `ev2r explain SCORES --id ID` said "field 'claim' must be a non-empty string, got None"."""
+    """Given the scores file, `ev2r explain SCORES --id ID` names the input file it needs (it once said "field
+    'claim' must be a non-empty string, got None")."""
     import ev2r.metric.factory as api
 
     monkeypatch.setattr(api, "get_verifier", lambda *a, **k: pytest.fail("a verifier was loaded"))
@@ -172,7 +173,7 @@ def test_explain_given_the_scores_file_as_input_names_the_file_it_needs(tmp_path
     assert "written without --explain" in capsys.readouterr().err
 
 
-# -- issue 77: the formulas with the run's alpha and weights; help texts that hold ---------------------------------
+# -- the formulas with the run's alpha and weights; help texts that hold --------------------------------------------
 
 EV2R_LINE = r"Ev2R (\d\.\d{3}) = ([\d.]+|alpha) x F1 (\d\.\d{3}) \+ ([\d.]+|\(1 - alpha\)) x proxy (\d\.\d{3})"
 
@@ -230,7 +231,7 @@ STALE_HELP = ("third or fourth decimal", "third decimal", "with the other pairs 
 
 
 def test_no_help_text_says_an_item_scored_alone_differs_or_a_repeated_id_shows_every_row():
-    # scoring is bit-identical alone or batched (issue 64) and a repeated id is refused when a file is read: help
+    # scoring is bit-identical alone or batched and a repeated id is refused when a file is read: help
     # texts that said otherwise are gone, in every command
     import argparse
 

@@ -213,8 +213,8 @@ def test_cli_gaming_suite_names_unknown_strategies(input_file, tmp_path, capsys)
 
 
 def test_every_metric_option_of_score_reaches_the_ev2r_scorer(input_file, tmp_path, monkeypatch):
-    """Issue 63 round 8: `ev2r robustness --proxy-model bundled` was refused (exit 2), so a definition that `ev2r
-    score` computes (facts and proxy read by two verifiers) could not be gated. The options that change Ev2R's values
+    """`ev2r robustness --proxy-model bundled` was once refused (exit 2), so a definition that `ev2r score`
+    computes (facts and proxy read by two verifiers) could not be gated. The options that change Ev2R's values
     are now `ev2r score`'s own, passed through as the scorer keywords."""
     import ev2r.metric.factory as factory
     from ev2r.config import DEFAULTS

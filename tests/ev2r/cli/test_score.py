@@ -48,7 +48,7 @@ def test_replay_decomposer_from_cli(capsys, tiny_nli_model, shared_data, monkeyp
 
     # which rows the replay lacks or finds inconsistent does not depend on the admission stage's learned reading
     # (tests/ev2r/metric/test_admission*.py): the rules alone (admission "none", an API-only value since 2.0) keep 86
-    # rows at a few seconds (issue 75: 14 s of the quick tests)
+    # rows at a few seconds (the learned reading took 14 s of the quick tests)
     monkeypatch.setattr(api, "load_admission", lambda spec: None)
     code, stdout, _ = run(capsys, "score", shared_data / "ev2r_human_eval/averitec_manual_eval_subset.jsonl", "--json",
                           "--decomposer", "replay", "--replay", shared_data / "ev2r_replay/replay_atomic_reference_prec_recall.jsonl",
@@ -289,7 +289,7 @@ def test_options_a_run_does_not_use_give_a_warning_not_silence(capsys, nltk_data
 
 def test_rows_scored_without_a_component_are_scored_again_once_it_is_there(tmp_path, capsys, tiny_nli_model,
                                                                          monkeypatch):
-    """Issue 33, item 2: rows scored while nltk data was missing (ev2r_hybrid None, status ok) are not
+    """Rows scored while nltk data was missing (ev2r_hybrid None, status ok) are not
     resumed after the data is back: what a row was scored with includes the component it lacked."""
     import os
 
@@ -321,7 +321,7 @@ def test_rows_scored_without_a_component_are_scored_again_once_it_is_there(tmp_p
 
 
 def test_the_summary_names_the_headline_score_first(capsys, tiny_nli_model):
-    """Issue 34, item 4: one headline -- ev2r_hybrid, with Ev2R beside it; Ev2R when the hybrid is off."""
+    """One headline -- ev2r_hybrid, with Ev2R beside it; Ev2R when the hybrid is off."""
     import os
 
     if not os.path.isdir(NLTK_DATA):
@@ -339,7 +339,7 @@ def test_the_summary_names_the_headline_score_first(capsys, tiny_nli_model):
     assert code == 0 and out.splitlines()[1].startswith(f"headline: ev2r = {summary['ev2r']:.4f} (ev2r_hybrid not computed")
 
 
-# -- issue 57 -----------------------------------------------------------------------------------------------
+# -- a verdict field under another name, or unknown verdicts: refused before any model loads ------------------
 def test_the_verdict_under_another_name_exits_2_before_any_model_loads(tmp_path, capsys, monkeypatch):
     import ev2r.metric.factory as api
 

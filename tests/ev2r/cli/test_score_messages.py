@@ -1,5 +1,5 @@
-"""Issue 65, "nothing silent": bad question/answer evidence is refused naming the row, the line, the field and the
-entry, and every option a message of `ev2r score` names is an option of `ev2r score`."""
+"""Nothing silent: bad question/answer evidence is refused naming the row, the line, the field and the entry,
+and every option a message of `ev2r score` names is an option of `ev2r score`."""
 
 import argparse
 import ast
@@ -43,7 +43,7 @@ GOOD = {"question": "Who won?", "answer": "Bob."}
      f"predicted_evidence (line 2 of its text).answer: expected a string or a number, got null. {ALLOWED_JSON}"),
     (["Plain text.", json.dumps([GOOD, {"question": "Q?", "answer": [1]}])],
      f"predicted_evidence[1][1].answer: expected a string or a number, got a list. {ALLOWED_JSON}"),
-    # issue 77: NaN / Infinity are no answer text ("nan", "inf"), and of two keys that differ only in case none is
+    # NaN / Infinity are no answer text ("nan", "inf"), and of two keys that differ only in case none is
     # kept silently
     (json.dumps([GOOD, {"question": "Q?", "answer": float("nan")}]),
      f"predicted_evidence[1].answer: expected a string or a finite number, got NaN. {ALLOWED_JSON}"),
@@ -54,7 +54,7 @@ GOOD = {"question": "Who won?", "answer": "Bob."}
      f"case); give one. {ALLOWED_JSON}"),
     ([GOOD, {"question": "Q?", "answer": "a", "Answer": "b"}],
      f"predicted_evidence[1]: keys 'answer' and 'Answer' differ only in case; give one 'answer'; {ALLOWED_LIST}"),
-    # issue 75: one entry of a JSON list that does not parse once made the whole text one block, unnamed
+    # one entry of a JSON list that does not parse is named (it once made the whole text one block, unnamed)
     (json.dumps([GOOD, GOOD])[:-1] + ', {"question": "Q?", "answer": "A",}]',
      "predicted_evidence[2]: not valid JSON (Expecting property name enclosed in double quotes at line 1, column 123 "
      f"of the text). {ALLOWED_JSON}"),

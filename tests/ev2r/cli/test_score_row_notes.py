@@ -1,4 +1,4 @@
-"""Issue 65, "nothing silent": every note `ev2r score` prints about rows names the row, the line and the id, and
+"""Nothing silent: every note `ev2r score` prints about rows names the row, the line and the id, and
 `--proxy-model` naming the `--model` verifier keeps the default's signature and version."""
 
 import argparse

@@ -1,4 +1,4 @@
-"""`ev2r score` names the score version it printed and its range, and prints the short signature (issue 56);
+"""`ev2r score` names the score version it printed and its range, and prints the short signature;
 `-h` fits a screen and `--help-all` lists every option."""
 
 import argparse
@@ -125,7 +125,7 @@ def test_two_level_help_checks_names():
     assert first_clause("x" * 100 + " tail", limit=10).endswith("...")
 
 
-# -- issue 64, item 4: a run pinned to a registered version ------------------------------------------------------------
+# -- a run pinned to a registered version ------------------------------------------------------------------------------
 def _sig_of(label, extra=""):
     """A full signature whose definition is the registered version ``label``'s (runtime fields around it)."""
     from ev2r import versions as V
@@ -228,7 +228,7 @@ def test_score_version_broken_by_the_options_is_refused_before_any_work(capsys, 
     cases = [(["--scorer", "hu-meteor"], plain, "did not compute ev2r"),
              (["--no-hybrid"], hybrid, "did not compute ev2r_hybrid"),
              (["--alpha", "0.7"], plain, "alpha: 0.5 -> 0.7"),
-             # issue 77: the signature kept 6 significant digits, so this passed the pin
+             # the signature once kept 6 significant digits, so this passed the pin
              (["--alpha", "0.50000004"], plain, "alpha: 0.5 -> 0.50000004")]
     for k, (opts, label, says) in enumerate(cases):
         out = tmp_path / f"o{k}.jsonl"
@@ -236,7 +236,7 @@ def test_score_version_broken_by_the_options_is_refused_before_any_work(capsys, 
         err = capsys.readouterr().err
         assert code == 2 and re.search(says, err), (opts, err)
         assert "loading verifier" not in err and not out.exists()  # nothing scored, nothing written
-    # issue 77: a copy of the bundled admission folder with another threshold kept the name admission-v1 (the
+    # a copy of the bundled admission folder with another threshold once kept the name admission-v1 (the
     # admission model is the Python API's research hook since 2.0)
     from ev2r.metric.factory import build_scorer
 

@@ -50,7 +50,7 @@ def assert_same_within(got, want, tol, where="row"):
             assert_same_within(g, w, tol, f"{where}[{i}]")
 
 
-# Issue 75: the quick tests (-m "not slow") keep one run on Ray, test_same_rows_order_and_summary_as_local, and the
+# The quick tests (-m "not slow") keep one run on Ray, test_same_rows_order_and_summary_as_local, and the
 # option checks; the rest are slow (CI runs them). Each score_ray starts actors that import torch and build a scorer,
 # the admission model's MiniLM encoder included: 10-35 s a test on 2 cores.
 #   RESUME_IS_LOCAL: what a resume keeps, rescores and refuses is ev2r.engines.runs, which the local engine's tests
@@ -131,7 +131,7 @@ def test_bundled_verifier_cli_equal_to_local_on_the_sample(ray_local, tmp_path, 
     reserved CPU, 1 thread, the local run on all cores, and a bf16 matrix product's rounding depends
     on how the threads split it) and the same summary (the signature plus the engine). On a CPU with AMX it runs
     itself again with oneDNN's AMX kernels off (tests/support/cpu.py: with them a pair's numbers depend on its batch,
-    by up to ~5e-3, issue 76)."""
+    by up to ~5e-3)."""
     if amx_in_use():
         rerun_without_amx(__file__, "test_bundled_verifier_cli_equal_to_local_on_the_sample")
         return
@@ -176,7 +176,7 @@ def test_resume_skips_ok_rows_and_rescores_the_rest(ray_local, tmp_path):
     assert first.rows == want_rows
     rows = read_jsonl(out)
     # an interrupted run: chunk 1 (rows 32-63) missing, row 70 failed with an API error (scored again), and row 3
-    # carries a value no scorer made: refused, naming the row (issue 77: a resumed row is checked, never trusted)
+    # carries a value no scorer made: refused, naming the row (a resumed row is checked, never trusted)
     rows[70] = dict(rows[70], status="api_error", precision=None, ev2r=None)
     edited = rows[:3] + [dict(rows[3], precision=0.123456789)] + rows[4:32] + rows[64:]
     out.write_text("".join(json.dumps(r) + "\n" for r in edited))

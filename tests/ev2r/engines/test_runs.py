@@ -93,7 +93,7 @@ def test_plan_without_output_writes_nothing_and_resume_false_deletes_nothing(tmp
     plan = plan_run(items, None, {}, True)
     assert plan.pending == [0, 1, 2] and plan.record_path is None
     out, part = tmp_path / "o.jsonl", tmp_path / ("o.jsonl" + PART_SUFFIX)
-    out.write_text("foreign\n")  # another tool's file: never replaced, even with --no-resume (issue 58)
+    out.write_text("foreign\n")  # another tool's file: never replaced, even with --no-resume
     with pytest.raises(ValueError, match=r"o\.jsonl \(the output\) exists and was not written by ev2r score"):
         plan_run(items, out, {}, False)
     assert out.read_text() == "foreign\n"

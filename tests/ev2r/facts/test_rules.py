@@ -1,4 +1,4 @@
-"""The rule decomposers on real-evidence shapes (issue 20 items 1-2, issue 21 item 3): AVeriTeC's
+"""The rule decomposers on real-evidence shapes: AVeriTeC's
 Unanswerable answers, answer-only pairs, content-free answers; the same rules in rules-v1 and v2."""
 
 from __future__ import annotations
@@ -49,7 +49,7 @@ def test_answer_on_the_question_line_gives_the_same_facts(name):
     assert [f.text for f in one] == [f.text for f in two] and two
 
 
-# --- scraped web pages (issue 20 item 3): the boilerplate test -------------------------------------------
+# --- scraped web pages: the boilerplate test ---------------------------------------------------------------
 
 import warnings  # noqa: E402
 
@@ -134,7 +134,7 @@ def test_glued_scraped_page_keeps_the_prose_at_its_end():
      "Maryland, Massachusetts, Michigan, Minnesota, Montana, Nebraska, Nevada, New Hampshire, New Jersey", None),
     ("The mayor of Moscow (Москва) met the delegation on Friday.", None),
     ("McDonald's sold the iPhone case at a McLaren event.", None),
-    # v2 (issue 33, ../shared/cases/turn4/text/boilerplate_false_positives.jsonl): native-script names in
+    # v2 (../shared/cases/turn4/text/boilerplate_false_positives.jsonl): native-script names in
     # English prose, words quoted in two other scripts, a numeric table, slash-separated names in a sentence
     ("Kerala's population (കേരളം) is 3,33,87,677 according to the 2011 census (जनगणना).", None),
     ("The Russian word мир and the Chinese word 和平 both mean peace.", None),
@@ -174,7 +174,7 @@ def test_scraped_pages_of_the_shared_task_rows(shared_data):
 
 
 def test_boilerplate_false_positives_case_file_gives_facts():
-    """Each sentence of the handed case file is one atomic fact of its own (issue 33, item 4)."""
+    """Each sentence of the handed case file is one atomic fact of its own."""
     import json
 
     from support.paths import SHARED_CASES
@@ -189,7 +189,7 @@ def test_boilerplate_false_positives_case_file_gives_facts():
         assert [f.text for f in facts] == [row["sentence"]], row["id"]
 
 
-# issue 57: "No answer could be found. (Searched the site.)" gave the fact "Answer could be found." (and with rules-v2 the
+# "No answer could be found. (Searched the site.)" once gave the fact "Answer could be found." (and with rules-v2 the
 # denial "Amazon did not remove Parler."): an Unanswerable sentence is no fact wherever it stands; the rest is read
 UNANSWERABLE_AMONG_TEXT = [
     ("No answer could be found. (Searched the site.)", "Searched the site"),

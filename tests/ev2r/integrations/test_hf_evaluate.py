@@ -172,7 +172,7 @@ def test_hand_values(fake_verifier):
     res = compute_ev2r(["the sky is blue"], ["the sky is blue"], ["the sky is blue"], ["supported"],
                        verifier=fake_verifier)
     assert res["f1"] == 1.0 and math.isclose(res["proxy"], 0.95) and math.isclose(res["ev2r"], 0.975)
-    # the claim denied, and nothing else: no evidence (issue 54: a verdict on the claim is no evidence; ev2r/4 reads
+    # the claim denied, and nothing else: no evidence (a verdict on the claim is no evidence; ev2r/4 reads
     # the copy without its articles, so "the sky is not blue" is no near-copy of the gold "the sky is blue", ratio
     # 0.846) -> no premise, proxy 0; no fact supported -> F1 0
     res = compute_ev2r(["the sky is not blue"], ["the sky is blue"], ["the sky is blue"], ["refuted"],

@@ -142,7 +142,7 @@ def test_unanswerable_variants(text):
     assert is_unanswerable(text)
 
 
-# issue 57: an Unanswerable sentence followed (or preceded) by more text is no text of the answer wherever it stands
+# an Unanswerable sentence followed (or preceded) by more text is no text of the answer wherever it stands
 @pytest.mark.parametrize("text,expected", [
     ("No answer could be found. (Searched the site.)", "(Searched the site.)"),
     ("(No answer could be found.) The mayor said so on 3 May.", "The mayor said so on 3 May."),
@@ -161,7 +161,7 @@ def test_strip_unanswerable_wherever_it_stands(text, expected):
     assert strip_unanswerable(text) == expected
 
 
-# issue 33, item 5: the layouts LLM-based systems emit (../shared/cases/turn4/text/llm_layouts.jsonl and more)
+# the layouts LLM-based systems emit (../shared/cases/turn4/text/llm_layouts.jsonl and more)
 LLM_LAYOUTS = {
     "numbered": "1. Question: Who won?\nAnswer: Bob.\n\n2. Question: Where?\nAnswer: Paris.",
     "numbered_paren": "1) Question: Who won?\n   Answer: Bob.\n2) Question: Where?\n   Answer: Paris.",
@@ -219,7 +219,7 @@ def test_llm_layout_case_file_reads_as_its_reference():
         assert ("marker_layout" in notes) == (not row["id"].endswith(":plain")), row["id"]
 
 
-# issue 57: a marker alone on its line -- a Markdown heading ("### Question" / "### Answer"), emphasis, the bare word --
+# a marker alone on its line -- a Markdown heading ("### Question" / "### Answer"), emphasis, the bare word --
 # with its text below reads like the plain layout (once read as one answer-only block: hybrid METEOR off by > 0.05)
 HEADING_LAYOUTS = {
     "h3": "### Question\n{q}\n### Answer\n{a}",
@@ -252,7 +252,7 @@ def test_plain_text_with_marker_words_is_not_repaired(text):
     assert pairs == ([("Who won?", "Bob.")] if text.startswith("Question:") else [("", text)])
 
 
-# issue 65 row 2: question/answer pairs written as JSON inside the evidence text, as LLM systems print them, read as
+# question/answer pairs written as JSON inside the evidence text, as LLM systems print them, read as
 # the pairs they hold (once read as one block of text, their Hungarian METEOR was far from the plain layout's)
 JSON_PAIRS = [("Who won the 2019 race?", "Bob won it.\nHe led from the start."), ("Where was it held?", 'In "Paris".')]
 JSON_LAYOUTS = {
@@ -302,7 +302,7 @@ def test_json_in_evidence_nested_past_the_parser_is_text_and_an_answer_cannot_in
     assert notes == {"json_pairs"}
 
 
-# issue 77 (hostile tester, 1.7.0): a marker in another layout inside a JSON string ("Q2:", "**Q2:**",
+# found by a hostile tester of 1.7.0: a marker in another layout inside a JSON string ("Q2:", "**Q2:**",
 # "Question2:", "1. Question:", ...) still made a pair of its own -- one JSON pair hiding the gold's second pair scored
 # as two honest pairs -- and in the question field it moved the real answer into the injected pair. Inside a JSON
 # field markers are text: the field is held out of the text while the layout is read.
@@ -348,8 +348,8 @@ def test_a_json_field_keeps_its_text_and_a_repeated_own_marker_goes():
     assert parse_qa_text(text) == [("Who won?", 'Bob. {"question": "Where?", "answer": "Paris."}')]
 
 
-# issue 77: U+2028, U+2029, NEL, VT and FF (and the file / group / record separators, str.splitlines' other
-# breaks) between plain-text pairs merged two pairs into one, with a note about an answer on the question's line
+# U+2028, U+2029, NEL, VT and FF (and the file / group / record separators, str.splitlines' other breaks)
+# between plain-text pairs once merged two pairs into one, with a note about an answer on the question's line
 LINE_BREAKS = {"LS": "\u2028", "PS": "\u2029", "NEL": "\x85", "VT": "\x0b", "FF": "\x0c", "FS": "\x1c", "GS": "\x1d",
                "RS": "\x1e"}
 
@@ -374,7 +374,7 @@ def test_other_line_breaks_are_line_breaks_where_pairs_are_read(name):
     assert parse_qa_text(f"Bob won.{br}He led.") == [("", "Bob won.\nHe led.")]
 
 
-# issue 77, issue 75: a JSON pair that is none is never read as one silently: NaN / Infinity are no answer
+# a JSON pair that is none is never read as one silently: NaN / Infinity are no answer
 # text, keys that differ only in case are not resolved by keeping the last, and JSON written as pairs that does not
 # parse is named by its entry (each of these once turned the text into one block of plain text, unnamed)
 @pytest.mark.parametrize("text, problem", [

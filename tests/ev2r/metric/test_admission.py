@@ -125,7 +125,7 @@ def test_duplicates_by_meaning_but_not_a_changed_figure():
     assert not same_meaning("The order paused 30 leases.", "The order paused 40 leases.", model)
 
 
-# -- issue 58: no evidence, or evidence about something else, earns no Not Enough Evidence, at any claim length
+# -- no evidence, or evidence about something else, earns no Not Enough Evidence, at any claim length
 class _NeutralVerifier:
     name = "neutral-fake"
 
@@ -221,7 +221,7 @@ def test_a_pair_about_something_else_is_off_topic_at_every_claim_length(claim):
 
 
 def test_a_near_copy_is_read_through_its_copy_typos_respelled_denials_kept():
-    """Issue 54's invariance: a copy of a gold pair with typos is admitted respelled like the gold pair (the verifier
+    """Invariance to typos: a copy of a gold pair with typos is admitted respelled like the gold pair (the verifier
     then reads the gold's words); a word the copy adds ("not") stays."""
     from ev2r.metric.admission import nearest_copy, respell, respell_pair
 
@@ -238,7 +238,7 @@ def test_a_near_copy_is_read_through_its_copy_typos_respelled_denials_kept():
 
 
 def test_a_copy_but_for_synonyms_and_numbers_is_admitted_as_the_copy():
-    """ev2r/4 (issue 54: invariance within 10%): WordNet synonyms are respelled like the copy, numbers compare as
+    """ev2r/4 (invariance within 10%): WordNet synonyms are respelled like the copy, numbers compare as
     values; a pair that is the copy but for those is admitted as the gold pair itself, so that the proxy, the facts
     and the METEOR columns read the gold's words. Antonyms, denials and changed figures keep a pair apart."""
     from ev2r.metric.admission import copy_grade, read_through_copy, respell, respell_reads_synonyms

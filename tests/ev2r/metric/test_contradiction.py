@@ -1,5 +1,5 @@
-"""A rewrite of a reference pair that the reference contradicts is no evidence (ev2r.metric.contradiction,
-issue 32): hand-made items with the keyword fake, which reads a denial as the real verifier does -- as a
+"""A rewrite of a reference pair that the reference contradicts is no evidence (ev2r.metric.contradiction):
+hand-made items with the keyword fake, which reads a denial as the real verifier does -- as a
 premise it entails what it denies ("It is not true that X" entails X), as a hypothesis against X it is a
 contradiction."""
 
@@ -141,7 +141,8 @@ def test_the_veto_is_always_on():
 
 
 def test_a_negated_reference_cut_into_one_pair_per_sentence_is_still_a_rewrite():
-    # issue 32's checkers: each pair held about half of a two-sentence gold answer, under REWRITE_MIN of it
+    # a case the gaming suite's checkers found: each pair held about half of a two-sentence gold answer, under
+    # REWRITE_MIN of it
     two = ("Amazon Web Services stopped hosting Parler on January 10, 2021. "
            "The company cited violent posts that threatened public safety.")
     halves = [QAPair(Q, "It is not true that Amazon Web Services stopped hosting Parler on January 10, 2021."),

@@ -1,4 +1,4 @@
-"""The definition derived, not typed (issue 64, item 2; ev2r.metric.definition): every scoring constant is declared,
+"""The definition derived, not typed (ev2r.metric.definition): every scoring constant is declared,
 its live value enters the run's signature (``const``, ``hybrid-const``), changing one renames the run, and a module-
 level constant of a scoring module that is neither declared nor exempt fails here."""
 
@@ -103,7 +103,7 @@ def test_no_scoring_constant_is_undeclared():
     assert all(reason.strip() for reason in D.NOT_SCORING.values())
     dup = [k for k in declared if [f"{m}:{n}" for _, m, n in D.declared()].count(k) > 1]
     assert dup == [], f"declared twice: {dup}"
-    # the constants issue 64 found outside the fingerprint are declared
+    # constants once found outside the fingerprint are declared
     for name in ("DUPLICATE_COSINE", "SYNONYM_SENSES"):
         assert f"ev2r.metric.admission:{name}" in declared
     for name in ("RESTATE_COVERAGE", "RESTATE_NOVELTY", "RESTATE_WRAP_NOVELTY"):

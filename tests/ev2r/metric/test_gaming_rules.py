@@ -1,4 +1,4 @@
-"""The scoring rules that close the gaming holes of issue 32, on hand-made items with fake
+"""The scoring rules that close the gaming holes the adversarial suite found, on hand-made items with fake
 verifiers (no model): the question is context (bare answers are no premise), a restated claim is
 neither a premise nor an atomic fact, Unanswerable text as people type it, the yes/no rule only for
 polar questions, Not Enough Evidence needs relevant evidence, copies count once in the alignment,
@@ -70,7 +70,7 @@ def test_content_tokens_and_restatement_by_hand():
     assert restates_claim(f"It is not true that {CLAIM[0].lower() + CLAIM[1:]}", CLAIM)
     assert restates_claim(f"Is it true that {CLAIM.rstrip('.')}? Yes.", CLAIM)
     assert not restates_claim("January 10, 2021.", CLAIM)  # confirms a detail: covers 3 of 9 tokens
-    # a clause of the claim copied verbatim restates it, however little of the claim it covers (issue 32:
+    # a clause of the claim copied verbatim restates it, however little of the claim it covers (as with
     # what the scraped-page rule left of the claim hidden behind three scripts)
     two = "Mars has almost no oxygen. So, NASA's Perseverance rover cannot land on Mars."
     assert restates_claim("So, NASA's Perseverance rover cannot land on Mars.", two)
@@ -227,7 +227,7 @@ def test_predicted_pairs_about_something_else_are_no_premise():
 
 
 def test_a_long_claim_keeps_its_relevant_pairs():
-    """Issue 33, item 8: a claim of ~60 content words of context asks no more of one pair than a claim of 20."""
+    """A claim of ~60 content words of context asks no more of one pair than a claim of 20."""
     from claimalign.words import claim_coverage, content_tokens
     from ev2r.metric.reference import PREMISE_RELEVANCE_MIN, RELEVANCE_CLAIM_CAP, evidence_pairs
 
@@ -251,7 +251,7 @@ def test_a_long_claim_keeps_its_relevant_pairs():
 
 
 def test_a_one_word_predicted_answer_is_no_premise_and_gives_no_fact():
-    """Issue 32 (gaming suite, reference_questions_trivial): the reference's questions answered "2021" raised
+    """The gaming suite's reference_questions_trivial: the reference's questions answered "2021" raised
     precision on 28% of the 144 rows with a verifier that reads structure better; a one-word answer is judged by
     its question alone, so on the predicted side it is no evidence (punctuation around it does not count)."""
     claim = "The Senate passed the infrastructure bill in 2021."
@@ -263,7 +263,7 @@ def test_a_one_word_predicted_answer_is_no_premise_and_gives_no_fact():
 
 
 def test_what_the_boilerplate_rule_leaves_of_a_hidden_claim_is_judged_as_an_answer():
-    """Issue 32, script_hiding: on 7 of the 86 rows the sentence splitter left the claim's last sentence (or a
+    """The gaming suite's script_hiding: on 7 of the 86 rows the sentence splitter left the claim's last sentence (or a
     tail of it) once the words of three scripts were dropped, and that remainder was a premise entailing the
     claim from its own words; it is a restatement, checked after the boilerplate is stripped as before."""
     two = ("Combustion cannot exist without at least 16% of oxygen content to burn, and Mars atmosphere only "
@@ -278,7 +278,7 @@ def test_what_the_boilerplate_rule_leaves_of_a_hidden_claim_is_judged_as_an_answ
 
 
 def test_the_claim_reworded_with_synonyms_restates_it(nltk_data):
-    """Issue 32 (the paraphrased echo): a word whose WordNet synonym is a claim word counts as that word, so the
+    """The paraphrased echo (gaming suite): a word whose WordNet synonym is a claim word counts as that word, so the
     claim reworded ("sum" for "total", "forestall" for "prevent") behind an anonymous attribution is the claim;
     an answer that adds its own content is not; the signature says the rule read synonyms."""
     from claimalign.meteor_fast import synonym_tokens, synonyms_available
@@ -310,7 +310,8 @@ def test_the_claim_copied_whole_inside_a_little_filler_restates_it():
     assert restates_claim(f"Answer 0: see {CLAIM}", CLAIM)  # "answer", "0", "see": 3 words of its own
     assert restates_claim(f"Answer 12: see the claim {CLAIM}", CLAIM)
     assert restates_claim(f"Reuters, AP: {CLAIM}", CLAIM)  # a label before a colon, nothing after the claim
-    # words that add a fact around the whole claim are no filler: a date, a number, a clause (issue 32's checkers)
+    # words that add a fact around the whole claim are no filler: a date, a number, a clause (cases the gaming
+    # suite's checkers found)
     assert not restates_claim(f"Reuters: {CLAIM.rstrip('.')} over violent posts.", CLAIM)
     assert not restates_claim(f"In a letter on Sunday, {CLAIM[0].lower()}{CLAIM[1:]}", CLAIM)
     assert not restates_claim("Trump won Texas in 2020 with 52.1% of the vote.", "Trump won Texas in 2020")
@@ -326,8 +327,8 @@ def test_the_claim_copied_whole_inside_a_little_filler_restates_it():
 
 
 def test_restatement_lives_in_the_metric_only():
-    """Issue 54: restating the claim is the metric's decision (ev2r.metric.restatement); issue 64 item 5 removed the
-    claimalign names that reached back into ev2r (deprecated in 1.1): the aligner imports nothing of ev2r."""
+    """Restating the claim is the metric's decision (ev2r.metric.restatement); the claimalign names that reached
+    back into ev2r (deprecated in 1.1) are removed: the aligner imports nothing of ev2r."""
     import ev2r.io.qa_text as qa
     from ev2r.metric import restatement
 

@@ -130,7 +130,7 @@ def test_a_facts_own_pair_on_the_other_side_entails_it():
                 reference_evidence=terse, gold_label=Verdict.SUPPORTED)
     (res,) = NLIReferenceScorer(TableVerifier({}), RuleBasedDecomposer(), calibration=None).score_reference([lone])
     assert res.predicted_facts == [] and res.precision == 0.0  # not a copy (the question alone is): the rules apply
-    # a copy but for a typo is the copy (issue 54: no cliff at the exact copy; the typo respelled, ev2r/3) ...
+    # a copy but for a typo is the copy (no cliff at the exact copy; the typo respelled, ev2r/3) ...
     full = ev(("What share of Nigerians live in cities?", "About 52% of Nigerians lived in cities in 2020."))
     typo = ev(("What share of Nigerians live in cities?", "About 52% of Nigerains lived in cities in 2020."))
     near = Item(id="n", claim=gold.claim, predicted_evidence=typo, reference_evidence=full, gold_label=Verdict.SUPPORTED)
@@ -155,7 +155,7 @@ def test_a_facts_own_pair_on_the_other_side_entails_it():
 
 
 def test_proxy_aggregates_pairs_and_maps_verdicts():
-    pred = ev(("Q1", "aa one"), ("Q2", "bb two"))  # two words each: a one-word answer is no evidence (issue 32)
+    pred = ev(("Q1", "aa one"), ("Q2", "bb two"))  # two words each: a one-word answer is no evidence
     r = [p.render() for p in pred.pairs]
     table = {(r[0], "aa bb"): [0.6, 0.3, 0.1], (r[1], "aa bb"): [0.1, 0.2, 0.7]}
     ver = TableVerifier(table)
@@ -174,7 +174,7 @@ def test_proxy_empty_evidence_is_neutral_and_missing_label_is_status():
     empty = Item(id="e", claim="c", predicted_evidence=ev(("Q", "")), reference_evidence=ev(), gold_label=Verdict.NOT_ENOUGH_EVIDENCE)
     nolabel = Item(id="n", claim="c", predicted_evidence=ev(("Q", "x")), reference_evidence=ev())
     a, b = NLIProxyScorer(TableVerifier({})).score_proxy([empty, nolabel])
-    assert a.proxy == 0.0 and a.status == "ok"  # no evidence earns no Not Enough Evidence (issue 58)
+    assert a.proxy == 0.0 and a.status == "ok"  # no evidence earns no Not Enough Evidence
     assert b.proxy is None and b.status == "no_label" and "gold_label" in b.error
 
 

@@ -1,4 +1,4 @@
-"""The on-disk cache across runs (issue 76, item 4): a warm run reads exactly what the filling run computed, a cache
+"""The on-disk cache across runs: a warm run reads exactly what the filling run computed, a cache
 of another definition is never read, the run record names the cache, and the signature does not change."""
 
 from __future__ import annotations
