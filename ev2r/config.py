@@ -105,6 +105,24 @@ def option(default: Any = None, *, cli: Optional[str] = None, help: str = "", gr
     return field(default=default, metadata={"cli": cli, "help": help, "group": group, **argparse_options})
 
 
+def admission_model_problem(obj: Any) -> Optional[str]:
+    """What keeps ``obj`` from being a learned reading of non-evidence that the admission stage can ask
+    (:mod:`ev2r.metric.admission`: ``name``, ``threshold``, ``classes``, ``proba_from_features(x)`` and
+    ``features_and_vectors(claims, questions, answers)`` or ``features(...)`` with ``encode(texts)``, as
+    :class:`ev2r.metric.admission_model.AdmissionModel` has), or None when nothing does.
+
+    >>> admission_model_problem(object())[:60]
+    'a object lacks name, threshold, classes, proba_from_features'
+    """
+    missing = [a for a in ("name", "threshold", "classes") if not hasattr(obj, a)]
+    if not callable(getattr(obj, "proba_from_features", None)):
+        missing.append("proba_from_features()")
+    if not (callable(getattr(obj, "features_and_vectors", None))
+            or (callable(getattr(obj, "features", None)) and callable(getattr(obj, "encode", None)))):
+        missing.append("features_and_vectors() (or features() and encode())")
+    return None if not missing else f"a {type(obj).__name__} lacks {', '.join(missing)}"
+
+
 @dataclass(frozen=True)
 class ScorerConfig:
     """Everything that configures an :class:`~ev2r.metric.scorer.Ev2RScorer` (validated on creation).
@@ -276,9 +294,11 @@ class ScorerConfig:
                 raise ValueError(f"{name}: must be an integer >= 1, got {value!r}")
         if isinstance(self.admission, str) and not self.admission.strip():
             raise ValueError("admission: an empty spec; give 'bundled', 'none' or a folder holding a saved model")
-        if not isinstance(self.admission, str) and not callable(getattr(self.admission, "predict_proba", None)):
-            raise ValueError(f"admission: expected 'bundled', 'none', a model folder or an AdmissionModel, got "
-                             f"{type(self.admission).__name__}")
+        if not isinstance(self.admission, str):
+            problem = admission_model_problem(self.admission)
+            if problem is not None:
+                raise ValueError(f"admission: expected 'bundled', 'none', a model folder or an AdmissionModel; "
+                                 f"{problem}")
         for name in ("ev2r", "hybrid"):
             if not isinstance(getattr(self, name), bool):
                 raise ValueError(f"{name}: expected True or False, got {getattr(self, name)!r}")

@@ -31,8 +31,8 @@ def _rows(name):
 
 
 def main(argv=None) -> int:
-    from ev2r.metric.admission import prime, use_model
-    from ev2r.metric.admitted import admit
+    from ev2r.metric.admission import prime
+    from ev2r.metric.admitted import AdmissionSettings, Admitted, admit
     from ev2r.metric.admission_model import AdmissionModel
     from ev2r.training.admission import fill, slot_values
     from ev2r.io import evidence_from_text
@@ -65,12 +65,12 @@ def main(argv=None) -> int:
                     ans = f"{ans}. {a['boolean_explanation']}"
                 real.append(("gold:averitec-dev", c["claim"], QAPair(q["question"], ans)))
 
-    def kept(claim, pair, with_model):
-        with use_model(model if with_model else None):
-            return admit(Evidence((pair,)), claim)[0]
+    readings = {True: Admitted(AdmissionSettings(model)), False: Admitted()}
 
-    with use_model(model):
-        prime([(c, p.question, p.answer) for _, _, c, p in cases] + [(c, p.question, p.answer) for _, c, p in real])
+    def kept(claim, pair, with_model):
+        return admit(Evidence((pair,)), claim, admitted=readings[with_model])[0]
+
+    prime([(c, p.question, p.answer) for _, _, c, p in cases] + [(c, p.question, p.answer) for _, c, p in real], model)
     by_class = collections.defaultdict(lambda: [0, 0, 0])  # n, right by rules, right with the model
     by_family = collections.defaultdict(lambda: [0, 0, 0])
     reasons = collections.Counter()

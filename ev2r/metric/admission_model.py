@@ -111,17 +111,22 @@ def shared_encoder():
 def model_cache_key(model) -> str:
     """What the caches of :mod:`ev2r.metric.admission` know a model by: its content (:meth:`AdmissionModel.digest`:
     weights and settings) and its sentence encoder (:func:`encoder_cache_key`), never its name alone, which every model
-    the project's trainer writes shares (``admission-v1``); a model object without a digest: its class and name."""
+    the project's trainer writes shares (``admission-v1``); a model object without a digest: its class, name and a
+    token of the object itself (two such objects never share readings, whatever their names)."""
     digest = getattr(model, "digest", None)
-    own = f"{model.name}@{digest()}" if callable(digest) else f"{type(model).__qualname__}:{model.name}"
+    own = (f"{model.name}@{digest()}" if callable(digest)
+           else f"{type(model).__qualname__}:{model.name}#{_token(model)}")
     return f"{own}|{encoder_cache_key(model)}"
 
 
 def encoder_cache_key(model) -> str:
     """What the caches know a model's sentence encoder by: ``shared`` for the process's shared encoder (a model whose
     ``encoder`` is None reads with it), else the encoder's ``name`` (an :class:`EmbeddingSimilarity` names its
-    checkpoint) or, for another object, its class and identity."""
-    enc = getattr(model, "encoder", None)
+    checkpoint) or, for another object, its class and a token of the object; a model object with no ``encoder``
+    attribute encodes its own way, and is known by its own token."""
+    if not hasattr(model, "encoder"):
+        return f"own:{type(model).__qualname__}#{_token(model)}"
+    enc = model.encoder
     if enc is None or enc is shared_encoder():
         return "shared"
     name = getattr(enc, "name", None)
@@ -130,6 +135,7 @@ def encoder_cache_key(model) -> str:
 
 _TOKENS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()  # an unnamed encoder object -> its token
 _NEXT_TOKEN = itertools.count(1)
+_HELD: dict = {}  # id -> (object, token) for objects that take no weak reference (held, so the id stays theirs)
 
 
 def _token(obj) -> int:
@@ -139,10 +145,11 @@ def _token(obj) -> int:
         if obj not in _TOKENS:
             _TOKENS[obj] = next(_NEXT_TOKEN)
         return _TOKENS[obj]
-    except TypeError:  # an object that takes no weak reference: the token rides on the object
-        if not hasattr(obj, "_ev2r_cache_token"):
-            object.__setattr__(obj, "_ev2r_cache_token", next(_NEXT_TOKEN))
-        return obj._ev2r_cache_token
+    except TypeError:  # unhashable or no weak reference: kept alive here, so that its identity is never reused
+        held = _HELD.get(id(obj))
+        if held is None or held[0] is not obj:
+            held = _HELD[id(obj)] = (obj, next(_NEXT_TOKEN))
+        return held[1]
 
 
 @dataclass

@@ -27,6 +27,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Collection, Optional, Sequence
 
+from ev2r.config import admission_model_problem
 from ev2r.metric import admission
 from ev2r.metric.admission import PairReading, same_meaning
 from ev2r.types import Evidence, Item, QAPair
@@ -39,12 +40,25 @@ class AdmissionSettings:
 
     Attributes:
         model: the learned reading of non-evidence (an :class:`ev2r.metric.admission_model.AdmissionModel`, or any
-            object with ``predict_proba``, ``name``, ``threshold`` and ``classes``), or None for the rules alone. Its
+            object with what :func:`ev2r.config.admission_model_problem` asks), or None for the rules alone. Its
             ``scope`` (``"all"``, the default, or ``"proxy"``) says which parts of the score read it: with
             ``"proxy"``, the reference side and the alignments read the rules alone (:meth:`for_part`).
+
+    Raises:
+        ValueError: ``model`` is a spec (``"bundled"``, ``"none"``, a folder: :func:`ev2r.build_scorer` loads those)
+            or an object the stage cannot ask (naming what it lacks).
     """
 
     model: Any = None
+
+    def __post_init__(self):
+        if isinstance(self.model, (str, bytes)) or hasattr(self.model, "__fspath__"):
+            raise ValueError(f"admission: {self.model!r} is a spec that build_scorer(admission=...) loads; "
+                             "AdmissionSettings takes the loaded model (an AdmissionModel) or None")
+        if self.model is not None:
+            problem = admission_model_problem(self.model)
+            if problem is not None:
+                raise ValueError(f"admission: expected an AdmissionModel or None; {problem}")
 
     @property
     def name(self) -> str:
@@ -83,6 +97,23 @@ class Admitted:
             raise ValueError(f"settings: expected an AdmissionSettings, got {type(settings).__name__}")
         self.settings = settings
         self._readings: dict = {}
+        self._parts: dict = {}
+
+    def for_part(self, part: str) -> "Admitted":
+        """The readings ``part`` of the score (``"proxy"``, ``"reference"``, ``"alignment"``) reads: these, or, for
+        a learned reading of scope ``"proxy"``, readings with the rules alone (made once, shared by the reference
+        side and the alignments). Each part of the score takes its own view, so a part called on its own with a
+        chunk's readings reads what it reads inside :meth:`ev2r.metric.scorer.Ev2RScorer.score`.
+
+        Raises:
+            ValueError: ``part`` not one of ``"proxy"``, ``"reference"``, ``"alignment"``.
+        """
+        own = self.settings.for_part(part)
+        if own is self.settings:
+            return self
+        if "rules" not in self._parts:
+            self._parts["rules"] = Admitted(own)
+        return self._parts["rules"]
 
     @property
     def model(self):
@@ -159,7 +190,11 @@ def admit(evidence: Evidence, claim: Optional[str] = None, relevant: bool = Fals
         One :class:`ev2r.metric.admitted.Admission` per pair, in order.
 
     """
-    admitted = admitted if admitted is not None else Admitted()
+    if admitted is None:
+        admitted = Admitted()
+    elif not isinstance(admitted, Admitted):
+        raise ValueError(f"admitted: expected an Admitted (admit_items(items, settings) makes one), got "
+                         f"{type(admitted).__name__}")
     with_claim = claim is not None
     model = admitted.model if with_claim else None
     out: list[Admission] = []
@@ -211,8 +246,11 @@ def admit_items(items: Sequence[Item], settings: AdmissionSettings = RULES_ALONE
     """
     admitted = Admitted(settings)
     if settings.model is not None:
-        admission.prime([(it.claim, p.question, p.answer) for it in items for p in it.predicted_evidence.pairs],
-                        settings.model)
+        try:
+            admission.prime([(it.claim, p.question, p.answer) for it in items for p in it.predicted_evidence.pairs],
+                            settings.model)
+        except Exception:  # noqa: S110 - item by item below: an item whose reading fails fails alone
+            pass
     for it in items:
         try:
             admitted.readings(it.predicted_evidence, it.claim, it.reference_evidence)
@@ -227,10 +265,11 @@ def item_record(item: Item, contradicted: Collection[int] = (), admitted: Option
     (``kept``, ``reason``: the view of the proxy and of recall's premises, on topic, ``contradicted`` pairs left
     out) and whether the alignments of the combination read it (``aligned``; a pair saying what an earlier one says
     is read once: ``duplicate_of``)."""
+    admitted = admitted if admitted is not None else Admitted()
     seen = admit(item.predicted_evidence, item.claim, relevant=True, gold=item.reference_evidence,
-                 exclude=tuple(contradicted), admitted=admitted)
+                 exclude=tuple(contradicted), admitted=admitted.for_part("proxy"))
     aligned = admit(item.predicted_evidence, item.claim, relevant=True, gold=item.reference_evidence, dedupe=True,
-                    exclude=tuple(contradicted), admitted=admitted)
+                    exclude=tuple(contradicted), admitted=admitted.for_part("alignment"))
     from claimalign.averitec import MAX_PREDICTED
 
     out = []

@@ -353,7 +353,10 @@ class HybridCombiner:
         """Set ``hybrid_meteor``, ``hybrid_embedding`` (those of the ``columns`` mode) and
         ``ev2r_hybrid`` in each score's ``extra_scores``; a missing component's reason is appended
         to ``error`` (``ev2r_hybrid: ...``). ``items`` and ``scores`` are index-aligned; ``admitted``: the chunk's
-        admission readings (:func:`ev2r.metric.admitted.admit_items`), None to read afresh with the rules alone."""
+        admission readings (:func:`ev2r.metric.admitted.admit_items`; the alignments' view,
+        :meth:`ev2r.metric.admitted.Admitted.for_part`), None to read afresh with the rules alone."""
+        if admitted is not None:
+            admitted = admitted.for_part("alignment")
         n = len(items)
         need = {c for c, w in zip(HYBRID_COMPONENTS, self.weights) if w > 0}
         wanted = set(HYBRID_COMPONENTS) if self.columns == "all" else need

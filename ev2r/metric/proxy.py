@@ -225,6 +225,8 @@ class NLIProxyScorer:
             todo.append((i, target))
         reasons: list = []
         vetoed: list = []
+        if admitted is not None:
+            admitted = admitted.for_part("proxy")
         dists = self._distributions([items[i] for i, _ in todo], reasons, vetoed, admitted)
         for (i, target), (d, rel), prem, no in zip(todo, dists, reasons, vetoed):
             p = verdict_probability(target, *d)

@@ -233,8 +233,9 @@ class NLIReferenceScorer:
 
     def score_reference(self, items: Sequence[Item], admitted: Optional[Admitted] = None) -> list[ReferenceResult]:
         """One :class:`ReferenceResult` per item, in order (module docstring); ``admitted``: the chunk's admission
-        readings (:func:`ev2r.metric.admitted.admit_items`), None to read each item afresh with the rules alone."""
-        admitted = admitted if admitted is not None else Admitted()
+        readings (:func:`ev2r.metric.admitted.admit_items`; the reference side's view,
+        :meth:`ev2r.metric.admitted.Admitted.for_part`), None to read each item afresh with the rules alone."""
+        admitted = (admitted if admitted is not None else Admitted()).for_part("reference")
         results: list[ReferenceResult] = [ReferenceResult() for _ in items]
         plans = []  # per item: (pred facts, ref facts, pred premises, ref premises)
         premises: list[str] = []

@@ -204,20 +204,17 @@ class Ev2RScorer:
     def _score_chunk(self, items: Sequence[Item]) -> list[ItemScore]:
         from ev2r.metric.admitted import admit_items, item_record
 
-        # the stage, once per item: every part of the score is given views of these readings
-        admitted = {"proxy": admit_items(items, self.settings)}
-        for part in ("reference", "alignment"):
-            own = self.settings.for_part(part)
-            admitted[part] = admitted["proxy"] if own is self.settings else admit_items(items, own)
+        # the stage, once per item: every part of the score is given these readings and takes its view (for_part)
+        admitted = admit_items(items, self.settings)
         scores = self._score_chunk_admitted(items, admitted)
         for it, s in zip(items, scores):  # the stage's decisions, for explain and the report
             try:
-                s.admission = item_record(it, [d["predicted"] for d in s.contradicted_pairs or ()], admitted["proxy"])
+                s.admission = item_record(it, [d["predicted"] for d in s.contradicted_pairs or ()], admitted)
             except Exception:  # an item the stage cannot read: its scores already carry the error
                 s.admission = []
         return scores
 
-    def _score_chunk_admitted(self, items: Sequence[Item], admitted: dict) -> list[ItemScore]:
+    def _score_chunk_admitted(self, items: Sequence[Item], admitted) -> list[ItemScore]:
         from ev2r.metric.proxy import ProxyResult
         from ev2r.metric.reference import ReferenceResult
 
@@ -228,13 +225,13 @@ class Ev2RScorer:
             return ProxyResult(None, None, "error", f"proxy scoring failed: {msg}")
 
         if self.reference_scorer is not None:
-            refs = self._isolated(_with_admitted(self.reference_scorer.score_reference, admitted["reference"]), items,
+            refs = self._isolated(_with_admitted(self.reference_scorer.score_reference, admitted), items,
                                   ref_fail)
         else:  # extra columns only (e.g. HU-METEOR alone): an item without reference still fails
             refs = [ReferenceResult() if not it.reference_evidence.is_empty else
                     ReferenceResult(status="no_reference", error="no reference evidence to compare with")
                     for it in items]
-        proxies = (self._isolated(_with_admitted(self.proxy_scorer.score_proxy, admitted["proxy"]), items, prox_fail)
+        proxies = (self._isolated(_with_admitted(self.proxy_scorer.score_proxy, admitted), items, prox_fail)
                    if self.proxy_scorer is not None else [None] * len(items))
         for k, r in enumerate(refs):  # a verifier returning NaN / out-of-range values fails that item
             vals = [v for v in (r.precision, r.recall, r.f1) if v is not None]
@@ -287,7 +284,7 @@ class Ev2RScorer:
                 s.error = "; ".join(errors)
             scores.append(s)
         if self.combiner is not None:
-            apply = _with_admitted(self.combiner.apply, admitted["alignment"])
+            apply = _with_admitted(self.combiner.apply, admitted)
             try:
                 apply(items, scores)
             except Exception:  # again item by item: an item's failure is recorded on that item only

@@ -429,3 +429,126 @@ def test_two_encoders_never_share_readings_or_embeddings():
     for m in (model(1.0), model(-1.0)):
         reasons.append(admit(pair, CLAIM, admitted=_under(m))[0].reason)
     assert reasons == ["kept", "non_evidence"]
+
+
+# -- the settings as a value: each part takes its own view, and bad values are named -----------------------------------
+def _scope_items():
+    from ev2r.labels import Verdict
+
+    claim = "Amazon suspended Parler from its web hosting service on January 10, 2021."
+    absent = "Sadly nothing about Amazon suspending Parler turned up in the hosting news of January 2021."
+    real = "Amazon suspended Parler from its web hosting service on January 10, 2021, after the Capitol riot."
+    ref = Evidence((QAPair("Did Amazon suspend Parler?", "Amazon suspended Parler on January 10, 2021."),))
+    return [Item(id=str(k), claim=claim, predicted_evidence=Evidence(tuple(QAPair("What was found?", a) for a in ans)),
+                 reference_evidence=ref, gold_label=Verdict.SUPPORTED)
+            for k, ans in enumerate([(absent,), (absent, real), (real,)])]
+
+
+@pytest.mark.parametrize("scope", ["all", "proxy"])
+def test_a_part_given_the_chunks_readings_reads_what_it_reads_in_a_run(scope):
+    """A reference scorer, proxy or combiner called on its own with ``admit_items(items, settings)`` gives what
+    ``Ev2RScorer.score`` gives (each part takes its view: with scope "proxy", the reference side reads the rules)."""
+    from ev2r import build_scorer
+    from ev2r.metric.admitted import admit_items
+
+    from support.fakes import KeywordVerifier
+
+    items = _scope_items()
+    scorer = build_scorer(verifier=KeywordVerifier(), hybrid=False, admission=_FakeReading(scope))
+    whole = scorer.score(items)
+    readings = admit_items(items, scorer.settings)
+    alone = scorer.reference_scorer.score_reference(items, readings)
+    proxies = scorer.proxy_scorer.score_proxy(items, readings)
+    assert [(r.precision, r.recall) for r in alone] == [(s.precision, s.recall) for s in whole]
+    assert [p.proxy for p in proxies] == [s.proxy for s in whole]
+    assert (len(whole[0].predicted_facts) == 0) == (scope == "all")  # scope all: the absence statement gives no fact
+
+
+def test_the_record_says_what_the_alignments_read_under_a_proxy_scope():
+    """With a learned reading of scope "proxy", a pair it drops is still aligned (the alignments read the rules)."""
+    from ev2r import build_scorer
+
+    from support.fakes import KeywordVerifier
+
+    (_, s, _) = build_scorer(verifier=KeywordVerifier(), admission=_FakeReading("proxy")).score(_scope_items())
+    assert [(d["kept"], d["reason"], d.get("aligned")) for d in s.admission] == [
+        (False, "non_evidence", None), (True, "kept", True)]
+
+
+def test_a_reading_that_fails_on_one_item_fails_that_item_alone():
+    from ev2r import build_scorer
+
+    from support.fakes import KeywordVerifier
+
+    class Fragile(_FakeReading):
+        def features(self, claims, questions, answers):
+            if any("riot" in a for a in answers):
+                raise RuntimeError("cannot read this answer")
+            return super().features(claims, questions, answers)
+
+        def features_and_vectors(self, claims, questions, answers):
+            return self.features(claims, questions, answers), {a: v for a, v in zip(sorted(set(answers)),
+                                                                                 self.encode(sorted(set(answers))))}
+
+    scores = build_scorer(verifier=KeywordVerifier(), hybrid=False, admission=Fragile()).score(_scope_items())
+    assert [s.ok for s in scores] == [True, False, False]
+    assert "cannot read this answer" in scores[1].error
+
+
+def test_bad_admission_values_are_named():
+    from ev2r.metric.admitted import AdmissionSettings
+    from ev2r.metric.scorer import Ev2RScorer
+
+    with pytest.raises(ValueError, match=r"admission: 'none' is a spec that build_scorer\(admission=...\) loads"):
+        AdmissionSettings("none")
+    with pytest.raises(ValueError, match=r"admission: 'bundled' is a spec"):
+        Ev2RScorer(None, admission="bundled")
+
+    class PredictOnly:
+        name, threshold, classes = "p", 0.5, ("evidence", "absence")
+
+        def predict_proba(self, claims, questions, answers):
+            return np.full((len(answers), 2), 0.5)
+
+    with pytest.raises(ValueError, match=r"a PredictOnly lacks proba_from_features\(\), features_and_vectors\(\)"):
+        AdmissionSettings(PredictOnly())
+    from ev2r.config import ScorerConfig
+
+    with pytest.raises(ValueError, match=r"admission: expected 'bundled', 'none', a model folder or an AdmissionModel; "
+                                         r"a PredictOnly lacks"):
+        ScorerConfig(admission=PredictOnly())
+    with pytest.raises(ValueError, match=r"admitted: expected an Admitted \(admit_items\(items, settings\) makes one\), "
+                                         r"got AdmissionSettings"):
+        admit(Evidence((QAPair("Q?", "An answer here."),)), CLAIM, admitted=AdmissionSettings())
+
+
+def test_two_model_objects_without_a_digest_never_share_readings():
+    """Two learned readings of one class and name (no ``digest``) with other weights: each reads for itself."""
+    class Weighted(_FakeReading):
+        def __init__(self, p):
+            super().__init__()
+            self.name, self.p = "same-name", p
+
+        def features(self, claims, questions, answers):
+            return np.full((len(answers), 1), self.p)
+
+    pair = Evidence((QAPair("What did the order do?", "The order paused new oil and gas leases on federal land."),))
+    got = [admit(pair, CLAIM, admitted=_under(Weighted(p)))[0].reason for p in (1.0, 0.0, 1.0)]
+    assert got == ["kept", "non_evidence", "kept"]
+
+
+def test_an_encoder_that_takes_no_weak_reference_gets_a_token():
+    from ev2r.metric.admission_model import encoder_cache_key
+
+    class Slotted:
+        __slots__ = ("value",)
+        __hash__ = None  # type: ignore[assignment]
+
+    class Model:
+        def __init__(self):
+            self.encoder = Slotted()
+
+    m = Model()
+    first = encoder_cache_key(m)
+    assert first == encoder_cache_key(m) and first.split(".")[-1].startswith("Slotted#")
+    assert encoder_cache_key(Model()) != first
