@@ -267,7 +267,7 @@ _HYBRID_1 = {
 }
 
 #: ``ev2r/2`` (1.0.0): the admission stage with its learned reading, graded near-copies, Not Enough Evidence
-#: relevance at every claim length, one shared content word for short claims (issues 54, 55, 58).
+#: relevance at every claim length, one shared content word for short claims (CHANGELOG.md, 1.0.0).
 _DEFINITION_2 = {
     "adm": "admission-v1", **_DEFINITION_1,
     "prem": "qa-pair-max+lex-top5+twin~0.85+anchor+contra0.5/rw0.7",
