@@ -5,4 +5,4 @@ re-exports it, and every score signature carries it (``ev2r:<version>|...``).
 Imports nothing, so the build backend can read it without importing the package's dependencies.
 """
 
-__version__ = "1.9.0"
+__version__ = "2.0.0"

@@ -80,6 +80,48 @@ def _plain_warnings(command: str) -> None:
     install(f"ev2r {command}")
 
 
+#: Command-line options that left in 2.0 -> what to use instead (CHANGELOG.md, 2.0.0, "Migration").
+REMOVED_OPTIONS = {
+    "--support": "left in 2.0 (the 0/1 support of the paper is the only one; commit e43eb97 computes 'soft')",
+    "--proxy-target": "left in 2.0 (the proxy scores the gold verdict; commit e43eb97 computes 'human')",
+    "--unanswerable": "left in 2.0 (an Unanswerable pair is no evidence; commit e43eb97 computes 'statement')",
+    "--meteor-match": "left in 2.0 (the fuzzy METEOR is the only one; commit e43eb97 computes 'exact')",
+    "--no-contradiction": "left in 2.0 (the contradiction veto is always on; commit e43eb97 computes it off)",
+    "--premise-top-k": "left in 2.0 (5 premises per fact, ev2r.config.PREMISE_TOP_K; commit e43eb97 computes others)",
+    "--copy-reading": "left in 2.0 (the near-copy reading of ev2r/4 is the only one; commit e43eb97 computes others)",
+    "--restatement": "left in 2.0 (the lexical reading is the only one; commit e43eb97 computes 'mutual')",
+    "--hybrid-columns": "left the command line in 2.0: build_scorer(hybrid_columns='all') in Python, or "
+                        "benchmarks/agreement/score_with.py hybrid_columns=all -- <ev2r score options>",
+    "--admission": "left the command line in 2.0: build_scorer(admission=SPEC) in Python, or "
+                   "benchmarks/agreement/score_with.py admission=SPEC -- <ev2r score options>",
+    "--threshold": "left the command line in 2.0: build_scorer(threshold=P) in Python, or "
+                   "benchmarks/agreement/score_with.py threshold=P -- <ev2r score options>",
+    "--with-facts": "left in 2.0: use --explain (the facts with their support and reasons)",
+    "--llm-price-in": "left in 2.0: use --llm-price IN,OUT",
+    "--llm-price-out": "left in 2.0: use --llm-price IN,OUT",
+    "--replay-model": "left in 2.0: use --llm-model MODEL with --decomposer replay",
+    "--ray-address": "left in 2.0: set $RAY_ADDRESS",
+}
+
+
+def removed_option_message(argv: Sequence[str]) -> Optional[str]:
+    """The message for the first option of ``argv`` that left in 2.0 (:data:`REMOVED_OPTIONS`), naming what replaces
+    it; None when there is none (anything else is argparse's to judge). Arguments after ``--`` are not options.
+
+    >>> removed_option_message(["score", "in.jsonl", "--llm-price-in=1"])
+    '--llm-price-in: left in 2.0: use --llm-price IN,OUT'
+    >>> removed_option_message(["score", "in.jsonl", "--alpha", "0.5"]) is None
+    True
+    """
+    for arg in argv:
+        if arg == "--":
+            break
+        flag = arg.split("=", 1)[0]
+        if flag in REMOVED_OPTIONS:
+            return f"{flag}: {REMOVED_OPTIONS[flag]}"
+    return None
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """Run one ``ev2r`` command; returns the exit status (0 ok, 1 every item failed, 2 bad input)."""
     argv = list(sys.argv[1:] if argv is None else argv)
@@ -87,6 +129,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         from ev2r.cli.train import main as train_main
 
         return train_main(argv[1:])
+    removed = removed_option_message(argv)
+    if removed is not None:
+        print(f"ev2r: error: {removed}", file=sys.stderr)
+        return 2
     args = build_parser().parse_args(argv)
     from ev2r.io.readers import InputError
 

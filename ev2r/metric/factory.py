@@ -32,7 +32,7 @@ from ev2r.verifier.loading import (DEFAULT_DTYPE, check_device, clear_verifier_c
                                    proxy_verifier_option)
 
 
-def build_scorer(config: Optional[ScorerConfig] = None, progress: Optional[Callable] = None,
+def build_scorer(config: Optional[ScorerConfig] = None, *, progress: Optional[Callable] = None,
                  **overrides: Any) -> Ev2RScorer:
     """Build an :class:`Ev2RScorer` from a :class:`~ev2r.config.ScorerConfig` and/or option values.
 
@@ -42,8 +42,8 @@ def build_scorer(config: Optional[ScorerConfig] = None, progress: Optional[Calla
 
     Args:
         config: a whole configuration (None: :data:`ev2r.config.DEFAULTS`).
-        progress: called with the number of items done after each chunk (a progress bar); not part of the
-            configuration.
+        progress: keyword only: called with the number of items done after each chunk (a progress bar); not part
+            of the configuration.
         overrides: any :class:`~ev2r.config.ScorerConfig` field by name -- its documentation gives each field's
             values, ranges and sources: ``verifier``, ``proxy_verifier``, ``decomposer``, ``alpha``, ``replay``,
             ``replay_model``, ``llm_options``, ``reply_reading``, ``baselines``, ``device``, ``batch_size``,
@@ -56,7 +56,8 @@ def build_scorer(config: Optional[ScorerConfig] = None, progress: Optional[Calla
             verifier itself is no separate proxy verifier (:func:`ev2r.verifier.loading.proxy_verifier_option`).
 
     Raises:
-        ValueError: ``config`` that is no ScorerConfig; an override that is no field (naming it and the fields); a
+        ValueError: ``config`` that is no ScorerConfig; a ``progress`` that is not callable; an override that is no
+            field (naming it and the fields); a
             field outside its allowed values, naming the field and the allowed values; a ``cache`` folder that
             cannot be created or written, or a file there that is not an ev2r cache (naming ``cache``).
     """
@@ -69,6 +70,8 @@ def build_scorer(config: Optional[ScorerConfig] = None, progress: Optional[Calla
     if unknown:
         raise ValueError(f"{unknown[0]}: not a scorer option; allowed: {', '.join(ScorerConfig.field_names())} "
                          "(ev2r.config.ScorerConfig; options removed in ev2r 2.0: CHANGELOG.md)")
+    if progress is not None and not callable(progress):
+        raise ValueError(f"progress: expected a callable (done, total) or None, got {type(progress).__name__}")
     if overrides:
         config = config.replace(**overrides)
     return scorer_from_config(config, progress=progress)

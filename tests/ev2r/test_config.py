@@ -55,6 +55,17 @@ def test_removed_options_are_refused_by_ev2r_score(flag, capsys):
     assert f"unrecognized arguments: {flag}" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("command", ["score", "explain", "robustness"])
+def test_a_removed_option_is_refused_naming_what_replaces_it(command, capsys):
+    from ev2r.cli.main import REMOVED_OPTIONS as MESSAGES, main
+
+    assert set(MESSAGES) == set(REMOVED_OPTIONS)
+    assert main([command, "in.jsonl", "--llm-price-in=0.5"]) == 2
+    assert "ev2r: error: --llm-price-in: left in 2.0: use --llm-price IN,OUT" in capsys.readouterr().err
+    assert main([command, "in.jsonl", "--hybrid-columns", "all"]) == 2
+    assert "build_scorer(hybrid_columns='all')" in capsys.readouterr().err
+
+
 def test_score_has_at_most_32_options():
     from ev2r.cli import score
 
@@ -270,3 +281,11 @@ def test_reply_reading_is_checked_and_reaches_the_llm_and_replay_scorers(tmp_pat
     llm = build_scorer(verifier=fake, decomposer="llm", llm_options={"model": "m", "base_url": "http://127.0.0.1:9/v1"},
                        hybrid=False)
     assert llm.reference_scorer.scores_from == "checks" and "read:checks>counts" in llm.signature()
+
+
+def test_build_scorer_takes_config_positionally_and_the_rest_by_name():
+    """``build_scorer(cfg, "fast")`` once set ``progress`` to a string and failed only inside ``score()``."""
+    with pytest.raises(TypeError):
+        build_scorer(ScorerConfig(), "fast")  # type: ignore[misc]
+    with pytest.raises(ValueError, match=r"progress: expected a callable \(done, total\) or None, got str"):
+        build_scorer(progress="fast", verifier=_Fake())
