@@ -22,6 +22,7 @@ arXiv 2411.05375, sec. 3.3); a fact is supported when P(entailment) >= 0.5 (sec.
 from __future__ import annotations
 
 import dataclasses
+import json
 import numbers
 import os
 from dataclasses import dataclass, field
@@ -227,10 +228,9 @@ class ScorerConfig:
     chunk_size: int = option(32)
     hybrid: bool = option(
         True, cli="--no-hybrid", action="store_false",
-        help="leave out the combined score ev2r_hybrid and its columns hybrid_meteor, hybrid_embedding (default: "
-             "computed with the ev2r scorer: a fixed weighted mean of recall, proxy, Hungarian METEOR and the "
-             "Hungarian-aligned MiniLM cosine; weights in ev2r.config.HYBRID_WEIGHTS, fitted by "
-             "benchmarks/agreement/combination.py)")
+        help="leave out the combined score ev2r_hybrid (the headline) and its columns (default: computed with the "
+             "ev2r scorer: a fixed weighted mean of its components, the verified Hungarian METEOR first; weights in "
+             "ev2r.config.HYBRID_WEIGHTS, fitted by benchmarks/agreement/combination.py; docs/metric.md)")
     hybrid_columns: str = option("weighted")
     admission: Any = option("bundled")
     cache: Any = option(
@@ -363,3 +363,39 @@ class LLMConnection:
 
 #: The LLM connection defaults the client, the LLM scorers, the 2025 judge, the arena and the CLI read.
 LLM_DEFAULTS = LLMConnection()
+
+
+#: Scorer options a 1.9 run record holds that left in 2.0, each at the one value 2.0 computes: a record holding one at
+#: that value was written under the options 2.0 runs (so its output resumes); at another value it was not.
+RETIRED_OPTIONS = {"support": "threshold", "proxy_target": "gold", "unanswerable": "drop", "meteor_match": "fuzzy",
+                   "contradiction": True, "proxy_credit": False, "premise_top_k": 5, "copy_reading": "near",
+                   "restatement": "lexical"}
+
+
+def options_match(old: Optional[str], new: str) -> bool:
+    """Whether a run record's options (:func:`ev2r.engines.runs.options_record` text, ``old``) are this run's
+    (``new``): equal, or equal
+    once the options 2.0 retired are read at their one value (:data:`RETIRED_OPTIONS`) and an option the old record
+    lacks is read at its default (a 1.9 record has no ``chunk_size``).
+
+    >>> options_match('{"alpha": 0.5, "support": "threshold"}', '{"alpha": 0.5}')
+    True
+    >>> options_match('{"alpha": 0.5, "support": "soft"}', '{"alpha": 0.5}')
+    False
+    """
+    if old == new:
+        return True
+    try:
+        o, n = json.loads(old or ""), json.loads(new)
+    except ValueError:
+        return False
+    if not isinstance(o, dict) or not isinstance(n, dict):
+        return False
+    for k, v in RETIRED_OPTIONS.items():
+        if k in o and k not in n and o[k] == v:
+            del o[k]
+    for k in set(n) - set(o):
+        default = getattr(DEFAULTS, k, RETIRED_OPTIONS)  # RETIRED_OPTIONS: a sentinel no option equals
+        if json.loads(json.dumps(default, default=str)) == n[k]:
+            o[k] = n[k]
+    return o == n

@@ -72,7 +72,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                            "proxy_decided_by) and the hybrid's alignment (hybrid_alignment); the scores are the same. "
                            "Read one item with `ev2r explain`")
     g_io.add_argument("--nltk-data", default=None, metavar="DIR",
-                      help="nltk data folder (punkt_tab, WordNet) for --scorer hu-meteor; default: $NLTK_DATA")
+                      help="nltk data folder (punkt_tab, WordNet): the METEOR columns of ev2r_hybrid and of "
+                           "--scorer hu-meteor, and WordNet synonyms; default: $NLTK_DATA")
     g_scores = p.add_argument_group("the scores")
     g_scores.add_argument("--scorer", action="append", choices=SCORER_NAMES,
                           help="scores to compute (repeatable; default ev2r): ev2r = precision, recall, F1, proxy, "

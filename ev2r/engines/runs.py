@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Iterator, Optional, Sequence
 
 from claimalign import files, jsonio
+from ev2r.config import options_match
 from ev2r.io.rows import (ROW_HASH, SIGNATURE_HASH, output_row, row_problem, row_seal,  # noqa: F401 (re-exported)
                           score_from_row)
 from ev2r.types import STATUS_NO_LABEL, STATUS_NO_REFERENCE, STATUS_OK, Item, ItemScore
@@ -125,43 +126,6 @@ def options_record(options: dict) -> str:
         return f"<{type(o).__module__}.{type(o).__qualname__}>"
 
     return json.dumps({k: v for k, v in options.items() if k != "cache"}, sort_keys=True, default=enc)
-
-
-#: Scorer options a 1.9 run record holds that left in 2.0, each at the one value 2.0 computes: a record holding one at
-#: that value was written under the options 2.0 runs (so its output resumes); at another value it was not.
-RETIRED_OPTIONS = {"support": "threshold", "proxy_target": "gold", "unanswerable": "drop", "meteor_match": "fuzzy",
-                   "contradiction": True, "proxy_credit": False, "premise_top_k": 5, "copy_reading": "near",
-                   "restatement": "lexical"}
-
-
-def same_options(old: Optional[str], new: str) -> bool:
-    """Whether a run record's options (:func:`options_record` text, ``old``) are this run's (``new``): equal, or equal
-    once the options 2.0 retired are read at their one value (:data:`RETIRED_OPTIONS`) and an option the old record
-    lacks is read at its default (a 1.9 record has no ``chunk_size``).
-
-    >>> same_options('{"alpha": 0.5, "support": "threshold"}', '{"alpha": 0.5}')
-    True
-    >>> same_options('{"alpha": 0.5, "support": "soft"}', '{"alpha": 0.5}')
-    False
-    """
-    if old == new:
-        return True
-    try:
-        o, n = json.loads(old or ""), json.loads(new)
-    except ValueError:
-        return False
-    if not isinstance(o, dict) or not isinstance(n, dict):
-        return False
-    from ev2r.config import DEFAULTS
-
-    for k, v in RETIRED_OPTIONS.items():
-        if k in o and k not in n and o[k] == v:
-            del o[k]
-    for k in set(n) - set(o):
-        default = getattr(DEFAULTS, k, RETIRED_OPTIONS)  # RETIRED_OPTIONS: a sentinel no option equals
-        if json.loads(json.dumps(default, default=str)) == n[k]:
-            o[k] = n[k]
-    return o == n
 
 
 # -- rows and files -------------------------------------------------------------------------------------
@@ -564,9 +528,9 @@ def plan_run(items: Sequence[Item], output: Optional[str | os.PathLike], options
                 raise ValueError(f"-o/--output: the run record {record_path} has format {old.get('format')!r}; this "
                                  f"ev2r writes and resumes format {RUN_FORMAT} only (its rows name the definition that "
                                  f"made them): {again}")
-            if old.get("previous_out") and not same_options(old.get("options"), record["options"]):
+            if old.get("previous_out") and not options_match(old.get("options"), record["options"]):
                 kept = old.get("previous_record")
-                if isinstance(kept, dict) and same_options(kept.get("options"), record["options"]):
+                if isinstance(kept, dict) and options_match(kept.get("options"), record["options"]):
                     # this run's options are those of the complete output an interrupted --no-resume run left: resume
                     # that output, and leave the interrupted run's rows (in OUT.part, other options) out
                     warnings.warn(f"{out_path}: an interrupted --no-resume run with other options left {out_path.name}"
@@ -581,7 +545,7 @@ def plan_run(items: Sequence[Item], output: Optional[str | os.PathLike], options
                         f"{out_path} ({record_path.name} is that run's); {out_path} still holds the earlier run's "
                         "rows. Rerun the interrupted command to finish it; to keep the earlier output instead, pass "
                         f"the earlier run's options (its rows are then resumed), or move {out_path} away first")
-            if not same_options(old.get("options"), record["options"]):
+            if not options_match(old.get("options"), record["options"]):
                 raise ValueError(f"-o/--output: {out_path} was written with other scorer options "
                                  f"({record_path.name}); resuming would mix numbers: {again}")
             if _facts_mode(old.get("with_facts", False)) != record["with_facts"]:

@@ -171,7 +171,7 @@ def load_run(path: str, *, references: Optional[str] = None,
         if record is not None and problem is None:
             record, problem = _rows_record(record, str(path))
         if record is not None and problem is None:
-            problem = _record_holds_rows(record, cleaned, str(path))
+            problem = _record_holds_rows(record, rows, str(path))  # the rows as written: their seals hold those
         return ScoreRun(str(path), cleaned, record, problem)
     if not score_predictions:
         raise ValueError(f"{path}: not score rows (each row an object with id, status and score columns, as `ev2r "

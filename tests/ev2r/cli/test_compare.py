@@ -379,3 +379,38 @@ def test_report_compare_refuses_different_definitions_unless_allowed(capsys, tmp
     assert "DIFFERENT DEFINITIONS (--allow-different-definitions): verifier compute precision" in page.read_text()
     code, _, err = _run(capsys, "report", a, "-o", page, "--allow-different-definitions")
     assert code == 2 and "--allow-different-definitions: only with --compare" in err
+
+
+def _sealed(path: Path, values) -> Path:
+    """Rows as ``ev2r score -o`` 1.8.0 on writes them: each with its ``signature_hash`` and ``row_hash`` seal, and a
+    format 3 run record (its rows are then checked as a resume checks them)."""
+    from ev2r.io.rows import row_seal
+    from ev2r.signature import text_digest
+
+    write_scores(path, values)
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    for r in rows:
+        r["ev2r"] = 0.5 * r["f1"] + 0.5 * r["proxy"]
+        r["ev2r_hybrid"] = 0.05 * (r["proxy"] + r["hybrid_meteor"] + r["precision"]) + 0.85 * r["verified_meteor"]
+        r["signature_hash"] = text_digest(SIGNATURE)
+        r["row_hash"] = row_seal(r)
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    record_path = Path(str(path) + ".ev2r-run.json")
+    record = json.loads(record_path.read_text(encoding="utf-8"))
+    record_path.write_text(json.dumps({**record, "format": 3}), encoding="utf-8")
+    return path
+
+
+def test_sealed_score_files_compare(capsys, tmp_path):
+    """Score files with sealed rows (what `ev2r score -o` writes since 1.8.0) compare: the seals were once checked on
+    the rows as the report reads them (with an added `explained` field), so every such file was refused."""
+    a, b = _sealed(tmp_path / "a.jsonl", BASE), _sealed(tmp_path / "b.jsonl", SYS)
+    code, out, err = _run(capsys, "compare", a, b, "--json")
+    assert code == 0, err
+    got = json.loads(out)["systems"][0]["columns"]["ev2r_hybrid"]["difference"]
+    assert got == pytest.approx(0.85 * (sum(SYS) - sum(BASE)) / 4)
+    rows = [json.loads(line) for line in b.read_text(encoding="utf-8").splitlines()]
+    rows[0]["verified_meteor"] = 0.99  # an edited row is still refused
+    b.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    code, _, err = _run(capsys, "compare", a, b)
+    assert code == 2 and "not as the run that made them wrote them" in err

@@ -150,8 +150,9 @@ def test_explain_takes_the_score_options(tmp_path, capsys, tiny_nli_model):
         sigs[flags] = capsys.readouterr().out.rsplit("signature: ", 1)[1]
     assert "+contra" in sigs[()] and "+contra" in sigs[("--alpha", "0.3")]  # the veto is always on (2.0)
     assert "alpha:0.5" in sigs[()] and "alpha:0.3" in sigs[("--alpha", "0.3")]
-    with pytest.raises(SystemExit):  # the options ev2r score lost in 2.0 are explain's no more
-        main(["explain", str(src), "--id", "7", "--no-contradiction"])
+    # the options ev2r score lost in 2.0 are explain's no more: refused, naming why
+    assert main(["explain", str(src), "--id", "7", "--no-contradiction"]) == 2
+    assert "--no-contradiction: left in 2.0" in capsys.readouterr().err
 
 
 def test_explain_given_the_scores_file_as_input_names_the_file_it_needs(tmp_path, capsys, monkeypatch):
