@@ -394,8 +394,7 @@ def options_match(old: Optional[str], new: str) -> bool:
     for k, v in RETIRED_OPTIONS.items():
         if k in o and k not in n and o[k] == v:
             del o[k]
-    for k in set(n) - set(o):
-        default = getattr(DEFAULTS, k, RETIRED_OPTIONS)  # RETIRED_OPTIONS: a sentinel no option equals
-        if json.loads(json.dumps(default, default=str)) == n[k]:
+    for k in set(n) - set(o):  # an option the old record lacks, read at its default (as the record writes it)
+        if hasattr(DEFAULTS, k) and json.loads(json.dumps(getattr(DEFAULTS, k), default=str)) == n[k]:
             o[k] = n[k]
     return o == n
