@@ -14,6 +14,8 @@ import json
 from importlib import resources
 from typing import Any
 
+from claimalign.nltk_data import import_nltk
+
 ENTITY_TYPES = ("person", "place", "organisation")
 
 
@@ -72,6 +74,7 @@ def wordnet():
             ``corpora/wordnet`` (WordNet 3.0), or pass ``--nltk-data DIR`` to the CLI.
     """
     try:
+        import_nltk()
         from nltk.corpus import wordnet as wn
         import nltk
     except ImportError as e:  # pragma: no cover - depends on the environment

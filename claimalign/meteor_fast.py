@@ -22,7 +22,7 @@ from collections import defaultdict
 from functools import lru_cache
 from typing import Dict, FrozenSet, List, Optional, Sequence, Tuple
 
-from claimalign.nltk_data import require_nltk_data
+from claimalign.nltk_data import import_nltk, require_nltk_data
 from claimalign.scripts import split_unspaced_script
 from claimalign.text import normalize_text
 
@@ -40,6 +40,7 @@ _WORDNET: "Optional[_LightWordNet | _NltkWordNet]" = None
 def _stemmer():
     global _STEMMER
     if _STEMMER is None:
+        import_nltk()
         from nltk.stem.porter import PorterStemmer
 
         _STEMMER = PorterStemmer()
@@ -191,8 +192,7 @@ def _wordnet():
     global _WORDNET
     if _WORDNET is None:
         require_nltk_data()
-        import nltk
-
+        nltk = import_nltk()
         try:
             _WORDNET = _LightWordNet(nltk.data.find("corpora/wordnet"))
         except (AttributeError, ImportError, TypeError, KeyError, ValueError, IndexError):  # pragma: no cover

@@ -111,6 +111,11 @@ class NLIModel:
         dtype: ``"fp32"``, ``"bf16"``, ``"int8"``, or None (the checkpoint's stored dtype).
         max_positions: ``config.max_position_embeddings`` (None when the config has none).
         source: the checkpoint spec it was loaded from (named in errors).
+        revision: the hub revision it was loaded at (None: the default).
+
+    A model read with ``weights=False`` (:func:`load_nli_model`) has ``model`` None until :meth:`load_weights`:
+    the tokenizer, guard, columns and window serve without the weights (a caller that finds every answer in a cache
+    never loads them).
     """
 
     model: Any
@@ -121,6 +126,34 @@ class NLIModel:
     dtype: Optional[str]
     max_positions: Optional[int]
     source: str
+    revision: Optional[str] = None
+
+    def load_weights(self) -> Any:
+        """The model, its weights loaded now if they were not: ``AutoModelForSequenceClassification`` from
+        :attr:`source` (at :attr:`revision`) in :attr:`dtype` (weights cast to fp32 or bf16; ``"int8"``: fp32 then
+        dynamic quantisation of the Linear layers) on :attr:`device`, in eval mode.
+
+        Raises:
+            OSError: no weights at :attr:`source` (from transformers).
+            ValueError: a checkpoint whose number of outputs differs from the columns read from its configuration.
+        """
+        if self.model is not None:
+            return self.model
+        import torch
+        from transformers import AutoModelForSequenceClassification
+
+        kw = {"revision": self.revision} if self.revision else {}
+        model = _quiet_from_pretrained(AutoModelForSequenceClassification.from_pretrained, self.source, **kw)
+        if int(model.config.num_labels) != len(self.columns):
+            raise ValueError(f"{self.source}: the weights have {model.config.num_labels} outputs, the configuration "
+                             f"read before them {len(self.columns)}")
+        if self.dtype is not None:  # fp16 weights on disk; computed in fp32, bf16 or int8 as asked
+            model = model.to(torch.bfloat16 if self.dtype == "bf16" else torch.float32)
+        model.to(self.device).eval()
+        if self.dtype == "int8":
+            model = torch.ao.quantization.quantize_dynamic(model, {torch.nn.Linear}, dtype=torch.qint8)
+        self.model = model
+        return model
 
     def window(self, max_length: Optional[int] = None) -> int:
         """The token window to use: ``max_length`` checked against what the model can read, or by
@@ -140,7 +173,7 @@ class NLIModel:
 
 
 def load_nli_model(spec: str, device: str = "cpu", dtype: Optional[str] = "fp32", revision: Optional[str] = None,
-                   label_order: Optional[Sequence[str]] = None) -> NLIModel:
+                   label_order: Optional[Sequence[str]] = None, weights: bool = True) -> NLIModel:
     """Load an NLI cross-encoder: tokenizer, model, and its output columns.
 
     Args:
@@ -153,22 +186,22 @@ def load_nli_model(spec: str, device: str = "cpu", dtype: Optional[str] = "fp32"
         revision: hub revision (commit / tag).
         label_order: class names per output index, for a checkpoint whose ``config.id2label`` does
             not name the NLI classes (e.g. ``("entailment", "neutral", "contradiction")``).
+        weights: load the weights now (True), or leave ``model`` None until :meth:`NLIModel.load_weights`: the
+            tokenizer and configuration are read and checked either way.
 
     Raises:
         ValueError: a bad ``dtype``; labels that cannot be mapped to entailment / neutral /
             contradiction (naming them; a two-way entailment / not_entailment head is rejected).
         OSError: no checkpoint at ``spec`` (from transformers).
     """
-    import torch
-    from transformers import AutoModelForSequenceClassification, AutoTokenizer
+    from transformers import AutoConfig, AutoTokenizer
 
     if dtype is not None:
         dtype = resolve_dtype(dtype, device)
     kw = {"revision": revision} if revision else {}
     tokenizer = _quiet_from_pretrained(AutoTokenizer.from_pretrained, spec, **kw)
     guard = guard_special_tokens(tokenizer)  # "[SEP]" in the data stays text
-    model = _quiet_from_pretrained(AutoModelForSequenceClassification.from_pretrained, spec, **kw)
-    config = model.config
+    config = _quiet_from_pretrained(AutoConfig.from_pretrained, spec, **kw)
     if label_order is not None:
         if len(label_order) != int(config.num_labels):
             raise ValueError(f"label_order: has {len(label_order)} names but the model has {config.num_labels} outputs")
@@ -180,13 +213,12 @@ def load_nli_model(spec: str, device: str = "cpu", dtype: Optional[str] = "fp32"
         except ValueError as e:
             raise ValueError(f"{e}. Pass label_order=(...) naming each output, "
                              "e.g. ('entailment', 'neutral', 'contradiction')") from None
-    if dtype is not None:  # fp16 weights on disk; computed in fp32, bf16 or int8 as asked
-        model = model.to(torch.bfloat16 if dtype == "bf16" else torch.float32)
-    model.to(device).eval()
-    if dtype == "int8":
-        model = torch.ao.quantization.quantize_dynamic(model, {torch.nn.Linear}, dtype=torch.qint8)
-    return NLIModel(model=model, tokenizer=tokenizer, guard=guard, columns=columns, device=device, dtype=dtype,
-                    max_positions=getattr(config, "max_position_embeddings", None), source=str(spec))
+    nli = NLIModel(model=None, tokenizer=tokenizer, guard=guard, columns=columns, device=device, dtype=dtype,
+                   max_positions=getattr(config, "max_position_embeddings", None), source=str(spec),
+                   revision=revision)
+    if weights:
+        nli.load_weights()
+    return nli
 
 
 def predict_pairs(model: Any, tokenizer: Any, premises: Sequence[str], hypotheses: Sequence[str], *,

@@ -9,9 +9,40 @@ missing. The tokenisation and METEOR built on that data live one layer up, in
 
 from __future__ import annotations
 
-__all__ = ["require_nltk_data", "add_nltk_data_path"]
+import sys
+from types import ModuleType
+
+__all__ = ["require_nltk_data", "add_nltk_data_path", "import_nltk"]
 
 _CHECKED = False
+#: What nltk's package initialisation imports for features the scores never use, when they are installed: its
+#: scikit-learn classifier wrapper (which brings pandas and pyarrow) and its collocation and alignment statistics
+#: (``scipy.stats``). Each import is optional in nltk (``try: ... except ImportError``).
+NLTK_OPTIONAL_IMPORTS = ("sklearn", "scipy.stats")
+
+
+def import_nltk() -> ModuleType:
+    """``nltk``, imported without the optional packages of :data:`NLTK_OPTIONAL_IMPORTS` (nltk's tokeniser, Porter
+    stemmer, WordNet reader and METEOR do not use them; they cost about a second of start-up on 2 cores). Those not
+    yet imported are held out while nltk initialises and stay importable afterwards; nltk's scikit-learn classifier
+    and Fisher's exact test are then unavailable in this process. Every use of nltk in the packages calls this first.
+
+    Raises:
+        ImportError: nltk is not installed.
+    """
+    module = sys.modules.get("nltk")
+    if module is not None:
+        return module
+    held = [name for name in NLTK_OPTIONAL_IMPORTS if name not in sys.modules]
+    for name in held:
+        sys.modules[name] = None  # type: ignore[assignment]  # an import of it raises ImportError meanwhile
+    try:
+        import nltk
+    finally:
+        for name in held:
+            if name in sys.modules and sys.modules[name] is None:
+                del sys.modules[name]
+    return nltk
 
 
 def add_nltk_data_path(path: str) -> None:
@@ -24,8 +55,7 @@ def add_nltk_data_path(path: str) -> None:
     """
     import os
 
-    import nltk
-
+    nltk = import_nltk()
     global _CHECKED
     if not os.path.isdir(path):
         raise ValueError(f"--nltk-data: {path!r} is not a directory (it should hold tokenizers/punkt_tab and "
@@ -46,7 +76,7 @@ def require_nltk_data() -> None:
     global _CHECKED
     if _CHECKED:
         return
-    import nltk
+    nltk = import_nltk()
 
     for resource in ("tokenizers/punkt_tab/english/", "corpora/wordnet"):
         try:

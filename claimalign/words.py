@@ -11,6 +11,7 @@ import functools
 import re
 from typing import List, Optional
 
+from claimalign.nltk_data import import_nltk
 from claimalign.text import normalize_text
 
 __all__ = ["has_content", "content_tokens", "is_bare_answer", "claim_coverage", "MIN_CLAIM_TOKENS", "stem_word",
@@ -50,6 +51,7 @@ MIN_CLAIM_TOKENS = 4
 def _stemmer():
     global _STEMMER
     if _STEMMER is None:
+        import_nltk()
         from nltk.stem.porter import PorterStemmer  # rule-based, no nltk data needed
 
         _STEMMER = PorterStemmer()

@@ -31,6 +31,8 @@ import hashlib
 import importlib
 from typing import Mapping
 
+from claimalign.nltk_data import import_nltk
+
 #: Stage -> module -> the names of its scoring constants (module-level attributes). Each constant is declared once.
 STAGES: Mapping[str, Mapping[str, tuple[str, ...]]] = {
     # which pairs are evidence (ev2r.metric.admission and the rules it calls)
@@ -293,7 +295,7 @@ def nltk_digest() -> str:
     data and exception files, punkt_tab's English tables), found where nltk finds them (a folder or a zip alike), or
     ``missing`` where nltk finds none (the signature then says ``+nosyn`` too). Kept per process for the same files."""
     try:
-        import nltk
+        nltk = import_nltk()
     except ImportError:
         return "missing"
     parts = []
@@ -307,8 +309,7 @@ def nltk_digest() -> str:
 
 @functools.lru_cache(maxsize=4)
 def _nltk_digest(found: tuple) -> str:
-    import nltk
-
+    nltk = import_nltk()
     h = hashlib.sha256()
     for resource, root in found:
         h.update(resource.encode("utf-8") + b"\0")

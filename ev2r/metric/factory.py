@@ -97,7 +97,8 @@ def scorer_from_config(config: ScorerConfig, progress: Optional[Callable] = None
         return Ev2RScorer(None, None, alpha=c.alpha, verifier_name="none", extra_scorers=extras, progress=progress,
                           chunk_size=1024)
     cache = open_cache(c.cache, option="cache")  # checked before any model loads
-    ver = (get_verifier(c.verifier, device=c.device, batch_size=c.batch_size, dtype=c.dtype)
+    # with a cache, the weights load at the first pair it does not hold (a fully warm run never loads them)
+    ver = (get_verifier(c.verifier, device=c.device, batch_size=c.batch_size, dtype=c.dtype, weights=cache is None)
            if isinstance(c.verifier, str) else c.verifier)
     ver = _cached(ver, cache, "verifier")
     # one check shared by recall and the proxy: the second reads the first's result
@@ -125,7 +126,7 @@ def scorer_from_config(config: ScorerConfig, progress: Optional[Callable] = None
     proxy_spec = proxy_verifier_option(c.verifier, c.proxy_verifier)
     if proxy_spec is not None:
         proxy_ver = (get_verifier(proxy_spec, device=c.device, batch_size=c.batch_size, dtype=c.dtype,
-                                  option="--proxy-model")
+                                  option="--proxy-model", weights=cache is None)
                      if isinstance(proxy_spec, str) else proxy_spec)
         proxy_ver = _cached(proxy_ver, cache, "proxy-verifier")
         proxy_name = verifier_signature_fields(proxy_ver).get("verifier")

@@ -440,13 +440,17 @@ def check_device(device: str) -> str:
 
 @functools.lru_cache(maxsize=4)
 def _cached_verifier(spec: str, device: str, batch_size: int, dtype: str = "fp32") -> HFNLIVerifier:
-    try:  # load now: a checkpoint that cannot serve is one clear error, not a failure on every item
+    try:  # read now: a checkpoint that cannot serve is one clear error, not a failure on every item
         ver = load_verifier(spec, device=device, batch_size=batch_size, dtype=dtype)
-        ver._load()
+        ver._load_head()
     except (OSError, ValueError, RuntimeError, ImportError, AssertionError) as e:
-        first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
-        raise ValueError(f"{spec!r}: cannot be loaded as a 3-way NLI verifier on {device}: {first}") from None
+        raise _unloadable(spec, device, e) from None
     return ver
+
+
+def _unloadable(spec: str, device: str, e: BaseException) -> ValueError:
+    first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+    return ValueError(f"{spec!r}: cannot be loaded as a 3-way NLI verifier on {device}: {first}")
 
 
 def clear_verifier_cache() -> None:
@@ -456,9 +460,9 @@ def clear_verifier_cache() -> None:
 
 def get_verifier(spec: str = DEFAULTS.verifier, device: Optional[str] = DEFAULTS.device,
                  batch_size: int = DEFAULTS.batch_size, dtype: str = DEFAULT_DTYPE,
-                 option: str = "--model") -> HFNLIVerifier:
+                 option: str = "--model", weights: bool = True) -> HFNLIVerifier:
     """A (process-wide cached) verifier for ``spec``: ``"bundled"``, ``"multilingual"``, a checkpoint path or hub id,
-    loaded (weights and tokenizer) before it is returned.
+    loaded (tokenizer and configuration, and the weights unless ``weights`` is False) before it is returned.
 
     Args:
         spec: see :func:`load_verifier`.
@@ -468,6 +472,9 @@ def get_verifier(spec: str = DEFAULTS.verifier, device: Optional[str] = DEFAULTS
             ``"bf16"`` or ``"int8"`` (CPU); see :class:`~ev2r.verifier.nli.HFNLIVerifier`.
         option: the option that named ``spec``, as an error message names it (``--proxy-model`` for the proxy's
             own verifier).
+        weights: False leaves the weights to the first pair the verifier computes (a scorer reading an on-disk
+            cache: a run that finds every pair there never loads them; a checkpoint without readable weights then
+            fails on the items that need them, recorded on each).
 
     Raises:
         ValueError: a bad ``device`` (:func:`check_device`), ``dtype`` or ``batch_size``, ``int8`` with the
@@ -485,9 +492,15 @@ def get_verifier(spec: str = DEFAULTS.verifier, device: Optional[str] = DEFAULTS
                          "Czech negated claim as supported (measured: a 'ne-' negation scored recall 1.0 instead of "
                          "0); allowed here: auto, bf16, fp32")
     try:
-        return _cached_verifier(spec, device, batch_size, resolved)
+        ver = _cached_verifier(spec, device, batch_size, resolved)
+        if weights:
+            try:
+                ver._load()
+            except ValueError as e:
+                raise _unloadable(spec, device, e) from None
     except ValueError as e:  # the loader's one error, named by the option that gave the spec
         raise ValueError(f"{option} {e}") from None
+    return ver
 
 
 def verifier_key(spec: Any) -> Any:

@@ -307,9 +307,9 @@ class HFNLIVerifier:
 
         from ev2r.signature import package_version
 
-        nli = self._load()
+        nli = self._load_head()
         p = Path(self.model_id)
-        weights = checkpoint_digest(str(p.resolve())) if p.is_dir() else _parameters_digest(nli.model)
+        weights = checkpoint_digest(str(p.resolve())) if p.is_dir() else _parameters_digest(self._load().model)
         return {"kind": "verifier-pairs", "format": 1, "name": self.name, "weights": weights,
                 "window": self._window, "long_premise": self.long_premise, "long_hypothesis": self.long_hypothesis,
                 "stride": self.stride, "length_bucket": self.length_bucket, "columns": list(nli.columns),
@@ -321,10 +321,11 @@ class HFNLIVerifier:
         stores what the model computes there, under :meth:`cache_definition`'s key (named ``role`` in the run record).
         It shares this verifier's loaded model, tokenizer and settings (nothing is loaded again) and is of the same
         class, name and signature; this verifier is left without the cache (``get_verifier`` keeps it per process).
-        Its counters start at 0."""
+        Its counters start at 0. The weights of a local checkpoint are loaded only when a pair is not in the cache (a
+        run that finds every pair there never loads them)."""
         import copy
 
-        definition = self.cache_definition()  # loads the model first: the copy shares it
+        definition = self.cache_definition()  # reads the tokenizer and configuration first: the copy shares them
         twin = copy.copy(self)
         twin._cache = OrderedDict()
         twin.n_cache_hits = twin.n_model_pairs = twin.n_model_tokens = twin.n_padded_tokens = 0
@@ -333,16 +334,34 @@ class HFNLIVerifier:
         twin._disk_key = cache.register(role, definition)
         return twin
 
-    def _load(self) -> NLIModel:
-        """Load tokenizer and weights once (:func:`claimalign.models.load_nli_model`) and fix the window."""
+    def _load_head(self) -> NLIModel:
+        """Read the tokenizer and configuration once (:func:`claimalign.models.load_nli_model` without weights) and
+        fix the window: what the signature, the cache key and the pairs' texts need."""
         if self._nli is None:
             nli = load_nli_model(self.model_id, device=self.device, dtype=self.dtype, revision=self.revision,
-                                 label_order=self.label_order)
-            self.shared = share_loaded(nli)
+                                 label_order=self.label_order, weights=False)
             self.max_length = self._window = nli.window(self.max_length)
             self._n_special = nli.tokenizer.num_special_tokens_to_add(pair=True)
-            self._nli, self._model, self._tokenizer = nli, nli.model, nli.tokenizer
+            self._nli, self._tokenizer = nli, nli.tokenizer
         return self._nli
+
+    def _load(self) -> NLIModel:
+        """Load tokenizer and weights once (:meth:`claimalign.models.NLIModel.load_weights`), sharing what equals
+        a model loaded before (:func:`share_loaded`).
+
+        Raises:
+            ValueError: weights that cannot be loaded, naming the checkpoint.
+        """
+        nli = self._load_head()
+        if nli.model is None:
+            try:
+                nli.load_weights()
+            except Exception as e:  # transformers', torch's and safetensors' own errors alike: one clear error
+                first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+                raise ValueError(f"{self.model_id}: the verifier's weights cannot be loaded: {first}") from None
+            self.shared = share_loaded(nli)
+        self._model, self._tokenizer = nli.model, nli.tokenizer
+        return nli
 
     def predict(self, premises: Sequence[str], hypotheses: Sequence[str]) -> np.ndarray:
         """(n, 3) float64 [P(entailment), P(neutral), P(contradiction)] for n (premise, hypothesis)
@@ -364,7 +383,7 @@ class HFNLIVerifier:
                     raise ValueError(f"{name}[{i}]: expected a string, got {type(s).__name__}")
         if len(premises) == 0:
             return np.zeros((0, 3), dtype=np.float64)
-        nli = self._load()
+        nli = self._load_head()  # the weights load only for a pair the caches do not hold (_predict_unique)
         premises = [nli.guard(normalize_text(p)) for p in premises]
         hypotheses = [nli.guard(normalize_text(h)) for h in hypotheses]
         known: dict[tuple[str, str], np.ndarray] = {}
@@ -443,6 +462,7 @@ class HFNLIVerifier:
 
     def _predict_unique(self, nli: NLIModel, keys: list[tuple[str, str]]) -> np.ndarray:
         """Distributions of distinct (guarded) pairs: windows, one :func:`predict_pairs` pass, aggregation."""
+        nli = self._load()
         tok = nli.tokenizer
         # verbose=False: premises longer than the model are expected here (they are windowed below)
         prem = tok([k[0] for k in keys], add_special_tokens=False, return_offsets_mapping=True, verbose=False)
@@ -511,7 +531,8 @@ def share_loaded(nli: NLIModel) -> Dict[str, int]:
     import torch
 
     out = {"tokenizer": 0, "tensors": 0, "elements": 0}
-    earlier = [m for m in (r() for r in _LOADED) if m is not None and m is not nli and m.device == nli.device]
+    earlier = [m for m in (r() for r in _LOADED)
+               if m is not None and m is not nli and m.device == nli.device and m.model is not None]
     _LOADED[:] = [r for r in _LOADED if r() is not None] + [weakref.ref(nli)]
     if not earlier:
         return out

@@ -53,6 +53,19 @@ def test_loader_reads_the_label_order_and_the_window(shuffled):
     assert load_nli_model(str(shuffled), dtype=None).dtype is None  # as stored
 
 
+def test_a_model_read_without_weights_has_its_columns_and_window_and_loads_them_once(shuffled):
+    """``weights=False`` reads the tokenizer and configuration only; :meth:`NLIModel.load_weights` then gives the
+    model an eager load gives, weight for weight, once."""
+    lazy = load_nli_model(str(shuffled), dtype="bf16", weights=False)
+    eager = load_nli_model(str(shuffled), dtype="bf16")
+    assert lazy.model is None and lazy.columns == eager.columns == [1, 2, 0] and lazy.window() == eager.window()
+    model = lazy.load_weights()
+    assert lazy.model is model and lazy.load_weights() is model and not model.training
+    a, b = model.state_dict(), eager.model.state_dict()
+    assert a.keys() == b.keys() and all(a[k].dtype == torch.bfloat16 or not a[k].is_floating_point() for k in a)
+    assert all(torch.equal(a[k], b[k]) for k in a)
+
+
 @pytest.mark.parametrize("truncation, precision, batch_size", [("longest_first", "float32", 2),
                                                                ("only_first", "float64", 32),
                                                                ("longest_first", "float32", 1)])

@@ -265,3 +265,47 @@ def test_a_damaged_cache_file_or_a_folder_naming_no_user_is_an_error_naming_the_
         again.get_pairs(key, [("premise 1 " * 20, "hypothesis")])
     with pytest.raises(ValueError, match=r"^cache: cannot read the folder '~no_such_user_ev2r/x'"):
         DiskCache("~no_such_user_ev2r/x")
+
+
+def test_a_fully_warm_run_never_loads_the_verifiers_weights(tiny, tmp_path):
+    """With a cache, the weights load at the first pair the cache does not hold: a run that finds every pair there
+    reads only the tokenizer and configuration, and its rows are the filling run's."""
+    from ev2r.verifier.loading import clear_verifier_cache
+
+    items = read_items(SAMPLE, limit=3)
+    cache = tmp_path / "cache"
+    clear_verifier_cache()
+    cold_scorer = build_scorer(verifier=tiny, admission="none", cache=cache)
+    cold, _ = _rows(cold_scorer, items)
+    assert cold_scorer.reference_scorer.verifier._nli.model is not None  # the cold run computed its pairs
+    clear_verifier_cache()  # a new process, as far as the verifier goes
+    warm_scorer = build_scorer(verifier=tiny, admission="none", cache=cache)
+    warm, _ = _rows(warm_scorer, items)
+    verifier = warm_scorer.reference_scorer.verifier
+    assert warm == cold and verifier.n_model_pairs == 0
+    assert verifier._nli.model is None and verifier._model is None  # the weights were never read
+    # one pair the cache does not hold: the weights load then, and give the numbers of a verifier loaded at once
+    clear_verifier_cache()
+    pair = (["A pair no run has asked about."], ["Nothing was cached."])
+    eager = HFNLIVerifier(tiny, dtype=verifier.dtype)
+    assert np.array_equal(verifier.predict(*pair), eager.predict(*pair))
+    assert verifier._nli.model is not None and verifier.n_model_pairs == 1
+
+
+def test_weights_that_cannot_be_read_are_an_error_naming_the_checkpoint_when_first_needed(tiny, tmp_path):
+    """The tokenizer and configuration are checked when the scorer is built; damaged weights behind a cache are a
+    ValueError naming the checkpoint at the first pair the cache does not hold, and without a cache at once."""
+    from ev2r.verifier.loading import clear_verifier_cache, get_verifier
+
+    broken = tmp_path / "broken"
+    shutil.copytree(tiny, broken)
+    (broken / "model.safetensors").write_bytes(b"not a safetensors file")
+    clear_verifier_cache()
+    lazy = get_verifier(str(broken), weights=False)
+    assert lazy._nli.model is None and lazy.signature_fields()["window"].startswith(str(lazy._window))
+    with pytest.raises(ValueError, match="broken: the verifier's weights cannot be loaded"):
+        lazy.predict(["The mayor signed the order."], ["The order was signed."])
+    clear_verifier_cache()
+    with pytest.raises(ValueError, match=r"--model '.*broken': cannot be loaded as a 3-way NLI verifier"):
+        get_verifier(str(broken))
+    clear_verifier_cache()
