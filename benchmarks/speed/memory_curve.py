@@ -104,13 +104,14 @@ def main(argv=None) -> int:
     work = Path(args.work) if args.work else Path(tempfile.mkdtemp(prefix="ev2r_mem_"))
     info = bl.machine()
     result = run(source, work, args.every, args.extra)
+    result["command"] = result["command"].replace(str(source), "DEV_ITEMS").replace(str(work), "WORK")
     peak = max((s["peak_mb"] for s in result["samples"]), default=0)
     first = next((s for s in result["samples"] if s["rows"] > 0), None)
     result.update({"n": args.averitec_dev, "machine": info, "peak_mb": peak,
                    "rss_at_first_rows_mb": first["rss_mb"] if first else None})
     lines = [f"# Resident memory of `ev2r score` over {args.averitec_dev} AVeriTeC dev items", "",
              f"Command: `python benchmarks/speed/memory_curve.py {' '.join(argv if argv is not None else sys.argv[1:])}`"
-             f" (the run: `{result['command'].replace(str(source), 'DEV_ITEMS').replace(str(work), 'WORK')}`)", "",
+             f" (the run: `{result['command']}`)", "",
              f"Machine: {info}", "",
              f"Wall {result['wall_s']} s; rows {result['rows']}; peak resident memory **{peak} MB**; resident memory when"
              f" the first rows were written {result['rss_at_first_rows_mb']} MB.", ""] + table(result, args.averitec_dev)
