@@ -13,8 +13,8 @@ from typing import List, Optional
 
 from claimalign.text import normalize_text
 
-__all__ = ["has_content", "content_tokens", "is_bare_answer", "claim_coverage", "MIN_CLAIM_TOKENS", "stem_word",
-           "word_tokens", "FUNCTION_WORDS", "NO_ANSWER", "is_unanswerable", "strip_unanswerable"]
+__all__ = ["has_content", "content_tokens", "is_bare_answer", "claim_coverage", "token_coverage", "MIN_CLAIM_TOKENS",
+           "stem_word", "word_tokens", "FUNCTION_WORDS", "NO_ANSWER", "is_unanswerable", "strip_unanswerable"]
 
 
 def has_content(text: Optional[str]) -> bool:
@@ -139,11 +139,20 @@ def claim_coverage(text: Optional[str], claim: Optional[str], cap: Optional[int]
             claim (background context, then the checkable clause) asks no more words of one evidence
             pair than a claim of ``cap`` content tokens does.
     """
-    c = content_tokens(claim)
-    if not c:
+    return token_coverage(content_tokens(text), content_tokens(claim), cap)
+
+
+def token_coverage(tokens: frozenset, claim_tokens: frozenset, cap: Optional[int] = None) -> float:
+    """:func:`claim_coverage` of content tokens already read: the share of ``claim_tokens`` (a set of str) that
+    ``tokens`` holds (0 when ``claim_tokens`` is empty), out of at most ``cap`` of them with an integer, in [0, 1].
+
+    >>> token_coverage(frozenset({"vaccin", "2021"}), frozenset({"vaccin", "approv", "2021", "fda"}), cap=2)
+    1.0
+    """
+    if not claim_tokens:
         return 0.0
-    denominator = len(c) if cap is None else min(len(c), cap)
-    return min(1.0, len(content_tokens(text) & c) / denominator)
+    denominator = len(claim_tokens) if cap is None else min(len(claim_tokens), cap)
+    return min(1.0, len(tokens & claim_tokens) / denominator)
 
 
 # ----------------------------------------------------------------------------- AVeriTeC's Unanswerable text

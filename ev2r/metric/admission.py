@@ -26,11 +26,11 @@ from typing import Optional, Sequence
 
 import numpy as np
 
-from claimalign.words import MIN_CLAIM_TOKENS, claim_coverage, content_tokens, is_bare_answer
+from claimalign.words import MIN_CLAIM_TOKENS, token_coverage
+from ev2r.facts.reading import TextReading, read_text
 from ev2r.metric.admission_model import encoder_cache_key, model_cache_key
 from ev2r.metric.restatement import restates_claim
-from ev2r.facts.rules import strip_boilerplate
-from ev2r.types import Evidence, QAPair, has_content, is_unanswerable
+from ev2r.types import Evidence, QAPair
 
 #: The share of the claim's content words a *predicted* pair must hold to be a premise (85% of
 #: pairs taken from other claims' evidence hold none, real predicted pairs of the development sets almost
@@ -413,23 +413,18 @@ def is_near_copy(pair: QAPair, gold: Sequence[QAPair], keys: Optional[set] = Non
     return pair_key(pair) in keys or any(copy_grade(pair, g) >= TWIN_MIN_SIMILARITY for g in gold)
 
 
-def _synonyms():
-    from claimalign.meteor_fast import synonym_tokens, synonyms_available
-
-    return synonym_tokens if synonyms_available() else None
-
-
 def fact_restates_claim(fact: str, claim: str) -> bool:
     """Whether an atomic fact of the predicted evidence only restates ``claim`` (the ``restates_claim`` family,
-    :func:`ev2r.metric.restatement.restates_claim`): it is then no fact of the evidence."""
-    return restates_claim(fact, claim, _synonyms())
+    :func:`ev2r.metric.restatement.restates_claim`, with the WordNet synonyms where installed): it is then no fact of
+    the evidence."""
+    return restates_claim(fact, claim, True)
 
 
-def _not_evidence_rule(answer: str, claim: str) -> Optional[str]:
+def _not_evidence_rule(answer: TextReading, claim: TextReading) -> Optional[str]:
     """The rule that finds ``answer`` no evidence for ``claim`` whatever its question, or None."""
-    if is_bare_answer(answer) or sum(has_content(w) for w in answer.split()) < ANSWER_MIN_WORDS:
+    if answer.bare or answer.content_words < ANSWER_MIN_WORDS:
         return "bare_answer"
-    if restates_claim(answer, claim, _synonyms()):
+    if restates_claim(answer, claim, True):
         return "restates_claim"
     return None
 
@@ -470,18 +465,17 @@ class PairReading:
     gold_copy: bool = False
 
 
-def _plain_reading(k: int, p: QAPair) -> tuple[str, QAPair, str]:
-    """Pair ``k`` read without a claim: (reason, pair as admitted, decided_by)."""
-    if not has_content(p.answer):
+def _plain_reading(p: QAPair, answer: TextReading) -> tuple[str, QAPair, str]:
+    """Pair ``p`` (its answer read as ``answer``) read without a claim: (reason, pair as admitted, decided_by)."""
+    if not answer.has_content:
         return "no_content", p, "rule:has_content"
-    if is_unanswerable(p.answer):
+    if answer.unanswerable:
         return "unanswerable", p, "rule:unanswerable"
-    answer = strip_boilerplate(p.answer)
-    if answer is p.answer:
+    if answer.plain is None:
         return "kept", p, "rule:none"
-    if not has_content(answer):
+    if not answer.plain.has_content:
         return "boilerplate", p, "rule:boilerplate"
-    return "kept", QAPair(p.question, answer), "rule:none"
+    return "kept", QAPair(p.question, answer.plain.text), "rule:none"
 
 
 def _read(out: list, k: int, p: QAPair, plain: tuple[str, QAPair, str], copy: bool, reason: str,
@@ -504,33 +498,34 @@ def read_evidence(evidence: Evidence, claim: Optional[str] = None, gold: Optiona
         model: the learned reading of non-evidence (an :class:`ev2r.metric.admission_model.AdmissionModel`), or
             None for the rules alone; asked for the predicted side only (with ``claim``).
     """
-    claim_has_content = claim is not None and len(content_tokens(claim)) >= MIN_CLAIM_TOKENS
-    claim_words = content_tokens(claim) if claim is not None else frozenset()
+    claim_read = read_text(claim) if claim is not None else None
+    claim_words = claim_read.content if claim_read is not None else frozenset()
+    claim_has_content = len(claim_words) >= MIN_CLAIM_TOKENS
     gold_pairs = gold.pairs if gold is not None and claim is not None else ()
     gold_keys = {pair_key(p) for p in gold_pairs}
     model = model if claim is not None else None
     out: list[PairReading] = []
     for k, p in enumerate(evidence.pairs):
-        plain, plain_pair, plain_by = _plain_reading(k, p)
+        answer = read_text(p.answer)
+        plain, plain_pair, plain_by = _plain_reading(p, answer)
 
         copy = bool(gold_pairs) and is_near_copy(p, gold_pairs, gold_keys)
 
         read = functools.partial(_read, out, k, p, (plain, plain_pair, plain_by), copy)
 
-        if claim is None or plain in ("no_content", "unanswerable"):
+        if claim_read is None or plain in ("no_content", "unanswerable"):
             read(plain, plain_pair, plain_by)
             continue
         if copy:
-            answer = strip_boilerplate(p.answer)  # a copy's boilerplate is cut
-            if not has_content(answer):
+            if plain == "boilerplate":  # a copy's boilerplate is cut
                 read("boilerplate")
                 continue
-            q = p if answer is p.answer else QAPair(p.question, answer)
+            q = plain_pair
             if pair_key(p) not in gold_keys:  # a near-copy is read through its copy (read_through_copy)
                 q = read_through_copy(q, gold_pairs)
             read("kept", q, "rule:gold-copy")
             continue
-        why = _not_evidence_rule(p.answer, claim)
+        why = _not_evidence_rule(answer, claim_read)
         if why is not None:
             read(why)
             continue
@@ -538,8 +533,8 @@ def read_evidence(evidence: Evidence, claim: Optional[str] = None, gold: Optiona
             read("boilerplate")
             continue
         p_in = plain_pair
-        if p_in is not p:
-            why = _not_evidence_rule(p_in.answer, claim)
+        if answer.plain is not None:
+            why = _not_evidence_rule(answer.plain, claim_read)
             if why is not None:  # what the boilerplate hid is judged as any answer
                 read(why)
                 continue
@@ -556,9 +551,9 @@ def read_evidence(evidence: Evidence, claim: Optional[str] = None, gold: Optiona
         if claim_words:
             # a short claim (under MIN_CLAIM_TOKENS content words) asks for SHORT_CLAIM_MIN_SHARED shared words (a
             # hostile pass: "Canberra is the capital of Australia." read as evidence for the claim "Fluoride.")
-            shared = len(content_tokens(p_in.render()) & claim_words)
-            off = shared < SHORT_CLAIM_MIN_SHARED or (
-                claim_has_content and claim_coverage(p_in.render(), claim, RELEVANCE_CLAIM_CAP) < PREMISE_RELEVANCE_MIN)
+            held = read_text(p_in.render()).content
+            off = len(held & claim_words) < SHORT_CLAIM_MIN_SHARED or (
+                claim_has_content and token_coverage(held, claim_words, RELEVANCE_CLAIM_CAP) < PREMISE_RELEVANCE_MIN)
         read("kept", p_in, f"model:{model.name}" if model is not None else "rule:none", p_evidence=p_ev, label=label,
              off_topic=off)
     return tuple(out)
