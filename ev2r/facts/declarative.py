@@ -442,7 +442,7 @@ def qa_to_statements(question: str, answer_sentences: list[str]) -> list[tuple[s
     >>> qa_to_statements("Did the senate pass the bill?", ["No."])
     [('The senate did not pass the bill.', True)]
     """
-    from claimalign.words import is_bare_answer
+    from ev2r.facts.reading import read_text
 
     q = question.strip()
     out: list[tuple[str, bool]] = []
@@ -469,7 +469,7 @@ def qa_to_statements(question: str, answer_sentences: list[str]) -> list[tuple[s
                     if rest:
                         out.extend(_clauses(rest, subject) if has_verb(rest) else [(f"{q} {rest}", False)])
                     continue
-        if is_bare_answer(s):  # no yes/no statement was made of it: it states nothing
+        if read_text(s).bare:  # no yes/no statement was made of it: it states nothing
             continue
         if k == 0 and not _looks_like_aux_question(q) and is_fragment(s):
             items = split_list(s)

@@ -61,20 +61,25 @@ class TextReading:
 
 def _read(text: str, plain: bool) -> TextReading:
     """The reading of ``text``; with ``plain``, its text less boilerplate read too (:attr:`TextReading.plain`)."""
+    # the word utilities in one run: first those that read the text as given, then those that normalise it
+    bare = is_bare_answer(text)
     content = content_tokens(text)
-    words = tuple(word_tokens(text))
-    stems = tuple(stem_word(w) for w in words)
-    span = " ".join(word_tokens(text, urls=True))
-    pieces = tuple((p, content_tokens(p)) for p in PIECE.findall(text))
-    flags = (has_content(text), is_unanswerable(text), is_bare_answer(text))
-    content_words = sum(has_content(w) for w in text.split())
+    flags = (has_content(text), is_unanswerable(text))
+    pieces = PIECE.findall(text)
+    piece_content = tuple(map(content_tokens, pieces))
+    content_words = sum(map(has_content, text.split()))
     head, colon, tail = normalize_text(text).rpartition(":") if text else ("", "", "")
-    wordnet = synonyms_available()
-    synonyms = {w: synonym_tokens(w) for w, s in zip(words, stems)
-                if wordnet and s in content and w.isalpha() and w.isascii()}
+    words = tuple(word_tokens(text))
+    span = " ".join(word_tokens(text, urls=True))
+    stems = tuple(map(stem_word, words))
+    synonyms = {}
+    if synonyms_available():
+        for w, s in zip(words, stems):
+            if s in content and w.isalpha() and w.isascii():
+                synonyms[w] = synonym_tokens(w)
     stripped = strip_boilerplate(text) if plain else text
-    return TextReading(text, flags[0], flags[1], content, words, stems, span, flags[2], content_words, pieces,
-                       synonyms, _read(tail, False) if colon else None,
+    return TextReading(text, flags[0], flags[1], content, words, stems, span, bare, content_words,
+                       tuple(zip(pieces, piece_content)), synonyms, _read(tail, False) if colon else None,
                        None if stripped is text else _read(stripped, False))
 
 

@@ -175,10 +175,12 @@ def copy_text(text: str) -> str:
     from claimalign.meteor_fast import canonical_numbers
     from claimalign.words import word_tokens
 
-    text = _SYMBOL.sub(lambda m: f" {_SYMBOLS[m.group(0)]} ", text.translate(_TO_APOSTROPHE))
+    text = text.translate(_TO_APOSTROPHE).translate(_TO_WORDS)
     text = _MINUS.sub(" minus ", text)
     text = _ARTICLE.sub(" ", _CONTRACTION.sub(_expand, text))
-    words = [p for w in word_tokens(text, urls=True) for p in (("can", "not") if w == "cannot" else (w,))]
+    words: list = []
+    for w in word_tokens(text, urls=True):
+        words.extend(("can", "not") if w == "cannot" else (w,))
     return " ".join(canonical_numbers(tuple(words)))
 
 
@@ -186,7 +188,7 @@ _TO_APOSTROPHE = str.maketrans({c: "'" for c in _APOSTROPHES[1:]})
 #: Symbols that carry meaning, written as words before the words are read (a sign, a comparison, a currency).
 _SYMBOLS = {"%": "percent", "$": "dollar", "\u20ac": "euro", "\u00a3": "pound", "\u00a5": "yen", "<": "less than",
             ">": "more than", "\u2264": "at most", "\u2265": "at least", "+": "plus", "=": "equals"}
-_SYMBOL = re.compile("|".join(re.escape(k) for k in _SYMBOLS))
+_TO_WORDS = str.maketrans({k: f" {v} " for k, v in _SYMBOLS.items()})
 _MINUS = re.compile(r"(?:(?<=\s)|^)[-\u2212\u2013](?=\d)")
 #: The articles left out: lower-case anywhere before a word, capitalised only where a sentence starts ("Vitamin A",
 #: "A.D." keep theirs).
@@ -208,21 +210,45 @@ def _negation(word: str, text: str, end: int) -> bool:
 
 
 @functools.lru_cache(maxsize=65536)
-def _known_word(word: str) -> bool:
-    """Whether ``word`` is an English word (a WordNet lemma of some form, :func:`claimalign.meteor_fast.synonyms`, or a
-    function word): then it is no typo, whatever word of the copy it is one edit from ("billion" is no typo of
-    "million", nor "fired" of "hired")."""
-    from claimalign.meteor_fast import synonyms, synonyms_available
+def _lexicon(word: str) -> tuple[bool, Optional[dict]]:
+    """What :func:`respell` reads of a case-folded ``word``, read once: (whether it is an English word -- a function
+    word or a WordNet lemma of some form, :func:`claimalign.meteor_fast.synonyms` -- so no typo, whatever word of the
+    copy it is one edit from: "billion" is no typo of "million", nor "fired" of "hired"; its first senses: part of
+    speech -> the single-word lemmas, case-folded, of its first :data:`SYNONYM_SENSES` WordNet synsets of that part of
+    speech, adjective satellites read as adjectives, empty without WordNet, or None for a number or a number word, a
+    lemma of digits, "million" = "1000000": a value, never a synonym)."""
+    from claimalign.meteor_fast import canonical_numbers, synonyms, synonyms_available, wordnet_senses
     from claimalign.words import FUNCTION_WORDS
 
-    w = word.casefold()
-    return w in FUNCTION_WORDS or (synonyms_available() and bool(synonyms(w)))
+    wordnet = synonyms_available()
+    known = word in FUNCTION_WORDS or (wordnet and bool(synonyms(word)))
+    if canonical_numbers((word,)) != (word,):
+        return known, None
+    senses: dict = {}
+    if wordnet:
+        seen: dict = {}
+        try:
+            for pos, names in wordnet_senses(word):
+                seen[pos] = seen.get(pos, 0) + 1
+                if seen[pos] <= SYNONYM_SENSES:
+                    lemmas = set()
+                    for n in names:
+                        if "_" not in n and "-" not in n:
+                            lemmas.add(n.casefold())
+                    senses[pos] = senses.get(pos, frozenset()) | lemmas
+        except (LookupError, OSError, ValueError, RuntimeError):  # pragma: no cover - WordNet unreadable
+            senses = {}
+    for lemmas in senses.values():
+        for n in lemmas:
+            if n.isdigit():
+                return known, None
+    return known, senses
 
 
 def respell(text: str, like: str) -> str:
     """``text`` with each word of four letters or more that ``like`` lacks, and that is one edit
     (:func:`claimalign.meteor_fast.one_edit`) from exactly one word of ``like`` and no English word itself
-    (:func:`_known_word`: a typo; "billion" is no typo of "million") -- or, failing that, a synonym of exactly one
+    (:func:`_lexicon`: a typo; "billion" is no typo of "million") -- or, failing that, a synonym of exactly one
     word of ``like`` in both words' first WordNet sense (:func:`first_sense_synonyms`; ``ev2r/4``, when WordNet is
     installed) -- written as that word: a near-copy read through its copy (a copy of a gold pair with typos
     or synonyms is read as the copy, so that the verifier does not take "CVOID-19" for another entity, nor "employ"
@@ -247,11 +273,18 @@ def respell(text: str, like: str) -> str:
         w = m.group(0)
         if w.casefold() in vocab or _negation(w, m.string, m.end()):
             return w
-        near = [] if _known_word(w) else [v for k, v in vocab.items() if one_edit(w.casefold(), k)]
+        folded = w.casefold()
+        known, senses = _lexicon(folded)
+        near = []
+        if not known:
+            for k, v in vocab.items():
+                if one_edit(folded, k):
+                    near.append(v)
         if not near and RESPELL_SYNONYMS:  # only a lemma of the word's first senses can be its synonym
-            senses = _synonym_senses(w.casefold()) or {}
-            lemmas = frozenset().union(*senses.values())
-            near = [v for k, v in vocab.items() if k in lemmas and first_sense_synonyms(w.casefold(), k)]
+            lemmas = frozenset().union(*(senses or {}).values())
+            for k, v in vocab.items():
+                if k in lemmas and first_sense_synonyms(folded, k):
+                    near.append(v)
         return near[0] if len(near) == 1 else w
 
     return _WORD.sub(fix, text)
@@ -262,43 +295,9 @@ def respell(text: str, like: str) -> str:
 RESPELL_SYNONYMS = True
 
 
-@functools.lru_cache(maxsize=65536)
-def _first_senses(word: str) -> dict:
-    """Part of speech -> the single-word lemmas (case-folded) of ``word``'s first :data:`SYNONYM_SENSES` WordNet
-    synsets of that part of speech (adjective satellites read as adjectives); empty without WordNet."""
-    from claimalign.meteor_fast import synonyms_available, wordnet_senses
-
-    if not synonyms_available():
-        return {}
-    out: dict = {}
-    seen: dict = {}
-    try:
-        for pos, names in wordnet_senses(word):
-            seen[pos] = seen.get(pos, 0) + 1
-            if seen[pos] <= SYNONYM_SENSES:
-                out[pos] = out.get(pos, frozenset()) | {n.casefold() for n in names if "_" not in n and "-" not in n}
-    except (LookupError, OSError, ValueError, RuntimeError):  # pragma: no cover - WordNet unreadable
-        return {}
-    return out
-
-
 #: How many of a word's most frequent WordNet senses, per part of speech, :func:`first_sense_synonyms` reads
 #: ("employ" is first "use", then "hire"; "awful" is "atrocious", then "dire", and only later "awed").
 SYNONYM_SENSES = 2
-
-
-@functools.lru_cache(maxsize=65536)
-def _synonym_senses(word: str) -> Optional[dict]:
-    """:func:`_first_senses` of ``word`` (case-folded), or None for a number or a number word (a lemma of digits,
-    "million" = "1000000"): a value, never a synonym."""
-    from claimalign.meteor_fast import canonical_numbers
-
-    if canonical_numbers((word,)) != (word,):
-        return None
-    senses = _first_senses(word)
-    if any(n.isdigit() for lemmas in senses.values() for n in lemmas):
-        return None
-    return senses
 
 
 def first_sense_synonyms(a: str, b: str) -> bool:
@@ -314,7 +313,7 @@ def first_sense_synonyms(a: str, b: str) -> bool:
     """
     if a == b:
         return False
-    sa, sb = _synonym_senses(a), _synonym_senses(b)
+    sa, sb = _lexicon(a)[1], _lexicon(b)[1]
     if sa is None or sb is None:
         return False
     return any(b in lemmas and a in sb.get(pos, ()) for pos, lemmas in sa.items())
@@ -369,9 +368,14 @@ def pair_key(pair: QAPair) -> str:
 @functools.lru_cache(maxsize=65536)
 def _grade(q: str, a: str, like_q: str, like_a: str, synonyms: bool) -> float:
     # ``synonyms`` is a cache key only: respell reads them or not (respell_reads_synonyms), and the cache must not mix
-    pair, like = QAPair(q, a), QAPair(like_q, like_a)
-    s = copy_similarity(like, pair)
-    return s if s >= 1.0 else max(s, copy_similarity(like, respell_pair(pair, like)))
+    # copy_similarity(like, pair), then with ``pair`` respell_pair-ed like ``like`` (normalised as a QAPair is)
+    from claimalign.text import normalize_text
+
+    s = min(_ratio(like_q, q), _ratio(like_a, a))
+    if s >= 1.0:
+        return s
+    q, a = normalize_text(respell(q, like_q)), normalize_text(respell(a, like_a))
+    return max(s, min(_ratio(like_q, q), _ratio(like_a, a)))
 
 
 def copy_grade(pair: QAPair, like: QAPair) -> float:
@@ -413,10 +417,10 @@ def is_near_copy(pair: QAPair, gold: Sequence[QAPair], keys: Optional[set] = Non
     return pair_key(pair) in keys or any(copy_grade(pair, g) >= TWIN_MIN_SIMILARITY for g in gold)
 
 
-def fact_restates_claim(fact: str, claim: str) -> bool:
+def fact_restates_claim(fact, claim) -> bool:
     """Whether an atomic fact of the predicted evidence only restates ``claim`` (the ``restates_claim`` family,
     :func:`ev2r.metric.restatement.restates_claim`, with the WordNet synonyms where installed): it is then no fact of
-    the evidence."""
+    the evidence. ``fact`` and ``claim``: each a str or its :class:`ev2r.facts.reading.TextReading`."""
     return restates_claim(fact, claim, True)
 
 

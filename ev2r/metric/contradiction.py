@@ -22,7 +22,8 @@ from __future__ import annotations
 from collections import OrderedDict
 from typing import Optional, Sequence
 
-from claimalign.words import MIN_CLAIM_TOKENS, claim_coverage, content_tokens
+from claimalign.words import MIN_CLAIM_TOKENS, token_coverage
+from ev2r.facts.reading import read_text
 from ev2r.facts.rules import split_sentences
 from ev2r.types import Item, PremiseReason
 from ev2r.verifier.nli import check_probabilities
@@ -59,12 +60,17 @@ def is_rewrite(answer: str, reference_answer: str, minimum: float = REWRITE_MIN)
     """
     if _fold(answer) in _fold(reference_answer):
         return False
-    if (len(content_tokens(reference_answer)) >= MIN_CLAIM_TOKENS
-            and claim_coverage(answer, reference_answer) >= minimum):
+    held, whole = read_text(answer).content, read_text(reference_answer).content
+    if len(whole) >= MIN_CLAIM_TOKENS and token_coverage(held, whole) >= minimum:
         return True
     sentences = split_sentences(reference_answer)
-    return len(sentences) > 1 and any(len(content_tokens(s)) >= MIN_CLAIM_TOKENS
-                                      and claim_coverage(answer, s) >= minimum for s in sentences)
+    if len(sentences) < 2:
+        return False
+    parts = [read_text(s).content for s in sentences]
+    for part in parts:
+        if len(part) >= MIN_CLAIM_TOKENS and token_coverage(held, part) >= minimum:
+            return True
+    return False
 
 
 class ReferenceContradiction:

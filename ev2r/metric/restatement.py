@@ -10,7 +10,7 @@ The rule is lexical (stems of :func:`claimalign.words.content_tokens`); the lear
 from __future__ import annotations
 
 import functools
-from typing import Callable, Optional, Union
+from typing import Callable, Union
 
 from claimalign.words import MIN_CLAIM_TOKENS, stem_word
 from ev2r.facts.reading import TextReading, read_text
