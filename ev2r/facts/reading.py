@@ -14,7 +14,6 @@ from typing import Mapping, Optional
 from claimalign.meteor_fast import synonym_tokens, synonyms_available
 from claimalign.text import normalize_text
 from claimalign.words import content_tokens, has_content, is_bare_answer, is_unanswerable, stem_word, word_tokens
-from ev2r.facts.rules import strip_boilerplate
 
 __all__ = ["TextReading", "read_text", "PIECE"]
 
@@ -40,8 +39,6 @@ class TextReading:
         synonyms: each ASCII word of ``words`` whose stem is a content token -> the content tokens of its WordNet
             synonyms (:func:`claimalign.meteor_fast.synonym_tokens`); empty without WordNet.
         colon_tail: the reading of the normalised text after its last colon, or None when it has none.
-        plain: the reading of the text less its boilerplate (:func:`ev2r.facts.rules.strip_boilerplate`), or None
-            when it has none (the text is then its own plain text); a plain reading has no plain reading of its own.
     """
 
     text: str
@@ -56,11 +53,10 @@ class TextReading:
     pieces: tuple
     synonyms: Mapping[str, frozenset]
     colon_tail: Optional["TextReading"]
-    plain: Optional["TextReading"]
 
 
-def _read(text: str, plain: bool) -> TextReading:
-    """The reading of ``text``; with ``plain``, its text less boilerplate read too (:attr:`TextReading.plain`)."""
+def _read(text: str) -> TextReading:
+    """The reading of ``text`` (a str)."""
     # the word utilities in one run: first those that read the text as given, then those that normalise it
     bare = is_bare_answer(text)
     content = content_tokens(text)
@@ -77,10 +73,8 @@ def _read(text: str, plain: bool) -> TextReading:
         for w, s in zip(words, stems):
             if s in content and w.isalpha() and w.isascii():
                 synonyms[w] = synonym_tokens(w)
-    stripped = strip_boilerplate(text) if plain else text
     return TextReading(text, flags[0], flags[1], content, words, stems, span, bare, content_words,
-                       tuple(zip(pieces, piece_content)), synonyms, _read(tail, False) if colon else None,
-                       None if stripped is text else _read(stripped, False))
+                       tuple(zip(pieces, piece_content)), synonyms, _read(tail) if colon else None)
 
 
 @functools.lru_cache(maxsize=1 << 16)
@@ -91,4 +85,4 @@ def read_text(text: Optional[str]) -> TextReading:
     >>> sorted(r.content), r.bare, r.content_words, r.colon_tail.span
     (['2021', 'approv', 'vaccin'], False, 8, 'see https x org')
     """
-    return _read(text or "", True)
+    return _read(text or "")

@@ -25,6 +25,7 @@ import unicodedata
 from typing import Optional, Protocol, runtime_checkable
 
 from claimalign.words import strip_unanswerable
+from ev2r.facts.reading import read_text
 from ev2r.types import AtomicFact, Evidence, clean_text
 
 RULES_DECOMPOSER_ID = "rules-v1"
@@ -247,8 +248,6 @@ def answer_sentences(answer: str, min_chars: int, boilerplate: bool = False) -> 
     letter or digit dropped (they state nothing, :func:`ev2r.types.has_content`), with
     ``boilerplate=True`` a boilerplate sentence (:func:`boilerplate_reason`) replaced by its
     :func:`prose_pieces`, then sentences shorter than ``min_chars`` merged into the previous one."""
-    from ev2r.facts.reading import read_text
-
     sentences: list[str] = []
     units = split_sentences(answer)
     if boilerplate:  # the one place the scraped-page test applies (module docstring)
@@ -304,8 +303,6 @@ class RuleBasedDecomposer:
         return boilerplate_signature({"decomp": self.name, "unans": self.unanswerable}, self.boilerplate)
 
     def decompose(self, evidence: Evidence, claim: str = "") -> list[AtomicFact]:
-        from ev2r.facts.reading import read_text
-
         facts: list[AtomicFact] = []
         for k, pair in enumerate(evidence.pairs):
             # an Unanswerable sentence among others is no fact either; the rest is read as any text
@@ -356,8 +353,6 @@ class DeclarativeDecomposer:
 
     def decompose(self, evidence: Evidence, claim: str = "") -> list[AtomicFact]:
         from ev2r.facts.declarative import qa_to_statements
-        from ev2r.facts.reading import read_text
-
         facts: list[AtomicFact] = []
         for k, pair in enumerate(evidence.pairs):
             if read_text(pair.answer).unanswerable:

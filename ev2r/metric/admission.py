@@ -28,6 +28,7 @@ import numpy as np
 
 from claimalign.words import MIN_CLAIM_TOKENS, token_coverage
 from ev2r.facts.reading import TextReading, read_text
+from ev2r.facts.rules import strip_boilerplate
 from ev2r.metric.admission_model import encoder_cache_key, model_cache_key
 from ev2r.metric.restatement import restates_claim
 from ev2r.types import Evidence, QAPair
@@ -475,11 +476,12 @@ def _plain_reading(p: QAPair, answer: TextReading) -> tuple[str, QAPair, str]:
         return "no_content", p, "rule:has_content"
     if answer.unanswerable:
         return "unanswerable", p, "rule:unanswerable"
-    if answer.plain is None:
+    stripped = strip_boilerplate(p.answer)
+    if stripped is p.answer:
         return "kept", p, "rule:none"
-    if not answer.plain.has_content:
+    if not read_text(stripped).has_content:
         return "boilerplate", p, "rule:boilerplate"
-    return "kept", QAPair(p.question, answer.plain.text), "rule:none"
+    return "kept", QAPair(p.question, stripped), "rule:none"
 
 
 def _read(out: list, k: int, p: QAPair, plain: tuple[str, QAPair, str], copy: bool, reason: str,
@@ -537,8 +539,8 @@ def read_evidence(evidence: Evidence, claim: Optional[str] = None, gold: Optiona
             read("boilerplate")
             continue
         p_in = plain_pair
-        if answer.plain is not None:
-            why = _not_evidence_rule(answer.plain, claim_read)
+        if p_in is not p:
+            why = _not_evidence_rule(read_text(p_in.answer), claim_read)
             if why is not None:  # what the boilerplate hid is judged as any answer
                 read(why)
                 continue
