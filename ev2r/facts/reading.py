@@ -13,7 +13,8 @@ from typing import Mapping, Optional
 
 from claimalign.meteor_fast import synonym_tokens, synonyms_available
 from claimalign.text import normalize_text
-from claimalign.words import content_tokens, has_content, is_bare_answer, is_unanswerable, stem_word, word_tokens
+from claimalign.words import (content_tokens, has_content, is_bare_answer, is_unanswerable, stem_word,
+                              strip_unanswerable, word_tokens)
 
 __all__ = ["TextReading", "read_text", "PIECE"]
 
@@ -29,6 +30,8 @@ class TextReading:
         text: the text as given ("" for None).
         has_content: it holds a letter or digit (:func:`claimalign.words.has_content`).
         unanswerable: it is AVeriTeC's Unanswerable text (:func:`claimalign.words.is_unanswerable`).
+        answered: the text less its Unanswerable sentences (:func:`claimalign.words.strip_unanswerable`; the text
+            itself when it has none).
         content: its content tokens (:func:`claimalign.words.content_tokens`: stems, numbers; a frozenset of str).
         words: its case-folded words and numbers in order, URLs left out (:func:`claimalign.words.word_tokens`).
         stems: the stem of each of ``words`` (:func:`claimalign.words.stem_word`), as many as ``words``.
@@ -44,6 +47,7 @@ class TextReading:
     text: str
     has_content: bool
     unanswerable: bool
+    answered: str
     content: frozenset
     words: tuple
     stems: tuple
@@ -61,6 +65,7 @@ def _read(text: str) -> TextReading:
     bare = is_bare_answer(text)
     content = content_tokens(text)
     flags = (has_content(text), is_unanswerable(text))
+    answered = strip_unanswerable(text)
     pieces = PIECE.findall(text)
     piece_content = tuple(map(content_tokens, pieces))
     content_words = sum(map(has_content, text.split()))
@@ -73,7 +78,7 @@ def _read(text: str) -> TextReading:
         for w, s in zip(words, stems):
             if s in content and w.isalpha() and w.isascii():
                 synonyms[w] = synonym_tokens(w)
-    return TextReading(text, flags[0], flags[1], content, words, stems, span, bare, content_words,
+    return TextReading(text, flags[0], flags[1], answered, content, words, stems, span, bare, content_words,
                        tuple(zip(pieces, piece_content)), synonyms, _read(tail) if colon else None)
 
 
@@ -81,8 +86,8 @@ def _read(text: str) -> TextReading:
 def read_text(text: Optional[str]) -> TextReading:
     """The reading of ``text`` (a str, or None read as ""), made once per distinct text (memoised).
 
-    >>> r = read_text("Yes, the vaccine was approved in 2021: see https://x.org")
+    >>> r = read_text("Reuters: the vaccine was approved in 2021.")
     >>> sorted(r.content), r.bare, r.content_words, r.colon_tail.span
-    (['2021', 'approv', 'vaccin'], False, 8, 'see https x org')
+    (['2021', 'approv', 'reuter', 'vaccin'], False, 7, 'the vaccine was approved in 2021')
     """
     return _read(text or "")

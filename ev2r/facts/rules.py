@@ -24,7 +24,6 @@ import re
 import unicodedata
 from typing import Optional, Protocol, runtime_checkable
 
-from claimalign.words import strip_unanswerable
 from ev2r.facts.reading import read_text
 from ev2r.types import AtomicFact, Evidence, clean_text
 
@@ -306,8 +305,9 @@ class RuleBasedDecomposer:
         facts: list[AtomicFact] = []
         for k, pair in enumerate(evidence.pairs):
             # an Unanswerable sentence among others is no fact either; the rest is read as any text
-            answer = strip_unanswerable(pair.answer)
-            if read_text(pair.answer).unanswerable:
+            given = read_text(pair.answer)
+            answer = given.answered
+            if given.unanswerable:
                 texts = []
             elif read_text(answer).bare and not _POLAR_WORD.match(answer):
                 texts = []  # "x", a URL: states nothing (a "Yes"/"No" still answers its question here)
@@ -355,13 +355,14 @@ class DeclarativeDecomposer:
         from ev2r.facts.declarative import qa_to_statements
         facts: list[AtomicFact] = []
         for k, pair in enumerate(evidence.pairs):
-            if read_text(pair.answer).unanswerable:
+            given = read_text(pair.answer)
+            if given.unanswerable:
                 continue
             # a line break inside a sentence (hard-wrapped web text) is a space; a blank line or a
             # bullet starts a new piece
             # an Unanswerable sentence among others is no fact either (its "No" is no denial); the rest is
             # read as any text
-            answer = re.sub(r"(?<![.!?:;\n])\n(?![\n\-*\u2022\d])", " ", strip_unanswerable(pair.answer))
+            answer = re.sub(r"(?<![.!?:;\n])\n(?![\n\-*\u2022\d])", " ", given.answered)
             sentences = answer_sentences(answer, self.min_chars, self.boilerplate)
             if not sentences:
                 continue

@@ -93,10 +93,12 @@ def lexical_features(claim, question, answer) -> list[float]:
     a_tok, c_tok = answer.content, claim.content
     new = a_tok - c_tok - question.content
     pieces = answer.pieces
-    masked = sum(1 for _, tok in pieces if tok and tok <= c_tok)
+    masked = 0
+    for _, tok in pieces:
+        masked += bool(tok and tok <= c_tok)
+    new_number = float(bool(numbers_in(answer.text) - numbers_in(claim.text)))
     return [token_coverage(a_tok, c_tok), token_coverage(question.content, c_tok), float(np.log1p(len(a_tok))),
-            float(np.log1p(len(new))), float(bool(numbers_in(answer.text) - numbers_in(claim.text))),
-            masked / max(1, len(pieces)), float(np.log1p(len(pieces)))]
+            float(np.log1p(len(new))), new_number, masked / max(1, len(pieces)), float(np.log1p(len(pieces)))]
 
 
 _ENCODER: list = []  # one sentence encoder per process, shared by every model loaded

@@ -60,15 +60,12 @@ def is_rewrite(answer: str, reference_answer: str, minimum: float = REWRITE_MIN)
     """
     if _fold(answer) in _fold(reference_answer):
         return False
-    held, whole = read_text(answer).content, read_text(reference_answer).content
-    if len(whole) >= MIN_CLAIM_TOKENS and token_coverage(held, whole) >= minimum:
-        return True
+    # the whole reference answer, then (when it has several) each of its sentences, as read once
     sentences = split_sentences(reference_answer)
-    if len(sentences) < 2:
-        return False
-    parts = [read_text(s).content for s in sentences]
-    for part in parts:
-        if len(part) >= MIN_CLAIM_TOKENS and token_coverage(held, part) >= minimum:
+    readings = tuple(map(read_text, (answer, reference_answer, *(sentences if len(sentences) > 1 else ()))))
+    held = readings[0].content
+    for part in readings[1:]:
+        if len(part.content) >= MIN_CLAIM_TOKENS and token_coverage(held, part.content) >= minimum:
             return True
     return False
 
