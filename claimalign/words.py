@@ -106,9 +106,8 @@ def content_tokens(text: Optional[str]) -> frozenset:
 
 @functools.lru_cache(maxsize=1 << 16)
 def _content_tokens(text: str) -> frozenset:
-    text = _URL.sub(" ", normalize_text(text)).casefold()
     out = set()
-    for t in _TOKEN.findall(text):
+    for t in word_tokens(text):
         if t[0].isdigit():
             out.add(t)
         elif len(t) > 1 and t not in _STOP:
@@ -126,7 +125,7 @@ def is_bare_answer(answer: Optional[str]) -> bool:
     """
     if not has_content(answer) or content_tokens(answer):
         return False
-    words = _TOKEN.findall(_URL.sub(" ", normalize_text(answer)).casefold())
+    words = word_tokens(answer)
     # one-letter words are no content alone ("x"), but several words with one ("X is here", "a b") say something
     return not any(len(w) == 1 for w in words) or len(words) < 2
 

@@ -61,7 +61,8 @@ class TextReading:
 
 def _read(text: str) -> TextReading:
     """The reading of ``text`` (a str)."""
-    # the word utilities in one run: first those that read the text as given, then those that normalise it
+    # the word utilities in one run, each read once
+    head, colon, tail = normalize_text(text).rpartition(":") if text else ("", "", "")
     bare = is_bare_answer(text)
     content = content_tokens(text)
     flags = (has_content(text), is_unanswerable(text))
@@ -69,7 +70,6 @@ def _read(text: str) -> TextReading:
     pieces = PIECE.findall(text)
     piece_content = tuple(map(content_tokens, pieces))
     content_words = sum(map(has_content, text.split()))
-    head, colon, tail = normalize_text(text).rpartition(":") if text else ("", "", "")
     words = tuple(word_tokens(text))
     span = " ".join(word_tokens(text, urls=True))
     stems = tuple(map(stem_word, words))
