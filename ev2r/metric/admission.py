@@ -14,7 +14,8 @@ A copy or near-copy of a ``gold`` pair (:func:`copy_similarity` at least :data:`
 :func:`respell`-ed like its copy) is read as the reference reads it (``no_content``, ``unanswerable``,
 ``boilerplate`` only): the gold evidence is evidence whatever it restates. ev2r gives ``claim`` for the predicted
 side only. The learned reading (an argument, never a setting in force) is asked once per distinct (claim,
-question, answer) and cached (:func:`prime` asks a batch at once).
+question, answer) and cached (:func:`prime` asks a batch at once). The rules read each text's words from its one
+reading (:func:`ev2r.facts.reading.read_text`), never from the text again.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from typing import Optional, Sequence
 
 import numpy as np
 
+from claimalign.text import normalize_text
 from claimalign.words import MIN_CLAIM_TOKENS, token_coverage
 from ev2r.facts.reading import TextReading, read_text
 from ev2r.facts.rules import strip_boilerplate
@@ -358,7 +360,12 @@ def copy_similarity(a: QAPair, b: QAPair) -> float:
     >>> copy_similarity(QAPair("Who signed the order?", "The mayor."), QAPair("Who signed the order?", "x")) < 0.5
     True
     """
-    return min(_ratio(a.question, b.question), _ratio(a.answer, b.answer))
+    return _similarity(a.question, a.answer, b.question, b.answer)
+
+
+def _similarity(q: str, a: str, other_q: str, other_a: str) -> float:
+    """:func:`copy_similarity` of the pairs (``q``, ``a``) and (``other_q``, ``other_a``), given as their texts."""
+    return min(_ratio(q, other_q), _ratio(a, other_a))
 
 
 def pair_key(pair: QAPair) -> str:
@@ -369,14 +376,12 @@ def pair_key(pair: QAPair) -> str:
 @functools.lru_cache(maxsize=65536)
 def _grade(q: str, a: str, like_q: str, like_a: str, synonyms: bool) -> float:
     # ``synonyms`` is a cache key only: respell reads them or not (respell_reads_synonyms), and the cache must not mix
-    # copy_similarity(like, pair), then with ``pair`` respell_pair-ed like ``like`` (normalised as a QAPair is)
-    from claimalign.text import normalize_text
-
-    s = min(_ratio(like_q, q), _ratio(like_a, a))
+    # copy_similarity(like, pair), then with ``pair`` respell_pair-ed like ``like`` (its texts normalised as a
+    # QAPair's are)
+    s = _similarity(like_q, like_a, q, a)
     if s >= 1.0:
         return s
-    q, a = normalize_text(respell(q, like_q)), normalize_text(respell(a, like_a))
-    return max(s, min(_ratio(like_q, q), _ratio(like_a, a)))
+    return max(s, _similarity(like_q, like_a, normalize_text(respell(q, like_q)), normalize_text(respell(a, like_a))))
 
 
 def copy_grade(pair: QAPair, like: QAPair) -> float:
@@ -546,7 +551,7 @@ def read_evidence(evidence: Evidence, claim: Optional[str] = None, gold: Optiona
                 continue
         p_ev = label = None
         if model is not None:
-            probs = _proba(model, claim, p_in.question, p_in.answer)
+            probs = _proba(model, claim_read.text, p_in.question, p_in.answer)
             p_ev = float(probs[0])
             label = model.classes[int(np.argmax(probs))]
             if p_ev < model.threshold:

@@ -3,7 +3,8 @@ copied. Restating the claim is no evidence for it, and deciding so is the metric
 :mod:`ev2r.metric.admission`
 reads :func:`restates_claim` for every pair, :mod:`ev2r.metric.reference` for every predicted atomic fact.
 
-The rule is lexical (stems of :func:`claimalign.words.content_tokens`); the learned reading of the admission stage
+The rule is lexical (stems of :func:`claimalign.words.content_tokens`), read from each text's
+:class:`ev2r.facts.reading.TextReading`; the learned reading of the admission stage
 (:mod:`ev2r.metric.admission_model`) catches restatements in other words.
 """
 
