@@ -40,7 +40,6 @@ from ev2r.metric.admission import (ANSWER_MIN_WORDS, PREMISE_RELEVANCE_MIN, RELE
 from ev2r.metric.admitted import Admitted, admit
 from ev2r.metric.prefilter import top_k_premises
 from ev2r.scores import ReferenceResult, f1_score, prf_from_support  # noqa: F401 (re-exported)
-from claimalign.words import content_tokens
 from ev2r.metric.restatement import SPAN_MIN_TOKENS
 from ev2r.types import AtomicFact, Evidence, FactSupport, Item, PremiseReason, QAPair, STATUS_OK
 from ev2r.signature import exact_number
@@ -101,8 +100,8 @@ def shares_content(hypothesis: str, premise: str) -> bool:
     >>> shares_content("Amanda Wilcox made the claim.", "Sunscreen protects the skin from sunburn.")
     False
     """
-    hyp = content_tokens(hypothesis)
-    return not hyp or not hyp.isdisjoint(content_tokens(premise))
+    hyp = read_text(hypothesis).content
+    return not hyp or not hyp.isdisjoint(read_text(premise).content)
 
 
 def evidence_pairs(evidence: Evidence, claim: Optional[str] = None, relevant: bool = False,
