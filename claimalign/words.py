@@ -14,8 +14,8 @@ from typing import List, Optional
 from claimalign.nltk_data import import_nltk
 from claimalign.text import normalize_text
 
-__all__ = ["has_content", "content_tokens", "is_bare_answer", "claim_coverage", "MIN_CLAIM_TOKENS", "stem_word",
-           "word_tokens", "FUNCTION_WORDS", "NO_ANSWER", "is_unanswerable", "strip_unanswerable"]
+__all__ = ["has_content", "content_tokens", "is_bare_answer", "claim_coverage", "token_coverage", "MIN_CLAIM_TOKENS",
+           "stem_word", "word_tokens", "FUNCTION_WORDS", "NO_ANSWER", "is_unanswerable", "strip_unanswerable"]
 
 
 def has_content(text: Optional[str]) -> bool:
@@ -108,9 +108,8 @@ def content_tokens(text: Optional[str]) -> frozenset:
 
 @functools.lru_cache(maxsize=1 << 16)
 def _content_tokens(text: str) -> frozenset:
-    text = _URL.sub(" ", normalize_text(text)).casefold()
     out = set()
-    for t in _TOKEN.findall(text):
+    for t in word_tokens(text):
         if t[0].isdigit():
             out.add(t)
         elif len(t) > 1 and t not in _STOP:
@@ -128,7 +127,7 @@ def is_bare_answer(answer: Optional[str]) -> bool:
     """
     if not has_content(answer) or content_tokens(answer):
         return False
-    words = _TOKEN.findall(_URL.sub(" ", normalize_text(answer)).casefold())
+    words = word_tokens(answer)
     # one-letter words are no content alone ("x"), but several words with one ("X is here", "a b") say something
     return not any(len(w) == 1 for w in words) or len(words) < 2
 
@@ -141,11 +140,20 @@ def claim_coverage(text: Optional[str], claim: Optional[str], cap: Optional[int]
             claim (background context, then the checkable clause) asks no more words of one evidence
             pair than a claim of ``cap`` content tokens does.
     """
-    c = content_tokens(claim)
-    if not c:
+    return token_coverage(content_tokens(text), content_tokens(claim), cap)
+
+
+def token_coverage(tokens: frozenset, claim_tokens: frozenset, cap: Optional[int] = None) -> float:
+    """:func:`claim_coverage` of content tokens already read: the share of ``claim_tokens`` (a set of str) that
+    ``tokens`` holds (0 when ``claim_tokens`` is empty), out of at most ``cap`` of them with an integer, in [0, 1].
+
+    >>> token_coverage(frozenset({"vaccin", "2021"}), frozenset({"vaccin", "approv", "2021", "fda"}), cap=2)
+    1.0
+    """
+    if not claim_tokens:
         return 0.0
-    denominator = len(c) if cap is None else min(len(c), cap)
-    return min(1.0, len(content_tokens(text) & c) / denominator)
+    denominator = len(claim_tokens) if cap is None else min(len(claim_tokens), cap)
+    return min(1.0, len(tokens & claim_tokens) / denominator)
 
 
 # ----------------------------------------------------------------------------- AVeriTeC's Unanswerable text

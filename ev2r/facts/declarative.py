@@ -26,6 +26,8 @@ import re
 from importlib import resources
 from typing import Optional
 
+from ev2r.facts.reading import read_text
+
 RULES_V2_ID = "rules-v2"
 #: Revision of the rules, written into the signature (``v2-rev``): ``2`` adds the facts that stand
 #: alone -- prepositional wh-questions, be-questions without a predicate, dates with a comma as one answer,
@@ -442,8 +444,6 @@ def qa_to_statements(question: str, answer_sentences: list[str]) -> list[tuple[s
     >>> qa_to_statements("Did the senate pass the bill?", ["No."])
     [('The senate did not pass the bill.', True)]
     """
-    from claimalign.words import is_bare_answer
-
     q = question.strip()
     out: list[tuple[str, bool]] = []
     aux_parts = split_aux_question(q) if q else None
@@ -469,7 +469,7 @@ def qa_to_statements(question: str, answer_sentences: list[str]) -> list[tuple[s
                     if rest:
                         out.extend(_clauses(rest, subject) if has_verb(rest) else [(f"{q} {rest}", False)])
                     continue
-        if is_bare_answer(s):  # no yes/no statement was made of it: it states nothing
+        if read_text(s).bare:  # no yes/no statement was made of it: it states nothing
             continue
         if k == 0 and not _looks_like_aux_question(q) and is_fragment(s):
             items = split_list(s)

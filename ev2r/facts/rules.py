@@ -24,8 +24,8 @@ import re
 import unicodedata
 from typing import Optional, Protocol, runtime_checkable
 
-from claimalign.words import is_bare_answer, strip_unanswerable
-from ev2r.types import AtomicFact, Evidence, clean_text, has_content, is_unanswerable
+from ev2r.facts.reading import read_text
+from ev2r.types import AtomicFact, Evidence, clean_text
 
 RULES_DECOMPOSER_ID = "rules-v1"
 _POLAR_WORD = re.compile(r"(?i)^\W*(yes|yeah|yep|no|nope|true|false|correct|incorrect)\b")
@@ -252,7 +252,7 @@ def answer_sentences(answer: str, min_chars: int, boilerplate: bool = False) -> 
     if boilerplate:  # the one place the scraped-page test applies (module docstring)
         units = [piece for u in units for piece in (prose_pieces(u) if boilerplate_reason(u) else [u])]
     for s in units:
-        if not has_content(s):
+        if not read_text(s).has_content:
             continue
         if sentences and len(s) < min_chars:
             sentences[-1] = f"{sentences[-1]} {s}"
@@ -305,15 +305,16 @@ class RuleBasedDecomposer:
         facts: list[AtomicFact] = []
         for k, pair in enumerate(evidence.pairs):
             # an Unanswerable sentence among others is no fact either; the rest is read as any text
-            answer = strip_unanswerable(pair.answer)
-            if is_unanswerable(pair.answer):
+            given = read_text(pair.answer)
+            answer = given.answered
+            if given.unanswerable:
                 texts = []
-            elif is_bare_answer(answer) and not _POLAR_WORD.match(answer):
+            elif read_text(answer).bare and not _POLAR_WORD.match(answer):
                 texts = []  # "x", a URL: states nothing (a "Yes"/"No" still answers its question here)
             else:
                 texts = [f"{pair.question} {s}" if (self.keep_question and pair.question) else s
                          for s in answer_sentences(answer, self.min_chars, self.boilerplate)]
-            facts.extend(AtomicFact(text=t, pair_index=k) for t in texts if has_content(t))
+            facts.extend(AtomicFact(text=t, pair_index=k) for t in texts if read_text(t).has_content)
         return facts
 
 
@@ -352,21 +353,21 @@ class DeclarativeDecomposer:
 
     def decompose(self, evidence: Evidence, claim: str = "") -> list[AtomicFact]:
         from ev2r.facts.declarative import qa_to_statements
-
         facts: list[AtomicFact] = []
         for k, pair in enumerate(evidence.pairs):
-            if is_unanswerable(pair.answer):
+            given = read_text(pair.answer)
+            if given.unanswerable:
                 continue
             # a line break inside a sentence (hard-wrapped web text) is a space; a blank line or a
             # bullet starts a new piece
             # an Unanswerable sentence among others is no fact either (its "No" is no denial); the rest is
             # read as any text
-            answer = re.sub(r"(?<![.!?:;\n])\n(?![\n\-*\u2022\d])", " ", strip_unanswerable(pair.answer))
+            answer = re.sub(r"(?<![.!?:;\n])\n(?![\n\-*\u2022\d])", " ", given.answered)
             sentences = answer_sentences(answer, self.min_chars, self.boilerplate)
             if not sentences:
                 continue
             for text, _converted in qa_to_statements(pair.question, sentences):
-                if has_content(text):
+                if read_text(text).has_content:
                     facts.append(AtomicFact(text=text, pair_index=k))
         return facts
 

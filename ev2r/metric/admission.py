@@ -14,7 +14,8 @@ A copy or near-copy of a ``gold`` pair (:func:`copy_similarity` at least :data:`
 :func:`respell`-ed like its copy) is read as the reference reads it (``no_content``, ``unanswerable``,
 ``boilerplate`` only): the gold evidence is evidence whatever it restates. ev2r gives ``claim`` for the predicted
 side only. The learned reading (an argument, never a setting in force) is asked once per distinct (claim,
-question, answer) and cached (:func:`prime` asks a batch at once).
+question, answer) and cached (:func:`prime` asks a batch at once). The rules read each text's words from its one
+reading (:func:`ev2r.facts.reading.read_text`), never from the text again.
 """
 
 from __future__ import annotations
@@ -26,11 +27,13 @@ from typing import Optional, Sequence
 
 import numpy as np
 
-from claimalign.words import MIN_CLAIM_TOKENS, claim_coverage, content_tokens, is_bare_answer
+from claimalign.text import normalize_text
+from claimalign.words import MIN_CLAIM_TOKENS, token_coverage
+from ev2r.facts.reading import TextReading, read_text
+from ev2r.facts.rules import strip_boilerplate
 from ev2r.metric.admission_model import encoder_cache_key, model_cache_key
 from ev2r.metric.restatement import restates_claim
-from ev2r.facts.rules import strip_boilerplate
-from ev2r.types import Evidence, QAPair, has_content, is_unanswerable
+from ev2r.types import Evidence, QAPair
 
 #: The share of the claim's content words a *predicted* pair must hold to be a premise (85% of
 #: pairs taken from other claims' evidence hold none, real predicted pairs of the development sets almost
@@ -175,10 +178,12 @@ def copy_text(text: str) -> str:
     from claimalign.meteor_fast import canonical_numbers
     from claimalign.words import word_tokens
 
-    text = _SYMBOL.sub(lambda m: f" {_SYMBOLS[m.group(0)]} ", text.translate(_TO_APOSTROPHE))
+    text = text.translate(_TO_APOSTROPHE).translate(_TO_WORDS)
     text = _MINUS.sub(" minus ", text)
     text = _ARTICLE.sub(" ", _CONTRACTION.sub(_expand, text))
-    words = [p for w in word_tokens(text, urls=True) for p in (("can", "not") if w == "cannot" else (w,))]
+    words: list = []
+    for w in word_tokens(text, urls=True):
+        words.extend(("can", "not") if w == "cannot" else (w,))
     return " ".join(canonical_numbers(tuple(words)))
 
 
@@ -186,7 +191,7 @@ _TO_APOSTROPHE = str.maketrans({c: "'" for c in _APOSTROPHES[1:]})
 #: Symbols that carry meaning, written as words before the words are read (a sign, a comparison, a currency).
 _SYMBOLS = {"%": "percent", "$": "dollar", "\u20ac": "euro", "\u00a3": "pound", "\u00a5": "yen", "<": "less than",
             ">": "more than", "\u2264": "at most", "\u2265": "at least", "+": "plus", "=": "equals"}
-_SYMBOL = re.compile("|".join(re.escape(k) for k in _SYMBOLS))
+_TO_WORDS = str.maketrans({k: f" {v} " for k, v in _SYMBOLS.items()})
 _MINUS = re.compile(r"(?:(?<=\s)|^)[-\u2212\u2013](?=\d)")
 #: The articles left out: lower-case anywhere before a word, capitalised only where a sentence starts ("Vitamin A",
 #: "A.D." keep theirs).
@@ -208,21 +213,45 @@ def _negation(word: str, text: str, end: int) -> bool:
 
 
 @functools.lru_cache(maxsize=65536)
-def _known_word(word: str) -> bool:
-    """Whether ``word`` is an English word (a WordNet lemma of some form, :func:`claimalign.meteor_fast.synonyms`, or a
-    function word): then it is no typo, whatever word of the copy it is one edit from ("billion" is no typo of
-    "million", nor "fired" of "hired")."""
-    from claimalign.meteor_fast import synonyms, synonyms_available
+def _lexicon(word: str) -> tuple[bool, Optional[dict]]:
+    """What :func:`respell` reads of a case-folded ``word``, read once: (whether it is an English word -- a function
+    word or a WordNet lemma of some form, :func:`claimalign.meteor_fast.synonyms` -- so no typo, whatever word of the
+    copy it is one edit from: "billion" is no typo of "million", nor "fired" of "hired"; its first senses: part of
+    speech -> the single-word lemmas, case-folded, of its first :data:`SYNONYM_SENSES` WordNet synsets of that part of
+    speech, adjective satellites read as adjectives, empty without WordNet, or None for a number or a number word, a
+    lemma of digits, "million" = "1000000": a value, never a synonym)."""
+    from claimalign.meteor_fast import canonical_numbers, synonyms, synonyms_available, wordnet_senses
     from claimalign.words import FUNCTION_WORDS
 
-    w = word.casefold()
-    return w in FUNCTION_WORDS or (synonyms_available() and bool(synonyms(w)))
+    wordnet = synonyms_available()
+    known = word in FUNCTION_WORDS or (wordnet and bool(synonyms(word)))
+    if canonical_numbers((word,)) != (word,):
+        return known, None
+    senses: dict = {}
+    if wordnet:
+        seen: dict = {}
+        try:
+            for pos, names in wordnet_senses(word):
+                seen[pos] = seen.get(pos, 0) + 1
+                if seen[pos] <= SYNONYM_SENSES:
+                    lemmas = set()
+                    for n in names:
+                        if "_" not in n and "-" not in n:
+                            lemmas.add(n.casefold())
+                    senses[pos] = senses.get(pos, frozenset()) | lemmas
+        except (LookupError, OSError, ValueError, RuntimeError):  # pragma: no cover - WordNet unreadable
+            senses = {}
+    for lemmas in senses.values():
+        for n in lemmas:
+            if n.isdigit():
+                return known, None
+    return known, senses
 
 
 def respell(text: str, like: str) -> str:
     """``text`` with each word of four letters or more that ``like`` lacks, and that is one edit
     (:func:`claimalign.meteor_fast.one_edit`) from exactly one word of ``like`` and no English word itself
-    (:func:`_known_word`: a typo; "billion" is no typo of "million") -- or, failing that, a synonym of exactly one
+    (:func:`_lexicon`: a typo; "billion" is no typo of "million") -- or, failing that, a synonym of exactly one
     word of ``like`` in both words' first WordNet sense (:func:`first_sense_synonyms`; ``ev2r/4``, when WordNet is
     installed) -- written as that word: a near-copy read through its copy (a copy of a gold pair with typos
     or synonyms is read as the copy, so that the verifier does not take "CVOID-19" for another entity, nor "employ"
@@ -247,11 +276,18 @@ def respell(text: str, like: str) -> str:
         w = m.group(0)
         if w.casefold() in vocab or _negation(w, m.string, m.end()):
             return w
-        near = [] if _known_word(w) else [v for k, v in vocab.items() if one_edit(w.casefold(), k)]
+        folded = w.casefold()
+        known, senses = _lexicon(folded)
+        near = []
+        if not known:
+            for k, v in vocab.items():
+                if one_edit(folded, k):
+                    near.append(v)
         if not near and RESPELL_SYNONYMS:  # only a lemma of the word's first senses can be its synonym
-            senses = _synonym_senses(w.casefold()) or {}
-            lemmas = frozenset().union(*senses.values())
-            near = [v for k, v in vocab.items() if k in lemmas and first_sense_synonyms(w.casefold(), k)]
+            lemmas = frozenset().union(*(senses or {}).values())
+            for k, v in vocab.items():
+                if k in lemmas and first_sense_synonyms(folded, k):
+                    near.append(v)
         return near[0] if len(near) == 1 else w
 
     return _WORD.sub(fix, text)
@@ -262,43 +298,9 @@ def respell(text: str, like: str) -> str:
 RESPELL_SYNONYMS = True
 
 
-@functools.lru_cache(maxsize=65536)
-def _first_senses(word: str) -> dict:
-    """Part of speech -> the single-word lemmas (case-folded) of ``word``'s first :data:`SYNONYM_SENSES` WordNet
-    synsets of that part of speech (adjective satellites read as adjectives); empty without WordNet."""
-    from claimalign.meteor_fast import synonyms_available, wordnet_senses
-
-    if not synonyms_available():
-        return {}
-    out: dict = {}
-    seen: dict = {}
-    try:
-        for pos, names in wordnet_senses(word):
-            seen[pos] = seen.get(pos, 0) + 1
-            if seen[pos] <= SYNONYM_SENSES:
-                out[pos] = out.get(pos, frozenset()) | {n.casefold() for n in names if "_" not in n and "-" not in n}
-    except (LookupError, OSError, ValueError, RuntimeError):  # pragma: no cover - WordNet unreadable
-        return {}
-    return out
-
-
 #: How many of a word's most frequent WordNet senses, per part of speech, :func:`first_sense_synonyms` reads
 #: ("employ" is first "use", then "hire"; "awful" is "atrocious", then "dire", and only later "awed").
 SYNONYM_SENSES = 2
-
-
-@functools.lru_cache(maxsize=65536)
-def _synonym_senses(word: str) -> Optional[dict]:
-    """:func:`_first_senses` of ``word`` (case-folded), or None for a number or a number word (a lemma of digits,
-    "million" = "1000000"): a value, never a synonym."""
-    from claimalign.meteor_fast import canonical_numbers
-
-    if canonical_numbers((word,)) != (word,):
-        return None
-    senses = _first_senses(word)
-    if any(n.isdigit() for lemmas in senses.values() for n in lemmas):
-        return None
-    return senses
 
 
 def first_sense_synonyms(a: str, b: str) -> bool:
@@ -314,7 +316,7 @@ def first_sense_synonyms(a: str, b: str) -> bool:
     """
     if a == b:
         return False
-    sa, sb = _synonym_senses(a), _synonym_senses(b)
+    sa, sb = _lexicon(a)[1], _lexicon(b)[1]
     if sa is None or sb is None:
         return False
     return any(b in lemmas and a in sb.get(pos, ()) for pos, lemmas in sa.items())
@@ -358,7 +360,12 @@ def copy_similarity(a: QAPair, b: QAPair) -> float:
     >>> copy_similarity(QAPair("Who signed the order?", "The mayor."), QAPair("Who signed the order?", "x")) < 0.5
     True
     """
-    return min(_ratio(a.question, b.question), _ratio(a.answer, b.answer))
+    return _similarity(a.question, a.answer, b.question, b.answer)
+
+
+def _similarity(q: str, a: str, other_q: str, other_a: str) -> float:
+    """:func:`copy_similarity` of the pairs (``q``, ``a``) and (``other_q``, ``other_a``), given as their texts."""
+    return min(_ratio(q, other_q), _ratio(a, other_a))
 
 
 def pair_key(pair: QAPair) -> str:
@@ -369,9 +376,12 @@ def pair_key(pair: QAPair) -> str:
 @functools.lru_cache(maxsize=65536)
 def _grade(q: str, a: str, like_q: str, like_a: str, synonyms: bool) -> float:
     # ``synonyms`` is a cache key only: respell reads them or not (respell_reads_synonyms), and the cache must not mix
-    pair, like = QAPair(q, a), QAPair(like_q, like_a)
-    s = copy_similarity(like, pair)
-    return s if s >= 1.0 else max(s, copy_similarity(like, respell_pair(pair, like)))
+    # copy_similarity(like, pair), then with ``pair`` respell_pair-ed like ``like`` (its texts normalised as a
+    # QAPair's are)
+    s = _similarity(like_q, like_a, q, a)
+    if s >= 1.0:
+        return s
+    return max(s, _similarity(like_q, like_a, normalize_text(respell(q, like_q)), normalize_text(respell(a, like_a))))
 
 
 def copy_grade(pair: QAPair, like: QAPair) -> float:
@@ -413,23 +423,18 @@ def is_near_copy(pair: QAPair, gold: Sequence[QAPair], keys: Optional[set] = Non
     return pair_key(pair) in keys or any(copy_grade(pair, g) >= TWIN_MIN_SIMILARITY for g in gold)
 
 
-def _synonyms():
-    from claimalign.meteor_fast import synonym_tokens, synonyms_available
-
-    return synonym_tokens if synonyms_available() else None
-
-
-def fact_restates_claim(fact: str, claim: str) -> bool:
+def fact_restates_claim(fact, claim) -> bool:
     """Whether an atomic fact of the predicted evidence only restates ``claim`` (the ``restates_claim`` family,
-    :func:`ev2r.metric.restatement.restates_claim`): it is then no fact of the evidence."""
-    return restates_claim(fact, claim, _synonyms())
+    :func:`ev2r.metric.restatement.restates_claim`, with the WordNet synonyms where installed): it is then no fact of
+    the evidence. ``fact`` and ``claim``: each a str or its :class:`ev2r.facts.reading.TextReading`."""
+    return restates_claim(fact, claim, True)
 
 
-def _not_evidence_rule(answer: str, claim: str) -> Optional[str]:
+def _not_evidence_rule(answer: TextReading, claim: TextReading) -> Optional[str]:
     """The rule that finds ``answer`` no evidence for ``claim`` whatever its question, or None."""
-    if is_bare_answer(answer) or sum(has_content(w) for w in answer.split()) < ANSWER_MIN_WORDS:
+    if answer.bare or answer.content_words < ANSWER_MIN_WORDS:
         return "bare_answer"
-    if restates_claim(answer, claim, _synonyms()):
+    if restates_claim(answer, claim, True):
         return "restates_claim"
     return None
 
@@ -470,18 +475,18 @@ class PairReading:
     gold_copy: bool = False
 
 
-def _plain_reading(k: int, p: QAPair) -> tuple[str, QAPair, str]:
-    """Pair ``k`` read without a claim: (reason, pair as admitted, decided_by)."""
-    if not has_content(p.answer):
+def _plain_reading(p: QAPair, answer: TextReading) -> tuple[str, QAPair, str]:
+    """Pair ``p`` (its answer read as ``answer``) read without a claim: (reason, pair as admitted, decided_by)."""
+    if not answer.has_content:
         return "no_content", p, "rule:has_content"
-    if is_unanswerable(p.answer):
+    if answer.unanswerable:
         return "unanswerable", p, "rule:unanswerable"
-    answer = strip_boilerplate(p.answer)
-    if answer is p.answer:
+    stripped = strip_boilerplate(p.answer)
+    if stripped is p.answer:
         return "kept", p, "rule:none"
-    if not has_content(answer):
+    if not read_text(stripped).has_content:
         return "boilerplate", p, "rule:boilerplate"
-    return "kept", QAPair(p.question, answer), "rule:none"
+    return "kept", QAPair(p.question, stripped), "rule:none"
 
 
 def _read(out: list, k: int, p: QAPair, plain: tuple[str, QAPair, str], copy: bool, reason: str,
@@ -504,33 +509,34 @@ def read_evidence(evidence: Evidence, claim: Optional[str] = None, gold: Optiona
         model: the learned reading of non-evidence (an :class:`ev2r.metric.admission_model.AdmissionModel`), or
             None for the rules alone; asked for the predicted side only (with ``claim``).
     """
-    claim_has_content = claim is not None and len(content_tokens(claim)) >= MIN_CLAIM_TOKENS
-    claim_words = content_tokens(claim) if claim is not None else frozenset()
+    claim_read = read_text(claim) if claim is not None else None
+    claim_words = claim_read.content if claim_read is not None else frozenset()
+    claim_has_content = len(claim_words) >= MIN_CLAIM_TOKENS
     gold_pairs = gold.pairs if gold is not None and claim is not None else ()
     gold_keys = {pair_key(p) for p in gold_pairs}
     model = model if claim is not None else None
     out: list[PairReading] = []
     for k, p in enumerate(evidence.pairs):
-        plain, plain_pair, plain_by = _plain_reading(k, p)
+        answer = read_text(p.answer)
+        plain, plain_pair, plain_by = _plain_reading(p, answer)
 
         copy = bool(gold_pairs) and is_near_copy(p, gold_pairs, gold_keys)
 
         read = functools.partial(_read, out, k, p, (plain, plain_pair, plain_by), copy)
 
-        if claim is None or plain in ("no_content", "unanswerable"):
+        if claim_read is None or plain in ("no_content", "unanswerable"):
             read(plain, plain_pair, plain_by)
             continue
         if copy:
-            answer = strip_boilerplate(p.answer)  # a copy's boilerplate is cut
-            if not has_content(answer):
+            if plain == "boilerplate":  # a copy's boilerplate is cut
                 read("boilerplate")
                 continue
-            q = p if answer is p.answer else QAPair(p.question, answer)
+            q = plain_pair
             if pair_key(p) not in gold_keys:  # a near-copy is read through its copy (read_through_copy)
                 q = read_through_copy(q, gold_pairs)
             read("kept", q, "rule:gold-copy")
             continue
-        why = _not_evidence_rule(p.answer, claim)
+        why = _not_evidence_rule(answer, claim_read)
         if why is not None:
             read(why)
             continue
@@ -539,13 +545,13 @@ def read_evidence(evidence: Evidence, claim: Optional[str] = None, gold: Optiona
             continue
         p_in = plain_pair
         if p_in is not p:
-            why = _not_evidence_rule(p_in.answer, claim)
+            why = _not_evidence_rule(read_text(p_in.answer), claim_read)
             if why is not None:  # what the boilerplate hid is judged as any answer
                 read(why)
                 continue
         p_ev = label = None
         if model is not None:
-            probs = _proba(model, claim, p_in.question, p_in.answer)
+            probs = _proba(model, claim_read.text, p_in.question, p_in.answer)
             p_ev = float(probs[0])
             label = model.classes[int(np.argmax(probs))]
             if p_ev < model.threshold:
@@ -556,9 +562,9 @@ def read_evidence(evidence: Evidence, claim: Optional[str] = None, gold: Optiona
         if claim_words:
             # a short claim (under MIN_CLAIM_TOKENS content words) asks for SHORT_CLAIM_MIN_SHARED shared words (a
             # hostile pass: "Canberra is the capital of Australia." read as evidence for the claim "Fluoride.")
-            shared = len(content_tokens(p_in.render()) & claim_words)
-            off = shared < SHORT_CLAIM_MIN_SHARED or (
-                claim_has_content and claim_coverage(p_in.render(), claim, RELEVANCE_CLAIM_CAP) < PREMISE_RELEVANCE_MIN)
+            held = read_text(p_in.render()).content
+            off = len(held & claim_words) < SHORT_CLAIM_MIN_SHARED or (
+                claim_has_content and token_coverage(held, claim_words, RELEVANCE_CLAIM_CAP) < PREMISE_RELEVANCE_MIN)
         read("kept", p_in, f"model:{model.name}" if model is not None else "rule:none", p_evidence=p_ev, label=label,
              off_topic=off)
     return tuple(out)

@@ -27,7 +27,8 @@ from typing import Optional, Sequence
 
 import numpy as np
 
-from claimalign.words import claim_coverage, content_tokens
+from claimalign.words import token_coverage
+from ev2r.facts.reading import TextReading, read_text
 
 #: The non-evidence classes of the corpus (``ev2r/training/data/nonevidence/``); ``evidence`` is the other.
 NON_EVIDENCE_CLASSES = ("absence", "restatement", "attribution", "verdict", "boilerplate", "question_only",
@@ -37,25 +38,27 @@ MODEL_DIR = Path(__file__).with_name("data") / "admission"
 #: The bundled model's name (enters the signature as ``adm``).
 MODEL_NAME = "admission-v1"
 
-_WORD = re.compile(r"\d+(?:[.,]\d+)*|[^\W\d_]+|[^\w\s]")
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 _NEGATIONS = frozenset({"not", "no", "never", "nor", "without", "neither", "none", "nothing", "t"})
 
 
-def mask_claim(text: str, claim: str) -> str:
+def _reading(text) -> TextReading:
+    return text if isinstance(text, TextReading) else read_text(text)
+
+
+def mask_claim(text, claim) -> str:
     """``text`` with each run of the claim's content words (function words between them included) replaced
-    by "something".
+    by "something". ``text`` and ``claim``: each a str or its :class:`ev2r.facts.reading.TextReading` (the text's
+    pieces, :data:`ev2r.facts.reading.PIECE`, and their content tokens are read there).
 
     >>> mask_claim("Media outlets claimed that Biden banned fracking.", "Biden banned fracking on federal land.")
     'Media outlets claimed that something.'
     """
-    claim_tokens = content_tokens(claim)
-    words = _WORD.findall(text)
+    claim_tokens = _reading(claim).content
     out: list[str] = []
     run = False
     pending: list[str] = []  # function words after a claim word: masked if another claim word follows
-    for w in words:
-        tok = content_tokens(w)
+    for w, tok in _reading(text).pieces:
         if tok and tok <= claim_tokens:
             if not run:
                 out.append("something")
@@ -82,17 +85,20 @@ def numbers_in(text: str) -> set:
     return {n.replace(",", "") for n in _NUMBER.findall(text)}
 
 
-def lexical_features(claim: str, question: str, answer: str) -> list[float]:
+def lexical_features(claim, question, answer) -> list[float]:
     """The seven word-level features (module docstring), in order: claim share of the answer, claim share of
     the question, log(1 + answer content words), log(1 + new content words), new number, masked share,
-    log(1 + answer words)."""
-    a_tok = content_tokens(answer)
-    new = a_tok - content_tokens(claim) - content_tokens(question)
-    words = _WORD.findall(answer)
-    masked = sum(1 for w in words if content_tokens(w) and content_tokens(w) <= content_tokens(claim))
-    return [claim_coverage(answer, claim), claim_coverage(question, claim), float(np.log1p(len(a_tok))),
-            float(np.log1p(len(new))), float(bool(numbers_in(answer) - numbers_in(claim))),
-            masked / max(1, len(words)), float(np.log1p(len(words)))]
+    log(1 + answer words). Each text: a str or its :class:`ev2r.facts.reading.TextReading`."""
+    claim, question, answer = _reading(claim), _reading(question), _reading(answer)
+    a_tok, c_tok = answer.content, claim.content
+    new = a_tok - c_tok - question.content
+    pieces = answer.pieces
+    masked = 0
+    for _, tok in pieces:
+        masked += bool(tok and tok <= c_tok)
+    new_number = float(bool(numbers_in(answer.text) - numbers_in(claim.text)))
+    return [token_coverage(a_tok, c_tok), token_coverage(question.content, c_tok), float(np.log1p(len(a_tok))),
+            float(np.log1p(len(new))), new_number, masked / max(1, len(pieces)), float(np.log1p(len(pieces)))]
 
 
 _ENCODER: list = []  # one sentence encoder per process, shared by every model loaded
@@ -202,13 +208,15 @@ class AdmissionModel:
         """:meth:`features`, with the sentence embedding of every text encoded for them (claims, answers and the
         claim-masked answers; text -> (384,) float64), so that a caller needing an answer's embedding does not
         encode it again."""
-        masked = [mask_claim(a, c) or "something" for c, a in zip(claims, answers)]
+        texts = {t: read_text(t) for t in (*claims, *questions, *answers)}  # each text read once
+        masked = [mask_claim(texts[a], texts[c]) or "something" for c, a in zip(claims, answers)]
         uniq = sorted(set(masked) | set(answers) | set(claims))
         vecs = dict(zip(uniq, self.encode(uniq)))
         rows = []
         for c, q, a, m in zip(claims, questions, answers, masked):
             e_m, e_a, e_c = vecs[m], vecs[a], vecs[c]
-            rows.append(np.concatenate([e_m, [float(e_a @ e_c), float(e_m @ e_c)], lexical_features(c, q, a)]))
+            rows.append(np.concatenate([e_m, [float(e_a @ e_c), float(e_m @ e_c)],
+                                        lexical_features(texts[c], texts[q], texts[a])]))
         return np.asarray(rows, dtype=np.float64).reshape(len(rows), -1), vecs
 
     def proba_from_features(self, x: np.ndarray) -> np.ndarray:

@@ -67,19 +67,22 @@ def informative(evidence: Evidence, claim: Optional[str] = None, relevant: bool 
     evidence) is kept whatever it restates. The pairs of index in ``exclude`` (those the reference contradicts:
     :attr:`ev2r.types.ItemScore.contradicted_pairs`) are left out. ``admitted``: the chunk's admission readings
     (:func:`ev2r.metric.admitted.admit_items`), None to read afresh with the rules alone."""
-    from ev2r.metric.admitted import admit
-
-    return Evidence(tuple(a.pair for a in admit(evidence, claim, relevant=relevant, gold=gold, dedupe=True,
-                                                exclude=tuple(exclude), admitted=admitted) if a.kept))
+    return Evidence(tuple(a.pair for a in _kept(evidence, claim, relevant, gold, exclude, admitted)))
 
 
 def informative_indices(evidence: Evidence, claim: Optional[str] = None, relevant: bool = False,
                         gold: Optional[Evidence] = None, exclude: Collection[int] = (), admitted=None) -> list[int]:
     """The indexes (into ``evidence.pairs``) of the pairs :func:`informative` keeps, in order."""
+    return [a.index for a in _kept(evidence, claim, relevant, gold, exclude, admitted)]
+
+
+def _kept(evidence: Evidence, claim: Optional[str], relevant: bool, gold: Optional[Evidence],
+          exclude: Collection[int], admitted) -> list:
+    """The admission decisions (:class:`ev2r.metric.admitted.Admission`) of the pairs :func:`informative` keeps."""
     from ev2r.metric.admitted import admit
 
-    return [a.index for a in admit(evidence, claim, relevant=relevant, gold=gold, dedupe=True,
-                                   exclude=tuple(exclude), admitted=admitted) if a.kept]
+    return [a for a in admit(evidence, claim, relevant=relevant, gold=gold, dedupe=True, exclude=tuple(exclude),
+                             admitted=admitted) if a.kept]
 
 
 def _contradicted(scores: Optional[Sequence[ItemScore]], k: int) -> frozenset:
@@ -289,10 +292,9 @@ class HybridCombiner:
                     alignments.append([])
                 continue
             no = _contradicted(scores, k)
-            pred_idx = informative_indices(it.predicted_evidence, it.claim, True, it.reference_evidence,
-                                           no, admitted)[:MAX_PREDICTED]
-            pred = informative(it.predicted_evidence, it.claim, True, it.reference_evidence, no,
-                               admitted).pairs[:MAX_PREDICTED]
+            kept = _kept(it.predicted_evidence, it.claim, True, it.reference_evidence, no, admitted)[:MAX_PREDICTED]
+            pred_idx = [a.index for a in kept]
+            pred = [a.pair for a in kept]  # the pairs of informative(...), in order
             ref = [it.reference_evidence.pairs[j] for j in ref_idx]
             m = meteor_matrix(pair_strings([(p.question, p.answer) for p in pred], "qa"),
                               pair_strings([(p.question, p.answer) for p in ref], "qa"),

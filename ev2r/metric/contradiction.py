@@ -22,7 +22,8 @@ from __future__ import annotations
 from collections import OrderedDict
 from typing import Optional, Sequence
 
-from claimalign.words import MIN_CLAIM_TOKENS, claim_coverage, content_tokens
+from claimalign.words import MIN_CLAIM_TOKENS, token_coverage
+from ev2r.facts.reading import read_text
 from ev2r.facts.rules import split_sentences
 from ev2r.types import Item, PremiseReason
 from ev2r.verifier.nli import check_probabilities
@@ -59,12 +60,14 @@ def is_rewrite(answer: str, reference_answer: str, minimum: float = REWRITE_MIN)
     """
     if _fold(answer) in _fold(reference_answer):
         return False
-    if (len(content_tokens(reference_answer)) >= MIN_CLAIM_TOKENS
-            and claim_coverage(answer, reference_answer) >= minimum):
-        return True
+    # the whole reference answer, then (when it has several) each of its sentences, as read once
     sentences = split_sentences(reference_answer)
-    return len(sentences) > 1 and any(len(content_tokens(s)) >= MIN_CLAIM_TOKENS
-                                      and claim_coverage(answer, s) >= minimum for s in sentences)
+    readings = tuple(map(read_text, (answer, reference_answer, *(sentences if len(sentences) > 1 else ()))))
+    held = readings[0].content
+    for part in readings[1:]:
+        if len(part.content) >= MIN_CLAIM_TOKENS and token_coverage(held, part.content) >= minimum:
+            return True
+    return False
 
 
 class ReferenceContradiction:

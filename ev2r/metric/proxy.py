@@ -29,7 +29,8 @@ from typing import Collection, Optional, Sequence
 
 import numpy as np
 
-from claimalign.words import claim_coverage
+from claimalign.words import token_coverage
+from ev2r.facts.reading import read_text
 from ev2r.labels import Verdict, verdict_probability
 from ev2r.metric.reference import RELEVANCE_CLAIM_CAP, evidence_pairs, premise_rule
 from ev2r.scores import ProxyResult  # noqa: F401 (re-exported)
@@ -48,7 +49,10 @@ def relevance(premises: Sequence[str], claim: str) -> float:
     >>> relevance(["Paris is the capital of France."], "Kerala has 3 million Muslims.")
     0.0
     """
-    best = max((claim_coverage(p, claim, RELEVANCE_CLAIM_CAP) for p in premises), default=0.0)
+    claim_words = read_text(claim).content
+    best = 0.0
+    for held in [r.content for r in map(read_text, premises)]:
+        best = max(best, token_coverage(held, claim_words, RELEVANCE_CLAIM_CAP))
     return min(1.0, best / RELEVANCE_FULL)
 
 

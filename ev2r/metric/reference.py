@@ -31,6 +31,7 @@ from typing import Optional, Protocol, Sequence, runtime_checkable
 import numpy as np
 
 from ev2r.config import DEFAULTS, PREMISE_TOP_K
+from ev2r.facts.reading import read_text
 from ev2r.facts.rules import Decomposer
 from ev2r.metric.admission import (ANSWER_MIN_WORDS, PREMISE_RELEVANCE_MIN, RELEVANCE_CLAIM_CAP,  # noqa: F401
                                    SHORT_CLAIM_MIN_SHARED, TWIN_MIN_SIMILARITY,
@@ -39,9 +40,8 @@ from ev2r.metric.admission import (ANSWER_MIN_WORDS, PREMISE_RELEVANCE_MIN, RELE
 from ev2r.metric.admitted import Admitted, admit
 from ev2r.metric.prefilter import top_k_premises
 from ev2r.scores import ReferenceResult, f1_score, prf_from_support  # noqa: F401 (re-exported)
-from claimalign.words import content_tokens
 from ev2r.metric.restatement import SPAN_MIN_TOKENS
-from ev2r.types import (AtomicFact, Evidence, FactSupport, Item, PremiseReason, QAPair, STATUS_OK, has_content)
+from ev2r.types import AtomicFact, Evidence, FactSupport, Item, PremiseReason, QAPair, STATUS_OK
 from ev2r.signature import exact_number
 from ev2r.verifier.calibration import Calibration, UncalibratedWarning, calibration_for
 from ev2r.verifier.nli import check_probabilities
@@ -100,8 +100,8 @@ def shares_content(hypothesis: str, premise: str) -> bool:
     >>> shares_content("Amanda Wilcox made the claim.", "Sunscreen protects the skin from sunburn.")
     False
     """
-    hyp = content_tokens(hypothesis)
-    return not hyp or not hyp.isdisjoint(content_tokens(premise))
+    hyp = read_text(hypothesis).content
+    return not hyp or not hyp.isdisjoint(read_text(premise).content)
 
 
 def evidence_pairs(evidence: Evidence, claim: Optional[str] = None, relevant: bool = False,
@@ -260,7 +260,7 @@ class NLIReferenceScorer:
             # (the predicted side only: the reference is the gold evidence, whatever it restates)
             pred_facts = self._facts_of_evidence(pred_facts, item.predicted_evidence, item.claim,
                                                  item.reference_evidence, set(vetoed[i]), admitted)
-            ref_facts = [f for f in ref_facts if has_content(f.text)]
+            ref_facts = [f for f in ref_facts if read_text(f.text).has_content]
             plans.append((pred_facts, ref_facts))
             if not ref_facts:
                 results[i].status, results[i].error = "no_reference", "reference_evidence has no atomic facts"
@@ -372,13 +372,15 @@ class NLIReferenceScorer:
         gold_idx = {r.index for r in admitted.readings(evidence, claim, reference) if r.gold_copy}
         kept = {k for k, _ in evidence_pairs(evidence, claim, gold=reference, admitted=admitted)}
         chosen: dict[str, int] = {}  # folded text -> index in facts of the copy kept
+        claim_read = read_text(claim)
         for n, f in enumerate(facts):  # a fact repeated (a pair copied) is one fact
             key = " ".join(f.text.casefold().split())
+            fact = read_text(f.text)
             if f.pair_index is not None and f.pair_index in gold_idx:
-                ok = has_content(f.text) and f.pair_index in kept
+                ok = fact.has_content and f.pair_index in kept
             else:
-                ok = (has_content(f.text) and (f.pair_index is None or f.pair_index in kept)
-                      and not fact_restates_claim(f.text, claim))
+                ok = (fact.has_content and (f.pair_index is None or f.pair_index in kept)
+                      and not fact_restates_claim(fact, claim_read))
             if not ok:
                 continue
             first = chosen.get(key)

@@ -3,17 +3,18 @@ copied. Restating the claim is no evidence for it, and deciding so is the metric
 :mod:`ev2r.metric.admission`
 reads :func:`restates_claim` for every pair, :mod:`ev2r.metric.reference` for every predicted atomic fact.
 
-The rule is lexical (stems of :func:`claimalign.words.content_tokens`); the learned reading of the admission stage
+The rule is lexical (stems of :func:`claimalign.words.content_tokens`), read from each text's
+:class:`ev2r.facts.reading.TextReading`; the learned reading of the admission stage
 (:mod:`ev2r.metric.admission_model`) catches restatements in other words.
 """
 
 from __future__ import annotations
 
 import functools
-from typing import Optional
+from typing import Callable, Union
 
-from claimalign.words import MIN_CLAIM_TOKENS, content_tokens, stem_word, word_tokens
-from claimalign.text import normalize_text
+from claimalign.words import MIN_CLAIM_TOKENS, stem_word
+from ev2r.facts.reading import TextReading, read_text
 
 __all__ = ["restates_claim", "is_claim_span", "SPAN_MIN_TOKENS", "RESTATE_COVERAGE", "RESTATE_NOVELTY",
            "RESTATE_WRAP_NOVELTY", "WRAP_FILLER"]
@@ -41,10 +42,17 @@ above follow read text quote check fact detail information content entry part se
 """.split())
 
 
-def restates_claim(text: Optional[str], claim: Optional[str], synonyms=None) -> bool:
+Text = Union[str, TextReading, None]
+
+
+def _reading(text: Text) -> TextReading:
+    return text if isinstance(text, TextReading) else read_text(text)
+
+
+def restates_claim(text: Text, claim: Text, synonyms: Union[bool, Callable, None] = None) -> bool:
     """True when ``text`` states the claim and nothing else: it holds at least
     :data:`RESTATE_COVERAGE` of the claim's content tokens and no content token the claim does not
-    have (:data:`RESTATE_NOVELTY`; :func:`content_tokens`: stems, so "freezes" / "freezing" match).
+    have (:data:`RESTATE_NOVELTY`; :func:`claimalign.words.content_tokens`: stems, so "freezes" / "freezing" match).
     Templates made of function words ("It is true that ...", "It is not true that ...", "Is it true
     that ...? Yes.") restate the claim they wrap; an answer that confirms one detail ("January 10,
     2021") covers too little, and one that reports what a source found adds its own words (a name, a
@@ -56,6 +64,12 @@ def restates_claim(text: Optional[str], claim: Optional[str], synonyms=None) -> 
     claim copied whole inside at most :data:`RESTATE_WRAP_NOVELTY` content tokens of filler restates it too. A verbatim
     span of the claim (one of its sentences or clauses copied, :func:`is_claim_span`) restates it too, whatever share of
     the claim it covers.
+
+    Args:
+        text, claim: each a str (None reads as "") or its :class:`ev2r.facts.reading.TextReading`.
+        synonyms: None (words as written); True (the WordNet synonyms the text's reading holds,
+            :attr:`~ev2r.facts.reading.TextReading.synonyms`: none without WordNet); or a callable word -> the content
+            tokens of its synonyms.
 
     >>> restates_claim("It is not true that Biden froze arms sales.", "Biden froze arms sales to Saudi Arabia.")
     True
@@ -69,18 +83,18 @@ def restates_claim(text: Optional[str], claim: Optional[str], synonyms=None) -> 
     ...                "Biden froze arms sales to Saudi Arabia.")
     True
     """
-    t, c = content_tokens(text), content_tokens(claim)
+    text, claim = _reading(text), _reading(claim)
+    t, c = text.content, claim.content
     if not t or len(c) < MIN_CLAIM_TOKENS:
         return False
     covered = t & c
     novel = t - c
-    if novel and synonyms is not None:
+    if novel and synonyms is not None and synonyms is not False:
         # a word of the text whose WordNet synonym is a claim word is that claim word ("sum" for "total",
         # "forestall" for "prevent": the claim reworded)
-        for word in word_tokens(text):
-            stem = stem_word(word)
+        for word, stem in zip(text.words, text.stems):
             if stem in novel and word.isalpha() and word.isascii():
-                hit = synonyms(word) & c
+                hit = (text.synonyms.get(word, frozenset()) if synonyms is True else synonyms(word)) & c
                 if hit:
                     novel = novel - {stem}
                     covered = covered | hit
@@ -100,17 +114,17 @@ def restates_claim(text: Optional[str], claim: Optional[str], synonyms=None) -> 
 SPAN_MIN_TOKENS = MIN_CLAIM_TOKENS
 
 
-def _wraps_claim(text: str, claim: str, novel: frozenset) -> bool:
+def _wraps_claim(text: TextReading, claim: TextReading, novel: frozenset) -> bool:
     """The claim copied whole (on word boundaries) with ``novel`` (its few words of its own) either filler
     (:func:`_is_filler`: "Answer 0: see <claim>") or a label before a colon with nothing after the claim
     ("AWS said: <claim>", "Reuters, AP: <claim>"): a label names who said it, and says nothing more."""
-    whole = f" {_span_text(claim)} "
-    if whole not in f" {_span_text(text)} ":
+    whole = f" {claim.span} "
+    if whole not in f" {text.span} ":
         return False
     if _is_filler(novel):
         return True
-    head, colon, tail = normalize_text(text).rpartition(":")
-    return bool(colon) and whole in f" {_span_text(tail)} " and not (content_tokens(tail) - content_tokens(claim))
+    tail = text.colon_tail
+    return tail is not None and whole in f" {tail.span} " and not (tail.content - claim.content)
 
 
 def _is_filler(tokens: frozenset) -> bool:
@@ -128,18 +142,14 @@ def _filler_stems() -> frozenset:
     return frozenset(stem_word(w) for w in WRAP_FILLER)
 
 
-def _span_text(text: str) -> str:
-    """Case-folded words and numbers of ``text`` joined by one space (punctuation and quotes dropped)."""
-    return " ".join(word_tokens(text, urls=True))
-
-
-def is_claim_span(text: Optional[str], claim: Optional[str]) -> bool:
+def is_claim_span(text: Text, claim: Text) -> bool:
     """True when ``text`` is a verbatim span of the claim (words and numbers in the claim's order, case,
     punctuation and spacing aside) holding at least :data:`SPAN_MIN_TOKENS` content tokens: one
     sentence or clause of a longer claim copied (the claim appended behind words of three scripts
     left "So, NASA's Perseverance rover cannot land on Mars." once the scraped-page rule dropped the words,
     a premise that entails the claim's last sentence from its own words). Real evidence that quotes a claim
-    adds words of its own, so it is no span.
+    adds words of its own, so it is no span. ``text`` and ``claim``: each a str or its
+    :class:`ev2r.facts.reading.TextReading`.
 
     >>> claim = "Mars has little oxygen. So, NASA's Perseverance rover cannot land on Mars."
     >>> is_claim_span("so NASA's Perseverance rover cannot land on Mars", claim)
@@ -152,7 +162,7 @@ def is_claim_span(text: Optional[str], claim: Optional[str]) -> bool:
     ...               "SinoVac COVID-19 vaccine (CoronaVac) has an efficacy rate of 91.25% in Indonesia.")
     True
     """
-    if not text or not claim or len(content_tokens(text)) < SPAN_MIN_TOKENS:
+    text, claim = _reading(text), _reading(claim)
+    if not text.text or not claim.text or len(text.content) < SPAN_MIN_TOKENS:
         return False
-    span, whole = _span_text(text), _span_text(claim)
-    return bool(span) and span in whole
+    return bool(text.span) and text.span in claim.span
