@@ -126,7 +126,7 @@ def account(path: str, clock: Clock, hu_meteor: bool, model: str, length_bucket=
     clock.wrap(ref, "top_k_premises", "pruning")
     clock.wrap(pf, "top_k_premises", "pruning")
     clock.wrap(av, "meteor_matrix", "METEOR (hybrid)")
-    clock.wrap(admitted, "readings", "admission (rules)")
+    clock.wrap(admitted.Admitted, "readings", "admission (rules)")
     for attr in ("features", "encode"):
         clock.wrap(AdmissionModel, attr, "admission reading (learned)")
     import claimalign as _ca
@@ -231,7 +231,7 @@ def account(path: str, clock: Clock, hu_meteor: bool, model: str, length_bucket=
     counts["padding share"] = round(1 - ver.n_model_tokens / max(1, ver.n_padded_tokens), 4)
     counts["verifier forward passes"] = n_fwd[0]
     counts["items"] = len(items)
-    failed = [s for s in le_result.scores if not s.ok]
+    failed = [s for s in le_result.scores if s.status == "error"]
     counts["items failed"] = len(failed)
     return {"wall_s": wall + t_read, "cpu_s": round(cpu, 2), "import_s": round(t_import, 2),
             "load_s": round(t_load, 2), "warmup_s": round(t_warm, 2),

@@ -1,7 +1,7 @@
 """One reading of a text's words, made once and read by every rule: :func:`read_text` reads a text with the word
-utilities of :mod:`claimalign.words` (and WordNet's synonyms, :func:`claimalign.meteor_fast.synonym_tokens`, where it
-is installed) into a :class:`TextReading`, a frozen value whose fields are all computed when it is made. The admission
-rules, the restatement rule and the reference scorer read these fields instead of reading the text again pair by pair.
+utilities of :mod:`claimalign.words` into a :class:`TextReading`, a frozen value whose fields are all computed when it
+is made. The admission rules, the restatement rule and the reference scorer read these fields instead of reading the
+text again pair by pair.
 """
 
 from __future__ import annotations
@@ -9,9 +9,8 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import dataclass
-from typing import Mapping, Optional
+from typing import Optional
 
-from claimalign.meteor_fast import synonym_tokens, synonyms_available
 from claimalign.text import normalize_text
 from claimalign.words import (content_tokens, has_content, is_bare_answer, is_unanswerable, stem_word,
                               strip_unanswerable, word_tokens)
@@ -39,8 +38,6 @@ class TextReading:
         bare: it has text but no content word (:func:`claimalign.words.is_bare_answer`).
         content_words: how many of its whitespace-separated words hold a letter or digit (>= 0).
         pieces: (piece, the piece's content tokens) for each :data:`PIECE` of the text, in order.
-        synonyms: each ASCII word of ``words`` whose stem is a content token -> the content tokens of its WordNet
-            synonyms (:func:`claimalign.meteor_fast.synonym_tokens`); empty without WordNet.
         colon_tail: the reading of the normalised text after its last colon, or None when it has none.
     """
 
@@ -55,7 +52,6 @@ class TextReading:
     bare: bool
     content_words: int
     pieces: tuple
-    synonyms: Mapping[str, frozenset]
     colon_tail: Optional["TextReading"]
 
 
@@ -73,13 +69,8 @@ def _read(text: str) -> TextReading:
     words = tuple(word_tokens(text))
     span = " ".join(word_tokens(text, urls=True))
     stems = tuple(map(stem_word, words))
-    synonyms = {}
-    if synonyms_available():
-        for w, s in zip(words, stems):
-            if s in content and w.isalpha() and w.isascii():
-                synonyms[w] = synonym_tokens(w)
     return TextReading(text, flags[0], flags[1], answered, content, words, stems, span, bare, content_words,
-                       tuple(zip(pieces, piece_content)), synonyms, _read(tail) if colon else None)
+                       tuple(zip(pieces, piece_content)), _read(tail) if colon else None)
 
 
 @functools.lru_cache(maxsize=1 << 16)

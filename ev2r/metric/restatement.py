@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 from typing import Callable, Union
 
+from claimalign.meteor_fast import synonym_tokens, synonyms_available
 from claimalign.words import MIN_CLAIM_TOKENS, stem_word
 from ev2r.facts.reading import TextReading, read_text
 
@@ -67,9 +68,9 @@ def restates_claim(text: Text, claim: Text, synonyms: Union[bool, Callable, None
 
     Args:
         text, claim: each a str (None reads as "") or its :class:`ev2r.facts.reading.TextReading`.
-        synonyms: None (words as written); True (the WordNet synonyms the text's reading holds,
-            :attr:`~ev2r.facts.reading.TextReading.synonyms`: none without WordNet); or a callable word -> the content
-            tokens of its synonyms.
+        synonyms: None (words as written); True (WordNet's, :func:`claimalign.meteor_fast.synonym_tokens`, asked
+            only for the text's words that are not the claim's; none without WordNet); or a callable word -> the
+            content tokens of its synonyms.
 
     >>> restates_claim("It is not true that Biden froze arms sales.", "Biden froze arms sales to Saudi Arabia.")
     True
@@ -89,12 +90,14 @@ def restates_claim(text: Text, claim: Text, synonyms: Union[bool, Callable, None
         return False
     covered = t & c
     novel = t - c
+    if synonyms is True:
+        synonyms = synonym_tokens if synonyms_available() else None
     if novel and synonyms is not None and synonyms is not False:
         # a word of the text whose WordNet synonym is a claim word is that claim word ("sum" for "total",
         # "forestall" for "prevent": the claim reworded)
         for word, stem in zip(text.words, text.stems):
             if stem in novel and word.isalpha() and word.isascii():
-                hit = (text.synonyms.get(word, frozenset()) if synonyms is True else synonyms(word)) & c
+                hit = synonyms(word) & c
                 if hit:
                     novel = novel - {stem}
                     covered = covered | hit
