@@ -112,6 +112,7 @@ class NLIModel:
         max_positions: ``config.max_position_embeddings`` (None when the config has none).
         source: the checkpoint spec it was loaded from (named in errors).
         revision: the hub revision it was loaded at (None: the default).
+        load_error: why loading the weights failed, once it has (a later :meth:`load_weights` raises it again).
 
     A model read with ``weights=False`` (:func:`load_nli_model`) has ``model`` None until :meth:`load_weights`:
     the tokenizer, guard, columns and window serve without the weights (a caller that finds every answer in a cache
@@ -127,6 +128,7 @@ class NLIModel:
     max_positions: Optional[int]
     source: str
     revision: Optional[str] = None
+    load_error: Optional[str] = None
 
     def load_weights(self) -> Any:
         """The model, its weights loaded now if they were not: ``AutoModelForSequenceClassification`` from
@@ -134,19 +136,27 @@ class NLIModel:
         dynamic quantisation of the Linear layers) on :attr:`device`, in eval mode.
 
         Raises:
-            OSError: no weights at :attr:`source` (from transformers).
+            OSError: no weights at :attr:`source` (from transformers); and, once a load has failed, at every later
+                call without reading them again (:attr:`load_error` says why).
             ValueError: a checkpoint whose number of outputs differs from the columns read from its configuration.
         """
         if self.model is not None:
             return self.model
+        if self.load_error is not None:
+            raise OSError(self.load_error)
         import torch
         from transformers import AutoModelForSequenceClassification
 
         kw = {"revision": self.revision} if self.revision else {}
-        model = _quiet_from_pretrained(AutoModelForSequenceClassification.from_pretrained, self.source, **kw)
-        if int(model.config.num_labels) != len(self.columns):
-            raise ValueError(f"{self.source}: the weights have {model.config.num_labels} outputs, the configuration "
-                             f"read before them {len(self.columns)}")
+        try:
+            model = _quiet_from_pretrained(AutoModelForSequenceClassification.from_pretrained, self.source, **kw)
+            if int(model.config.num_labels) != len(self.columns):
+                raise ValueError(f"{self.source}: the weights have {model.config.num_labels} outputs, the "
+                                 f"configuration read before them {len(self.columns)}")
+        except Exception as e:
+            first = str(e).strip().splitlines()[0] if str(e).strip() else ""
+            self.load_error = f"{type(e).__name__}: {first}" if first else type(e).__name__
+            raise
         if self.dtype is not None:  # fp16 weights on disk; computed in fp32, bf16 or int8 as asked
             model = model.to(torch.bfloat16 if self.dtype == "bf16" else torch.float32)
         model.to(self.device).eval()

@@ -57,7 +57,19 @@ def run(input_path: Path, out_dir: Path, every: float, extra: list[str]) -> dict
     cmd = [sys.executable, "-m", "ev2r.cli", "score", str(input_path), "-o", str(target), "--no-progress",
            "--no-resume", *extra]
     start = time.perf_counter()
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    err_path = out_dir / "stderr.txt"  # a file, not a pipe: a child that writes much to stderr never blocks on it
+    with err_path.open("w", encoding="utf-8") as err_file:
+        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=err_file, text=True)
+        samples = _sample(proc, target, start, every)
+    if proc.returncode != 0:
+        err = err_path.read_text(encoding="utf-8", errors="replace")
+        raise SystemExit(f"ev2r score failed ({proc.returncode}): {err[-2000:]}")
+    return {"wall_s": round(time.perf_counter() - start, 1), "samples": samples, "rows": _rows(target),
+            "command": " ".join(cmd[1:])}
+
+
+def _sample(proc: subprocess.Popen, target: Path, start: float, every: float) -> list[dict]:
+    """Read ``proc``'s memory and the rows written every ``every`` seconds until it exits."""
     samples = []
     while proc.poll() is None:
         st = _status(proc.pid)
@@ -66,11 +78,7 @@ def run(input_path: Path, out_dir: Path, every: float, extra: list[str]) -> dict
             samples.append({"t": round(time.perf_counter() - start, 1), "rows": rows,
                             "rss_mb": round(st.get("VmRSS", 0)), "peak_mb": round(st.get("VmHWM", 0))})
         time.sleep(every)
-    err = proc.stderr.read() if proc.stderr else ""
-    if proc.returncode != 0:
-        raise SystemExit(f"ev2r score failed ({proc.returncode}): {err[-2000:]}")
-    return {"wall_s": round(time.perf_counter() - start, 1), "samples": samples, "rows": _rows(target),
-            "command": " ".join(cmd[1:])}
+    return samples
 
 
 def table(result: dict, n: int) -> list[str]:
@@ -88,6 +96,15 @@ def table(result: dict, n: int) -> list[str]:
     return lines
 
 
+def _shown(argv: list[str]) -> str:
+    """The command's arguments with the folder given to ``--work`` named ``WORK`` (no machine's folders in a table)."""
+    out, hide = [], False
+    for a in argv:
+        out.append("WORK" if hide else ("--work=WORK" if a.startswith("--work=") else a))
+        hide = a == "--work"
+    return " ".join(out)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--averitec-dev", type=int, required=True, metavar="N", help="N AVeriTeC dev items (docstring)")
@@ -98,6 +115,8 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     if args.averitec_dev < 1:
         ap.error(f"--averitec-dev: must be >= 1, got {args.averitec_dev}")
+    if not args.every > 0:
+        ap.error(f"--every: must be > 0 seconds, got {args.every}")
     import tempfile
 
     source = write_dev_items(args.averitec_dev)
@@ -110,7 +129,7 @@ def main(argv=None) -> int:
     result.update({"n": args.averitec_dev, "machine": info, "peak_mb": peak,
                    "rss_at_first_rows_mb": first["rss_mb"] if first else None})
     lines = [f"# Resident memory of `ev2r score` over {args.averitec_dev} AVeriTeC dev items", "",
-             f"Command: `python benchmarks/speed/memory_curve.py {' '.join(argv if argv is not None else sys.argv[1:])}`"
+             f"Command: `python benchmarks/speed/memory_curve.py {_shown(argv if argv is not None else sys.argv[1:])}`"
              f" (the run: `{result['command']}`)", "",
              f"Machine: {info}", "",
              f"Wall {result['wall_s']} s; rows {result['rows']}; peak resident memory **{peak} MB**; resident memory when"

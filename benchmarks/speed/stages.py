@@ -12,7 +12,7 @@ Stages:
 * ``reading the input``: reading and normalising the input (:func:`read_items`);
 * ``decomposition (facts)``: the rule decomposer (``decompose``), both sides;
 * ``premise rules``: which pairs are premises (:func:`ev2r.metric.reference.evidence_pairs`, the
-  combiner's ``informative_indices``);
+  combiner's ``_kept``: both sides' pairs for the alignments);
 * ``pruning``: the lexical top-k premise filter (:func:`ev2r.metric.prefilter.top_k_premises`);
 * ``verifier: tokenise`` / ``verifier: forward`` / ``verifier: windows+other``, separately for the
   fact-premise pairs (precision/recall) and the proxy's (premise, claim) pairs: the tokenizer calls, the
@@ -122,7 +122,7 @@ def account(path: str, clock: Clock, hu_meteor: bool, model: str, length_bucket=
         clock.wrap(cls, "decompose", "decomposition (facts)")
     for mod in (ref, proxy):
         clock.wrap(mod, "evidence_pairs", "premise rules")
-    clock.wrap(comb, "informative_indices", "premise rules")
+    clock.wrap(comb, "_kept", "premise rules")
     clock.wrap(ref, "top_k_premises", "pruning")
     clock.wrap(pf, "top_k_premises", "pruning")
     clock.wrap(av, "meteor_matrix", "METEOR (hybrid)")

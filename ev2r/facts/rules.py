@@ -24,6 +24,7 @@ import re
 import unicodedata
 from typing import Optional, Protocol, runtime_checkable
 
+from claimalign.words import has_content
 from ev2r.facts.reading import read_text
 from ev2r.types import AtomicFact, Evidence, clean_text
 
@@ -252,7 +253,7 @@ def answer_sentences(answer: str, min_chars: int, boilerplate: bool = False) -> 
     if boilerplate:  # the one place the scraped-page test applies (module docstring)
         units = [piece for u in units for piece in (prose_pieces(u) if boilerplate_reason(u) else [u])]
     for s in units:
-        if not read_text(s).has_content:
+        if not has_content(s):
             continue
         if sentences and len(s) < min_chars:
             sentences[-1] = f"{sentences[-1]} {s}"
@@ -314,7 +315,7 @@ class RuleBasedDecomposer:
             else:
                 texts = [f"{pair.question} {s}" if (self.keep_question and pair.question) else s
                          for s in answer_sentences(answer, self.min_chars, self.boilerplate)]
-            facts.extend(AtomicFact(text=t, pair_index=k) for t in texts if read_text(t).has_content)
+            facts.extend(AtomicFact(text=t, pair_index=k) for t in texts if has_content(t))
         return facts
 
 
@@ -367,7 +368,7 @@ class DeclarativeDecomposer:
             if not sentences:
                 continue
             for text, _converted in qa_to_statements(pair.question, sentences):
-                if read_text(text).has_content:
+                if has_content(text):
                     facts.append(AtomicFact(text=text, pair_index=k))
         return facts
 

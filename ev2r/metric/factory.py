@@ -97,7 +97,8 @@ def scorer_from_config(config: ScorerConfig, progress: Optional[Callable] = None
         return Ev2RScorer(None, None, alpha=c.alpha, verifier_name="none", extra_scorers=extras, progress=progress,
                           chunk_size=1024)
     cache = open_cache(c.cache, option="cache")  # checked before any model loads
-    # with a cache, the weights load at the first pair it does not hold (a fully warm run never loads them)
+    # with a cache, a local checkpoint's weights load at the first pair it does not hold (a fully warm run never
+    # loads them); a hub id's are loaded when the cache is opened (its cache key hashes the loaded weights)
     ver = (get_verifier(c.verifier, device=c.device, batch_size=c.batch_size, dtype=c.dtype, weights=cache is None)
            if isinstance(c.verifier, str) else c.verifier)
     ver = _cached(ver, cache, "verifier")
@@ -153,7 +154,10 @@ def _cached(verifier, cache, role: str):
 
     if cache is None or type(verifier) is not HFNLIVerifier:
         return verifier
-    return verifier.with_disk_cache(cache, role)
+    try:
+        return verifier.with_disk_cache(cache, role)
+    except ValueError as e:  # a hub id's weights, read for its cache key: named by the option that gave it
+        raise ValueError(f"{'--proxy-model' if role == 'proxy-verifier' else '--model'} {e}") from None
 
 
 def load_admission(spec):

@@ -474,7 +474,8 @@ def get_verifier(spec: str = DEFAULTS.verifier, device: Optional[str] = DEFAULTS
             own verifier).
         weights: False leaves the weights to the first pair the verifier computes (a scorer reading an on-disk
             cache: a run that finds every pair there never loads them; a checkpoint without readable weights then
-            fails on the items that need them, recorded on each).
+            fails on the items that need them, recorded on each, and is read once). A hub id's weights are still
+            read when a cache is opened for it (its cache key hashes them).
 
     Raises:
         ValueError: a bad ``device`` (:func:`check_device`), ``dtype`` or ``batch_size``, ``int8`` with the

@@ -303,8 +303,15 @@ def test_weights_that_cannot_be_read_are_an_error_naming_the_checkpoint_when_fir
     clear_verifier_cache()
     lazy = get_verifier(str(broken), weights=False)
     assert lazy._nli.model is None and lazy.signature_fields()["window"].startswith(str(lazy._window))
-    with pytest.raises(ValueError, match="broken: the verifier's weights cannot be loaded"):
+    with pytest.raises(ValueError, match="broken: the verifier's weights cannot be loaded") as first:
         lazy.predict(["The mayor signed the order."], ["The order was signed."])
+    reason = lazy._nli.load_error
+    assert reason  # the failure is kept: the next pair is refused with it, the file is not read again
+    (broken / "model.safetensors").unlink()
+    with pytest.raises(ValueError, match="broken: the verifier's weights cannot be loaded") as second:
+        lazy.predict(["Another pair."], ["Not cached either."])
+    assert lazy._nli.load_error == reason and reason.split(":")[0] in str(second.value)
+    assert str(first.value).split(": ", 2)[-1] in str(second.value)
     clear_verifier_cache()
     with pytest.raises(ValueError, match=r"--model '.*broken': cannot be loaded as a 3-way NLI verifier"):
         get_verifier(str(broken))
