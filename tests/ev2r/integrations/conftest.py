@@ -30,7 +30,8 @@ def patched_verifier(monkeypatch):
     import ev2r.metric.factory
 
     fake = OverlapVerifier()
-    monkeypatch.setattr(ev2r.metric.factory, "get_verifier", lambda spec, device=None, batch_size=32, dtype="auto": fake)
+    monkeypatch.setattr(ev2r.metric.factory, "get_verifier",
+                        lambda spec, device=None, batch_size=32, dtype="auto", weights=True: fake)
     return fake
 
 
