@@ -153,15 +153,15 @@ class NLIModel:
             if int(model.config.num_labels) != len(self.columns):
                 raise ValueError(f"{self.source}: the weights have {model.config.num_labels} outputs, the "
                                  f"configuration read before them {len(self.columns)}")
+            if self.dtype is not None:  # fp16 weights on disk; computed in fp32, bf16 or int8 as asked
+                model = model.to(torch.bfloat16 if self.dtype == "bf16" else torch.float32)
+            model.to(self.device).eval()
+            if self.dtype == "int8":
+                model = torch.ao.quantization.quantize_dynamic(model, {torch.nn.Linear}, dtype=torch.qint8)
         except Exception as e:
             first = str(e).strip().splitlines()[0] if str(e).strip() else ""
             self.load_error = f"{type(e).__name__}: {first}" if first else type(e).__name__
             raise
-        if self.dtype is not None:  # fp16 weights on disk; computed in fp32, bf16 or int8 as asked
-            model = model.to(torch.bfloat16 if self.dtype == "bf16" else torch.float32)
-        model.to(self.device).eval()
-        if self.dtype == "int8":
-            model = torch.ao.quantization.quantize_dynamic(model, {torch.nn.Linear}, dtype=torch.qint8)
         self.model = model
         return model
 

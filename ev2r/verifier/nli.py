@@ -356,9 +356,9 @@ class HFNLIVerifier:
         if nli.model is None:
             try:
                 nli.load_weights()
-            except Exception as e:  # transformers', torch's and safetensors' own errors alike: one clear error
-                first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
-                raise ValueError(f"{self.model_id}: the verifier's weights cannot be loaded: {first}") from None
+            except Exception:  # transformers', torch's and safetensors' own errors alike: one clear error, kept
+                why = nli.load_error
+                raise ValueError(f"{self.model_id}: the verifier's weights cannot be loaded: {why}") from None
             self.shared = share_loaded(nli)
         self._model, self._tokenizer = nli.model, nli.tokenizer
         return nli
